@@ -1,0 +1,95 @@
+//! The C boundary discipline, in one place.
+//!
+//! Every exported function body runs inside [`guard`] (or [`guard_or`] for
+//! functions that do not return a status), which catches panics so nothing
+//! unwinds into C, and maps a Rust `Result` to a `pmix_status_t`. Pointer
+//! checks go through [`nonnull!`]. Memory handed to C callers comes from
+//! [`malloc_bytes`], [`calloc_array`] and [`malloc_cstr`], all of which use
+//! the `libc::malloc` family so that `free()` and the header macros release
+//! it.
+
+use std::ffi::{c_char, CStr};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use pmix_core::Status;
+
+/// `PMIX_ERROR`, returned when a panic is caught at the boundary.
+pub const PANIC_STATUS: i32 = Status::ERROR.0;
+
+/// Runs `f`, turning `Ok(())` into `PMIX_SUCCESS`, `Err(s)` into `s` and a
+/// panic into `PMIX_ERROR`.
+pub fn guard(f: impl FnOnce() -> Result<(), Status>) -> i32 {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(())) => Status::SUCCESS.0,
+        Ok(Err(s)) => s.0,
+        Err(_) => PANIC_STATUS,
+    }
+}
+
+/// Runs `f`, returning `fallback` if it panics (for entry points whose
+/// return type is not a status).
+pub fn guard_or<T>(fallback: T, f: impl FnOnce() -> T) -> T {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or(fallback)
+}
+
+/// Returns `Err(PMIX_ERR_BAD_PARAM)` from the enclosing closure if any of
+/// the given pointers is NULL.
+#[macro_export]
+macro_rules! nonnull {
+    ($($p:expr),+ $(,)?) => {
+        $( if $p.is_null() {
+            return Err(pmix_core::Status::ERR_BAD_PARAM);
+        } )+
+    };
+}
+
+/// Allocates `n` bytes with `malloc` (at least one byte, so the result is
+/// never an ambiguous NULL); `PMIX_ERR_NOMEM` on failure.
+pub fn malloc_bytes(n: usize) -> Result<*mut u8, Status> {
+    // SAFETY: malloc has no preconditions; the result is checked for NULL.
+    let p = unsafe { libc::malloc(n.max(1)) } as *mut u8;
+    if p.is_null() {
+        Err(Status::ERR_NOMEM)
+    } else {
+        Ok(p)
+    }
+}
+
+/// Allocates a zeroed array of `n` values of `T` with `calloc`; NULL for
+/// `n == 0`; `PMIX_ERR_NOMEM` on failure.
+pub fn calloc_array<T>(n: usize) -> Result<*mut T, Status> {
+    if n == 0 {
+        return Ok(std::ptr::null_mut());
+    }
+    // SAFETY: calloc has no preconditions and checks n * size for overflow;
+    // the result is checked for NULL.
+    let p = unsafe { libc::calloc(n, std::mem::size_of::<T>()) } as *mut T;
+    if p.is_null() {
+        Err(Status::ERR_NOMEM)
+    } else {
+        Ok(p)
+    }
+}
+
+/// Copies a C string (with its NUL) into `malloc`ed memory.
+pub fn malloc_cstr(s: &CStr) -> Result<*mut c_char, Status> {
+    let bytes = s.to_bytes_with_nul();
+    let p = malloc_bytes(bytes.len())?;
+    // SAFETY: p holds bytes.len() writable bytes, freshly allocated, so the
+    // regions cannot overlap.
+    unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len()) };
+    Ok(p as *mut c_char)
+}
+
+/// Borrows a C string argument, `None` for NULL.
+///
+/// # Safety
+/// `p` must be NULL or point to a NUL-terminated string that outlives `'a`.
+pub unsafe fn opt_cstr<'a>(p: *const c_char) -> Option<&'a CStr> {
+    if p.is_null() {
+        None
+    } else {
+        // SAFETY: the caller guarantees p is a valid NUL-terminated string.
+        Some(unsafe { CStr::from_ptr(p) })
+    }
+}

@@ -1,0 +1,7 @@
+//! The C ABI of the PMIx library (`libpmix.so.2`).
+//!
+//! This crate only converts between C structures and the core crate's types;
+//! it holds no protocol or datastore logic. Every exported function goes
+//! through the discipline of [`boundary`].
+
+pub mod boundary;

@@ -1,0 +1,19 @@
+//! PMIx — the Process Management Interface for Exascale — in Rust.
+//!
+//! This crate is the core library: the data model ([`Value`], [`Info`],
+//! [`Proc`], [`Status`], key constants), the data-buffer codec that packs
+//! and unpacks every PMIx data type, and (as later issues land) the client,
+//! server and tool. The C ABI lives in the `pmix-ffi` crate and only
+//! converts between C structures and the types defined here.
+
+pub mod data_type;
+pub mod info;
+pub mod proc;
+pub mod status;
+pub mod value;
+
+pub use data_type::DataType;
+pub use info::{Info, InfoDirectives};
+pub use proc::{Key, Nspace, Proc, Rank, MAX_KEYLEN, MAX_NSLEN};
+pub use status::{Result, Status};
+pub use value::Value;
