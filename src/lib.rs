@@ -6,10 +6,13 @@
 //! server and tool. The C ABI lives in the `pmix-ffi` crate and only
 //! converts between C structures and the types defined here.
 
+pub mod codec;
 pub mod data_type;
 pub mod info;
+pub mod keys;
 pub mod proc;
 pub mod status;
+pub mod strings;
 pub mod value;
 
 pub use data_type::DataType;

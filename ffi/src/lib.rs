@@ -4,4 +4,7 @@
 //! it holds no protocol or datastore logic. Every exported function goes
 //! through the discipline of [`boundary`].
 
+pub mod api;
 pub mod boundary;
+pub mod convert;
+pub mod sys;

@@ -1,0 +1,11 @@
+//! The exported `PMIx_*` functions, grouped as the standard groups them.
+
+pub mod buffer;
+pub mod client;
+pub mod data_array;
+pub mod info;
+pub mod info_list;
+pub mod server;
+pub mod strings;
+pub mod tool;
+pub mod value;
