@@ -5,6 +5,8 @@ pub mod client;
 pub mod data_array;
 pub mod info;
 pub mod info_list;
+pub mod locality;
+pub mod regex;
 pub mod server;
 pub mod strings;
 pub mod tool;
