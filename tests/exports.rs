@@ -19,14 +19,20 @@ fn reference_exports() -> BTreeSet<String> {
     } else {
         common::root().join("tests/data/libpmix2-exports.txt")
     };
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    let text =
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
     let names: BTreeSet<String> = text
         .lines()
         .map(str::trim)
         .filter(|l| l.starts_with("PMIx_"))
         .map(String::from)
         .collect();
-    assert!(names.len() > 100, "{} lists only {} symbols", path.display(), names.len());
+    assert!(
+        names.len() > 100,
+        "{} lists only {} symbols",
+        path.display(),
+        names.len()
+    );
     names
 }
 
@@ -41,7 +47,11 @@ fn our_exports() -> BTreeSet<String> {
         .arg(our_library())
         .output()
         .expect("run nm (binutils)");
-    assert!(out.status.success(), "nm failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "nm failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .filter_map(|l| l.split_whitespace().nth(2))
@@ -52,7 +62,10 @@ fn our_exports() -> BTreeSet<String> {
 #[test]
 fn every_reference_symbol_is_exported() {
     let ours = our_exports();
-    let missing: Vec<_> = reference_exports().into_iter().filter(|s| !ours.contains(s)).collect();
+    let missing: Vec<_> = reference_exports()
+        .into_iter()
+        .filter(|s| !ours.contains(s))
+        .collect();
     assert!(
         missing.is_empty(),
         "{} PMIx_* functions of the reference are not exported by our library:\n  {}",
@@ -77,7 +90,11 @@ fn exported_functions_are_functions() {
             (f.len() == 3 && reference.contains(f[2]) && f[1] != "T").then(|| l.to_string())
         })
         .collect();
-    assert!(wrong.is_empty(), "exported with the wrong kind:\n{}", wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "exported with the wrong kind:\n{}",
+        wrong.join("\n")
+    );
 }
 
 #[test]
@@ -91,7 +108,11 @@ fn soname_is_libpmix_so_2() {
     let text = String::from_utf8_lossy(&out.stdout);
     let soname: Vec<&str> = text.lines().filter(|l| l.contains("(SONAME)")).collect();
     assert_eq!(soname.len(), 1, "expected one SONAME entry:\n{text}");
-    assert!(soname[0].contains("[libpmix.so.2]"), "wrong SONAME: {}", soname[0]);
+    assert!(
+        soname[0].contains("[libpmix.so.2]"),
+        "wrong SONAME: {}",
+        soname[0]
+    );
 }
 
 /// A C program built against the reference headers (ours if the reference
