@@ -11,6 +11,7 @@ pub mod data_type;
 pub mod info;
 pub mod keys;
 pub mod proc;
+pub mod regex;
 pub mod status;
 pub mod strings;
 pub mod value;
