@@ -1,0 +1,494 @@
+//! Unpacking: bytes in the layout of [`super::pack`] back to [`Value`]s.
+//!
+//! Every length and count is checked against the bytes that remain before
+//! anything is allocated for it, structures may nest at most
+//! [`MAX_DEPTH`] levels, and no input makes these functions panic.
+
+use super::{pack::TOPOLOGY_SUPPORT, regex, varint, wire, CodecError, Reader};
+use crate::value::*;
+use crate::{DataType, Info, InfoDirectives, Proc, Rank, Value};
+
+/// Deepest nesting of values, infos and data arrays accepted.
+pub const MAX_DEPTH: usize = 128;
+
+/// Most items of a type that occupies no bytes (pointers, whose pack
+/// writes one sentinel for any count) produced by one unpack.
+pub const MAX_ZERO_WIDTH_ITEMS: usize = 1 << 16;
+
+/// The values read by one counted unpack.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unpacked {
+    /// The values read: all of them, or as many as the caller had room for.
+    pub values: Vec<Value>,
+    /// How many values the buffer declared.
+    pub total: usize,
+}
+
+impl Unpacked {
+    /// True if fewer values were read than the buffer declared (the
+    /// reference then returns `PMIX_ERR_UNPACK_INADEQUATE_SPACE` with the
+    /// values it read).
+    pub fn is_partial(&self) -> bool {
+        self.values.len() < self.total
+    }
+}
+
+/// Reads a count and then up to `room` values of type `ty`, as
+/// `PMIx_Data_unpack` does with `*max_num_values == room`.
+pub fn unpack_counted(
+    r: &mut Reader<'_>,
+    ty: DataType,
+    room: usize,
+) -> Result<Unpacked, CodecError> {
+    if room == 0 {
+        return Err(CodecError::InadequateSpace { total: 0, room });
+    }
+    let n = wire::get_i32(r)?;
+    let total = usize::try_from(n).map_err(|_| CodecError::BadLength(n.into()))?;
+    let values = unpack_items(r, ty, total.min(room), 0)?;
+    Ok(Unpacked { values, total })
+}
+
+/// Reads `n` items of type `ty` (no count in front).
+pub fn unpack_items(
+    r: &mut Reader<'_>,
+    ty: DataType,
+    n: usize,
+    depth: usize,
+) -> Result<Vec<Value>, CodecError> {
+    match ty {
+        DataType::Undef => Err(CodecError::UnknownType(ty.raw())),
+        DataType::Pointer => {
+            if n > MAX_ZERO_WIDTH_ITEMS {
+                return Err(CodecError::BadLength(n as i128));
+            }
+            r.byte()?;
+            Ok(vec![Value::Pointer(0); n])
+        }
+        _ => {
+            // Every other item takes at least one byte.
+            if n > r.remaining() {
+                // Read the first item anyway so that the error is the one
+                // the reference would report for running off the end.
+                unpack_one(r, ty, depth)?;
+                return Err(CodecError::ReadPastEnd);
+            }
+            let mut v = Vec::with_capacity(n);
+            for _ in 0..n {
+                v.push(unpack_one(r, ty, depth)?);
+            }
+            Ok(v)
+        }
+    }
+}
+
+/// Reads a type tag and the payload of that type (a `pmix_value_t`).
+pub fn unpack_val(r: &mut Reader<'_>, depth: usize) -> Result<Value, CodecError> {
+    let t = wire::get_type(r)?;
+    let ty = DataType::from_raw(t).ok_or(CodecError::UnknownType(t))?;
+    match ty {
+        DataType::Undef => Ok(Value::Undef),
+        DataType::Pointer => {
+            r.byte()?;
+            Ok(Value::Pointer(0))
+        }
+        _ => unpack_one(r, ty, depth),
+    }
+}
+
+fn deeper(depth: usize) -> Result<usize, CodecError> {
+    if depth >= MAX_DEPTH {
+        return Err(CodecError::TooDeep(MAX_DEPTH));
+    }
+    Ok(depth + 1)
+}
+
+fn u8_(r: &mut Reader<'_>) -> Result<u8, CodecError> {
+    r.byte()
+}
+
+fn proc_(r: &mut Reader<'_>) -> Result<Proc, CodecError> {
+    let nspace = wire::get_nspace(r)?;
+    let rank = Rank(varint::get_u32(r)?);
+    Ok(Proc { nspace, rank })
+}
+
+fn info_(r: &mut Reader<'_>, depth: usize) -> Result<Info, CodecError> {
+    let key = wire::get_key(r)?;
+    let flags = InfoDirectives(varint::get_u32(r)?);
+    let value = unpack_val(r, depth)?;
+    Ok(Info { key, flags, value })
+}
+
+fn infos_(r: &mut Reader<'_>, depth: usize) -> Result<Vec<Info>, CodecError> {
+    let n = wire::get_size_count(r)?;
+    let mut v = Vec::with_capacity(n);
+    for _ in 0..n {
+        v.push(info_(r, depth)?);
+    }
+    Ok(v)
+}
+
+/// Reads a `pid_t`, which travels with a tag naming the integer type it was
+/// packed as; any integer tag is converted as C would cast it.
+fn pid_(r: &mut Reader<'_>) -> Result<i32, CodecError> {
+    let tag = wire::get_type(r)?;
+    let ty = DataType::from_raw(tag).ok_or(CodecError::UnexpectedTag(tag))?;
+    Ok(match ty {
+        DataType::Uint32 => varint::get_u32(r)? as i32,
+        DataType::Int32 => varint::get_i32(r)?,
+        DataType::Uint8 => i32::from(r.byte()?),
+        DataType::Int8 => i32::from(r.byte()? as i8),
+        DataType::Uint16 => i32::from(varint::get_u16(r)?),
+        DataType::Int16 => i32::from(varint::get_i16(r)?),
+        DataType::Uint64 => varint::get_u64(r)? as i32,
+        DataType::Int64 => varint::get_i64(r)? as i32,
+        _ => return Err(CodecError::UnexpectedTag(tag)),
+    })
+}
+
+fn timeval_(r: &mut Reader<'_>) -> Result<Timeval, CodecError> {
+    Ok(Timeval {
+        sec: varint::get_i64(r)?,
+        usec: varint::get_i64(r)?,
+    })
+}
+
+fn coord_(r: &mut Reader<'_>) -> Result<Coord, CodecError> {
+    let view = r.byte()?;
+    let n = wire::get_size_count(r)?;
+    let mut coord = Vec::with_capacity(n);
+    for _ in 0..n {
+        coord.push(varint::get_u32(r)?);
+    }
+    Ok(Coord { view, coord })
+}
+
+fn strings_(r: &mut Reader<'_>, n: usize) -> Result<Vec<std::ffi::CString>, CodecError> {
+    let mut v = Vec::with_capacity(n);
+    for _ in 0..n {
+        v.push(wire::get_cstr(r)?);
+    }
+    Ok(v)
+}
+
+fn disk_(r: &mut Reader<'_>) -> Result<DiskStats, CodecError> {
+    let disk = wire::get_str(r)?;
+    let mut f = [0u64; 11];
+    for x in &mut f {
+        *x = varint::get_u64(r)?;
+    }
+    Ok(DiskStats {
+        disk,
+        num_reads_completed: f[0],
+        num_reads_merged: f[1],
+        num_sectors_read: f[2],
+        milliseconds_reading: f[3],
+        num_writes_completed: f[4],
+        num_writes_merged: f[5],
+        num_sectors_written: f[6],
+        milliseconds_writing: f[7],
+        num_ios_in_progress: f[8],
+        milliseconds_io: f[9],
+        weighted_milliseconds_io: f[10],
+    })
+}
+
+fn net_(r: &mut Reader<'_>) -> Result<NetStats, CodecError> {
+    let net_interface = wire::get_str(r)?;
+    let mut f = [0u64; 6];
+    for x in &mut f {
+        *x = varint::get_u64(r)?;
+    }
+    Ok(NetStats {
+        net_interface,
+        num_bytes_recvd: f[0],
+        num_packets_recvd: f[1],
+        num_recv_errs: f[2],
+        num_bytes_sent: f[3],
+        num_packets_sent: f[4],
+        num_send_errs: f[5],
+    })
+}
+
+fn hwloc_source() -> OptString {
+    Some(c"hwloc".to_owned())
+}
+
+/// Reads one item of type `ty` (no count, no tag).
+pub fn unpack_one(r: &mut Reader<'_>, ty: DataType, depth: usize) -> Result<Value, CodecError> {
+    use DataType as T;
+    Ok(match ty {
+        T::Undef => return Err(CodecError::UnknownType(ty.raw())),
+        T::Bool => Value::Bool(r.byte()? != 0),
+        T::Byte => Value::Byte(u8_(r)?),
+        T::Uint8 => Value::Uint8(u8_(r)?),
+        T::Int8 => Value::Int8(u8_(r)? as i8),
+        T::Persist => Value::Persist(u8_(r)?),
+        T::Scope => Value::Scope(u8_(r)?),
+        T::DataRange => Value::DataRange(u8_(r)?),
+        T::Command => Value::Command(u8_(r)?),
+        T::ProcState => Value::ProcState(u8_(r)?),
+        T::AllocDirective => Value::AllocDirective(u8_(r)?),
+        T::JobState => Value::JobState(u8_(r)?),
+        T::LinkState => Value::LinkState(u8_(r)?),
+        T::String => Value::String(wire::get_str(r)?),
+        T::Size => Value::Size(varint::get_u64(r)? as usize),
+        T::Pid => Value::Pid(pid_(r)?),
+        T::Int => Value::Int(varint::get_i32(r)?),
+        T::Int32 => Value::Int32(varint::get_i32(r)?),
+        T::Status => Value::Status(varint::get_i32(r)?),
+        T::Uint => Value::Uint(varint::get_i32(r)? as u32),
+        T::Int16 => Value::Int16(varint::get_i16(r)?),
+        T::Int64 => Value::Int64(varint::get_i64(r)?),
+        T::Uint16 => Value::Uint16(varint::get_u16(r)?),
+        T::IofChannel => Value::IofChannel(varint::get_u16(r)?),
+        // The reference reads this back as a zigzag int16 although it packs
+        // it as a uint16 (so its own round trip is wrong); we read it as
+        // it was packed.
+        T::DataType => Value::DataType(varint::get_u16(r)?),
+        T::LocType => Value::LocType(varint::get_u16(r)?),
+        T::StorAccessType => Value::StorAccessType(varint::get_u16(r)?),
+        T::Uint32 => Value::Uint32(varint::get_u32(r)?),
+        T::InfoDirectives => Value::InfoDirectives(varint::get_u32(r)?),
+        T::ProcRank => Value::ProcRank(varint::get_u32(r)?),
+        T::Uint64 => Value::Uint64(varint::get_u64(r)?),
+        T::DevType => Value::DevType(varint::get_u64(r)?),
+        T::StorMedium => Value::StorMedium(varint::get_u64(r)?),
+        T::StorAccess => Value::StorAccess(varint::get_u64(r)?),
+        T::StorPersist => Value::StorPersist(varint::get_u64(r)?),
+        T::Float => Value::Float(wire::get_f32(r)?),
+        T::Double => Value::Double(wire::get_f64(r)?),
+        T::Timeval => Value::Timeval(timeval_(r)?),
+        T::Time => Value::Time(varint::get_u64(r)? as i64),
+        T::Value => Value::Value(Box::new(unpack_val(r, deeper(depth)?)?)),
+        T::Proc => Value::Proc(proc_(r)?),
+        T::App => {
+            let depth = deeper(depth)?;
+            let cmd = wire::get_str(r)?;
+            let argc = wire::get_count(r)?;
+            let argv = strings_(r, argc)?;
+            let envc = wire::get_count(r)?;
+            let env = strings_(r, envc)?;
+            let cwd = wire::get_str(r)?;
+            let maxprocs = varint::get_i32(r)?;
+            let info = infos_(r, depth)?;
+            Value::App(Box::new(App {
+                cmd,
+                argv,
+                env,
+                cwd,
+                maxprocs,
+                info,
+            }))
+        }
+        T::Info => Value::Info(Box::new(info_(r, deeper(depth)?)?)),
+        T::PData => {
+            let depth = deeper(depth)?;
+            let proc = proc_(r)?;
+            let key = wire::get_key(r)?;
+            let value = unpack_val(r, depth)?;
+            Value::PData(Box::new(PData { proc, key, value }))
+        }
+        T::ByteObject => Value::ByteObject(wire::get_bytes(r)?),
+        T::CompressedString => Value::CompressedString(wire::get_bytes(r)?),
+        T::CompressedByteObject => Value::CompressedByteObject(wire::get_bytes(r)?),
+        T::Kval => {
+            let depth = deeper(depth)?;
+            let key = wire::get_str(r)?;
+            let value = unpack_val(r, depth)?;
+            Value::Kval(Box::new(Kval {
+                key,
+                value: Some(Box::new(value)),
+            }))
+        }
+        T::Pointer => {
+            r.byte()?;
+            Value::Pointer(0)
+        }
+        T::ProcInfo => {
+            let proc = proc_(r)?;
+            let hostname = wire::get_str(r)?;
+            let executable_name = wire::get_str(r)?;
+            let pid = pid_(r)?;
+            let state = r.byte()?;
+            Value::ProcInfo(Box::new(ProcInfo {
+                proc,
+                hostname,
+                executable_name,
+                pid,
+                exit_code: 0,
+                state,
+            }))
+        }
+        T::DataArray => {
+            let depth = deeper(depth)?;
+            let t = wire::get_type(r)?;
+            let elem_type = DataType::from_raw(t).ok_or(CodecError::UnknownType(t))?;
+            let size = wire::get_size(r)?;
+            let items = if size == 0 || elem_type == T::Undef {
+                Vec::new()
+            } else {
+                let n = usize::try_from(size)
+                    .ok()
+                    .filter(|&n| i32::try_from(n).is_ok())
+                    .ok_or(CodecError::BadLength(size.into()))?;
+                unpack_items(r, elem_type, n, depth)?
+            };
+            Value::DataArray(Box::new(DataArray { elem_type, items }))
+        }
+        T::Query => {
+            let depth = deeper(depth)?;
+            let n = wire::get_i32(r)?;
+            // A non-positive count means no keys.
+            let n = usize::try_from(n).unwrap_or(0);
+            if n > r.remaining() {
+                return Err(CodecError::BadLength(n as i128));
+            }
+            let keys = wire::get_argv(r, n)?;
+            let qualifiers = infos_(r, depth)?;
+            Value::Query(Box::new(Query { keys, qualifiers }))
+        }
+        T::Envar => Value::Envar(Envar {
+            envar: wire::get_str(r)?,
+            value: wire::get_str(r)?,
+            separator: r.byte()?,
+        }),
+        T::Coord => Value::Coord(Box::new(coord_(r)?)),
+        T::RegAttr => {
+            let name = wire::get_str(r)?;
+            let string = wire::get_key(r)?;
+            let data_type = varint::get_u16(r)?;
+            let n = wire::get_i32(r)?;
+            let n = usize::try_from(n).unwrap_or(0);
+            if n > r.remaining() {
+                return Err(CodecError::BadLength(n as i128));
+            }
+            let description = wire::get_argv(r, n)?;
+            Value::RegAttr(Box::new(RegAttr {
+                name,
+                string,
+                data_type,
+                description,
+            }))
+        }
+        T::Regex => Value::Regex(regex::unpack(r)?),
+        T::ProcCpuset => Value::Cpuset(Box::new(Cpuset {
+            source: hwloc_source(),
+            bitmap: wire::get_str(r)?,
+        })),
+        T::Geometry => {
+            let fabric = varint::get_u64(r)? as usize;
+            let uuid = wire::get_str(r)?;
+            let osname = wire::get_str(r)?;
+            let n = wire::get_size_count(r)?;
+            let mut coordinates = Vec::with_capacity(n);
+            for _ in 0..n {
+                coordinates.push(coord_(r)?);
+            }
+            Value::Geometry(Box::new(Geometry {
+                fabric,
+                uuid,
+                osname,
+                coordinates,
+            }))
+        }
+        T::DeviceDist => Value::DeviceDist(Box::new(DeviceDistance {
+            uuid: wire::get_str(r)?,
+            osname: wire::get_str(r)?,
+            dev_type: varint::get_u64(r)?,
+            mindist: varint::get_u16(r)?,
+            maxdist: varint::get_u16(r)?,
+        })),
+        T::Endpoint => Value::Endpoint(Box::new(Endpoint {
+            uuid: wire::get_str(r)?,
+            osname: wire::get_str(r)?,
+            endpt: wire::get_bytes(r)?,
+        })),
+        T::Topo => {
+            let xml = wire::get_str(r)?;
+            if xml.is_some() {
+                r.take(TOPOLOGY_SUPPORT.len())?;
+            }
+            Value::Topology(Box::new(Topology {
+                source: hwloc_source(),
+                xml,
+            }))
+        }
+        T::ProcNspace => Value::ProcNspace(
+            wire::get_str(r)?
+                .map(|s| crate::Nspace::truncated(&s))
+                .unwrap_or_default(),
+        ),
+        T::ProcStats => {
+            let node = wire::get_str(r)?;
+            let proc = proc_(r)?;
+            let pid = pid_(r)?;
+            let cmd = wire::get_str(r)?;
+            let state = r.byte()?;
+            let time = timeval_(r)?;
+            let priority = varint::get_i32(r)?;
+            let num_threads = varint::get_i16(r)? as u16;
+            let pss = wire::get_f32(r)?;
+            let vsize = wire::get_f32(r)?;
+            let rss = wire::get_f32(r)?;
+            let processor = varint::get_i16(r)? as u16;
+            let sample_time = timeval_(r)?;
+            Value::ProcStats(Box::new(ProcStats {
+                node,
+                proc,
+                pid,
+                cmd,
+                state,
+                time,
+                percent_cpu: 0.0,
+                priority,
+                num_threads,
+                pss,
+                vsize,
+                rss,
+                peak_vsize: 0.0,
+                processor,
+                sample_time,
+            }))
+        }
+        T::DiskStats => Value::DiskStats(Box::new(disk_(r)?)),
+        T::NetStats => Value::NetStats(Box::new(net_(r)?)),
+        T::NodeStats => {
+            let node = wire::get_str(r)?;
+            let mut f = [0f32; 11];
+            for x in &mut f {
+                *x = wire::get_f32(r)?;
+            }
+            let sample_time = timeval_(r)?;
+            let n = wire::get_size_count(r)?;
+            let mut diskstats = Vec::with_capacity(n);
+            for _ in 0..n {
+                diskstats.push(disk_(r)?);
+            }
+            let n = wire::get_size_count(r)?;
+            let mut netstats = Vec::with_capacity(n);
+            for _ in 0..n {
+                netstats.push(net_(r)?);
+            }
+            Value::NodeStats(Box::new(NodeStats {
+                node,
+                la: f[0],
+                la5: f[1],
+                la15: f[2],
+                total_mem: f[3],
+                free_mem: f[4],
+                buffers: f[5],
+                cached: f[6],
+                swap_cached: f[7],
+                swap_total: f[8],
+                swap_free: f[9],
+                mapped: f[10],
+                sample_time,
+                diskstats,
+                netstats,
+            }))
+        }
+        T::DataBuffer => Value::DataBuffer(wire::get_bytes(r)?),
+    })
+}

@@ -1,0 +1,166 @@
+//! Primitive items of the wire format shared by all structured types:
+//! counts, type tags, strings, byte objects and floats.
+//!
+//! * A count or length of type `int32` is a zigzag varint.
+//! * A type tag (`pmix_data_type_t`) is an unsigned varint.
+//! * A string is its length *including* the NUL as an `int32`, then that
+//!   many bytes (NUL included); a NULL string is the length 0 alone.
+//! * A byte object is its size as a `size_t` (unsigned varint), then the
+//!   bytes.
+//! * A float or double is the string `printf("%f")` makes of it.
+
+use std::ffi::{CStr, CString};
+
+use super::{float, varint, CodecError, Reader};
+use crate::{Key, Nspace};
+
+/// Appends an `int32` count or length.
+pub fn put_i32(out: &mut Vec<u8>, v: i32) {
+    varint::put_i64(out, i64::from(v));
+}
+
+/// Appends a `size_t`.
+pub fn put_size(out: &mut Vec<u8>, v: usize) {
+    varint::put_u64(out, v as u64);
+}
+
+/// Appends a count of items as the `int32` the wire format uses.
+pub fn put_count(out: &mut Vec<u8>, n: usize) -> Result<(), CodecError> {
+    let n = i32::try_from(n).map_err(|_| CodecError::BadParam("count exceeds INT32_MAX"))?;
+    put_i32(out, n);
+    Ok(())
+}
+
+/// Appends a data type tag.
+pub fn put_type(out: &mut Vec<u8>, t: u16) {
+    varint::put_u64(out, u64::from(t));
+}
+
+/// Appends a nullable C string.
+pub fn put_str(out: &mut Vec<u8>, s: Option<&CStr>) -> Result<(), CodecError> {
+    match s {
+        None => put_i32(out, 0),
+        Some(s) => {
+            let bytes = s.to_bytes_with_nul();
+            let len = i32::try_from(bytes.len())
+                .map_err(|_| CodecError::BadParam("string longer than INT32_MAX"))?;
+            put_i32(out, len);
+            out.extend_from_slice(bytes);
+        }
+    }
+    Ok(())
+}
+
+/// Appends a non-NULL C string.
+pub fn put_cstr(out: &mut Vec<u8>, s: &CStr) -> Result<(), CodecError> {
+    put_str(out, Some(s))
+}
+
+/// Appends a byte object (size, then bytes).
+pub fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
+    put_size(out, b.len());
+    out.extend_from_slice(b);
+}
+
+/// Appends a float or double as its `%f` text.
+pub fn put_float(out: &mut Vec<u8>, v: f64) -> Result<(), CodecError> {
+    let text = float::format_f(v);
+    let c = CString::new(text).map_err(|_| CodecError::BadParam("float text"))?;
+    put_cstr(out, &c)
+}
+
+/// Reads an `int32`.
+pub fn get_i32(r: &mut Reader<'_>) -> Result<i32, CodecError> {
+    varint::get_i32(r)
+}
+
+/// Reads a `size_t`.
+pub fn get_size(r: &mut Reader<'_>) -> Result<u64, CodecError> {
+    varint::get_u64(r)
+}
+
+/// Reads a data type tag.
+pub fn get_type(r: &mut Reader<'_>) -> Result<u16, CodecError> {
+    varint::get_u16(r)
+}
+
+/// Reads a non-negative `int32` count that cannot exceed the bytes left
+/// (every item takes at least one byte).
+pub fn get_count(r: &mut Reader<'_>) -> Result<usize, CodecError> {
+    let n = get_i32(r)?;
+    let n = usize::try_from(n).map_err(|_| CodecError::BadLength(n.into()))?;
+    if n > r.remaining() {
+        return Err(CodecError::BadLength(n as i128));
+    }
+    Ok(n)
+}
+
+/// Reads a `size_t` count of items that each take at least one byte.
+pub fn get_size_count(r: &mut Reader<'_>) -> Result<usize, CodecError> {
+    let n = get_size(r)?;
+    if n > r.remaining() as u64 {
+        return Err(CodecError::BadLength(n.into()));
+    }
+    Ok(n as usize)
+}
+
+/// Reads a nullable C string. The string ends at its first NUL, as C would
+/// see it; a string whose bytes hold no NUL is an error.
+pub fn get_str(r: &mut Reader<'_>) -> Result<Option<CString>, CodecError> {
+    let len = get_i32(r)?;
+    if len == 0 {
+        return Ok(None);
+    }
+    let len = usize::try_from(len).map_err(|_| CodecError::BadLength(len.into()))?;
+    let bytes = r.take(len)?;
+    let s = CStr::from_bytes_until_nul(bytes).map_err(|_| CodecError::Unterminated)?;
+    Ok(Some(s.to_owned()))
+}
+
+/// Reads a C string that must not be NULL.
+pub fn get_cstr(r: &mut Reader<'_>) -> Result<CString, CodecError> {
+    get_str(r)?.ok_or(CodecError::NullString)
+}
+
+/// Reads a key, truncated to `PMIX_MAX_KEYLEN` as `pmix_strncpy` does; a
+/// NULL key is an error.
+pub fn get_key(r: &mut Reader<'_>) -> Result<Key, CodecError> {
+    Ok(Key::truncated(&get_cstr(r)?))
+}
+
+/// Reads a namespace, truncated to `PMIX_MAX_NSLEN`; NULL is an error.
+pub fn get_nspace(r: &mut Reader<'_>) -> Result<Nspace, CodecError> {
+    Ok(Nspace::truncated(&get_cstr(r)?))
+}
+
+/// Reads a byte object.
+pub fn get_bytes(r: &mut Reader<'_>) -> Result<Vec<u8>, CodecError> {
+    let n = get_size(r)?;
+    let n = usize::try_from(n).map_err(|_| CodecError::BadLength(n.into()))?;
+    Ok(r.take(n)?.to_vec())
+}
+
+/// Reads a `float` (its text parsed with `strtof` rules; NULL text is 0).
+pub fn get_f32(r: &mut Reader<'_>) -> Result<f32, CodecError> {
+    Ok(get_str(r)?.map_or(0.0, |s| float::parse_f32(s.to_bytes())))
+}
+
+/// Reads a `double`.
+pub fn get_f64(r: &mut Reader<'_>) -> Result<f64, CodecError> {
+    Ok(get_str(r)?.map_or(0.0, |s| float::parse_f64(s.to_bytes())))
+}
+
+/// Reads `n` strings into an argv-style list. A NULL entry ends the list as
+/// C sees it (later entries are read and dropped).
+pub fn get_argv(r: &mut Reader<'_>, n: usize) -> Result<Vec<CString>, CodecError> {
+    let mut v = Vec::with_capacity(n.min(r.remaining()));
+    let mut ended = false;
+    for _ in 0..n {
+        match get_str(r)? {
+            Some(s) if !ended => v.push(s),
+            Some(_) => {}
+            None => ended = true,
+        }
+    }
+    Ok(v)
+}
