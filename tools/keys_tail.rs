@@ -1,0 +1,103 @@
+/// The attribute whose macro name is `name` (ASCII-case-insensitive).
+pub fn by_name(name: &[u8]) -> Option<&'static Attribute> {
+    ATTRIBUTES
+        .iter()
+        .find(|a| a.name.as_bytes().eq_ignore_ascii_case(name))
+}
+
+/// The first attribute whose key string is `string`
+/// (ASCII-case-insensitive).
+pub fn by_string(string: &[u8]) -> Option<&'static Attribute> {
+    ATTRIBUTES
+        .iter()
+        .find(|a| a.string.as_bytes().eq_ignore_ascii_case(string))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    /// The dictionary as the headers in `dir` define it: string macros of
+    /// pmix_common.h from PMIX_ATTR_UNDEF on whose value starts with
+    /// "pmix", then those of pmix_deprecated.h.
+    fn from_headers(dir: &Path) -> Option<Vec<(String, String)>> {
+        let mut out = Vec::new();
+        for (file, start) in [
+            ("pmix_common.h", Some("PMIX_ATTR_UNDEF")),
+            ("pmix_deprecated.h", None),
+        ] {
+            let text = std::fs::read_to_string(dir.join(file)).ok()?;
+            let mut on = start.is_none();
+            for line in text.lines() {
+                let mut words = line.split_whitespace();
+                if words.next() != Some("#define") {
+                    continue;
+                }
+                let (Some(name), Some(value)) = (words.next(), words.next()) else {
+                    continue;
+                };
+                if !name.starts_with("PMIX_") || !value.starts_with('"') {
+                    continue;
+                }
+                if !on {
+                    if Some(name) != start {
+                        continue;
+                    }
+                    on = true;
+                }
+                let value = value.trim_matches('"');
+                if value.starts_with("pmix") {
+                    out.push((name.to_owned(), value.to_owned()));
+                }
+            }
+        }
+        Some(out)
+    }
+
+    fn check(dir: &Path) {
+        let Some(expected) = from_headers(dir) else {
+            eprintln!("{} has no complete headers; skipped", dir.display());
+            return;
+        };
+        let ours: Vec<(String, String)> = ATTRIBUTES
+            .iter()
+            .map(|a| (a.name.to_owned(), a.string.to_owned()))
+            .collect();
+        assert_eq!(
+            ours,
+            expected,
+            "src/keys.rs is out of date with {}: run tools/gen_keys.py",
+            dir.display()
+        );
+    }
+
+    #[test]
+    fn matches_our_headers() {
+        check(&Path::new(env!("CARGO_MANIFEST_DIR")).join("include"));
+    }
+
+    #[test]
+    fn matches_reference_headers() {
+        check(Path::new("/usr/lib/x86_64-linux-gnu/pmix2/include"));
+    }
+
+    #[test]
+    fn lookups() {
+        assert_eq!(RANK, "pmix.rank");
+        assert_eq!(by_name(b"PMIX_RANK").unwrap().string, "pmix.rank");
+        assert_eq!(by_name(b"pmix_rank").unwrap().string, "pmix.rank");
+        assert_eq!(by_string(b"PMIX.RANK").unwrap().name, "PMIX_RANK");
+        // Two names share this string: the first in header order wins.
+        assert_eq!(
+            by_string(b"pmix.qry.quals").unwrap().name,
+            "PMIX_QUERY_QUALIFIERS"
+        );
+        assert_eq!(
+            by_string(b"pmix.pdata").unwrap().name,
+            "PMIX_PROC_INFO_ARRAY"
+        );
+        assert!(by_name(b"PMIX_KEEPALIVE_PIPE").is_none());
+        assert!(by_string(b"no.such.key").is_none());
+    }
+}
