@@ -1079,7 +1079,7 @@ pub const NOTIFY_LAUNCH: &str = "pmix.note.lnch";
 
 /// The attribute dictionary, in header order.
 #[rustfmt::skip]
-pub const ATTRIBUTES: &[Attribute] = &[
+pub static ATTRIBUTES: &[Attribute] = &[
     Attribute { name: "PMIX_ATTR_UNDEF", string: ATTR_UNDEF, type_note: "", deprecated: false },
     Attribute { name: "PMIX_EXTERNAL_PROGRESS", string: EXTERNAL_PROGRESS, type_note: "bool", deprecated: false },
     Attribute { name: "PMIX_SERVER_TOOL_SUPPORT", string: SERVER_TOOL_SUPPORT, type_note: "bool", deprecated: false },

@@ -1,1 +1,493 @@
-//! (being written)
+//! The text forms of PMIx enumerations and status codes: the strings the
+//! `PMIx_*_string` functions return, identical to OpenPMIx 4.2's for every
+//! input (learned by probing the reference library over each type's whole
+//! range). Each function returns a static NUL-terminated string so the C
+//! ABI can hand the pointer out as it is; [`text`] gives the `&str`.
+
+use std::ffi::CStr;
+
+/// The version string `PMIx_Get_version` returns (that of the library this
+/// one replaces, so that software checking it keeps working).
+pub const VERSION: &CStr =
+    c"OpenPMIx 4.2.2rc2 (PMIx Standard: 4.2, Stable ABI: 0.0, Provisional ABI: 0.0)";
+
+/// A static C string as text (all strings here are ASCII).
+pub fn text(s: &'static CStr) -> &'static str {
+    s.to_str().unwrap_or("")
+}
+
+/// `PMIx_Error_string`: the name of a status code.
+pub fn error_string(status: i32) -> &'static CStr {
+    match status {
+        0 => c"SUCCESS",
+        -1 => c"ERROR",
+        -2 => c"SILENT_ERROR",
+        -3 => c"DEBUGGER-RELEASE",
+        -4 => c"PROC_RESTART",
+        -5 => c"PROC-CHECKPOINT-ERROR",
+        -6 => c"PROC-MIGRATE",
+        -7 => c"PROC-ABORTED",
+        -8 => c"PROC-ABORT-REQUESTED",
+        -9 => c"PROC-ABORTING",
+        -10 => c"SERVER FAILED REQUEST",
+        -11 => c"EXISTS",
+        -12 => c"INVALID-CREDENTIAL",
+        -13 => c"HANDSHAKE-FAILED",
+        -14 => c"READY-FOR-HANDSHAKE",
+        -15 => c"WOULD-BLOCK",
+        -16 => c"UNKNOWN-DATA-TYPE",
+        -17 => c"PROC-ENTRY-NOT-FOUND",
+        -18 => c"TYPE-MISMATCH",
+        -19 => c"UNPACK-INADEQUATE-SPACE",
+        -20 => c"UNPACK-FAILURE",
+        -21 => c"PACK-FAILURE",
+        -22 => c"PACK-MISMATCH",
+        -23 => c"NO-PERMISSIONS",
+        -24 => c"TIMEOUT",
+        -25 => c"UNREACHABLE",
+        -26 => c"ERR-IN-ERRNO",
+        -27 => c"BAD-PARAM",
+        -28 => c"RESOURCE-BUSY",
+        -29 => c"OUT-OF-RESOURCE",
+        -30 => c"DATA-VALUE-NOT-FOUND",
+        -31 => c"INIT",
+        -32 => c"NO-MEM",
+        -33 => c"INVALID-ARG",
+        -34 => c"INVALID-KEY",
+        -35 => c"INVALID-KEY-LENGTH",
+        -36 => c"INVALID-VAL",
+        -37 => c"INVALID-VAL-LENGTH",
+        -38 => c"INVALID-LENGTH",
+        -39 => c"INVALID-NUM-ARGS",
+        -40 => c"INVALID-ARGS",
+        -41 => c"INVALID-NUM-PARSED",
+        -42 => c"INVALID-KEYVAL",
+        -43 => c"INVALID-SIZE",
+        -44 => c"INVALID-NAMESPACE",
+        -45 => c"SERVER-NOT-AVAIL",
+        -46 => c"NOT-FOUND",
+        -47 => c"NOT-SUPPORTED",
+        -48 => c"NOT-IMPLEMENTED",
+        -49 => c"COMM-FAILURE",
+        -50 => c"UNPACK-PAST-END",
+        -51 => c"PMIX CONFLICTING CLEANUP DIRECTIVES",
+        -52 => c"PARTIAL SUCCESS",
+        -53 => c"DUPLICATE KEY",
+        -55 => c"PROCESS SET DEFINED",
+        -58 => c"READY-FOR-DEBUG",
+        -59 => c"PARAM-VALUE-NOT-SUPPORTED",
+        -60 => c"EMPTY",
+        -61 => c"LOST_CONNECTION",
+        -62 => c"OUTSIDE-SCOPE",
+        -63 => c"FATAL",
+        -64 => c"NOT_AVAILABLE",
+        -65 => c"VALUE_OUT_OF_BOUNDS",
+        -67 => c"FILE_OPEN_FAILURE",
+        -68 => c"FILE_READ_FAILURE",
+        -69 => c"FILE_WRITE_FAILURE",
+        -70 => c"SYS_LIMITS_PIPES",
+        -71 => c"SYS_LIMITS_CHILDREN",
+        -72 => c"PIPE_SETUP_FAILURE",
+        -73 => c"EXE NOT ACCESSIBLE",
+        -74 => c"WDIR NOT ACCESSIBLE",
+        -104 => c"QUERY-PARTIAL-SUCCESS",
+        -105 => c"PMIX ALLOC OPERATION COMPLETE",
+        -106 => c"PMIX JOB CONTROL CHECKPOINT",
+        -107 => c"PMIX JOB CONTROL CHECKPOINT COMPLETE",
+        -108 => c"PMIX PRE-EMPTION ALERT",
+        -109 => c"PMIX HEARTBEAT ALERT",
+        -110 => c"PMIX FILE MONITOR ALERT",
+        -111 => c"PROC-TERMINATED",
+        -112 => c"INVALID-TERMINATION",
+        -113 => c"FABRIC-UPDATE-ENDPOINTS",
+        -144 => c"EVENT-REGISTRATION",
+        -145 => c"JOB ENDED",
+        -146 => c"UPDATE-ENDPOINTS",
+        -147 => c"PMIX MODEL DECLARED",
+        -148 => c"GDS-ACTION-COMPLETE",
+        -149 => c"PROC-HAS-CONNECTED",
+        -150 => c"CONNECT-REQUESTED",
+        -152 => c"OPENMP-PARALLEL-ENTERED",
+        -153 => c"OPENMP-PARALLEL-EXITED",
+        -155 => c"LAUNCHER-READY",
+        -156 => c"OPERATION-IN-PROGRESS",
+        -157 => c"OPERATION-SUCCEEDED",
+        -158 => c"INVALID-OPERATION",
+        -159 => c"GROUP-INVITED",
+        -160 => c"GROUP-LEFT",
+        -161 => c"GROUP-INVITE-ACCEPTED",
+        -162 => c"GROUP-INVITE-DECLINED",
+        -163 => c"GROUP-INVITE-FAILED",
+        -164 => c"GROUP-MEMBERSHIP-UPDATE",
+        -165 => c"GROUP-CONSTRUCT-ABORT",
+        -166 => c"GROUP-CONSTRUCT-COMPLETE",
+        -167 => c"GROUP-LEADER-SELECTED",
+        -168 => c"GROUP-LEADER-FAILED",
+        -169 => c"GROUP-CONTEXT-ID-ASSIGNED",
+        -170 => c"GROUP-MEMBER-FAILED",
+        -171 => c"REPEAT-ATTRIBUTE-REGISTRATION",
+        -172 => c"IOF FAILURE",
+        -173 => c"IOF COMPLETE",
+        -174 => c"PMIX LAUNCH COMPLETE",
+        -175 => c"FABRIC-UPDATED",
+        -176 => c"FABRIC-UPDATE-PENDING",
+        -177 => c"APPLICATION NOT EXECUTABLE",
+        -178 => c"NO EXECUTABLE SPECIFIED",
+        -179 => c"JOB FAILED TO MAP",
+        -180 => c"JOB CANCELED",
+        -181 => c"JOB FAILED TO LAUNCH",
+        -182 => c"JOB ABORTED",
+        -183 => c"KILLED BY COMMAND",
+        -184 => c"ABORTED BY SIGNAL",
+        -185 => c"TERMINATED WITHOUT SYNC",
+        -186 => c"SENSOR BOUND EXCEEDED",
+        -187 => c"NON-ZERO TERMINATION",
+        -188 => c"FAILED TO OBTAIN ALLOCATION",
+        -189 => c"JOB ABORTED BY SYSTEM EVENT",
+        -190 => c"EXECUTABLE NOT FOUND",
+        -191 => c"JOB STARTED",
+        -192 => c"SESSION STARTED",
+        -193 => c"SESSION ENDED",
+        -200 => c"PROC TERMINATED WITHOUT SYNC",
+        -201 => c"PROC TERMINATED",
+        -230 => c"SYSTEM BASE EVENT",
+        -231 => c"NODE-DOWN",
+        -232 => c"NODE-OFFLINE",
+        -233 => c"WORKING DIRECTORY NOT FOUND",
+        -234 => c"INSUFFICIENT RESOURCES",
+        -235 => c"SYSTEM OPERATION FAILED",
+        -330 => c"UNDEFINED-SYSTEM-EVENT",
+        -331 => c"EVENT-NO-ACTION-TAKEN",
+        -332 => c"EVENT-PARTIAL-ACTION-TAKEN",
+        -333 => c"EVENT-ACTION-DEFERRED",
+        -334 => c"EVENT-ACTION-COMPLETE",
+        -400 => c"PROC-KILLED-BY-CMD",
+        -401 => c"PROC-FAILED-TO-START",
+        -402 => c"PROC-ABORTED-BY-SIG",
+        -403 => c"PROC-SENSOR-BOUND-EXCEEDED",
+        -404 => c"PROC-EXIT-NONZERO-TERM",
+        -1363 => c"FABRIC_NOT_PARSEABLE",
+        -1366 => c"TAKE-NEXT-OPTION",
+        -1367 => c"PMIX TEMPORARILY UNAVAILABLE",
+        -2147483648 => c"PMIX_ERR_WILDCARD",
+        _ => c"ERROR STRING NOT FOUND",
+    }
+}
+
+/// `PMIx_Proc_state_string`.
+pub fn proc_state_string(v: u8) -> &'static CStr {
+    match v {
+        0 => c"UNDEFINED",
+        1 => c"PREPPED FOR LAUNCH",
+        2 => c"LAUNCH UNDERWAY",
+        3 => c"PROC READY FOR RESTART",
+        4 => c"PROC MARKED FOR TERMINATION",
+        5 => c"PROC EXECUTING",
+        6 => c"PROC HAS CONNECTED TO LOCAL PMIX SERVER",
+        15 => c"PROC HAS NOT TERMINATED",
+        20 => c"PROC HAS TERMINATED",
+        50 => c"PROC ERROR",
+        51 => c"PROC KILLED BY CMD",
+        52 => c"PROC ABNORMALLY ABORTED",
+        53 => c"PROC FAILED TO START",
+        54 => c"PROC ABORTED BY SIGNAL",
+        55 => c"PROC TERMINATED WITHOUT CALLING PMIx_Finalize",
+        56 => c"PROC LOST COMMUNICATION",
+        57 => c"PROC SENSOR BOUND EXCEEDED",
+        58 => c"PROC CALLED PMIx_Abort",
+        59 => c"PROC FAILED TO REPORT HEARTBEAT",
+        60 => c"PROC WAITING TO MIGRATE",
+        61 => c"PROC CANNOT BE RESTARTED",
+        62 => c"PROC TERMINATED WITH NON-ZERO STATUS",
+        63 => c"PROC FAILED TO LAUNCH",
+        _ => c"UNKNOWN STATE",
+    }
+}
+
+/// `PMIx_Scope_string`.
+pub fn scope_string(v: u8) -> &'static CStr {
+    match v {
+        0 => c"UNDEFINED",
+        1 => c"SHARE ON LOCAL NODE ONLY",
+        2 => c"SHARE ON REMOTE NODES ONLY",
+        3 => c"SHARE ACROSS ALL NODES",
+        4 => c"STORE INTERNALLY",
+        _ => c"UNKNOWN SCOPE",
+    }
+}
+
+/// `PMIx_Persistence_string`.
+pub fn persistence_string(v: u8) -> &'static CStr {
+    match v {
+        0 => c"INDEFINITE",
+        1 => c"DELETE ON FIRST ACCESS",
+        2 => c"RETAIN UNTIL PUBLISHING PROCESS TERMINATES",
+        3 => c"RETAIN UNTIL APPLICATION OF PUBLISHING PROCESS TERMINATES",
+        4 => c"RETAIN UNTIL ALLOCATION OF PUBLISHING PROCESS TERMINATES",
+        255 => c"INVALID",
+        _ => c"UNKNOWN PERSISTENCE",
+    }
+}
+
+/// `PMIx_Data_range_string`.
+pub fn data_range_string(v: u8) -> &'static CStr {
+    match v {
+        0 => c"UNDEFINED",
+        1 => c"INTENDED FOR HOST RESOURCE MANAGER ONLY",
+        2 => c"AVAIL ON LOCAL NODE ONLY",
+        3 => c"AVAIL TO PROCESSES IN SAME JOB ONLY",
+        4 => c"AVAIL TO PROCESSES IN SAME ALLOCATION ONLY",
+        5 => c"AVAIL TO ANYONE WITH AUTHORIZATION",
+        6 => c"AVAIL AS SPECIFIED IN DIRECTIVES",
+        7 => c"AVAIL ON LOCAL PROC ONLY",
+        255 => c"INVALID",
+        _ => c"UNKNOWN",
+    }
+}
+
+/// `PMIx_Alloc_directive_string`.
+pub fn alloc_directive_string(v: u8) -> &'static CStr {
+    match v {
+        1 => c"NEW",
+        2 => c"EXTEND",
+        3 => c"RELEASE",
+        4 => c"REACQUIRE",
+        _ => c"UNSPECIFIED",
+    }
+}
+
+/// `PMIx_Job_state_string`.
+pub fn job_state_string(v: u8) -> &'static CStr {
+    match v {
+        0 => c"UNDEFINED",
+        1 => c"PREPPED FOR LAUNCH",
+        2 => c"LAUNCHING",
+        3 => c"RUNNING",
+        4 => c"SUSPENDED",
+        5 => c"CONNECTED",
+        15 => c"UNTERMINATED",
+        20 => c"TERMINATED",
+        50 => c"TERMINATED WITH ERROR",
+        _ => c"UNKNOWN",
+    }
+}
+
+/// `PMIx_Link_state_string`.
+pub fn link_state_string(v: u8) -> &'static CStr {
+    match v {
+        1 => c"INACTIVE",
+        2 => c"ACTIVE",
+        _ => c"UNKNOWN",
+    }
+}
+
+/// `PMIx_Data_type_string`, as the reference answers before its buffer
+/// operations are initialised.
+pub fn data_type_string(t: u16) -> &'static CStr {
+    match t {
+        1 => c"PMIX_BOOL",
+        2 => c"PMIX_BYTE",
+        3 => c"PMIX_STRING",
+        4 => c"PMIX_SIZE",
+        5 => c"PMIX_PID",
+        6 => c"PMIX_INT",
+        7 => c"PMIX_INT8",
+        8 => c"PMIX_INT16",
+        9 => c"PMIX_INT32",
+        10 => c"PMIX_INT64",
+        11 => c"PMIX_UINT",
+        12 => c"PMIX_UINT8",
+        13 => c"PMIX_UINT16",
+        14 => c"PMIX_UINT32",
+        15 => c"PMIX_UINT64",
+        16 => c"PMIX_FLOAT",
+        17 => c"PMIX_DOUBLE",
+        18 => c"PMIX_TIMEVAL",
+        19 => c"PMIX_TIME",
+        20 => c"PMIX_STATUS",
+        21 => c"PMIX_VALUE",
+        22 => c"PMIX_PROC",
+        23 => c"PMIX_APP",
+        24 => c"PMIX_INFO",
+        25 => c"PMIX_PDATA",
+        26 => c"PMIX_BUFFER",
+        27 => c"PMIX_BYTE_OBJECT",
+        28 => c"PMIX_KVAL",
+        30 => c"PMIX_PERSIST",
+        31 => c"PMIX_POINTER",
+        32 => c"PMIX_SCOPE",
+        33 => c"PMIX_DATA_RANGE",
+        34 => c"PMIX_COMMAND",
+        35 => c"PMIX_INFO_DIRECTIVES",
+        36 => c"PMIX_DATA_TYPE",
+        37 => c"PMIX_PROC_STATE",
+        38 => c"PMIX_PROC_INFO",
+        39 => c"PMIX_DATA_ARRAY",
+        40 => c"PMIX_PROC_RANK",
+        41 => c"PMIX_QUERY",
+        42 => c"PMIX_COMPRESSED_STRING",
+        43 => c"PMIX_ALLOC_DIRECTIVE",
+        45 => c"PMIX_IOF_CHANNEL",
+        46 => c"PMIX_ENVAR",
+        47 => c"PMIX_COORD",
+        48 => c"PMIX_REGATTR",
+        49 => c"PMIX_REGEX",
+        50 => c"PMIX_JOB_STATE",
+        51 => c"PMIX_LINK_STATE",
+        52 => c"PMIX_PROC_CPUSET",
+        53 => c"PMIX_GEOMETRY",
+        54 => c"PMIX_DEVICE_DIST",
+        55 => c"PMIX_ENDPOINT",
+        56 => c"PMIX_TOPO",
+        57 => c"PMIX_DEVTYPE",
+        60 => c"PMIX_PROC_NSPACE",
+        61 => c"PMIX_PROC_STATS",
+        62 => c"PMIX_DISK_STATS",
+        63 => c"PMIX_NET_STATS",
+        64 => c"PMIX_NODE_STATS",
+        65 => c"PMIX_DATA_BUFFER",
+        _ => c"NOT INITIALIZED",
+    }
+}
+
+/// `PMIx_Device_type_string`.
+pub fn device_type_string(t: u64) -> &'static CStr {
+    match t {
+        1 => c"BLOCK",
+        2 => c"GPU",
+        4 => c"NETWORK",
+        8 => c"OPENFABRICS",
+        16 => c"DMA",
+        32 => c"COPROCESSOR",
+        _ => c"UNKNOWN",
+    }
+}
+
+/// `PMIx_Value_comparison_string` (argument: a `pmix_value_cmp_t`).
+pub fn value_comparison_string(cmp: i32) -> &'static CStr {
+    match cmp {
+        0 => c"EQUAL",
+        1 => c"VALUE1 GREATER",
+        2 => c"VALUE2 GREATER",
+        3 => c"DIFFERENT TYPES",
+        4 => c"INCOMPATIBLE OBJECTS",
+        5 => c"COMPARISON NOT AVAILABLE",
+        _ => c"UNKNOWN VALUE",
+    }
+}
+
+/// `PMIx_IOF_channel_string`: the set channels, each followed by a space,
+/// or `NONE`. (The reference formats into one static buffer that every call
+/// overwrites; here each of the 16 answers is its own static string, which
+/// gives the same text and is safe to call from several threads.)
+pub fn iof_channel_string(channel: u16) -> &'static CStr {
+    const ANSWERS: [&CStr; 16] = [
+        c"NONE",
+        c"STDIN ",
+        c"STDOUT ",
+        c"STDIN STDOUT ",
+        c"STDERR ",
+        c"STDIN STDERR ",
+        c"STDOUT STDERR ",
+        c"STDIN STDOUT STDERR ",
+        c"STDDIAG ",
+        c"STDIN STDDIAG ",
+        c"STDOUT STDDIAG ",
+        c"STDIN STDOUT STDDIAG ",
+        c"STDERR STDDIAG ",
+        c"STDIN STDERR STDDIAG ",
+        c"STDOUT STDERR STDDIAG ",
+        c"STDIN STDOUT STDERR STDDIAG ",
+    ];
+    ANSWERS[usize::from(channel & 0x000f)]
+}
+
+/// `PMIx_Info_directives_string`: `QUALIFIER` if that bit is set, else
+/// `REQUIRED` or `OPTIONAL` followed by `:PROCESSED` and `:END` for those
+/// bits. Other bits are not shown.
+pub fn info_directives_string(directives: u32) -> String {
+    use crate::InfoDirectives as D;
+    let d = D(directives);
+    if d.contains(D::QUALIFIER) {
+        return "QUALIFIER".to_owned();
+    }
+    let mut s = String::from(if d.contains(D::REQUIRED) {
+        "REQUIRED"
+    } else {
+        "OPTIONAL"
+    });
+    if d.contains(D::REQD_PROCESSED) {
+        s.push_str(":PROCESSED");
+    }
+    if d.contains(D::ARRAY_END) {
+        s.push_str(":END");
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_names() {
+        assert_eq!(text(error_string(0)), "SUCCESS");
+        assert_eq!(text(error_string(-27)), "BAD-PARAM");
+        assert_eq!(text(error_string(-1367)), "PMIX TEMPORARILY UNAVAILABLE");
+        assert_eq!(text(error_string(i32::MIN)), "PMIX_ERR_WILDCARD");
+        assert_eq!(text(error_string(1)), "ERROR STRING NOT FOUND");
+        assert_eq!(text(error_string(i32::MAX)), "ERROR STRING NOT FOUND");
+        let named = (-5000..=5000)
+            .filter(|&c| text(error_string(c)) != "ERROR STRING NOT FOUND")
+            .count();
+        assert_eq!(named, 150);
+    }
+
+    #[test]
+    fn enumerations() {
+        assert_eq!(text(proc_state_string(5)), "PROC EXECUTING");
+        assert_eq!(text(proc_state_string(255)), "UNKNOWN STATE");
+        assert_eq!(text(scope_string(9)), "UNKNOWN SCOPE");
+        assert_eq!(text(persistence_string(255)), "INVALID");
+        assert_eq!(text(data_range_string(255)), "INVALID");
+        assert_eq!(text(data_range_string(8)), "UNKNOWN");
+        assert_eq!(text(alloc_directive_string(0)), "UNSPECIFIED");
+        assert_eq!(text(job_state_string(50)), "TERMINATED WITH ERROR");
+        assert_eq!(text(link_state_string(2)), "ACTIVE");
+        assert_eq!(text(device_type_string(0x20)), "COPROCESSOR");
+        assert_eq!(text(device_type_string(3)), "UNKNOWN");
+        assert_eq!(text(value_comparison_string(4)), "INCOMPATIBLE OBJECTS");
+        assert_eq!(text(value_comparison_string(-1)), "UNKNOWN VALUE");
+    }
+
+    #[test]
+    fn data_types() {
+        assert_eq!(text(data_type_string(1)), "PMIX_BOOL");
+        assert_eq!(text(data_type_string(26)), "PMIX_BUFFER");
+        assert_eq!(text(data_type_string(65)), "PMIX_DATA_BUFFER");
+        // The reference has no name for these before initialisation.
+        for t in [0, 29, 44, 58, 59, 66, 69, 500, u16::MAX] {
+            assert_eq!(text(data_type_string(t)), "NOT INITIALIZED", "{t}");
+        }
+    }
+
+    #[test]
+    fn bit_sets() {
+        assert_eq!(text(iof_channel_string(0)), "NONE");
+        assert_eq!(
+            text(iof_channel_string(0x00ff)),
+            "STDIN STDOUT STDERR STDDIAG "
+        );
+        assert_eq!(text(iof_channel_string(0x0010)), "NONE");
+        assert_eq!(text(iof_channel_string(0x0006)), "STDOUT STDERR ");
+        assert_eq!(info_directives_string(0), "OPTIONAL");
+        assert_eq!(info_directives_string(7), "REQUIRED:PROCESSED:END");
+        assert_eq!(info_directives_string(9), "QUALIFIER");
+        assert_eq!(info_directives_string(0xffff_0010), "OPTIONAL");
+    }
+
+    #[test]
+    fn version() {
+        assert!(text(VERSION).starts_with("OpenPMIx 4.2.2"));
+    }
+}

@@ -76,7 +76,7 @@ for k, (n, v, t) in enumerate(entries):
 print()
 print("/// The attribute dictionary, in header order.")
 print("#[rustfmt::skip]")
-print("pub const ATTRIBUTES: &[Attribute] = &[")
+print("pub static ATTRIBUTES: &[Attribute] = &[")
 for k, (n, v, t) in enumerate(entries):
     dep = "true" if k >= len(entries) - ndep else "false"
     t = t.replace("\\", "\\\\").replace('"', '\\"')
