@@ -9,7 +9,7 @@
 //! | bool, byte, int8, uint8, and the 8-bit enums | one raw byte each |
 //! | int16/32/64, int, status | zigzag varint (`PMIX_INT` and `PMIX_UINT` as `int32`) |
 //! | uint16/32/64, size, rank, enums of 16/32/64 bits | unsigned varint |
-//! | pid | type tag `PMIX_UINT32`, then the pid as a `uint32` |
+//! | pid | one type tag `PMIX_UINT32` per pack call, then each pid as a `uint32` |
 //! | float, double | `%f` text as a string |
 //! | timeval | `int64` seconds, `int64` microseconds |
 //! | time | `uint64` |
@@ -55,6 +55,18 @@ pub fn pack_items(out: &mut Vec<u8>, ty: DataType, items: &[Value]) -> Result<()
             check_types(ty, items)?;
             // A pointer is meaningless elsewhere: one sentinel per call.
             out.push(1);
+            return Ok(());
+        }
+        DataType::Pid => {
+            check_types(ty, items)?;
+            // pid_t is a "system type": one tag for the whole call names
+            // the integer type the pids travel as.
+            wire::put_type(out, DataType::Uint32.raw());
+            for v in items {
+                if let Value::Pid(p) = v {
+                    varint::put_u64(out, u64::from(*p as u32));
+                }
+            }
             return Ok(());
         }
         _ => {}
@@ -118,7 +130,6 @@ fn pack_strings(out: &mut Vec<u8>, v: &[std::ffi::CString]) -> Result<(), CodecE
 }
 
 fn pack_pid(out: &mut Vec<u8>, pid: i32) {
-    // pid_t is a "system type": always tagged with the type it travels as.
     wire::put_type(out, DataType::Uint32.raw());
     varint::put_u64(out, u64::from(pid as u32));
 }

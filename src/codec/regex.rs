@@ -12,9 +12,10 @@
 //! * anything else: a count (`int32`, 1) followed by a string, as a
 //!   top-level `PMIx_Data_pack` of one `PMIX_STRING` would write it.
 //!
-//! A [`Value::Regex`](crate::Value::Regex) holds the regex bytes without
-//! the terminating NUL of the string forms; a blob keeps all of its bytes.
-//! An empty vector stands for a NULL regex.
+//! A [`Value::Regex`](crate::Value::Regex) holds the bytes a C `char *`
+//! regex points to: the string forms with their terminating NUL, a blob
+//! with all of its framed bytes. An empty vector stands for a NULL regex.
+//! Packing accepts the string forms with or without the NUL.
 
 use std::ffi::CStr;
 
@@ -119,8 +120,8 @@ pub fn unpack(r: &mut Reader<'_>) -> Result<Vec<u8>, CodecError> {
     let rest = r.rest();
     if is_string_form(rest) {
         let s = CStr::from_bytes_until_nul(rest).map_err(|_| CodecError::Unterminated)?;
-        let bytes = s.to_bytes().to_vec();
-        r.advance(bytes.len() + 1);
+        let bytes = s.to_bytes_with_nul().to_vec();
+        r.advance(bytes.len());
         return Ok(bytes);
     }
     if rest.starts_with(BLOB) {
@@ -136,7 +137,7 @@ pub fn unpack(r: &mut Reader<'_>) -> Result<Vec<u8>, CodecError> {
     match n {
         0 => Ok(Vec::new()),
         1 => Ok(wire::get_str(r)?
-            .map(|s| s.into_bytes())
+            .map(|s| s.into_bytes_with_nul())
             .unwrap_or_default()),
         n if n > 1 => Err(CodecError::InadequateSpace {
             total: n as usize,
@@ -163,16 +164,17 @@ mod tests {
     fn string_forms() {
         let (b, back) = rt(b"pmix[abc]");
         assert_eq!(b, b"pmix[abc]\0");
-        assert_eq!(back, b"pmix[abc]");
-        let (b, _) = rt(b"raw:abc");
+        assert_eq!(back, b"pmix[abc]\0");
+        let (b, back) = rt(b"raw:abc\0");
         assert_eq!(b, b"raw:abc\0");
+        assert_eq!(back, b"raw:abc\0");
     }
 
     #[test]
     fn fallback_is_a_counted_string() {
         let (b, back) = rt(b"node[1-3]");
         assert_eq!(b, b"\x02\x14node[1-3]\0");
-        assert_eq!(back, b"node[1-3]");
+        assert_eq!(back, b"node[1-3]\0");
         let (b, back) = rt(b"");
         assert_eq!(b, b"\x02\x00");
         assert!(back.is_empty());

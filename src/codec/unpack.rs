@@ -65,6 +65,7 @@ pub fn unpack_items(
             r.byte()?;
             Ok(vec![Value::Pointer(0); n])
         }
+        DataType::Pid => pids_(r, n),
         _ => {
             // Every other item takes at least one byte.
             if n > r.remaining() {
@@ -129,11 +130,27 @@ fn infos_(r: &mut Reader<'_>, depth: usize) -> Result<Vec<Info>, CodecError> {
     Ok(v)
 }
 
-/// Reads a `pid_t`, which travels with a tag naming the integer type it was
-/// packed as; any integer tag is converted as C would cast it.
-fn pid_(r: &mut Reader<'_>) -> Result<i32, CodecError> {
+/// Reads `n` `pid_t`s, which travel behind one tag naming the integer type
+/// they were packed as; any integer tag is converted as C would cast it.
+fn pids_(r: &mut Reader<'_>, n: usize) -> Result<Vec<Value>, CodecError> {
     let tag = wire::get_type(r)?;
     let ty = DataType::from_raw(tag).ok_or(CodecError::UnexpectedTag(tag))?;
+    let mut v = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        v.push(Value::Pid(pid_as(r, ty, tag)?));
+    }
+    Ok(v)
+}
+
+/// Reads one tagged `pid_t`.
+fn pid_(r: &mut Reader<'_>) -> Result<i32, CodecError> {
+    match pids_(r, 1)?.pop() {
+        Some(Value::Pid(p)) => Ok(p),
+        _ => Err(CodecError::ReadPastEnd),
+    }
+}
+
+fn pid_as(r: &mut Reader<'_>, ty: DataType, tag: u16) -> Result<i32, CodecError> {
     Ok(match ty {
         DataType::Uint32 => varint::get_u32(r)? as i32,
         DataType::Int32 => varint::get_i32(r)?,
