@@ -10,6 +10,7 @@ pub mod codec;
 pub mod data_type;
 pub mod info;
 pub mod keys;
+pub mod locality;
 pub mod proc;
 pub mod regex;
 pub mod status;
