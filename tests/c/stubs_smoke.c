@@ -240,6 +240,36 @@ int main(void)
         failures++;
     }
 
+    /* The helpers that need no server refuse NULL arguments. */
+    {
+        pmix_locality_t loc = 0;
+        const pmix_status_t BAD = PMIX_ERR_BAD_PARAM;
+        EXPECT(PMIx_generate_regex(NULL, &str), BAD);
+        EXPECT(PMIx_generate_regex("a,b", NULL), BAD);
+        EXPECT(PMIx_generate_ppn(NULL, &str), BAD);
+        EXPECT(PMIx_generate_ppn("0;1", NULL), BAD);
+        EXPECT(PMIx_Get_relative_locality(NULL, NULL, NULL), BAD);
+        EXPECT(PMIx_Get_relative_locality("SK0", "SK0", NULL), BAD);
+        EXPECT(PMIx_Get_relative_locality(NULL, "SK0", &loc), BAD);
+        EXPECT(PMIx_Get_relative_locality("garbage", "SK0", &loc), BAD);
+        EXPECT(PMIx_Get_relative_locality("SK0", "SK0", &loc), PMIX_SUCCESS);
+        EXPECT(loc, PMIX_LOCALITY_SHARE_NODE | PMIX_LOCALITY_SHARE_PACKAGE);
+        EXPECT(PMIx_Parse_cpuset_string(NULL, NULL), BAD);
+        EXPECT(PMIx_Parse_cpuset_string("hwloc:0", NULL), BAD);
+        EXPECT(PMIx_Parse_cpuset_string("no colon", &cpuset), BAD);
+        EXPECT(PMIx_Parse_cpuset_string("hwloc:zz", &cpuset), BAD);
+        EXPECT(PMIx_Parse_cpuset_string("other:0-3", &cpuset), PMIX_ERR_NOT_SUPPORTED);
+        EXPECT(PMIx_server_generate_cpuset_string(NULL, NULL), BAD);
+        EXPECT(PMIx_server_generate_cpuset_string(&cpuset, NULL), BAD);
+        EXPECT(PMIx_server_generate_cpuset_string(&cpuset, &str), BAD); /* no bitmap */
+        EXPECT(PMIx_server_generate_locality_string(NULL, NULL), BAD);
+        EXPECT(PMIx_server_generate_locality_string(&cpuset, NULL), BAD);
+        EXPECT(PMIx_server_generate_locality_string(&cpuset, &str), BAD); /* no source */
+        EXPECT(PMIx_Load_topology(NULL), BAD);
+        EXPECT(PMIx_Get_cpuset(NULL, PMIX_CPUBIND_PROCESS), BAD);
+        EXPECT(PMIx_Get_cpuset(&cpuset, 7), BAD);
+    }
+
     /* Finalizing what was never initialized is a no-op, as in OpenPMIx. */
     EXPECT(PMIx_Finalize(NULL, 0), PMIX_SUCCESS);
     EXPECT(PMIx_tool_finalize(), PMIX_SUCCESS);
