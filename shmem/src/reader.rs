@@ -1,0 +1,455 @@
+//! Reading segments: map a received descriptor read-only, check its seals
+//! and header, validate the index, and validate each block the first time a
+//! lookup touches it (checksum, then bytecheck), remembering the outcome.
+//!
+//! Opening costs the header, the index checksum and the index's bytecheck:
+//! O(number of blocks), a few kilobytes for a million ranks. A block costs
+//! its checksum and bytecheck once, on first touch. After that a lookup is
+//! pointer arithmetic, a binary search in the row and a decode: no
+//! allocation, no lock, no system call.
+
+use std::ffi::CStr;
+use std::os::fd::BorrowedFd;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use rkyv::api::high::HighValidator;
+use rkyv::bytecheck::CheckBytes;
+use rkyv::rancor::Failure;
+use rkyv::util::AlignedVec;
+use rkyv::Portable;
+
+use crate::checksum::xxh64;
+use crate::dict::{self, LookupKey};
+use crate::error::{Region, SegmentError};
+use crate::header::{check_range, Header, HEADER_LEN};
+use crate::schema::*;
+use crate::sys;
+use crate::types::{Scope, Scopes};
+use crate::value::{decode_inline, ValueRef};
+
+/// How a node is addressed (`PMIX_NODEID` or `PMIX_HOSTNAME` qualifier).
+#[derive(Clone, Copy, Debug)]
+pub enum NodeSel<'a> {
+    /// By node id.
+    Id(u32),
+    /// By hostname.
+    Hostname(&'a str),
+}
+
+enum Memory {
+    Mapped(sys::Mapping),
+    Heap(AlignedVec<16>),
+}
+
+// Validation state of a block.
+const UNCHECKED: u8 = 0;
+const BAD_RANGE: u8 = 1;
+const BAD_SUM: u8 = 2;
+const BAD_ARCHIVE: u8 = 3;
+const IS_TABLE: u8 = 4;
+const IS_DICT: u8 = 5;
+
+/// An open, validated segment. Lookups borrow from it.
+pub struct Segment {
+    mem: Memory,
+    index_offset: usize,
+    index_len: usize,
+    /// One byte per block: its validation state (see the constants).
+    states: Box<[AtomicU8]>,
+}
+
+impl std::fmt::Debug for Segment {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Segment")
+            .field("nspace", &self.nspace())
+            .field("generation", &self.generation())
+            .field("len", &self.len())
+            .finish()
+    }
+}
+
+trait Block: Portable + for<'a> CheckBytes<HighValidator<'a, Failure>> {
+    const STATE: u8;
+}
+impl Block for ArchivedTable {
+    const STATE: u8 = IS_TABLE;
+}
+impl Block for ArchivedDict {
+    const STATE: u8 = IS_DICT;
+}
+
+fn os((op, source): (&'static str, std::io::Error)) -> SegmentError {
+    SegmentError::Os { op, source }
+}
+
+impl Segment {
+    /// Maps a segment received as a descriptor. The descriptor must carry
+    /// every seal of a published segment; it may be closed afterwards.
+    pub fn from_fd(fd: BorrowedFd<'_>) -> Result<Segment, SegmentError> {
+        let seals = sys::seals(fd).map_err(os)?;
+        if seals & sys::REQUIRED_SEALS != sys::REQUIRED_SEALS {
+            return Err(SegmentError::NotSealed {
+                found: seals,
+                required: sys::REQUIRED_SEALS,
+            });
+        }
+        let len = sys::file_len(fd).map_err(os)?;
+        if len < HEADER_LEN as u64 {
+            return Err(SegmentError::TooShort {
+                len,
+                need: HEADER_LEN as u64,
+            });
+        }
+        let len = usize::try_from(len).map_err(|_| SegmentError::BadRange(Region::Header))?;
+        let map = sys::Mapping::map_readonly(fd, len).map_err(os)?;
+        Segment::open(Memory::Mapped(map))
+    }
+
+    /// Reads a segment from bytes in memory (copied into an aligned buffer).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Segment, SegmentError> {
+        let mut v = AlignedVec::<16>::with_capacity(bytes.len());
+        v.extend_from_slice(bytes);
+        Segment::open(Memory::Heap(v))
+    }
+
+    pub(crate) fn from_aligned(v: AlignedVec<16>) -> Result<Segment, SegmentError> {
+        Segment::open(Memory::Heap(v))
+    }
+
+    fn open(mem: Memory) -> Result<Segment, SegmentError> {
+        let bytes = match &mem {
+            Memory::Mapped(m) => m.as_slice(),
+            Memory::Heap(v) => v.as_slice(),
+        };
+        let h = Header::parse(bytes)?;
+        let (off, len) = (h.index_offset as usize, h.index_len as usize);
+        let ib = &bytes[off..off + len];
+        if xxh64(ib) != h.index_checksum {
+            return Err(SegmentError::Checksum(Region::Index));
+        }
+        let index = rkyv::access::<ArchivedIndex, Failure>(ib)
+            .map_err(|_| SegmentError::Invalid(Region::Index))?;
+        let states = (0..index.blocks.len())
+            .map(|_| AtomicU8::new(UNCHECKED))
+            .collect();
+        Ok(Segment {
+            mem,
+            index_offset: off,
+            index_len: len,
+            states,
+        })
+    }
+
+    /// The whole segment.
+    #[inline]
+    pub fn as_bytes(&self) -> &[u8] {
+        match &self.mem {
+            Memory::Mapped(m) => m.as_slice(),
+            Memory::Heap(v) => v.as_slice(),
+        }
+    }
+
+    /// Length in bytes.
+    pub fn len(&self) -> usize {
+        self.as_bytes().len()
+    }
+
+    /// Always false: a valid segment has a header.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The index.
+    #[inline]
+    pub fn index(&self) -> &ArchivedIndex {
+        let b = &self.as_bytes()[self.index_offset..self.index_offset + self.index_len];
+        // SAFETY: these exact bytes passed `rkyv::access::<ArchivedIndex>`
+        // in `open`, and they never change: they are either our own heap
+        // buffer, never handed out mutably, or a mapping of a memfd sealed
+        // against writes and shrinking (checked in `from_fd`).
+        unsafe { rkyv::access_unchecked::<ArchivedIndex>(b) }
+    }
+
+    /// The namespace the segment describes.
+    pub fn nspace(&self) -> &CStr {
+        self.index().nspace.as_c_str()
+    }
+
+    /// The generation number the writer gave it.
+    pub fn generation(&self) -> u64 {
+        self.index().generation.to_native()
+    }
+
+    /// Number of ranks with process-realm data (highest rank + 1).
+    pub fn proc_ranks(&self) -> u32 {
+        self.index().procs.rows.to_native()
+    }
+
+    /// Number of blocks.
+    pub fn block_count(&self) -> usize {
+        self.states.len()
+    }
+
+    /// Number of blocks validated so far.
+    pub fn validated_blocks(&self) -> usize {
+        self.states
+            .iter()
+            .filter(|s| matches!(s.load(Ordering::Relaxed), IS_TABLE | IS_DICT))
+            .count()
+    }
+
+    #[inline]
+    fn block<T: Block>(&self, i: u32) -> Result<&T, SegmentError> {
+        let st = self
+            .states
+            .get(i as usize)
+            .ok_or(SegmentError::BadRange(Region::Block(i)))?;
+        let state = st.load(Ordering::Acquire);
+        if state == T::STATE {
+            let br = &self.index().blocks[i as usize];
+            let (o, l) = (br.offset.to_native() as usize, br.len.to_native() as usize);
+            let b = &self.as_bytes()[o..o + l];
+            // SAFETY: the state says these bytes passed
+            // `rkyv::access::<T>` (set below only after success, for this
+            // very type), and the bytes are immutable (see `index`).
+            return Ok(unsafe { rkyv::access_unchecked::<T>(b) });
+        }
+        self.validate_block::<T>(i, state)
+    }
+
+    #[cold]
+    fn validate_block<T: Block>(&self, i: u32, state: u8) -> Result<&T, SegmentError> {
+        let r = Region::Block(i);
+        let fail = |s: u8, e: SegmentError| {
+            self.states[i as usize].store(s, Ordering::Release);
+            Err(e)
+        };
+        match state {
+            UNCHECKED => {}
+            BAD_SUM => return Err(SegmentError::Checksum(r)),
+            BAD_ARCHIVE | IS_TABLE | IS_DICT => return Err(SegmentError::Invalid(r)),
+            _ => return Err(SegmentError::BadRange(r)),
+        }
+        let br = &self.index().blocks[i as usize];
+        let (o, l) = (br.offset.to_native(), br.len.to_native());
+        if check_range(o, l, self.len() as u64, r).is_err() {
+            return fail(BAD_RANGE, SegmentError::BadRange(r));
+        }
+        let b = &self.as_bytes()[o as usize..(o + l) as usize];
+        if xxh64(b) != br.checksum.to_native() {
+            return fail(BAD_SUM, SegmentError::Checksum(r));
+        }
+        match rkyv::access::<T, Failure>(b) {
+            Ok(t) => {
+                self.states[i as usize].store(T::STATE, Ordering::Release);
+                Ok(t)
+            }
+            Err(_) => fail(BAD_ARCHIVE, SegmentError::Invalid(r)),
+        }
+    }
+
+    /// Validates every block now (a server checking what it wrote, tools,
+    /// tests). Readers need not call it: lookups validate what they touch.
+    pub fn validate_all(&self) -> Result<(), SegmentError> {
+        let ix = self.index();
+        if let Some(k) = ix.keys.as_ref() {
+            self.block::<ArchivedDict>(k.to_native())?;
+        }
+        if let Some(k) = ix.hostnames.as_ref() {
+            self.block::<ArchivedDict>(k.to_native())?;
+        }
+        for set in [
+            &ix.session,
+            &ix.job,
+            &ix.apps,
+            &ix.nodes,
+            &ix.procs,
+            &ix.posted,
+        ] {
+            let shift = set.shift.to_native();
+            if shift >= 32 {
+                return Err(SegmentError::Invalid(Region::Index));
+            }
+            let n = set.rows.to_native().div_ceil(1 << shift);
+            for b in 0..n {
+                self.block::<ArchivedTable>(set.first_block.to_native().saturating_add(b))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The id of `key` in this segment, if any row holds it.
+    #[inline]
+    pub fn key_id(&self, key: &LookupKey<'_>) -> Result<Option<u32>, SegmentError> {
+        match self.index().keys.as_ref() {
+            None => Ok(None),
+            Some(b) => Ok(dict::find(self.block::<ArchivedDict>(b.to_native())?, key)),
+        }
+    }
+
+    /// Looks up key id `key` in row `row` of `set`.
+    #[inline]
+    fn row_value(
+        &self,
+        set: &ArchivedRowSet,
+        row: u32,
+        key: u32,
+    ) -> Result<Option<ValueRef<'_>>, SegmentError> {
+        if row >= set.rows.to_native() {
+            return Ok(None);
+        }
+        let shift = set.shift.to_native();
+        if shift >= 32 {
+            return Err(SegmentError::Invalid(Region::Index));
+        }
+        let bi = set.first_block.to_native().saturating_add(row >> shift);
+        let t = self.block::<ArchivedTable>(bi)?;
+        let r = (row & ((1u32 << shift) - 1)) as usize;
+        let bad = SegmentError::Invalid(Region::Block(bi));
+        let rs = t.row_starts.as_slice();
+        let (Some(a), Some(b)) = (rs.get(r), rs.get(r + 1)) else {
+            return Err(bad);
+        };
+        let Some(cells) = t
+            .cells
+            .as_slice()
+            .get(a.to_native() as usize..b.to_native() as usize)
+        else {
+            return Err(bad);
+        };
+        let p = cells.partition_point(|c| c.key_tag.to_native() >> 8 < key);
+        let Some(c) = cells.get(p) else {
+            return Ok(None);
+        };
+        let kt = c.key_tag.to_native();
+        if kt >> 8 != key {
+            return Ok(None);
+        }
+        let (tag, data) = ((kt & 0xFF) as u8, c.data.to_native());
+        let v = if tag == TAG_POOL {
+            t.pool.get(data as usize).map(ValueRef::from_archived)
+        } else {
+            decode_inline(tag, data)
+        };
+        v.map(Some).ok_or(bad)
+    }
+
+    fn with_key<'s>(
+        &'s self,
+        key: &LookupKey<'_>,
+        f: impl FnOnce(&'s ArchivedIndex, u32) -> Result<Option<ValueRef<'s>>, SegmentError>,
+    ) -> Result<Option<ValueRef<'s>>, SegmentError> {
+        match self.key_id(key)? {
+            None => Ok(None),
+            Some(k) => f(self.index(), k),
+        }
+    }
+
+    /// A process-realm value of `rank`.
+    #[inline]
+    pub fn proc_value(
+        &self,
+        rank: u32,
+        key: &LookupKey<'_>,
+    ) -> Result<Option<ValueRef<'_>>, SegmentError> {
+        self.with_key(key, |ix, k| self.row_value(&ix.procs, rank, k))
+    }
+
+    /// A job-realm value.
+    pub fn job_value(&self, key: &LookupKey<'_>) -> Result<Option<ValueRef<'_>>, SegmentError> {
+        self.with_key(key, |ix, k| self.row_value(&ix.job, 0, k))
+    }
+
+    /// A session-realm value.
+    pub fn session_value(&self, key: &LookupKey<'_>) -> Result<Option<ValueRef<'_>>, SegmentError> {
+        self.with_key(key, |ix, k| self.row_value(&ix.session, 0, k))
+    }
+
+    /// A value of application `appnum`.
+    pub fn app_value(
+        &self,
+        appnum: u32,
+        key: &LookupKey<'_>,
+    ) -> Result<Option<ValueRef<'_>>, SegmentError> {
+        self.with_key(key, |ix, k| {
+            match ix
+                .app_nums
+                .as_slice()
+                .binary_search_by_key(&appnum, |a| a.to_native())
+            {
+                Ok(row) => self.row_value(&ix.apps, row as u32, k),
+                Err(_) => Ok(None),
+            }
+        })
+    }
+
+    /// The row of a node, if the segment describes it.
+    pub fn node_row(&self, node: NodeSel<'_>) -> Result<Option<u32>, SegmentError> {
+        let ix = self.index();
+        match node {
+            NodeSel::Id(id) => Ok(ix
+                .node_ids
+                .as_slice()
+                .binary_search_by_key(&id, |a| a.to_native())
+                .ok()
+                .map(|r| r as u32)),
+            NodeSel::Hostname("") => Ok(None),
+            NodeSel::Hostname(h) => match ix.hostnames.as_ref() {
+                None => Ok(None),
+                Some(b) => Ok(dict::find(
+                    self.block::<ArchivedDict>(b.to_native())?,
+                    &LookupKey::new(h.as_bytes()),
+                )),
+            },
+        }
+    }
+
+    /// The id of node row `row`.
+    pub fn node_id(&self, row: u32) -> Option<u32> {
+        self.index()
+            .node_ids
+            .get(row as usize)
+            .map(|a| a.to_native())
+    }
+
+    /// A value of a node.
+    pub fn node_value(
+        &self,
+        node: NodeSel<'_>,
+        key: &LookupKey<'_>,
+    ) -> Result<Option<ValueRef<'_>>, SegmentError> {
+        let Some(row) = self.node_row(node)? else {
+            return Ok(None);
+        };
+        self.with_key(key, |ix, k| self.row_value(&ix.nodes, row, k))
+    }
+
+    /// A value `rank` posted, searching the scopes in `scopes` (global,
+    /// local, remote, internal, in that order).
+    #[inline]
+    pub fn posted_value(
+        &self,
+        rank: u32,
+        scopes: Scopes,
+        key: &LookupKey<'_>,
+    ) -> Result<Option<ValueRef<'_>>, SegmentError> {
+        self.with_key(key, |ix, k| {
+            let Some(base) = rank.checked_mul(Scope::COUNT) else {
+                return Ok(None);
+            };
+            for s in Scope::ALL {
+                if scopes.contains(s) {
+                    if let Some(v) = self.row_value(&ix.posted, base + s.row(), k)? {
+                        return Ok(Some(v));
+                    }
+                }
+            }
+            Ok(None)
+        })
+    }
+
+    /// True if the segment holds posted data (a modex segment).
+    pub fn has_posted(&self) -> bool {
+        self.index().posted.rows.to_native() > 0
+    }
+}

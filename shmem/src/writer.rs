@@ -1,0 +1,554 @@
+//! Building segments: collect a namespace's data, serialize it to a heap
+//! buffer of exact size, copy it into a `memfd` and seal it.
+
+use std::collections::{BTreeMap, HashMap};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+
+use rkyv::util::AlignedVec;
+
+use crate::checksum::xxh64;
+use crate::error::{BuildError, SegmentError};
+use crate::header::{Header, ALIGN, HEADER_LEN};
+use crate::reader::Segment;
+use crate::schema::*;
+use crate::types::{tag, Scope};
+use crate::{dict, sys};
+
+type FastMap<K, V> = HashMap<K, V, ahash::RandomState>;
+
+/// Longest key (`PMIX_MAX_KEYLEN`).
+pub const MAX_KEYLEN: usize = 511;
+/// Longest namespace (`PMIX_MAX_NSLEN`).
+pub const MAX_NSLEN: usize = 255;
+/// Ranks per block of the process realm, as a power of two (256 ranks).
+pub const DEFAULT_RANK_SHIFT: u32 = 8;
+/// Rows per block of the node and application realms (64).
+const SMALL_SHIFT: u32 = 6;
+
+/// A key interned in one builder (see [`SegmentBuilder::key`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct KeyId(u32);
+
+/// Collects the data of one namespace (job data, or one modex) and builds a
+/// segment from it. Keys are strings; values are owned [`StoredValue`]s.
+/// Setting a key twice in the same row keeps the last value.
+pub struct SegmentBuilder {
+    nspace: StrZ,
+    generation: u64,
+    rank_shift: u32,
+    key_ids: FastMap<Box<[u8]>, u32>,
+    key_names: Vec<StrZ>,
+    pool: Vec<StoredValue>,
+    dedup: FastMap<u64, u32>,
+    session: Vec<Cell>,
+    job: Vec<Cell>,
+    apps: BTreeMap<u32, Vec<Cell>>,
+    nodes: BTreeMap<u32, (Option<StrZ>, Vec<Cell>)>,
+    procs: Vec<Vec<Cell>>,
+    posted: Vec<Vec<Cell>>,
+}
+
+/// A hash identifying values worth sharing between rows (strings, byte
+/// payloads, 64-bit scalars), `None` for the others.
+fn dedup_hash(v: &StoredValue) -> Option<u64> {
+    use StoredValue as V;
+    let mut buf = [0u8; 10];
+    let t = v.data_type().to_le_bytes();
+    buf[..2].copy_from_slice(&t);
+    let word = |w: u64, buf: &mut [u8; 10]| {
+        buf[2..].copy_from_slice(&w.to_le_bytes());
+        xxh64(&buf[..])
+    };
+    Some(match v {
+        V::String(Some(s)) | V::ProcNspace(s) => xxh64(s.as_bytes()) ^ u64::from(v.data_type()),
+        V::ByteObject(b)
+        | V::Regex(b)
+        | V::CompressedString(b)
+        | V::CompressedByteObject(b)
+        | V::DataBuffer(b) => xxh64(b).rotate_left(7) ^ u64::from(v.data_type()),
+        V::Size(w)
+        | V::Uint64(w)
+        | V::DevType(w)
+        | V::StorMedium(w)
+        | V::StorAccess(w)
+        | V::StorPersist(w)
+        | V::Pointer(w) => word(*w, &mut buf),
+        V::Int64(w) | V::Time(w) => word(*w as u64, &mut buf),
+        V::Double(d) => word(d.to_bits(), &mut buf),
+        _ => return None,
+    })
+}
+
+fn check_key(key: &str) -> Result<(), BuildError> {
+    if key.is_empty() || key.len() > MAX_KEYLEN || key.as_bytes().contains(&0) {
+        return Err(BuildError::BadKey(key.to_owned()));
+    }
+    Ok(())
+}
+
+impl SegmentBuilder {
+    /// A builder for namespace `nspace`.
+    pub fn new(nspace: &str) -> Result<Self, BuildError> {
+        if nspace.len() > MAX_NSLEN {
+            return Err(BuildError::BadNspace(nspace.to_owned()));
+        }
+        let ns = StrZ::new(nspace).map_err(|_| BuildError::BadNspace(nspace.to_owned()))?;
+        Ok(SegmentBuilder {
+            nspace: ns,
+            generation: 0,
+            rank_shift: DEFAULT_RANK_SHIFT,
+            key_ids: FastMap::default(),
+            key_names: Vec::new(),
+            pool: Vec::new(),
+            dedup: FastMap::default(),
+            session: Vec::new(),
+            job: Vec::new(),
+            apps: BTreeMap::new(),
+            nodes: BTreeMap::new(),
+            procs: Vec::new(),
+            posted: Vec::new(),
+        })
+    }
+
+    /// Sets the generation number recorded in the segment.
+    pub fn generation(&mut self, g: u64) -> &mut Self {
+        self.generation = g;
+        self
+    }
+
+    /// Sets the number of ranks per block as `1 << shift` (1..=16); the
+    /// unit of lazy validation of the process realm and posted data.
+    pub fn rank_block_shift(&mut self, shift: u32) -> &mut Self {
+        self.rank_shift = shift.clamp(0, 16);
+        self
+    }
+
+    /// Interns `key`; the id is valid for this builder only and saves the
+    /// string lookup when the same key is set for many ranks.
+    pub fn key(&mut self, key: &str) -> Result<KeyId, BuildError> {
+        if let Some(&id) = self.key_ids.get(key.as_bytes()) {
+            return Ok(KeyId(id));
+        }
+        check_key(key)?;
+        if self.key_names.len() >= MAX_KEYS {
+            return Err(BuildError::TooManyKeys);
+        }
+        let id = self.key_names.len() as u32;
+        self.key_names
+            .push(StrZ::new(key).map_err(|_| BuildError::BadKey(key.to_owned()))?);
+        self.key_ids.insert(key.as_bytes().into(), id);
+        Ok(KeyId(id))
+    }
+
+    fn cell(&mut self, key: KeyId, v: StoredValue) -> Result<Cell, BuildError> {
+        if let Some((t, d)) = v.inline() {
+            return Ok(Cell {
+                key_tag: key.0 << 8 | u32::from(t),
+                data: d,
+            });
+        }
+        let h = dedup_hash(&v);
+        if let Some(h) = h {
+            if let Some(&i) = self.dedup.get(&h) {
+                if self.pool[i as usize] == v {
+                    return Ok(Cell {
+                        key_tag: key.0 << 8 | u32::from(TAG_POOL),
+                        data: i,
+                    });
+                }
+            }
+        }
+        let i = u32::try_from(self.pool.len()).map_err(|_| BuildError::TooLarge)?;
+        self.pool.push(v);
+        if let Some(h) = h {
+            self.dedup.insert(h, i);
+        }
+        Ok(Cell {
+            key_tag: key.0 << 8 | u32::from(TAG_POOL),
+            data: i,
+        })
+    }
+
+    /// Sets a session-realm key.
+    pub fn session(&mut self, key: &str, v: StoredValue) -> Result<&mut Self, BuildError> {
+        let k = self.key(key)?;
+        let c = self.cell(k, v)?;
+        self.session.push(c);
+        Ok(self)
+    }
+
+    /// Sets a job-realm key (what a get with `PMIX_RANK_WILDCARD` reads).
+    pub fn job(&mut self, key: &str, v: StoredValue) -> Result<&mut Self, BuildError> {
+        let k = self.key(key)?;
+        let c = self.cell(k, v)?;
+        self.job.push(c);
+        Ok(self)
+    }
+
+    /// Sets a key of application `appnum`.
+    pub fn app(&mut self, appnum: u32, key: &str, v: StoredValue) -> Result<&mut Self, BuildError> {
+        let k = self.key(key)?;
+        let c = self.cell(k, v)?;
+        self.apps.entry(appnum).or_default().push(c);
+        Ok(self)
+    }
+
+    /// Names node `node_id` (`PMIX_HOSTNAME`), so it can be addressed by
+    /// hostname as well as by id.
+    pub fn node_hostname(&mut self, node_id: u32, hostname: &str) -> Result<&mut Self, BuildError> {
+        let h = StrZ::new(hostname).map_err(|_| BuildError::BadHostname(hostname.to_owned()))?;
+        self.nodes.entry(node_id).or_default().0 = Some(h);
+        Ok(self)
+    }
+
+    /// Sets a key of node `node_id`.
+    pub fn node(
+        &mut self,
+        node_id: u32,
+        key: &str,
+        v: StoredValue,
+    ) -> Result<&mut Self, BuildError> {
+        let k = self.key(key)?;
+        let c = self.cell(k, v)?;
+        self.nodes.entry(node_id).or_default().1.push(c);
+        Ok(self)
+    }
+
+    fn check_rank(rank: u32) -> Result<usize, BuildError> {
+        // PMIX_RANK_VALID is the largest valid rank.
+        if rank > u32::MAX - 50 {
+            return Err(BuildError::BadRank(rank));
+        }
+        Ok(rank as usize)
+    }
+
+    /// Sets a process-realm key of `rank`.
+    pub fn proc(&mut self, rank: u32, key: &str, v: StoredValue) -> Result<&mut Self, BuildError> {
+        let k = self.key(key)?;
+        self.proc_kv(rank, k, v)
+    }
+
+    /// Sets a process-realm key of `rank`, the key interned beforehand.
+    pub fn proc_kv(
+        &mut self,
+        rank: u32,
+        key: KeyId,
+        v: StoredValue,
+    ) -> Result<&mut Self, BuildError> {
+        let r = Self::check_rank(rank)?;
+        let c = self.cell(key, v)?;
+        if self.procs.len() <= r {
+            self.procs.resize_with(r + 1, Vec::new);
+        }
+        self.procs[r].push(c);
+        Ok(self)
+    }
+
+    /// Records a value `rank` posted (`PMIx_Put` + `PMIx_Commit`) with
+    /// `scope`.
+    pub fn posted(
+        &mut self,
+        rank: u32,
+        scope: Scope,
+        key: &str,
+        v: StoredValue,
+    ) -> Result<&mut Self, BuildError> {
+        let k = self.key(key)?;
+        self.posted_kv(rank, scope, k, v)
+    }
+
+    /// [`posted`](Self::posted) with an interned key.
+    pub fn posted_kv(
+        &mut self,
+        rank: u32,
+        scope: Scope,
+        key: KeyId,
+        v: StoredValue,
+    ) -> Result<&mut Self, BuildError> {
+        let r = Self::check_rank(rank)?;
+        let c = self.cell(key, v)?;
+        let row = r * Scope::COUNT as usize + scope.row() as usize;
+        if self.posted.len() <= row {
+            self.posted
+                .resize_with(r * Scope::COUNT as usize + Scope::COUNT as usize, Vec::new);
+        }
+        self.posted[row].push(c);
+        Ok(self)
+    }
+
+    /// Serializes everything into a segment image of exact size.
+    pub fn build(self) -> Result<SegmentImage, BuildError> {
+        let SegmentBuilder {
+            nspace,
+            generation,
+            rank_shift,
+            key_names,
+            pool,
+            session,
+            job,
+            apps,
+            nodes,
+            mut procs,
+            mut posted,
+            ..
+        } = self;
+        let ncells: usize =
+            procs.iter().map(Vec::len).sum::<usize>() + posted.iter().map(Vec::len).sum::<usize>();
+        let mut e = Emitter {
+            buf: AlignedVec::with_capacity(
+                HEADER_LEN + ncells * 8 + (procs.len() + posted.len()) * 5 + 4096,
+            ),
+            blocks: Vec::new(),
+            stamp: vec![0; pool.len()],
+            local: vec![0; pool.len()],
+            pool,
+            nblocks_emitted: 0,
+        };
+        e.buf.extend_from_slice(&[0u8; HEADER_LEN]);
+
+        let keys = if key_names.is_empty() {
+            None
+        } else {
+            Some(e.emit(&dict::build(key_names))?)
+        };
+        let mut session = vec![session];
+        let mut job = vec![job];
+        let session = e.rows(&mut session, 0)?;
+        let job = e.rows(&mut job, 0)?;
+
+        let app_nums: Vec<u32> = apps.keys().copied().collect();
+        let mut app_rows: Vec<Vec<Cell>> = apps.into_values().collect();
+        let apps = e.rows(&mut app_rows, SMALL_SHIFT)?;
+
+        let node_ids: Vec<u32> = nodes.keys().copied().collect();
+        let mut names = Vec::with_capacity(nodes.len());
+        let mut node_rows = Vec::with_capacity(nodes.len());
+        for (name, row) in nodes.into_values() {
+            names.push(name.unwrap_or_default());
+            node_rows.push(row);
+        }
+        let hostnames = if names.iter().any(|n| !n.as_bytes().is_empty()) {
+            Some(e.emit(&dict::build(names))?)
+        } else {
+            None
+        };
+        let nodes = e.rows(&mut node_rows, SMALL_SHIFT)?;
+        let procs_set = e.rows(&mut procs, rank_shift)?;
+        drop(procs);
+        let posted_set = e.rows(&mut posted, rank_shift + 2)?;
+        drop(posted);
+
+        let index = Index {
+            nspace,
+            generation,
+            keys,
+            session,
+            job,
+            apps,
+            app_nums,
+            nodes,
+            node_ids,
+            hostnames,
+            procs: procs_set,
+            posted: posted_set,
+            blocks: std::mem::take(&mut e.blocks),
+        };
+        let (index_offset, index_len) = e.serialize(&index)?;
+        let index_checksum = xxh64(&e.buf[index_offset..index_offset + index_len]);
+        let header = Header {
+            total_len: e.buf.len() as u64,
+            index_offset: index_offset as u64,
+            index_len: index_len as u64,
+            index_checksum,
+        };
+        e.buf[..HEADER_LEN].copy_from_slice(&header.encode());
+        Ok(SegmentImage { bytes: e.buf })
+    }
+}
+
+struct Emitter {
+    buf: AlignedVec<16>,
+    blocks: Vec<BlockRef>,
+    pool: Vec<StoredValue>,
+    /// Per global pool entry: last block (1-based) that used it, and its
+    /// index in that block's pool.
+    stamp: Vec<u32>,
+    local: Vec<u32>,
+    nblocks_emitted: u32,
+}
+
+impl Emitter {
+    fn serialize<T>(&mut self, value: &T) -> Result<(usize, usize), BuildError>
+    where
+        T: for<'a> rkyv::Serialize<
+            rkyv::api::high::HighSerializer<
+                AlignedVec<16>,
+                rkyv::ser::allocator::ArenaHandle<'a>,
+                rkyv::rancor::Error,
+            >,
+        >,
+    {
+        let pad = (ALIGN - self.buf.len() % ALIGN) % ALIGN;
+        self.buf.extend_from_slice(&[0u8; ALIGN][..pad]);
+        let start = self.buf.len();
+        let buf = std::mem::take(&mut self.buf);
+        self.buf = rkyv::api::high::to_bytes_in::<_, rkyv::rancor::Error>(value, buf)?;
+        Ok((start, self.buf.len() - start))
+    }
+
+    fn emit<T>(&mut self, value: &T) -> Result<u32, BuildError>
+    where
+        T: for<'a> rkyv::Serialize<
+            rkyv::api::high::HighSerializer<
+                AlignedVec<16>,
+                rkyv::ser::allocator::ArenaHandle<'a>,
+                rkyv::rancor::Error,
+            >,
+        >,
+    {
+        let (start, len) = self.serialize(value)?;
+        let checksum = xxh64(&self.buf[start..start + len]);
+        let id = u32::try_from(self.blocks.len()).map_err(|_| BuildError::TooLarge)?;
+        self.blocks.push(BlockRef {
+            offset: start as u64,
+            len: len as u64,
+            checksum,
+        });
+        Ok(id)
+    }
+
+    /// Emits `rows` as blocks of `1 << shift` rows each.
+    fn rows(&mut self, rows: &mut [Vec<Cell>], shift: u32) -> Result<RowSet, BuildError> {
+        // Trailing empty rows carry nothing.
+        let n = rows
+            .iter()
+            .rposition(|r| !r.is_empty())
+            .map_or(0, |p| p + 1);
+        let rows = &mut rows[..n];
+        let set = RowSet {
+            rows: u32::try_from(n).map_err(|_| BuildError::TooLarge)?,
+            shift,
+            first_block: self.blocks.len() as u32,
+        };
+        for chunk in rows.chunks_mut(1 << shift) {
+            self.nblocks_emitted += 1;
+            let blk = self.nblocks_emitted;
+            let ncells: usize = chunk.iter().map(Vec::len).sum();
+            let mut row_starts = Vec::with_capacity(chunk.len() + 1);
+            let mut cells = Vec::with_capacity(ncells);
+            let mut pool = Vec::new();
+            for row in chunk.iter_mut() {
+                row_starts.push(u32::try_from(cells.len()).map_err(|_| BuildError::TooLarge)?);
+                // Sort by key id; of equal keys keep the last set.
+                row.sort_by_key(|c| c.key_tag >> 8);
+                row.dedup_by(|later, earlier| {
+                    if later.key_tag >> 8 == earlier.key_tag >> 8 {
+                        *earlier = *later;
+                        true
+                    } else {
+                        false
+                    }
+                });
+                for c in row.iter() {
+                    let mut c = *c;
+                    if c.key_tag & 0xFF == u32::from(TAG_POOL) {
+                        let g = c.data as usize;
+                        if self.stamp[g] != blk {
+                            self.stamp[g] = blk;
+                            self.local[g] = pool.len() as u32;
+                            pool.push(self.pool[g].clone());
+                        }
+                        c.data = self.local[g];
+                    }
+                    cells.push(c);
+                }
+                *row = Vec::new();
+            }
+            row_starts.push(u32::try_from(cells.len()).map_err(|_| BuildError::TooLarge)?);
+            self.emit(&Table {
+                row_starts,
+                cells,
+                pool,
+            })?;
+        }
+        Ok(set)
+    }
+}
+
+/// A built segment in process memory: exactly the bytes that get sealed.
+pub struct SegmentImage {
+    bytes: AlignedVec<16>,
+}
+
+impl SegmentImage {
+    /// The segment's bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// Length in bytes.
+    pub fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// Always false: a segment has at least a header.
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
+    /// Copies the image into a new `memfd` of exactly its size (with
+    /// `pwrite`: no writable mapping ever exists) and seals it.
+    pub fn seal(&self) -> Result<SealedSegment, BuildError> {
+        let os = |(op, source): (&'static str, std::io::Error)| BuildError::Os { op, source };
+        let fd = sys::memfd_create(c"pmix-segment").map_err(os)?;
+        sys::set_len(fd.as_fd(), self.bytes.len() as u64).map_err(os)?;
+        sys::write_all(fd.as_fd(), &self.bytes).map_err(os)?;
+        sys::add_seals(fd.as_fd(), sys::REQUIRED_SEALS).map_err(os)?;
+        Ok(SealedSegment {
+            fd,
+            len: self.bytes.len() as u64,
+        })
+    }
+
+    /// Reads the image in this process without a memfd (the server's own
+    /// view, tests, fuzzing).
+    pub fn open(self) -> Result<Segment, SegmentError> {
+        Segment::from_aligned(self.bytes)
+    }
+}
+
+/// A sealed memfd holding one segment, ready to pass to clients.
+pub struct SealedSegment {
+    fd: OwnedFd,
+    len: u64,
+}
+
+impl SealedSegment {
+    /// The descriptor (send it with `SCM_RIGHTS`).
+    pub fn fd(&self) -> BorrowedFd<'_> {
+        self.fd.as_fd()
+    }
+
+    /// Takes the descriptor.
+    pub fn into_fd(self) -> OwnedFd {
+        self.fd
+    }
+
+    /// Length of the segment.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Always false.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Maps the segment read-only in this process.
+    pub fn open(&self) -> Result<Segment, SegmentError> {
+        Segment::from_fd(self.fd.as_fd())
+    }
+}
+
+// Every data type tag fits in a cell's 8-bit tag, below TAG_POOL.
+const _: () = assert!(tag::STOR_ACCESS_TYPE < TAG_POOL as u16);
