@@ -26,6 +26,7 @@ use crate::schema::*;
 use crate::sys;
 use crate::types::{Scope, Scopes};
 use crate::value::{decode_inline, ValueRef};
+use crate::writer::padded;
 
 /// How a node is addressed (`PMIX_NODEID` or `PMIX_HOSTNAME` qualifier).
 #[derive(Clone, Copy, Debug)]
@@ -235,10 +236,18 @@ impl Segment {
         if check_range(o, l, self.len() as u64, r).is_err() {
             return fail(BAD_RANGE, SegmentError::BadRange(r));
         }
-        let b = &self.as_bytes()[o as usize..(o + l) as usize];
-        if xxh64(b) != br.checksum.to_native() {
+        // The checksum covers the block and the padding after it.
+        let Some(end) = usize::try_from(o + l)
+            .ok()
+            .map(padded)
+            .filter(|&e| e <= self.len())
+        else {
+            return fail(BAD_RANGE, SegmentError::BadRange(r));
+        };
+        if xxh64(&self.as_bytes()[o as usize..end]) != br.checksum.to_native() {
             return fail(BAD_SUM, SegmentError::Checksum(r));
         }
+        let b = &self.as_bytes()[o as usize..(o + l) as usize];
         match rkyv::access::<T, Failure>(b) {
             Ok(t) => {
                 self.states[i as usize].store(T::STATE, Ordering::Release);

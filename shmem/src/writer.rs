@@ -338,6 +338,7 @@ impl SegmentBuilder {
         let posted_set = e.rows(&mut posted, rank_shift + 2)?;
         drop(posted);
 
+        e.seal_blocks();
         let index = Index {
             nspace,
             generation,
@@ -366,6 +367,11 @@ impl SegmentBuilder {
     }
 }
 
+/// `n` rounded up to the segment alignment.
+pub(crate) fn padded(n: usize) -> usize {
+    n.div_ceil(ALIGN) * ALIGN
+}
+
 struct Emitter {
     buf: AlignedVec<16>,
     blocks: Vec<BlockRef>,
@@ -388,8 +394,7 @@ impl Emitter {
             >,
         >,
     {
-        let pad = (ALIGN - self.buf.len() % ALIGN) % ALIGN;
-        self.buf.extend_from_slice(&[0u8; ALIGN][..pad]);
+        self.pad();
         let start = self.buf.len();
         let buf = std::mem::take(&mut self.buf);
         self.buf = rkyv::api::high::to_bytes_in::<_, rkyv::rancor::Error>(value, buf)?;
@@ -407,14 +412,31 @@ impl Emitter {
         >,
     {
         let (start, len) = self.serialize(value)?;
-        let checksum = xxh64(&self.buf[start..start + len]);
         let id = u32::try_from(self.blocks.len()).map_err(|_| BuildError::TooLarge)?;
+        // The checksum is filled in by `seal_blocks`, once the padding
+        // that follows the block is written.
         self.blocks.push(BlockRef {
             offset: start as u64,
             len: len as u64,
-            checksum,
+            checksum: 0,
         });
         Ok(id)
+    }
+
+    /// Pads the buffer and computes every block's checksum over the block
+    /// and its padding, so that every byte of the segment is covered by the
+    /// header's, the index's or a block's checksum.
+    fn seal_blocks(&mut self) {
+        self.pad();
+        for b in &mut self.blocks {
+            let (o, l) = (b.offset as usize, padded(b.len as usize));
+            b.checksum = xxh64(&self.buf[o..o + l]);
+        }
+    }
+
+    fn pad(&mut self) {
+        let pad = padded(self.buf.len()) - self.buf.len();
+        self.buf.extend_from_slice(&[0u8; ALIGN][..pad]);
     }
 
     /// Emits `rows` as blocks of `1 << shift` rows each.

@@ -1,0 +1,216 @@
+//! Guards that foreign, truncated, version-skewed and corrupt segments are
+//! refused with a typed error, never a crash: every truncation length,
+//! every byte flipped, random bit flips (proptest), and lookups on whatever
+//! a corrupt segment still lets open.
+
+mod common;
+
+use common::*;
+use pmix_shmem::*;
+use proptest::prelude::*;
+
+fn sample() -> Vec<u8> {
+    let mut b = small_job("corrupt", 24, 3);
+    let vals = every_value();
+    for (i, v) in vals.iter().enumerate() {
+        b.proc((i % 24) as u32, &format!("x{i}"), v.clone())
+            .unwrap();
+        b.posted((i % 24) as u32, Scope::Global, &format!("p{i}"), v.clone())
+            .unwrap();
+    }
+    b.build().unwrap().as_bytes().to_vec()
+}
+
+/// Opens, validates everything, and performs lookups of every kind; the
+/// result is Err if any step refused the segment.
+fn exercise(bytes: &[u8]) -> Result<(), SegmentError> {
+    let seg = Segment::from_bytes(bytes)?;
+    // Lookups before full validation must not crash either.
+    for r in [0u32, 5, 23, 24, RANK_WILDCARD] {
+        let _ = seg.proc_value(r, &"pmix.rank".into());
+        let _ = seg.posted_value(r, Scopes::ALL, &"p3".into());
+    }
+    let _ = seg.node_value(NodeSel::Hostname("node1"), &"pmix.lpeers".into());
+    let _ = seg.app_value(1, &"pmix.wdir".into());
+    seg.validate_all()?;
+    for r in 0..24 {
+        if let Some(v) = seg.proc_value(r, &"pmix.hname".into())? {
+            let _ = v.to_stored();
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn intact_sample_passes() {
+    exercise(&sample()).unwrap();
+}
+
+#[test]
+fn every_truncation_is_refused() {
+    let b = sample();
+    for len in 0..b.len() {
+        let e = Segment::from_bytes(&b[..len]).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                SegmentError::TooShort { .. }
+                    | SegmentError::Truncated { .. }
+                    | SegmentError::Foreign
+            ),
+            "len {len}: {e}"
+        );
+    }
+    // Extended by garbage: refused too.
+    let mut longer = b.clone();
+    longer.extend_from_slice(&[0; 16]);
+    assert!(matches!(
+        Segment::from_bytes(&longer),
+        Err(SegmentError::Truncated { .. })
+    ));
+}
+
+#[test]
+fn every_byte_flipped_is_refused() {
+    let b = sample();
+    let mut c = b.clone();
+    for i in 0..b.len() {
+        let bit = 1u8 << (i % 8);
+        c[i] ^= bit;
+        assert!(
+            exercise(&c).is_err(),
+            "flip of bit {} of byte {i} went unnoticed",
+            i % 8
+        );
+        c[i] ^= bit;
+    }
+}
+
+#[test]
+fn foreign_version_and_layout_are_named() {
+    let b = sample();
+    let mut f = b.clone();
+    f[0] = b'X';
+    assert!(matches!(
+        Segment::from_bytes(&f),
+        Err(SegmentError::Foreign)
+    ));
+    assert!(matches!(
+        Segment::from_bytes(&[0u8; 4096]),
+        Err(SegmentError::Foreign)
+    ));
+
+    let reheader = |patch: &dyn Fn(&mut [u8])| {
+        let mut h = b.clone();
+        patch(&mut h);
+        let sum = checksum::xxh64(&h[..56]);
+        h[56..64].copy_from_slice(&sum.to_le_bytes());
+        Segment::from_bytes(&h).unwrap_err()
+    };
+    let e = reheader(&|h| h[8..12].copy_from_slice(&2u32.to_le_bytes()));
+    assert!(
+        matches!(
+            e,
+            SegmentError::VersionSkew {
+                found: 2,
+                expected: 1
+            }
+        ),
+        "{e}"
+    );
+    let e = reheader(&|h| h[16..24].copy_from_slice(&0x1234u64.to_le_bytes()));
+    assert!(
+        matches!(e, SegmentError::LayoutMismatch { found: 0x1234, .. }),
+        "{e}"
+    );
+    assert!(e.to_string().contains("another schema"));
+    let e = reheader(&|h| h[32..40].copy_from_slice(&8u64.to_le_bytes()));
+    assert!(matches!(e, SegmentError::BadRange(Region::Index)), "{e}");
+    let e = reheader(&|h| h[40..48].copy_from_slice(&u64::MAX.to_le_bytes()));
+    assert!(matches!(e, SegmentError::BadRange(Region::Index)), "{e}");
+    let e = reheader(&|h| h[48..56].copy_from_slice(&0u64.to_le_bytes()));
+    assert!(matches!(e, SegmentError::Checksum(Region::Index)), "{e}");
+}
+
+#[test]
+fn corrupt_block_is_reported_on_touch_and_remembered() {
+    let mut b = small_job("lazy", 64, 1)
+        .build()
+        .unwrap()
+        .as_bytes()
+        .to_vec();
+    let seg = Segment::from_bytes(&b).unwrap();
+    let blocks = seg.block_count();
+    // Corrupt the bytes of the block holding rank 0 (found by its range).
+    let before = seg.validated_blocks();
+    assert_eq!(before, 0, "nothing validated at open");
+    seg.proc_value(0, &"pmix.rank".into()).unwrap();
+    assert_eq!(seg.validated_blocks(), 2, "key dictionary + one rank block");
+    let ix = seg.index();
+    let procs = ix.procs.first_block.to_native() as usize;
+    let br = &ix.blocks[procs];
+    let at = br.offset.to_native() as usize + 3;
+    drop(seg);
+    b[at] ^= 0x40;
+    let seg = Segment::from_bytes(&b).unwrap();
+    let e = seg.proc_value(0, &"pmix.rank".into()).unwrap_err();
+    assert!(
+        matches!(e, SegmentError::Checksum(Region::Block(n)) if n as usize == procs),
+        "{e}"
+    );
+    let e = seg.proc_value(1, &"pmix.rank".into()).unwrap_err();
+    assert!(matches!(e, SegmentError::Checksum(_)), "remembered: {e}");
+    // Other blocks still read.
+    assert_eq!(
+        seg.proc_value(63, &"pmix.rank".into())
+            .unwrap()
+            .unwrap()
+            .as_u32(),
+        Some(63)
+    );
+    assert!(seg.validate_all().is_err());
+    assert!(blocks > 10);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn random_bit_flips_are_refused(flips in prop::collection::vec((any::<prop::sample::Index>(), 0u8..8), 1..4)) {
+        let mut b = sample();
+        let n = b.len();
+        let mut seen = std::collections::HashSet::new();
+        for (i, bit) in &flips {
+            let at = i.index(n);
+            // Two flips of the same bit cancel out.
+            if seen.insert((at, *bit)) {
+                b[at] ^= 1 << bit;
+            }
+        }
+        prop_assert!(exercise(&b).is_err());
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_crash(bytes in prop::collection::vec(any::<u8>(), 0..2048)) {
+        let _ = exercise(&bytes);
+    }
+
+    #[test]
+    fn arbitrary_bytes_behind_a_valid_header_never_crash(body in prop::collection::vec(any::<u8>(), 16..4096)) {
+        // A header that passes its own checks, in front of garbage, with
+        // the index checksum matching the garbage: exercises the rkyv
+        // validation of the index and of blocks.
+        let len = 64 + body.len();
+        let idx_len = body.len() - body.len() % 16;
+        let mut b = vec![0u8; 64];
+        b.extend_from_slice(&body);
+        let hdr = header::Header {
+            total_len: len as u64,
+            index_offset: 64,
+            index_len: idx_len as u64,
+            index_checksum: checksum::xxh64(&b[64..64 + idx_len]),
+        };
+        b[..64].copy_from_slice(&hdr.encode());
+        let _ = exercise(&b);
+    }
+}

@@ -1,0 +1,280 @@
+//! Guards that every data type survives every realm of a sealed segment,
+//! read zero-copy, and that absent keys, ranks, apps, nodes and namespaces
+//! read as absent.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::*;
+use pmix_shmem::*;
+
+fn open_sealed(b: SegmentBuilder) -> Arc<Segment> {
+    let sealed = b.build().unwrap().seal().unwrap();
+    Arc::new(Segment::from_fd(sealed.fd()).unwrap())
+}
+
+#[test]
+fn every_type_in_every_realm() {
+    let values = every_value();
+    let mut b = SegmentBuilder::new("rt").unwrap();
+    b.rank_block_shift(3);
+    b.node_hostname(5, "nodeX").unwrap();
+    for (i, v) in values.iter().enumerate() {
+        let key = format!("k{i}");
+        b.session(&key, v.clone()).unwrap();
+        b.job(&key, v.clone()).unwrap();
+        b.app(3, &key, v.clone()).unwrap();
+        b.node(5, &key, v.clone()).unwrap();
+        b.proc((i % 20) as u32, &key, v.clone()).unwrap();
+        b.posted((i % 20) as u32, Scope::ALL[i % 4], &key, v.clone())
+            .unwrap();
+    }
+    let seg = open_sealed(b);
+    seg.validate_all().unwrap();
+    let dir = Directory::new();
+    dir.publish_job("rt", seg.clone());
+    dir.publish_modex("rt", seg.clone());
+    let r = dir.reader();
+    let ns = r.namespace("rt").unwrap();
+    for (i, v) in values.iter().enumerate() {
+        let key = format!("k{i}");
+        let rank = (i % 20) as u32;
+        let lk = LookupKey::from(key.as_str());
+        let reads = [
+            ("session", ns.session(&key)),
+            ("job", ns.job(&key)),
+            ("wildcard", ns.get(RANK_WILDCARD, &key)),
+            ("app", ns.app(3, &key)),
+            ("node id", ns.node(NodeSel::Id(5), &key)),
+            ("hostname", ns.node(NodeSel::Hostname("nodeX"), &key)),
+            ("proc", seg.proc_value(rank, &lk).unwrap()),
+            ("get", ns.get(rank, &key)),
+            (
+                "posted",
+                seg.posted_value(rank, Scopes::only(Scope::ALL[i % 4]), &lk)
+                    .unwrap(),
+            ),
+        ];
+        for (realm, got) in reads {
+            let got = got.unwrap_or_else(|| panic!("{realm} {key} missing"));
+            assert_eq!(&got.to_stored(), v, "{realm} {key}");
+        }
+        // Posted with another scope only is not found.
+        let other = Scopes::only(Scope::ALL[(i + 1) % 4]);
+        assert!(seg.posted_value(rank, other, &lk).unwrap().is_none());
+    }
+}
+
+#[test]
+fn strings_and_bytes_point_into_the_segment() {
+    let mut b = SegmentBuilder::new("zc").unwrap();
+    b.proc(0, "s", StoredValue::string("in the segment"))
+        .unwrap();
+    b.proc(0, "b", StoredValue::ByteObject(vec![7; 40]))
+        .unwrap();
+    b.proc(
+        0,
+        "a",
+        StoredValue::array(tag::UINT64, vec![StoredValue::Uint64(5); 4]),
+    )
+    .unwrap();
+    let seg = open_sealed(b);
+    let range = seg.as_bytes().as_ptr_range();
+    let inside = |p: *const u8| range.contains(&p);
+    let s = seg
+        .proc_value(0, &"s".into())
+        .unwrap()
+        .unwrap()
+        .as_c_str()
+        .unwrap();
+    assert!(inside(s.as_ptr().cast()));
+    assert_eq!(s.to_bytes_with_nul(), b"in the segment\0");
+    let Some(ValueRef::ByteObject(bo)) = seg.proc_value(0, &"b".into()).unwrap() else {
+        panic!()
+    };
+    assert!(inside(bo.as_ptr()));
+    let Some(ValueRef::DataArray(ArrayRef::Packed { bytes, count, .. })) =
+        seg.proc_value(0, &"a".into()).unwrap()
+    else {
+        panic!("u64 arrays are packed")
+    };
+    assert!(inside(bytes.as_ptr()));
+    assert_eq!(
+        bytes.as_ptr() as usize % 8,
+        0,
+        "packed arrays are 8-byte aligned"
+    );
+    assert_eq!(count, 4);
+    // Same address on every get: what a pointer-value cache relies on.
+    let again = seg
+        .proc_value(0, &"s".into())
+        .unwrap()
+        .unwrap()
+        .as_c_str()
+        .unwrap();
+    assert_eq!(again.as_ptr(), s.as_ptr());
+}
+
+#[test]
+fn strings_shared_between_ranks_are_stored_once_per_block() {
+    let mut b = SegmentBuilder::new("dedup").unwrap();
+    for r in 0..256 {
+        b.proc(
+            r,
+            "pmix.locstr",
+            StoredValue::string("SK0:L30-3:L20-3:L10-3:CR0-3:HT0-7"),
+        )
+        .unwrap();
+    }
+    let seg = b.build().unwrap().open().unwrap();
+    let a = seg
+        .proc_value(0, &"pmix.locstr".into())
+        .unwrap()
+        .unwrap()
+        .as_c_str()
+        .unwrap();
+    let z = seg
+        .proc_value(255, &"pmix.locstr".into())
+        .unwrap()
+        .unwrap()
+        .as_c_str()
+        .unwrap();
+    assert_eq!(a.as_ptr(), z.as_ptr());
+}
+
+#[test]
+fn last_value_set_wins() {
+    let mut b = SegmentBuilder::new("lw").unwrap();
+    b.proc(2, "k", StoredValue::Uint32(1)).unwrap();
+    b.proc(2, "k", StoredValue::string("two")).unwrap();
+    b.job("j", StoredValue::Int8(1)).unwrap();
+    b.job("j", StoredValue::Int8(2)).unwrap();
+    let seg = b.build().unwrap().open().unwrap();
+    assert_eq!(
+        seg.proc_value(2, &"k".into()).unwrap().unwrap().to_stored(),
+        StoredValue::string("two")
+    );
+    assert!(matches!(
+        seg.job_value(&"j".into()).unwrap(),
+        Some(ValueRef::Int8(2))
+    ));
+}
+
+#[test]
+fn missing_keys_ranks_apps_nodes_namespaces() {
+    let dir = Directory::new();
+    dir.publish_job("ns", open_sealed(small_job("ns", 10, 1)));
+    let r = dir.reader();
+    assert!(r.get("other", 0, "pmix.rank").is_none());
+    assert!(r.namespace("other").is_none());
+    let ns = r.namespace("ns").unwrap();
+    assert!(ns.get(0, "pmix.rank").is_some());
+    assert!(ns.get(0, "no.such.key").is_none());
+    assert!(ns.get(10, "pmix.rank").is_none(), "rank past the end");
+    assert!(ns.get(RANK_UNDEF, "pmix.rank").is_none());
+    assert!(ns.get(u32::MAX / 2, "pmix.rank").is_none());
+    assert!(
+        ns.get(RANK_WILDCARD, "pmix.rank").is_none(),
+        "not job-level"
+    );
+    assert!(ns.job("pmix.rank").is_none());
+    assert!(ns.app(2, "pmix.app.size").is_none());
+    assert!(ns.app(1, "pmix.rank").is_none());
+    assert!(ns.node(NodeSel::Id(11), "pmix.local.size").is_none());
+    assert!(ns
+        .node(NodeSel::Hostname("node9"), "pmix.local.size")
+        .is_none());
+    assert!(ns.node(NodeSel::Hostname(""), "pmix.local.size").is_none());
+    assert!(
+        ns.posted(0, Scopes::ALL, "btl.addr").is_none(),
+        "no modex yet"
+    );
+    assert!(ns.get(0, "").is_none());
+    // Present ones, for contrast.
+    assert_eq!(
+        ns.node(NodeSel::Hostname("node2"), "pmix.local.size")
+            .unwrap()
+            .as_u32(),
+        Some(3)
+    );
+    assert_eq!(
+        ns.node(NodeSel::Id(20), "pmix.local.size")
+            .unwrap()
+            .as_u32(),
+        Some(3)
+    );
+    assert_eq!(ns.app(1, "pmix.app.size").unwrap().as_u32(), Some(5));
+    assert_eq!(ns.session("pmix.session.id").unwrap().as_u32(), Some(77));
+}
+
+#[test]
+fn get_order_proc_then_posted_then_job() {
+    let dir = Directory::new();
+    dir.publish_job("ns", open_sealed(small_job("ns", 8, 1)));
+    dir.publish_modex("ns", open_sealed(small_modex("ns", 8, 1)));
+    let r = dir.reader();
+    let ns = r.namespace("ns").unwrap();
+    // Proc realm.
+    assert_eq!(ns.get(3, "pmix.rank").unwrap().as_u32(), Some(3));
+    // Posted data, any scope.
+    assert_eq!(
+        ns.get(3, "shm.seg").unwrap().as_c_str().unwrap().to_bytes(),
+        b"/dev/shm/3"
+    );
+    assert!(matches!(ns.get(3, "btl.addr"), Some(ValueRef::ByteObject(b)) if b == [3u8; 16]));
+    // Job-level key asked with a rank.
+    assert_eq!(ns.get(3, "pmix.job.size").unwrap().as_u32(), Some(8));
+    // Scope filtering.
+    assert!(ns.posted(3, Scopes::LOCAL_PEER, "net.ep").is_none());
+    assert!(ns.posted(3, Scopes::REMOTE_PEER, "net.ep").is_some());
+    assert!(ns.posted(3, Scopes::REMOTE_PEER, "shm.seg").is_none());
+    // A later modex wins over an earlier one.
+    drop(r);
+    dir.publish_modex("ns", open_sealed(small_modex("ns", 8, 2)));
+    let r = dir.reader();
+    let v = r.get("ns", 3, "net.ep").unwrap();
+    assert!(matches!(v, ValueRef::Uint64(x) if x == 2 << 32 | 3));
+    assert_eq!(r.namespace("ns").unwrap().modex_segments().len(), 2);
+}
+
+#[test]
+fn empty_segment_and_handles() {
+    let seg = Arc::new(
+        SegmentBuilder::new("empty")
+            .unwrap()
+            .build()
+            .unwrap()
+            .open()
+            .unwrap(),
+    );
+    seg.validate_all().unwrap();
+    assert_eq!(seg.block_count(), 0);
+    let dir = Directory::new();
+    assert!(dir.handle("empty").is_none());
+    dir.publish_job("empty", seg);
+    let h = dir.handle("empty").unwrap();
+    let r = dir.reader();
+    let v = r.view(&h).unwrap();
+    assert!(v.get(0, "x").is_none());
+    assert!(v.get(RANK_WILDCARD, "x").is_none());
+    assert!(dir.remove("empty"));
+    assert!(!dir.remove("empty"));
+    // The handle keeps the slot alive for the reader.
+    assert!(r.view(&h).is_some());
+    drop(r);
+    assert!(dir.reader().namespace("empty").is_none());
+}
+
+#[test]
+fn builder_rejects_bad_names() {
+    assert!(SegmentBuilder::new(&"n".repeat(256)).is_err());
+    assert!(SegmentBuilder::new("a\0b").is_err());
+    let mut b = SegmentBuilder::new("ok").unwrap();
+    assert!(b.job("", StoredValue::Undef).is_err());
+    assert!(b.job(&"k".repeat(512), StoredValue::Undef).is_err());
+    assert!(b.job("a\0", StoredValue::Undef).is_err());
+    assert!(b.proc(u32::MAX - 1, "k", StoredValue::Undef).is_err());
+    assert!(b.node_hostname(1, "h\0").is_err());
+    assert!(b.job(&"k".repeat(511), StoredValue::Undef).is_ok());
+}
