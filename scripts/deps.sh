@@ -8,7 +8,7 @@
 # then report themselves as skipped).
 set -euo pipefail
 
-packages=(gcc pkg-config libhwloc-dev libudev-dev libpmix-dev binutils)
+packages=(gcc g++ pkg-config libhwloc-dev libudev-dev libpmix-dev binutils)
 
 [ "${PMIX_SKIP_APT:-0}" = 1 ] && exit 0
 
