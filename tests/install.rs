@@ -24,8 +24,17 @@ fn installed_prefix_builds_and_runs_a_c_program_via_pkg_config() {
         std::fs::read_link(lib.join("libpmix.so")).unwrap(),
         std::path::Path::new("libpmix.so.2")
     );
-    for h in ["pmix.h", "pmix_common.h", "pmix_server.h", "pmix_tool.h", "pmix_version.h"] {
-        assert!(prefix.join("include").join(h).is_file(), "{h} not installed");
+    for h in [
+        "pmix.h",
+        "pmix_common.h",
+        "pmix_server.h",
+        "pmix_tool.h",
+        "pmix_version.h",
+    ] {
+        assert!(
+            prefix.join("include").join(h).is_file(),
+            "{h} not installed"
+        );
     }
 
     let flags = Command::new("pkg-config")
@@ -61,10 +70,17 @@ int main(void) {
         .args(flags.split_whitespace())
         .output()
         .expect("run cc");
-    assert!(cc.status.success(), "cc: {}", String::from_utf8_lossy(&cc.stderr));
+    assert!(
+        cc.status.success(),
+        "cc: {}",
+        String::from_utf8_lossy(&cc.stderr)
+    );
 
     // The rpath from pmix.pc must find our library without LD_LIBRARY_PATH.
-    let run = Command::new(&exe).env_remove("LD_LIBRARY_PATH").output().unwrap();
+    let run = Command::new(&exe)
+        .env_remove("LD_LIBRARY_PATH")
+        .output()
+        .unwrap();
     assert!(run.status.success(), "program failed: {:?}", run);
     assert_eq!(String::from_utf8_lossy(&run.stdout).trim(), "NOT-FOUND");
 }

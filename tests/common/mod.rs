@@ -37,7 +37,9 @@ pub fn ffi_lib_dir() -> &'static Path {
         let built = target
             .join(if release { "release" } else { "debug" })
             .join("libpmix.so");
-        let dir = target.join("pmix-lib").join(if release { "release" } else { "debug" });
+        let dir = target
+            .join("pmix-lib")
+            .join(if release { "release" } else { "debug" });
         std::fs::create_dir_all(&dir).unwrap();
         for name in ["libpmix.so.2", "libpmix.so"] {
             let dst = dir.join(name);
