@@ -1,8 +1,8 @@
 //! `PMIx_Data_print`: the text OpenPMIx prints for a value (being written).
 
-use crate::{DataType, Value};
+use crate::{DataType, Status, Value};
 
 /// Placeholder.
-pub fn print(_prefix: Option<&str>, _ty: DataType, _v: &Value) -> Option<String> {
-    None
+pub fn print_type(_prefix: Option<&str>, _ty: DataType, _v: &Value) -> Result<String, Status> {
+    Err(Status::ERR_NOT_SUPPORTED)
 }
