@@ -45,16 +45,18 @@ pub const fn unzigzag(v: u64) -> i64 {
 }
 
 /// Reads one encoded value that must fit in `width` bytes; `ty` names the
-/// type in errors.
+/// type in errors. On error nothing is consumed (as in the reference, whose
+/// unpack pointer only moves past a value it accepted).
 pub fn get(r: &mut Reader<'_>, width: usize, ty: DataType) -> Result<u64, CodecError> {
-    if r.remaining() == 0 {
+    let bytes = r.rest();
+    if bytes.is_empty() {
         return Err(CodecError::ReadPastEnd);
     }
     let mut value: u64 = 0;
     let mut used = 0usize;
     let bits;
     loop {
-        let b = r.byte()?;
+        let b = *bytes.get(used).ok_or(CodecError::ReadPastEnd)?;
         used += 1;
         let shift = 7 * (used as u32 - 1);
         if used == MAX_LEN {
@@ -73,6 +75,7 @@ pub fn get(r: &mut Reader<'_>, width: usize, ty: DataType) -> Result<u64, CodecE
     if size > width || used > width + 1 {
         return Err(CodecError::IntTooWide(ty));
     }
+    r.advance(used);
     Ok(value)
 }
 

@@ -22,13 +22,13 @@
 
 /* The reference packs only once initialized; a singleton init will do
  * (it reports that no server is reachable, which we ignore). */
-static void bc_init(void)
+static inline void bc_init(void)
 {
     pmix_proc_t me;
     (void) PMIx_Init(&me, NULL, 0);
 }
 
-static void bc_hex(const void *p, size_t n)
+static inline void bc_hex(const void *p, size_t n)
 {
     const unsigned char *b = (const unsigned char *) p;
     for (size_t i = 0; i < n; i++) {
@@ -36,7 +36,7 @@ static void bc_hex(const void *p, size_t n)
     }
 }
 
-static void bc_str(const char *s)
+static inline void bc_str(const char *s)
 {
     if (NULL == s) {
         printf("(null)");
@@ -45,7 +45,7 @@ static void bc_str(const char *s)
     }
 }
 
-static void bc_argv(char **a)
+static inline void bc_argv(char **a)
 {
     printf("[");
     for (size_t i = 0; NULL != a && NULL != a[i]; i++) {
@@ -55,10 +55,10 @@ static void bc_argv(char **a)
     printf("]");
 }
 
-static void bc_show(pmix_data_type_t t, const void *p);
+static inline void bc_show(pmix_data_type_t t, const void *p);
 
 /* the C size of one item of type t */
-static size_t bc_size(pmix_data_type_t t)
+static inline size_t bc_size(pmix_data_type_t t)
 {
     switch (t) {
     case PMIX_BOOL: return sizeof(bool);
@@ -106,24 +106,24 @@ static size_t bc_size(pmix_data_type_t t)
     }
 }
 
-static void bc_proc(const pmix_proc_t *p)
+static inline void bc_proc(const pmix_proc_t *p)
 {
     printf("%s:%u", p->nspace, p->rank);
 }
 
-static void bc_tv(const struct timeval *t)
+static inline void bc_tv(const struct timeval *t)
 {
     printf("%ld.%06ld", (long) t->tv_sec, (long) t->tv_usec);
 }
 
-static void bc_bo(const pmix_byte_object_t *b)
+static inline void bc_bo(const pmix_byte_object_t *b)
 {
     printf("bo(%zu:", b->size);
     bc_hex(b->bytes, b->size);
     printf(")");
 }
 
-static void bc_coord(const pmix_coord_t *c)
+static inline void bc_coord(const pmix_coord_t *c)
 {
     printf("coord(view=%d", (int) c->view);
     for (size_t i = 0; i < c->dims; i++) {
@@ -132,16 +132,16 @@ static void bc_coord(const pmix_coord_t *c)
     printf(")");
 }
 
-static void bc_value(const pmix_value_t *v);
+static inline void bc_value(const pmix_value_t *v);
 
-static void bc_info(const pmix_info_t *i)
+static inline void bc_info(const pmix_info_t *i)
 {
     printf("info(%s,flags=%#x,", i->key, (unsigned) i->flags);
     bc_value(&i->value);
     printf(")");
 }
 
-static void bc_darray(const pmix_data_array_t *d)
+static inline void bc_darray(const pmix_data_array_t *d)
 {
     printf("darray(type=%d,size=%zu,[", (int) d->type, d->size);
     size_t sz = bc_size(d->type);
@@ -153,7 +153,7 @@ static void bc_darray(const pmix_data_array_t *d)
 }
 
 /* a pmix_value_t: its type, then its payload as an item */
-static void bc_value(const pmix_value_t *v)
+static inline void bc_value(const pmix_value_t *v)
 {
     printf("value(%d:", (int) v->type);
     switch (v->type) {
@@ -183,7 +183,7 @@ static void bc_value(const pmix_value_t *v)
 }
 
 /* one C item of type t at p */
-static void bc_show(pmix_data_type_t t, const void *p)
+static inline void bc_show(pmix_data_type_t t, const void *p)
 {
     switch (t) {
     case PMIX_BOOL: printf("%s", *(const bool *) p ? "true" : "false"); break;
@@ -396,7 +396,7 @@ typedef void (*bc_case_fn)(const char *name, void *src, int32_t n, pmix_data_typ
 
 #define BC_N(a) ((int32_t)(sizeof(a) / sizeof((a)[0])))
 
-static void bc_set_proc(pmix_proc_t *p, const char *ns, pmix_rank_t r)
+static inline void bc_set_proc(pmix_proc_t *p, const char *ns, pmix_rank_t r)
 {
     memset(p, 0, sizeof(*p));
     PMIX_LOAD_NSPACE(p->nspace, ns);
@@ -404,7 +404,7 @@ static void bc_set_proc(pmix_proc_t *p, const char *ns, pmix_rank_t r)
 }
 
 /* Calls fn for every case. The items live in static storage. */
-static void bc_cases(bc_case_fn fn)
+static inline void bc_cases(bc_case_fn fn)
 {
     static bool bools[] = {true, false};
     fn("bool", bools, BC_N(bools), PMIX_BOOL);
