@@ -24,7 +24,8 @@
 //!   form packs as a counted string (the reference crashes);
 //! * `PMIX_DATA_TYPE` and proc stats unpack as they were packed (the
 //!   reference misreads both);
-//! * `PMIx_Data_copy` copies `PMIX_DOUBLE` (the reference does not know it);
+//! * `PMIx_Data_copy` copies `PMIX_DOUBLE`, `PMIX_DATA_TYPE` and arrays of
+//!   data arrays (the reference refuses them) and an app's info flags;
 //! * `PMIX_KVAL` (an internal OpenPMIx struct with no public layout) is
 //!   `PMIX_ERR_NOT_SUPPORTED`;
 //! * compress/decompress return `false` for NULL pointers (the reference
@@ -354,6 +355,12 @@ pub unsafe extern "C" fn PMIx_Data_copy(
             .ok_or(Status::ERR_UNKNOWN_DATA_TYPE)?;
         // SAFETY: src is valid for t (C contract).
         let v = unsafe { read_src(t, src) }?;
+        if let Value::Cpuset(c) = &v {
+            // As the reference: an unbound cpuset has nothing to copy.
+            if c.bitmap.is_none() {
+                return Err(Status::ERR_BAD_PARAM);
+            }
+        }
         let out: *mut c_void = match (t, &v) {
             (DataType::String, Value::String(s)) => match s {
                 Some(s) => malloc_cstr(s)?.cast(),
