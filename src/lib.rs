@@ -7,10 +7,12 @@
 //! converts between C structures and the types defined here.
 
 pub mod codec;
+pub mod compare;
 pub mod data_type;
 pub mod info;
 pub mod keys;
 pub mod locality;
+pub mod print;
 pub mod proc;
 pub mod regex;
 pub mod status;

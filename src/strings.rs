@@ -376,6 +376,45 @@ pub fn value_comparison_string(cmp: i32) -> &'static CStr {
     }
 }
 
+/// The name of an OpenPMIx internal command code (`pmix_cmd_t`, data type
+/// `PMIX_COMMAND`), as its printer writes it.
+pub fn command_string(cmd: u8) -> &'static CStr {
+    match cmd {
+        0 => c"REQUEST INIT INFO",
+        1 => c"ABORT",
+        2 => c"COMMIT",
+        3 => c"FENCE",
+        4 => c"GET",
+        5 => c"FINALIZE",
+        6 => c"PUBLISH",
+        7 => c"LOOKUP",
+        8 => c"UNPUBLISH",
+        9 => c"SPAWN",
+        10 => c"CONNECT",
+        11 => c"DISCONNECT",
+        12 => c"NOTIFY",
+        13 => c"REGISTER EVENT HANDLER",
+        14 => c"DEREGISTER EVENT HANDLER",
+        15 => c"QUERY",
+        16 => c"LOG",
+        17 => c"ALLOCATE",
+        18 => c"JOB CONTROL",
+        19 => c"MONITOR",
+        22 => c"IOF PULL",
+        23 => c"IOF PUSH",
+        24 => c"GROUP CONSTRUCT",
+        25 => c"GROUP JOIN",
+        26 => c"GROUP INVITE",
+        27 => c"GROUP LEAVE",
+        28 => c"GROUP DESTRUCT",
+        29 => c"IOF DEREG",
+        30 => c"FABRIC REGISTER",
+        31 => c"FABRIC UPDATE",
+        32 => c"COMPUTE DEVICE DIST",
+        _ => c"UNKNOWN",
+    }
+}
+
 /// `PMIx_IOF_channel_string`: the set channels, each followed by a space,
 /// or `NONE`. (The reference formats into one static buffer that every call
 /// overwrites; here each of the 16 answers is its own static string, which
