@@ -39,7 +39,7 @@ pub mod wire;
 pub use buffer::{Buffer, Reader};
 pub use compress::{compress, decompress, zlib_frame};
 pub use error::CodecError;
-pub use print::print_type;
+pub use print::{print_full, print_type, Printed};
 pub use unpack::{Unpacked, MAX_DEPTH};
 
 use crate::{DataType, Value};

@@ -402,15 +402,18 @@ pub unsafe extern "C" fn PMIx_Data_print(
         nonnull!(output, src);
         let t = DataType::from_raw(type_).ok_or(Status::ERR_UNKNOWN_DATA_TYPE)?;
         // SAFETY: prefix is NULL or a C string (C contract).
-        let prefix = unsafe { opt_cstr(prefix) }.map(|p| p.to_string_lossy().into_owned());
+        let prefix = unsafe { opt_cstr(prefix) }.map(CStr::to_bytes);
         // SAFETY: src is valid for t (C contract).
         let v = unsafe { read_src(t, src) }?;
-        let text = codec::print::print_type(prefix.as_deref(), t, &v)?;
-        let c = std::ffi::CString::new(text.replace('\0', "")).map_err(|_| Status::ERROR)?;
-        let p = malloc_cstr(&c)?;
-        // SAFETY: output is non-NULL and writable (C contract).
-        unsafe { *output = p };
-        Ok(())
+        let printed = codec::print::print_full(prefix, t, &v);
+        if let Some(mut text) = printed.text {
+            text.retain(|&b| b != 0);
+            let c = std::ffi::CString::new(text).map_err(|_| Status::ERROR)?;
+            let p = malloc_cstr(&c)?;
+            // SAFETY: output is non-NULL and writable (C contract).
+            unsafe { *output = p };
+        }
+        printed.status.into_result()
     })
 }
 
