@@ -420,6 +420,17 @@ pub unsafe fn free_items(t: DataType, p: *mut c_void, n: usize) {
     if p.is_null() {
         return;
     }
+    // Arrays of cpusets and topologies are released only when the first
+    // element's source names hwloc (otherwise the reference treats the
+    // whole array as belonging to someone else).
+    if n > 0 && matches!(t, DataType::ProcCpuset | DataType::Topo) {
+        // SAFETY: both structs start with their `char *source`.
+        let source = unsafe { *p.cast::<*const c_char>() };
+        // SAFETY: source is NULL or a valid C string.
+        if !unsafe { names_hwloc(source) } {
+            return;
+        }
+    }
     // SAFETY: forwarded contract.
     unsafe { destruct_items(t, p, n) };
     // SAFETY: p is malloc'd and freed once.
@@ -1376,9 +1387,31 @@ unsafe fn is_hwloc(source: *const c_char) -> bool {
     if source.is_null() {
         return true;
     }
+    // SAFETY: forwarded contract.
+    unsafe { names_hwloc(source) }
+}
+
+/// True if `source` is a non-NULL string naming hwloc: the reference only
+/// releases cpusets and topologies whose source says hwloc owns them.
+///
+/// # Safety
+/// `source` is NULL or a valid C string.
+pub unsafe fn names_hwloc(source: *const c_char) -> bool {
+    if source.is_null() {
+        return false;
+    }
     // SAFETY: valid C string.
     let s = unsafe { CStr::from_ptr(source) }.to_bytes();
     s.len() >= 5 && s[..5].eq_ignore_ascii_case(b"hwloc")
+}
+
+/// An hwloc object written for C carries the source "hwloc" (what the
+/// reference always writes), so that it is released like the reference's.
+fn source_or_hwloc(source: &OptString, has_object: bool) -> OptString {
+    match source {
+        None if has_object => Some(c"hwloc".to_owned()),
+        s => s.clone(),
+    }
 }
 
 /// # Safety
@@ -1436,14 +1469,16 @@ pub fn bitmap_from_list(list: &CStr) -> Res<*mut c_void> {
 unsafe fn cpuset_write(c: &Cpuset, out: *mut pmix_cpuset_t) -> Res<()> {
     // SAFETY: out is valid (caller's contract).
     let o = unsafe { &mut *out };
-    o.source = opt_string_to_c(&c.source)?;
+    o.source = opt_string_to_c(&source_or_hwloc(&c.source, c.bitmap.is_some()))?;
     if let Some(list) = &c.bitmap {
         o.bitmap = bitmap_from_list(list)?;
     }
     Ok(())
 }
 
-/// Releases a cpuset's bitmap (if hwloc's) and source.
+/// Releases a cpuset's bitmap and source if its source names hwloc;
+/// leaves any other cpuset alone (its owner is not this library), as the
+/// reference does.
 ///
 /// # Safety
 /// `c` points to a valid cpuset whose pointers are NULL, malloc'd (source)
@@ -1452,12 +1487,15 @@ pub unsafe fn cpuset_destruct(c: *mut pmix_cpuset_t) {
     // SAFETY: c is valid (caller's contract).
     let c = unsafe { &mut *c };
     // SAFETY: source is NULL or a valid C string.
-    if !c.bitmap.is_null() && unsafe { is_hwloc(c.source) } {
+    if !unsafe { names_hwloc(c.source) } {
+        return;
+    }
+    if !c.bitmap.is_null() {
         // SAFETY: an hwloc bitmap, freed once.
         unsafe { hwloc::hwloc_bitmap_free(c.bitmap) };
         c.bitmap = null_mut();
     }
-    // SAFETY: malloc'd or NULL.
+    // SAFETY: malloc'd.
     unsafe { free_str(&mut c.source) };
 }
 
@@ -1530,14 +1568,15 @@ pub fn topology_from_xml(xml: &CStr) -> Res<*mut c_void> {
 unsafe fn topology_write(t: &Topology, out: *mut pmix_topology_t) -> Res<()> {
     // SAFETY: out is valid (caller's contract).
     let o = unsafe { &mut *out };
-    o.source = opt_string_to_c(&t.source)?;
+    o.source = opt_string_to_c(&source_or_hwloc(&t.source, t.xml.is_some()))?;
     if let Some(xml) = &t.xml {
         o.topology = topology_from_xml(xml)?;
     }
     Ok(())
 }
 
-/// Releases a topology's hwloc topology (if hwloc's) and source.
+/// Releases a topology and its source if its source names hwloc and it
+/// holds a topology; leaves anything else alone, as the reference does.
 ///
 /// # Safety
 /// `t` points to a valid topology whose pointers are NULL, malloc'd (source)
@@ -1546,13 +1585,149 @@ pub unsafe fn topology_destruct(t: *mut pmix_topology_t) {
     // SAFETY: t is valid (caller's contract).
     let t = unsafe { &mut *t };
     // SAFETY: source is NULL or a valid C string.
-    if !t.topology.is_null() && unsafe { is_hwloc(t.source) } {
-        // SAFETY: an hwloc topology, destroyed once.
-        unsafe { hwloc::hwloc_topology_destroy(t.topology) };
-        t.topology = null_mut();
+    if t.topology.is_null() || !unsafe { names_hwloc(t.source) } {
+        return;
     }
-    // SAFETY: malloc'd or NULL.
+    // SAFETY: an hwloc topology, destroyed once.
+    unsafe { hwloc::hwloc_topology_destroy(t.topology) };
+    t.topology = null_mut();
+    // SAFETY: malloc'd.
     unsafe { free_str(&mut t.source) };
+}
+
+/// Text from a C `snprintf`-style hwloc call into a buffer of `size` bytes.
+fn hwloc_text(size: usize, f: impl FnOnce(*mut c_char, usize) -> c_int) -> (c_int, String) {
+    let mut buf = vec![0 as c_char; size];
+    let n = f(buf.as_mut_ptr(), size);
+    // SAFETY: the hwloc snprintf functions always NUL-terminate within size.
+    let s = unsafe { CStr::from_ptr(buf.as_ptr()) }
+        .to_string_lossy()
+        .into_owned();
+    (n, s)
+}
+
+/// Appends one hwloc object and its normal children, as the reference
+/// prints a topology.
+///
+/// # Safety
+/// `topo` is a loaded topology and `obj` one of its objects.
+unsafe fn print_hwloc_obj(
+    out: &mut String,
+    prefix: &str,
+    topo: hwloc::hwloc_topology_t,
+    obj: *mut hwloc::hwloc_obj,
+) {
+    // SAFETY: obj is a valid object of topo (caller's contract).
+    let o = unsafe { &*obj };
+    // SAFETY: obj is valid; the buffer is as large as announced.
+    let (_, type_name) = hwloc_text(1024, |b, n| unsafe {
+        hwloc::hwloc_obj_type_snprintf(b, n, obj, 1)
+    });
+    let sep = format!("\n{prefix}\t");
+    let name = if o.name.is_null() {
+        "NULL".to_owned()
+    } else {
+        // SAFETY: hwloc object names are C strings.
+        unsafe { CStr::from_ptr(o.name) }
+            .to_string_lossy()
+            .into_owned()
+    };
+    let mut tmp = format!(
+        "{prefix}Type: {type_name} Number of child objects: {}{sep}Name={name}",
+        o.arity
+    );
+    let csep = CString::new(sep.clone()).unwrap_or_default();
+    // SAFETY: obj is valid; csep is a C string; the buffer is as announced.
+    let (n, attrs) = hwloc_text(1024, |b, len| unsafe {
+        hwloc::hwloc_obj_attr_snprintf(b, len, obj, csep.as_ptr(), 1)
+    });
+    if n > 0 {
+        tmp = format!("{tmp}{sep}{attrs}");
+    }
+    if !o.cpuset.is_null() {
+        // SAFETY: cpuset is a valid bitmap of the object.
+        let (_, set) = hwloc_text(2048, |b, len| unsafe {
+            hwloc::hwloc_bitmap_snprintf(b, len, o.cpuset)
+        });
+        tmp = format!("{tmp}{sep}Cpuset:  {set}");
+    }
+    if o.type_ == hwloc::HWLOC_OBJ_MACHINE {
+        // SAFETY: topo is loaded; its support arrays are valid while it is.
+        let flag = |arr: *const u8, i: usize| unsafe {
+            if !arr.is_null() && *arr.add(i) != 0 {
+                "TRUE"
+            } else {
+                "FALSE"
+            }
+        };
+        // SAFETY: topo is a loaded topology.
+        let sup = unsafe { hwloc::hwloc_topology_get_support(topo) };
+        if !sup.is_null() {
+            // SAFETY: non-NULL support struct of a loaded topology.
+            let sup = unsafe { &*sup };
+            tmp = format!(
+                "{tmp}{sep}Bind CPU proc:   {}{sep}Bind CPU thread: {}",
+                flag(sup.cpubind, hwloc::SUPPORT_SET_THISPROC),
+                flag(sup.cpubind, hwloc::SUPPORT_SET_THISTHREAD)
+            );
+            tmp = format!(
+                "{tmp}{sep}Bind MEM proc:   {}{sep}Bind MEM thread: {}",
+                flag(sup.membind, hwloc::SUPPORT_SET_THISPROC),
+                flag(sup.membind, hwloc::SUPPORT_SET_THISTHREAD)
+            );
+        }
+    }
+    out.push_str(&tmp);
+    out.push('\n');
+    let child_prefix = format!("{prefix}\t");
+    for i in 0..o.arity as usize {
+        // SAFETY: children holds arity valid objects.
+        let child = unsafe { *o.children.add(i) };
+        // SAFETY: child is an object of topo.
+        unsafe { print_hwloc_obj(out, &child_prefix, topo, child) };
+    }
+}
+
+/// The reference's text of a topology: its object tree.
+///
+/// # Safety
+/// `topo` is a loaded hwloc topology.
+pub unsafe fn topology_tree(topo: hwloc::hwloc_topology_t) -> Option<String> {
+    // SAFETY: topo is loaded; depth 0 index 0 is its root.
+    let root = unsafe { hwloc::hwloc_get_obj_by_depth(topo, 0, 0) };
+    if root.is_null() {
+        return None;
+    }
+    let mut out = String::new();
+    // SAFETY: root belongs to topo.
+    unsafe { print_hwloc_obj(&mut out, "", topo, root) };
+    Some(out)
+}
+
+/// The hwloc services the core's printing and comparison need.
+pub struct FfiHwloc;
+
+impl FfiHwloc {
+    fn tree_of_xml(xml: &CStr) -> Option<String> {
+        let topo = topology_from_xml(xml).ok()?;
+        // SAFETY: topo was just loaded and is destroyed right after.
+        let tree = unsafe { topology_tree(topo) };
+        // SAFETY: ours, destroyed once.
+        unsafe { hwloc::hwloc_topology_destroy(topo) };
+        tree
+    }
+}
+
+impl pmix_core::print::Hwloc for FfiHwloc {
+    fn topology_tree(&self, xml: &CStr) -> Option<String> {
+        Self::tree_of_xml(xml)
+    }
+}
+
+impl pmix_core::compare::HwlocText for FfiHwloc {
+    fn topology(&self, xml: &CStr) -> Option<String> {
+        Self::tree_of_xml(xml)
+    }
 }
 
 // ---------------------------------------------------------------------------
