@@ -2507,3 +2507,7 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "convert_tests.rs"]
+mod proptests;
