@@ -448,7 +448,7 @@ fn typed(prefix: Option<&str>, name: &str, value: impl std::fmt::Display) -> Str
 fn unprintable(t: DataType) -> String {
     format!(
         " Data type: {}({})\tValue: UNPRINTABLE",
-        text(strings::data_type_string(t.raw())),
+        text(strings::data_type_name(t.raw())),
         t.raw()
     )
 }
@@ -524,7 +524,7 @@ pub fn item(prefix: Option<&str>, v: &Value, hw: &dyn Hwloc) -> Option<String> {
         Value::DataType(x) => typed(
             prefix,
             "PMIX_DATA_TYPE",
-            text(strings::data_type_string(*x)),
+            text(strings::data_type_name(*x)),
         ),
         Value::ProcState(x) => typed(
             prefix,
@@ -663,7 +663,7 @@ fn data_array(prefix: Option<&str>, d: &DataArray, hw: &dyn Hwloc) -> Option<Str
     Some(format!(
         "{}Data type: PMIX_DATA_ARRAY\tType: {}\tSize: {}\n{}{}",
         pfx(prefix),
-        text(strings::data_type_string(d.elem_type.raw())),
+        text(strings::data_type_name(d.elem_type.raw())),
         d.items.len(),
         pfx(prefix),
         body.unwrap_or_else(|| "NULL".to_owned())

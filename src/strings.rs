@@ -350,6 +350,61 @@ pub fn data_type_string(t: u16) -> &'static CStr {
     }
 }
 
+/// `PMIx_Data_type_string` once the library is initialised (its buffer
+/// operations then know a few more names, and say "UNKNOWN" otherwise).
+pub fn data_type_string_initialized(t: u16) -> &'static CStr {
+    match t {
+        0 => c"UNKNOWN",
+        29 => c"PMIX_MODEX",
+        44 => c"PMIX_INFO_ARRAY",
+        58 => c"PMIX_LOCTYPE",
+        59 => c"PMIX_COMPRESSED_BYTE_OBJECT",
+        66 => c"PMIX_STOR_MEDIUM",
+        67 => c"PMIX_STOR_ACCESS",
+        68 => c"PMIX_STOR_PERSIST",
+        69 => c"PMIX_STOR_ACCESS_TYPE",
+        _ => match data_type_string(t).to_bytes() {
+            b"NOT INITIALIZED" => c"UNKNOWN",
+            _ => data_type_string(t),
+        },
+    }
+}
+
+/// How many `PMIx_Init`/`PMIx_server_init`/`PMIx_tool_init` calls are not
+/// yet finalized. Some answers of the reference depend on it (the data type
+/// names above); the init and finalize entry points keep it with
+/// [`note_init`] and [`note_finalize`].
+static INIT_COUNT: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+/// Records one successful initialisation of the library.
+pub fn note_init() {
+    INIT_COUNT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// Records one finalisation (never below zero).
+pub fn note_finalize() {
+    let _ = INIT_COUNT.fetch_update(
+        std::sync::atomic::Ordering::SeqCst,
+        std::sync::atomic::Ordering::SeqCst,
+        |n| Some((n - 1).max(0)),
+    );
+}
+
+/// True between a successful init and its finalize.
+pub fn library_initialized() -> bool {
+    INIT_COUNT.load(std::sync::atomic::Ordering::SeqCst) > 0
+}
+
+/// `PMIx_Data_type_string` as the reference answers in the library's
+/// current state.
+pub fn data_type_name(t: u16) -> &'static CStr {
+    if library_initialized() {
+        data_type_string_initialized(t)
+    } else {
+        data_type_string(t)
+    }
+}
+
 /// `PMIx_Device_type_string`.
 pub fn device_type_string(t: u64) -> &'static CStr {
     match t {
@@ -508,6 +563,17 @@ mod tests {
         for t in [0, 29, 44, 58, 59, 66, 69, 500, u16::MAX] {
             assert_eq!(text(data_type_string(t)), "NOT INITIALIZED", "{t}");
         }
+    }
+
+    #[test]
+    fn data_types_after_init() {
+        assert_eq!(text(data_type_string_initialized(0)), "UNKNOWN");
+        assert_eq!(text(data_type_string_initialized(58)), "PMIX_LOCTYPE");
+        assert_eq!(text(data_type_string_initialized(3)), "PMIX_STRING");
+        assert_eq!(text(data_type_string_initialized(500)), "UNKNOWN");
+        assert!(!library_initialized());
+        note_finalize();
+        assert!(!library_initialized());
     }
 
     #[test]

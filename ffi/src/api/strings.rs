@@ -67,7 +67,7 @@ pub extern "C" fn PMIx_Data_range_string(range: pmix_data_range_t) -> *const c_c
 /// `const char* PMIx_Data_type_string(pmix_data_type_t type)`.
 #[no_mangle]
 pub extern "C" fn PMIx_Data_type_string(type_: pmix_data_type_t) -> *const c_char {
-    stat(|| strings::data_type_string(type_))
+    stat(|| strings::data_type_name(type_))
 }
 
 /// `const char* PMIx_Alloc_directive_string(pmix_alloc_directive_t directive)`.

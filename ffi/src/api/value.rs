@@ -656,7 +656,7 @@ pub(crate) unsafe fn value_text(v: *const pmix_value_t, prefix: Option<&str>) ->
         format!(
             "{}PMIX_VALUE:  Data type: {}({})\tValue: UNPRINTABLE",
             prefix.unwrap_or(" "),
-            pmix_core::strings::text(pmix_core::strings::data_type_string(t)),
+            pmix_core::strings::text(pmix_core::strings::data_type_name(t)),
             t
         )
     };
