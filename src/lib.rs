@@ -12,12 +12,14 @@ pub mod data_type;
 pub mod info;
 pub mod keys;
 pub mod locality;
+pub mod net;
 pub mod print;
 pub mod proc;
 pub mod regex;
 pub mod status;
 pub mod strings;
 pub mod value;
+pub mod wire;
 
 pub use data_type::DataType;
 pub use info::{Info, InfoDirectives};

@@ -1,0 +1,297 @@
+//! Unix-domain stream sockets for the control plane: the rendezvous
+//! directory, listening and connecting, descriptor passing and peer
+//! credentials.
+//!
+//! This module is the only place in the crate that makes socket system
+//! calls (its private `sys` module, plus what `mio` does inside the types
+//! wrapped here). Everything above it (the wire protocol, the server and
+//! the client) sees a [`Stream`] that moves bytes and descriptors.
+//!
+//! Invariants:
+//! - A [`RendezvousDir`] is created fresh (never reused), mode `0700`,
+//!   owned by the effective uid, and checked after creation (not a symlink,
+//!   no group/other bits), so only its owner can reach the socket inside.
+//! - Every socket is non-blocking and close-on-exec; every descriptor
+//!   received is owned (`OwnedFd`, close-on-exec) before anything else
+//!   looks at the message, so none leaks, even on error.
+//! - Writes never raise `SIGPIPE` (`MSG_NOSIGNAL`).
+
+mod sys;
+
+use std::io;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+pub use sys::{PeerCredentials, MAX_FDS_PER_MSG};
+
+/// Longest socket path `sockaddr_un` holds (108 bytes with the NUL).
+pub const MAX_SOCKET_PATH: usize = 107;
+
+/// File name of the listening socket inside a rendezvous directory.
+pub const SOCKET_NAME: &str = "sock";
+
+/// Effective uid and gid of this process.
+pub fn my_ids() -> (u32, u32) {
+    sys::my_ids()
+}
+
+/// A directory only its owner can enter, holding a server's listening
+/// socket. Removed (with its socket) on drop.
+#[derive(Debug)]
+pub struct RendezvousDir {
+    path: PathBuf,
+}
+
+impl RendezvousDir {
+    /// Creates `base/<prefix>.<uid>.<pid>.<n>` with mode `0700`, failing if
+    /// it exists, and checks the result: a directory (not a symlink), owned
+    /// by the effective uid, no permission bits for group or others.
+    pub fn create(base: &Path, prefix: &str) -> io::Result<RendezvousDir> {
+        static COUNTER: AtomicU32 = AtomicU32::new(0);
+        let (uid, _) = my_ids();
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let path = base.join(format!("{prefix}.{uid}.{}.{n}", std::process::id()));
+        // `create` (not `create_all`): an existing entry is an error, so an
+        // attacker's pre-made directory or symlink is never adopted.
+        std::fs::DirBuilder::new().mode(0o700).create(&path)?;
+        let dir = RendezvousDir { path };
+        let meta = std::fs::symlink_metadata(&dir.path)?;
+        if !meta.is_dir() || meta.uid() != uid || meta.mode() & 0o077 != 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                format!("rendezvous directory {} is not private", dir.path.display()),
+            ));
+        }
+        if dir.socket_path().as_os_str().len() > MAX_SOCKET_PATH {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "socket path {} longer than {MAX_SOCKET_PATH} bytes",
+                    dir.socket_path().display()
+                ),
+            ));
+        }
+        Ok(dir)
+    }
+
+    /// The directory.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Where the listening socket lives.
+    pub fn socket_path(&self) -> PathBuf {
+        self.path.join(SOCKET_NAME)
+    }
+}
+
+impl Drop for RendezvousDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(self.socket_path());
+        let _ = std::fs::remove_dir(&self.path);
+    }
+}
+
+/// A listening Unix stream socket (non-blocking).
+#[derive(Debug)]
+pub struct Listener {
+    inner: mio::net::UnixListener,
+}
+
+impl Listener {
+    /// Binds and listens at `path`.
+    pub fn bind(path: &Path) -> io::Result<Listener> {
+        Ok(Listener {
+            inner: mio::net::UnixListener::bind(path)?,
+        })
+    }
+
+    /// Accepts one pending connection; `Ok(None)` when there is none.
+    pub fn accept(&self) -> io::Result<Option<Stream>> {
+        match self.inner.accept() {
+            Ok((s, _)) => Ok(Some(Stream { inner: s })),
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+impl mio::event::Source for Listener {
+    fn register(
+        &mut self,
+        registry: &mio::Registry,
+        token: mio::Token,
+        interests: mio::Interest,
+    ) -> io::Result<()> {
+        self.inner.register(registry, token, interests)
+    }
+
+    fn reregister(
+        &mut self,
+        registry: &mio::Registry,
+        token: mio::Token,
+        interests: mio::Interest,
+    ) -> io::Result<()> {
+        self.inner.reregister(registry, token, interests)
+    }
+
+    fn deregister(&mut self, registry: &mio::Registry) -> io::Result<()> {
+        self.inner.deregister(registry)
+    }
+}
+
+/// A connected Unix stream socket (non-blocking) that carries bytes and
+/// descriptors.
+#[derive(Debug)]
+pub struct Stream {
+    inner: mio::net::UnixStream,
+}
+
+impl Stream {
+    /// Connects to the socket at `path`. The connection is established
+    /// when this returns (Unix sockets connect synchronously, or fail with
+    /// `ECONNREFUSED`/`ENOENT`/`EACCES`).
+    pub fn connect(path: &Path) -> io::Result<Stream> {
+        let s = std::os::unix::net::UnixStream::connect(path)?;
+        s.set_nonblocking(true)?;
+        Ok(Stream {
+            inner: mio::net::UnixStream::from_std(s),
+        })
+    }
+
+    /// A connected pair (tests).
+    pub fn pair() -> io::Result<(Stream, Stream)> {
+        let (a, b) = mio::net::UnixStream::pair()?;
+        Ok((Stream { inner: a }, Stream { inner: b }))
+    }
+
+    /// Writes `data`, attaching `fds` to its first byte. Returns how many
+    /// bytes went out; `WouldBlock` if none could.
+    pub fn send(&self, data: &[u8], fds: &[BorrowedFd<'_>]) -> io::Result<usize> {
+        loop {
+            match sys::send_with_fds(self.inner.as_fd(), data, fds) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                r => return r,
+            }
+        }
+    }
+
+    /// Reads into `buf`, appending received descriptors to `fds`. `Ok(0)`
+    /// is end of stream; `WouldBlock` if nothing is there.
+    pub fn recv(&self, buf: &mut [u8], fds: &mut Vec<OwnedFd>) -> io::Result<usize> {
+        loop {
+            match sys::recv_with_fds(self.inner.as_fd(), buf, fds) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                r => return r,
+            }
+        }
+    }
+
+    /// The peer's credentials (`SO_PEERCRED`).
+    pub fn peer_credentials(&self) -> io::Result<PeerCredentials> {
+        sys::peer_credentials(self.inner.as_fd())
+    }
+}
+
+impl AsRawFd for Stream {
+    fn as_raw_fd(&self) -> RawFd {
+        self.inner.as_raw_fd()
+    }
+}
+
+impl mio::event::Source for Stream {
+    fn register(
+        &mut self,
+        registry: &mio::Registry,
+        token: mio::Token,
+        interests: mio::Interest,
+    ) -> io::Result<()> {
+        self.inner.register(registry, token, interests)
+    }
+
+    fn reregister(
+        &mut self,
+        registry: &mio::Registry,
+        token: mio::Token,
+        interests: mio::Interest,
+    ) -> io::Result<()> {
+        self.inner.reregister(registry, token, interests)
+    }
+
+    fn deregister(&mut self, registry: &mio::Registry) -> io::Result<()> {
+        self.inner.deregister(registry)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read, Seek, Write};
+
+    fn memfd_with(text: &[u8]) -> OwnedFd {
+        let path = std::env::temp_dir().join(format!("pmix-net-test-{}", std::process::id()));
+        let mut f = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&path)
+            .unwrap();
+        std::fs::remove_file(&path).unwrap();
+        f.write_all(text).unwrap();
+        f.rewind().unwrap();
+        f.into()
+    }
+
+    #[test]
+    fn descriptors_travel_with_their_bytes() {
+        let (a, b) = Stream::pair().unwrap();
+        let f = memfd_with(b"hello");
+        assert_eq!(a.send(b"xyz", &[f.as_fd()]).unwrap(), 3);
+        drop(f);
+        let mut buf = [0u8; 16];
+        let mut fds = Vec::new();
+        let n = b.recv(&mut buf, &mut fds).unwrap();
+        assert_eq!(&buf[..n], b"xyz");
+        assert_eq!(fds.len(), 1);
+        let mut text = String::new();
+        std::fs::File::from(fds.pop().unwrap())
+            .read_to_string(&mut text)
+            .unwrap();
+        assert_eq!(text, "hello");
+    }
+
+    #[test]
+    fn peer_credentials_are_ours_for_a_pair() {
+        let (a, _b) = Stream::pair().unwrap();
+        let c = a.peer_credentials().unwrap();
+        assert_eq!((c.uid, c.gid), my_ids());
+        assert_eq!(c.pid, std::process::id() as i32);
+    }
+
+    #[test]
+    fn end_of_stream_reads_zero() {
+        let (a, b) = Stream::pair().unwrap();
+        drop(a);
+        let mut buf = [0u8; 4];
+        assert_eq!(b.recv(&mut buf, &mut Vec::new()).unwrap(), 0);
+    }
+
+    #[test]
+    fn rendezvous_dir_is_private_and_removed() {
+        let d = RendezvousDir::create(&std::env::temp_dir(), "pmix-test").unwrap();
+        let meta = std::fs::metadata(d.path()).unwrap();
+        assert_eq!(meta.mode() & 0o777, 0o700);
+        let l = Listener::bind(&d.socket_path()).unwrap();
+        let c = Stream::connect(&d.socket_path()).unwrap();
+        // A Unix connect completes at once: the accept queue has it.
+        let s = l.accept().unwrap().expect("connection queued");
+        assert_eq!(s.peer_credentials().unwrap().pid, std::process::id() as i32);
+        drop(c);
+        let p = d.path().to_owned();
+        drop(d);
+        assert!(!p.exists());
+    }
+}

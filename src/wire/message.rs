@@ -1,0 +1,379 @@
+//! The messages of the control plane and their bodies.
+//!
+//! Every body is a sequence of fields in the encodings of [`super::body`];
+//! decoding consumes exactly the body (trailing bytes are an error) and
+//! checks each field's range. Descriptors travel beside the body: a message
+//! that carries segments lists one [`SegmentRef`] per descriptor, in order,
+//! and its frame's descriptor count must equal that list's length; every
+//! other message carries none.
+
+use std::ffi::CString;
+
+use pmix_shmem::Scope;
+
+use super::body::*;
+use super::frame::Kind;
+use super::WireError;
+use crate::codec::{CodecError, Reader};
+use crate::{Info, Key, Proc, Status, Value};
+
+/// Longest per-client secret accepted in a handshake.
+pub const MAX_SECRET_LEN: usize = 256;
+
+/// What a shared-memory segment holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SegmentKind {
+    /// A namespace's job data (session, job, app, node and proc realms).
+    Job,
+    /// Data posted by processes and collected by a fence (one generation).
+    Modex,
+}
+
+/// Names the segment whose descriptor travels at the same position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SegmentRef {
+    /// The namespace the segment belongs to.
+    pub nspace: crate::Nspace,
+    /// Job data or a modex generation.
+    pub kind: SegmentKind,
+    /// The server's generation number for the segment (increasing).
+    pub generation: u64,
+}
+
+/// One value a process posted with `PMIx_Put`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Posted {
+    /// Who may see it.
+    pub scope: Scope,
+    /// Its key.
+    pub key: Key,
+    /// Its value.
+    pub value: Value,
+}
+
+/// `Handshake`: the first message of a client.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Handshake {
+    /// Protocol version the client speaks.
+    pub version: u32,
+    /// The identity the client claims.
+    pub proc: Proc,
+    /// The secret `setup_fork` gave that identity.
+    pub secret: Vec<u8>,
+}
+
+/// `HandshakeReply`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HandshakeReply {
+    /// Success, or why the client was refused.
+    pub status: Status,
+    /// The server's own identity.
+    pub server: Proc,
+    /// The segments whose descriptors come with the frame.
+    pub segments: Vec<SegmentRef>,
+}
+
+/// `FenceRequest`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FenceRequest {
+    /// Participants (`PMIX_RANK_WILDCARD` for a whole namespace).
+    pub procs: Vec<Proc>,
+    /// Directives (`PMIX_COLLECT_DATA`, `PMIX_TIMEOUT`, ...).
+    pub infos: Vec<Info>,
+}
+
+/// `FenceRelease`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FenceRelease {
+    /// The fence's result.
+    pub status: Status,
+    /// New modex generations, one per namespace with collected data.
+    pub segments: Vec<SegmentRef>,
+}
+
+/// `DmodexRequest`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DmodexRequest {
+    /// Whose data.
+    pub proc: Proc,
+    /// The key the client looks for, if one.
+    pub key: Option<Key>,
+    /// Directives (`PMIX_TIMEOUT`, ...).
+    pub infos: Vec<Info>,
+}
+
+/// `DmodexReply`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DmodexReply {
+    /// Success or why not.
+    pub status: Status,
+    /// The process's data in the modex blob format (see [`super::blob`]).
+    pub data: Vec<u8>,
+}
+
+/// `Abort`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Abort {
+    /// Status to report.
+    pub status: Status,
+    /// Message to report.
+    pub message: Option<CString>,
+    /// Processes to abort (empty: the caller's whole namespace).
+    pub procs: Vec<Proc>,
+}
+
+/// A control-plane message.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Message {
+    /// See [`Handshake`].
+    Handshake(Handshake),
+    /// See [`HandshakeReply`].
+    HandshakeReply(HandshakeReply),
+    /// Data posted since the last commit.
+    Commit(Vec<Posted>),
+    /// See [`FenceRequest`].
+    FenceRequest(FenceRequest),
+    /// See [`FenceRelease`].
+    FenceRelease(FenceRelease),
+    /// See [`DmodexRequest`].
+    DmodexRequest(DmodexRequest),
+    /// See [`DmodexReply`].
+    DmodexReply(DmodexReply),
+    /// See [`Abort`].
+    Abort(Abort),
+    /// The host's answer to an abort.
+    AbortReply(Status),
+    /// `PMIx_Finalize`.
+    Finalize,
+    /// Finalize acknowledged.
+    FinalizeReply(Status),
+}
+
+fn put_segments(out: &mut Vec<u8>, segs: &[SegmentRef]) -> Result<(), CodecError> {
+    put_count(out, segs.len())?;
+    for s in segs {
+        put_nspace(out, &s.nspace)?;
+        out.push(match s.kind {
+            SegmentKind::Job => 0,
+            SegmentKind::Modex => 1,
+        });
+        put_u64(out, s.generation);
+    }
+    Ok(())
+}
+
+/// Appends posted values: a count, then scope, key and value of each.
+pub fn put_posted(out: &mut Vec<u8>, items: &[Posted]) -> Result<(), CodecError> {
+    put_count(out, items.len())?;
+    items.iter().try_for_each(|p| put_one_posted(out, p))
+}
+
+/// Appends one posted value (no count).
+pub fn put_one_posted(out: &mut Vec<u8>, p: &Posted) -> Result<(), CodecError> {
+    out.push(p.scope.raw());
+    put_key(out, &p.key)?;
+    put_value(out, &p.value)
+}
+
+/// Reads posted values written by [`put_posted`].
+pub fn get_posted(r: &mut Reader<'_>, kind: &'static str) -> Result<Vec<Posted>, WireError> {
+    let body = |source| WireError::Body { kind, source };
+    let n = get_count(r).map_err(body)?;
+    let mut v = Vec::with_capacity(n);
+    for _ in 0..n {
+        let scope = Scope::from_raw(get_u8(r).map_err(body)?).ok_or(WireError::Invalid {
+            kind,
+            what: "unknown scope",
+        })?;
+        let key = get_key(r).map_err(body)?;
+        let value = get_value(r).map_err(body)?;
+        v.push(Posted { scope, key, value });
+    }
+    Ok(v)
+}
+
+impl Message {
+    /// The message's kind.
+    pub fn kind(&self) -> Kind {
+        match self {
+            Message::Handshake(_) => Kind::Handshake,
+            Message::HandshakeReply(_) => Kind::HandshakeReply,
+            Message::Commit(_) => Kind::Commit,
+            Message::FenceRequest(_) => Kind::FenceRequest,
+            Message::FenceRelease(_) => Kind::FenceRelease,
+            Message::DmodexRequest(_) => Kind::DmodexRequest,
+            Message::DmodexReply(_) => Kind::DmodexReply,
+            Message::Abort(_) => Kind::Abort,
+            Message::AbortReply(_) => Kind::AbortReply,
+            Message::Finalize => Kind::Finalize,
+            Message::FinalizeReply(_) => Kind::FinalizeReply,
+        }
+    }
+
+    /// Number of descriptors that must travel with the message.
+    pub fn fd_count(&self) -> usize {
+        match self {
+            Message::HandshakeReply(r) => r.segments.len(),
+            Message::FenceRelease(r) => r.segments.len(),
+            _ => 0,
+        }
+    }
+
+    /// Appends the message's body.
+    pub fn encode_body(&self, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        match self {
+            Message::Handshake(h) => {
+                put_u32(out, h.version);
+                put_proc(out, &h.proc)?;
+                put_bytes(out, &h.secret);
+            }
+            Message::HandshakeReply(h) => {
+                put_status(out, h.status);
+                put_proc(out, &h.server)?;
+                put_segments(out, &h.segments)?;
+            }
+            Message::Commit(items) => put_posted(out, items)?,
+            Message::FenceRequest(f) => {
+                put_procs(out, &f.procs)?;
+                put_infos(out, &f.infos)?;
+            }
+            Message::FenceRelease(f) => {
+                put_status(out, f.status);
+                put_segments(out, &f.segments)?;
+            }
+            Message::DmodexRequest(d) => {
+                put_proc(out, &d.proc)?;
+                match &d.key {
+                    Some(k) => {
+                        out.push(1);
+                        put_key(out, k)?;
+                    }
+                    None => out.push(0),
+                }
+                put_infos(out, &d.infos)?;
+            }
+            Message::DmodexReply(d) => {
+                put_status(out, d.status);
+                put_bytes(out, &d.data);
+            }
+            Message::Abort(a) => {
+                put_status(out, a.status);
+                put_opt_str(out, a.message.as_deref())?;
+                put_procs(out, &a.procs)?;
+            }
+            Message::AbortReply(s) | Message::FinalizeReply(s) => put_status(out, *s),
+            Message::Finalize => {}
+        }
+        Ok(())
+    }
+
+    /// Decodes a body of kind `kind` that came with `nfds` descriptors,
+    /// validating every field and the descriptor count.
+    pub fn decode(kind: Kind, body: &[u8], nfds: usize) -> Result<Message, WireError> {
+        let name = kind.name();
+        let mut r = Reader::new(body);
+        let r = &mut r;
+        let b = |source| WireError::Body { kind: name, source };
+        let invalid = |what| WireError::Invalid { kind: name, what };
+        let msg = match kind {
+            Kind::Handshake => {
+                let version = get_u32(r).map_err(b)?;
+                let proc = get_proc(r).map_err(b)?;
+                let secret = get_bytes(r).map_err(b)?;
+                if secret.len() > MAX_SECRET_LEN {
+                    return Err(invalid("secret too long"));
+                }
+                Message::Handshake(Handshake {
+                    version,
+                    proc,
+                    secret,
+                })
+            }
+            Kind::HandshakeReply => {
+                let status = get_status(r).map_err(b)?;
+                let server = get_proc(r).map_err(b)?;
+                let segments = get_segments(r, name)?;
+                Message::HandshakeReply(HandshakeReply {
+                    status,
+                    server,
+                    segments,
+                })
+            }
+            Kind::Commit => Message::Commit(get_posted(r, name)?),
+            Kind::FenceRequest => {
+                let procs = get_procs(r).map_err(b)?;
+                let infos = get_infos(r).map_err(b)?;
+                Message::FenceRequest(FenceRequest { procs, infos })
+            }
+            Kind::FenceRelease => {
+                let status = get_status(r).map_err(b)?;
+                let segments = get_segments(r, name)?;
+                Message::FenceRelease(FenceRelease { status, segments })
+            }
+            Kind::DmodexRequest => {
+                let proc = get_proc(r).map_err(b)?;
+                let key = match get_u8(r).map_err(b)? {
+                    0 => None,
+                    1 => Some(get_key(r).map_err(b)?),
+                    _ => return Err(invalid("bad key flag")),
+                };
+                let infos = get_infos(r).map_err(b)?;
+                Message::DmodexRequest(DmodexRequest { proc, key, infos })
+            }
+            Kind::DmodexReply => {
+                let status = get_status(r).map_err(b)?;
+                let data = get_bytes(r).map_err(b)?;
+                Message::DmodexReply(DmodexReply { status, data })
+            }
+            Kind::Abort => {
+                let status = get_status(r).map_err(b)?;
+                let message = get_opt_str(r).map_err(b)?;
+                let procs = get_procs(r).map_err(b)?;
+                Message::Abort(Abort {
+                    status,
+                    message,
+                    procs,
+                })
+            }
+            Kind::AbortReply => Message::AbortReply(get_status(r).map_err(b)?),
+            Kind::Finalize => Message::Finalize,
+            Kind::FinalizeReply => Message::FinalizeReply(get_status(r).map_err(b)?),
+        };
+        if r.remaining() != 0 {
+            return Err(WireError::Trailing(r.remaining()));
+        }
+        if msg.fd_count() != nfds {
+            return Err(WireError::MissingFds {
+                expected: msg.fd_count(),
+                got: nfds,
+            });
+        }
+        Ok(msg)
+    }
+}
+
+fn get_segments(r: &mut Reader<'_>, kind: &'static str) -> Result<Vec<SegmentRef>, WireError> {
+    let b = |source| WireError::Body { kind, source };
+    let n = get_count(r).map_err(b)?;
+    let mut v = Vec::with_capacity(n);
+    for _ in 0..n {
+        let nspace = get_nspace(r).map_err(b)?;
+        let seg_kind = match get_u8(r).map_err(b)? {
+            0 => SegmentKind::Job,
+            1 => SegmentKind::Modex,
+            _ => {
+                return Err(WireError::Invalid {
+                    kind,
+                    what: "unknown segment kind",
+                })
+            }
+        };
+        let generation = get_u64(r).map_err(b)?;
+        v.push(SegmentRef {
+            nspace,
+            kind: seg_kind,
+            generation,
+        });
+    }
+    Ok(v)
+}
