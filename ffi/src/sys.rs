@@ -1238,4 +1238,63 @@ mod layout {
         }
         compare(&inc, "ours");
     }
+
+    /// The partial `struct hwloc_obj` and the support struct match the
+    /// installed hwloc headers.
+    #[test]
+    fn hwloc_structs_match_header() {
+        use super::hwloc::{hwloc_obj, hwloc_topology_support};
+        if !Path::new("/usr/include/hwloc.h").exists() {
+            eprintln!("hwloc headers not installed; skipping");
+            return;
+        }
+        let dir = std::env::temp_dir().join(format!("pmix-sys-hwloc-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let src = dir.join("hw.c");
+        std::fs::write(
+            &src,
+            "#include <hwloc.h>\n#include <stdio.h>\n#include <stddef.h>\n\
+             int main(void) { printf(\"%zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %d\\n\",\
+             offsetof(struct hwloc_obj, type), offsetof(struct hwloc_obj, name),\
+             offsetof(struct hwloc_obj, arity), offsetof(struct hwloc_obj, children),\
+             offsetof(struct hwloc_obj, cpuset),\
+             offsetof(struct hwloc_topology_support, cpubind),\
+             offsetof(struct hwloc_topology_support, membind),\
+             offsetof(struct hwloc_topology_cpubind_support, set_thisproc_cpubind),\
+             offsetof(struct hwloc_topology_cpubind_support, set_thisthread_cpubind),\
+             offsetof(struct hwloc_topology_membind_support, set_thisthread_membind),\
+             (int) HWLOC_OBJ_MACHINE); return 0; }\n",
+        )
+        .unwrap();
+        let exe = dir.join("hw");
+        let out = Command::new("cc")
+            .arg(&src)
+            .arg("-o")
+            .arg(&exe)
+            .output()
+            .expect("run cc");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let out = Command::new(&exe).output().expect("run");
+        let _ = std::fs::remove_dir_all(&dir);
+        let c = String::from_utf8(out.stdout).unwrap();
+        let rust = format!(
+            "{} {} {} {} {} {} {} {} {} {} {}\n",
+            offset_of!(hwloc_obj, type_),
+            offset_of!(hwloc_obj, name),
+            offset_of!(hwloc_obj, arity),
+            offset_of!(hwloc_obj, children),
+            offset_of!(hwloc_obj, cpuset),
+            offset_of!(hwloc_topology_support, cpubind),
+            offset_of!(hwloc_topology_support, membind),
+            super::hwloc::SUPPORT_SET_THISPROC,
+            super::hwloc::SUPPORT_SET_THISTHREAD,
+            super::hwloc::SUPPORT_SET_THISTHREAD,
+            super::hwloc::HWLOC_OBJ_MACHINE,
+        );
+        assert_eq!(c, rust);
+    }
 }
