@@ -22,13 +22,61 @@ use std::sync::Arc;
 use crossbeam_epoch::{self as epoch, Atomic, Guard, Owned, Shared};
 use parking_lot::Mutex;
 
-use crate::dict::LookupKey;
-use crate::error::SegmentError;
+use crate::dict::{same_bytes, LookupKey};
+use crate::error::Corrupt;
 use crate::reader::{NodeSel, Segment};
 use crate::types::{Scopes, RANK_WILDCARD};
 use crate::value::ValueRef;
 
-type NsMap = std::collections::HashMap<Box<[u8]>, Arc<NsSlot>, ahash::RandomState>;
+/// The namespaces, copied on write: a short list searched linearly (the
+/// usual case: a client sees a handful of namespaces), with a hash index
+/// once there are many.
+#[derive(Clone, Default)]
+struct NsMap {
+    list: Vec<(Box<[u8]>, Arc<NsSlot>)>,
+    index: Option<std::collections::HashMap<Box<[u8]>, usize, ahash::RandomState>>,
+}
+
+/// Up to this many namespaces, no hash index.
+const NS_LINEAR: usize = 8;
+
+impl NsMap {
+    #[inline(always)]
+    fn get(&self, name: &[u8]) -> Option<&Arc<NsSlot>> {
+        match &self.index {
+            None => self
+                .list
+                .iter()
+                .find(|(n, _)| same_bytes(n, name))
+                .map(|(_, s)| s),
+            Some(ix) => ix.get(name).map(|&i| &self.list[i].1),
+        }
+    }
+
+    fn contains_key(&self, name: &[u8]) -> bool {
+        self.get(name).is_some()
+    }
+
+    fn reindex(&mut self) {
+        self.index = (self.list.len() > NS_LINEAR).then(|| {
+            self.list
+                .iter()
+                .enumerate()
+                .map(|(i, (n, _))| (n.clone(), i))
+                .collect()
+        });
+    }
+
+    fn insert(&mut self, name: &[u8], slot: Arc<NsSlot>) {
+        self.list.push((name.into(), slot));
+        self.reindex();
+    }
+
+    fn remove(&mut self, name: &[u8]) {
+        self.list.retain(|(n, _)| **n != *name);
+        self.reindex();
+    }
+}
 
 /// What a namespace currently has: one immutable generation.
 pub struct NsState {
@@ -162,7 +210,7 @@ impl Directory {
                 let s = Arc::new(NsSlot {
                     state: Atomic::null(),
                 });
-                next.insert(nspace.as_bytes().into(), s.clone());
+                next.insert(nspace.as_bytes(), s.clone());
                 let old = self.map.swap(Owned::new(next), Ordering::AcqRel, &g);
                 // SAFETY: `old` is unreachable from the directory now; readers
                 // that loaded it are protected until they unpin.
@@ -346,12 +394,8 @@ impl<'g> NsView<'g> {
     }
 
     /// [`get`](Self::get), reporting corrupt segments.
-    #[inline]
-    pub fn try_get(
-        &self,
-        rank: u32,
-        key: &LookupKey<'_>,
-    ) -> Result<Option<ValueRef<'g>>, SegmentError> {
+    #[inline(always)]
+    pub fn try_get(&self, rank: u32, key: &LookupKey<'_>) -> Result<Option<ValueRef<'g>>, Corrupt> {
         let job = self.state.job.as_deref();
         if rank != RANK_WILDCARD {
             if let Some(j) = job {
@@ -375,7 +419,7 @@ impl<'g> NsView<'g> {
         rank: u32,
         scopes: Scopes,
         key: &LookupKey<'_>,
-    ) -> Result<Option<ValueRef<'g>>, SegmentError> {
+    ) -> Result<Option<ValueRef<'g>>, Corrupt> {
         for m in self.state.modex.iter().rev() {
             if let Some(v) = m.posted_value(rank, scopes, key)? {
                 return Ok(Some(v));

@@ -23,6 +23,42 @@ impl fmt::Display for Region {
     }
 }
 
+/// What is wrong with a corrupt region.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CorruptKind {
+    /// Its bounds are outside the segment, or misaligned.
+    BadRange,
+    /// Its checksum does not match its bytes.
+    Checksum,
+    /// Its bytes are not a valid archive of its type.
+    Invalid,
+}
+
+/// A lookup met a corrupt part of a segment. Small and `Copy`: the read
+/// path carries it cheaply and never allocates for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{region}: {}", match kind {
+    CorruptKind::BadRange => "lies outside the segment or is misaligned",
+    CorruptKind::Checksum => "checksum mismatch: the segment is corrupt",
+    CorruptKind::Invalid => "failed validation: the segment is corrupt",
+})]
+pub struct Corrupt {
+    /// Where.
+    pub region: Region,
+    /// What.
+    pub kind: CorruptKind,
+}
+
+impl From<Corrupt> for SegmentError {
+    fn from(c: Corrupt) -> Self {
+        match c.kind {
+            CorruptKind::BadRange => SegmentError::BadRange(c.region),
+            CorruptKind::Checksum => SegmentError::Checksum(c.region),
+            CorruptKind::Invalid => SegmentError::Invalid(c.region),
+        }
+    }
+}
+
 /// Why a segment was refused. Every variant is cheap to build (no
 /// allocation), so a refusal on the read path allocates nothing.
 #[derive(Debug, thiserror::Error)]

@@ -45,7 +45,7 @@ mod writer;
 
 pub use dict::LookupKey;
 pub use directory::{Directory, NsHandle, NsView, Reader};
-pub use error::{BuildError, Region, SegmentError};
+pub use error::{BuildError, Corrupt, CorruptKind, Region, SegmentError};
 pub use reader::{NodeSel, Segment};
 pub use schema::*;
 pub use types::{tag, Scope, Scopes, RANK_UNDEF, RANK_WILDCARD};

@@ -20,7 +20,7 @@ use rkyv::Portable;
 
 use crate::checksum::xxh64;
 use crate::dict::{self, LookupKey};
-use crate::error::{Region, SegmentError};
+use crate::error::{Corrupt, CorruptKind, Region, SegmentError};
 use crate::header::{check_range, Header, HEADER_LEN};
 use crate::schema::*;
 use crate::sys;
@@ -77,6 +77,11 @@ impl Block for ArchivedTable {
 }
 impl Block for ArchivedDict {
     const STATE: u8 = IS_DICT;
+}
+
+#[inline]
+fn corrupt(region: Region, kind: CorruptKind) -> Corrupt {
+    Corrupt { region, kind }
 }
 
 fn os((op, source): (&'static str, std::io::Error)) -> SegmentError {
@@ -142,7 +147,7 @@ impl Segment {
     }
 
     /// The whole segment.
-    #[inline]
+    #[inline(always)]
     pub fn as_bytes(&self) -> &[u8] {
         match &self.mem {
             Memory::Mapped(m) => m.as_slice(),
@@ -161,7 +166,7 @@ impl Segment {
     }
 
     /// The index.
-    #[inline]
+    #[inline(always)]
     pub fn index(&self) -> &ArchivedIndex {
         let b = &self.as_bytes()[self.index_offset..self.index_offset + self.index_len];
         // SAFETY: these exact bytes passed `rkyv::access::<ArchivedIndex>`
@@ -199,12 +204,11 @@ impl Segment {
             .count()
     }
 
-    #[inline]
-    fn block<T: Block>(&self, i: u32) -> Result<&T, SegmentError> {
-        let st = self
-            .states
-            .get(i as usize)
-            .ok_or(SegmentError::BadRange(Region::Block(i)))?;
+    #[inline(always)]
+    fn block<T: Block>(&self, i: u32) -> Result<&T, Corrupt> {
+        let Some(st) = self.states.get(i as usize) else {
+            return Err(corrupt(Region::Block(i), CorruptKind::BadRange));
+        };
         let state = st.load(Ordering::Acquire);
         if state == T::STATE {
             let br = &self.index().blocks[i as usize];
@@ -219,22 +223,23 @@ impl Segment {
     }
 
     #[cold]
-    fn validate_block<T: Block>(&self, i: u32, state: u8) -> Result<&T, SegmentError> {
+    #[inline(never)]
+    fn validate_block<T: Block>(&self, i: u32, state: u8) -> Result<&T, Corrupt> {
         let r = Region::Block(i);
-        let fail = |s: u8, e: SegmentError| {
+        let fail = |s: u8, kind: CorruptKind| {
             self.states[i as usize].store(s, Ordering::Release);
-            Err(e)
+            Err(corrupt(r, kind))
         };
         match state {
             UNCHECKED => {}
-            BAD_SUM => return Err(SegmentError::Checksum(r)),
-            BAD_ARCHIVE | IS_TABLE | IS_DICT => return Err(SegmentError::Invalid(r)),
-            _ => return Err(SegmentError::BadRange(r)),
+            BAD_SUM => return Err(corrupt(r, CorruptKind::Checksum)),
+            BAD_ARCHIVE | IS_TABLE | IS_DICT => return Err(corrupt(r, CorruptKind::Invalid)),
+            _ => return Err(corrupt(r, CorruptKind::BadRange)),
         }
         let br = &self.index().blocks[i as usize];
         let (o, l) = (br.offset.to_native(), br.len.to_native());
         if check_range(o, l, self.len() as u64, r).is_err() {
-            return fail(BAD_RANGE, SegmentError::BadRange(r));
+            return fail(BAD_RANGE, CorruptKind::BadRange);
         }
         // The checksum covers the block and the padding after it.
         let Some(end) = usize::try_from(o + l)
@@ -242,10 +247,10 @@ impl Segment {
             .map(padded)
             .filter(|&e| e <= self.len())
         else {
-            return fail(BAD_RANGE, SegmentError::BadRange(r));
+            return fail(BAD_RANGE, CorruptKind::BadRange);
         };
         if xxh64(&self.as_bytes()[o as usize..end]) != br.checksum.to_native() {
-            return fail(BAD_SUM, SegmentError::Checksum(r));
+            return fail(BAD_SUM, CorruptKind::Checksum);
         }
         let b = &self.as_bytes()[o as usize..(o + l) as usize];
         match rkyv::access::<T, Failure>(b) {
@@ -253,13 +258,13 @@ impl Segment {
                 self.states[i as usize].store(T::STATE, Ordering::Release);
                 Ok(t)
             }
-            Err(_) => fail(BAD_ARCHIVE, SegmentError::Invalid(r)),
+            Err(_) => fail(BAD_ARCHIVE, CorruptKind::Invalid),
         }
     }
 
     /// Validates every block now (a server checking what it wrote, tools,
     /// tests). Readers need not call it: lookups validate what they touch.
-    pub fn validate_all(&self) -> Result<(), SegmentError> {
+    pub fn validate_all(&self) -> Result<(), Corrupt> {
         let ix = self.index();
         if let Some(k) = ix.keys.as_ref() {
             self.block::<ArchivedDict>(k.to_native())?;
@@ -277,7 +282,7 @@ impl Segment {
         ] {
             let shift = set.shift.to_native();
             if shift >= 32 {
-                return Err(SegmentError::Invalid(Region::Index));
+                return Err(corrupt(Region::Index, CorruptKind::Invalid));
             }
             let n = set.rows.to_native().div_ceil(1 << shift);
             for b in 0..n {
@@ -288,8 +293,8 @@ impl Segment {
     }
 
     /// The id of `key` in this segment, if any row holds it.
-    #[inline]
-    pub fn key_id(&self, key: &LookupKey<'_>) -> Result<Option<u32>, SegmentError> {
+    #[inline(always)]
+    pub fn key_id(&self, key: &LookupKey<'_>) -> Result<Option<u32>, Corrupt> {
         match self.index().keys.as_ref() {
             None => Ok(None),
             Some(b) => Ok(dict::find(self.block::<ArchivedDict>(b.to_native())?, key)),
@@ -297,24 +302,24 @@ impl Segment {
     }
 
     /// Looks up key id `key` in row `row` of `set`.
-    #[inline]
+    #[inline(always)]
     fn row_value(
         &self,
         set: &ArchivedRowSet,
         row: u32,
         key: u32,
-    ) -> Result<Option<ValueRef<'_>>, SegmentError> {
+    ) -> Result<Option<ValueRef<'_>>, Corrupt> {
         if row >= set.rows.to_native() {
             return Ok(None);
         }
         let shift = set.shift.to_native();
         if shift >= 32 {
-            return Err(SegmentError::Invalid(Region::Index));
+            return Err(corrupt(Region::Index, CorruptKind::Invalid));
         }
         let bi = set.first_block.to_native().saturating_add(row >> shift);
         let t = self.block::<ArchivedTable>(bi)?;
         let r = (row & ((1u32 << shift) - 1)) as usize;
-        let bad = SegmentError::Invalid(Region::Block(bi));
+        let bad = corrupt(Region::Block(bi), CorruptKind::Invalid);
         let rs = t.row_starts.as_slice();
         let (Some(a), Some(b)) = (rs.get(r), rs.get(r + 1)) else {
             return Err(bad);
@@ -326,14 +331,10 @@ impl Segment {
         else {
             return Err(bad);
         };
-        let p = cells.partition_point(|c| c.key_tag.to_native() >> 8 < key);
-        let Some(c) = cells.get(p) else {
+        let Some(c) = find_cell(cells, key) else {
             return Ok(None);
         };
         let kt = c.key_tag.to_native();
-        if kt >> 8 != key {
-            return Ok(None);
-        }
         let (tag, data) = ((kt & 0xFF) as u8, c.data.to_native());
         let v = if tag == TAG_POOL {
             t.pool.get(data as usize).map(ValueRef::from_archived)
@@ -343,35 +344,34 @@ impl Segment {
         v.map(Some).ok_or(bad)
     }
 
-    fn with_key<'s>(
-        &'s self,
-        key: &LookupKey<'_>,
-        f: impl FnOnce(&'s ArchivedIndex, u32) -> Result<Option<ValueRef<'s>>, SegmentError>,
-    ) -> Result<Option<ValueRef<'s>>, SegmentError> {
-        match self.key_id(key)? {
-            None => Ok(None),
-            Some(k) => f(self.index(), k),
-        }
-    }
-
     /// A process-realm value of `rank`.
-    #[inline]
+    #[inline(always)]
     pub fn proc_value(
         &self,
         rank: u32,
         key: &LookupKey<'_>,
-    ) -> Result<Option<ValueRef<'_>>, SegmentError> {
-        self.with_key(key, |ix, k| self.row_value(&ix.procs, rank, k))
+    ) -> Result<Option<ValueRef<'_>>, Corrupt> {
+        match self.key_id(key)? {
+            Some(k) => self.row_value(&self.index().procs, rank, k),
+            None => Ok(None),
+        }
     }
 
     /// A job-realm value.
-    pub fn job_value(&self, key: &LookupKey<'_>) -> Result<Option<ValueRef<'_>>, SegmentError> {
-        self.with_key(key, |ix, k| self.row_value(&ix.job, 0, k))
+    #[inline(always)]
+    pub fn job_value(&self, key: &LookupKey<'_>) -> Result<Option<ValueRef<'_>>, Corrupt> {
+        match self.key_id(key)? {
+            Some(k) => self.row_value(&self.index().job, 0, k),
+            None => Ok(None),
+        }
     }
 
     /// A session-realm value.
-    pub fn session_value(&self, key: &LookupKey<'_>) -> Result<Option<ValueRef<'_>>, SegmentError> {
-        self.with_key(key, |ix, k| self.row_value(&ix.session, 0, k))
+    pub fn session_value(&self, key: &LookupKey<'_>) -> Result<Option<ValueRef<'_>>, Corrupt> {
+        match self.key_id(key)? {
+            Some(k) => self.row_value(&self.index().session, 0, k),
+            None => Ok(None),
+        }
     }
 
     /// A value of application `appnum`.
@@ -379,21 +379,23 @@ impl Segment {
         &self,
         appnum: u32,
         key: &LookupKey<'_>,
-    ) -> Result<Option<ValueRef<'_>>, SegmentError> {
-        self.with_key(key, |ix, k| {
-            match ix
-                .app_nums
-                .as_slice()
-                .binary_search_by_key(&appnum, |a| a.to_native())
-            {
-                Ok(row) => self.row_value(&ix.apps, row as u32, k),
-                Err(_) => Ok(None),
-            }
-        })
+    ) -> Result<Option<ValueRef<'_>>, Corrupt> {
+        let ix = self.index();
+        let Ok(row) = ix
+            .app_nums
+            .as_slice()
+            .binary_search_by_key(&appnum, |a| a.to_native())
+        else {
+            return Ok(None);
+        };
+        match self.key_id(key)? {
+            Some(k) => self.row_value(&ix.apps, row as u32, k),
+            None => Ok(None),
+        }
     }
 
     /// The row of a node, if the segment describes it.
-    pub fn node_row(&self, node: NodeSel<'_>) -> Result<Option<u32>, SegmentError> {
+    pub fn node_row(&self, node: NodeSel<'_>) -> Result<Option<u32>, Corrupt> {
         let ix = self.index();
         match node {
             NodeSel::Id(id) => Ok(ix
@@ -426,39 +428,72 @@ impl Segment {
         &self,
         node: NodeSel<'_>,
         key: &LookupKey<'_>,
-    ) -> Result<Option<ValueRef<'_>>, SegmentError> {
+    ) -> Result<Option<ValueRef<'_>>, Corrupt> {
         let Some(row) = self.node_row(node)? else {
             return Ok(None);
         };
-        self.with_key(key, |ix, k| self.row_value(&ix.nodes, row, k))
+        match self.key_id(key)? {
+            Some(k) => self.row_value(&self.index().nodes, row, k),
+            None => Ok(None),
+        }
     }
 
     /// A value `rank` posted, searching the scopes in `scopes` (global,
     /// local, remote, internal, in that order).
-    #[inline]
+    #[inline(always)]
     pub fn posted_value(
         &self,
         rank: u32,
         scopes: Scopes,
         key: &LookupKey<'_>,
-    ) -> Result<Option<ValueRef<'_>>, SegmentError> {
-        self.with_key(key, |ix, k| {
-            let Some(base) = rank.checked_mul(Scope::COUNT) else {
-                return Ok(None);
-            };
-            for s in Scope::ALL {
-                if scopes.contains(s) {
-                    if let Some(v) = self.row_value(&ix.posted, base + s.row(), k)? {
-                        return Ok(Some(v));
-                    }
+    ) -> Result<Option<ValueRef<'_>>, Corrupt> {
+        let Some(base) = rank.checked_mul(Scope::COUNT) else {
+            return Ok(None);
+        };
+        let Some(k) = self.key_id(key)? else {
+            return Ok(None);
+        };
+        let set = &self.index().posted;
+        for s in Scope::ALL {
+            if scopes.contains(s) {
+                if let Some(v) = self.row_value(set, base + s.row(), k)? {
+                    return Ok(Some(v));
                 }
             }
-            Ok(None)
-        })
+        }
+        Ok(None)
     }
 
     /// True if the segment holds posted data (a modex segment).
     pub fn has_posted(&self) -> bool {
         self.index().posted.rows.to_native() > 0
+    }
+}
+
+/// The cell of key id `key` in a row sorted by key id.
+#[inline(always)]
+fn find_cell(cells: &[ArchivedCell], key: u32) -> Option<&ArchivedCell> {
+    if cells.len() <= 8 {
+        for c in cells {
+            let k = c.key_tag.to_native() >> 8;
+            if k >= key {
+                return (k == key).then_some(c);
+            }
+        }
+        None
+    } else {
+        // Branch-free binary search for the last cell with id <= key.
+        let mut base = 0usize;
+        let mut size = cells.len();
+        while size > 1 {
+            let half = size / 2;
+            let mid = base + half;
+            if cells[mid].key_tag.to_native() >> 8 <= key {
+                base = mid;
+            }
+            size -= half;
+        }
+        let c = &cells[base];
+        (c.key_tag.to_native() >> 8 == key).then_some(c)
     }
 }

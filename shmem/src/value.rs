@@ -526,7 +526,8 @@ pub enum ValueRef<'a> {
     Status(i32),
     /// A nested value: [`ValueRef::from_archived`] reads it.
     Value(&'a ArchivedStoredValue),
-    Proc(ProcRef<'a>),
+    /// [`ArchivedStoredProc::view`] reads it.
+    Proc(&'a ArchivedStoredProc),
     App(&'a ArchivedStoredApp),
     Info(&'a ArchivedStoredInfo),
     PData(&'a ArchivedStoredPData),
@@ -541,7 +542,8 @@ pub enum ValueRef<'a> {
     DataType(u16),
     ProcState(u8),
     ProcInfo(&'a ArchivedStoredProcInfo),
-    DataArray(ArrayRef<'a>),
+    /// [`ArchivedStoredArray::view`] reads it.
+    DataArray(&'a ArchivedStoredArray),
     ProcRank(u32),
     Query(&'a ArchivedStoredQuery),
     CompressedString(&'a [u8]),
@@ -594,6 +596,25 @@ fn packed_view(
     }
 }
 
+impl ArchivedStoredArray {
+    /// The array as a borrowed view (packed elements in C layout, or
+    /// values).
+    #[inline]
+    pub fn view(&self) -> ArrayRef<'_> {
+        match self {
+            ArchivedStoredArray::Packed {
+                elem_type,
+                count,
+                words,
+            } => packed_view(elem_type.to_native(), count.to_native(), words),
+            ArchivedStoredArray::Values { elem_type, items } => ArrayRef::Values {
+                elem_type: elem_type.to_native(),
+                items,
+            },
+        }
+    }
+}
+
 impl<'a> ValueRef<'a> {
     /// Reads an archived value.
     pub fn from_archived(v: &'a ArchivedStoredValue) -> ValueRef<'a> {
@@ -625,7 +646,7 @@ impl<'a> ValueRef<'a> {
             A::Time(x) => R::Time(x.to_native()),
             A::Status(x) => R::Status(x.to_native()),
             A::Value(b) => R::Value(b.get()),
-            A::Proc(p) => R::Proc(p.view()),
+            A::Proc(p) => R::Proc(p),
             A::App(b) => R::App(b.get()),
             A::Info(b) => R::Info(b.get()),
             A::PData(b) => R::PData(b.get()),
@@ -640,17 +661,7 @@ impl<'a> ValueRef<'a> {
             A::DataType(x) => R::DataType(x.to_native()),
             A::ProcState(x) => R::ProcState(*x),
             A::ProcInfo(b) => R::ProcInfo(b.get()),
-            A::DataArray(b) => R::DataArray(match b.get() {
-                ArchivedStoredArray::Packed {
-                    elem_type,
-                    count,
-                    words,
-                } => packed_view(elem_type.to_native(), count.to_native(), words),
-                ArchivedStoredArray::Values { elem_type, items } => ArrayRef::Values {
-                    elem_type: elem_type.to_native(),
-                    items,
-                },
-            }),
+            A::DataArray(b) => R::DataArray(b.get()),
             A::ProcRank(x) => R::ProcRank(x.to_native()),
             A::Query(b) => R::Query(b.get()),
             A::CompressedString(b) => R::CompressedString(b.as_slice()),
@@ -736,10 +747,7 @@ impl<'a> ValueRef<'a> {
             R::Time(x) => V::Time(x),
             R::Status(x) => V::Status(x),
             R::Value(v) => V::Value(Box::new(ValueRef::from_archived(v).to_stored())),
-            R::Proc(p) => V::Proc(StoredProc {
-                nspace: p.nspace.into(),
-                rank: p.rank,
-            }),
+            R::Proc(p) => V::Proc(de(p)),
             R::App(a) => V::App(Box::new(de(a))),
             R::Info(a) => V::Info(Box::new(de(a))),
             R::PData(a) => V::PData(Box::new(de(a))),
@@ -754,7 +762,7 @@ impl<'a> ValueRef<'a> {
             R::DataType(x) => V::DataType(x),
             R::ProcState(x) => V::ProcState(x),
             R::ProcInfo(a) => V::ProcInfo(Box::new(de(a))),
-            R::DataArray(a) => V::DataArray(Box::new(match a {
+            R::DataArray(a) => V::DataArray(Box::new(match a.view() {
                 ArrayRef::Packed {
                     elem_type,
                     count,

@@ -94,9 +94,10 @@ fn strings_and_bytes_point_into_the_segment() {
         panic!()
     };
     assert!(inside(bo.as_ptr()));
-    let Some(ValueRef::DataArray(ArrayRef::Packed { bytes, count, .. })) =
-        seg.proc_value(0, &"a".into()).unwrap()
-    else {
+    let Some(ValueRef::DataArray(a)) = seg.proc_value(0, &"a".into()).unwrap() else {
+        panic!()
+    };
+    let ArrayRef::Packed { bytes, count, .. } = a.view() else {
         panic!("u64 arrays are packed")
     };
     assert!(inside(bytes.as_ptr()));
