@@ -2,8 +2,8 @@
  *
  * Cpusets and topologies in values: load, xfer, unload, compare, print and
  * destruct, for hwloc-owned objects and for objects of another source.
- * The topology is this machine's, loaded with hwloc in the program, so the
- * text is the same under both libraries.
+ * The topology is a synthetic one, so its text is the same on every machine
+ * and under both libraries.
  */
 #include <hwloc.h>
 #include <stdio.h>
@@ -103,6 +103,7 @@ int main(void)
 
     printf("=== topology\n");
     hwloc_topology_init(&topo);
+    hwloc_topology_set_synthetic(topo, "pack:2 l3:1 core:2 pu:2");
     hwloc_topology_load(topo);
     pt.source = "hwloc";
     pt.topology = topo;
