@@ -444,6 +444,12 @@ int main(void)
     exercise("info directives", &idir, PMIX_INFO_DIRECTIVES, NOCMP);
     exercise("data type", &dtyp, PMIX_DATA_TYPE, NOCMP);
     exercise("iof channel", &chan, PMIX_IOF_CHANNEL, NOCMP);
+    exercise("unknown type", &u32, 9999, 0);
+    {
+        char *s = PMIx_Value_string(NULL);
+        printf("string of NULL value: %s\n", s ? s : "(null)");
+        free(s);
+    }
 
     printf("=== pointers\n");
     {
