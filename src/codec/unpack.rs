@@ -9,7 +9,7 @@ use crate::value::*;
 use crate::{DataType, Info, InfoDirectives, Proc, Rank, Value};
 
 /// Deepest nesting of values, infos and data arrays accepted.
-pub const MAX_DEPTH: usize = 128;
+pub const MAX_DEPTH: usize = 64;
 
 /// Most items of a type that occupies no bytes (pointers, whose pack
 /// writes one sentinel for any count) produced by one unpack.
@@ -235,6 +235,109 @@ fn hwloc_source() -> OptString {
 /// Reads one item of type `ty` (no count, no tag).
 pub fn unpack_one(r: &mut Reader<'_>, ty: DataType, depth: usize) -> Result<Value, CodecError> {
     use DataType as T;
+    // Only the container types recurse; keeping them apart keeps the
+    // frames on the recursion path small, so that MAX_DEPTH levels fit in
+    // a thread's stack even in unoptimized builds.
+    match ty {
+        T::Value | T::App | T::Info | T::PData | T::Kval | T::DataArray | T::Query => {
+            unpack_container(r, ty, depth)
+        }
+        _ => unpack_leaf(r, ty),
+    }
+}
+
+/// Items that hold other values: each in its own small function.
+fn unpack_container(r: &mut Reader<'_>, ty: DataType, depth: usize) -> Result<Value, CodecError> {
+    let depth = deeper(depth)?;
+    match ty {
+        DataType::Value => value_item_(r, depth),
+        DataType::App => app_(r, depth),
+        DataType::Info => Ok(Value::Info(Box::new(info_(r, depth)?))),
+        DataType::PData => pdata_(r, depth),
+        DataType::Kval => kval_(r, depth),
+        DataType::DataArray => darray_(r, depth),
+        DataType::Query => query_(r, depth),
+        _ => unpack_leaf(r, ty),
+    }
+}
+
+#[inline(never)]
+fn value_item_(r: &mut Reader<'_>, depth: usize) -> Result<Value, CodecError> {
+    Ok(Value::Value(Box::new(unpack_val(r, depth)?)))
+}
+
+#[inline(never)]
+fn app_(r: &mut Reader<'_>, depth: usize) -> Result<Value, CodecError> {
+    let cmd = wire::get_str(r)?;
+    let argc = wire::get_count(r)?;
+    let argv = strings_(r, argc)?;
+    let envc = wire::get_count(r)?;
+    let env = strings_(r, envc)?;
+    let cwd = wire::get_str(r)?;
+    let maxprocs = varint::get_i32(r)?;
+    let info = infos_(r, depth)?;
+    Ok(Value::App(Box::new(App {
+        cmd,
+        argv,
+        env,
+        cwd,
+        maxprocs,
+        info,
+    })))
+}
+
+#[inline(never)]
+fn pdata_(r: &mut Reader<'_>, depth: usize) -> Result<Value, CodecError> {
+    let proc = proc_(r)?;
+    let key = wire::get_key(r)?;
+    let value = unpack_val(r, depth)?;
+    Ok(Value::PData(Box::new(PData { proc, key, value })))
+}
+
+#[inline(never)]
+fn kval_(r: &mut Reader<'_>, depth: usize) -> Result<Value, CodecError> {
+    let key = wire::get_str(r)?;
+    let value = Box::new(unpack_val(r, depth)?);
+    Ok(Value::Kval(Box::new(Kval {
+        key,
+        value: Some(value),
+    })))
+}
+
+#[inline(never)]
+fn darray_(r: &mut Reader<'_>, depth: usize) -> Result<Value, CodecError> {
+    let t = wire::get_type(r)?;
+    let elem_type = DataType::from_raw(t).ok_or(CodecError::UnknownType(t))?;
+    let size = wire::get_size(r)?;
+    let items = if size == 0 || elem_type == DataType::Undef {
+        Vec::new()
+    } else {
+        let n = usize::try_from(size)
+            .ok()
+            .filter(|&n| i32::try_from(n).is_ok())
+            .ok_or(CodecError::BadLength(size.into()))?;
+        unpack_items(r, elem_type, n, depth)?
+    };
+    Ok(Value::DataArray(Box::new(DataArray { elem_type, items })))
+}
+
+#[inline(never)]
+fn query_(r: &mut Reader<'_>, depth: usize) -> Result<Value, CodecError> {
+    let n = wire::get_i32(r)?;
+    // A non-positive count means no keys.
+    let n = usize::try_from(n).unwrap_or(0);
+    if n > r.remaining() {
+        return Err(CodecError::BadLength(n as i128));
+    }
+    let keys = wire::get_argv(r, n)?;
+    let qualifiers = infos_(r, depth)?;
+    Ok(Value::Query(Box::new(Query { keys, qualifiers })))
+}
+
+/// Items that hold no other values.
+#[inline(never)]
+fn unpack_leaf(r: &mut Reader<'_>, ty: DataType) -> Result<Value, CodecError> {
+    use DataType as T;
     Ok(match ty {
         T::Undef => return Err(CodecError::UnknownType(ty.raw())),
         T::Bool => Value::Bool(r.byte()? != 0),
@@ -278,47 +381,10 @@ pub fn unpack_one(r: &mut Reader<'_>, ty: DataType, depth: usize) -> Result<Valu
         T::Double => Value::Double(wire::get_f64(r)?),
         T::Timeval => Value::Timeval(timeval_(r)?),
         T::Time => Value::Time(varint::get_u64(r)? as i64),
-        T::Value => Value::Value(Box::new(unpack_val(r, deeper(depth)?)?)),
         T::Proc => Value::Proc(proc_(r)?),
-        T::App => {
-            let depth = deeper(depth)?;
-            let cmd = wire::get_str(r)?;
-            let argc = wire::get_count(r)?;
-            let argv = strings_(r, argc)?;
-            let envc = wire::get_count(r)?;
-            let env = strings_(r, envc)?;
-            let cwd = wire::get_str(r)?;
-            let maxprocs = varint::get_i32(r)?;
-            let info = infos_(r, depth)?;
-            Value::App(Box::new(App {
-                cmd,
-                argv,
-                env,
-                cwd,
-                maxprocs,
-                info,
-            }))
-        }
-        T::Info => Value::Info(Box::new(info_(r, deeper(depth)?)?)),
-        T::PData => {
-            let depth = deeper(depth)?;
-            let proc = proc_(r)?;
-            let key = wire::get_key(r)?;
-            let value = unpack_val(r, depth)?;
-            Value::PData(Box::new(PData { proc, key, value }))
-        }
         T::ByteObject => Value::ByteObject(wire::get_bytes(r)?),
         T::CompressedString => Value::CompressedString(wire::get_bytes(r)?),
         T::CompressedByteObject => Value::CompressedByteObject(wire::get_bytes(r)?),
-        T::Kval => {
-            let depth = deeper(depth)?;
-            let key = wire::get_str(r)?;
-            let value = unpack_val(r, depth)?;
-            Value::Kval(Box::new(Kval {
-                key,
-                value: Some(Box::new(value)),
-            }))
-        }
         T::Pointer => {
             r.byte()?;
             Value::Pointer(0)
@@ -337,34 +403,6 @@ pub fn unpack_one(r: &mut Reader<'_>, ty: DataType, depth: usize) -> Result<Valu
                 exit_code: 0,
                 state,
             }))
-        }
-        T::DataArray => {
-            let depth = deeper(depth)?;
-            let t = wire::get_type(r)?;
-            let elem_type = DataType::from_raw(t).ok_or(CodecError::UnknownType(t))?;
-            let size = wire::get_size(r)?;
-            let items = if size == 0 || elem_type == T::Undef {
-                Vec::new()
-            } else {
-                let n = usize::try_from(size)
-                    .ok()
-                    .filter(|&n| i32::try_from(n).is_ok())
-                    .ok_or(CodecError::BadLength(size.into()))?;
-                unpack_items(r, elem_type, n, depth)?
-            };
-            Value::DataArray(Box::new(DataArray { elem_type, items }))
-        }
-        T::Query => {
-            let depth = deeper(depth)?;
-            let n = wire::get_i32(r)?;
-            // A non-positive count means no keys.
-            let n = usize::try_from(n).unwrap_or(0);
-            if n > r.remaining() {
-                return Err(CodecError::BadLength(n as i128));
-            }
-            let keys = wire::get_argv(r, n)?;
-            let qualifiers = infos_(r, depth)?;
-            Value::Query(Box::new(Query { keys, qualifiers }))
         }
         T::Envar => Value::Envar(Envar {
             envar: wire::get_str(r)?,
@@ -507,5 +545,8 @@ pub fn unpack_one(r: &mut Reader<'_>, ty: DataType, depth: usize) -> Result<Valu
             }))
         }
         T::DataBuffer => Value::DataBuffer(wire::get_bytes(r)?),
+        T::Value | T::App | T::Info | T::PData | T::Kval | T::DataArray | T::Query => {
+            return Err(CodecError::UnknownType(ty.raw()))
+        }
     })
 }
