@@ -29,7 +29,18 @@
 //! `PMIX_PROC_CPUSET` bitmaps and `PMIX_TOPO` topologies are hwloc objects
 //! in C; in Rust they are the bitmap's list string (`0-3,8`) and the
 //! topology's XML export. Objects whose `source` names another provider
-//! than hwloc are opaque and refused with `PMIX_ERR_NOT_SUPPORTED`.
+//! than hwloc are opaque and refused with `PMIX_ERR_NOT_SUPPORTED`. As in the
+//! reference, such objects are released only when their `source` names
+//! hwloc (for an array, the first element's source decides); writers give a
+//! bitmap or topology without a source the source "hwloc" for that reason.
+//!
+//! Element sizes are the natural C ones: `PMIX_POINTER` items are
+//! `void *` (the reference's `PMIX_DATA_ARRAY_CONSTRUCT` allocates one byte
+//! for them, a bug its pack/unpack do not share), `PMIX_REGEX` items are
+//! `char *` (what `PMIx_Data_pack` reads).
+//!
+//! `PMIX_DATA_BUFFER` items carry the unread bytes (`unpack_ptr` to the end
+//! of the used region); a written buffer owns a malloc'd copy of them.
 //!
 //! The value form has no member for `PMIX_VALUE`, `PMIX_INFO`, `PMIX_APP`,
 //! `PMIX_PDATA`, `PMIX_QUERY` and `PMIX_KVAL` (the reference refuses them
