@@ -705,3 +705,40 @@ fn undef_fails_after_the_count() {
     );
     assert_eq!(buf.as_bytes(), [0x02]);
 }
+
+/// The reference decompresses what `zlib_frame` makes (the format of
+/// `PMIx_Data_compress`), at several sizes.
+#[test]
+fn reference_decompresses_our_frames() {
+    let Some((inc, lib)) = common::reference_pmix() else {
+        eprintln!("reference OpenPMIx not installed: skipped");
+        return;
+    };
+    let dir = common::scratch("codec_decompress");
+    let exe = dir.join("buffer_decompress");
+    let src = common::root().join("tests/c/buffer_decompress.c");
+    common::compile_c(&[&src], &exe, &inc, &lib, &[]);
+    for n in [0usize, 1, 100, 4096, 300_000] {
+        let data: Vec<u8> = (0..n)
+            .map(|i| (i * 7 % 251) as u8 ^ (i / 1000) as u8)
+            .collect();
+        let framed = codec::zlib_frame(&data).unwrap();
+        assert_eq!(codec::decompress(&framed).unwrap(), data);
+        let file = dir.join(format!("block-{n}"));
+        std::fs::write(&file, &framed).unwrap();
+        let out = Command::new(&exe)
+            .arg(&file)
+            .env("LD_LIBRARY_PATH", &lib)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let hash = data.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, &b| {
+            (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+        });
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout).trim(),
+            format!("true {n} {hash:016x}"),
+            "size {n}"
+        );
+    }
+}
