@@ -521,11 +521,7 @@ pub fn item(prefix: Option<&str>, v: &Value, hw: &dyn Hwloc) -> Option<String> {
             "PMIX_INFO_DIRECTIVES",
             strings::info_directives_string(*x),
         ),
-        Value::DataType(x) => typed(
-            prefix,
-            "PMIX_DATA_TYPE",
-            text(strings::data_type_name(*x)),
-        ),
+        Value::DataType(x) => typed(prefix, "PMIX_DATA_TYPE", text(strings::data_type_name(*x))),
         Value::ProcState(x) => typed(
             prefix,
             "PMIX_PROC_STATE",
