@@ -10,6 +10,7 @@ pub mod codec;
 pub mod compare;
 pub mod data_type;
 pub mod info;
+pub mod job;
 pub mod keys;
 pub mod locality;
 pub mod net;
