@@ -39,7 +39,10 @@ const PROC_KEYS: [&str; 15] = [
 /// sockets per node).
 fn job_builder(nranks: u32) -> SegmentBuilder {
     let mut b = SegmentBuilder::new("bench-job").unwrap();
-    if let Some(s) = std::env::var("SHMEM_BENCH_SHIFT").ok().and_then(|s| s.parse().ok()) {
+    if let Some(s) = std::env::var("SHMEM_BENCH_SHIFT")
+        .ok()
+        .and_then(|s| s.parse().ok())
+    {
         b.rank_block_shift(s);
     }
     let nnodes = nranks.div_ceil(PPN);

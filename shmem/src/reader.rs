@@ -301,6 +301,35 @@ impl Segment {
         }
     }
 
+    /// Starts loading, in parallel, the two cache lines a row lookup in a
+    /// cold block needs first: the table's root (at the block's end) and
+    /// the row's entry of `row_starts` (serialized first, so at the block's
+    /// start). A hint only: nothing depends on the guess being right.
+    #[inline(always)]
+    fn prefetch_row(&self, block: u32, row: usize) {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(br) = self.index().blocks.get(block as usize) {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            let base = self.as_bytes().as_ptr();
+            let (o, l) = (br.offset.to_native() as usize, br.len.to_native() as usize);
+            let root = o
+                .wrapping_add(l)
+                .wrapping_sub(std::mem::size_of::<ArchivedTable>());
+            // `wrapping_add`: the addresses may be anything in a corrupt
+            // segment, and are never dereferenced.
+            let p1 = base.wrapping_add(root).cast::<i8>();
+            let p2 = base.wrapping_add(o.wrapping_add(row * 4)).cast::<i8>();
+            // SAFETY: prefetching is a hint that never faults or reads
+            // memory architecturally, whatever the address.
+            unsafe {
+                _mm_prefetch::<_MM_HINT_T0>(p1);
+                _mm_prefetch::<_MM_HINT_T0>(p2);
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (block, row);
+    }
+
     /// Looks up key id `key` in row `row` of `set`.
     #[inline(always)]
     fn row_value(
@@ -317,8 +346,9 @@ impl Segment {
             return Err(corrupt(Region::Index, CorruptKind::Invalid));
         }
         let bi = set.first_block.to_native().saturating_add(row >> shift);
-        let t = self.block::<ArchivedTable>(bi)?;
         let r = (row & ((1u32 << shift) - 1)) as usize;
+        self.prefetch_row(bi, r);
+        let t = self.block::<ArchivedTable>(bi)?;
         let bad = corrupt(Region::Block(bi), CorruptKind::Invalid);
         let rs = t.row_starts.as_slice();
         let (Some(a), Some(b)) = (rs.get(r), rs.get(r + 1)) else {

@@ -498,3 +498,57 @@ pub const LAYOUT_ID: u64 = {
         rkyv::option::ArchivedOption<u32>,
     )
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn archived_sizes_are_what_the_format_assumes() {
+        use core::mem::{align_of, size_of};
+        assert_eq!(size_of::<ArchivedCell>(), 8, "a cell is 8 bytes");
+        assert_eq!(size_of::<ArchivedBlockRef>(), 24);
+        assert_eq!(align_of::<ArchivedTable>(), 4);
+        assert_eq!(
+            size_of::<rkyv::vec::ArchivedVec<u8>>(),
+            8,
+            "32-bit relative pointers"
+        );
+        assert!(
+            size_of::<ArchivedStoredValue>() <= 24,
+            "{}",
+            size_of::<ArchivedStoredValue>()
+        );
+        assert!(align_of::<ArchivedStoredValue>() <= crate::header::ALIGN);
+        assert!(align_of::<ArchivedIndex>() <= crate::header::ALIGN);
+        // rkyv writes little-endian.
+        assert_eq!(<rkyv::Archived<u32>>::from_native(1).to_native(), 1);
+    }
+
+    #[test]
+    fn layout_id_covers_the_schema_text() {
+        for name in [
+            "StoredValue",
+            "StoredArray",
+            "Table",
+            "Cell",
+            "Index",
+            "Dict",
+            "BlockRef",
+            "StrZ",
+        ] {
+            assert!(
+                SCHEMA_TEXT.contains(&format!("pub struct {name}"))
+                    || SCHEMA_TEXT.contains(&format!("pub enum {name}")),
+                "{name}"
+            );
+        }
+        // The id is a function of the text: a one-token change moves it.
+        let h = |t: &str| fnv1a(FNV_OFFSET, t.as_bytes());
+        assert_ne!(
+            h(SCHEMA_TEXT),
+            h(&SCHEMA_TEXT.replacen("key_tag", "tag_key", 1))
+        );
+        assert_ne!(LAYOUT_ID, 0);
+    }
+}

@@ -21,7 +21,10 @@ fn seeds() {
     }
     segs.push(b.build().unwrap());
     for s in &segs {
-        Segment::from_bytes(s.as_bytes()).unwrap().validate_all().unwrap();
+        Segment::from_bytes(s.as_bytes())
+            .unwrap()
+            .validate_all()
+            .unwrap();
     }
     if let Ok(dir) = std::env::var("SEGMENT_FUZZ_SEEDS") {
         std::fs::create_dir_all(&dir).unwrap();
