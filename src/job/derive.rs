@@ -218,7 +218,23 @@ impl JobDescription {
                 taken.push(rec);
             }
             ordered = taken;
-            recs = slots.into_iter().flatten().collect();
+            recs = Vec::new();
+            // A node described by its id alone is the node at that place
+            // in the node map (ids number the map's nodes).
+            for rec in slots.into_iter().flatten() {
+                match rec.id {
+                    Some(id)
+                        if rec.hostname.is_none()
+                            && (id as usize) < ordered.len()
+                            && ordered[id as usize].id.is_none() =>
+                    {
+                        let mut rec = rec;
+                        rec.hostname = ordered[id as usize].hostname.clone();
+                        ordered[id as usize].absorb(rec)?;
+                    }
+                    _ => recs.push(rec),
+                }
+            }
         }
         let map_nodes = ordered.len();
         ordered.append(&mut recs);

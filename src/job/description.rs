@@ -215,7 +215,7 @@ impl NodeRecord {
     }
 
     /// Merges `other` into `self`, refusing contradictory identities.
-    fn absorb(&mut self, other: NodeRecord) -> Result<(), JobError> {
+    pub(crate) fn absorb(&mut self, other: NodeRecord) -> Result<(), JobError> {
         match (self.id, other.id) {
             (Some(a), Some(b)) if a != b => {
                 return Err(JobError::NodeConflict(format!(
