@@ -326,7 +326,7 @@ fn multi_node_multi_app_layout() {
         assert_eq!(p.get(k::APP_RANK), Some(&Value::ProcRank(ar)), "rank {r}");
         assert_eq!(p.get(k::GLOBAL_RANK), Some(&Value::ProcRank(r)), "rank {r}");
         assert_eq!(d.node_id_of(r), Some(node));
-        assert_eq!(d.local_rank_of(r), Some(lr as u16));
+        assert_eq!(d.local_rank_of(r), Some(lr));
         assert_eq!(d.app_of(r).unwrap().appnum(), app);
     }
     let seg = check_segment(&d);
@@ -1123,4 +1123,43 @@ fn inconsistent_registrations_are_refused() {
         let why = &seen[what];
         assert!(why.contains(frag), "{what}: {why}");
     }
+}
+
+#[test]
+fn local_peers_place_the_ranks_without_maps() {
+    let v = vec![
+        info(k::JOB_SIZE, Value::Uint32(6)),
+        info(
+            k::NODE_INFO_ARRAY,
+            arr(vec![
+                info(k::HOSTNAME, s("a")),
+                info(k::LOCAL_PEERS, s("0,1,2")),
+            ]),
+        ),
+        // This node's peers, given on their own (the standard's example).
+        info(k::LOCAL_PEERS, s("3,4")),
+        info(k::LOCAL_SIZE, Value::Uint32(2)),
+    ];
+    let d = describe(2, &v, "b");
+    assert_eq!(d.local_ranks(), &[3, 4]);
+    assert_eq!(d.node_of(1).unwrap().hostname(), Some("a"));
+    assert_eq!(d.node_of(5), None);
+    assert_eq!(d.local_rank_of(4), Some(1));
+    assert_eq!(d.proc_value(5, k::HOSTNAME), None);
+    assert_eq!(str_of(d.job_value(k::LOCAL_PEERS)), "3,4");
+    // Not every rank placed: no node count, node list or ANL map is guessed.
+    assert_eq!(d.job_value(k::ANL_MAP), None);
+    assert_eq!(d.job_value(k::NUM_NODES), None);
+    assert_eq!(d.job_value(k::NODE_LIST), None);
+    check_segment(&d);
+    // A rank listed on two nodes is refused.
+    let mut bad = v.clone();
+    bad[2] = info(k::LOCAL_PEERS, s("2,3"));
+    assert!(matches!(refuse(2, &bad, "b"), JobError::DuplicateRank(2)));
+}
+
+#[test]
+fn descriptions_are_shared_between_threads() {
+    fn shared<T: Send + Sync + Clone>() {}
+    shared::<JobDescription>();
 }

@@ -313,6 +313,43 @@ impl JobDescription {
                 node_ranks[n].push(r);
             }
             placed_all = rank_node.iter().all(|&n| n != NONE);
+        } else if nodes.iter().any(|n| n.infos.get(k::LOCAL_PEERS).is_some())
+            || local_node.get(k::LOCAL_PEERS).is_some()
+        {
+            // Nodes described by their PMIX_LOCAL_PEERS (this node's may be
+            // given on its own): the ranks listed run there.
+            if let Some(v) = local_node.get(k::LOCAL_PEERS) {
+                if find_named(&nodes, local_hostname).is_none() {
+                    nodes.push(NodeRecord {
+                        hostname: Some(local_hostname.to_owned()),
+                        ..NodeRecord::default()
+                    });
+                    node_ranks.push(Vec::new());
+                }
+                let l = find_named(&nodes, local_hostname).unwrap_or(nodes.len() - 1);
+                if nodes[l].infos.get(k::LOCAL_PEERS).is_none() {
+                    nodes[l].infos.set(k::LOCAL_PEERS, v.clone());
+                }
+            }
+            for (n, node) in nodes.iter().enumerate() {
+                let Some(v) = node.infos.get(k::LOCAL_PEERS) else {
+                    continue;
+                };
+                let list = want_string(k::LOCAL_PEERS, v)?;
+                let ranks: Vec<u32> =
+                    crate::regex::parse_ppn(list.replace(';', ",").as_bytes())?.concat();
+                for &r in &ranks {
+                    if r >= size {
+                        return Err(JobError::RankOutOfRange { rank: r, size });
+                    }
+                    if rank_node[r as usize] != NONE {
+                        return Err(JobError::DuplicateRank(r));
+                    }
+                    rank_node[r as usize] = n as u32;
+                }
+                node_ranks[n] = ranks;
+            }
+            placed_all = rank_node.iter().all(|&n| n != NONE);
         } else if nlocalprocs > 0 && size == nlocalprocs {
             let n = match find_named(&nodes, local_hostname) {
                 Some(n) => n,
@@ -663,7 +700,8 @@ impl JobDescription {
     /// Adds every key the host did not give but a client expects.
     fn derive_keys(&mut self, ns: &str) {
         let size = self.size;
-        let placed = self.nodes.iter().any(|n| !n.ranks.is_empty());
+        // Node counts and lists only when every rank is placed.
+        let placed = size > 0 && !self.procs.node.contains(&NONE);
         let hosting: Vec<usize> = (0..self.nodes.len())
             .filter(|&i| !self.nodes[i].ranks.is_empty())
             .collect();
@@ -810,7 +848,7 @@ impl JobDescription {
 /// node `N`, `C` nodes of `P` processes each), when every rank is placed
 /// and each node holds the next block of ranks in node order.
 fn anl_map(nodes: &[NodeDesc], hosting: &[usize], rank_node: &[u32]) -> Option<String> {
-    if hosting.is_empty() || rank_node.iter().any(|&n| n == NONE) {
+    if hosting.is_empty() || rank_node.contains(&NONE) {
         return None;
     }
     let mut next = 0u32;

@@ -387,6 +387,24 @@ fn info_array<'a>(key: &str, v: &'a Value) -> Result<Vec<&'a Info>, JobError> {
         .collect()
 }
 
+/// The infos of a `pmix_data_array_t` of `PMIX_INFO`, without collecting
+/// them.
+fn info_items<'a>(
+    key: &str,
+    v: &'a Value,
+) -> Result<impl Iterator<Item = &'a Info> + Clone, JobError> {
+    let Value::DataArray(a) = v else {
+        return Err(bad_type(key, "an array of infos", v));
+    };
+    if let Some(other) = a.items.iter().find(|x| !matches!(x, Value::Info(_))) {
+        return Err(bad_type(key, "an array of infos", other));
+    }
+    Ok(a.items.iter().filter_map(|x| match x {
+        Value::Info(i) => Some(i.as_ref()),
+        _ => None,
+    }))
+}
+
 /// The key of an info as text.
 fn key_of(i: &Info) -> Result<&str, JobError> {
     std::str::from_utf8(i.key.as_bytes()).map_err(|_| JobError::BadType {
@@ -446,6 +464,10 @@ impl Collected {
     }
 
     fn top_info(&mut self, i: &Info, level: Level) -> Result<(), JobError> {
+        // The common case of a large registration, before any key check.
+        if level == Level::Top && i.key.as_bytes() == k::PROC_DATA.as_bytes() {
+            return self.proc_data(&i.value);
+        }
         let key = key_of(i)?;
         let v = &i.value;
         match key {
@@ -603,30 +625,40 @@ impl Collected {
 
     /// `PMIX_PROC_DATA`: the data of one rank; `PMIX_RANK` names it.
     fn proc_data(&mut self, v: &Value) -> Result<(), JobError> {
-        let infos = info_array(k::PROC_DATA, v)?;
+        // One array per rank: a million of them for a large job, so keys are
+        // matched on their bytes and nothing is collected.
+        let infos = info_items(k::PROC_DATA, v)?;
         let rank_info = infos
-            .iter()
+            .clone()
             .find(|i| i.key.as_bytes() == k::RANK.as_bytes())
             .ok_or(JobError::ProcDataWithoutRank)?;
         let rank = want_rank(k::RANK, &rank_info.value)?;
         let p = self.procs.entry(rank).or_default();
         for i in infos {
-            let key = key_of(i)?;
+            let kb = i.key.as_bytes();
             let v = &i.value;
-            match key {
-                k::RANK => {}
-                k::APPNUM => p.appnum = Some(want_u32(key, v)?),
-                k::LOCAL_RANK => p.local_rank = Some(want_u16(key, v)?),
-                k::NODE_RANK => p.node_rank = Some(want_u16(key, v)?),
-                k::APP_RANK => p.app_rank = Some(want_rank(key, v)?),
-                k::GLOBAL_RANK => p.global_rank = Some(want_rank(key, v)?),
-                k::NODEID => p.nodeid = Some(want_u32(key, v)?),
-                k::HOSTNAME => p.hostname = Some(want_string(key, v)?),
-                k::QUALIFIED_VALUE => {
-                    let (key, v) = qualified(v)?;
-                    p.extra.set(&key, v);
-                }
-                _ => p.extra.set(key, canonical(key, v)?),
+            let is = |key: &str| kb == key.as_bytes();
+            if is(k::RANK) {
+            } else if is(k::APPNUM) {
+                p.appnum = Some(want_u32(k::APPNUM, v)?);
+            } else if is(k::LOCAL_RANK) {
+                p.local_rank = Some(want_u16(k::LOCAL_RANK, v)?);
+            } else if is(k::NODE_RANK) {
+                p.node_rank = Some(want_u16(k::NODE_RANK, v)?);
+            } else if is(k::APP_RANK) {
+                p.app_rank = Some(want_rank(k::APP_RANK, v)?);
+            } else if is(k::GLOBAL_RANK) {
+                p.global_rank = Some(want_rank(k::GLOBAL_RANK, v)?);
+            } else if is(k::NODEID) {
+                p.nodeid = Some(want_u32(k::NODEID, v)?);
+            } else if is(k::HOSTNAME) {
+                p.hostname = Some(want_string(k::HOSTNAME, v)?);
+            } else if is(k::QUALIFIED_VALUE) {
+                let (key, v) = qualified(v)?;
+                p.extra.set(&key, v);
+            } else {
+                let key = key_of(i)?;
+                p.extra.set(key, canonical(key, v)?);
             }
         }
         Ok(())
