@@ -2,11 +2,11 @@
 //! lazy block validation, then lookups of every kind. Nothing may panic or
 //! read out of bounds, whatever the bytes.
 //!
-//! Half of the inputs are used as they are; the other half get a header
-//! that passes its own checks (magic, version, layout id, length, index
-//! checksum) in front of the fuzzed body, so the fuzzer reaches the rkyv
-//! validation of the index and of the blocks instead of stopping at the
-//! header checksum.
+//! The first byte picks a mode: (0) the bytes as they are; (1) a segment
+//! whose checksums are all recomputed after mutation, so the fuzzer reaches
+//! the rkyv validation and the lookups of blocks with wrong content but
+//! right checksums; (2) a header that passes its own checks in front of a
+//! fuzzed body (index validation of arbitrary bytes).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -64,13 +64,64 @@ fn touch(v: ValueRef<'_>) {
     }
 }
 
+/// Rewrites the header's checksums (keeping its index range) so that a
+/// mutated segment passes the header and index checks.
+fn fix_header(b: &mut [u8]) -> bool {
+    if b.len() < header::HEADER_LEN {
+        return false;
+    }
+    let word = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap_or([0; 8]));
+    let (ioff, ilen) = (word(32) as usize, word(40) as usize);
+    let Some(iend) = ioff.checked_add(ilen).filter(|&e| e <= b.len() && ioff >= header::HEADER_LEN) else {
+        return false;
+    };
+    let h = header::Header {
+        total_len: b.len() as u64,
+        index_offset: ioff as u64,
+        index_len: ilen as u64,
+        index_checksum: checksum::xxh64(&b[ioff..iend]),
+    };
+    b[..header::HEADER_LEN].copy_from_slice(&h.encode());
+    true
+}
+
+/// Makes every checksum of a (mutated) segment match its bytes, so that
+/// the fuzzer reaches the validation and lookups of blocks whose content
+/// is wrong but whose checksums are right: the adversarial case.
+fn rechecksum(mut b: Vec<u8>) -> Option<Vec<u8>> {
+    if !fix_header(&mut b) {
+        return None;
+    }
+    let seg = Segment::from_bytes(&b).ok()?;
+    let base = seg.as_bytes().as_ptr() as usize;
+    let mut patches = Vec::new();
+    for br in seg.index().blocks.iter() {
+        let (o, l) = (br.offset.to_native() as usize, br.len.to_native() as usize);
+        let end = o.checked_add(l)?.div_ceil(16).checked_mul(16)?;
+        let sum = checksum::xxh64(b.get(o..end)?);
+        let at = std::ptr::addr_of!(br.checksum) as usize - base;
+        patches.push((at, sum));
+    }
+    drop(seg);
+    for (at, sum) in patches {
+        b.get_mut(at..at + 8)?.copy_from_slice(&sum.to_le_bytes());
+    }
+    fix_header(&mut b).then_some(b)
+}
+
 fuzz_target!(|data: &[u8]| {
     let Some((&mode, body)) = data.split_first() else {
         return;
     };
-    if mode & 1 == 0 {
-        exercise(body);
-        return;
+    match mode % 3 {
+        0 => return exercise(body),
+        1 => {
+            if let Some(b) = rechecksum(body.to_vec()) {
+                exercise(&b);
+            }
+            return;
+        }
+        _ => {}
     }
     // A valid header in front of the body (padded to 16 bytes); the
     // index is its last `ilen` bytes, as the writer lays it out.
@@ -78,7 +129,7 @@ fuzz_target!(|data: &[u8]| {
     b.extend_from_slice(body);
     b.resize(b.len().div_ceil(16) * 16, 0);
     let total = b.len();
-    let ilen = ((usize::from(mode >> 1) + 1) * 16).min(total - header::HEADER_LEN);
+    let ilen = ((usize::from(mode / 3) + 1) * 16).min(total - header::HEADER_LEN);
     if ilen == 0 {
         return;
     }

@@ -1,6 +1,6 @@
 //! Writes real segments as seeds for `fuzz/fuzz_targets/segment_reader.rs`
 //! when `SEGMENT_FUZZ_SEEDS=<dir>` is set (otherwise checks the seeds
-//! build). Each seed is a mode byte (0: bytes as they are) and a segment.
+//! build). Each seed is a mode byte and a segment.
 
 mod common;
 
@@ -29,9 +29,13 @@ fn seeds() {
     if let Ok(dir) = std::env::var("SEGMENT_FUZZ_SEEDS") {
         std::fs::create_dir_all(&dir).unwrap();
         for (i, s) in segs.iter().enumerate() {
-            let mut bytes = vec![0u8];
-            bytes.extend_from_slice(s.as_bytes());
-            std::fs::write(format!("{dir}/seed-{i}"), bytes).unwrap();
+            // Mode 0 (as is) and mode 1 (checksums recomputed after
+            // mutation).
+            for mode in [0u8, 1] {
+                let mut bytes = vec![mode];
+                bytes.extend_from_slice(s.as_bytes());
+                std::fs::write(format!("{dir}/seed-{i}-{mode}"), bytes).unwrap();
+            }
         }
     }
 }
