@@ -1064,6 +1064,12 @@ fn inconsistent_registrations_are_refused() {
             "a",
         ),
         (
+            "job too large",
+            0,
+            vec![info(k::JOB_SIZE, Value::Uint32(u32::MAX - 100))],
+            "a",
+        ),
+        (
             "array of non-infos",
             2,
             vec![info(
@@ -1117,6 +1123,7 @@ fn inconsistent_registrations_are_refused() {
         ("two apps without sizes", "which application"),
         ("two nodes, one id", "another node has that id"),
         ("two session ids", "two different"),
+        ("job too large", "larger than"),
     ];
     assert_eq!(seen.len(), reasons.len());
     for (what, frag) in reasons {
@@ -1162,4 +1169,104 @@ fn local_peers_place_the_ranks_without_maps() {
 fn descriptions_are_shared_between_threads() {
     fn shared<T: Send + Sync + Clone>() {}
     shared::<JobDescription>();
+}
+
+mod arbitrary {
+    use super::*;
+    use proptest::prelude::*;
+
+    const KEYS: &[&str] = &[
+        k::NODE_MAP,
+        k::PROC_MAP,
+        k::JOB_SIZE,
+        k::MAX_PROCS,
+        k::NUM_NODES,
+        k::JOB_NUM_APPS,
+        k::NPROC_OFFSET,
+        k::APPNUM,
+        k::APP_SIZE,
+        k::APPLDR,
+        k::RANK,
+        k::LOCAL_RANK,
+        k::NODE_RANK,
+        k::APP_RANK,
+        k::GLOBAL_RANK,
+        k::NODEID,
+        k::HOSTNAME,
+        k::HOSTNAME_ALIASES,
+        k::LOCAL_PEERS,
+        k::LOCAL_SIZE,
+        k::LOCAL_CPUSETS,
+        k::CPUSET,
+        k::SESSION_ID,
+        k::UNIV_SIZE,
+        k::TMPDIR,
+        k::NSDIR,
+        k::NSPACE,
+        k::QUALIFIED_VALUE,
+        k::PROC_DATA,
+        k::NODE_INFO_ARRAY,
+        k::APP_INFO_ARRAY,
+        k::SESSION_INFO_ARRAY,
+        k::JOB_INFO_ARRAY,
+        k::REGISTER_NODATA,
+        "other.key",
+    ];
+
+    fn leaf() -> BoxedStrategy<Value> {
+        prop_oneof![
+            (0u32..12).prop_map(Value::Uint32),
+            (0u32..12).prop_map(Value::ProcRank),
+            (-2i32..12).prop_map(Value::Int32),
+            (0u16..12).prop_map(Value::Uint16),
+            proptest::sample::select(vec![
+                "a",
+                "b",
+                "a,b",
+                "0,1",
+                "0-2;3",
+                "pmix[n[1:1-3]]",
+                "pmix[0-1;2;3-4]",
+                "raw:a,b,c",
+                "0",
+                "1,2",
+                "",
+                "pmix[",
+                "x;y",
+                "hwloc:0-1:2",
+                "job",
+            ])
+            .prop_map(Value::string),
+            Just(Value::Bool(true)),
+            Just(Value::Undef),
+        ]
+        .boxed()
+    }
+
+    fn value() -> impl Strategy<Value = Value> {
+        leaf().prop_recursive(3, 40, 6, |inner| {
+            proptest::collection::vec((proptest::sample::select(KEYS), inner), 0..6)
+                .prop_map(|items| arr(items.into_iter().map(|(kk, v)| info(kk, v)).collect()))
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+
+        /// Whatever the host sends, the answer is a description or a
+        /// refusal, never a panic; and an accepted description makes a
+        /// valid segment.
+        #[test]
+        fn never_panics(
+            infos in proptest::collection::vec((proptest::sample::select(KEYS), value()), 0..8),
+            nlocal in 0u32..5,
+            host in proptest::sample::select(vec!["a", "b", "n1", "n2"]),
+        ) {
+            let infos: Vec<Info> = infos.into_iter().map(|(kk, v)| info(kk, v)).collect();
+            if let Ok(d) = JobDescription::describe(&ns("job"), nlocal, &infos, host) {
+                prop_assert!(d.size() <= pmix::job::MAX_JOB_SIZE);
+                check_segment(&d);
+            }
+        }
+    }
 }

@@ -101,6 +101,11 @@ pub(crate) fn split_local_cpusets(s: &str) -> Vec<Option<String>> {
         .collect()
 }
 
+/// Largest job described: the per-rank tables take about 20 bytes a rank,
+/// so a registration claiming more is refused rather than allowed to
+/// exhaust memory.
+pub const MAX_JOB_SIZE: u32 = crate::regex::MAX_REGEX_EXPANSION as u32;
+
 impl JobDescription {
     /// Lays out and completes what `c` collected.
     pub(crate) fn derive(
@@ -178,6 +183,9 @@ impl JobDescription {
         } else {
             nlocalprocs
         };
+        if size > MAX_JOB_SIZE {
+            return Err(JobError::TooLarge(size));
+        }
         d.size = size;
         if let Some(&r) = procs.keys().find(|&&r| r >= size) {
             return Err(JobError::RankOutOfRange { rank: r, size });

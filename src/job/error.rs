@@ -111,6 +111,9 @@ pub enum JobError {
         /// The `nlocalprocs` argument.
         nlocalprocs: u32,
     },
+    /// A job larger than [`MAX_JOB_SIZE`](super::MAX_JOB_SIZE).
+    #[error("a job of {0} processes is larger than this library describes")]
+    TooLarge(u32),
     /// More processes on one node than a 16-bit local rank can number.
     #[error("node {0:?} hosts more than 65536 ranks of the job")]
     TooManyLocal(String),

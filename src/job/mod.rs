@@ -85,6 +85,7 @@ pub mod segment;
 pub mod stored;
 
 pub use builder::{AppContext, SingleNodeJob};
+pub use derive::MAX_JOB_SIZE;
 pub use description::{AppDesc, JobDescription, KeyValues, NodeDesc};
 pub use error::JobError;
 pub use realm::{key_realm, Realm};
