@@ -1270,3 +1270,24 @@ mod arbitrary {
         }
     }
 }
+
+#[test]
+fn nodes_with_and_without_hostnames_in_one_segment() {
+    // Node 0 known by its id only, this node by its name.
+    let v = vec![info(
+        k::NODE_INFO_ARRAY,
+        arr(vec![info(k::NODEID, Value::Uint32(0))]),
+    )];
+    let d = describe(1, &v, "a");
+    assert_eq!(d.nodes().len(), 2);
+    assert_eq!(d.local_node().unwrap().id(), 1);
+    let seg = check_segment(&d);
+    assert!(seg
+        .node_value(NodeSel::Hostname("a"), &key(k::LOCAL_SIZE))
+        .unwrap()
+        .is_some());
+    assert!(seg
+        .node_value(NodeSel::Id(0), &key(k::NODEID))
+        .unwrap()
+        .is_some());
+}

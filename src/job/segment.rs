@@ -125,9 +125,10 @@ impl JobDescription {
             }
         }
         for node in &self.nodes {
-            if let Some(h) = &node.hostname {
-                b.node_hostname(node.id, h)?;
-            }
+            // Every node is named, "" for one without a hostname: the
+            // builder would otherwise fill the gap with `StrZ::default()`,
+            // which holds no NUL, and the segment would fail validation.
+            b.node_hostname(node.id, node.hostname.as_deref().unwrap_or(""))?;
             for (key, v) in node.infos.iter() {
                 b.node(node.id, key, to_stored(v))?;
             }
