@@ -703,6 +703,14 @@ fn single_node_builder_gives_every_key() {
 }
 
 #[test]
+fn segment_generation() {
+    let d = describe(1, &[], "h");
+    let seg = d.build_segment_at(42).unwrap().open().unwrap();
+    assert_eq!(seg.generation(), 42);
+    assert_eq!(seg.nspace().to_bytes(), b"job");
+}
+
+#[test]
 fn segment_through_a_directory() {
     let d = describe(2, &three_nodes_two_apps(), "n2");
     let sealed = d.build_segment().unwrap().seal().unwrap();

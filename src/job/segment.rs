@@ -112,6 +112,16 @@ impl JobDescription {
         b.build().map_err(|e| build_status(&e))
     }
 
+    /// [`build_segment`](Self::build_segment) recording `generation` in
+    /// the segment.
+    pub fn build_segment_at(&self, generation: u64) -> Result<SegmentImage, Status> {
+        let ns = self.nspace.to_string_lossy();
+        let mut b = SegmentBuilder::new(&ns).map_err(|e| build_status(&e))?;
+        b.generation(generation);
+        self.write_segment(&mut b)?;
+        b.build().map_err(|e| build_status(&e))
+    }
+
     fn write(&self, b: &mut SegmentBuilder) -> Result<(), BuildError> {
         for (key, v) in self.session.iter() {
             b.session(key, to_stored(v))?;
