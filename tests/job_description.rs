@@ -1299,3 +1299,18 @@ fn nodes_with_and_without_hostnames_in_one_segment() {
         .unwrap()
         .is_some());
 }
+
+#[test]
+fn local_cpusets_as_an_array_of_strings() {
+    let mut v = maps(&["h"], "0,1");
+    v.push(info(
+        k::LOCAL_CPUSETS,
+        Value::DataArray(Box::new(DataArray {
+            elem_type: DataType::String,
+            items: vec![s("hwloc:0,2"), s("hwloc:1,3")],
+        })),
+    ));
+    let d = describe(2, &v, "h");
+    assert_eq!(str_of(d.proc_value(1, k::CPUSET)), "hwloc:1,3");
+    check_segment(&d);
+}

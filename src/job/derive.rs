@@ -814,6 +814,17 @@ impl JobDescription {
                     let v = split_local_cpusets(&s.to_string_lossy());
                     (v.len() == ranks.len()).then_some(v)
                 }
+                // The standard's v5 form: an array of strings.
+                Some(Value::DataArray(a)) if a.items.len() == ranks.len() => a
+                    .items
+                    .iter()
+                    .map(|x| match x {
+                        Value::String(Some(s)) => {
+                            Some(cpuset_list(&s.to_string_lossy()).map(str::to_owned))
+                        }
+                        _ => None,
+                    })
+                    .collect::<Option<Vec<_>>>(),
                 _ => None,
             };
             let cpusets: Vec<Option<String>> = match given {
