@@ -858,17 +858,19 @@ fn inconsistent_registrations_are_refused() {
             "a",
         ),
         (
-            "proc data with another node id",
+            "one node, two node ids from proc data",
             2,
             {
                 let mut v = m(&["a", "b"], "0,1;2,3");
-                v.push(info(
-                    k::PROC_DATA,
-                    arr(vec![
-                        info(k::RANK, Value::ProcRank(3)),
-                        info(k::NODEID, Value::Uint32(0)),
-                    ]),
-                ));
+                for (r, id) in [(2u32, 5u32), (3, 6)] {
+                    v.push(info(
+                        k::PROC_DATA,
+                        arr(vec![
+                            info(k::RANK, Value::ProcRank(r)),
+                            info(k::NODEID, Value::Uint32(id)),
+                        ]),
+                    ));
+                }
                 v
             },
             "a",
@@ -948,13 +950,15 @@ fn inconsistent_registrations_are_refused() {
             1,
             {
                 let mut v = m(&["a", "b"], "0;1");
-                v.push(info(
-                    k::NODE_INFO_ARRAY,
-                    arr(vec![
-                        info(k::HOSTNAME, s("b")),
-                        info(k::NODEID, Value::Uint32(0)),
-                    ]),
-                ));
+                for h in ["a", "b"] {
+                    v.push(info(
+                        k::NODE_INFO_ARRAY,
+                        arr(vec![
+                            info(k::HOSTNAME, s(h)),
+                            info(k::NODEID, Value::Uint32(0)),
+                        ]),
+                    ));
+                }
                 v
             },
             "a",
@@ -1122,14 +1126,17 @@ fn inconsistent_registrations_are_refused() {
         ("one node, two ids", "ids 3 and 4"),
         ("proc data on another node", "PMIX_HOSTNAME of rank 0"),
         ("proc data rank out of range", "outside a job"),
-        ("proc data with another node id", "PMIX_NODEID of rank 3"),
+        (
+            "one node, two node ids from proc data",
+            "PMIX_NODEID of rank 3",
+        ),
         ("proc data without rank", "without a PMIX_RANK"),
         ("proc map alone", "without PMIX_NODE_MAP"),
         ("ranks not contiguous", "rank 7"),
         ("session array without id", "without PMIX_SESSION_ID"),
         ("this node missing", "does not name this node"),
         ("two apps without sizes", "which application"),
-        ("two nodes, one id", "another node has that id"),
+        ("two nodes, one id", "conflicting node identities"),
         ("two session ids", "two different"),
         ("job too large", "larger than"),
     ];
@@ -1312,5 +1319,40 @@ fn local_cpusets_as_an_array_of_strings() {
     ));
     let d = describe(2, &v, "h");
     assert_eq!(str_of(d.proc_value(1, k::CPUSET)), "hwloc:1,3");
+    check_segment(&d);
+}
+
+#[test]
+fn host_node_ids_that_do_not_follow_the_map() {
+    // Open MPI's mpirun numbers nodes by its node pool: node 0 is the
+    // launcher's, which hosts no rank here.
+    let mut v = maps(&["c1", "c2"], "0,1;2,3");
+    for r in 0..4u32 {
+        v.push(info(
+            k::PROC_DATA,
+            arr(vec![
+                info(k::RANK, Value::ProcRank(r)),
+                info(k::NODEID, Value::Uint32(1 + r / 2)),
+                info(k::HOSTNAME, s(if r < 2 { "c1" } else { "c2.cluster" })),
+            ]),
+        ));
+    }
+    v.push(info(
+        k::NODE_INFO_ARRAY,
+        arr(vec![
+            info(k::HOSTNAME, s("c3")),
+            info(k::NODE_SIZE, Value::Uint32(0)),
+        ]),
+    ));
+    let d = describe(2, &v, "c2");
+    assert_eq!(d.node_id_of(0), Some(1));
+    assert_eq!(d.node_id_of(3), Some(2));
+    assert_eq!(u32_of(d.job_value(k::NODEID)), 2);
+    // The node the map does not name takes the first free id.
+    assert_eq!(d.node_by_name("c3").unwrap().id(), 0);
+    assert_eq!(
+        d.node_by_id(2).unwrap().info(k::LOCAL_PEERS),
+        Some(&s("2,3"))
+    );
     check_segment(&d);
 }

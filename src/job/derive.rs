@@ -437,8 +437,27 @@ impl JobDescription {
             }
         }
 
-        // --- Node ids: a node-map node is numbered by its place in the map
-        // unless the host numbered it; others get the next free numbers.
+        // --- Node ids. Hosts number nodes their own way (Open MPI's
+        // `mpirun` by its node pool, which need not follow the node map):
+        // an id a rank's PMIX_PROC_DATA gives names that rank's node. A
+        // node the host did not number gets its place in the node map if
+        // free, else the next free number.
+        for (&r, p) in &procs {
+            let (Some(id), n) = (p.nodeid, rank_node[r as usize]) else {
+                continue;
+            };
+            if n == NONE {
+                continue;
+            }
+            let node = &mut nodes[n as usize];
+            match node.id {
+                None => node.id = Some(id),
+                Some(x) if x != id => {
+                    return Err(mismatch(format!("PMIX_NODEID of rank {r}"), id, x));
+                }
+                _ => {}
+            }
+        }
         let mut used: HashSet<u32> = HashSet::new();
         for n in &nodes {
             if let Some(id) = n.id {
@@ -448,15 +467,8 @@ impl JobDescription {
             }
         }
         for (i, n) in nodes.iter_mut().enumerate().take(map_nodes) {
-            if n.id.is_none() {
-                let id = i as u32;
-                if !used.insert(id) {
-                    return Err(JobError::NodeConflict(format!(
-                        "node {:?} is number {id} in the node map, another node has that id",
-                        n.hostname
-                    )));
-                }
-                n.id = Some(id);
+            if n.id.is_none() && used.insert(i as u32) {
+                n.id = Some(i as u32);
             }
         }
         let mut next = 0u32;
@@ -470,35 +482,28 @@ impl JobDescription {
             }
         }
 
-        // --- What PROC_DATA said about places must agree with the maps.
+        // --- Where PMIX_PROC_DATA names a rank's host, it must be the
+        // node the maps place it on.
         for (&r, p) in &procs {
             let n = rank_node[r as usize];
+            let Some(h) = &p.hostname else {
+                continue;
+            };
             if n == NONE {
                 continue;
             }
             let node = &nodes[n as usize];
-            if let Some(id) = p.nodeid {
-                if node.id != Some(id) {
-                    return Err(mismatch(
-                        format!("PMIX_NODEID of rank {r}"),
-                        id,
-                        node.id.unwrap_or(NONE),
-                    ));
-                }
-            }
-            if let Some(h) = &p.hostname {
-                let same = node.is_named(h)
-                    || node
-                        .hostname
-                        .as_deref()
-                        .is_some_and(|x| short(x) == short(h));
-                if !same {
-                    return Err(mismatch(
-                        format!("PMIX_HOSTNAME of rank {r}"),
-                        h,
-                        node.hostname.as_deref().unwrap_or("?"),
-                    ));
-                }
+            let same = node.is_named(h)
+                || node
+                    .hostname
+                    .as_deref()
+                    .is_some_and(|x| short(x) == short(h));
+            if !same {
+                return Err(mismatch(
+                    format!("PMIX_HOSTNAME of rank {r}"),
+                    h,
+                    node.hostname.as_deref().unwrap_or("?"),
+                ));
             }
         }
 
