@@ -1356,3 +1356,13 @@ fn host_node_ids_that_do_not_follow_the_map() {
     );
     check_segment(&d);
 }
+
+#[test]
+fn an_empty_single_node_job() {
+    let d = SingleNodeJob::new(&ns("job"), "h").describe().unwrap();
+    assert_eq!(u32_of(d.job_value(k::JOB_NUM_APPS)), 0);
+    assert_eq!(d.size(), 0);
+    assert_eq!(d.local_ranks(), &[] as &[u32]);
+    assert_eq!(u32_of(d.job_value(k::JOB_SIZE)), 0);
+    check_segment(&d);
+}

@@ -179,11 +179,14 @@ impl SingleNodeJob {
         v.push(info(k::MAX_PROCS, Value::Uint32(size)));
         v.push(info(k::NUM_NODES, Value::Uint32(1)));
         v.push(info(k::JOB_NUM_APPS, Value::Uint32(self.apps.len() as u32)));
-        v.push(info(
-            k::NODE_MAP,
-            Value::string(&generate_node_regex(&self.hostname)),
-        ));
-        v.push(info(k::PROC_MAP, Value::string(&generate_ppn(&peers))));
+        if size > 0 {
+            // A map cannot describe a node without ranks.
+            v.push(info(
+                k::NODE_MAP,
+                Value::string(&generate_node_regex(&self.hostname)),
+            ));
+            v.push(info(k::PROC_MAP, Value::string(&generate_ppn(&peers))));
+        }
         v.push(info(k::NODE_LIST, Value::string(&self.hostname)));
         if let Some(d) = &nsdir {
             v.push(info(k::NSDIR, path_value(d)));

@@ -554,7 +554,7 @@ impl JobDescription {
                 }
             }
         }
-        if apps.is_empty() {
+        if apps.is_empty() && size > 0 {
             apps.push(AppRecord::default());
         }
         apps.sort_by_key(|a| a.appnum);
