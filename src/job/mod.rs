@@ -50,7 +50,7 @@
 //! | app | `PMIX_APPLDR` | proc_rank | lowest rank |
 //! | app | `PMIX_NODE_LIST` | string | |
 //! | node | `PMIX_HOSTNAME` | string | |
-//! | node | `PMIX_NODEID` | uint32 | place in the node map unless given |
+//! | node | `PMIX_NODEID` | uint32 | as the host numbers it (node array, or a rank's `PMIX_PROC_DATA`), else its place in the node map if free, else the next free number |
 //! | node | `PMIX_LOCAL_PEERS` | string | the node's ranks, comma-separated |
 //! | node | `PMIX_LOCALLDR` | proc_rank | lowest of them |
 //! | node | `PMIX_LOCAL_SIZE`, `PMIX_NODE_SIZE` | uint32 | their number |
