@@ -6,6 +6,7 @@
 //! server and tool. The C ABI lives in the `pmix-ffi` crate and only
 //! converts between C structures and the types defined here.
 
+pub mod client;
 pub mod codec;
 pub mod compare;
 pub mod data_type;
@@ -17,6 +18,7 @@ pub mod net;
 pub mod print;
 pub mod proc;
 pub mod regex;
+pub mod server;
 pub mod status;
 pub mod strings;
 pub mod value;

@@ -162,6 +162,20 @@ fn put_segments(out: &mut Vec<u8>, segs: &[SegmentRef]) -> Result<(), CodecError
     Ok(())
 }
 
+/// Merges `new` into `into`: a value for an existing (scope, key) replaces
+/// it.
+pub fn merge_posted(into: &mut Vec<Posted>, new: Vec<Posted>) {
+    for p in new {
+        match into
+            .iter_mut()
+            .find(|q| q.scope == p.scope && q.key == p.key)
+        {
+            Some(q) => q.value = p.value,
+            None => into.push(p),
+        }
+    }
+}
+
 /// Appends posted values: a count, then scope, key and value of each.
 pub fn put_posted(out: &mut Vec<u8>, items: &[Posted]) -> Result<(), CodecError> {
     put_count(out, items.len())?;

@@ -28,16 +28,19 @@
 pub mod blob;
 pub mod body;
 mod conn;
+mod directives;
 mod error;
 pub mod frame;
 mod message;
 
 pub use conn::{Connection, Frame, ReadState};
+pub use directives::{flag, int, Directives};
 pub use error::WireError;
 pub use frame::{Header, Kind, HEADER_LEN, PROTOCOL_VERSION};
 pub use message::{
-    get_posted, put_posted, Abort, DmodexReply, DmodexRequest, FenceRelease, FenceRequest,
-    Handshake, HandshakeReply, Message, Posted, SegmentKind, SegmentRef, MAX_SECRET_LEN,
+    get_posted, merge_posted, put_posted, Abort, DmodexReply, DmodexRequest, FenceRelease,
+    FenceRequest, Handshake, HandshakeReply, Message, Posted, SegmentKind, SegmentRef,
+    MAX_SECRET_LEN,
 };
 
 /// Default limit of a frame body once a client is authenticated.

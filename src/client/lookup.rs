@@ -1,0 +1,270 @@
+//! Lookups in the mapped segments: the realms and qualifiers of
+//! `PMIx_Get`, and the job-layout queries (`PMIx_Resolve_peers`,
+//! `PMIx_Resolve_nodes`).
+//!
+//! Where a get looks, by qualifier:
+//! - `PMIX_SESSION_INFO`: the session realm.
+//! - `PMIX_NODE_INFO`: the node realm of the node named by `PMIX_NODEID` or
+//!   `PMIX_HOSTNAME`, else of the process's node (`PMIX_NODEID` of the
+//!   process, this process's node for a wildcard rank).
+//! - `PMIX_APP_INFO`: the application realm of `PMIX_APPNUM`, else of the
+//!   process's application.
+//! - none, wildcard rank: the job realm, then the session realm.
+//! - none, a rank: its process realm, what it posted (newest modex first),
+//!   the job realm; then its node's and its application's realms.
+
+use pmix_shmem::{NodeSel, NsView, Reader, ValueRef};
+
+use crate::wire::{flag, int, Directives};
+use crate::{keys, Info, Nspace, Proc, Rank, Status};
+
+/// The realm a qualifier asks for.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum RealmQualifier {
+    /// No realm qualifier.
+    #[default]
+    None,
+    /// `PMIX_SESSION_INFO`.
+    Session,
+    /// `PMIX_NODE_INFO`, with the node named by id or hostname if given.
+    Node {
+        /// `PMIX_NODEID`.
+        id: Option<u32>,
+        /// `PMIX_HOSTNAME`.
+        hostname: Option<String>,
+    },
+    /// `PMIX_APP_INFO`, with `PMIX_APPNUM` if given.
+    App(Option<u32>),
+}
+
+/// The qualifiers and directives of one get, parsed once.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GetOptions {
+    /// Which realm.
+    pub realm: RealmQualifier,
+    /// `PMIX_OPTIONAL`, `PMIX_IMMEDIATE`, `PMIX_TIMEOUT`.
+    pub directives: Directives,
+}
+
+impl GetOptions {
+    /// Reads the qualifiers among `infos`.
+    pub fn parse(infos: &[Info]) -> GetOptions {
+        let mut realm = RealmQualifier::None;
+        let (mut id, mut host, mut app) = (None, None, None);
+        for i in infos {
+            let k = i.key.as_bytes();
+            if k == keys::SESSION_INFO.as_bytes() && flag(&i.value) {
+                realm = RealmQualifier::Session;
+            } else if k == keys::NODE_INFO.as_bytes() && flag(&i.value) {
+                realm = RealmQualifier::Node {
+                    id: None,
+                    hostname: None,
+                };
+            } else if k == keys::APP_INFO.as_bytes() && flag(&i.value) {
+                realm = RealmQualifier::App(None);
+            } else if k == keys::NODEID.as_bytes() {
+                id = int(&i.value).and_then(|v| u32::try_from(v).ok());
+            } else if k == keys::HOSTNAME.as_bytes() {
+                host = i.value.as_str().map(str::to_owned);
+            } else if k == keys::APPNUM.as_bytes() {
+                app = int(&i.value).and_then(|v| u32::try_from(v).ok());
+            }
+        }
+        match &mut realm {
+            RealmQualifier::Node { id: i, hostname: h } => {
+                *i = id;
+                *h = host;
+            }
+            RealmQualifier::App(a) => *a = app,
+            _ => {}
+        }
+        GetOptions {
+            realm,
+            directives: Directives::parse(infos),
+        }
+    }
+}
+
+fn u32_of(v: Option<ValueRef<'_>>) -> Option<u32> {
+    v?.as_u32()
+}
+
+/// The node of `rank` (or of `me` for a wildcard), by id.
+fn node_of(ns: &NsView<'_>, me: &Proc, proc: &Proc) -> Option<u32> {
+    let rank = if proc.rank == Rank::WILDCARD || proc.rank.0 > Rank::VALID.0 {
+        me.rank.0
+    } else {
+        proc.rank.0
+    };
+    u32_of(ns.get(rank, keys::NODEID))
+}
+
+fn app_of(ns: &NsView<'_>, me: &Proc, proc: &Proc) -> Option<u32> {
+    let rank = if proc.rank.0 > Rank::VALID.0 {
+        me.rank.0
+    } else {
+        proc.rank.0
+    };
+    u32_of(ns.get(rank, keys::APPNUM))
+}
+
+/// `key` of `proc` in the segments, as the module documentation says.
+pub(crate) fn in_segments<'r>(
+    reader: &'r Reader<'_>,
+    me: &Proc,
+    proc: &Proc,
+    key: &str,
+    opts: &GetOptions,
+) -> Option<ValueRef<'r>> {
+    let ns = reader.namespace(&proc.nspace.to_string_lossy())?;
+    match &opts.realm {
+        RealmQualifier::Session => ns.session(key),
+        RealmQualifier::Node { id, hostname } => match (id, hostname) {
+            (Some(id), _) => ns.node(NodeSel::Id(*id), key),
+            (None, Some(h)) => ns.node(NodeSel::Hostname(h), key),
+            (None, None) => ns.node(NodeSel::Id(node_of(&ns, me, proc)?), key),
+        },
+        RealmQualifier::App(n) => {
+            let n = match n {
+                Some(n) => *n,
+                None => app_of(&ns, me, proc)?,
+            };
+            ns.app(n, key)
+        }
+        RealmQualifier::None if proc.rank == Rank::WILDCARD => {
+            ns.job(key).or_else(|| ns.session(key))
+        }
+        RealmQualifier::None => {
+            if proc.rank.0 > Rank::VALID.0 {
+                return None;
+            }
+            ns.get(proc.rank.0, key)
+                .or_else(|| ns.node(NodeSel::Id(node_of(&ns, me, proc)?), key))
+                .or_else(|| ns.app(app_of(&ns, me, proc)?, key))
+        }
+    }
+}
+
+/// Comma-separated ranks (`PMIX_LOCAL_PEERS`) to processes of `ns`.
+fn parse_ranks(ns: &Nspace, list: &str) -> Result<Vec<Proc>, Status> {
+    list.split(',')
+        .filter(|s| !s.trim().is_empty())
+        .map(|s| {
+            s.trim()
+                .parse::<u32>()
+                .map(|r| Proc::new(ns.clone(), Rank(r)))
+                .map_err(|_| Status::ERR_BAD_PARAM)
+        })
+        .collect()
+}
+
+/// The processes of `nspace` on `node` (`None`: this process's node).
+pub(crate) fn peers_on(
+    reader: &Reader<'_>,
+    me: &Proc,
+    nspace: &Nspace,
+    node: Option<&str>,
+) -> Result<Vec<Proc>, Status> {
+    let Some(ns) = reader.namespace(&nspace.to_string_lossy()) else {
+        return Ok(Vec::new());
+    };
+    let sel = match node {
+        Some(h) => NodeSel::Hostname(h),
+        None => {
+            let mine = reader.namespace(&me.nspace.to_string_lossy());
+            let host = mine
+                .as_ref()
+                .and_then(|m| m.get(me.rank.0, keys::HOSTNAME))
+                .and_then(|v| v.as_c_str())
+                .and_then(|c| c.to_str().ok());
+            match host {
+                Some(h) => NodeSel::Hostname(h),
+                None => return Ok(Vec::new()),
+            }
+        }
+    };
+    if let Some(list) = ns.node(sel, keys::LOCAL_PEERS) {
+        let list = list.as_c_str().and_then(|c| c.to_str().ok()).unwrap_or("");
+        return parse_ranks(nspace, list);
+    }
+    // No node table: scan the ranks' hostnames.
+    let Some(size) = u32_of(ns.job(keys::JOB_SIZE)) else {
+        return Ok(Vec::new());
+    };
+    let want = match sel {
+        NodeSel::Hostname(h) => h,
+        NodeSel::Id(_) => return Ok(Vec::new()),
+    };
+    Ok((0..size)
+        .filter(|&r| {
+            ns.get(r, keys::HOSTNAME)
+                .and_then(|v| v.as_c_str())
+                .is_some_and(|c| c.to_bytes() == want.as_bytes())
+        })
+        .map(|r| Proc::new(nspace.clone(), Rank(r)))
+        .collect())
+}
+
+/// The hostnames where `nspace` has processes (`PMIX_NODE_LIST`, else
+/// the ranks' `PMIX_HOSTNAME`s).
+pub(crate) fn nodes_of(reader: &Reader<'_>, nspace: &Nspace) -> Result<Vec<String>, Status> {
+    let ns = reader
+        .namespace(&nspace.to_string_lossy())
+        .ok_or(Status::ERR_NOT_FOUND)?;
+    if let Some(list) = ns.job(keys::NODE_LIST).and_then(|v| v.as_c_str()) {
+        return Ok(list
+            .to_string_lossy()
+            .split(',')
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .collect());
+    }
+    let size = u32_of(ns.job(keys::JOB_SIZE)).ok_or(Status::ERR_NOT_FOUND)?;
+    let mut out: Vec<String> = Vec::new();
+    for r in 0..size {
+        if let Some(h) = ns.get(r, keys::HOSTNAME).and_then(|v| v.as_c_str()) {
+            let h = h.to_string_lossy().into_owned();
+            if !out.contains(&h) {
+                out.push(h);
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Key, Value};
+
+    #[test]
+    fn qualifiers_select_realms() {
+        let k = |s: &str| Key::new(s).unwrap();
+        let o = GetOptions::parse(&[
+            Info::new(k(keys::NODE_INFO), Value::Bool(true)),
+            Info::new(k(keys::HOSTNAME), Value::string("n1")),
+        ]);
+        assert_eq!(
+            o.realm,
+            RealmQualifier::Node {
+                id: None,
+                hostname: Some("n1".into())
+            }
+        );
+        let o = GetOptions::parse(&[
+            Info::new(k(keys::APPNUM), Value::Uint32(2)),
+            Info::new(k(keys::APP_INFO), Value::Bool(true)),
+            Info::new(k(keys::OPTIONAL), Value::Bool(true)),
+        ]);
+        assert_eq!(o.realm, RealmQualifier::App(Some(2)));
+        assert!(o.directives.optional);
+    }
+
+    #[test]
+    fn rank_lists_parse() {
+        let ns = Nspace::new("j").unwrap();
+        let v = parse_ranks(&ns, "0,2, 5").unwrap();
+        assert_eq!(v.iter().map(|p| p.rank.0).collect::<Vec<_>>(), [0, 2, 5]);
+        assert!(parse_ranks(&ns, "0,x").is_err());
+    }
+}

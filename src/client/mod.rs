@@ -1,0 +1,480 @@
+//! The PMIx client library: the Rust API behind `PMIx_Init`, `PMIx_Get`,
+//! `PMIx_Put`, `PMIx_Commit`, `PMIx_Fence`, `PMIx_Abort`,
+//! `PMIx_Finalize` and friends.
+//!
+//! ```text
+//!  caller threads                          progress thread
+//!  --------------                          ---------------
+//!  get: Directory reader (segments) ----X  (no socket, no lock on the
+//!       else local caches                   segment path)
+//!       else DmodexRequest  ---channel--->  socket -> server
+//!  fence/abort/finalize: request + wait <--- reply handler maps segments,
+//!                        on a channel        publishes them, answers
+//! ```
+//!
+//! Invariants:
+//! - One progress thread owns the socket; callers never touch it. A
+//!   blocking call waits on a channel its reply handler answers (no
+//!   polling). Handlers and the callbacks of `_nb` calls run on the
+//!   progress thread and must not call blocking client APIs.
+//! - Segments received (job data at init, a modex generation per
+//!   completed fence) are validated when mapped and published into the
+//!   [`Directory`]; from then on gets that find their key there are served
+//!   in the calling thread.
+//! - If the server goes away, every pending and later call fails with
+//!   `PMIX_ERR_LOST_CONNECTION`; nothing waits forever on it.
+
+mod connect;
+mod lookup;
+mod progress;
+
+use std::collections::{HashMap, HashSet};
+use std::os::fd::{AsFd, OwnedFd};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use parking_lot::{Mutex, RwLock};
+use pmix_shmem::{Directory, Reader, Segment, ValueRef};
+
+use crate::wire::{
+    self, Abort, Connection, Directives, DmodexRequest, FenceRequest, Handshake, Message, Posted,
+    SegmentKind, SegmentRef,
+};
+use crate::{keys, Info, Key, Nspace, Proc, Rank, Status, Value};
+
+pub use connect::ConnectInfo;
+pub use lookup::{GetOptions, RealmQualifier};
+pub use pmix_shmem::Scope;
+
+use progress::{Progress, Reply, Requester};
+
+/// Callback of a non-blocking operation; runs on the progress thread.
+pub type StatusCallback = Box<dyn FnOnce(Status) + Send + 'static>;
+
+/// What the client keeps outside the segments.
+#[derive(Default)]
+struct LocalData {
+    /// Posted since the last commit (never `PMIX_INTERNAL`).
+    uncommitted: Vec<Posted>,
+    /// Everything this process put, latest value per key.
+    own: HashMap<Key, Value>,
+    /// `PMIx_Store_internal` values and `PMIX_INTERNAL` puts.
+    internal: HashMap<(Proc, Key), Value>,
+    /// Peers' data fetched by direct modex.
+    fetched: HashMap<Proc, Vec<Posted>>,
+}
+
+struct Inner {
+    proc: Proc,
+    server: Proc,
+    directory: Directory,
+    requester: Requester,
+    local: RwLock<LocalData>,
+    /// Namespaces with a segment in the directory, and the generations
+    /// mapped (a segment received twice is mapped once).
+    mapped: Mutex<(Vec<Nspace>, HashSet<u64>)>,
+    finalized: AtomicBool,
+}
+
+impl Inner {
+    /// Maps segments received from the server and publishes them.
+    fn map_segments(&self, refs: &[SegmentRef], fds: Vec<OwnedFd>) -> Result<(), Status> {
+        if refs.len() != fds.len() {
+            return Err(Status::ERR_COMM_FAILURE);
+        }
+        let mut mapped = self.mapped.lock();
+        for (r, fd) in refs.iter().zip(fds) {
+            if !mapped.1.insert(r.generation) {
+                continue;
+            }
+            let seg = Segment::from_fd(fd.as_fd()).map_err(|_| Status::ERR_COMM_FAILURE)?;
+            let ns = r.nspace.to_string_lossy();
+            match r.kind {
+                SegmentKind::Job => self.directory.publish_job(&ns, Arc::new(seg)),
+                SegmentKind::Modex => self.directory.publish_modex(&ns, Arc::new(seg)),
+            }
+            if !mapped.0.contains(&r.nspace) {
+                mapped.0.push(r.nspace.clone());
+            }
+        }
+        Ok(())
+    }
+
+    fn check_active(&self) -> Result<(), Status> {
+        if self.finalized.load(Ordering::Acquire) {
+            Err(Status::ERR_INIT)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// A connected PMIx client. Cheap to share (`&Client` is `Sync`); every
+/// method may be called from any thread.
+pub struct Client {
+    inner: Arc<Inner>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("proc", &self.inner.proc)
+            .finish()
+    }
+}
+
+impl Client {
+    /// `PMIx_Init`: connects to the server named by the environment that
+    /// `setup_fork` set ([`ConnectInfo::from_env`]). `infos` may hold
+    /// `PMIX_TIMEOUT` (for the handshake). Fails with `PMIX_ERR_UNREACH`
+    /// when the environment names no server (singletons are not
+    /// supported yet), `PMIX_ERR_INVALID_CRED`/`PMIX_ERR_NO_PERMISSIONS`
+    /// when the server refuses this process.
+    pub fn init(infos: &[Info]) -> Result<Client, Status> {
+        let info = ConnectInfo::from_env()?;
+        Client::connect(&info, infos)
+    }
+
+    /// Connects with explicit parameters.
+    pub fn connect(info: &ConnectInfo, infos: &[Info]) -> Result<Client, Status> {
+        let d = Directives::parse(infos);
+        let stream = crate::net::Stream::connect(&info.socket).map_err(|_| Status::ERR_UNREACH)?;
+        let conn = Connection::new(
+            stream,
+            crate::wire::DEFAULT_MAX_BODY,
+            wire::frame::MAX_FDS_PER_FRAME,
+            false,
+        );
+        let (mut progress, requester) = Progress::new(conn).map_err(|_| Status::ERR_INIT)?;
+        let hello = Message::Handshake(Handshake {
+            version: u32::from(wire::PROTOCOL_VERSION),
+            proc: info.proc.clone(),
+            secret: info.secret.as_bytes().to_vec(),
+        });
+        let (reply, fds) = progress.roundtrip(&hello, d.timeout)?;
+        let Message::HandshakeReply(reply) = reply else {
+            return Err(Status::ERR_COMM_FAILURE);
+        };
+        reply.status.into_result()?;
+        let inner = Arc::new(Inner {
+            proc: info.proc.clone(),
+            server: reply.server,
+            directory: Directory::new(),
+            requester,
+            local: RwLock::new(LocalData::default()),
+            mapped: Mutex::new((Vec::new(), HashSet::new())),
+            finalized: AtomicBool::new(false),
+        });
+        inner.map_segments(&reply.segments, fds)?;
+        let thread = std::thread::Builder::new()
+            .name("pmix-client".into())
+            .spawn(move || progress.run())
+            .map_err(|_| Status::ERR_INIT)?;
+        Ok(Client {
+            inner,
+            thread: Mutex::new(Some(thread)),
+        })
+    }
+
+    /// This process's identity.
+    pub fn proc(&self) -> &Proc {
+        &self.inner.proc
+    }
+
+    /// The server's identity.
+    pub fn server(&self) -> &Proc {
+        &self.inner.server
+    }
+
+    /// The directory of mapped segments, for zero-copy reads (the C
+    /// layer's `PMIX_GET_POINTER_VALUES` path): pin a reader, then
+    /// [`lookup`](Self::lookup).
+    pub fn directory(&self) -> &Directory {
+        &self.inner.directory
+    }
+
+    /// A pinned reader of the directory (cheap; keep it short-lived).
+    pub fn reader(&self) -> Reader<'_> {
+        self.inner.directory.reader()
+    }
+
+    /// Looks `key` of `proc` up in the mapped segments only, borrowing the
+    /// value from the segment (no allocation, no lock, no syscall).
+    /// `None` if it is not there; [`get`](Self::get) then tries the local
+    /// caches and the server.
+    pub fn lookup<'r>(
+        &self,
+        reader: &'r Reader<'_>,
+        proc: &Proc,
+        key: &str,
+        opts: &GetOptions,
+    ) -> Option<ValueRef<'r>> {
+        lookup::in_segments(reader, &self.inner.proc, proc, key, opts)
+    }
+
+    /// `PMIx_Get`: the value of `key` for `proc`. Served from the mapped
+    /// segments when there (in this thread), else from this process's own
+    /// puts and internal store, else from data already fetched, else (for
+    /// a non-reserved key of a specific rank, unless `PMIX_OPTIONAL`) by
+    /// direct modex through the server, waiting for the peer to commit
+    /// (bounded by `PMIX_TIMEOUT`). `PMIX_ERR_NOT_FOUND` if absent.
+    pub fn get(&self, proc: &Proc, key: &str, qualifiers: &[Info]) -> Result<Value, Status> {
+        self.inner.check_active()?;
+        if key.is_empty() || key.len() > crate::MAX_KEYLEN {
+            return Err(Status::ERR_BAD_PARAM);
+        }
+        let opts = GetOptions::parse(qualifiers);
+        if let Some(v) = self.get_local(proc, key, &opts) {
+            return Ok(v);
+        }
+        let reserved = key.starts_with("pmix");
+        if reserved || proc.rank.0 > Rank::VALID.0 || opts.directives.optional {
+            return Err(Status::ERR_NOT_FOUND);
+        }
+        self.fetch(proc, key, qualifiers)?;
+        self.get_local(proc, key, &opts)
+            .ok_or(Status::ERR_NOT_FOUND)
+    }
+
+    /// Everything a get can answer without the server.
+    fn get_local(&self, proc: &Proc, key: &str, opts: &GetOptions) -> Option<Value> {
+        {
+            let r = self.reader();
+            if let Some(v) = self.lookup(&r, proc, key, opts) {
+                return Some(Value::from(v));
+            }
+        }
+        let k = Key::new(key).ok()?;
+        let local = self.inner.local.read();
+        if proc == &self.inner.proc {
+            if let Some(v) = local.own.get(&k) {
+                return Some(v.clone());
+            }
+        }
+        if let Some(v) = local.internal.get(&(proc.clone(), k.clone())) {
+            return Some(v.clone());
+        }
+        local
+            .fetched
+            .get(proc)?
+            .iter()
+            .rev()
+            .find(|p| p.key == k)
+            .map(|p| p.value.clone())
+    }
+
+    /// Direct modex: asks the server for `proc`'s data and caches it.
+    fn fetch(&self, proc: &Proc, key: &str, qualifiers: &[Info]) -> Result<(), Status> {
+        let req = Message::DmodexRequest(DmodexRequest {
+            proc: proc.clone(),
+            key: Key::new(key).ok(),
+            infos: qualifiers.to_vec(),
+        });
+        let (reply, _) = self.inner.requester.call(req)?;
+        let Message::DmodexReply(reply) = reply else {
+            return Err(Status::ERR_COMM_FAILURE);
+        };
+        reply.status.into_result()?;
+        let records = wire::blob::decode(&reply.data).map_err(Status::from)?;
+        let mut local = self.inner.local.write();
+        for rec in records {
+            let entry = local.fetched.entry(rec.proc).or_default();
+            crate::wire::merge_posted(entry, rec.posted);
+        }
+        Ok(())
+    }
+
+    /// `PMIx_Put`: posts `value` under `key` with `scope`, to be sent at
+    /// the next [`commit`](Self::commit) (`PMIX_INTERNAL` stays here).
+    pub fn put(&self, scope: Scope, key: &str, value: Value) -> Result<(), Status> {
+        self.inner.check_active()?;
+        let key = Key::new(key)?;
+        if key.is_empty() {
+            return Err(Status::ERR_BAD_PARAM);
+        }
+        let mut local = self.inner.local.write();
+        local.own.insert(key.clone(), value.clone());
+        if scope == Scope::Internal {
+            local.internal.insert((self.inner.proc.clone(), key), value);
+            return Ok(());
+        }
+        crate::wire::merge_posted(&mut local.uncommitted, vec![Posted { scope, key, value }]);
+        Ok(())
+    }
+
+    /// `PMIx_Commit`: sends what was put since the last commit to the
+    /// server, where local peers (direct modex) and fences find it.
+    pub fn commit(&self) -> Result<(), Status> {
+        self.inner.check_active()?;
+        let items = std::mem::take(&mut self.inner.local.write().uncommitted);
+        self.inner.requester.submit(Message::Commit(items), None);
+        Ok(())
+    }
+
+    /// `PMIx_Fence`: waits until every process of `procs` (empty: this
+    /// process's namespace) entered the fence; with `PMIX_COLLECT_DATA`,
+    /// their committed data is then readable locally.
+    pub fn fence(&self, procs: &[Proc], infos: &[Info]) -> Result<(), Status> {
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        self.fence_nb(
+            procs,
+            infos,
+            Box::new(move |s| {
+                let _ = tx.send(s);
+            }),
+        )?;
+        rx.recv()
+            .unwrap_or(Status::ERR_LOST_CONNECTION)
+            .into_result()
+    }
+
+    /// `PMIx_Fence_nb`: as [`fence`](Self::fence); `done` runs on the
+    /// progress thread once the fence completed and its data is mapped.
+    pub fn fence_nb(
+        &self,
+        procs: &[Proc],
+        infos: &[Info],
+        done: StatusCallback,
+    ) -> Result<(), Status> {
+        self.inner.check_active()?;
+        let inner = self.inner.clone();
+        let req = Message::FenceRequest(FenceRequest {
+            procs: procs.to_vec(),
+            infos: infos.to_vec(),
+        });
+        self.inner.requester.submit(
+            req,
+            Some(Box::new(move |r: Reply| {
+                let status = match r {
+                    Ok((Message::FenceRelease(rel), fds)) => rel
+                        .status
+                        .into_result()
+                        .and_then(|_| inner.map_segments(&rel.segments, fds))
+                        .err()
+                        .unwrap_or(Status::SUCCESS),
+                    Ok(_) => Status::ERR_COMM_FAILURE,
+                    Err(s) => s,
+                };
+                done(status);
+            })),
+        );
+        Ok(())
+    }
+
+    /// `PMIx_Abort`: asks the host to abort `procs` (empty: this process's
+    /// namespace). Returns the host's answer if the host lets this process
+    /// live (`PMIX_ERR_NOT_SUPPORTED` if the host has no abort).
+    pub fn abort(
+        &self,
+        status: Status,
+        message: Option<&str>,
+        procs: &[Proc],
+    ) -> Result<(), Status> {
+        self.inner.check_active()?;
+        let message =
+            message.map(|m| std::ffi::CString::new(m.replace('\0', " ")).expect("NULs replaced"));
+        let (reply, _) = self.inner.requester.call(Message::Abort(Abort {
+            status,
+            message,
+            procs: procs.to_vec(),
+        }))?;
+        match reply {
+            Message::AbortReply(s) => s.into_result(),
+            _ => Err(Status::ERR_COMM_FAILURE),
+        }
+    }
+
+    /// `PMIx_Store_internal`: keeps `value` for `(proc, key)` in this
+    /// process only; later gets find it.
+    pub fn store_internal(&self, proc: &Proc, key: &str, value: Value) -> Result<(), Status> {
+        self.inner.check_active()?;
+        let key = Key::new(key)?;
+        self.inner
+            .local
+            .write()
+            .internal
+            .insert((proc.clone(), key), value);
+        Ok(())
+    }
+
+    /// `PMIx_Resolve_peers`: the processes of `nspace` (`None`: every
+    /// namespace known here) on node `node` (`None`: this node).
+    pub fn resolve_peers(
+        &self,
+        node: Option<&str>,
+        nspace: Option<&Nspace>,
+    ) -> Result<Vec<Proc>, Status> {
+        self.inner.check_active()?;
+        let namespaces = match nspace {
+            Some(ns) if !ns.is_empty() => vec![ns.clone()],
+            _ => self.inner.mapped.lock().0.clone(),
+        };
+        let r = self.reader();
+        let mut out = Vec::new();
+        for ns in &namespaces {
+            out.extend(lookup::peers_on(&r, &self.inner.proc, ns, node)?);
+        }
+        if out.is_empty() {
+            return Err(Status::ERR_NOT_FOUND);
+        }
+        Ok(out)
+    }
+
+    /// `PMIx_Resolve_nodes`: the hostnames where `nspace` (`None`: this
+    /// process's namespace) has processes.
+    pub fn resolve_nodes(&self, nspace: Option<&Nspace>) -> Result<Vec<String>, Status> {
+        self.inner.check_active()?;
+        let ns = match nspace {
+            Some(ns) if !ns.is_empty() => ns.clone(),
+            _ => self.inner.proc.nspace.clone(),
+        };
+        let r = self.reader();
+        lookup::nodes_of(&r, &ns)
+    }
+
+    /// `PMIx_Finalize`: tells the server this process is done (it is then
+    /// not reported as lost when it exits), and closes the connection.
+    /// Later calls fail with `PMIX_ERR_INIT`.
+    pub fn finalize(&self) -> Result<(), Status> {
+        if self.inner.finalized.swap(true, Ordering::AcqRel) {
+            return Err(Status::ERR_INIT);
+        }
+        let r = self.inner.requester.call(Message::Finalize);
+        self.stop();
+        match r? {
+            (Message::FinalizeReply(s), _) => s.into_result(),
+            _ => Err(Status::ERR_COMM_FAILURE),
+        }
+    }
+
+    /// True until [`finalize`](Self::finalize).
+    pub fn is_initialized(&self) -> bool {
+        !self.inner.finalized.load(Ordering::Acquire)
+    }
+
+    fn stop(&self) {
+        if let Some(t) = self.thread.lock().take() {
+            self.inner.requester.shutdown();
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// Job-level helper for callers: the job size from the mapped segments.
+impl Client {
+    /// `PMIX_JOB_SIZE` of this process's namespace.
+    pub fn job_size(&self) -> Result<u32, Status> {
+        let wildcard = Proc::new(self.inner.proc.nspace.clone(), Rank::WILDCARD);
+        self.get(&wildcard, keys::JOB_SIZE, &[])?
+            .as_u32()
+            .ok_or(Status::ERR_TYPE_MISMATCH)
+    }
+}

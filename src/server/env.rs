@@ -1,0 +1,76 @@
+//! The environment `setup_fork` gives a client: the variable names
+//! OpenPMIx 4.2 sets (so that software detecting a PMIx environment from
+//! them keeps working), plus our per-client secret.
+//!
+//! | variable | value |
+//! |---|---|
+//! | `PMIX_NAMESPACE` | the client's namespace |
+//! | `PMIX_RANK` | the client's rank |
+//! | `PMIX_SERVER_URI41`, `PMIX_SERVER_URI4`, `PMIX_SERVER_URI3`, `PMIX_SERVER_URI2`, `PMIX_SERVER_URI21` | `<server nspace>.<server rank>;unix://<socket path>` |
+//! | `PMIX_SECURITY_MODE` | `native` |
+//! | `PMIX_BFROP_BUFFER_TYPE` | `PMIX_BFROP_BUFFER_NON_DESC` |
+//! | `PMIX_GDS_MODULE` | `shmem` |
+//! | `PMIX_SERVER_TMPDIR` | the server's rendezvous directory |
+//! | `PMIX_SYSTEM_TMPDIR` | the system temporary directory |
+//! | `PMIX_HOSTNAME` | the server's node name |
+//! | `PMIX_VERSION` | `4.2.2` |
+//! | `PMIX_RS_SECRET` | the client's secret (hex) |
+
+use std::path::Path;
+
+use super::ServerConfig;
+use crate::Proc;
+
+/// The rendezvous variables, in the order OpenPMIx 4.2 lists them (a
+/// client reads the first one set).
+pub const URI_ENV_VARS: [&str; 5] = [
+    "PMIX_SERVER_URI41",
+    "PMIX_SERVER_URI4",
+    "PMIX_SERVER_URI3",
+    "PMIX_SERVER_URI2",
+    "PMIX_SERVER_URI21",
+];
+
+/// The variable holding the client's secret.
+pub const SECRET_ENV: &str = "PMIX_RS_SECRET";
+
+/// The version string clients see (`PMIX_VERSION`).
+const VERSION: &str = "4.2.2";
+
+pub(super) fn client_env(
+    proc: &Proc,
+    uri: &str,
+    session_dir: &Path,
+    config: &ServerConfig,
+    secret: &str,
+) -> Vec<(String, String)> {
+    let mut env = vec![
+        ("PMIX_NAMESPACE".to_owned(), proc.nspace.to_string()),
+        ("PMIX_RANK".to_owned(), proc.rank.0.to_string()),
+    ];
+    env.extend(URI_ENV_VARS.iter().map(|v| (v.to_string(), uri.to_owned())));
+    env.extend(
+        [
+            ("PMIX_SECURITY_MODE", "native".to_owned()),
+            (
+                "PMIX_BFROP_BUFFER_TYPE",
+                "PMIX_BFROP_BUFFER_NON_DESC".to_owned(),
+            ),
+            ("PMIX_GDS_MODULE", "shmem".to_owned()),
+            (
+                "PMIX_SERVER_TMPDIR",
+                session_dir.to_string_lossy().into_owned(),
+            ),
+            (
+                "PMIX_SYSTEM_TMPDIR",
+                config.system_tmpdir.to_string_lossy().into_owned(),
+            ),
+            ("PMIX_HOSTNAME", config.hostname.clone()),
+            ("PMIX_VERSION", VERSION.to_owned()),
+            (SECRET_ENV, secret.to_owned()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v)),
+    );
+    env
+}

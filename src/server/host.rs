@@ -1,0 +1,214 @@
+//! The host's side of the server: the [`HostModule`] callbacks and the
+//! [`Completion`] handles through which a host reports results.
+//!
+//! Every callback is optional: the default implementation returns
+//! `Err(Status::ERR_NOT_SUPPORTED)`, and the server then does what the
+//! standard prescribes without the host (accept a connection, complete a
+//! single-node fence locally, answer a direct modex with "not found", ...).
+//!
+//! Callbacks run on the server's progress thread and must not block it
+//! (no blocking server API calls from inside a callback). A callback that
+//! returns `Ok(())` has taken charge of the operation and must eventually
+//! call [`Completion::complete`], from any thread, before or after it
+//! returns. One that returns `Err(status)` has refused: the server resolves
+//! the operation with `status` at once and ignores the completion handle.
+//! A completion dropped without being called resolves its operation with
+//! `PMIX_ERROR`, so a host that loses one cannot hang the clients.
+
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use crossbeam_channel::Sender;
+
+use crate::{Info, Proc, Status};
+
+/// What the loop receives from completions and from API calls.
+pub(crate) enum Command {
+    /// A host operation finished.
+    OpDone { op: u64, result: OpResult },
+    /// The host asks for a local process's data (`dmodex_request`).
+    HostDmodex { proc: Proc, done: DmodexCallback },
+    /// A namespace was deregistered: drop its modex data and segments.
+    NspaceGone(crate::Nspace),
+    /// A client was deregistered: forget it and close its connection.
+    ClientGone(Proc),
+    /// Stop the loop.
+    Shutdown,
+}
+
+/// Callback receiving the answer to [`super::Server::dmodex_request`].
+pub type DmodexCallback = Box<dyn FnOnce(Result<Vec<u8>, Status>) + Send + 'static>;
+
+/// The result of a host operation, as the loop stores it.
+pub(crate) enum OpResult {
+    Unit(Result<(), Status>),
+    Data(Result<Vec<u8>, Status>),
+}
+
+/// Result types a [`Completion`] can carry.
+pub trait OpOutput: Send + 'static {
+    #[doc(hidden)]
+    fn wrap(r: Result<Self, Status>) -> OpResultHandle
+    where
+        Self: Sized;
+}
+
+/// Opaque carrier of an operation's result (see [`OpOutput`]).
+#[doc(hidden)]
+pub struct OpResultHandle(pub(crate) OpResult);
+
+impl OpOutput for () {
+    fn wrap(r: Result<(), Status>) -> OpResultHandle {
+        OpResultHandle(OpResult::Unit(r))
+    }
+}
+
+impl OpOutput for Vec<u8> {
+    fn wrap(r: Result<Vec<u8>, Status>) -> OpResultHandle {
+        OpResultHandle(OpResult::Data(r))
+    }
+}
+
+/// Sends commands to the progress thread and wakes it.
+#[derive(Clone)]
+pub(crate) struct Notifier {
+    pub(crate) tx: Sender<Command>,
+    pub(crate) waker: Arc<mio::Waker>,
+}
+
+impl Notifier {
+    /// Delivers `cmd`; false if the loop is gone.
+    pub(crate) fn send(&self, cmd: Command) -> bool {
+        if self.tx.send(cmd).is_err() {
+            return false;
+        }
+        self.waker.wake().is_ok()
+    }
+}
+
+/// The handle through which a host completes one operation, from any
+/// thread. Completing consumes it; dropping it uncompleted fails the
+/// operation with `PMIX_ERROR`.
+pub struct Completion<T: OpOutput> {
+    op: u64,
+    notifier: Option<Notifier>,
+    _t: PhantomData<fn(T)>,
+}
+
+impl<T: OpOutput> Completion<T> {
+    pub(crate) fn new(op: u64, notifier: Notifier) -> Self {
+        Completion {
+            op,
+            notifier: Some(notifier),
+            _t: PhantomData,
+        }
+    }
+
+    /// Reports the operation's result to the server.
+    pub fn complete(mut self, result: Result<T, Status>) {
+        if let Some(n) = self.notifier.take() {
+            n.send(Command::OpDone {
+                op: self.op,
+                result: T::wrap(result).0,
+            });
+        }
+    }
+}
+
+impl<T: OpOutput> Drop for Completion<T> {
+    fn drop(&mut self) {
+        if let Some(n) = self.notifier.take() {
+            n.send(Command::OpDone {
+                op: self.op,
+                result: T::wrap(Err(Status::ERROR)).0,
+            });
+        }
+    }
+}
+
+impl<T: OpOutput> std::fmt::Debug for Completion<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Completion").field("op", &self.op).finish()
+    }
+}
+
+/// The callbacks a host (resource manager, launcher) provides to the
+/// server: the Rust counterpart of `pmix_server_module_t`. See the module
+/// documentation for the threading and completion rules.
+pub trait HostModule: Send + Sync + 'static {
+    /// A client connected and authenticated (`client_connected2`). The
+    /// client's `PMIx_Init` returns once `done` completes; an error refuses
+    /// the client.
+    fn client_connected(&self, proc: &Proc, done: Completion<()>) -> Result<(), Status> {
+        let _ = (proc, done);
+        Err(Status::ERR_NOT_SUPPORTED)
+    }
+
+    /// A client called `PMIx_Finalize`; it is released when `done`
+    /// completes.
+    fn client_finalized(&self, proc: &Proc, done: Completion<()>) -> Result<(), Status> {
+        let _ = (proc, done);
+        Err(Status::ERR_NOT_SUPPORTED)
+    }
+
+    /// A client called `PMIx_Abort` for `procs` (empty: its whole
+    /// namespace). The client's call returns `done`'s status.
+    fn abort(
+        &self,
+        proc: &Proc,
+        status: Status,
+        message: Option<&str>,
+        procs: &[Proc],
+        done: Completion<()>,
+    ) -> Result<(), Status> {
+        let _ = (proc, status, message, procs, done);
+        Err(Status::ERR_NOT_SUPPORTED)
+    }
+
+    /// Every local participant of a fence over `procs` arrived: `data` is
+    /// this node's contribution (a modex blob, empty without
+    /// `PMIX_COLLECT_DATA`). The host exchanges it with the servers of the
+    /// other nodes involved and completes `done` with the concatenation of
+    /// every node's contribution (in any order). Without this callback, a
+    /// fence whose participants are all local completes locally; others
+    /// fail with `PMIX_ERR_NOT_SUPPORTED`.
+    fn fence_nb(
+        &self,
+        procs: &[Proc],
+        infos: &[Info],
+        data: Vec<u8>,
+        done: Completion<Vec<u8>>,
+    ) -> Result<(), Status> {
+        let _ = (procs, infos, data, done);
+        Err(Status::ERR_NOT_SUPPORTED)
+    }
+
+    /// A client needs the data of `proc`, which is not local: the host asks
+    /// the server of `proc`'s node (which calls
+    /// [`super::Server::dmodex_request`]) and completes `done` with its
+    /// answer.
+    fn direct_modex(
+        &self,
+        proc: &Proc,
+        infos: &[Info],
+        done: Completion<Vec<u8>>,
+    ) -> Result<(), Status> {
+        let _ = (proc, infos, done);
+        Err(Status::ERR_NOT_SUPPORTED)
+    }
+
+    /// A client's connection closed before it finalized (it died or
+    /// exited without `PMIx_Finalize`). Not part of the C module: OpenPMIx
+    /// reports this as a `PMIX_ERR_LOST_CONNECTION` event; the C layer can
+    /// forward it to the host's event handling, a Rust host (`pmixrun`)
+    /// can tear the job down.
+    fn client_lost(&self, proc: &Proc) {
+        let _ = proc;
+    }
+}
+
+/// A host that provides nothing: every callback takes its default.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NoHost;
+
+impl HostModule for NoHost {}

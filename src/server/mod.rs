@@ -1,0 +1,327 @@
+//! The PMIx server library: the Rust API a host (our `pmixrun`, or the C
+//! layer behind `PMIx_server_*`) drives.
+//!
+//! ```text
+//!  host threads                    progress thread (event_loop)
+//!  ------------                    -----------------------------
+//!  register_nspace  --builds job segment, stores it in the Registry
+//!  register_client  --Registry (uid, gid, secret)
+//!  setup_fork       --env with URI + secret
+//!                                   accept -> handshake (SO_PEERCRED +
+//!                                   secret vs Registry) -> job/modex fds
+//!                                   commit / fence / dmodex / abort /
+//!                                   finalize; host callbacks
+//!  Completion::complete (any thread) --channel + mio::Waker--> loop
+//!  dmodex_request   --channel + mio::Waker--> loop
+//! ```
+//!
+//! Invariants:
+//! - Only the progress thread touches connections, committed data, fence
+//!   trackers and modex generations; host threads reach it through the
+//!   command channel. The [`Registry`](registry) (namespaces, clients,
+//!   secrets) is shared under a mutex held only for lookups and inserts.
+//! - A client is served only after its handshake proved the identity it
+//!   claims: the connection's `SO_PEERCRED` uid/gid equal what the host
+//!   registered for that process, and it presented the secret `setup_fork`
+//!   generated for it. Anything else is refused and the connection closed.
+//! - Segments handed to clients are sealed memfds; the server keeps each
+//!   namespace's job segment and modex generations open so that clients
+//!   connecting later receive them too.
+//! - Every pending operation ends: released by its completion, failed when
+//!   a participant's connection is lost, or failed at its `PMIX_TIMEOUT`.
+
+mod env;
+mod event_loop;
+mod fence;
+mod host;
+mod modex;
+mod registry;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use crossbeam_channel::unbounded;
+
+use crate::net::{Listener, RendezvousDir};
+use crate::{keys, Info, Nspace, Proc, Rank, Status, Value};
+
+pub use env::{SECRET_ENV, URI_ENV_VARS};
+pub use host::{Completion, DmodexCallback, HostModule, NoHost, OpOutput};
+
+use host::{Command, Notifier};
+use registry::Registry;
+
+/// Errors starting a server.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    /// The rendezvous directory or the listening socket could not be made.
+    #[error("cannot create the rendezvous socket: {0}")]
+    Rendezvous(#[source] std::io::Error),
+    /// The event loop could not be set up.
+    #[error("cannot start the progress thread: {0}")]
+    Loop(#[source] std::io::Error),
+}
+
+impl ServerError {
+    /// The status reported by `PMIx_server_init`.
+    pub fn status(&self) -> Status {
+        Status::ERR_INIT
+    }
+}
+
+impl From<ServerError> for Status {
+    fn from(e: ServerError) -> Status {
+        e.status()
+    }
+}
+
+/// How to start a server.
+#[derive(Clone, Debug)]
+pub struct ServerConfig {
+    /// The server's own identity (`PMIX_SERVER_NSPACE`/`PMIX_SERVER_RANK`).
+    pub nspace: Nspace,
+    /// The server's rank.
+    pub rank: Rank,
+    /// Where the rendezvous directory is created (`PMIX_SERVER_TMPDIR`);
+    /// default `$TMPDIR` or `/tmp`.
+    pub tmpdir: PathBuf,
+    /// The system temporary directory (`PMIX_SYSTEM_TMPDIR`).
+    pub system_tmpdir: PathBuf,
+    /// This node's name (`PMIX_HOSTNAME`); default the kernel's hostname.
+    pub hostname: String,
+    /// Largest message body accepted from an authenticated client.
+    pub max_message: u32,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        let tmp = std::env::var_os("TMPDIR")
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+            .unwrap_or_else(|| PathBuf::from("/tmp"));
+        ServerConfig {
+            nspace: Nspace::new(format!("pmix-server.{}", std::process::id())).expect("short name"),
+            rank: Rank(0),
+            tmpdir: tmp.clone(),
+            system_tmpdir: tmp,
+            hostname: local_hostname(),
+            max_message: crate::wire::DEFAULT_MAX_BODY,
+        }
+    }
+}
+
+impl ServerConfig {
+    /// The defaults, overridden by the `PMIx_server_init` attributes it
+    /// understands: `PMIX_SERVER_NSPACE`, `PMIX_SERVER_RANK`,
+    /// `PMIX_SERVER_TMPDIR`, `PMIX_SYSTEM_TMPDIR`, `PMIX_HOSTNAME`.
+    pub fn from_infos(infos: &[Info]) -> Result<ServerConfig, Status> {
+        let mut c = ServerConfig::default();
+        for i in infos {
+            match (i.key.to_string_lossy().as_ref(), &i.value) {
+                (keys::SERVER_NSPACE, Value::String(Some(s))) => {
+                    c.nspace = Nspace::from_cstring(s.clone())?
+                }
+                (keys::SERVER_RANK, v) => {
+                    c.rank = Rank(v.as_u32().ok_or(Status::ERR_BAD_PARAM)?);
+                }
+                (keys::SERVER_TMPDIR, Value::String(Some(s))) => {
+                    c.tmpdir = PathBuf::from(s.to_string_lossy().into_owned())
+                }
+                (keys::SYSTEM_TMPDIR, Value::String(Some(s))) => {
+                    c.system_tmpdir = PathBuf::from(s.to_string_lossy().into_owned())
+                }
+                (keys::HOSTNAME, Value::String(Some(s))) => {
+                    c.hostname = s.to_string_lossy().into_owned()
+                }
+                _ => {}
+            }
+        }
+        Ok(c)
+    }
+}
+
+/// The kernel's hostname (no libc call needed).
+pub fn local_hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_owned())
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "localhost".to_owned())
+}
+
+/// A running PMIx server: a listening socket in a private directory and a
+/// progress thread. Dropping it (or [`Server::finalize`]) stops the thread,
+/// closes every client connection and removes the directory.
+pub struct Server {
+    registry: Arc<Registry>,
+    notifier: Notifier,
+    thread: Option<JoinHandle<()>>,
+    uri: String,
+    config: ServerConfig,
+    dir: RendezvousDir,
+}
+
+impl Server {
+    /// Creates the rendezvous socket and starts the progress thread.
+    pub fn start(config: ServerConfig, host: Arc<dyn HostModule>) -> Result<Server, ServerError> {
+        let dir =
+            RendezvousDir::create(&config.tmpdir, "pmix-rs").map_err(ServerError::Rendezvous)?;
+        let listener = Listener::bind(&dir.socket_path()).map_err(ServerError::Rendezvous)?;
+        let uri = format!(
+            "{}.{};unix://{}",
+            config.nspace,
+            config.rank.0,
+            dir.socket_path().display()
+        );
+        let registry = Arc::new(Registry::new());
+        let poll = mio::Poll::new().map_err(ServerError::Loop)?;
+        let waker = Arc::new(
+            mio::Waker::new(poll.registry(), event_loop::WAKER).map_err(ServerError::Loop)?,
+        );
+        let (tx, rx) = unbounded();
+        let notifier = Notifier { tx, waker };
+        let server_proc = Proc::new(config.nspace.clone(), config.rank);
+        let el = event_loop::EventLoop::new(
+            poll,
+            listener,
+            rx,
+            notifier.clone(),
+            registry.clone(),
+            host,
+            server_proc,
+            config.max_message,
+        )
+        .map_err(ServerError::Loop)?;
+        let thread = std::thread::Builder::new()
+            .name("pmix-server".into())
+            .spawn(move || el.run())
+            .map_err(ServerError::Loop)?;
+        Ok(Server {
+            registry,
+            notifier,
+            thread: Some(thread),
+            uri,
+            config,
+            dir,
+        })
+    }
+
+    /// The URI clients connect to (`PMIX_SERVER_URI*`).
+    pub fn uri(&self) -> &str {
+        &self.uri
+    }
+
+    /// The rendezvous directory (`PMIX_SERVER_TMPDIR`).
+    pub fn rendezvous_dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The server's identity.
+    pub fn proc(&self) -> Proc {
+        Proc::new(self.config.nspace.clone(), self.config.rank)
+    }
+
+    /// The configuration the server runs with.
+    pub fn config(&self) -> &ServerConfig {
+        &self.config
+    }
+
+    /// `PMIx_server_register_nspace`: describes a job with `nlocalprocs`
+    /// processes on this node. Builds the namespace's job segment (every
+    /// form of job description the standard allows, see
+    /// [`crate::job::JobDescription`]); clients of the namespace receive it
+    /// when they connect. Registering an existing namespace replaces its
+    /// description for clients that connect afterwards.
+    pub fn register_nspace(
+        &self,
+        nspace: &Nspace,
+        nlocalprocs: u32,
+        infos: &[Info],
+    ) -> Result<(), Status> {
+        self.registry
+            .register_nspace(nspace, nlocalprocs, infos, &self.config.hostname)
+    }
+
+    /// `PMIx_server_deregister_nspace`: forgets the namespace, its clients,
+    /// its committed data and its segments.
+    pub fn deregister_nspace(&self, nspace: &Nspace) {
+        let clients = self.registry.deregister_nspace(nspace);
+        for p in clients {
+            self.notifier.send(Command::ClientGone(p));
+        }
+        self.notifier.send(Command::NspaceGone(nspace.clone()));
+    }
+
+    /// `PMIx_server_register_client`: a local process of a registered
+    /// namespace and the uid/gid it will run as. Its connection is
+    /// accepted only from a process with those ids.
+    pub fn register_client(&self, proc: &Proc, uid: u32, gid: u32) -> Result<(), Status> {
+        self.registry.register_client(proc, uid, gid)
+    }
+
+    /// `PMIx_server_deregister_client`: forgets the client and closes its
+    /// connection if open.
+    pub fn deregister_client(&self, proc: &Proc) {
+        self.registry.deregister_client(proc);
+        self.notifier.send(Command::ClientGone(proc.clone()));
+    }
+
+    /// `PMIx_server_setup_fork`: the environment variables the child that
+    /// will be `proc` needs (see [`env`](self) for the list), in a stable
+    /// order. Generates the process's secret if it has none yet.
+    pub fn setup_fork(&self, proc: &Proc) -> Result<Vec<(String, String)>, Status> {
+        if proc.rank.0 > Rank::VALID.0 {
+            return Err(Status::ERR_BAD_PARAM);
+        }
+        let secret = self.registry.secret_for(proc)?;
+        Ok(env::client_env(
+            proc,
+            &self.uri,
+            self.dir.path(),
+            &self.config,
+            &secret,
+        ))
+    }
+
+    /// `PMIx_server_dmodex_request`: the data local process `proc` posted
+    /// (its remote and global scopes, as a modex blob), for the host to
+    /// forward to the server that asked. `done` runs on the progress
+    /// thread once `proc` has committed (never before this returns).
+    pub fn dmodex_request(&self, proc: &Proc, done: DmodexCallback) -> Result<(), Status> {
+        if proc.rank.0 > Rank::VALID.0 {
+            return Err(Status::ERR_BAD_PARAM);
+        }
+        if !self.notifier.send(Command::HostDmodex {
+            proc: proc.clone(),
+            done,
+        }) {
+            return Err(Status::ERR_INIT);
+        }
+        Ok(())
+    }
+
+    /// `PMIx_server_finalize`: stops the server.
+    pub fn finalize(mut self) {
+        self.stop();
+    }
+
+    fn stop(&mut self) {
+        if let Some(t) = self.thread.take() {
+            self.notifier.send(Command::Shutdown);
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server").field("uri", &self.uri).finish()
+    }
+}

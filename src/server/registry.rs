@@ -1,0 +1,231 @@
+//! What the host registered: namespaces (with their job segments),
+//! clients (with the uid/gid they must connect as) and per-client secrets.
+//! Shared between the host's threads and the progress thread; the mutex
+//! is held only for lookups and inserts, never while building a segment.
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use pmix_shmem::SealedSegment;
+
+use crate::job::JobDescription;
+use crate::net::PeerCredentials;
+use crate::{Info, Nspace, Proc, Rank, Status};
+
+/// A registered namespace.
+pub(crate) struct NsRecord {
+    /// Number of processes in the job.
+    pub(crate) size: u32,
+    /// Ranks of the job on this node, sorted.
+    pub(crate) local_ranks: Vec<u32>,
+    /// The sealed job segment.
+    pub(crate) job_segment: SealedSegment,
+    /// Its generation number.
+    pub(crate) generation: u64,
+}
+
+impl NsRecord {
+    /// True if `rank` runs on this node.
+    pub(crate) fn is_local(&self, rank: u32) -> bool {
+        self.local_ranks.binary_search(&rank).is_ok()
+    }
+
+    /// True if every process of the job runs on this node.
+    pub(crate) fn all_local(&self) -> bool {
+        self.local_ranks.len() as u64 == u64::from(self.size)
+    }
+}
+
+struct ClientRecord {
+    uid: u32,
+    gid: u32,
+}
+
+struct Inner {
+    nspaces: HashMap<Nspace, Arc<NsRecord>>,
+    clients: HashMap<Proc, ClientRecord>,
+    secrets: HashMap<Proc, String>,
+}
+
+/// See the module documentation.
+pub(crate) struct Registry {
+    inner: Mutex<Inner>,
+    next_generation: AtomicU64,
+}
+
+/// A fresh secret: 16 bytes from the kernel's generator, as hex.
+fn new_secret() -> Result<String, Status> {
+    let mut b = [0u8; 16];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut b))
+        .map_err(|_| Status::ERR_OUT_OF_RESOURCE)?;
+    Ok(b.iter().map(|x| format!("{x:02x}")).collect())
+}
+
+/// Compares secrets in time independent of where they differ.
+fn secrets_equal(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+impl Registry {
+    pub(crate) fn new() -> Registry {
+        Registry {
+            inner: Mutex::new(Inner {
+                nspaces: HashMap::new(),
+                clients: HashMap::new(),
+                secrets: HashMap::new(),
+            }),
+            next_generation: AtomicU64::new(1),
+        }
+    }
+
+    /// A new generation number (job and modex segments share the counter).
+    pub(crate) fn next_generation(&self) -> u64 {
+        self.next_generation.fetch_add(1, Ordering::Relaxed)
+    }
+
+    pub(crate) fn register_nspace(
+        &self,
+        nspace: &Nspace,
+        nlocalprocs: u32,
+        infos: &[Info],
+        hostname: &str,
+    ) -> Result<(), Status> {
+        let job = JobDescription::from_registration(nspace, nlocalprocs, infos, hostname)?;
+        let generation = self.next_generation();
+        let image = job.build_segment()?;
+        let job_segment = image.seal().map_err(|_| Status::ERR_OUT_OF_RESOURCE)?;
+        let mut local_ranks: Vec<u32> = job.local_ranks().to_vec();
+        local_ranks.sort_unstable();
+        local_ranks.dedup();
+        let rec = NsRecord {
+            size: job.size(),
+            local_ranks,
+            job_segment,
+            generation,
+        };
+        self.inner
+            .lock()
+            .nspaces
+            .insert(nspace.clone(), Arc::new(rec));
+        Ok(())
+    }
+
+    /// Removes a namespace and its clients; returns the clients removed.
+    pub(crate) fn deregister_nspace(&self, nspace: &Nspace) -> Vec<Proc> {
+        let mut g = self.inner.lock();
+        g.nspaces.remove(nspace);
+        let gone: Vec<Proc> = g
+            .clients
+            .keys()
+            .filter(|p| &p.nspace == nspace)
+            .cloned()
+            .collect();
+        for p in &gone {
+            g.clients.remove(p);
+        }
+        g.secrets.retain(|p, _| &p.nspace != nspace);
+        gone
+    }
+
+    pub(crate) fn register_client(&self, proc: &Proc, uid: u32, gid: u32) -> Result<(), Status> {
+        if proc.rank.0 > Rank::VALID.0 {
+            return Err(Status::ERR_BAD_PARAM);
+        }
+        let secret = {
+            let g = self.inner.lock();
+            g.secrets.get(proc).cloned()
+        };
+        let secret = match secret {
+            Some(s) => s,
+            None => new_secret()?,
+        };
+        let mut g = self.inner.lock();
+        g.clients.insert(proc.clone(), ClientRecord { uid, gid });
+        g.secrets.entry(proc.clone()).or_insert(secret);
+        Ok(())
+    }
+
+    pub(crate) fn deregister_client(&self, proc: &Proc) {
+        let mut g = self.inner.lock();
+        g.clients.remove(proc);
+        g.secrets.remove(proc);
+    }
+
+    /// The secret of `proc`, created if it has none yet.
+    pub(crate) fn secret_for(&self, proc: &Proc) -> Result<String, Status> {
+        if let Some(s) = self.inner.lock().secrets.get(proc) {
+            return Ok(s.clone());
+        }
+        let fresh = new_secret()?;
+        Ok(self
+            .inner
+            .lock()
+            .secrets
+            .entry(proc.clone())
+            .or_insert(fresh)
+            .clone())
+    }
+
+    /// A registered namespace.
+    pub(crate) fn nspace(&self, nspace: &Nspace) -> Option<Arc<NsRecord>> {
+        self.inner.lock().nspaces.get(nspace).cloned()
+    }
+
+    /// Checks a connecting process's claim: `proc` is a registered client,
+    /// the socket's credentials match its registered uid/gid, and `secret`
+    /// is its secret. Returns its namespace's record.
+    pub(crate) fn authenticate(
+        &self,
+        proc: &Proc,
+        creds: &PeerCredentials,
+        secret: &[u8],
+    ) -> Result<Arc<NsRecord>, Status> {
+        let g = self.inner.lock();
+        let client = g.clients.get(proc).ok_or(Status::ERR_INVALID_CRED)?;
+        if client.uid != creds.uid || client.gid != creds.gid {
+            return Err(Status::ERR_NO_PERMISSIONS);
+        }
+        let expected = g.secrets.get(proc).ok_or(Status::ERR_INVALID_CRED)?;
+        if !secrets_equal(expected.as_bytes(), secret) {
+            return Err(Status::ERR_INVALID_CRED);
+        }
+        g.nspaces
+            .get(&proc.nspace)
+            .cloned()
+            .ok_or(Status::ERR_NOT_FOUND)
+    }
+
+    /// True if `proc` (a specific rank) runs on this node.
+    pub(crate) fn is_local(&self, proc: &Proc) -> bool {
+        self.nspace(&proc.nspace)
+            .is_some_and(|ns| ns.is_local(proc.rank.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_are_hex_and_differ() {
+        let a = new_secret().unwrap();
+        let b = new_secret().unwrap();
+        assert_eq!(a.len(), 32);
+        assert!(a.bytes().all(|c| c.is_ascii_hexdigit()));
+        assert_ne!(a, b);
+    }
+
+    #[test]
+    fn secret_comparison() {
+        assert!(secrets_equal(b"abc", b"abc"));
+        assert!(!secrets_equal(b"abc", b"abd"));
+        assert!(!secrets_equal(b"abc", b"ab"));
+    }
+}

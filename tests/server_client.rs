@@ -1,0 +1,791 @@
+//! A server in the test process and clients in real child processes (this
+//! test binary re-executed, the role chosen by `PMIX_TEST_ROLE`): wire-up,
+//! job data, put/commit/fence/get in every scope, direct modex, fence
+//! subsets, processes dying around fences, refused connections, and a
+//! two-node job (two servers in this process, the host doing the
+//! inter-node exchange).
+//!
+//! Waits on children are bounded (a watchdog kills them and fails the
+//! test); nothing sleeps to synchronize.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::time::Duration;
+
+use pmix::client::{Client, ConnectInfo, Scope};
+use pmix::job::{AppContext, SingleNodeJob};
+use pmix::server::{Completion, HostModule, Server, ServerConfig};
+use pmix::{keys, Info, Key, Nspace, Proc, Rank, Status, Value};
+
+const ROLE: &str = "PMIX_TEST_ROLE";
+const SIZE: &str = "PMIX_TEST_SIZE";
+/// Longest a whole job may take before the watchdog fails the test.
+const JOB_LIMIT: Duration = Duration::from_secs(180);
+
+// ----------------------------------------------------------------------
+// Child side
+
+/// The entry point of every child: does nothing in the parent's run.
+#[test]
+fn child_process() {
+    let Ok(role) = std::env::var(ROLE) else {
+        return;
+    };
+    let code = match child::run(&role) {
+        Ok(()) => 0,
+        Err(msg) => {
+            eprintln!("child {role} rank {:?}: {msg}", std::env::var("PMIX_RANK"));
+            1
+        }
+    };
+    std::process::exit(code);
+}
+
+mod child {
+    use super::*;
+
+    type R = Result<(), String>;
+
+    fn key(s: &str) -> Key {
+        Key::new(s).unwrap()
+    }
+
+    fn collect() -> Vec<Info> {
+        vec![Info::new(key(keys::COLLECT_DATA), Value::Bool(true))]
+    }
+
+    fn optional() -> Vec<Info> {
+        vec![Info::new(key(keys::OPTIONAL), Value::Bool(true))]
+    }
+
+    fn check<T: PartialEq + std::fmt::Debug>(what: &str, got: T, want: T) -> R {
+        if got == want {
+            Ok(())
+        } else {
+            Err(format!("{what}: got {got:?}, want {want:?}"))
+        }
+    }
+
+    fn env_u32(name: &str) -> u32 {
+        std::env::var(name).unwrap().parse().unwrap()
+    }
+
+    fn wait_for_parent() {
+        let mut line = String::new();
+        let _ = std::io::stdin().read_line(&mut line);
+    }
+
+    pub fn run(role: &str) -> R {
+        let c = Client::init(&[]).map_err(|s| format!("init: {s}"))?;
+        let n = env_u32(SIZE);
+        match role {
+            "wireup" => wireup(&c, n)?,
+            "dmodex" => dmodex(&c, n)?,
+            "subsets" => subsets(&c, n)?,
+            "exit_early" => std::process::exit(0),
+            "block" => wait_for_parent(),
+            "fence_after_signal" => {
+                wait_for_parent();
+                let r = c.fence(&[], &collect());
+                check(
+                    "fence with a dead peer",
+                    r,
+                    Err(Status::ERR_LOST_CONNECTION),
+                )?;
+            }
+            "announce_then_fence" => {
+                println!("entering fence");
+                std::io::stdout().flush().unwrap();
+                let r = c.fence(&[], &collect());
+                check(
+                    "fence with a killed peer",
+                    r,
+                    Err(Status::ERR_LOST_CONNECTION),
+                )?;
+            }
+            "fence_timeout" => {
+                let infos = vec![Info::new(key(keys::TIMEOUT), Value::Int32(1))];
+                check(
+                    "fence timeout",
+                    c.fence(&[], &infos),
+                    Err(Status::ERR_TIMEOUT),
+                )?;
+            }
+            "abort" => {
+                let r = c.abort(Status(-7), Some("test abort"), &[]);
+                check("abort answer", r, Ok(()))?;
+            }
+            other => return Err(format!("unknown role {other}")),
+        }
+        c.finalize().map_err(|s| format!("finalize: {s}"))
+    }
+
+    fn peers_here(c: &Client) -> Result<Vec<u32>, String> {
+        let ns = c.proc().nspace.clone();
+        let peers = c
+            .resolve_peers(None, Some(&ns))
+            .map_err(|s| format!("resolve_peers: {s}"))?;
+        Ok(peers.iter().map(|p| p.rank.0).collect())
+    }
+
+    /// Job keys, then a put in every scope, a collecting fence, and a get
+    /// of every peer's data answered from the modex segment.
+    fn wireup(c: &Client, n: u32) -> R {
+        let me = c.proc().clone();
+        let ns = me.nspace.clone();
+        let wild = Proc::new(ns.clone(), Rank::WILDCARD);
+        let size = c
+            .get(&wild, keys::JOB_SIZE, &[])
+            .map_err(|s| s.to_string())?;
+        check("job size", size.as_u32(), Some(n))?;
+        let here = peers_here(c)?;
+        if !here.contains(&me.rank.0) {
+            return Err(format!("local peers {here:?} miss me"));
+        }
+        let lsize = c
+            .get(&wild, keys::LOCAL_SIZE, &[])
+            .map_err(|s| s.to_string())?;
+        check("local size", lsize.as_u32(), Some(here.len() as u32))?;
+        let host = c.get(&me, keys::HOSTNAME, &[]).map_err(|s| s.to_string())?;
+        if host.as_str().is_none() {
+            return Err(format!("hostname {host:?}"));
+        }
+        let lrank = c
+            .get(&me, keys::LOCAL_RANK, &[])
+            .map_err(|s| s.to_string())?;
+        let pos = here.iter().position(|&r| r == me.rank.0).unwrap() as u32;
+        check("local rank", lrank.as_u32(), Some(pos))?;
+        let nodes = c.resolve_nodes(None).map_err(|s| s.to_string())?;
+        if nodes.is_empty() {
+            return Err("no nodes".into());
+        }
+
+        let r = me.rank.0;
+        c.put(Scope::Local, "t.local", Value::Uint32(r * 10 + 1))
+            .map_err(|s| s.to_string())?;
+        c.put(Scope::Remote, "t.remote", Value::Uint32(r * 10 + 2))
+            .map_err(|s| s.to_string())?;
+        c.put(Scope::Global, "t.global", Value::string(&format!("g-{r}")))
+            .map_err(|s| s.to_string())?;
+        c.put(Scope::Internal, "t.internal", Value::Int64(-5))
+            .map_err(|s| s.to_string())?;
+        c.commit().map_err(|s| s.to_string())?;
+        c.fence(&[], &collect())
+            .map_err(|s| format!("fence: {s}"))?;
+
+        for peer in 0..n {
+            let p = Proc::new(ns.clone(), Rank(peer));
+            // PMIX_OPTIONAL: only what the modex segment delivered counts.
+            let g = c.get(&p, "t.global", &optional());
+            check(
+                &format!("global of {peer}"),
+                g,
+                Ok(Value::string(&format!("g-{peer}"))),
+            )?;
+            let (seen, hidden, v) = if here.contains(&peer) {
+                ("t.local", "t.remote", peer * 10 + 1)
+            } else {
+                ("t.remote", "t.local", peer * 10 + 2)
+            };
+            if peer == me.rank.0 {
+                // A process reads back everything it put.
+                check(
+                    "own local",
+                    c.get(&p, "t.local", &[]),
+                    Ok(Value::Uint32(r * 10 + 1)),
+                )?;
+                check(
+                    "own remote",
+                    c.get(&p, "t.remote", &[]),
+                    Ok(Value::Uint32(r * 10 + 2)),
+                )?;
+                check(
+                    "own internal",
+                    c.get(&p, "t.internal", &[]),
+                    Ok(Value::Int64(-5)),
+                )?;
+                continue;
+            }
+            check(
+                &format!("{seen} of {peer}"),
+                c.get(&p, seen, &optional()),
+                Ok(Value::Uint32(v)),
+            )?;
+            check(
+                &format!("{hidden} of {peer}"),
+                c.get(&p, hidden, &optional()),
+                Err(Status::ERR_NOT_FOUND),
+            )?;
+            // Without PMIX_OPTIONAL the server is asked, and agrees.
+            check(
+                &format!("{hidden} of {peer} via server"),
+                c.get(&p, hidden, &[]),
+                Err(Status::ERR_NOT_FOUND),
+            )?;
+            check(
+                &format!("internal of {peer}"),
+                c.get(&p, "t.internal", &[]),
+                Err(Status::ERR_NOT_FOUND),
+            )?;
+        }
+        // Everyone is done reading before anyone leaves.
+        c.fence(&[], &[]).map_err(|s| format!("last fence: {s}"))
+    }
+
+    /// Gets of peers' data with no fence: the server answers (waiting for
+    /// peers that have not committed yet).
+    fn dmodex(c: &Client, n: u32) -> R {
+        let me = c.proc().clone();
+        c.put(
+            Scope::Global,
+            "d.key",
+            Value::Uint64(1000 + u64::from(me.rank.0)),
+        )
+        .map_err(|s| s.to_string())?;
+        c.commit().map_err(|s| s.to_string())?;
+        for peer in (0..n).rev() {
+            let p = Proc::new(me.nspace.clone(), Rank(peer));
+            check(
+                &format!("d.key of {peer}"),
+                c.get(&p, "d.key", &[]),
+                Ok(Value::Uint64(1000 + u64::from(peer))),
+            )?;
+            check(
+                &format!("missing key of {peer}"),
+                c.get(&p, "d.none", &[]),
+                Err(Status::ERR_NOT_FOUND),
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Even and odd ranks fence separately, each collecting its half.
+    fn subsets(c: &Client, n: u32) -> R {
+        let me = c.proc().clone();
+        let r = me.rank.0;
+        c.put(Scope::Global, "s.key", Value::Uint32(r))
+            .map_err(|s| s.to_string())?;
+        c.commit().map_err(|s| s.to_string())?;
+        let half: Vec<Proc> = (0..n)
+            .filter(|x| x % 2 == r % 2)
+            .map(|x| Proc::new(me.nspace.clone(), Rank(x)))
+            .collect();
+        c.fence(&half, &collect())
+            .map_err(|s| format!("subset fence: {s}"))?;
+        for p in &half {
+            check(
+                &format!("s.key of {}", p.rank.0),
+                c.get(p, "s.key", &optional()),
+                Ok(Value::Uint32(p.rank.0)),
+            )?;
+        }
+        c.fence(&[], &[]).map_err(|s| format!("full fence: {s}"))
+    }
+}
+
+// ----------------------------------------------------------------------
+// Parent side
+
+/// What the host saw.
+#[derive(Default)]
+struct Recorder {
+    events: Mutex<Vec<String>>,
+}
+
+impl Recorder {
+    fn push(&self, e: String) {
+        self.events.lock().unwrap().push(e);
+    }
+    fn events(&self) -> Vec<String> {
+        self.events.lock().unwrap().clone()
+    }
+}
+
+/// A single-node host: records callbacks, completes at once, has no
+/// `fence_nb` (the server completes fences locally).
+struct LocalHost(Arc<Recorder>);
+
+impl HostModule for LocalHost {
+    fn client_connected(&self, proc: &Proc, done: Completion<()>) -> Result<(), Status> {
+        self.0.push(format!("connected {}", proc.rank.0));
+        done.complete(Ok(()));
+        Ok(())
+    }
+    fn client_finalized(&self, proc: &Proc, done: Completion<()>) -> Result<(), Status> {
+        self.0.push(format!("finalized {}", proc.rank.0));
+        done.complete(Ok(()));
+        Ok(())
+    }
+    fn abort(
+        &self,
+        proc: &Proc,
+        status: Status,
+        message: Option<&str>,
+        _procs: &[Proc],
+        done: Completion<()>,
+    ) -> Result<(), Status> {
+        self.0.push(format!(
+            "abort {} {} {}",
+            proc.rank.0,
+            status.code(),
+            message.unwrap_or("")
+        ));
+        // Completed from another thread, as a host may.
+        std::thread::spawn(move || done.complete(Ok(())));
+        Ok(())
+    }
+    fn client_lost(&self, proc: &Proc) {
+        self.0.push(format!("lost {}", proc.rank.0));
+    }
+}
+
+fn my_ids() -> (u32, u32) {
+    pmix::net::my_ids()
+}
+
+struct Job {
+    server: Arc<Server>,
+    nspace: Nspace,
+    size: u32,
+}
+
+impl Job {
+    fn single(name: &str, size: u32, host: Arc<dyn HostModule>) -> Job {
+        let server = Server::start(ServerConfig::default(), host).expect("server starts");
+        let nspace = Nspace::new(format!("{name}-{}", std::process::id())).unwrap();
+        let infos = SingleNodeJob::new(&nspace, &server.config().hostname)
+            .app(AppContext::new(size))
+            .infos()
+            .unwrap();
+        server.register_nspace(&nspace, size, &infos).unwrap();
+        let (uid, gid) = my_ids();
+        for r in 0..size {
+            server
+                .register_client(&Proc::new(nspace.clone(), Rank(r)), uid, gid)
+                .unwrap();
+        }
+        Job {
+            server: Arc::new(server),
+            nspace,
+            size,
+        }
+    }
+
+    fn proc(&self, r: u32) -> Proc {
+        Proc::new(self.nspace.clone(), Rank(r))
+    }
+}
+
+struct Running {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: Option<ChildStdout>,
+}
+
+fn spawn(server: &Server, proc: &Proc, role: &str, size: u32) -> Running {
+    let mut cmd = Command::new(std::env::current_exe().unwrap());
+    cmd.args([
+        "--exact",
+        "child_process",
+        "--nocapture",
+        "--test-threads=1",
+    ]);
+    for (k, v) in server.setup_fork(proc).unwrap() {
+        cmd.env(k, v);
+    }
+    cmd.env(ROLE, role)
+        .env(SIZE, size.to_string())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    let mut child = cmd.spawn().expect("child starts");
+    Running {
+        stdin: child.stdin.take(),
+        stdout: child.stdout.take(),
+        child,
+    }
+}
+
+/// Waits for every child, killing all of them and failing if the job
+/// outlives [`JOB_LIMIT`]. Returns exit statuses by index.
+fn wait_all(children: Vec<Running>) -> Vec<ExitStatus> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let mut pids = Vec::new();
+    let n = children.len();
+    for (i, mut r) in children.into_iter().enumerate() {
+        pids.push(r.child.id());
+        let tx = tx.clone();
+        std::thread::spawn(move || {
+            // Drain stdout so a chatty child never blocks on a full pipe.
+            if let Some(out) = r.stdout.take() {
+                std::thread::spawn(move || {
+                    let _ = std::io::copy(&mut BufReader::new(out), &mut std::io::sink());
+                });
+            }
+            drop(r.stdin.take());
+            let st = r.child.wait().expect("wait");
+            let _ = tx.send((i, st));
+        });
+    }
+    let mut out: Vec<Option<ExitStatus>> = vec![None; n];
+    for _ in 0..n {
+        match rx.recv_timeout(JOB_LIMIT) {
+            Ok((i, st)) => out[i] = Some(st),
+            Err(_) => {
+                for pid in &pids {
+                    kill(*pid);
+                }
+                panic!("job did not finish within {JOB_LIMIT:?}");
+            }
+        }
+    }
+    out.into_iter().map(Option::unwrap).collect()
+}
+
+fn kill(pid: u32) {
+    // SAFETY: kill(2) has no memory preconditions; `pid` is a child of
+    // this process that may or may not have been reaped already.
+    unsafe {
+        libc::kill(pid as libc::pid_t, libc::SIGKILL);
+    }
+}
+
+fn run_all(job: &Job, role: &str) -> Vec<ExitStatus> {
+    let kids = (0..job.size)
+        .map(|r| spawn(&job.server, &job.proc(r), role, job.size))
+        .collect();
+    wait_all(kids)
+}
+
+fn assert_all_ok(st: &[ExitStatus]) {
+    for (r, s) in st.iter().enumerate() {
+        assert!(s.success(), "rank {r} failed: {s}");
+    }
+}
+
+fn wireup(n: u32) {
+    let rec = Arc::new(Recorder::default());
+    let job = Job::single("wireup", n, Arc::new(LocalHost(rec.clone())));
+    assert_all_ok(&run_all(&job, "wireup"));
+    let ev = rec.events();
+    for r in 0..n {
+        assert!(ev.contains(&format!("connected {r}")), "{ev:?}");
+        assert!(ev.contains(&format!("finalized {r}")), "{ev:?}");
+    }
+    assert!(!ev.iter().any(|e| e.starts_with("lost")), "{ev:?}");
+}
+
+#[test]
+fn wireup_job_keys_and_collected_modex_n1() {
+    wireup(1);
+}
+
+#[test]
+fn wireup_job_keys_and_collected_modex_n2() {
+    wireup(2);
+}
+
+#[test]
+fn wireup_job_keys_and_collected_modex_n4() {
+    wireup(4);
+}
+
+#[test]
+fn wireup_job_keys_and_collected_modex_n16() {
+    wireup(16);
+}
+
+#[test]
+fn direct_modex_without_fence_n4() {
+    let job = Job::single("dmodex", 4, Arc::new(pmix::server::NoHost));
+    assert_all_ok(&run_all(&job, "dmodex"));
+}
+
+#[test]
+fn fences_over_subsets_n4() {
+    let job = Job::single("subsets", 4, Arc::new(pmix::server::NoHost));
+    assert_all_ok(&run_all(&job, "subsets"));
+}
+
+#[test]
+fn a_rank_dead_before_the_fence_fails_it_for_the_others() {
+    let rec = Arc::new(Recorder::default());
+    let job = Job::single("dead-before", 3, Arc::new(LocalHost(rec.clone())));
+    let mut first = spawn(&job.server, &job.proc(0), "exit_early", 3);
+    let others: Vec<Running> = (1..3)
+        .map(|r| spawn(&job.server, &job.proc(r), "fence_after_signal", 3))
+        .collect();
+    // Rank 0 is gone (and its connection with it) before the others enter.
+    assert!(first.child.wait().unwrap().success());
+    drop(first.stdin.take());
+    let mut others = others;
+    for o in &mut others {
+        writeln!(o.stdin.as_mut().unwrap(), "go").unwrap();
+    }
+    assert_all_ok(&wait_all(others));
+    assert!(rec.events().contains(&"lost 0".to_string()));
+}
+
+#[test]
+fn a_rank_killed_during_the_fence_fails_it_for_the_others() {
+    let rec = Arc::new(Recorder::default());
+    let job = Job::single("killed-during", 4, Arc::new(LocalHost(rec.clone())));
+    let mut victim = spawn(&job.server, &job.proc(0), "block", 4);
+    let mut others: Vec<Running> = (1..4)
+        .map(|r| spawn(&job.server, &job.proc(r), "announce_then_fence", 4))
+        .collect();
+    // Each announces (on stdout) that it is about to enter the fence.
+    let (tx, rx) = std::sync::mpsc::channel();
+    for o in &mut others {
+        let out = o.stdout.take().unwrap();
+        let tx = tx.clone();
+        std::thread::spawn(move || {
+            // The child's test harness prints on the same line first.
+            for line in BufReader::new(out).lines() {
+                let Ok(line) = line else { break };
+                if line.trim_end().ends_with("entering fence") {
+                    let _ = tx.send(());
+                }
+            }
+        });
+    }
+    for _ in 0..others.len() {
+        if rx.recv_timeout(JOB_LIMIT).is_err() {
+            for o in &others {
+                kill(o.child.id());
+            }
+            kill(victim.child.id());
+            panic!("the ranks did not reach the fence within {JOB_LIMIT:?}");
+        }
+    }
+    victim.child.kill().unwrap();
+    victim.child.wait().unwrap();
+    assert_all_ok(&wait_all(others));
+    assert!(rec.events().contains(&"lost 0".to_string()));
+}
+
+#[test]
+fn a_fence_missing_a_rank_times_out() {
+    let job = Job::single("timeout", 3, Arc::new(pmix::server::NoHost));
+    let idle = spawn(&job.server, &job.proc(0), "block", 3);
+    let others: Vec<Running> = (1..3)
+        .map(|r| spawn(&job.server, &job.proc(r), "fence_timeout", 3))
+        .collect();
+    assert_all_ok(&wait_all(others));
+    // Closing its stdin lets the idle rank finalize.
+    assert_all_ok(&wait_all(vec![idle]));
+}
+
+#[test]
+fn abort_reaches_the_host() {
+    let rec = Arc::new(Recorder::default());
+    let job = Job::single("abort", 1, Arc::new(LocalHost(rec.clone())));
+    assert_all_ok(&run_all(&job, "abort"));
+    assert!(
+        rec.events().contains(&"abort 0 -7 test abort".to_string()),
+        "{:?}",
+        rec.events()
+    );
+}
+
+fn connect_in_process(server: &Server, proc: &Proc) -> ConnectInfo {
+    let env: HashMap<String, String> = server.setup_fork(proc).unwrap().into_iter().collect();
+    ConnectInfo::from_lookup(|k| env.get(k).cloned()).unwrap()
+}
+
+#[test]
+fn a_wrong_secret_is_refused() {
+    let job = Job::single("secret", 2, Arc::new(pmix::server::NoHost));
+    let mut info = connect_in_process(&job.server, &job.proc(0));
+    info.secret = "0".repeat(info.secret.len());
+    assert_eq!(
+        Client::connect(&info, &[]).map(|_| ()),
+        Err(Status::ERR_INVALID_CRED)
+    );
+    // Claiming another rank with one's own secret fails too.
+    let mine = connect_in_process(&job.server, &job.proc(0));
+    let mut theirs = connect_in_process(&job.server, &job.proc(1));
+    theirs.secret = mine.secret;
+    assert_eq!(
+        Client::connect(&theirs, &[]).map(|_| ()),
+        Err(Status::ERR_INVALID_CRED)
+    );
+    // The right secret works.
+    let ok = Client::connect(&connect_in_process(&job.server, &job.proc(0)), &[]).unwrap();
+    ok.finalize().unwrap();
+}
+
+#[test]
+fn an_unregistered_process_is_refused() {
+    let job = Job::single("unreg", 1, Arc::new(pmix::server::NoHost));
+    let stranger = job.proc(5);
+    let info = connect_in_process(&job.server, &stranger);
+    assert_eq!(
+        Client::connect(&info, &[]).map(|_| ()),
+        Err(Status::ERR_INVALID_CRED)
+    );
+}
+
+#[test]
+fn a_uid_mismatch_is_refused() {
+    let job = Job::single("uid", 1, Arc::new(pmix::server::NoHost));
+    let (uid, gid) = my_ids();
+    job.server
+        .register_client(&job.proc(0), uid.wrapping_add(1), gid)
+        .unwrap();
+    let info = connect_in_process(&job.server, &job.proc(0));
+    assert_eq!(
+        Client::connect(&info, &[]).map(|_| ()),
+        Err(Status::ERR_NO_PERMISSIONS)
+    );
+}
+
+#[test]
+fn a_second_connection_for_one_rank_is_refused() {
+    let job = Job::single("twice", 1, Arc::new(pmix::server::NoHost));
+    let info = connect_in_process(&job.server, &job.proc(0));
+    let first = Client::connect(&info, &[]).unwrap();
+    assert_eq!(
+        Client::connect(&info, &[]).map(|_| ()),
+        Err(Status::ERR_EXISTS)
+    );
+    first.finalize().unwrap();
+}
+
+#[test]
+fn calls_after_finalize_fail_and_a_lost_server_fails_calls() {
+    let job = Job::single("after", 1, Arc::new(pmix::server::NoHost));
+    let c = Client::connect(&connect_in_process(&job.server, &job.proc(0)), &[]).unwrap();
+    c.finalize().unwrap();
+    assert_eq!(c.commit(), Err(Status::ERR_INIT));
+    let job2 = Job::single("lost", 2, Arc::new(pmix::server::NoHost));
+    let c = Client::connect(&connect_in_process(&job2.server, &job2.proc(0)), &[]).unwrap();
+    let server = Arc::try_unwrap(job2.server).unwrap();
+    server.finalize();
+    assert_eq!(c.fence(&[], &[]), Err(Status::ERR_LOST_CONNECTION));
+}
+
+// ----------------------------------------------------------------------
+// Two nodes: two servers in this process, the host exchanging between them.
+
+/// The inter-node part of a fence: contributions of both servers.
+#[derive(Default)]
+struct Gather {
+    data: Vec<u8>,
+    dones: Vec<Completion<Vec<u8>>>,
+    error: Option<Status>,
+}
+
+struct TwoNodeHost {
+    servers: OnceLock<Vec<Weak<Server>>>,
+    /// Ranks per node, in node order.
+    ranks_per_node: u32,
+    gathers: Mutex<HashMap<Vec<Proc>, Gather>>,
+}
+
+impl HostModule for TwoNodeHost {
+    fn fence_nb(
+        &self,
+        procs: &[Proc],
+        infos: &[Info],
+        data: Vec<u8>,
+        done: Completion<Vec<u8>>,
+    ) -> Result<(), Status> {
+        let mut g = self.gathers.lock().unwrap();
+        let e = g.entry(procs.to_vec()).or_default();
+        for i in infos {
+            if i.key.as_bytes() == keys::LOCAL_COLLECTIVE_STATUS.as_bytes() {
+                if let Value::Status(s) = i.value {
+                    e.error = Some(Status(s));
+                }
+            }
+        }
+        e.data.extend_from_slice(&data);
+        e.dones.push(done);
+        if e.dones.len() == 2 {
+            let e = g.remove(procs).unwrap();
+            for d in e.dones {
+                d.complete(match e.error {
+                    Some(s) => Err(s),
+                    None => Ok(e.data.clone()),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn direct_modex(
+        &self,
+        proc: &Proc,
+        _infos: &[Info],
+        done: Completion<Vec<u8>>,
+    ) -> Result<(), Status> {
+        let node = (proc.rank.0 / self.ranks_per_node) as usize;
+        let server = self
+            .servers
+            .get()
+            .and_then(|s| s.get(node))
+            .and_then(Weak::upgrade)
+            .ok_or(Status::ERR_NOT_FOUND)?;
+        server.dmodex_request(proc, Box::new(move |r| done.complete(r)))
+    }
+}
+
+fn two_nodes(name: &str, role: &str) {
+    let per_node = 2;
+    let host = Arc::new(TwoNodeHost {
+        servers: OnceLock::new(),
+        ranks_per_node: per_node,
+        gathers: Mutex::new(HashMap::new()),
+    });
+    let nspace = Nspace::new(format!("{name}-{}", std::process::id())).unwrap();
+    let nodes = ["nodeA", "nodeB"];
+    let infos = vec![
+        Info::new(
+            Key::new(keys::NODE_MAP).unwrap(),
+            Value::string("nodeA,nodeB"),
+        ),
+        Info::new(Key::new(keys::PROC_MAP).unwrap(), Value::string("0,1;2,3")),
+    ];
+    let (uid, gid) = my_ids();
+    let servers: Vec<Arc<Server>> = nodes
+        .iter()
+        .enumerate()
+        .map(|(i, h)| {
+            let config = ServerConfig {
+                hostname: h.to_string(),
+                rank: Rank(i as u32),
+                ..ServerConfig::default()
+            };
+            let s = Server::start(config, host.clone()).unwrap();
+            s.register_nspace(&nspace, per_node, &infos).unwrap();
+            for r in 0..per_node {
+                let p = Proc::new(nspace.clone(), Rank(i as u32 * per_node + r));
+                s.register_client(&p, uid, gid).unwrap();
+            }
+            Arc::new(s)
+        })
+        .collect();
+    let _ = host
+        .servers
+        .set(servers.iter().map(Arc::downgrade).collect());
+    let kids = (0..2 * per_node)
+        .map(|r| {
+            let s = &servers[(r / per_node) as usize];
+            spawn(s, &Proc::new(nspace.clone(), Rank(r)), role, 2 * per_node)
+        })
+        .collect();
+    assert_all_ok(&wait_all(kids));
+}
+
+#[test]
+fn two_nodes_collect_through_the_host_fence() {
+    two_nodes("two-wireup", "wireup");
+}
+
+#[test]
+fn two_nodes_direct_modex_through_the_host() {
+    two_nodes("two-dmodex", "dmodex");
+}
