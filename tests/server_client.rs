@@ -733,15 +733,15 @@ impl HostModule for TwoNodeHost {
     }
 }
 
-fn two_nodes(name: &str, role: &str) {
-    let per_node = 2;
+/// A job of four ranks on two nodes ("nodeA": 0, 1; "nodeB": 2, 3), one
+/// server per node in this process, sharing one host.
+fn two_node_job(name: &str) -> (Vec<Arc<Server>>, Nspace) {
     let host = Arc::new(TwoNodeHost {
         servers: OnceLock::new(),
-        ranks_per_node: per_node,
+        ranks_per_node: 2,
         gathers: Mutex::new(HashMap::new()),
     });
     let nspace = Nspace::new(format!("{name}-{}", std::process::id())).unwrap();
-    let nodes = ["nodeA", "nodeB"];
     let infos = vec![
         Info::new(
             Key::new(keys::NODE_MAP).unwrap(),
@@ -750,7 +750,7 @@ fn two_nodes(name: &str, role: &str) {
         Info::new(Key::new(keys::PROC_MAP).unwrap(), Value::string("0,1;2,3")),
     ];
     let (uid, gid) = my_ids();
-    let servers: Vec<Arc<Server>> = nodes
+    let servers: Vec<Arc<Server>> = ["nodeA", "nodeB"]
         .iter()
         .enumerate()
         .map(|(i, h)| {
@@ -760,9 +760,9 @@ fn two_nodes(name: &str, role: &str) {
                 ..ServerConfig::default()
             };
             let s = Server::start(config, host.clone()).unwrap();
-            s.register_nspace(&nspace, per_node, &infos).unwrap();
-            for r in 0..per_node {
-                let p = Proc::new(nspace.clone(), Rank(i as u32 * per_node + r));
+            s.register_nspace(&nspace, 2, &infos).unwrap();
+            for r in 0..2 {
+                let p = Proc::new(nspace.clone(), Rank(i as u32 * 2 + r));
                 s.register_client(&p, uid, gid).unwrap();
             }
             Arc::new(s)
@@ -771,11 +771,18 @@ fn two_nodes(name: &str, role: &str) {
     let _ = host
         .servers
         .set(servers.iter().map(Arc::downgrade).collect());
-    let kids = (0..2 * per_node)
-        .map(|r| {
-            let s = &servers[(r / per_node) as usize];
-            spawn(s, &Proc::new(nspace.clone(), Rank(r)), role, 2 * per_node)
-        })
+    (servers, nspace)
+}
+
+fn spawn_on(servers: &[Arc<Server>], nspace: &Nspace, rank: u32, role: &str) -> Running {
+    let s = &servers[(rank / 2) as usize];
+    spawn(s, &Proc::new(nspace.clone(), Rank(rank)), role, 4)
+}
+
+fn two_nodes(name: &str, role: &str) {
+    let (servers, nspace) = two_node_job(name);
+    let kids = (0..4)
+        .map(|r| spawn_on(&servers, &nspace, r, role))
         .collect();
     assert_all_ok(&wait_all(kids));
 }
@@ -788,4 +795,19 @@ fn two_nodes_collect_through_the_host_fence() {
 #[test]
 fn two_nodes_direct_modex_through_the_host() {
     two_nodes("two-dmodex", "dmodex");
+}
+
+#[test]
+fn two_nodes_a_dead_rank_fails_the_fence_on_both_nodes() {
+    let (servers, nspace) = two_node_job("two-dead");
+    let mut first = spawn_on(&servers, &nspace, 0, "exit_early");
+    let mut others: Vec<Running> = (1..4)
+        .map(|r| spawn_on(&servers, &nspace, r, "fence_after_signal"))
+        .collect();
+    assert!(first.child.wait().unwrap().success());
+    drop(first.stdin.take());
+    for o in &mut others {
+        writeln!(o.stdin.as_mut().unwrap(), "go").unwrap();
+    }
+    assert_all_ok(&wait_all(others));
 }

@@ -89,21 +89,42 @@ fn u32_of(v: Option<ValueRef<'_>>) -> Option<u32> {
     v?.as_u32()
 }
 
-/// The node of `rank` (or of `me` for a wildcard), by id.
-fn node_of(ns: &NsView<'_>, me: &Proc, proc: &Proc) -> Option<u32> {
-    let rank = if proc.rank == Rank::WILDCARD || proc.rank.0 > Rank::VALID.0 {
-        me.rank.0
-    } else {
-        proc.rank.0
-    };
-    u32_of(ns.get(rank, keys::NODEID))
+/// True if `proc` names one process (not a wildcard or other reserved
+/// rank).
+fn is_single(proc: &Proc) -> bool {
+    proc.rank.0 <= Rank::VALID.0
 }
 
+/// The node of `proc`: by its `PMIX_NODEID` when it names one process of
+/// `ns`, else this process's node, by `PMIX_HOSTNAME` (which every
+/// namespace's node table knows it by).
+fn node_of<'r>(
+    reader: &'r Reader<'_>,
+    ns: &NsView<'r>,
+    me: &Proc,
+    proc: &Proc,
+) -> Option<NodeSel<'r>> {
+    if is_single(proc) {
+        return u32_of(ns.get(proc.rank.0, keys::NODEID)).map(NodeSel::Id);
+    }
+    let mine = reader.namespace(&me.nspace.to_string_lossy())?;
+    let host = mine
+        .get(me.rank.0, keys::HOSTNAME)?
+        .as_c_str()?
+        .to_str()
+        .ok()?;
+    Some(NodeSel::Hostname(host))
+}
+
+/// The application of `proc` (this process's for a wildcard of its own
+/// namespace).
 fn app_of(ns: &NsView<'_>, me: &Proc, proc: &Proc) -> Option<u32> {
-    let rank = if proc.rank.0 > Rank::VALID.0 {
+    let rank = if is_single(proc) {
+        proc.rank.0
+    } else if proc.nspace == me.nspace {
         me.rank.0
     } else {
-        proc.rank.0
+        return None;
     };
     u32_of(ns.get(rank, keys::APPNUM))
 }
@@ -122,7 +143,7 @@ pub(crate) fn in_segments<'r>(
         RealmQualifier::Node { id, hostname } => match (id, hostname) {
             (Some(id), _) => ns.node(NodeSel::Id(*id), key),
             (None, Some(h)) => ns.node(NodeSel::Hostname(h), key),
-            (None, None) => ns.node(NodeSel::Id(node_of(&ns, me, proc)?), key),
+            (None, None) => ns.node(node_of(reader, &ns, me, proc)?, key),
         },
         RealmQualifier::App(n) => {
             let n = match n {
@@ -135,11 +156,11 @@ pub(crate) fn in_segments<'r>(
             ns.job(key).or_else(|| ns.session(key))
         }
         RealmQualifier::None => {
-            if proc.rank.0 > Rank::VALID.0 {
+            if !is_single(proc) {
                 return None;
             }
             ns.get(proc.rank.0, key)
-                .or_else(|| ns.node(NodeSel::Id(node_of(&ns, me, proc)?), key))
+                .or_else(|| ns.node(node_of(reader, &ns, me, proc)?, key))
                 .or_else(|| ns.app(app_of(&ns, me, proc)?, key))
         }
     }

@@ -226,20 +226,36 @@ impl Client {
             return Err(Status::ERR_BAD_PARAM);
         }
         let opts = GetOptions::parse(qualifiers);
-        if let Some(v) = self.get_local(proc, key, &opts) {
+        // Reserved keys ("pmix" prefix, as OpenPMIx checks) come from the
+        // host's job data only, never from a peer's posts.
+        let reserved = key.starts_with("pmix");
+        if let Some(v) = self.get_local(proc, key, reserved, &opts) {
             return Ok(v);
         }
-        let reserved = key.starts_with("pmix");
         if reserved || proc.rank.0 > Rank::VALID.0 || opts.directives.optional {
             return Err(Status::ERR_NOT_FOUND);
         }
         self.fetch(proc, key, qualifiers)?;
-        self.get_local(proc, key, &opts)
+        self.get_local(proc, key, reserved, &opts)
             .ok_or(Status::ERR_NOT_FOUND)
     }
 
-    /// Everything a get can answer without the server.
-    fn get_local(&self, proc: &Proc, key: &str, opts: &GetOptions) -> Option<Value> {
+    /// Everything a get can answer without the server. A process's own
+    /// puts come first for its non-reserved keys (a modex segment may hold
+    /// an older value).
+    fn get_local(
+        &self,
+        proc: &Proc,
+        key: &str,
+        reserved: bool,
+        opts: &GetOptions,
+    ) -> Option<Value> {
+        if !reserved && proc == &self.inner.proc {
+            let local = self.inner.local.read();
+            if let Some(v) = local.own.get(&Key::new(key).ok()?) {
+                return Some(v.clone());
+            }
+        }
         {
             let r = self.reader();
             if let Some(v) = self.lookup(&r, proc, key, opts) {
@@ -248,11 +264,6 @@ impl Client {
         }
         let k = Key::new(key).ok()?;
         let local = self.inner.local.read();
-        if proc == &self.inner.proc {
-            if let Some(v) = local.own.get(&k) {
-                return Some(v.clone());
-            }
-        }
         if let Some(v) = local.internal.get(&(proc.clone(), k.clone())) {
             return Some(v.clone());
         }

@@ -76,6 +76,17 @@ impl RendezvousDir {
         Ok(dir)
     }
 
+    /// Gives the directory and the socket inside it to `uid`/`gid` (a
+    /// server running as root for a user's job), keeping mode `0700`: the
+    /// clients, running as that user, can then enter it, and nobody else.
+    pub fn give_to(&self, uid: u32, gid: u32) -> io::Result<()> {
+        let sock = self.socket_path();
+        if sock.exists() {
+            std::os::unix::fs::chown(&sock, Some(uid), Some(gid))?;
+        }
+        std::os::unix::fs::chown(&self.path, Some(uid), Some(gid))
+    }
+
     /// The directory.
     pub fn path(&self) -> &Path {
         &self.path

@@ -562,14 +562,22 @@ impl EventLoop {
             return self.release_fence_one(token, id, Status::ERR_BAD_PARAM);
         }
         let d = Directives::parse(&req.infos);
-        let fid = match self.fences_by_set.get(&procs) {
-            Some(&f) => f,
+        let existing = self.fences_by_set.get(&procs).copied().filter(|f| {
+            // A failed fence the caller already left is over for it: a new
+            // attempt over the same set starts afresh.
+            let stale = self
+                .fences
+                .get(f)
+                .is_some_and(|t| t.failed.is_some() && t.arrived.iter().any(|a| &a.proc == caller));
+            if stale {
+                self.fences.remove(f);
+            }
+            !stale
+        });
+        let fid = match existing {
+            Some(f) => f,
             None => {
-                let mut expected = self.local_participants(&procs);
-                expected.insert(caller.clone());
-                if expected.iter().any(|p| self.departed.contains(p)) {
-                    return self.release_fence_one(token, id, Status::ERR_LOST_CONNECTION);
-                }
+                let expected = self.local_participants(&procs);
                 let fid = self.next_fence;
                 self.next_fence += 1;
                 self.fences_by_set.insert(procs.clone(), fid);
@@ -583,6 +591,7 @@ impl EventLoop {
                         arrived: Vec::new(),
                         deadline: None,
                         host_op: None,
+                        failed: None,
                     },
                 );
                 fid
@@ -595,6 +604,18 @@ impl EventLoop {
             return self.release_fence_one(token, id, Status::ERR_BAD_PARAM);
         }
         t.expected.insert(caller.clone());
+        t.arrived.push(Arrival {
+            proc: caller.clone(),
+            token,
+            id,
+        });
+        if let Some(s) = t.failed {
+            self.release_fence_one(token, id, s);
+            return self.retire_failed(fid);
+        }
+        if t.expected.iter().any(|p| self.departed.contains(p)) {
+            return self.fail_fence(fid, Status::ERR_LOST_CONNECTION);
+        }
         t.collect |= d.collect;
         if let Some(dl) = d.deadline() {
             if t.deadline.map_or(true, |old| dl < old) {
@@ -605,13 +626,63 @@ impl EventLoop {
                 self.timers.insert((dl, TimerKey::Fence(fid)));
             }
         }
-        t.arrived.push(Arrival {
-            proc: caller.clone(),
-            token,
-            id,
-        });
         if t.complete() {
             self.fence_start(fid);
+        }
+    }
+
+    /// Fails a fence that has not reached the host: releases the
+    /// participants that arrived with `status` and tells the host (with
+    /// `PMIX_LOCAL_COLLECTIVE_STATUS`), so the servers of other nodes in
+    /// the fence do not wait for this node's contribution forever. The
+    /// tracker stays, failed, until every local participant arrived or
+    /// left, so that late arrivals fail at once and the host hears of the
+    /// failure only once.
+    fn fail_fence(&mut self, fid: u64, status: Status) {
+        let Some(t) = self.fences.get_mut(&fid) else {
+            return;
+        };
+        if t.failed.is_some() || t.host_op.is_some() {
+            return;
+        }
+        t.failed = Some(status);
+        if let Some(dl) = t.deadline.take() {
+            self.timers.remove(&(dl, TimerKey::Fence(fid)));
+        }
+        let arrived: Vec<(Token, u32)> = t.arrived.iter().map(|a| (a.token, a.id)).collect();
+        let procs = t.procs.clone();
+        let mut infos = t.infos.clone();
+        if let Ok(k) = Key::new(keys::LOCAL_COLLECTIVE_STATUS) {
+            infos.push(Info::new(k, Value::Status(status.code())));
+        }
+        for (token, id) in arrived {
+            self.release_fence_one(token, id, status);
+        }
+        let op = self.new_op(PendingOp::Ignored);
+        let r = self.host.fence_nb(
+            &procs,
+            &infos,
+            Vec::new(),
+            Completion::new(op, self.notifier.clone()),
+        );
+        if r.is_err() {
+            self.ops.remove(&op);
+        }
+        self.retire_failed(fid);
+    }
+
+    /// Forgets a failed tracker once no local participant can still arrive.
+    fn retire_failed(&mut self, fid: u64) {
+        let Some(t) = self.fences.get(&fid) else {
+            return;
+        };
+        let done = t
+            .expected
+            .iter()
+            .all(|p| self.departed.contains(p) || t.arrived.iter().any(|a| &a.proc == p));
+        if done {
+            self.fences_by_set.remove(&t.procs);
+            self.fences.remove(&fid);
         }
     }
 
@@ -747,31 +818,8 @@ impl EventLoop {
             .map(|(&id, _)| id)
             .collect();
         for fid in ids {
-            let Some(t) = self.fences.get(&fid) else {
-                continue;
-            };
-            self.fences_by_set.remove(&t.procs);
-            // Tell the host, so the servers of other nodes in the fence
-            // do not wait for this node's contribution forever.
-            let procs = t.procs.clone();
-            let mut infos = t.infos.clone();
-            if let Ok(k) = Key::new(keys::LOCAL_COLLECTIVE_STATUS) {
-                infos.push(Info::new(k, Value::Status(status.code())));
-            }
-            let op = self.new_op(PendingOp::Ignored);
-            if self
-                .host
-                .fence_nb(
-                    &procs,
-                    &infos,
-                    Vec::new(),
-                    Completion::new(op, self.notifier.clone()),
-                )
-                .is_err()
-            {
-                self.ops.remove(&op);
-            }
-            self.fence_done(fid, Err(status));
+            self.fail_fence(fid, status);
+            self.retire_failed(fid);
         }
     }
 
@@ -940,15 +988,14 @@ impl EventLoop {
             }
             self.timers.remove(&(t, key));
             match key {
-                TimerKey::Fence(fid) => {
-                    if let Some(op) = self.fences.get(&fid).and_then(|t| t.host_op) {
+                TimerKey::Fence(fid) => match self.fences.get(&fid).and_then(|t| t.host_op) {
+                    // At the host: its answer, when it comes, is ignored.
+                    Some(op) => {
                         self.ops.remove(&op);
+                        self.fence_done(fid, Err(Status::ERR_TIMEOUT));
                     }
-                    if let Some(t) = self.fences.get(&fid) {
-                        self.fences_by_set.remove(&t.procs);
-                    }
-                    self.fence_done(fid, Err(Status::ERR_TIMEOUT));
-                }
+                    None => self.fail_fence(fid, Status::ERR_TIMEOUT),
+                },
                 TimerKey::Waiter(wid) => {
                     let w = take_waiter(&mut self.local_waiters, wid)
                         .or_else(|| take_waiter(&mut self.remote_waiters, wid));

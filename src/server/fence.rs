@@ -7,14 +7,17 @@
 //! tracker. Directives are merged: data is collected if any participant
 //! asked for it, and the shortest `PMIX_TIMEOUT` applies. Once every local
 //! participant arrived, the tracker leaves the by-set index (a later fence
-//! over the same set is a new one) and goes to the host.
+//! over the same set is a new one) and goes to the host. A fence that fails
+//! before that (a participant left, its timeout passed) stays in the index,
+//! failed, until every local participant arrived or left: late arrivals
+//! then fail at once and the host hears of the failure once.
 
 use std::collections::BTreeSet;
 use std::time::Instant;
 
 use mio::Token;
 
-use crate::{Info, Proc, Rank};
+use crate::{Info, Proc, Rank, Status};
 
 /// A participant that arrived: who, on which connection, with which
 /// request id.
@@ -42,6 +45,9 @@ pub(super) struct Tracker {
     pub(super) deadline: Option<Instant>,
     /// The host operation, once handed to the host.
     pub(super) host_op: Option<u64>,
+    /// Failed before reaching the host (a participant left, or the
+    /// timeout passed): later arrivals fail at once with this status.
+    pub(super) failed: Option<Status>,
 }
 
 impl Tracker {

@@ -92,6 +92,10 @@ pub struct ServerConfig {
     pub hostname: String,
     /// Largest message body accepted from an authenticated client.
     pub max_message: u32,
+    /// Uid and gid to give the rendezvous directory and socket to, when
+    /// the clients run as another user than the server (a root server
+    /// launching a user's job); `None`: the server's own.
+    pub rendezvous_owner: Option<(u32, u32)>,
 }
 
 impl Default for ServerConfig {
@@ -107,6 +111,7 @@ impl Default for ServerConfig {
             system_tmpdir: tmp,
             hostname: local_hostname(),
             max_message: crate::wire::DEFAULT_MAX_BODY,
+            rendezvous_owner: None,
         }
     }
 }
@@ -168,6 +173,9 @@ impl Server {
         let dir =
             RendezvousDir::create(&config.tmpdir, "pmix-rs").map_err(ServerError::Rendezvous)?;
         let listener = Listener::bind(&dir.socket_path()).map_err(ServerError::Rendezvous)?;
+        if let Some((uid, gid)) = config.rendezvous_owner {
+            dir.give_to(uid, gid).map_err(ServerError::Rendezvous)?;
+        }
         let uri = format!(
             "{}.{};unix://{}",
             config.nspace,
@@ -288,9 +296,14 @@ impl Server {
     /// (its remote and global scopes, as a modex blob), for the host to
     /// forward to the server that asked. `done` runs on the progress
     /// thread once `proc` has committed (never before this returns).
+    /// `PMIX_ERR_NOT_FOUND` (and `done` is not called) if `proc` is not a
+    /// local process of a registered namespace.
     pub fn dmodex_request(&self, proc: &Proc, done: DmodexCallback) -> Result<(), Status> {
         if proc.rank.0 > Rank::VALID.0 {
             return Err(Status::ERR_BAD_PARAM);
+        }
+        if !self.registry.is_local(proc) {
+            return Err(Status::ERR_NOT_FOUND);
         }
         if !self.notifier.send(Command::HostDmodex {
             proc: proc.clone(),

@@ -168,6 +168,69 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_large_message_crosses_a_full_socket() {
+        let (a, b) = Stream::pair().unwrap();
+        let mut tx = Connection::new(a, DEFAULT_MAX_BODY, 0, false);
+        let mut rx = Connection::new(b, DEFAULT_MAX_BODY, 0, true);
+        let big = Message::Commit(vec![Posted {
+            scope: Scope::Global,
+            key: Key::new("big").unwrap(),
+            value: Value::ByteObject((0..8 << 20).map(|i| i as u8).collect()),
+        }]);
+        tx.send(7, &big, vec![]).unwrap();
+        assert!(tx.has_pending_output(), "8 MiB exceed the socket buffer");
+        let mut frames = Vec::new();
+        while frames.is_empty() {
+            // Each side moves what the other made room for.
+            tx.flush().unwrap();
+            assert_eq!(rx.read_frames(&mut frames).unwrap(), ReadState::Open);
+        }
+        assert_eq!(frames[0].message().unwrap(), big);
+        assert!(tx.flush().unwrap());
+    }
+
+    #[test]
+    fn segments_travel_with_their_frame() {
+        let (a, b) = Stream::pair().unwrap();
+        let mut server = Connection::new(a, DEFAULT_MAX_BODY, 0, true);
+        let mut client = Connection::new(b, DEFAULT_MAX_BODY, 8, false);
+        let mut builder = pmix_shmem::SegmentBuilder::new("ns-test").unwrap();
+        builder
+            .job("pmix.job.size", pmix_shmem::StoredValue::Uint32(4))
+            .unwrap();
+        let sealed = builder.build().unwrap().seal().unwrap();
+        let reply = Message::HandshakeReply(HandshakeReply {
+            status: Status::SUCCESS,
+            server: proc(0),
+            segments: vec![SegmentRef {
+                nspace: Nspace::new("ns-test").unwrap(),
+                kind: SegmentKind::Job,
+                generation: 1,
+            }],
+        });
+        // Twice, so the second frame's descriptor is told from the first's.
+        for id in [1, 2] {
+            server
+                .send(id, &reply, vec![sealed.fd().try_clone_to_owned().unwrap()])
+                .unwrap();
+        }
+        let mut frames = Vec::new();
+        client.read_frames(&mut frames).unwrap();
+        assert_eq!(frames.len(), 2);
+        for f in &frames {
+            assert_eq!(f.message().unwrap(), reply);
+            let seg = pmix_shmem::Segment::from_fd(std::os::fd::AsFd::as_fd(&f.fds[0])).unwrap();
+            let v = seg.job_value(&"pmix.job.size".into()).unwrap().unwrap();
+            assert_eq!(v.as_u32(), Some(4));
+        }
+        // A message that lists a segment needs its descriptor.
+        assert!(matches!(
+            server.send(3, &reply, vec![]),
+            Err(WireError::MissingFds { .. })
+        ));
+    }
+
     /// A small deterministic generator (xorshift), so the fuzz-style tests
     /// need no dependency and replay exactly.
     struct XorShift(u64);
