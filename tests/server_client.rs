@@ -78,9 +78,12 @@ mod child {
     }
 
     pub fn run(role: &str) -> R {
+        let t = std::time::Instant::now();
         let c = Client::init(&[]).map_err(|s| format!("init: {s}"))?;
+        let init = t.elapsed();
         let n = env_u32(SIZE);
         match role {
+            "measure" => measure(&c, n, init)?,
             "wireup" => wireup(&c, n)?,
             "dmodex" => dmodex(&c, n)?,
             "subsets" => subsets(&c, n)?,
@@ -258,7 +261,74 @@ mod child {
                 Err(Status::ERR_NOT_FOUND),
             )?;
         }
+        // The non-blocking form, answered locally and through the server.
+        let (tx, rx) = std::sync::mpsc::channel();
+        for key in ["d.key", "d.other"] {
+            let tx = tx.clone();
+            let last = Proc::new(me.nspace.clone(), Rank(n - 1));
+            c.get_nb(&last, key, &[], Box::new(move |r| tx.send(r).unwrap()))
+                .map_err(|s| s.to_string())?;
+        }
+        check(
+            "get_nb d.key",
+            rx.recv().unwrap(),
+            Ok(Value::Uint64(1000 + u64::from(n - 1))),
+        )?;
+        check(
+            "get_nb d.other",
+            rx.recv().unwrap(),
+            Err(Status::ERR_NOT_FOUND),
+        )?;
         Ok(())
+    }
+
+    /// Prints timings (run by the ignored `measure_latencies` test).
+    pub fn measure(c: &Client, n: u32, init: Duration) -> R {
+        use std::time::Instant;
+        let me = c.proc().clone();
+        let wild = Proc::new(me.nspace.clone(), Rank::WILDCARD);
+        let iters = 100_000u32;
+        let t = Instant::now();
+        for _ in 0..iters {
+            let r = c.reader();
+            let v = c.lookup(&r, &wild, keys::JOB_SIZE, &Default::default());
+            std::hint::black_box(v.and_then(|v| v.as_u32()));
+        }
+        let lookup = t.elapsed() / iters;
+        let t = Instant::now();
+        for _ in 0..iters {
+            std::hint::black_box(c.get(&me, keys::LOCAL_RANK, &[]).ok());
+        }
+        let get = t.elapsed() / iters;
+        let rounds = 1000u32;
+        c.fence(&[], &[]).map_err(|s| s.to_string())?;
+        let t = Instant::now();
+        for _ in 0..rounds {
+            c.fence(&[], &[]).map_err(|s| s.to_string())?;
+        }
+        let fence = t.elapsed() / rounds;
+        for k in 0..100 {
+            c.put(Scope::Global, &format!("m.{k}"), Value::Uint64(k))
+                .map_err(|s| s.to_string())?;
+        }
+        c.commit().map_err(|s| s.to_string())?;
+        let t = Instant::now();
+        c.fence(&[], &collect()).map_err(|s| s.to_string())?;
+        let modex = t.elapsed();
+        let peer = Proc::new(me.nspace.clone(), Rank((me.rank.0 + 1) % n));
+        let t = Instant::now();
+        for _ in 0..iters {
+            let r = c.reader();
+            std::hint::black_box(c.lookup(&r, &peer, "m.7", &Default::default()).is_some());
+        }
+        let posted = t.elapsed() / iters;
+        if me.rank.0 == 0 {
+            eprintln!(
+                "N={n}: init {init:?}, lookup(job key) {lookup:?}, get(proc key, owned) {get:?}, \
+                 fence {fence:?}, 100-key modex fence {modex:?}, lookup(posted key) {posted:?}"
+            );
+        }
+        c.fence(&[], &[]).map_err(|s| s.to_string())
     }
 
     /// Even and odd ranks fence separately, each collecting its half.
@@ -495,6 +565,17 @@ fn wireup_job_keys_and_collected_modex_n4() {
 #[test]
 fn wireup_job_keys_and_collected_modex_n16() {
     wireup(16);
+}
+
+/// Timings for the record (`cargo test --release --test server_client --
+/// --ignored --nocapture measure`); asserts nothing about them.
+#[test]
+#[ignore]
+fn measure_latencies() {
+    for n in [1, 4] {
+        let job = Job::single("measure", n, Arc::new(pmix::server::NoHost));
+        assert_all_ok(&run_all(&job, "measure"));
+    }
 }
 
 #[test]

@@ -52,6 +52,17 @@ use progress::{Progress, Reply, Requester};
 /// Callback of a non-blocking operation; runs on the progress thread.
 pub type StatusCallback = Box<dyn FnOnce(Status) + Send + 'static>;
 
+/// Callback of [`Client::get_nb`]; runs on the progress thread.
+pub type GetCallback = Box<dyn FnOnce(Result<Value, Status>) + Send + 'static>;
+
+fn fetch_request(proc: &Proc, key: &str, qualifiers: &[Info]) -> Message {
+    Message::DmodexRequest(DmodexRequest {
+        proc: proc.clone(),
+        key: Key::new(key).ok(),
+        infos: qualifiers.to_vec(),
+    })
+}
+
 /// What the client keeps outside the segments.
 #[derive(Default)]
 struct LocalData {
@@ -97,6 +108,21 @@ impl Inner {
             if !mapped.0.contains(&r.nspace) {
                 mapped.0.push(r.nspace.clone());
             }
+        }
+        Ok(())
+    }
+
+    /// Caches the data a direct-modex reply brought.
+    fn store_fetched(&self, r: Reply) -> Result<(), Status> {
+        let Message::DmodexReply(reply) = r?.0 else {
+            return Err(Status::ERR_COMM_FAILURE);
+        };
+        reply.status.into_result()?;
+        let records = wire::blob::decode(&reply.data).map_err(Status::from)?;
+        let mut local = self.local.write();
+        for rec in records {
+            let entry = local.fetched.entry(rec.proc).or_default();
+            wire::merge_posted(entry, rec.posted);
         }
         Ok(())
     }
@@ -276,25 +302,55 @@ impl Client {
             .map(|p| p.value.clone())
     }
 
+    /// `PMIx_Get_nb`: as [`get`](Self::get); `done` runs on the progress
+    /// thread with the result (also when it was found locally).
+    pub fn get_nb(
+        &self,
+        proc: &Proc,
+        key: &str,
+        qualifiers: &[Info],
+        done: GetCallback,
+    ) -> Result<(), Status> {
+        self.inner.check_active()?;
+        if key.is_empty() || key.len() > crate::MAX_KEYLEN {
+            return Err(Status::ERR_BAD_PARAM);
+        }
+        let opts = GetOptions::parse(qualifiers);
+        let reserved = key.starts_with("pmix");
+        let local = self.get_local(proc, key, reserved, &opts);
+        if local.is_some() || reserved || proc.rank.0 > Rank::VALID.0 || opts.directives.optional {
+            let r = local.ok_or(Status::ERR_NOT_FOUND);
+            self.inner.requester.run_there(Box::new(move || done(r)));
+            return Ok(());
+        }
+        let inner = self.inner.clone();
+        let (proc, key) = (proc.clone(), key.to_owned());
+        self.inner.requester.submit(
+            fetch_request(&proc, &key, qualifiers),
+            Some(Box::new(move |r: Reply| {
+                let r = inner.store_fetched(r).and_then(|_| {
+                    inner
+                        .local
+                        .read()
+                        .fetched
+                        .get(&proc)
+                        .and_then(|v| v.iter().rev().find(|p| p.key.as_bytes() == key.as_bytes()))
+                        .map(|p| p.value.clone())
+                        .ok_or(Status::ERR_NOT_FOUND)
+                });
+                done(r);
+            })),
+        );
+        Ok(())
+    }
+
     /// Direct modex: asks the server for `proc`'s data and caches it.
     fn fetch(&self, proc: &Proc, key: &str, qualifiers: &[Info]) -> Result<(), Status> {
-        let req = Message::DmodexRequest(DmodexRequest {
-            proc: proc.clone(),
-            key: Key::new(key).ok(),
-            infos: qualifiers.to_vec(),
-        });
-        let (reply, _) = self.inner.requester.call(req)?;
-        let Message::DmodexReply(reply) = reply else {
-            return Err(Status::ERR_COMM_FAILURE);
-        };
-        reply.status.into_result()?;
-        let records = wire::blob::decode(&reply.data).map_err(Status::from)?;
-        let mut local = self.inner.local.write();
-        for rec in records {
-            let entry = local.fetched.entry(rec.proc).or_default();
-            crate::wire::merge_posted(entry, rec.posted);
-        }
-        Ok(())
+        let r = self
+            .inner
+            .requester
+            .call(fetch_request(proc, key, qualifiers));
+        self.inner.store_fetched(r)
     }
 
     /// `PMIx_Put`: posts `value` under `key` with `scope`, to be sent at
@@ -311,7 +367,7 @@ impl Client {
             local.internal.insert((self.inner.proc.clone(), key), value);
             return Ok(());
         }
-        crate::wire::merge_posted(&mut local.uncommitted, vec![Posted { scope, key, value }]);
+        wire::merge_posted(&mut local.uncommitted, vec![Posted { scope, key, value }]);
         Ok(())
     }
 

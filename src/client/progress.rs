@@ -35,6 +35,9 @@ pub(crate) enum Request {
         msg: Message,
         reply: Option<ReplyHandler>,
     },
+    /// Run a closure on the progress thread (callbacks of `_nb` calls
+    /// answered without the server).
+    Run(Box<dyn FnOnce() + Send + 'static>),
     /// Close the connection and end the thread.
     Shutdown,
 }
@@ -57,6 +60,20 @@ impl Requester {
             return;
         }
         let _ = self.waker.wake();
+    }
+
+    /// Runs `f` on the progress thread (here, if the thread is gone).
+    pub(crate) fn run_there(&self, f: Box<dyn FnOnce() + Send + 'static>) {
+        match self.tx.send(Request::Run(f)) {
+            Ok(()) => {
+                let _ = self.waker.wake();
+            }
+            Err(e) => {
+                if let Request::Run(f) = e.0 {
+                    f();
+                }
+            }
+        }
     }
 
     /// Sends `msg` and blocks until its reply (or the connection's end).
@@ -170,6 +187,7 @@ impl Progress {
             loop {
                 match self.rx.try_recv() {
                     Ok(Request::Send { msg, reply }) => self.send(&msg, reply),
+                    Ok(Request::Run(f)) => f(),
                     Ok(Request::Shutdown) => {
                         self.close();
                         return;
@@ -250,8 +268,10 @@ impl Drop for Progress {
         self.close();
         // Requests still queued get their answer too.
         while let Ok(r) = self.rx.try_recv() {
-            if let Request::Send { reply: Some(h), .. } = r {
-                h(Err(Status::ERR_LOST_CONNECTION));
+            match r {
+                Request::Send { reply: Some(h), .. } => h(Err(Status::ERR_LOST_CONNECTION)),
+                Request::Run(f) => f(),
+                _ => {}
             }
         }
     }
