@@ -7,14 +7,15 @@
 //!  --------------                          ---------------
 //!  get: Directory reader (segments) ----X  (no socket, no lock on the
 //!       else local caches                   segment path)
-//!       else DmodexRequest  ---channel--->  socket -> server
+//!       else DmodexRequest  --written by the caller--> server
 //!  fence/abort/finalize: request + wait <--- reply handler maps segments,
 //!                        on a channel        publishes them, answers
 //! ```
 //!
 //! Invariants:
-//! - One progress thread owns the socket; callers never touch it. A
-//!   blocking call waits on a channel its reply handler answers (no
+//! - One progress thread reads the socket; a caller writes its own request
+//!   (under the connection's lock, its reply handler registered first) and
+//!   a blocking call waits on a channel its reply handler answers (no
 //!   polling). Handlers and the callbacks of `_nb` calls run on the
 //!   progress thread and must not call blocking client APIs.
 //! - Segments received (job data at init, a modex generation per

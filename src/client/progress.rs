@@ -1,22 +1,31 @@
-//! The client's progress thread: it owns the socket. Callers hand it
-//! requests through a channel (waking it with a `mio::Waker`); it assigns
-//! request ids, writes the frames, reads replies and runs each reply's
-//! handler on this thread.
+//! The client's progress thread and the request path.
+//!
+//! The progress thread is the only reader of the socket: it reads replies
+//! and runs each reply's handler (and the callbacks of `_nb` calls). A
+//! caller writes its request itself, under the connection's lock, after
+//! registering the handler for its request id; this saves a thread hop per
+//! request (the thread would otherwise have to wake up only to write). A
+//! write the socket cannot take at once stays queued and the progress
+//! thread finishes it when the socket becomes writable.
 //!
 //! Invariants:
 //! - Every handler runs exactly once: with the reply, or with
 //!   `PMIX_ERR_LOST_CONNECTION` when the connection ends (the server went
 //!   away, or the client shut down) or its request could not be sent.
-//! - Requests arriving after the connection ended fail the same way, so a
-//!   caller blocked on a reply never hangs on a dead server.
+//!   A handler is registered before its request is written, and a caller
+//!   that registers one re-checks the connection afterwards, so a handler
+//!   is never stranded by a close racing with it.
+//! - The connection's lock is never held while a handler runs.
 
 use std::collections::HashMap;
 use std::os::fd::OwnedFd;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{unbounded, Receiver, Sender};
 use mio::{Events, Interest, Poll, Token};
+use parking_lot::Mutex;
 
 use crate::wire::{Connection, Message, ReadState};
 use crate::Status;
@@ -29,50 +38,95 @@ pub(crate) type Reply = Result<(Message, Vec<OwnedFd>), Status>;
 /// Runs on the progress thread with the reply to one request.
 pub(crate) type ReplyHandler = Box<dyn FnOnce(Reply) + Send + 'static>;
 
-pub(crate) enum Request {
-    /// Send `msg`; `reply` receives the answer (none for one-way messages).
-    Send {
-        msg: Message,
-        reply: Option<ReplyHandler>,
-    },
+enum Request {
     /// Run a closure on the progress thread (callbacks of `_nb` calls
     /// answered without the server).
     Run(Box<dyn FnOnce() + Send + 'static>),
+    /// A caller's write failed: close the connection.
+    Close,
     /// Close the connection and end the thread.
     Shutdown,
+}
+
+/// State shared by the callers and the progress thread.
+struct Shared {
+    conn: Mutex<Connection>,
+    pending: Mutex<HashMap<u32, ReplyHandler>>,
+    next_id: AtomicU32,
+    open: AtomicBool,
+}
+
+impl Shared {
+    /// Marks the connection closed and fails every pending request.
+    fn close(&self) {
+        self.open.store(false, Ordering::SeqCst);
+        let handlers: Vec<ReplyHandler> = self.pending.lock().drain().map(|(_, h)| h).collect();
+        for h in handlers {
+            h(Err(Status::ERR_LOST_CONNECTION));
+        }
+    }
+
+    /// Registers `reply` (if any) and writes `msg`. Returns false if the
+    /// write failed (the connection must be closed).
+    fn send(&self, msg: &Message, reply: Option<ReplyHandler>) -> bool {
+        if !self.open.load(Ordering::SeqCst) {
+            if let Some(r) = reply {
+                r(Err(Status::ERR_LOST_CONNECTION));
+            }
+            return true;
+        }
+        let id = match reply {
+            Some(r) => {
+                // Zero is never used: one-way messages carry it.
+                let mut id = self.next_id.fetch_add(1, Ordering::Relaxed);
+                if id == 0 {
+                    id = self.next_id.fetch_add(1, Ordering::Relaxed);
+                }
+                self.pending.lock().insert(id, r);
+                if !self.open.load(Ordering::SeqCst) {
+                    // Closed meanwhile: answer it unless the close did.
+                    if let Some(r) = self.pending.lock().remove(&id) {
+                        r(Err(Status::ERR_LOST_CONNECTION));
+                    }
+                    return true;
+                }
+                id
+            }
+            None => 0,
+        };
+        self.conn.lock().send(id, msg, Vec::new()).is_ok()
+    }
 }
 
 /// The caller side: submits requests.
 #[derive(Clone)]
 pub(crate) struct Requester {
+    shared: Arc<Shared>,
     tx: Sender<Request>,
     waker: Arc<mio::Waker>,
 }
 
 impl Requester {
-    /// Submits `msg`; `reply` runs on the progress thread. If the thread
-    /// is gone, `reply` runs here with `PMIX_ERR_LOST_CONNECTION`.
-    pub(crate) fn submit(&self, msg: Message, reply: Option<ReplyHandler>) {
-        if let Err(e) = self.tx.send(Request::Send { msg, reply }) {
-            if let Request::Send { reply: Some(r), .. } = e.0 {
-                r(Err(Status::ERR_LOST_CONNECTION));
-            }
-            return;
-        }
+    fn notify(&self, r: Request) -> Result<(), Request> {
+        self.tx.send(r).map_err(|e| e.0)?;
         let _ = self.waker.wake();
+        Ok(())
+    }
+
+    /// Writes `msg`; `reply` runs on the progress thread with the answer
+    /// (here, at once, if the connection is gone).
+    pub(crate) fn submit(&self, msg: Message, reply: Option<ReplyHandler>) {
+        if !self.shared.send(&msg, reply) {
+            if self.notify(Request::Close).is_err() {
+                self.shared.close();
+            }
+        }
     }
 
     /// Runs `f` on the progress thread (here, if the thread is gone).
     pub(crate) fn run_there(&self, f: Box<dyn FnOnce() + Send + 'static>) {
-        match self.tx.send(Request::Run(f)) {
-            Ok(()) => {
-                let _ = self.waker.wake();
-            }
-            Err(e) => {
-                if let Request::Run(f) = e.0 {
-                    f();
-                }
-            }
+        if let Err(Request::Run(f)) = self.notify(Request::Run(f)) {
+            f();
         }
     }
 
@@ -90,20 +144,15 @@ impl Requester {
 
     /// Asks the thread to close the connection and stop.
     pub(crate) fn shutdown(&self) {
-        if self.tx.send(Request::Shutdown).is_ok() {
-            let _ = self.waker.wake();
-        }
+        let _ = self.notify(Request::Shutdown);
     }
 }
 
 /// The thread's state.
 pub(crate) struct Progress {
     poll: Poll,
-    conn: Connection,
+    shared: Arc<Shared>,
     rx: Receiver<Request>,
-    pending: HashMap<u32, ReplyHandler>,
-    next_id: u32,
-    open: bool,
 }
 
 impl Progress {
@@ -117,16 +166,19 @@ impl Progress {
         )?;
         let waker = Arc::new(mio::Waker::new(poll.registry(), WAKER)?);
         let (tx, rx) = unbounded();
+        let shared = Arc::new(Shared {
+            conn: Mutex::new(conn),
+            pending: Mutex::new(HashMap::new()),
+            next_id: AtomicU32::new(1),
+            open: AtomicBool::new(true),
+        });
         Ok((
             Progress {
                 poll,
-                conn,
+                shared: shared.clone(),
                 rx,
-                pending: HashMap::new(),
-                next_id: 1,
-                open: true,
             },
-            Requester { tx, waker },
+            Requester { shared, tx, waker },
         ))
     }
 
@@ -135,20 +187,20 @@ impl Progress {
     /// or the connection's end.
     pub(crate) fn roundtrip(&mut self, msg: &Message, timeout: Option<Duration>) -> Reply {
         let (tx, rx) = crossbeam_channel::bounded(1);
-        self.send(
+        let sent = self.shared.send(
             msg,
             Some(Box::new(move |r| {
                 let _ = tx.send(r);
             })),
         );
+        if !sent {
+            self.close();
+        }
         let deadline = timeout.map(|t| Instant::now() + t);
         let mut events = Events::with_capacity(8);
         loop {
             if let Ok(r) = rx.try_recv() {
                 return r;
-            }
-            if !self.open {
-                return Err(Status::ERR_LOST_CONNECTION);
             }
             let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
             if left == Some(Duration::ZERO) {
@@ -163,8 +215,7 @@ impl Progress {
         }
     }
 
-    /// The loop; returns when shut down or the connection ends and no
-    /// requester remains.
+    /// The loop; returns when shut down (or every requester is gone).
     pub(crate) fn run(mut self) {
         let mut events = Events::with_capacity(64);
         loop {
@@ -175,19 +226,13 @@ impl Progress {
                 self.close();
                 return;
             }
-            let mut socket = false;
-            for ev in events.iter() {
-                if ev.token() == SOCKET {
-                    socket = true;
-                }
-            }
-            if socket {
+            if events.iter().any(|ev| ev.token() == SOCKET) {
                 self.socket_ready();
             }
             loop {
                 match self.rx.try_recv() {
-                    Ok(Request::Send { msg, reply }) => self.send(&msg, reply),
                     Ok(Request::Run(f)) => f(),
+                    Ok(Request::Close) => self.close(),
                     Ok(Request::Shutdown) => {
                         self.close();
                         return;
@@ -202,45 +247,27 @@ impl Progress {
         }
     }
 
-    fn send(&mut self, msg: &Message, reply: Option<ReplyHandler>) {
-        if !self.open {
-            if let Some(r) = reply {
-                r(Err(Status::ERR_LOST_CONNECTION));
-            }
-            return;
-        }
-        let id = match reply {
-            Some(r) => {
-                let id = self.next_id;
-                // Zero is never used, so one-way messages are recognizable.
-                self.next_id = self.next_id.checked_add(1).unwrap_or(1);
-                self.pending.insert(id, r);
-                id
-            }
-            None => 0,
-        };
-        if self.conn.send(id, msg, Vec::new()).is_err() {
-            self.close();
-        }
-    }
-
     fn socket_ready(&mut self) {
-        if !self.open {
+        if !self.shared.open.load(Ordering::SeqCst) {
             return;
-        }
-        if self.conn.flush().is_err() {
-            return self.close();
         }
         let mut frames = Vec::new();
-        let res = self.conn.read_frames(&mut frames);
+        let res = {
+            let mut conn = self.shared.conn.lock();
+            match conn.flush() {
+                Ok(_) => conn.read_frames(&mut frames),
+                Err(e) => Err(e),
+            }
+        };
         for f in frames {
             let id = f.header.id;
             match f.message() {
                 Ok(msg) => {
-                    if let Some(h) = self.pending.remove(&id) {
+                    let h = self.shared.pending.lock().remove(&id);
+                    // A reply nobody waits for is dropped (its fds close).
+                    if let Some(h) = h {
                         h(Ok((msg, f.fds)));
                     }
-                    // A reply nobody waits for is dropped (its fds close).
                 }
                 Err(_) => return self.close(),
             }
@@ -252,26 +279,22 @@ impl Progress {
     }
 
     fn close(&mut self) {
-        if !self.open {
-            return;
+        if self.shared.open.load(Ordering::SeqCst) {
+            let mut conn = self.shared.conn.lock();
+            let _ = self.poll.registry().deregister(conn.stream_mut());
+            let _ = conn.stream().shutdown();
         }
-        self.open = false;
-        let _ = self.poll.registry().deregister(self.conn.stream_mut());
-        for (_, h) in self.pending.drain() {
-            h(Err(Status::ERR_LOST_CONNECTION));
-        }
+        self.shared.close();
     }
 }
 
 impl Drop for Progress {
     fn drop(&mut self) {
         self.close();
-        // Requests still queued get their answer too.
+        // Closures still queued run too.
         while let Ok(r) = self.rx.try_recv() {
-            match r {
-                Request::Send { reply: Some(h), .. } => h(Err(Status::ERR_LOST_CONNECTION)),
-                Request::Run(f) => f(),
-                _ => {}
+            if let Request::Run(f) = r {
+                f();
             }
         }
     }

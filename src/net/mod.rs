@@ -200,6 +200,12 @@ impl Stream {
         }
     }
 
+    /// Shuts both directions down: the peer reads end of stream, even if
+    /// this descriptor stays open a while longer.
+    pub fn shutdown(&self) -> io::Result<()> {
+        self.inner.shutdown(std::net::Shutdown::Both)
+    }
+
     /// The peer's credentials (`SO_PEERCRED`).
     pub fn peer_credentials(&self) -> io::Result<PeerCredentials> {
         sys::peer_credentials(self.inner.as_fd())
