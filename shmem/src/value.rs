@@ -250,32 +250,38 @@ impl StoredValue {
     /// most 32 bits.
     pub(crate) fn inline(&self) -> Option<(u8, u32)> {
         use StoredValue as V;
-        let data = match *self {
-            V::Undef => 0,
-            V::Bool(b) => u32::from(b),
-            V::Byte(v)
-            | V::Uint8(v)
-            | V::Persist(v)
-            | V::Scope(v)
-            | V::DataRange(v)
-            | V::Command(v)
-            | V::ProcState(v)
-            | V::AllocDirective(v)
-            | V::JobState(v)
-            | V::LinkState(v) => u32::from(v),
-            V::Int8(v) => u32::from(v as u8),
-            V::Int16(v) => u32::from(v as u16),
-            V::Uint16(v)
-            | V::DataType(v)
-            | V::IofChannel(v)
-            | V::LocType(v)
-            | V::StorAccessType(v) => u32::from(v),
-            V::Pid(v) | V::Int(v) | V::Int32(v) | V::Status(v) => v as u32,
-            V::Uint(v) | V::Uint32(v) | V::InfoDirectives(v) | V::ProcRank(v) => v,
-            V::Float(v) => v.to_bits(),
+        let (t, d) = match *self {
+            V::Undef => (tag::UNDEF, 0),
+            V::Bool(b) => (tag::BOOL, u32::from(b)),
+            V::Byte(v) => (tag::BYTE, u32::from(v)),
+            V::Uint8(v) => (tag::UINT8, u32::from(v)),
+            V::Persist(v) => (tag::PERSIST, u32::from(v)),
+            V::Scope(v) => (tag::SCOPE, u32::from(v)),
+            V::DataRange(v) => (tag::DATA_RANGE, u32::from(v)),
+            V::Command(v) => (tag::COMMAND, u32::from(v)),
+            V::ProcState(v) => (tag::PROC_STATE, u32::from(v)),
+            V::AllocDirective(v) => (tag::ALLOC_DIRECTIVE, u32::from(v)),
+            V::JobState(v) => (tag::JOB_STATE, u32::from(v)),
+            V::LinkState(v) => (tag::LINK_STATE, u32::from(v)),
+            V::Int8(v) => (tag::INT8, u32::from(v as u8)),
+            V::Int16(v) => (tag::INT16, u32::from(v as u16)),
+            V::Uint16(v) => (tag::UINT16, u32::from(v)),
+            V::DataType(v) => (tag::DATA_TYPE, u32::from(v)),
+            V::IofChannel(v) => (tag::IOF_CHANNEL, u32::from(v)),
+            V::LocType(v) => (tag::LOCTYPE, u32::from(v)),
+            V::StorAccessType(v) => (tag::STOR_ACCESS_TYPE, u32::from(v)),
+            V::Pid(v) => (tag::PID, v as u32),
+            V::Int(v) => (tag::INT, v as u32),
+            V::Int32(v) => (tag::INT32, v as u32),
+            V::Status(v) => (tag::STATUS, v as u32),
+            V::Uint(v) => (tag::UINT, v),
+            V::Uint32(v) => (tag::UINT32, v),
+            V::InfoDirectives(v) => (tag::INFO_DIRECTIVES, v),
+            V::ProcRank(v) => (tag::PROC_RANK, v),
+            V::Float(v) => (tag::FLOAT, v.to_bits()),
             _ => return None,
         };
-        Some((self.data_type() as u8, data))
+        Some((t as u8, d))
     }
 
     fn packed_bytes(&self, out: &mut Vec<u8>) {

@@ -22,6 +22,9 @@ pub const MAX_KEYLEN: usize = 511;
 pub const MAX_NSLEN: usize = 255;
 /// Ranks per block of the process realm, as a power of two (256 ranks).
 pub const DEFAULT_RANK_SHIFT: u32 = 8;
+/// Ranks a segment can hold (posted data numbers 4 rows per rank in 32
+/// bits).
+pub const MAX_RANKS: u32 = 1 << 30;
 /// Rows per block of the node and application realms (64).
 const SMALL_SHIFT: u32 = 6;
 
@@ -44,8 +47,61 @@ pub struct SegmentBuilder {
     job: Vec<Cell>,
     apps: BTreeMap<u32, Vec<Cell>>,
     nodes: BTreeMap<u32, (Option<StrZ>, Vec<Cell>)>,
-    procs: Vec<Vec<Cell>>,
-    posted: Vec<Vec<Cell>>,
+    procs: RowStore,
+    posted: RowStore,
+}
+
+/// Cells of many rows, appended in any order (one allocation for all, not
+/// one per row), grouped by row at build time by a stable counting sort.
+#[derive(Default)]
+struct RowStore {
+    rows: Vec<u32>,
+    cells: Vec<Cell>,
+    nrows: usize,
+}
+
+/// Rows grouped: row `i` is `cells[starts[i]..starts[i + 1]]`.
+struct Grouped {
+    starts: Vec<usize>,
+    cells: Vec<Cell>,
+}
+
+impl RowStore {
+    fn push(&mut self, row: u32, c: Cell) {
+        self.rows.push(row);
+        self.cells.push(c);
+        self.nrows = self.nrows.max(row as usize + 1);
+    }
+
+    fn group(self) -> Grouped {
+        let mut starts = vec![0usize; self.nrows + 1];
+        for &r in &self.rows {
+            starts[r as usize + 1] += 1;
+        }
+        for i in 1..starts.len() {
+            starts[i] += starts[i - 1];
+        }
+        let mut next = starts.clone();
+        let mut cells = vec![Cell::default(); self.cells.len()];
+        for (&r, c) in self.rows.iter().zip(self.cells) {
+            cells[next[r as usize]] = c;
+            next[r as usize] += 1;
+        }
+        Grouped { starts, cells }
+    }
+}
+
+impl Grouped {
+    fn from_rows(rows: Vec<Vec<Cell>>) -> Grouped {
+        let mut starts = Vec::with_capacity(rows.len() + 1);
+        starts.push(0);
+        let mut cells = Vec::new();
+        for r in rows {
+            cells.extend(r);
+            starts.push(cells.len());
+        }
+        Grouped { starts, cells }
+    }
 }
 
 /// A hash identifying values worth sharing between rows (strings, byte
@@ -105,8 +161,8 @@ impl SegmentBuilder {
             job: Vec::new(),
             apps: BTreeMap::new(),
             nodes: BTreeMap::new(),
-            procs: Vec::new(),
-            posted: Vec::new(),
+            procs: RowStore::default(),
+            posted: RowStore::default(),
         })
     }
 
@@ -140,6 +196,7 @@ impl SegmentBuilder {
         Ok(KeyId(id))
     }
 
+    #[inline]
     fn cell(&mut self, key: KeyId, v: StoredValue) -> Result<Cell, BuildError> {
         if let Some((t, d)) = v.inline() {
             return Ok(Cell {
@@ -214,12 +271,12 @@ impl SegmentBuilder {
         Ok(self)
     }
 
-    fn check_rank(rank: u32) -> Result<usize, BuildError> {
-        // PMIX_RANK_VALID is the largest valid rank.
-        if rank > u32::MAX - 50 {
+    fn check_rank(rank: u32) -> Result<u32, BuildError> {
+        // Posted data has 4 rows per rank, numbered in 32 bits.
+        if rank >= MAX_RANKS {
             return Err(BuildError::BadRank(rank));
         }
-        Ok(rank as usize)
+        Ok(rank)
     }
 
     /// Sets a process-realm key of `rank`.
@@ -237,10 +294,7 @@ impl SegmentBuilder {
     ) -> Result<&mut Self, BuildError> {
         let r = Self::check_rank(rank)?;
         let c = self.cell(key, v)?;
-        if self.procs.len() <= r {
-            self.procs.resize_with(r + 1, Vec::new);
-        }
-        self.procs[r].push(c);
+        self.procs.push(r, c);
         Ok(self)
     }
 
@@ -267,12 +321,7 @@ impl SegmentBuilder {
     ) -> Result<&mut Self, BuildError> {
         let r = Self::check_rank(rank)?;
         let c = self.cell(key, v)?;
-        let row = r * Scope::COUNT as usize + scope.row() as usize;
-        if self.posted.len() <= row {
-            self.posted
-                .resize_with(r * Scope::COUNT as usize + Scope::COUNT as usize, Vec::new);
-        }
-        self.posted[row].push(c);
+        self.posted.push(r * Scope::COUNT + scope.row(), c);
         Ok(self)
     }
 
@@ -288,16 +337,14 @@ impl SegmentBuilder {
             job,
             apps,
             nodes,
-            mut procs,
-            mut posted,
+            procs,
+            posted,
             ..
         } = self;
-        let ncells: usize =
-            procs.iter().map(Vec::len).sum::<usize>() + posted.iter().map(Vec::len).sum::<usize>();
+        let ncells = procs.cells.len() + posted.cells.len();
+        let nrows = procs.nrows + posted.nrows;
         let mut e = Emitter {
-            buf: AlignedVec::with_capacity(
-                HEADER_LEN + ncells * 8 + (procs.len() + posted.len()) * 5 + 4096,
-            ),
+            buf: AlignedVec::with_capacity(HEADER_LEN + ncells * 8 + nrows * 5 + 4096),
             blocks: Vec::new(),
             stamp: vec![0; pool.len()],
             local: vec![0; pool.len()],
@@ -311,14 +358,14 @@ impl SegmentBuilder {
         } else {
             Some(e.emit(&dict::build(key_names))?)
         };
-        let mut session = vec![session];
-        let mut job = vec![job];
-        let session = e.rows(&mut session, 0)?;
-        let job = e.rows(&mut job, 0)?;
+        let session = e.rows(Grouped::from_rows(vec![session]), 0)?;
+        let job = e.rows(Grouped::from_rows(vec![job]), 0)?;
 
         let app_nums: Vec<u32> = apps.keys().copied().collect();
-        let mut app_rows: Vec<Vec<Cell>> = apps.into_values().collect();
-        let apps = e.rows(&mut app_rows, SMALL_SHIFT)?;
+        let apps = e.rows(
+            Grouped::from_rows(apps.into_values().collect()),
+            SMALL_SHIFT,
+        )?;
 
         let node_ids: Vec<u32> = nodes.keys().copied().collect();
         let mut names = Vec::with_capacity(nodes.len());
@@ -332,11 +379,9 @@ impl SegmentBuilder {
         } else {
             None
         };
-        let nodes = e.rows(&mut node_rows, SMALL_SHIFT)?;
-        let procs_set = e.rows(&mut procs, rank_shift)?;
-        drop(procs);
-        let posted_set = e.rows(&mut posted, rank_shift + 2)?;
-        drop(posted);
+        let nodes = e.rows(Grouped::from_rows(node_rows), SMALL_SHIFT)?;
+        let procs_set = e.rows(procs.group(), rank_shift)?;
+        let posted_set = e.rows(posted.group(), rank_shift + 2)?;
 
         e.seal_blocks();
         let index = Index {
@@ -440,38 +485,38 @@ impl Emitter {
     }
 
     /// Emits `rows` as blocks of `1 << shift` rows each.
-    fn rows(&mut self, rows: &mut [Vec<Cell>], shift: u32) -> Result<RowSet, BuildError> {
+    fn rows(&mut self, g: Grouped, shift: u32) -> Result<RowSet, BuildError> {
+        let Grouped { starts, mut cells } = g;
         // Trailing empty rows carry nothing.
-        let n = rows
-            .iter()
-            .rposition(|r| !r.is_empty())
-            .map_or(0, |p| p + 1);
-        let rows = &mut rows[..n];
+        let n = (1..starts.len())
+            .rev()
+            .find(|&i| starts[i] > starts[i - 1])
+            .unwrap_or(0);
         let set = RowSet {
             rows: u32::try_from(n).map_err(|_| BuildError::TooLarge)?,
             shift,
             first_block: self.blocks.len() as u32,
         };
-        for chunk in rows.chunks_mut(1 << shift) {
+        let per_block = 1usize << shift;
+        for first in (0..n).step_by(per_block) {
+            let last = (first + per_block).min(n);
             self.nblocks_emitted += 1;
             let blk = self.nblocks_emitted;
-            let ncells: usize = chunk.iter().map(Vec::len).sum();
-            let mut row_starts = Vec::with_capacity(chunk.len() + 1);
-            let mut cells = Vec::with_capacity(ncells);
+            let mut row_starts = Vec::with_capacity(last - first + 1);
+            let mut out = Vec::with_capacity(starts[last] - starts[first]);
             let mut pool = Vec::new();
-            for row in chunk.iter_mut() {
-                row_starts.push(u32::try_from(cells.len()).map_err(|_| BuildError::TooLarge)?);
-                // Sort by key id; of equal keys keep the last set.
+            for r in first..last {
+                row_starts.push(u32::try_from(out.len()).map_err(|_| BuildError::TooLarge)?);
+                let row = &mut cells[starts[r]..starts[r + 1]];
+                // Sort by key id (stable); of equal keys keep the last set.
                 row.sort_by_key(|c| c.key_tag >> 8);
-                row.dedup_by(|later, earlier| {
-                    if later.key_tag >> 8 == earlier.key_tag >> 8 {
-                        *earlier = *later;
-                        true
-                    } else {
-                        false
+                for (i, c) in row.iter().enumerate() {
+                    if row
+                        .get(i + 1)
+                        .is_some_and(|n| n.key_tag >> 8 == c.key_tag >> 8)
+                    {
+                        continue;
                     }
-                });
-                for c in row.iter() {
                     let mut c = *c;
                     if c.key_tag & 0xFF == u32::from(TAG_POOL) {
                         let g = c.data as usize;
@@ -482,14 +527,13 @@ impl Emitter {
                         }
                         c.data = self.local[g];
                     }
-                    cells.push(c);
+                    out.push(c);
                 }
-                *row = Vec::new();
             }
-            row_starts.push(u32::try_from(cells.len()).map_err(|_| BuildError::TooLarge)?);
+            row_starts.push(u32::try_from(out.len()).map_err(|_| BuildError::TooLarge)?);
             self.emit(&Table {
                 row_starts,
-                cells,
+                cells: out,
                 pool,
             })?;
         }
