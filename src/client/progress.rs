@@ -116,10 +116,8 @@ impl Requester {
     /// Writes `msg`; `reply` runs on the progress thread with the answer
     /// (here, at once, if the connection is gone).
     pub(crate) fn submit(&self, msg: Message, reply: Option<ReplyHandler>) {
-        if !self.shared.send(&msg, reply) {
-            if self.notify(Request::Close).is_err() {
-                self.shared.close();
-            }
+        if !self.shared.send(&msg, reply) && self.notify(Request::Close).is_err() {
+            self.shared.close();
         }
     }
 
