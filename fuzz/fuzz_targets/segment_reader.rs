@@ -10,7 +10,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use pmix_shmem::{checksum, header, LookupKey, NodeSel, Scopes, Segment, ValueRef, RANK_WILDCARD};
+use pmix_shmem::{
+    checksum, header, LookupKey, NodeSel, Realm, Scope, Scopes, Segment, ValueRef, RANK_WILDCARD,
+};
 
 fn exercise(bytes: &[u8]) {
     let Ok(seg) = Segment::from_bytes(bytes) else {
@@ -42,6 +44,22 @@ fn exercise(bytes: &[u8]) {
         .flatten()
         {
             touch(v);
+        }
+    }
+    for realm in [
+        Realm::Job,
+        Realm::Session,
+        Realm::App(0),
+        Realm::Node(NodeSel::Id(0)),
+        Realm::Proc(0),
+        Realm::Proc(3),
+        Realm::Posted(1, Scope::Global),
+    ] {
+        if let Ok(entries) = seg.row_entries(realm) {
+            for (k, v) in entries.flatten() {
+                std::hint::black_box(k.to_bytes().len());
+                touch(v);
+            }
         }
     }
     let _ = seg.validate_all();

@@ -46,7 +46,7 @@ mod writer;
 pub use dict::LookupKey;
 pub use directory::{Directory, NsHandle, NsView, Reader};
 pub use error::{BuildError, Corrupt, CorruptKind, Region, SegmentError};
-pub use reader::{NodeSel, Segment};
+pub use reader::{NodeSel, Realm, RowEntries, Segment};
 pub use schema::*;
 pub use types::{tag, Scope, Scopes, RANK_UNDEF, RANK_WILDCARD};
 pub use value::{packed_width, ArrayRef, InteriorNul, ProcRef, ValueRef};

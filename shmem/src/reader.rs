@@ -29,7 +29,7 @@ use crate::value::{decode_inline, ValueRef};
 use crate::writer::padded;
 
 /// How a node is addressed (`PMIX_NODEID` or `PMIX_HOSTNAME` qualifier).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NodeSel<'a> {
     /// By node id.
     Id(u32),
@@ -494,9 +494,133 @@ impl Segment {
         Ok(None)
     }
 
+    /// Every key and value of one row (for a get with no key, which
+    /// returns all of a process's data, or for serving a direct modex).
+    /// Allocates nothing; the first corrupt entry ends the walk with its
+    /// error.
+    pub fn row_entries(&self, realm: Realm) -> Result<RowEntries<'_>, Corrupt> {
+        let ix = self.index();
+        let (set, row) = match realm {
+            Realm::Session => (&ix.session, 0),
+            Realm::Job => (&ix.job, 0),
+            Realm::App(a) => match ix
+                .app_nums
+                .as_slice()
+                .binary_search_by_key(&a, |x| x.to_native())
+            {
+                Ok(r) => (&ix.apps, r as u32),
+                Err(_) => return Ok(RowEntries::empty()),
+            },
+            Realm::Node(n) => match self.node_row(n)? {
+                Some(r) => (&ix.nodes, r),
+                None => return Ok(RowEntries::empty()),
+            },
+            Realm::Proc(rank) => (&ix.procs, rank),
+            Realm::Posted(rank, scope) => match rank.checked_mul(Scope::COUNT) {
+                Some(b) => (&ix.posted, b + scope.row()),
+                None => return Ok(RowEntries::empty()),
+            },
+        };
+        if row >= set.rows.to_native() {
+            return Ok(RowEntries::empty());
+        }
+        let shift = set.shift.to_native();
+        if shift >= 32 {
+            return Err(corrupt(Region::Index, CorruptKind::Invalid));
+        }
+        let bi = set.first_block.to_native().saturating_add(row >> shift);
+        let t = self.block::<ArchivedTable>(bi)?;
+        let keys = match ix.keys.as_ref() {
+            Some(k) => Some(self.block::<ArchivedDict>(k.to_native())?),
+            None => None,
+        };
+        let r = (row & ((1u32 << shift) - 1)) as usize;
+        let bad = corrupt(Region::Block(bi), CorruptKind::Invalid);
+        let rs = t.row_starts.as_slice();
+        let (Some(a), Some(b)) = (rs.get(r), rs.get(r + 1)) else {
+            return Err(bad);
+        };
+        let Some(cells) = t
+            .cells
+            .as_slice()
+            .get(a.to_native() as usize..b.to_native() as usize)
+        else {
+            return Err(bad);
+        };
+        Ok(RowEntries {
+            table: Some(t),
+            keys,
+            cells: cells.iter(),
+            block: bi,
+        })
+    }
+
     /// True if the segment holds posted data (a modex segment).
     pub fn has_posted(&self) -> bool {
         self.index().posted.rows.to_native() > 0
+    }
+}
+
+/// A row of a segment, for [`Segment::row_entries`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Realm<'a> {
+    /// The session realm.
+    Session,
+    /// The job realm.
+    Job,
+    /// An application, by number.
+    App(u32),
+    /// A node.
+    Node(NodeSel<'a>),
+    /// A rank's process realm.
+    Proc(u32),
+    /// What a rank posted with one scope.
+    Posted(u32, Scope),
+}
+
+/// The entries of one row: `(key, value)`, in key-id order.
+pub struct RowEntries<'s> {
+    table: Option<&'s ArchivedTable>,
+    keys: Option<&'s ArchivedDict>,
+    cells: std::slice::Iter<'s, ArchivedCell>,
+    block: u32,
+}
+
+impl RowEntries<'_> {
+    fn empty() -> Self {
+        RowEntries {
+            table: None,
+            keys: None,
+            cells: [].iter(),
+            block: 0,
+        }
+    }
+}
+
+impl<'s> Iterator for RowEntries<'s> {
+    type Item = Result<(&'s CStr, ValueRef<'s>), Corrupt>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let c = self.cells.next()?;
+        let bad = corrupt(Region::Block(self.block), CorruptKind::Invalid);
+        let kt = c.key_tag.to_native();
+        let key = self.keys.and_then(|k| k.names.get((kt >> 8) as usize));
+        let (tag, data) = ((kt & 0xFF) as u8, c.data.to_native());
+        let v = if tag == TAG_POOL {
+            self.table
+                .and_then(|t| t.pool.get(data as usize))
+                .map(ValueRef::from_archived)
+        } else {
+            decode_inline(tag, data)
+        };
+        match (key, v) {
+            (Some(k), Some(v)) => Some(Ok((k.as_c_str(), v))),
+            _ => {
+                // Stop after reporting the corruption once.
+                self.cells = [].iter();
+                Some(Err(bad))
+            }
+        }
     }
 }
 

@@ -32,6 +32,12 @@ fn exercise(bytes: &[u8]) -> Result<(), SegmentError> {
     }
     let _ = seg.node_value(NodeSel::Hostname("node1"), &"pmix.lpeers".into());
     let _ = seg.app_value(1, &"pmix.wdir".into());
+    for realm in [Realm::Job, Realm::Proc(3), Realm::Posted(3, Scope::Global)] {
+        for e in seg.row_entries(realm)? {
+            let (_, v) = e?;
+            let _ = v.to_stored();
+        }
+    }
     seg.validate_all()?;
     for r in 0..24 {
         if let Some(v) = seg.proc_value(r, &"pmix.hname".into())? {

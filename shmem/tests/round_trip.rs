@@ -279,3 +279,53 @@ fn builder_rejects_bad_names() {
     assert!(b.node_hostname(1, "h\0").is_err());
     assert!(b.job(&"k".repeat(511), StoredValue::Undef).is_ok());
 }
+
+#[test]
+fn all_entries_of_a_row() {
+    let job = small_job("ent", 6, 4).build().unwrap().open().unwrap();
+    let keys = |realm: Realm<'_>| -> Vec<String> {
+        job.row_entries(realm)
+            .unwrap()
+            .map(|e| e.unwrap().0.to_str().unwrap().to_owned())
+            .collect()
+    };
+    let mut proc_keys = keys(Realm::Proc(5));
+    proc_keys.sort();
+    assert_eq!(
+        proc_keys,
+        [
+            "pmix.hname",
+            "pmix.lrank",
+            "pmix.nodeid",
+            "pmix.rank",
+            "val"
+        ]
+    );
+    let v: Vec<_> = job
+        .row_entries(Realm::Proc(5))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let rank = v
+        .iter()
+        .find(|(k, _)| k.to_bytes() == b"pmix.rank")
+        .unwrap()
+        .1;
+    assert_eq!(rank.as_u32(), Some(5));
+    assert_eq!(keys(Realm::Job).len(), 3);
+    assert_eq!(keys(Realm::Session), ["pmix.session.id"]);
+    assert_eq!(keys(Realm::App(1)).len(), 2);
+    assert_eq!(keys(Realm::Node(NodeSel::Hostname("node2"))).len(), 2);
+    assert!(keys(Realm::Proc(6)).is_empty());
+    assert!(keys(Realm::App(9)).is_empty());
+    assert!(keys(Realm::Posted(0, Scope::Global)).is_empty());
+    let modex = small_modex("ent", 6, 4).build().unwrap().open().unwrap();
+    let posted: Vec<_> = modex
+        .row_entries(Realm::Posted(2, Scope::Local))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(posted.len(), 1);
+    assert_eq!(posted[0].0.to_bytes(), b"shm.seg");
+    assert_eq!(posted[0].1.as_c_str().unwrap().to_bytes(), b"/dev/shm/2");
+}
