@@ -88,6 +88,7 @@ mod child {
             "dmodex" => dmodex(&c, n)?,
             "subsets" => subsets(&c, n)?,
             "exit_early" => std::process::exit(0),
+            "finalize_at_once" => {}
             "block" => wait_for_parent(),
             "fence_after_signal" => {
                 wait_for_parent();
@@ -613,6 +614,25 @@ fn a_rank_dead_before_the_fence_fails_it_for_the_others() {
     }
     assert_all_ok(&wait_all(others));
     assert!(rec.events().contains(&"lost 0".to_string()));
+}
+
+#[test]
+fn a_rank_that_finalized_without_the_fence_fails_it_for_the_others() {
+    let rec = Arc::new(Recorder::default());
+    let job = Job::single("finalized-before", 3, Arc::new(LocalHost(rec.clone())));
+    let mut first = spawn(&job.server, &job.proc(0), "finalize_at_once", 3);
+    let mut others: Vec<Running> = (1..3)
+        .map(|r| spawn(&job.server, &job.proc(r), "fence_after_signal", 3))
+        .collect();
+    assert!(first.child.wait().unwrap().success());
+    drop(first.stdin.take());
+    for o in &mut others {
+        writeln!(o.stdin.as_mut().unwrap(), "go").unwrap();
+    }
+    assert_all_ok(&wait_all(others));
+    let ev = rec.events();
+    assert!(ev.contains(&"finalized 0".to_string()), "{ev:?}");
+    assert!(!ev.contains(&"lost 0".to_string()), "{ev:?}");
 }
 
 #[test]

@@ -333,7 +333,7 @@ impl EventLoop {
         }
         // The process left without finalizing: whatever waits on it fails.
         self.departed.insert(proc.clone());
-        self.fail_fences_of(&proc, Status::ERR_LOST_CONNECTION);
+        self.fail_fences_of(&proc, Status::ERR_LOST_CONNECTION, false);
         self.release_local_waiters(&proc);
         self.host.client_lost(&proc);
     }
@@ -388,6 +388,8 @@ impl EventLoop {
                 }
                 self.departed.insert(proc.clone());
                 self.release_local_waiters(&proc);
+                // A fence it never entered cannot complete any more.
+                self.fail_fences_of(&proc, Status::ERR_LOST_CONNECTION, true);
                 let op = self.new_op(PendingOp::Finalize { token, id });
                 let r = self
                     .host
@@ -613,7 +615,8 @@ impl EventLoop {
             self.release_fence_one(token, id, s);
             return self.retire_failed(fid);
         }
-        if t.expected.iter().any(|p| self.departed.contains(p)) {
+        let gone = |p: &Proc| self.departed.contains(p) && !t.arrived.iter().any(|a| &a.proc == p);
+        if t.expected.iter().any(gone) {
             return self.fail_fence(fid, Status::ERR_LOST_CONNECTION);
         }
         t.collect |= d.collect;
@@ -809,12 +812,17 @@ impl EventLoop {
         modex::build_segments(records, || reg.next_generation())
     }
 
-    /// `proc` left without finalizing: fences waiting for it fail.
-    fn fail_fences_of(&mut self, proc: &Proc, status: Status) {
+    /// `proc` left: fences it belongs to (with `only_missing`, those it
+    /// has not entered) and that have not reached the host fail.
+    fn fail_fences_of(&mut self, proc: &Proc, status: Status, only_missing: bool) {
         let ids: Vec<u64> = self
             .fences
             .iter()
-            .filter(|(_, t)| t.host_op.is_none() && t.involves(proc))
+            .filter(|(_, t)| {
+                t.host_op.is_none()
+                    && t.involves(proc)
+                    && !(only_missing && t.arrived.iter().any(|a| &a.proc == proc))
+            })
             .map(|(&id, _)| id)
             .collect();
         for fid in ids {
