@@ -105,6 +105,35 @@ impl Drop for RendezvousDir {
     }
 }
 
+/// `mio` registration of a wrapper, delegated to its `inner` socket.
+macro_rules! delegate_source {
+    ($t:ty) => {
+        impl mio::event::Source for $t {
+            fn register(
+                &mut self,
+                registry: &mio::Registry,
+                token: mio::Token,
+                interests: mio::Interest,
+            ) -> io::Result<()> {
+                self.inner.register(registry, token, interests)
+            }
+
+            fn reregister(
+                &mut self,
+                registry: &mio::Registry,
+                token: mio::Token,
+                interests: mio::Interest,
+            ) -> io::Result<()> {
+                self.inner.reregister(registry, token, interests)
+            }
+
+            fn deregister(&mut self, registry: &mio::Registry) -> io::Result<()> {
+                self.inner.deregister(registry)
+            }
+        }
+    };
+}
+
 /// A listening Unix stream socket (non-blocking).
 #[derive(Debug)]
 pub struct Listener {
@@ -129,29 +158,7 @@ impl Listener {
     }
 }
 
-impl mio::event::Source for Listener {
-    fn register(
-        &mut self,
-        registry: &mio::Registry,
-        token: mio::Token,
-        interests: mio::Interest,
-    ) -> io::Result<()> {
-        self.inner.register(registry, token, interests)
-    }
-
-    fn reregister(
-        &mut self,
-        registry: &mio::Registry,
-        token: mio::Token,
-        interests: mio::Interest,
-    ) -> io::Result<()> {
-        self.inner.reregister(registry, token, interests)
-    }
-
-    fn deregister(&mut self, registry: &mio::Registry) -> io::Result<()> {
-        self.inner.deregister(registry)
-    }
-}
+delegate_source!(Listener);
 
 /// A connected Unix stream socket (non-blocking) that carries bytes and
 /// descriptors.
@@ -218,29 +225,7 @@ impl AsRawFd for Stream {
     }
 }
 
-impl mio::event::Source for Stream {
-    fn register(
-        &mut self,
-        registry: &mio::Registry,
-        token: mio::Token,
-        interests: mio::Interest,
-    ) -> io::Result<()> {
-        self.inner.register(registry, token, interests)
-    }
-
-    fn reregister(
-        &mut self,
-        registry: &mio::Registry,
-        token: mio::Token,
-        interests: mio::Interest,
-    ) -> io::Result<()> {
-        self.inner.reregister(registry, token, interests)
-    }
-
-    fn deregister(&mut self, registry: &mio::Registry) -> io::Result<()> {
-        self.inner.deregister(registry)
-    }
-}
+delegate_source!(Stream);
 
 #[cfg(test)]
 mod tests {

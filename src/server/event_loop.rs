@@ -395,13 +395,7 @@ impl EventLoop {
                     .host
                     .client_finalized(&proc, Completion::new(op, self.notifier.clone()));
                 if let Err(s) = r {
-                    // Without the callback, finalize simply succeeds.
-                    let s = if s == Status::ERR_NOT_SUPPORTED {
-                        Ok(())
-                    } else {
-                        Err(s)
-                    };
-                    self.op_done(op, OpResult::Unit(s));
+                    self.op_done(op, OpResult::Unit(unsupported_is_ok(s)));
                 }
             }
             other => return Err(WireError::UnknownKind(other.kind() as u16)),
@@ -442,12 +436,7 @@ impl EventLoop {
             .host
             .client_connected(&proc, Completion::new(op, self.notifier.clone()));
         if let Err(s) = r {
-            let s = if s == Status::ERR_NOT_SUPPORTED {
-                Ok(())
-            } else {
-                Err(s)
-            };
-            self.op_done(op, OpResult::Unit(s));
+            self.op_done(op, OpResult::Unit(unsupported_is_ok(s)));
         }
     }
 
@@ -1019,6 +1008,16 @@ impl EventLoop {
         self.modex.remove(ns);
         self.committed.retain(|p, _| &p.nspace != ns);
         self.departed.retain(|p| &p.nspace != ns);
+    }
+}
+
+/// A host's refusal of a notification: without the callback, the
+/// operation (connect, finalize) simply succeeds.
+fn unsupported_is_ok(s: Status) -> Result<(), Status> {
+    if s == Status::ERR_NOT_SUPPORTED {
+        Ok(())
+    } else {
+        Err(s)
     }
 }
 
