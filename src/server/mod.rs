@@ -84,7 +84,7 @@ pub struct ServerConfig {
     /// The server's rank.
     pub rank: Rank,
     /// Where the rendezvous directory is created (`PMIX_SERVER_TMPDIR`);
-    /// default `$TMPDIR` or `/tmp`.
+    /// default `$TMPDIR` (if at most 64 bytes long) or `/tmp`.
     pub tmpdir: PathBuf,
     /// The system temporary directory (`PMIX_SYSTEM_TMPDIR`).
     pub system_tmpdir: PathBuf,
@@ -100,9 +100,11 @@ pub struct ServerConfig {
 
 impl Default for ServerConfig {
     fn default() -> Self {
+        // A socket path must fit `sockaddr_un` (107 bytes): a $TMPDIR too
+        // long to hold the rendezvous directory falls back to /tmp.
         let tmp = std::env::var_os("TMPDIR")
             .map(PathBuf::from)
-            .filter(|p| p.is_absolute())
+            .filter(|p| p.is_absolute() && p.as_os_str().len() <= 64)
             .unwrap_or_else(|| PathBuf::from("/tmp"));
         ServerConfig {
             nspace: Nspace::new(format!("pmix-server.{}", std::process::id())).expect("short name"),
