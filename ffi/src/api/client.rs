@@ -2,16 +2,22 @@
 //! publish/lookup, spawn, connect, events, queries, logging, job control,
 //! monitoring, credentials, groups, fabric, and the topology helpers.
 //!
-//! Until the client (issue #4) lands, the library is never initialized:
-//! every entry point that needs a connection to a server returns
-//! `PMIX_ERR_INIT`, exactly as OpenPMIx 4.2.2 does before `PMIx_Init`
-//! (its checks of the initialization state come before its checks of the
-//! arguments, so ours do too). Non-blocking variants return that status and
-//! never call their callback. `PMIx_Init` itself honestly reports
-//! `PMIX_ERR_NOT_SUPPORTED`.
+//! The client entry points (init/finalize, abort, put/commit/fence,
+//! get, store, resolve) wrap [`pmix_core::client::Client`], held in a
+//! process-global atomic pointer: no call takes a lock to find it.
+//! `PMIx_Get` under `PMIX_GET_POINTER_VALUES` returns library-owned values
+//! from [`crate::api::pointer_cache`]. Non-blocking callbacks run on the
+//! client's progress thread.
 //!
-//! Struct pointers are typed `*const c_void` / `*mut c_void` here: every C
-//! object pointer has the same ABI, and these functions do not look inside.
+//! The other client operations (publish/lookup, spawn, connect, events,
+//! queries, ...) are not implemented yet: before `PMIx_Init` they return
+//! `PMIX_ERR_INIT` as OpenPMIx 4.2.2 does (its checks of the
+//! initialization state come before its checks of the arguments, so ours
+//! do too), afterwards `PMIX_ERR_NOT_SUPPORTED`; non-blocking variants
+//! then never call their callback.
+//!
+//! In the stubs, struct pointers are typed `*const c_void` / `*mut c_void`:
+//! every C object pointer has the same ABI, and they do not look inside.
 //! Callback pointers that are never called are typed the same way.
 //!
 //! # Safety
@@ -21,13 +27,20 @@
 //! the function does with it. The `# Safety` lint is silenced for that reason.
 #![allow(clippy::missing_safety_doc)]
 
-use std::ffi::{c_char, c_int, c_void};
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::ptr::null_mut;
+use std::sync::atomic::{AtomicI32, AtomicPtr, Ordering};
+use std::sync::Mutex;
 
-use pmix_core::Status;
+use pmix_core::client::{Client, GetOptions, RealmQualifier, Scope};
+use pmix_core::wire::flag;
+use pmix_core::{keys, Info, Nspace, Proc, Status, Value};
 
-use crate::boundary::guard;
+use crate::api::pointer_cache;
+use crate::boundary::{calloc_array, guard, malloc_cstr};
+use crate::convert;
 use crate::nonnull;
+use crate::sys::{pmix_info_t, pmix_op_cbfunc_t, pmix_proc_t, pmix_value_cbfunc_t, pmix_value_t};
 
 /// How many times the library has been initialized (as a client, a server
 /// or a tool) and not finalized. Nothing sets it yet: the control plane of
@@ -65,54 +78,179 @@ pub(crate) fn unsupported() -> Result<(), Status> {
 }
 
 // ---------------------------------------------------------------------------
+// The process-global client
+
+/// The connected client, published once `PMIx_Init` succeeded. A plain
+/// atomic pointer: every entry point loads it without a lock. A finalized
+/// client is never freed (another thread may still be inside a call on
+/// it); its connection and progress thread are closed.
+static CLIENT: AtomicPtr<Client> = AtomicPtr::new(null_mut());
+/// Outstanding `PMIx_Init` calls of the client (OpenPMIx counts them).
+static CLIENT_REFS: AtomicI32 = AtomicI32::new(0);
+/// Serializes `PMIx_Init`/`PMIx_Finalize` (never taken by other calls).
+static INIT_LOCK: Mutex<()> = Mutex::new(());
+
+/// The connected client, or `PMIX_ERR_INIT`.
+pub(crate) fn client() -> Result<&'static Client, Status> {
+    let p = CLIENT.load(Ordering::Acquire);
+    if p.is_null() {
+        return Err(Status::ERR_INIT);
+    }
+    // SAFETY: a published client is leaked, never freed.
+    Ok(unsafe { &*p })
+}
+
+/// Reads an optional C info array.
+///
+/// # Safety
+/// `info` is NULL or points to `ninfo` valid infos.
+unsafe fn infos_in(info: *const pmix_info_t, ninfo: usize) -> Result<Vec<Info>, Status> {
+    check_array(info, ninfo)?;
+    if ninfo == 0 {
+        return Ok(Vec::new());
+    }
+    // SAFETY: checked non-NULL; the caller guarantees ninfo elements.
+    unsafe { convert::infos_from_c(info, ninfo) }
+}
+
+/// Reads an optional C proc array.
+///
+/// # Safety
+/// `procs` is NULL or points to `n` valid procs.
+unsafe fn procs_in(procs: *const pmix_proc_t, n: usize) -> Result<Vec<Proc>, Status> {
+    check_array(procs, n)?;
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    // SAFETY: checked non-NULL; the caller guarantees n elements.
+    let s = unsafe { std::slice::from_raw_parts(procs, n) };
+    Ok(s.iter().map(convert::proc_from_c).collect())
+}
+
+/// The process a get or store names: NULL is this process, an empty
+/// namespace is this process's namespace.
+///
+/// # Safety
+/// `p` is NULL or a valid proc.
+unsafe fn target(c: &Client, p: *const pmix_proc_t) -> Proc {
+    if p.is_null() {
+        return c.proc().clone();
+    }
+    // SAFETY: non-NULL, valid per the contract.
+    let p = convert::proc_from_c(unsafe { &*p });
+    if p.nspace.is_empty() {
+        Proc::new(c.proc().nspace.clone(), p.rank)
+    } else {
+        p
+    }
+}
+
+/// Borrows a C key as UTF-8.
+///
+/// # Safety
+/// `key` is a valid NUL-terminated string.
+unsafe fn key_str<'a>(key: *const c_char) -> Result<&'a str, Status> {
+    // SAFETY: the caller's contract.
+    unsafe { CStr::from_ptr(key) }
+        .to_str()
+        .map_err(|_| Status::ERR_BAD_PARAM)
+}
+
+/// A C pointer carried to another thread (callback data is opaque to us).
+#[derive(Clone, Copy)]
+struct SendPtr(*mut c_void);
+// SAFETY: the pointer is only handed back to the C callback it came with;
+// the PMIx API lets callbacks run on the library's thread.
+unsafe impl Send for SendPtr {}
+
+// ---------------------------------------------------------------------------
 // Initialization
 
-/// `PMIx_Init`: not supported yet (no client connection).
+/// `PMIx_Init`: connects to the server named by the environment (set by
+/// the server's `PMIx_server_setup_fork`). Repeated calls are counted and
+/// return the same identity.
 #[no_mangle]
-pub unsafe extern "C" fn PMIx_Init(proc_: *mut c_void, info: *mut c_void, ninfo: usize) -> c_int {
-    let _ = proc_;
+pub unsafe extern "C" fn PMIx_Init(
+    proc_: *mut pmix_proc_t,
+    info: *mut pmix_info_t,
+    ninfo: usize,
+) -> c_int {
     guard(|| {
-        check_array(info, ninfo)?;
-        unsupported()
+        // SAFETY: info is NULL or ninfo valid infos (C contract).
+        let infos = unsafe { infos_in(info, ninfo) }?;
+        let _g = INIT_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let c = match client() {
+            Ok(c) => {
+                CLIENT_REFS.fetch_add(1, Ordering::AcqRel);
+                c
+            }
+            Err(_) => {
+                let c: &'static Client = Box::leak(Box::new(Client::init(&infos)?));
+                CLIENT.store(c as *const Client as *mut Client, Ordering::Release);
+                CLIENT_REFS.store(1, Ordering::Release);
+                INIT_COUNT.fetch_add(1, Ordering::AcqRel);
+                c
+            }
+        };
+        pmix_core::strings::note_init();
+        if !proc_.is_null() {
+            // SAFETY: non-NULL out-parameter, writable per the contract.
+            unsafe { proc_.write(convert::proc_to_c(c.proc())) };
+        }
+        Ok(())
     })
 }
 
-/// `PMIx_Initialized`: false until the client exists.
+/// `PMIx_Initialized`: true between `PMIx_Init` (or a server or tool
+/// init) and its finalize.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Initialized() -> c_int {
     crate::boundary::guard_or(0, || c_int::from(initialized()))
 }
 
-/// `PMIx_Finalize`: like OpenPMIx, finalizing a library that is not
-/// initialized is a successful no-op.
+/// `PMIx_Finalize`: the last of the counted calls tells the server this
+/// process is done and closes the connection. Finalizing a library that
+/// is not initialized is a successful no-op, as in OpenPMIx.
 #[no_mangle]
-pub unsafe extern "C" fn PMIx_Finalize(info: *const c_void, ninfo: usize) -> c_int {
+pub unsafe extern "C" fn PMIx_Finalize(info: *const pmix_info_t, ninfo: usize) -> c_int {
     guard(|| {
-        if !initialized() {
+        let _g = INIT_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let Ok(c) = client() else {
+            return Ok(());
+        };
+        check_array(info, ninfo)?;
+        pmix_core::strings::note_finalize();
+        if CLIENT_REFS.fetch_sub(1, Ordering::AcqRel) > 1 {
             return Ok(());
         }
-        check_array(info, ninfo)?;
-        unsupported()
+        CLIENT.store(null_mut(), Ordering::Release);
+        INIT_COUNT.fetch_sub(1, Ordering::AcqRel);
+        let r = c.finalize();
+        pointer_cache::clear();
+        r
     })
 }
 
-/// `PMIx_Abort`.
+/// `PMIx_Abort`: asks the host to abort `procs` (none: this namespace).
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Abort(
     status: c_int,
     msg: *const c_char,
-    procs: *mut c_void,
+    procs: *const pmix_proc_t,
     nprocs: usize,
 ) -> c_int {
-    let _ = (status, msg);
     guard(|| {
-        require_init()?;
-        check_array(procs, nprocs)?;
-        unsupported()
+        let c = client()?;
+        // SAFETY: procs is NULL or nprocs valid procs (C contract).
+        let procs = unsafe { procs_in(procs, nprocs) }?;
+        // SAFETY: msg is NULL or a valid string (C contract).
+        let msg = unsafe { crate::boundary::opt_cstr(msg) }.map(|m| m.to_string_lossy());
+        c.abort(Status(status), msg.as_deref(), &procs)
     })
 }
 
-/// `PMIx_Progress`: nothing to progress without a connection.
+/// `PMIx_Progress`: the library has its own progress thread; nothing to
+/// do.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Progress() {}
 
@@ -121,137 +259,303 @@ pub unsafe extern "C" fn PMIx_Progress() {}
 
 /// `PMIx_Put`.
 #[no_mangle]
-pub unsafe extern "C" fn PMIx_Put(scope: u8, key: *const c_char, val: *mut c_void) -> c_int {
-    let _ = scope;
+pub unsafe extern "C" fn PMIx_Put(scope: u8, key: *const c_char, val: *mut pmix_value_t) -> c_int {
     guard(|| {
-        require_init()?;
+        let c = client()?;
         nonnull!(key, val);
-        unsupported()
+        let scope = Scope::from_raw(scope).ok_or(Status::ERR_BAD_PARAM)?;
+        // SAFETY: key is a valid string (C contract, checked non-NULL).
+        let key = unsafe { key_str(key) }?;
+        // SAFETY: val is a valid value (C contract, checked non-NULL).
+        let v = unsafe { convert::value_from_c(val) }?;
+        c.put(scope, key, v)
     })
 }
 
 /// `PMIx_Commit`.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Commit() -> c_int {
-    guard(|| {
-        require_init()?;
-        unsupported()
-    })
+    guard(|| client()?.commit())
 }
 
 /// `PMIx_Fence`.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Fence(
-    procs: *const c_void,
+    procs: *const pmix_proc_t,
     nprocs: usize,
-    info: *const c_void,
+    info: *const pmix_info_t,
     ninfo: usize,
 ) -> c_int {
     guard(|| {
-        require_init()?;
-        check_array(procs, nprocs)?;
-        check_array(info, ninfo)?;
-        unsupported()
+        let c = client()?;
+        // SAFETY: arrays are NULL or valid for their counts (C contract).
+        let (procs, infos) = unsafe { (procs_in(procs, nprocs)?, infos_in(info, ninfo)?) };
+        c.fence(&procs, &infos)
     })
 }
 
-/// `PMIx_Fence_nb`.
+/// `PMIx_Fence_nb`: `cbfunc` runs on the progress thread.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Fence_nb(
-    procs: *const c_void,
+    procs: *const pmix_proc_t,
     nprocs: usize,
-    info: *const c_void,
+    info: *const pmix_info_t,
     ninfo: usize,
-    cbfunc: *const c_void,
+    cbfunc: pmix_op_cbfunc_t,
     cbdata: *mut c_void,
 ) -> c_int {
-    let _ = (cbfunc, cbdata);
     guard(|| {
-        require_init()?;
-        check_array(procs, nprocs)?;
-        check_array(info, ninfo)?;
-        unsupported()
+        let c = client()?;
+        // SAFETY: arrays are NULL or valid for their counts (C contract).
+        let (procs, infos) = unsafe { (procs_in(procs, nprocs)?, infos_in(info, ninfo)?) };
+        let data = SendPtr(cbdata);
+        c.fence_nb(
+            &procs,
+            &infos,
+            Box::new(move |s| {
+                let data = data;
+                if let Some(f) = cbfunc {
+                    // SAFETY: the caller's callback, given back its cbdata.
+                    crate::boundary::guard_or((), || unsafe { f(s.0, data.0) });
+                }
+            }),
+        )
     })
 }
 
-/// `PMIx_Get`.
+/// Which storage a get's result goes to.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Storage {
+    /// A `malloc`ed value the caller releases.
+    Malloc,
+    /// `PMIX_GET_STATIC_VALUES`: the caller's value.
+    Static,
+    /// `PMIX_GET_POINTER_VALUES`: a value the library owns.
+    Pointer,
+}
+
+fn storage(infos: &[Info]) -> Storage {
+    let mut s = Storage::Malloc;
+    for i in infos {
+        let k = i.key.as_bytes();
+        if k == keys::GET_POINTER_VALUES.as_bytes() && flag(&i.value) {
+            s = Storage::Pointer;
+        } else if k == keys::GET_STATIC_VALUES.as_bytes() && flag(&i.value) && s == Storage::Malloc
+        {
+            s = Storage::Static;
+        }
+    }
+    s
+}
+
+/// A library-owned value for a pointer-values get (see
+/// [`pointer_cache`]).
+fn pointer_get(
+    c: &Client,
+    proc: &Proc,
+    key: &str,
+    infos: &[Info],
+) -> Result<*mut pmix_value_t, Status> {
+    let opts = GetOptions::parse(infos);
+    let own = proc == c.proc() && !key.starts_with("pmix");
+    if !own && opts.realm == RealmQualifier::None {
+        let r = c.reader();
+        let ns = proc.nspace.as_bytes();
+        if let Some(view) = std::str::from_utf8(ns).ok().and_then(|s| r.namespace(s)) {
+            let generation = view.generation();
+            if let Some(v) = pointer_cache::lookup(ns, generation, proc.rank.0, key.as_bytes()) {
+                return Ok(v);
+            }
+            if let Some(v) = c.lookup(&r, proc, key, &opts) {
+                let v = convert::value_to_c_new(&Value::from(v))?;
+                return Ok(pointer_cache::insert(
+                    ns,
+                    generation,
+                    proc.rank.0,
+                    key.as_bytes(),
+                    v,
+                ));
+            }
+        }
+    }
+    let v = c.get(proc, key, infos)?;
+    Ok(pointer_cache::retain(convert::value_to_c_new(&v)?))
+}
+
+/// `PMIx_Get`: honours `PMIX_GET_POINTER_VALUES`,
+/// `PMIX_GET_STATIC_VALUES`, `PMIX_OPTIONAL`, `PMIX_IMMEDIATE`,
+/// `PMIX_TIMEOUT` and the realm qualifiers (`PMIX_SESSION_INFO`,
+/// `PMIX_NODE_INFO`, `PMIX_APP_INFO` with `PMIX_NODEID`, `PMIX_HOSTNAME`,
+/// `PMIX_APPNUM`). A NULL proc is this process.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Get(
-    proc_: *const c_void,
+    proc_: *const pmix_proc_t,
     key: *const c_char,
-    info: *const c_void,
+    info: *const pmix_info_t,
     ninfo: usize,
-    val: *mut *mut c_void,
+    val: *mut *mut pmix_value_t,
 ) -> c_int {
-    let _ = (proc_, key);
     guard(|| {
-        require_init()?;
-        nonnull!(val);
-        check_array(info, ninfo)?;
-        unsupported()
+        let c = client()?;
+        nonnull!(key, val);
+        // SAFETY: info is NULL or ninfo valid infos (C contract).
+        let infos = unsafe { infos_in(info, ninfo) }?;
+        // SAFETY: key is a valid string, proc_ NULL or valid (C contract).
+        let (key, proc) = unsafe { (key_str(key)?, target(c, proc_)) };
+        match storage(&infos) {
+            Storage::Static => {
+                // SAFETY: val is non-NULL; under static values *val is the
+                // caller's pmix_value_t.
+                let out = unsafe { *val };
+                nonnull!(out);
+                let v = c.get(&proc, key, &infos)?;
+                // SAFETY: out is a writable value the caller owns.
+                unsafe { convert::value_write(&v, out) }
+            }
+            Storage::Pointer => {
+                let p = pointer_get(c, &proc, key, &infos)?;
+                // SAFETY: val is a writable out-parameter.
+                unsafe { *val = p };
+                Ok(())
+            }
+            Storage::Malloc => {
+                // SAFETY: val is a writable out-parameter.
+                unsafe { *val = null_mut() };
+                let v = c.get(&proc, key, &infos)?;
+                let p = convert::value_to_c_new(&v)?;
+                // SAFETY: as above.
+                unsafe { *val = p };
+                Ok(())
+            }
+        }
     })
 }
 
-/// `PMIx_Get_nb`.
+/// `PMIx_Get_nb`: `cbfunc` runs on the progress thread with a value the
+/// library releases when the callback returns (as OpenPMIx does).
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Get_nb(
-    proc_: *const c_void,
+    proc_: *const pmix_proc_t,
     key: *const c_char,
-    info: *const c_void,
+    info: *const pmix_info_t,
     ninfo: usize,
-    cbfunc: *const c_void,
+    cbfunc: pmix_value_cbfunc_t,
     cbdata: *mut c_void,
 ) -> c_int {
-    let _ = (proc_, key, cbdata);
     guard(|| {
-        require_init()?;
-        nonnull!(cbfunc);
-        check_array(info, ninfo)?;
-        unsupported()
+        let c = client()?;
+        nonnull!(key);
+        let f = cbfunc.ok_or(Status::ERR_BAD_PARAM)?;
+        // SAFETY: info is NULL or ninfo valid infos (C contract).
+        let infos = unsafe { infos_in(info, ninfo) }?;
+        // SAFETY: key is a valid string, proc_ NULL or valid (C contract).
+        let (key, proc) = unsafe { (key_str(key)?, target(c, proc_)) };
+        let data = SendPtr(cbdata);
+        c.get_nb(
+            &proc,
+            key,
+            &infos,
+            Box::new(move |r| {
+                let data = data;
+                crate::boundary::guard_or((), || {
+                    let (status, v) = match r.and_then(|v| convert::value_to_c_new(&v)) {
+                        Ok(v) => (Status::SUCCESS, v),
+                        Err(s) => (s, null_mut()),
+                    };
+                    // SAFETY: the caller's callback, given its cbdata; v is
+                    // NULL or ours, released once the callback returned.
+                    unsafe {
+                        f(status.0, v, data.0);
+                        if !v.is_null() {
+                            convert::value_destruct(v);
+                            libc::free(v.cast());
+                        }
+                    }
+                })
+            }),
+        )
     })
 }
 
 /// `PMIx_Store_internal`.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Store_internal(
-    proc_: *const c_void,
+    proc_: *const pmix_proc_t,
     key: *const c_char,
-    val: *mut c_void,
+    val: *mut pmix_value_t,
 ) -> c_int {
     guard(|| {
-        require_init()?;
+        let c = client()?;
         nonnull!(proc_, key, val);
-        unsupported()
+        // SAFETY: all three are valid (C contract, checked non-NULL).
+        let (proc, key, v) =
+            unsafe { (target(c, proc_), key_str(key)?, convert::value_from_c(val)?) };
+        c.store_internal(&proc, key, v)
     })
 }
 
-/// `PMIx_Resolve_peers`.
+/// `PMIx_Resolve_peers`: a `calloc`ed array the caller releases with
+/// `PMIX_PROC_FREE`.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Resolve_peers(
     nodename: *const c_char,
     nspace: *const c_char,
-    procs: *mut *mut c_void,
+    procs: *mut *mut pmix_proc_t,
     nprocs: *mut usize,
 ) -> c_int {
-    let _ = (nodename, nspace);
     guard(|| {
-        require_init()?;
+        let c = client()?;
         nonnull!(procs, nprocs);
-        unsupported()
+        // SAFETY: writable out-parameters (C contract, checked non-NULL).
+        unsafe {
+            *procs = null_mut();
+            *nprocs = 0;
+        }
+        // SAFETY: NULL or valid strings (C contract).
+        let (node, ns) = unsafe {
+            (
+                crate::boundary::opt_cstr(nodename),
+                crate::boundary::opt_cstr(nspace),
+            )
+        };
+        let node = node.map(|n| n.to_string_lossy());
+        let ns = ns.map(|n| Nspace::from_cstring(n.to_owned())).transpose()?;
+        let peers = c.resolve_peers(node.as_deref(), ns.as_ref())?;
+        let out = calloc_array::<pmix_proc_t>(peers.len())?;
+        for (i, p) in peers.iter().enumerate() {
+            // SAFETY: out holds peers.len() elements.
+            unsafe { out.add(i).write(convert::proc_to_c(p)) };
+        }
+        // SAFETY: as above.
+        unsafe {
+            *procs = out;
+            *nprocs = peers.len();
+        }
+        Ok(())
     })
 }
 
-/// `PMIx_Resolve_nodes`.
+/// `PMIx_Resolve_nodes`: a `malloc`ed comma-separated list.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Resolve_nodes(
     nspace: *const c_char,
     nodelist: *mut *mut c_char,
 ) -> c_int {
-    let _ = nspace;
     guard(|| {
-        require_init()?;
+        let c = client()?;
         nonnull!(nodelist);
-        unsupported()
+        // SAFETY: writable out-parameter (checked non-NULL).
+        unsafe { *nodelist = null_mut() };
+        // SAFETY: NULL or a valid string (C contract).
+        let ns = unsafe { crate::boundary::opt_cstr(nspace) }
+            .map(|n| Nspace::from_cstring(n.to_owned()))
+            .transpose()?;
+        let nodes = c.resolve_nodes(ns.as_ref())?;
+        let list = CString::new(nodes.join(",")).map_err(|_| Status::ERR_BAD_PARAM)?;
+        let p = malloc_cstr(&list)?;
+        // SAFETY: as above.
+        unsafe { *nodelist = p };
+        Ok(())
     })
 }
 

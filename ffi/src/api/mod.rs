@@ -2,6 +2,7 @@
 
 pub mod buffer;
 pub mod client;
+pub(crate) mod pointer_cache;
 pub mod data_array;
 pub mod info;
 pub mod info_list;

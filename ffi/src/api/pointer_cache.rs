@@ -1,0 +1,189 @@
+//! The values `PMIx_Get` returns under `PMIX_GET_POINTER_VALUES`: owned by
+//! the library, the caller must neither modify nor release them.
+//!
+//! Design (issue 3, item 7): a fixed table of buckets, each a lock-free
+//! singly linked list of entries that are only ever pushed (compare and
+//! swap on the bucket head) and never unlinked while the client runs. An
+//! entry is keyed by (namespace, segment generation, rank, key), so the
+//! value of a key read from one generation of a namespace's segments is
+//! created once and the same `pmix_value_t *` is returned by every later
+//! get of that key while the generation is current. A hit takes no lock
+//! and allocates nothing: one hash, one acquire load, a short walk.
+//!
+//! Values that do not come from the mapped segments (this process's own
+//! puts, its internal store, data fetched by direct modex, realm
+//! qualifiers) are not cached by key: each such get makes a fresh copy
+//! which is kept on a retained list (lock-free push as well), so the
+//! caller still never frees it.
+//!
+//! The payloads are copies in `malloc`ed memory, not borrows of the
+//! segment: a segment may be unmapped when its namespace is deregistered
+//! or its generation reclaimed, and the pointer must stay valid.
+//!
+//! Lifetime: every pointer handed out stays valid until `PMIx_Finalize`
+//! (the last one, when init was counted), which releases all of them.
+
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+use std::ptr::null_mut;
+use std::sync::atomic::{AtomicPtr, Ordering};
+
+use crate::sys::pmix_value_t;
+
+const BUCKETS: usize = 4096;
+
+struct Entry {
+    next: *mut Entry,
+    hash: u64,
+    generation: u64,
+    rank: u32,
+    nspace: Box<[u8]>,
+    key: Box<[u8]>,
+    value: *mut pmix_value_t,
+}
+
+#[allow(clippy::declare_interior_mutable_const)]
+const EMPTY: AtomicPtr<Entry> = AtomicPtr::new(null_mut());
+static TABLE: [AtomicPtr<Entry>; BUCKETS] = [EMPTY; BUCKETS];
+/// Values handed out without a cache key, released at finalize.
+static RETAINED: AtomicPtr<Entry> = AtomicPtr::new(null_mut());
+
+fn hash_of(nspace: &[u8], generation: u64, rank: u32, key: &[u8]) -> u64 {
+    let mut h = DefaultHasher::new();
+    nspace.hash(&mut h);
+    generation.hash(&mut h);
+    rank.hash(&mut h);
+    key.hash(&mut h);
+    h.finish()
+}
+
+/// Walks a list for a matching entry.
+fn find(
+    mut p: *mut Entry,
+    hash: u64,
+    nspace: &[u8],
+    generation: u64,
+    rank: u32,
+    key: &[u8],
+) -> Option<*mut pmix_value_t> {
+    while !p.is_null() {
+        // SAFETY: entries are published with a release CAS after being
+        // fully written and are freed only at finalize.
+        let e = unsafe { &*p };
+        if e.hash == hash
+            && e.generation == generation
+            && e.rank == rank
+            && *e.nspace == *nspace
+            && *e.key == *key
+        {
+            return Some(e.value);
+        }
+        p = e.next;
+    }
+    None
+}
+
+/// The cached value for (nspace, generation, rank, key), if any.
+pub(crate) fn lookup(
+    nspace: &[u8],
+    generation: u64,
+    rank: u32,
+    key: &[u8],
+) -> Option<*mut pmix_value_t> {
+    let hash = hash_of(nspace, generation, rank, key);
+    let head = TABLE[(hash as usize) % BUCKETS].load(Ordering::Acquire);
+    find(head, hash, nspace, generation, rank, key)
+}
+
+/// Caches `value` (a `malloc`ed `pmix_value_t`) under the key, or, if
+/// another thread cached one first, frees `value` and returns the other.
+pub(crate) fn insert(
+    nspace: &[u8],
+    generation: u64,
+    rank: u32,
+    key: &[u8],
+    value: *mut pmix_value_t,
+) -> *mut pmix_value_t {
+    let hash = hash_of(nspace, generation, rank, key);
+    let bucket = &TABLE[(hash as usize) % BUCKETS];
+    let entry = Box::into_raw(Box::new(Entry {
+        next: null_mut(),
+        hash,
+        generation,
+        rank,
+        nspace: nspace.into(),
+        key: key.into(),
+        value,
+    }));
+    let mut head = bucket.load(Ordering::Acquire);
+    loop {
+        if let Some(v) = find(head, hash, nspace, generation, rank, key) {
+            // SAFETY: entry was never published; value is ours, malloc'd.
+            unsafe {
+                drop(Box::from_raw(entry));
+                release_value(value);
+            }
+            return v;
+        }
+        // SAFETY: entry is unpublished and ours.
+        unsafe { (*entry).next = head };
+        match bucket.compare_exchange_weak(head, entry, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) => return value,
+            Err(h) => head = h,
+        }
+    }
+}
+
+/// Keeps `value` alive until finalize.
+pub(crate) fn retain(value: *mut pmix_value_t) -> *mut pmix_value_t {
+    let entry = Box::into_raw(Box::new(Entry {
+        next: null_mut(),
+        hash: 0,
+        generation: 0,
+        rank: 0,
+        nspace: Box::default(),
+        key: Box::default(),
+        value,
+    }));
+    let mut head = RETAINED.load(Ordering::Acquire);
+    loop {
+        // SAFETY: entry is unpublished and ours.
+        unsafe { (*entry).next = head };
+        match RETAINED.compare_exchange_weak(head, entry, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) => return value,
+            Err(h) => head = h,
+        }
+    }
+}
+
+/// Destructs and frees a `malloc`ed value.
+///
+/// # Safety
+/// `v` came from `value_to_c_new` and is not used afterwards.
+unsafe fn release_value(v: *mut pmix_value_t) {
+    // SAFETY: per the contract, v is a valid malloc'd value.
+    unsafe {
+        crate::convert::value_destruct(v);
+        libc::free(v.cast());
+    }
+}
+
+fn free_list(head: &AtomicPtr<Entry>) {
+    let mut p = head.swap(null_mut(), Ordering::AcqRel);
+    while !p.is_null() {
+        // SAFETY: the list was detached; its entries and values are ours.
+        let e = unsafe { Box::from_raw(p) };
+        // SAFETY: the value was malloc'd by value_to_c_new.
+        unsafe { release_value(e.value) };
+        p = e.next;
+    }
+}
+
+/// Releases every value handed out (at the last `PMIx_Finalize`). Callers
+/// must no longer use any pointer a pointer-values get returned.
+pub(crate) fn clear() {
+    for b in &TABLE {
+        free_list(b);
+    }
+    free_list(&RETAINED);
+}
