@@ -1,24 +1,50 @@
-//! The text forms of values: `PMIx_Value_string`, `PMIx_Info_string` and
-//! the per-type printers behind `PMIx_Data_print`, byte for byte as
-//! OpenPMIx 4.2 writes them.
+//! The text forms of PMIx data, byte for byte as OpenPMIx 4.2 writes them:
+//! `PMIx_Data_print` ([`print_full`]), `PMIx_Value_string` and
+//! `PMIx_Info_string` ([`value_with`], [`info_with`]).
 //!
-//! Each printer takes an optional prefix (the reference's `NULL` prefix
-//! prints as one space) and returns `None` where the reference fails and
-//! returns no string. Printing that needs hwloc (a topology's object tree)
-//! goes through [`Hwloc`]; without it such values do not print.
+//! One per-type printer serves all three entry points, as one set of
+//! printers serves them in the reference. Each line starts with the
+//! caller's prefix (a `NULL` prefix prints as one space); text is built as
+//! bytes, because strings from C need not be UTF-8. What the entry points
+//! do differently is said by a [`Style`]:
+//! * the data type names (`PMIx_Data_type_string` depends on whether the
+//!   library is initialized; `PMIx_Data_print` here always answers as an
+//!   initialized library, since it needs no initialization);
+//! * hwloc: a topology prints its object tree through [`Hwloc`];
+//!   `PMIx_Data_print` does not print topologies
+//!   (`PMIX_ERR_NOT_SUPPORTED`: the reference walks its hwloc tree, a
+//!   [`Value`] holds XML);
+//! * a cpuset with a non-empty bitmap: `PMIx_Value_string` fails as the
+//!   reference does (it takes the bitmap's length for an error code), while
+//!   `PMIx_Data_print` prints the bitmap.
 //!
-//! Deliberate differences: the reference prints the *address* of a
-//! `PMIX_DEVTYPE` value (a bug); here its value is printed. `PMIX_POINTER`
+//! Other deliberate differences from the reference: where it prints the
+//! *address* of a datum (a `PMIX_DEVTYPE` value, and `PMIX_DATA_RANGE` at
+//! the top level of `PMIx_Data_print`), the datum is printed; `PMIX_POINTER`
 //! prints the pointer the value holds.
 
-use std::ffi::CStr;
-use std::fmt::Write as _;
+// The formats mirror the reference's line by line, trailing newlines
+// included.
+#![allow(clippy::write_with_newline)]
 
+use std::ffi::CStr;
+
+use crate::codec::float::{c_float, format_f};
 use crate::value::{
     Coord, Cpuset, DataArray, DeviceDistance, DiskStats, Endpoint, Envar, Geometry, NetStats,
     NodeStats, OptString, PData, ProcInfo, ProcStats, Query, RegAttr, Timeval, Topology,
 };
-use crate::{strings, DataType, Info, Proc, Rank, Value};
+use crate::{keys, strings, DataType, Info, Proc, Rank, Status, Value};
+
+/// Concatenates byte strings (anything that is `AsRef<[u8]>`: `&[u8]`,
+/// `&str`, `String`, `Vec<u8>`, byte arrays).
+macro_rules! cat {
+    ($($part:expr),* $(,)?) => {{
+        let mut out: Vec<u8> = Vec::new();
+        $(out.extend_from_slice(AsRef::<[u8]>::as_ref(&$part));)*
+        out
+    }};
+}
 
 /// What printing needs from hwloc.
 pub trait Hwloc {
@@ -36,555 +62,268 @@ impl Hwloc for NoHwloc {
     }
 }
 
-fn pfx(prefix: Option<&str>) -> &str {
-    prefix.unwrap_or(" ")
+/// How an entry point prints where the entry points differ.
+#[derive(Clone, Copy)]
+pub struct Style<'a> {
+    /// Prints topologies (or, with [`NoHwloc`], fails on them).
+    pub hwloc: &'a dyn Hwloc,
+    /// `PMIx_Data_type_string` as this entry point answers it.
+    pub type_name: fn(u16) -> &'static CStr,
+    /// A cpuset with a non-empty bitmap prints it (instead of failing as
+    /// the reference does).
+    pub cpuset_bitmap: bool,
 }
 
-fn opt(s: &OptString) -> String {
-    match s {
-        Some(s) => s.to_string_lossy().into_owned(),
-        None => "NULL".to_owned(),
-    }
-}
-
-/// How glibc's `printf("%s", NULL)` prints.
-fn cnull(s: &OptString) -> String {
-    match s {
-        Some(s) => s.to_string_lossy().into_owned(),
-        None => "(null)".to_owned(),
-    }
-}
-
-fn text(s: &'static CStr) -> &'static str {
-    strings::text(s)
-}
-
-/// C's `%f`.
-fn f6(x: f64) -> String {
-    c_float(x, 6, 0)
-}
-
-/// C's `%W.Pf`.
-fn c_float(x: f64, precision: usize, width: usize) -> String {
-    let s = if x.is_nan() {
-        if x.is_sign_negative() {
-            "-nan".to_owned()
-        } else {
-            "nan".to_owned()
+impl<'a> Style<'a> {
+    /// `PMIx_Value_string` and `PMIx_Info_string`: type names as the
+    /// library's state has them, cpusets as the reference prints them.
+    pub fn value_string(hwloc: &'a dyn Hwloc) -> Self {
+        Style {
+            hwloc,
+            type_name: strings::data_type_name,
+            cpuset_bitmap: false,
         }
-    } else if x.is_infinite() {
-        if x < 0.0 {
-            "-inf".to_owned()
-        } else {
-            "inf".to_owned()
+    }
+
+    /// The payload the reference prints for a type it does not print
+    /// (inside a value, or as the elements of a data array).
+    pub fn unprintable(&self, t: u16) -> Vec<u8> {
+        cat!(
+            " Data type: ",
+            self.type_text(t),
+            format!("({t})\tValue: UNPRINTABLE")
+        )
+    }
+
+    fn type_text(&self, t: u16) -> &'static [u8] {
+        (self.type_name)(t).to_bytes()
+    }
+}
+
+/// `PMIx_Data_print`: type names of an initialized library (no
+/// initialization is needed), no topologies, cpusets with their bitmap.
+pub const DATA_PRINT: Style<'static> = Style {
+    hwloc: &NoHwloc,
+    type_name: strings::data_type_string_initialized,
+    cpuset_bitmap: true,
+};
+
+/// The result of printing: the text (if any is produced) and the status the
+/// reference returns with it (it can return an error and still produce
+/// text, or succeed and produce none).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Printed {
+    pub text: Option<Vec<u8>>,
+    pub status: Status,
+}
+
+impl Printed {
+    fn ok(text: Vec<u8>) -> Self {
+        Printed {
+            text: Some(text),
+            status: Status::SUCCESS,
         }
-    } else {
-        format!("{x:.precision$}")
-    };
-    format!("{s:>width$}")
-}
-
-fn tv(t: &Timeval) -> String {
-    format!("{}.{:06}", t.sec, t.usec)
-}
-
-/// `ctime()` without its newline, in the process's local time zone.
-fn ctime(t: i64) -> String {
-    let mut buf = [0 as libc::c_char; 64];
-    let tt: libc::time_t = t;
-    // SAFETY: buf has the 26 bytes ctime_r needs; tt is a valid time_t.
-    let p = unsafe { libc::ctime_r(&tt, buf.as_mut_ptr()) };
-    if p.is_null() {
-        return String::new();
     }
-    // SAFETY: on success ctime_r wrote a NUL-terminated string into buf.
-    let s = unsafe { CStr::from_ptr(buf.as_ptr()) }.to_string_lossy();
-    s.trim_end_matches('\n').to_owned()
-}
 
-fn rank_text(r: u32) -> String {
-    match Rank(r) {
-        Rank::UNDEF => "PMIX_RANK_UNDEF".to_owned(),
-        Rank::WILDCARD => "PMIX_RANK_WILDCARD".to_owned(),
-        Rank::LOCAL_NODE => "PMIX_RANK_LOCAL_NODE".to_owned(),
-        _ => r.to_string(),
+    fn err(status: Status) -> Self {
+        Printed { text: None, status }
+    }
+
+    /// The text, if printing succeeded.
+    fn succeeded(self) -> Option<Vec<u8>> {
+        let ok = self.status.is_success();
+        self.text.filter(|_| ok)
     }
 }
 
-fn proc_line(prefix: Option<&str>, p: &Proc) -> String {
-    format!(
-        "{}PROC: {}:{}",
-        pfx(prefix),
-        p.nspace.to_string_lossy(),
-        rank_text(p.rank.0)
-    )
+fn lossy(b: Vec<u8>) -> String {
+    String::from_utf8_lossy(&b).into_owned()
 }
 
-fn join_flags(bits: u64, names: &[(u64, &str)]) -> String {
-    names
-        .iter()
-        .filter(|(b, _)| bits & b != 0)
-        .map(|(_, n)| *n)
-        .collect::<Vec<_>>()
-        .join(":")
-}
+// ---------------------------------------------------------------------------
+// Entry points
 
-fn locality(l: u16) -> String {
-    match l {
-        0 => "UNKNOWN".to_owned(),
-        0x8000 => "NONLOCAL".to_owned(),
-        _ => join_flags(
-            l.into(),
-            &[
-                (0x0001, "HWTHREAD"),
-                (0x0002, "CORE"),
-                (0x0004, "L1"),
-                (0x0008, "L2"),
-                (0x0010, "L3"),
-                // The reference names the package bit "CORE".
-                (0x0020, "CORE"),
-                (0x0040, "NUMA"),
-                (0x4000, "NODE"),
-            ],
-        ),
+/// Prints `v`, declared as type `ty`, as `PMIx_Data_print(&out, prefix,
+/// &v, ty)` does; the text as UTF-8 (lossy) for Rust callers.
+pub fn print_type(prefix: Option<&str>, ty: DataType, v: &Value) -> Result<Option<String>, Status> {
+    let p = print_full(prefix.map(str::as_bytes), ty, v);
+    if !p.status.is_success() {
+        return Err(p.status);
     }
+    Ok(p.text.map(lossy))
 }
 
-fn storage_medium(m: u64) -> String {
-    if m & 0x1 != 0 {
-        return "UNKNOWN".to_owned();
+/// Prints `v`, declared as type `ty`, as `PMIx_Data_print` does: text and
+/// status.
+pub fn print_full(prefix: Option<&[u8]>, ty: DataType, v: &Value) -> Printed {
+    if v.data_type() != ty {
+        return Printed::err(Status::ERR_TYPE_MISMATCH);
     }
-    join_flags(
-        m,
-        &[
-            (0x02, "TAPE"),
-            (0x04, "HDD"),
-            (0x08, "SSD"),
-            (0x10, "NVME"),
-            (0x20, "PMEM"),
-            (0x40, "RAM"),
-        ],
-    )
+    datum(prefix.unwrap_or(b" "), v, &DATA_PRINT)
 }
 
-fn storage_access(a: u64) -> String {
-    join_flags(
-        a,
-        &[
-            (0x01, "NODE"),
-            (0x02, "SESSION"),
-            (0x04, "JOB"),
-            (0x08, "RACK"),
-            (0x10, "CLUSTER"),
-            (0x20, "REMOTE"),
-        ],
-    )
-}
-
-fn storage_persistence(p: u64) -> String {
-    join_flags(
-        p,
-        &[
-            (0x01, "TEMPORARY"),
-            (0x02, "NODE"),
-            (0x04, "SESSION"),
-            (0x08, "JOB"),
-            (0x10, "SCRATCH"),
-            (0x20, "PROJECT"),
-            (0x40, "ARCHIVE"),
-        ],
-    )
-}
-
-fn storage_access_type(t: u16) -> String {
-    join_flags(t.into(), &[(0x1, "READ"), (0x2, "WRITE")])
-}
-
-fn coord_line(prefix: Option<&str>, c: &Coord) -> String {
-    let view = match c.view {
-        0 => "UNDEF",
-        1 => "LOGICAL",
-        2 => "PHYSICAL",
-        _ => "UNRECOGNIZED",
-    };
-    format!(
-        "{}Data type: PMIX_COORD\tView: {}\tDims: {}",
-        pfx(prefix),
-        view,
-        c.coord.len()
-    )
-}
-
-fn geometry(prefix: Option<&str>, g: &Geometry) -> String {
-    let mut lines = vec![format!(
-        "{}Data type: PMIX_GEOMETRY\tValue: Fabric: {} UUID: {} OSName: {}",
-        pfx(prefix),
-        g.fabric,
-        opt(&g.uuid),
-        opt(&g.osname)
-    )];
-    lines.extend(g.coordinates.iter().map(|c| coord_line(prefix, c)));
-    lines.join("\n")
-}
-
-fn proc_info(prefix: Option<&str>, p: &ProcInfo) -> String {
-    let p2 = format!("{}\t", pfx(prefix));
-    format!(
-        "{}Data type: PMIX_PROC_INFO\tValue:\n{}\n{}Hostname: {}\tExecutable: {}\n{}Pid: {}\tExit code: {}\tState: {}",
-        pfx(prefix),
-        proc_line(Some(&p2), &p.proc),
-        p2,
-        cnull(&p.hostname),
-        cnull(&p.executable_name),
-        p2,
-        i64::from(p.pid) as u64,
-        p.exit_code,
-        text(strings::proc_state_string(p.state))
-    )
-}
-
-fn envar(prefix: Option<&str>, e: &Envar) -> String {
-    let sep = if e.separator == 0 {
-        ' '
-    } else {
-        e.separator as char
-    };
-    format!(
-        "{}Data type: PMIX_ENVAR\tName: {}\tValue: {}\tSeparator: {}",
-        pfx(prefix),
-        opt(&e.envar),
-        opt(&e.value),
-        sep
-    )
-}
-
-fn regattr(prefix: Option<&str>, r: &RegAttr) -> String {
-    format!(
-        "{}Data type: PMIX_REGATTR\tName: {}\tString: {}",
-        pfx(prefix),
-        opt(&r.name),
-        if r.string.is_empty() {
-            "NULL".to_owned()
-        } else {
-            r.string.to_string_lossy().into_owned()
-        }
-    )
-}
-
-fn devdist(prefix: Option<&str>, d: &DeviceDistance) -> String {
-    format!(
-        "{}Data type: PMIX_DEVICE_DIST\tValue: UUID: {} OSName: {} Type: {} Min: {} Max: {}",
-        pfx(prefix),
-        opt(&d.uuid),
-        opt(&d.osname),
-        text(strings::device_type_string(d.dev_type)),
-        d.mindist,
-        d.maxdist
-    )
-}
-
-fn endpoint(prefix: Option<&str>, e: &Endpoint) -> String {
-    format!(
-        "{}Data type: PMIX_ENDPOINT\tValue: {}({}) #bytes: {}",
-        pfx(prefix),
-        opt(&e.uuid),
-        opt(&e.osname),
-        e.endpt.len()
-    )
-}
-
-/// `pmix_hwloc_print_cpuset`: the reference takes any non-zero return of
-/// `hwloc_bitmap_list_asprintf` (the string's length) as a failure, so only
-/// an empty set prints.
-fn cpuset(prefix: Option<&str>, c: &Cpuset) -> Option<String> {
-    let source = c.source.as_ref()?.to_bytes();
-    if source.len() < 5 || !source[..5].eq_ignore_ascii_case(b"hwloc") {
-        return None;
-    }
-    let list = c.bitmap.as_ref()?;
-    if !list.to_bytes().is_empty() {
-        return None;
-    }
-    Some(format!("{}Data type: PMIX_CPUSET\tValue: ", pfx(prefix)))
-}
-
-fn topology(prefix: Option<&str>, t: &Topology, hw: &dyn Hwloc) -> Option<String> {
-    let source = t.source.as_ref()?.to_bytes();
-    if source.len() < 5 || !source[..5].eq_ignore_ascii_case(b"hwloc") {
-        return None;
-    }
-    let tree = hw.topology_tree(t.xml.as_ref()?)?;
-    Some(format!(
-        "{}Data type: PMIX_TOPO\tValue: {}",
-        pfx(prefix),
-        tree
-    ))
-}
-
-fn pstats(prefix: Option<&str>, s: &ProcStats) -> String {
-    let p = pfx(prefix);
-    format!(
-        "{p}PMIX_PROC_STATS SAMPLED AT: {}\n{p}node: {} proc: {} pid: {} cmd: {} state: {} pri: {} #threads: {} Processor: {}\n{p}\ttime: {} cpu: {}  PSS: {}  VMsize: {} PeakVMSize: {} RSS: {}\n",
-        tv(&s.sample_time),
-        cnull(&s.node),
-        name_print(&s.proc),
-        s.pid,
-        cnull(&s.cmd),
-        s.state as char,
-        s.priority,
-        s.num_threads,
-        s.processor,
-        tv(&s.time),
-        c_float(s.percent_cpu.into(), 2, 5),
-        c_float(s.pss.into(), 2, 8),
-        c_float(s.vsize.into(), 2, 8),
-        c_float(s.peak_vsize.into(), 2, 8),
-        c_float(s.rss.into(), 2, 8),
-    )
-}
-
-/// `PMIX_NAME_PRINT`: `nspace:rank` with the reserved ranks named.
-fn name_print(p: &Proc) -> String {
-    let r = match p.rank {
-        Rank::UNDEF => "UNDEF".to_owned(),
-        Rank::WILDCARD => "WILDCARD".to_owned(),
-        Rank::LOCAL_NODE => "LOCALNODE".to_owned(),
-        Rank::LOCAL_PEERS => "LOCALPEERS".to_owned(),
-        Rank::INVALID => "INVALID".to_owned(),
-        r => r.0.to_string(),
-    };
-    format!("{}:{}", p.nspace.to_string_lossy(), r)
-}
-
-fn dkstats(prefix: Option<&str>, s: &DiskStats) -> String {
-    let p = pfx(prefix);
-    format!(
-        "{p}PMIX_DISK_STATS Disk: {}\n{p}NumReadsCompleted: {:x} NumReadsMerged: {:x} NumSectorsRead: {:x} MillisecReading: {:x}\n{p}NumWritesCompleted: {:x} NumWritesMerged: {:x} NumSectorsWrote: {:x} MillisecWriting: {:x}\n{p}NumIOsInProgress: {:x} MillisecondsIO: {:x} WeightedMillisecsIO: {:x}\n",
-        cnull(&s.disk),
-        s.num_reads_completed,
-        s.num_reads_merged,
-        s.num_sectors_read,
-        s.milliseconds_reading,
-        s.num_writes_completed,
-        s.num_writes_merged,
-        s.num_sectors_written,
-        s.milliseconds_writing,
-        s.num_ios_in_progress,
-        s.milliseconds_io,
-        s.weighted_milliseconds_io,
-    )
-}
-
-fn netstats(prefix: Option<&str>, s: &NetStats) -> String {
-    let p = pfx(prefix);
-    format!(
-        "{p}PMIX_NET_STATS Interface: {}\n{p}NumBytesRecvd: {:x} NumPacketsRecv: {:x} NumRecvErrors: {:x}\n{p}NumBytesSent: {:x} NumPacketsSent: {:x} NumSendErrors: {:x}\n",
-        cnull(&s.net_interface),
-        s.num_bytes_recvd,
-        s.num_packets_recvd,
-        s.num_recv_errs,
-        s.num_bytes_sent,
-        s.num_packets_sent,
-        s.num_send_errs,
-    )
-}
-
-fn ndstats(prefix: Option<&str>, s: &NodeStats) -> String {
-    let p = pfx(prefix);
-    let f = |x: f32| c_float(x.into(), 2, 5);
-    format!(
-        "{p}PMIX_NODE_STATS SAMPLED AT: {}\tNode: {}\n{p}Total Mem: {} Free Mem: {} Buffers: {} Cached: {}\n{p}SwapCached: {} SwapTotal: {} SwapFree: {} Mapped: {}\n{p}\tla: {}\tla5: {}\tla15: {}\n",
-        tv(&s.sample_time),
-        cnull(&s.node),
-        f(s.total_mem),
-        f(s.free_mem),
-        f(s.buffers),
-        f(s.cached),
-        f(s.swap_cached),
-        f(s.swap_total),
-        f(s.swap_free),
-        f(s.mapped),
-        f(s.la),
-        f(s.la5),
-        f(s.la15),
-    )
-}
-
-fn query(prefix: Option<&str>, q: &Query, hw: &dyn Hwloc) -> String {
-    let p2 = format!("{}\t", pfx(prefix));
-    let mut out = format!("{}Data type: PMIX_QUERY\tValue:", pfx(prefix));
-    for k in &q.keys {
-        let _ = write!(out, "\n{}Key: {}", p2, k.to_string_lossy());
-    }
-    for i in &q.qualifiers {
-        let _ = write!(out, "\n{}", info_with(Some(&p2), i, hw));
-    }
-    out
-}
-
-fn pdata(prefix: Option<&str>, d: &PData, hw: &dyn Hwloc) -> String {
-    format!(
-        "{}  {}  KEY: {} {}",
-        pfx(prefix),
-        proc_line(prefix, &d.proc),
-        attribute_name(d.key.as_bytes()),
-        value_with(prefix, &d.value, hw).unwrap_or_else(|| "NULL".to_owned())
-    )
-}
-
-/// `PMIx_Get_attribute_name` on a key: its macro name, or the key itself.
-fn attribute_name(key: &[u8]) -> String {
-    match crate::keys::by_string(key) {
-        Some(a) => a.name.to_owned(),
-        None => String::from_utf8_lossy(key).into_owned(),
-    }
-}
-
-fn typed(prefix: Option<&str>, name: &str, value: impl std::fmt::Display) -> String {
-    format!("{}Data type: {}\tValue: {}", pfx(prefix), name, value)
-}
-
-/// The reference's fallback for a type it cannot print.
-fn unprintable(t: DataType) -> String {
-    format!(
-        " Data type: {}({})\tValue: UNPRINTABLE",
-        text(strings::data_type_name(t.raw())),
-        t.raw()
-    )
-}
-
-/// Prints one item of its type as `PMIx_Data_print` does (the printer the
-/// reference registers for that type). `None` where the reference returns
-/// no string (`PMIX_APP`, `PMIX_KVAL` and failures).
+/// One item of its type as the printer the reference registers for that
+/// type writes it, in the style of `PMIx_Value_string`; `None` where the
+/// reference returns no string (`PMIX_APP`, `PMIX_KVAL` and failures).
 pub fn item(prefix: Option<&str>, v: &Value, hw: &dyn Hwloc) -> Option<String> {
-    Some(match v {
-        Value::Undef => return None,
-        Value::Bool(b) => typed(prefix, "PMIX_BOOL", if *b { "TRUE" } else { "FALSE" }),
-        Value::Byte(b) => typed(prefix, "PMIX_BYTE", format!("{b:x}")),
-        Value::String(None) => {
-            format!("{}Data type: PMIX_STRING\tValue: NULL pointer", pfx(prefix))
-        }
-        Value::String(Some(s)) => typed(prefix, "PMIX_STRING", s.to_string_lossy()),
-        Value::Size(x) => typed(prefix, "PMIX_SIZE", x),
-        Value::Pid(x) => typed(prefix, "PMIX_PID", i64::from(*x) as u64),
-        Value::Int(x) => typed(prefix, "PMIX_INT", x),
-        Value::Int8(x) => typed(prefix, "PMIX_INT8", x),
-        Value::Int16(x) => typed(prefix, "PMIX_INT16", x),
-        Value::Int32(x) => typed(prefix, "PMIX_INT32", x),
-        Value::Int64(x) => typed(prefix, "PMIX_INT64", x),
-        Value::Uint(x) => typed(prefix, "PMIX_UINT", x),
-        Value::Uint8(x) => typed(prefix, "PMIX_UINT8", x),
-        Value::Uint16(x) => typed(prefix, "PMIX_UINT16", x),
-        Value::Uint32(x) => typed(prefix, "PMIX_UINT32", x),
-        Value::Uint64(x) => typed(prefix, "PMIX_UINT64", x),
-        Value::Float(x) => typed(prefix, "PMIX_FLOAT", f6((*x).into())),
-        Value::Double(x) => typed(prefix, "PMIX_DOUBLE", f6(*x)),
-        Value::Timeval(t) => typed(prefix, "PMIX_TIMEVAL", tv(t)),
-        Value::Time(t) => typed(prefix, "PMIX_TIME", ctime(*t)),
-        Value::Status(s) => typed(prefix, "PMIX_STATUS", text(strings::error_string(*s))),
-        Value::Value(inner) => value_with(prefix, inner, hw)?,
-        Value::Proc(p) => proc_line(prefix, p),
-        Value::App(_) | Value::Kval(_) => return None,
-        Value::Info(i) => info_with(prefix, i, hw),
-        Value::PData(d) => pdata(prefix, d, hw),
-        Value::ByteObject(b) | Value::CompressedString(b) => {
-            format!(
-                "{}Data type: PMIX_BYTE_OBJECT\tSize: {}",
-                pfx(prefix),
-                b.len()
-            )
-        }
-        Value::CompressedByteObject(b) => format!(
-            "{}Data type: PMIX_COMPRESSED_BYTE_OBJECT\tSize: {}",
-            pfx(prefix),
-            b.len()
-        ),
-        Value::Persist(x) => typed(prefix, "PMIX_PERSIST", x),
-        Value::Pointer(p) => format!(
-            "{}Data type: PMIX_POINTER\tAddress: {}",
-            pfx(prefix),
-            if *p == 0 {
-                "(nil)".to_owned()
-            } else {
-                format!("{p:#x}")
-            }
-        ),
-        Value::Scope(x) => typed(prefix, "PMIX_SCOPE", text(strings::scope_string(*x))),
-        Value::DataRange(x) => typed(
-            prefix,
-            "PMIX_DATA_RANGE",
-            text(strings::data_range_string(*x)),
-        ),
-        Value::Command(x) => typed(prefix, "PMIX_COMMAND", text(strings::command_string(*x))),
-        Value::InfoDirectives(x) => typed(
-            prefix,
+    let p = prefix.map_or(&b" "[..], str::as_bytes);
+    datum(p, v, &Style::value_string(hw)).succeeded().map(lossy)
+}
+
+/// A value as the reference's `PMIX_VALUE` printer writes it (what
+/// `PMIx_Value_string` returns): `"<prefix>PMIX_VALUE: <payload>"`, or
+/// `None` where the reference returns no string.
+pub fn value_with(prefix: Option<&[u8]>, v: &Value, hw: &dyn Hwloc) -> Option<Vec<u8>> {
+    value(prefix.unwrap_or(b" "), v, &Style::value_string(hw)).succeeded()
+}
+
+/// An info as the reference's `PMIX_INFO` printer writes it (what
+/// `PMIx_Info_string` returns).
+pub fn info_with(prefix: Option<&[u8]>, i: &Info, hw: &dyn Hwloc) -> Vec<u8> {
+    info(prefix.unwrap_or(b" "), i, &Style::value_string(hw))
+}
+
+/// `PMIx_Value_string`, as UTF-8 (lossy).
+pub fn value_string(v: &Value, hw: &dyn Hwloc) -> Option<String> {
+    value_with(None, v, hw).map(lossy)
+}
+
+/// `PMIx_Info_string`, as UTF-8 (lossy).
+pub fn info_string(i: &Info, hw: &dyn Hwloc) -> String {
+    lossy(info_with(None, i, hw))
+}
+
+// ---------------------------------------------------------------------------
+// Layouts shared with callers that print part of a datum themselves
+
+/// `{prefix}PMIX_VALUE: {payload}`: a value around its payload's text.
+pub fn value_line(prefix: Option<&[u8]>, payload: &[u8]) -> Vec<u8> {
+    cat!(prefix.unwrap_or(b" "), "PMIX_VALUE: ", payload)
+}
+
+/// `{prefix}Data type: PMIX_TOPO\tValue: {tree}`: a topology whose object
+/// tree is `tree`.
+pub fn topology_line(prefix: Option<&[u8]>, tree: &str) -> Vec<u8> {
+    line(prefix.unwrap_or(b" "), "PMIX_TOPO", tree)
+}
+
+/// An info around its value's text (`None`: the value did not print): the
+/// key by its attribute name when it has one, the directives, the value.
+pub fn info_lines(prefix: Option<&[u8]>, key: &[u8], flags: u32, value: Option<&[u8]>) -> Vec<u8> {
+    let p = prefix.unwrap_or(b" ");
+    cat!(
+        p,
+        "KEY: ",
+        attribute_name(key),
+        "\n",
+        p,
+        "\t",
+        line(
+            p,
             "PMIX_INFO_DIRECTIVES",
-            strings::info_directives_string(*x),
+            strings::info_directives_string(flags)
         ),
-        Value::DataType(x) => typed(prefix, "PMIX_DATA_TYPE", text(strings::data_type_name(*x))),
-        Value::ProcState(x) => typed(
-            prefix,
-            "PMIX_PROC_STATE",
-            text(strings::proc_state_string(*x)),
+        "\n",
+        p,
+        "\t",
+        value.unwrap_or(b"(null)"),
+    )
+}
+
+// ---------------------------------------------------------------------------
+// Containers
+
+/// Any datum, as the reference's printer for its type writes it, with the
+/// (resolved) prefix `p`.
+fn datum(p: &[u8], v: &Value, s: &Style) -> Printed {
+    let t = |name: &str, value: &dyn AsRef<[u8]>| line(p, name, value.as_ref());
+    Printed::ok(match v {
+        // Not registered for printing in the reference.
+        Value::Undef => return Printed::err(Status::ERR_UNKNOWN_DATA_TYPE),
+        // Registered, but print nothing.
+        Value::App(_) | Value::Kval(_) => {
+            return Printed {
+                text: None,
+                status: Status::SUCCESS,
+            }
+        }
+        Value::Value(inner) => return value(p, inner, s),
+        Value::DataArray(d) => return data_array(p, d, s),
+        Value::Cpuset(c) => return cpuset(p, c, s),
+        Value::Topology(x) => return topology(p, x, s),
+        Value::Info(i) => info(p, i, s),
+        Value::PData(d) => pdata(p, d, s),
+        Value::Query(q) => query(p, q, s),
+        Value::DataType(x) => t("PMIX_DATA_TYPE", &s.type_text(*x)),
+        Value::Bool(b) => t("PMIX_BOOL", &if *b { "TRUE" } else { "FALSE" }),
+        Value::Byte(x) => t("PMIX_BYTE", &format!("{x:x}")),
+        Value::String(None) => t("PMIX_STRING", &"NULL pointer"),
+        Value::String(Some(s)) => t("PMIX_STRING", &s.to_bytes()),
+        Value::Size(x) => t("PMIX_SIZE", &x.to_string()),
+        Value::Pid(x) => t("PMIX_PID", &(i64::from(*x) as u64).to_string()),
+        Value::Int(x) => t("PMIX_INT", &x.to_string()),
+        Value::Int8(x) => t("PMIX_INT8", &x.to_string()),
+        Value::Int16(x) => t("PMIX_INT16", &x.to_string()),
+        Value::Int32(x) => t("PMIX_INT32", &x.to_string()),
+        Value::Int64(x) => t("PMIX_INT64", &x.to_string()),
+        Value::Uint(x) => t("PMIX_UINT", &x.to_string()),
+        Value::Uint8(x) => t("PMIX_UINT8", &x.to_string()),
+        Value::Uint16(x) => t("PMIX_UINT16", &x.to_string()),
+        Value::Uint32(x) => t("PMIX_UINT32", &x.to_string()),
+        Value::Uint64(x) => t("PMIX_UINT64", &x.to_string()),
+        Value::Float(x) => t("PMIX_FLOAT", &format_f(f64::from(*x))),
+        Value::Double(x) => t("PMIX_DOUBLE", &format_f(*x)),
+        Value::Time(x) => t("PMIX_TIME", &ctime(*x)),
+        Value::Timeval(x) => t("PMIX_TIMEVAL", &tv(x)),
+        Value::Status(x) => t("PMIX_STATUS", &cs(strings::error_string(*x))),
+        Value::ProcRank(r) => t("PMIX_PROC_RANK", &rank_text(*r)),
+        Value::ProcNspace(n) => t("PMIX_PROC_NSPACE", &n.as_bytes()),
+        Value::Proc(pr) => proc_line(p, pr),
+        Value::ByteObject(b) | Value::CompressedString(b) => {
+            cat!(p, format!("Data type: PMIX_BYTE_OBJECT\tSize: {}", b.len()))
+        }
+        Value::CompressedByteObject(b) => cat!(
+            p,
+            format!("Data type: PMIX_COMPRESSED_BYTE_OBJECT\tSize: {}", b.len())
         ),
-        Value::ProcInfo(p) => proc_info(prefix, p),
-        Value::DataArray(d) => data_array(prefix, d, hw)?,
-        Value::ProcRank(r) => typed(prefix, "PMIX_PROC_RANK", rank_text(*r)),
-        Value::Query(q) => query(prefix, q, hw),
-        Value::AllocDirective(x) => typed(
-            prefix,
+        Value::Persist(x) => t("PMIX_PERSIST", &x.to_string()),
+        Value::Scope(x) => t("PMIX_SCOPE", &cs(strings::scope_string(*x))),
+        Value::DataRange(x) => t("PMIX_DATA_RANGE", &cs(strings::data_range_string(*x))),
+        Value::Command(x) => t("PMIX_COMMAND", &cs(strings::command_string(*x))),
+        Value::InfoDirectives(x) => t("PMIX_INFO_DIRECTIVES", &strings::info_directives_string(*x)),
+        Value::Pointer(0) => cat!(p, "Data type: PMIX_POINTER\tAddress: (nil)"),
+        Value::Pointer(a) => cat!(p, format!("Data type: PMIX_POINTER\tAddress: {a:#x}")),
+        Value::ProcState(x) => t("PMIX_PROC_STATE", &cs(strings::proc_state_string(*x))),
+        Value::ProcInfo(i) => proc_info(p, i),
+        Value::AllocDirective(x) => t(
             "PMIX_ALLOC_DIRECTIVE",
-            text(strings::alloc_directive_string(*x)),
+            &cs(strings::alloc_directive_string(*x)),
         ),
-        Value::IofChannel(x) => typed(
-            prefix,
-            "PMIX_IOF_CHANNEL",
-            text(strings::iof_channel_string(*x)),
-        ),
-        Value::Envar(e) => envar(prefix, e),
-        Value::Coord(c) => coord_line(prefix, c),
-        Value::RegAttr(r) => regattr(prefix, r),
+        Value::IofChannel(x) => t("PMIX_IOF_CHANNEL", &cs(strings::iof_channel_string(*x))),
+        Value::Envar(e) => envar(p, e),
+        Value::Coord(c) => coord_line(p, c),
+        Value::RegAttr(a) => regattr(p, a),
         Value::Regex(r) => {
             let text = r.split(|&b| b == 0).next().unwrap_or(&[]);
-            format!(
-                "{}Data type: PMIX_REGEX\tName: {}",
-                pfx(prefix),
-                String::from_utf8_lossy(text)
-            )
+            let text: &[u8] = if r.is_empty() { b"(null)" } else { text };
+            cat!(p, "Data type: PMIX_REGEX\tName: ", text)
         }
-        Value::JobState(x) => typed(
-            prefix,
-            "PMIX_JOB_STATE",
-            text(strings::job_state_string(*x)),
-        ),
-        Value::LinkState(x) => typed(
-            prefix,
-            "PMIX_LINK_STATE",
-            text(strings::link_state_string(*x)),
-        ),
-        Value::Cpuset(c) => cpuset(prefix, c)?,
-        Value::Geometry(g) => geometry(prefix, g),
-        Value::DeviceDist(d) => devdist(prefix, d),
-        Value::Endpoint(e) => endpoint(prefix, e),
-        Value::Topology(t) => topology(prefix, t, hw)?,
-        Value::DevType(x) => format!(
-            "{}Data type: PMIX_DEVICE_TYPE\tValue: {:#x}",
-            pfx(prefix),
-            x
-        ),
-        Value::LocType(x) => typed(prefix, "PMIX_LOCALITY", locality(*x)),
-        Value::ProcNspace(n) => typed(prefix, "PMIX_PROC_NSPACE", n.to_string_lossy()),
-        Value::ProcStats(s) => pstats(prefix, s),
-        Value::DiskStats(s) => dkstats(prefix, s),
-        Value::NetStats(s) => netstats(prefix, s),
-        Value::NodeStats(s) => ndstats(prefix, s),
-        Value::DataBuffer(b) => {
-            format!("{}PMIX_DATA_BUFFER NumBytesUsed: {}", pfx(prefix), b.len())
-        }
-        Value::StorMedium(x) => typed(prefix, "PMIX_STOR_MEDIUM", storage_medium(*x)),
-        Value::StorAccess(x) => typed(prefix, "PMIX_STOR_ACCESS", storage_access(*x)),
-        Value::StorPersist(x) => typed(prefix, "PMIX_STOR_PERSIST", storage_persistence(*x)),
-        Value::StorAccessType(x) => typed(prefix, "PMIX_STOR_ACCESS_TYPE", storage_access_type(*x)),
+        Value::JobState(x) => t("PMIX_JOB_STATE", &cs(strings::job_state_string(*x))),
+        Value::LinkState(x) => t("PMIX_LINK_STATE", &cs(strings::link_state_string(*x))),
+        Value::Geometry(g) => geometry(p, g),
+        Value::DeviceDist(d) => devdist(p, d),
+        Value::Endpoint(e) => endpoint(p, e),
+        Value::DevType(x) => t("PMIX_DEVICE_TYPE", &format!("{x:#x}")),
+        Value::LocType(x) => t("PMIX_LOCALITY", &locality(*x)),
+        Value::ProcStats(x) => pstats(p, x),
+        Value::DiskStats(x) => dkstats(p, x),
+        Value::NetStats(x) => netstats(p, x),
+        Value::NodeStats(x) => ndstats(p, x),
+        Value::DataBuffer(b) => cat!(p, format!("PMIX_DATA_BUFFER NumBytesUsed: {}", b.len())),
+        Value::StorMedium(x) => t("PMIX_STOR_MEDIUM", &storage_medium(*x)),
+        Value::StorAccess(x) => t("PMIX_STOR_ACCESS", &storage_access(*x)),
+        Value::StorPersist(x) => t("PMIX_STOR_PERSIST", &storage_persistence(*x)),
+        Value::StorAccessType(x) => t("PMIX_STOR_ACCESS_TYPE", &storage_access_type(*x)),
     })
 }
 
@@ -618,82 +357,501 @@ fn printable_in_value(t: DataType) -> bool {
 
 /// Types the reference prints as elements of a data array.
 fn printable_in_array(t: DataType) -> bool {
-    use DataType as T;
-    t == T::Info || (printable_in_value(t) && t != T::Undef)
+    t == DataType::Info || (printable_in_value(t) && t != DataType::Undef)
 }
 
-/// The payload part of a value (the reference's `print_val`).
-fn val(v: &Value, hw: &dyn Hwloc) -> Option<String> {
+/// The payload of a `pmix_value_t`, as the reference's `print_val` writes
+/// it (always with the default prefix).
+fn payload(v: &Value, s: &Style) -> Printed {
     let t = v.data_type();
     if t == DataType::Undef {
-        return Some(" Data type: PMIX_UNDEF".to_owned());
+        Printed::ok(b" Data type: PMIX_UNDEF".to_vec())
+    } else if printable_in_value(t) {
+        datum(b" ", v, s)
+    } else {
+        Printed::ok(s.unprintable(t.raw()))
     }
-    if !printable_in_value(t) {
-        return Some(unprintable(t));
-    }
-    item(None, v, hw)
 }
 
-fn data_array(prefix: Option<&str>, d: &DataArray, hw: &dyn Hwloc) -> Option<String> {
-    // The reference reports the last element's printing status, and an
-    // empty array as a failure.
-    let mut ok = false;
-    let mut body: Option<String> = None;
-    for v in &d.items {
-        let printed = if printable_in_array(d.elem_type) {
-            item(prefix, v, hw)
-        } else {
-            Some(unprintable(d.elem_type))
-        };
-        ok = printed.is_some();
-        if let Some(tp) = printed {
-            body = Some(match body {
-                None => tp,
-                Some(b) => format!("{}\n{}{}", b, pfx(prefix), tp),
-            });
-        }
+/// `{prefix}PMIX_VALUE: {payload}`.
+fn value(p: &[u8], v: &Value, s: &Style) -> Printed {
+    match payload(v, s).succeeded() {
+        Some(t) => Printed::ok(value_line(Some(p), &t)),
+        // The reference reports any failure here as out of resource.
+        None => Printed::err(Status::ERR_OUT_OF_RESOURCE),
     }
-    if !ok {
-        return None;
-    }
-    Some(format!(
-        "{}Data type: PMIX_DATA_ARRAY\tType: {}\tSize: {}\n{}{}",
-        pfx(prefix),
-        text(strings::data_type_name(d.elem_type.raw())),
-        d.items.len(),
-        pfx(prefix),
-        body.unwrap_or_else(|| "NULL".to_owned())
-    ))
 }
 
-/// A value as the reference's `PMIX_VALUE` printer writes it:
-/// `"<prefix>PMIX_VALUE: <payload>"`.
-pub fn value_with(prefix: Option<&str>, v: &Value, hw: &dyn Hwloc) -> Option<String> {
-    Some(format!("{}PMIX_VALUE: {}", pfx(prefix), val(v, hw)?))
+fn info(p: &[u8], i: &Info, s: &Style) -> Vec<u8> {
+    let v = value(p, &i.value, s).text;
+    info_lines(Some(p), i.key.as_bytes(), i.flags.0, v.as_deref())
 }
 
-/// An info as the reference's `PMIX_INFO` printer writes it: key (by its
-/// attribute name when it has one), directives, value.
-pub fn info_with(prefix: Option<&str>, i: &Info, hw: &dyn Hwloc) -> String {
-    let p = pfx(prefix);
-    let value = value_with(prefix, &i.value, hw).unwrap_or_else(|| "(null)".to_owned());
-    format!(
-        "{p}KEY: {}\n{p}\t{}Data type: PMIX_INFO_DIRECTIVES\tValue: {}\n{p}\t{}",
-        attribute_name(i.key.as_bytes()),
+fn pdata(p: &[u8], d: &PData, s: &Style) -> Vec<u8> {
+    let v = value(p, &d.value, s).text;
+    cat!(
         p,
-        strings::info_directives_string(i.flags.0),
-        value
+        "  ",
+        proc_line(p, &d.proc),
+        "  KEY: ",
+        attribute_name(d.key.as_bytes()),
+        " ",
+        v.as_deref().unwrap_or(b"NULL"),
     )
 }
 
-/// `PMIx_Value_string`.
-pub fn value_string(v: &Value, hw: &dyn Hwloc) -> Option<String> {
-    value_with(None, v, hw)
+fn query(p: &[u8], q: &Query, s: &Style) -> Vec<u8> {
+    let p2 = cat!(p, "\t");
+    let mut o = cat!(p, "Data type: PMIX_QUERY\tValue:");
+    for k in &q.keys {
+        o.extend(cat!("\n", p2, "Key: ", k.to_bytes()));
+    }
+    for i in &q.qualifiers {
+        o.extend(cat!("\n", info(&p2, i, s)));
+    }
+    o
 }
 
-/// `PMIx_Info_string`.
-pub fn info_string(i: &Info, hw: &dyn Hwloc) -> String {
-    info_with(None, i, hw)
+fn data_array(p: &[u8], d: &DataArray, s: &Style) -> Printed {
+    // With no elements the reference returns its initial PMIX_ERR_BAD_PARAM
+    // (with the text); otherwise the status of the last element. An element
+    // that printed text is shown even if its status is an error.
+    let mut status = Status::ERR_BAD_PARAM;
+    let mut body: Option<Vec<u8>> = None;
+    for item in &d.items {
+        let e = if printable_in_array(d.elem_type) {
+            datum(p, item, s)
+        } else {
+            Printed::ok(s.unprintable(d.elem_type.raw()))
+        };
+        status = e.status;
+        if let Some(tp) = e.text {
+            body = Some(match body {
+                None => tp,
+                Some(b) => cat!(b, "\n", p, tp),
+            });
+        }
+    }
+    let text = cat!(
+        p,
+        "Data type: PMIX_DATA_ARRAY\tType: ",
+        s.type_text(d.elem_type.raw()),
+        format!("\tSize: {}\n", d.items.len()),
+        p,
+        body.as_deref().unwrap_or(b"NULL"),
+    );
+    Printed {
+        text: Some(text),
+        status,
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Types whose printing depends on the style
+
+fn names_hwloc(source: &OptString) -> bool {
+    source.as_deref().is_some_and(|s| {
+        s.to_bytes()
+            .get(..5)
+            .is_some_and(|x| x.eq_ignore_ascii_case(b"hwloc"))
+    })
+}
+
+/// `pmix_hwloc_print_cpuset`: the reference takes any non-zero return of
+/// `hwloc_bitmap_list_asprintf` (the string's length) as a failure, so only
+/// an empty set prints there.
+fn cpuset(p: &[u8], c: &Cpuset, s: &Style) -> Printed {
+    match &c.bitmap {
+        Some(b) if names_hwloc(&c.source) && (s.cpuset_bitmap || b.is_empty()) => {
+            Printed::ok(line(p, "PMIX_CPUSET", b.to_bytes()))
+        }
+        _ => Printed::err(Status::ERR_NOT_SUPPORTED),
+    }
+}
+
+fn topology(p: &[u8], t: &Topology, s: &Style) -> Printed {
+    let tree = match &t.xml {
+        Some(xml) if names_hwloc(&t.source) => s.hwloc.topology_tree(xml),
+        _ => None,
+    };
+    match tree {
+        Some(tree) => Printed::ok(topology_line(Some(p), &tree)),
+        None => Printed::err(Status::ERR_NOT_SUPPORTED),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Types that print the same everywhere
+
+/// `{prefix}Data type: {name}\tValue: {value}`.
+fn line(p: &[u8], name: &str, value: impl AsRef<[u8]>) -> Vec<u8> {
+    cat!(p, "Data type: ", name, "\tValue: ", value)
+}
+
+/// A nullable string as `%s` prints it (glibc: `(null)`).
+fn s_or_null(s: &OptString) -> &[u8] {
+    s.as_deref().map_or(b"(null)", CStr::to_bytes)
+}
+
+/// A nullable string the reference guards itself (`NULL`).
+fn s_or_word(s: &OptString) -> &[u8] {
+    s.as_deref().map_or(b"NULL", CStr::to_bytes)
+}
+
+fn cs(s: &'static CStr) -> &'static [u8] {
+    s.to_bytes()
+}
+
+/// `PMIx_Get_attribute_name`: the macro name of a key, or the key itself.
+fn attribute_name(key: &[u8]) -> &[u8] {
+    match keys::by_string(key) {
+        Some(a) => a.name.as_bytes(),
+        None => key,
+    }
+}
+
+/// A rank as `%lu`, with the names of the three special ranks.
+fn rank_text(r: u32) -> String {
+    match Rank(r) {
+        Rank::UNDEF => "PMIX_RANK_UNDEF".into(),
+        Rank::WILDCARD => "PMIX_RANK_WILDCARD".into(),
+        Rank::LOCAL_NODE => "PMIX_RANK_LOCAL_NODE".into(),
+        _ => r.to_string(),
+    }
+}
+
+/// `{prefix}PROC: {nspace}:{rank}`.
+fn proc_line(p: &[u8], pr: &Proc) -> Vec<u8> {
+    cat!(p, "PROC: ", pr.nspace.as_bytes(), ":", rank_text(pr.rank.0))
+}
+
+/// `PMIX_NAME_PRINT`: `[nspace,rank]`.
+fn name_print(pr: &Proc) -> Vec<u8> {
+    let rank = match pr.rank {
+        Rank::UNDEF => "UNDEF".to_string(),
+        Rank::WILDCARD => "WILDCARD".to_string(),
+        r => r.0.to_string(),
+    };
+    cat!("[", pr.nspace.as_bytes(), ",", rank, "]")
+}
+
+fn tv(t: &Timeval) -> String {
+    format!("{}.{:06}", t.sec, t.usec)
+}
+
+/// `%W.2f` of a float.
+fn f2(x: f32, width: usize) -> String {
+    c_float(f64::from(x), 2, width)
+}
+
+/// `ctime()` without its newline, in the process's local time zone.
+fn ctime(t: i64) -> Vec<u8> {
+    let mut buf = [0 as libc::c_char; 64];
+    let tt: libc::time_t = t;
+    // SAFETY: ctime_r writes at most 26 bytes (NUL included) into the
+    // 64-byte buffer, or returns NULL for an unrepresentable time.
+    let r = unsafe { libc::ctime_r(&tt, buf.as_mut_ptr()) };
+    if r.is_null() {
+        return b"(null)".to_vec();
+    }
+    // SAFETY: ctime_r wrote a NUL-terminated string into buf.
+    let s = unsafe { CStr::from_ptr(buf.as_ptr()) }.to_bytes();
+    s.strip_suffix(b"\n").unwrap_or(s).to_vec()
+}
+
+/// The names of the bits set in `bits`, joined by `:`.
+fn flags(bits: u64, names: &[(u64, &str)]) -> String {
+    names
+        .iter()
+        .filter(|(b, _)| bits & b != 0)
+        .map(|(_, n)| *n)
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
+fn locality(l: u16) -> String {
+    match l {
+        0 => "UNKNOWN".to_owned(),
+        0x8000 => "NONLOCAL".to_owned(),
+        _ => flags(
+            l.into(),
+            &[
+                (0x0001, "HWTHREAD"),
+                (0x0002, "CORE"),
+                (0x0004, "L1"),
+                (0x0008, "L2"),
+                (0x0010, "L3"),
+                // The reference names the package bit "CORE".
+                (0x0020, "CORE"),
+                (0x0040, "NUMA"),
+                (0x4000, "NODE"),
+            ],
+        ),
+    }
+}
+
+fn storage_medium(m: u64) -> String {
+    if m & 0x1 != 0 {
+        return "UNKNOWN".to_owned();
+    }
+    flags(
+        m,
+        &[
+            (0x02, "TAPE"),
+            (0x04, "HDD"),
+            (0x08, "SSD"),
+            (0x10, "NVME"),
+            (0x20, "PMEM"),
+            (0x40, "RAM"),
+        ],
+    )
+}
+
+fn storage_access(a: u64) -> String {
+    flags(
+        a,
+        &[
+            (0x01, "NODE"),
+            (0x02, "SESSION"),
+            (0x04, "JOB"),
+            (0x08, "RACK"),
+            (0x10, "CLUSTER"),
+            (0x20, "REMOTE"),
+        ],
+    )
+}
+
+fn storage_persistence(p: u64) -> String {
+    flags(
+        p,
+        &[
+            (0x01, "TEMPORARY"),
+            (0x02, "NODE"),
+            (0x04, "SESSION"),
+            (0x08, "JOB"),
+            (0x10, "SCRATCH"),
+            (0x20, "PROJECT"),
+            (0x40, "ARCHIVE"),
+        ],
+    )
+}
+
+fn storage_access_type(t: u16) -> String {
+    flags(t.into(), &[(0x1, "READ"), (0x2, "WRITE")])
+}
+
+fn proc_info(p: &[u8], i: &ProcInfo) -> Vec<u8> {
+    let p2 = cat!(p, "\t");
+    cat!(
+        p,
+        "Data type: PMIX_PROC_INFO\tValue:\n",
+        proc_line(&p2, &i.proc),
+        "\n",
+        p2,
+        "Hostname: ",
+        s_or_null(&i.hostname),
+        "\tExecutable: ",
+        s_or_null(&i.executable_name),
+        "\n",
+        p2,
+        format!(
+            "Pid: {}\tExit code: {}\tState: ",
+            i64::from(i.pid) as u64,
+            i.exit_code
+        ),
+        cs(strings::proc_state_string(i.state)),
+    )
+}
+
+fn envar(p: &[u8], e: &Envar) -> Vec<u8> {
+    let sep = if e.separator == 0 { b' ' } else { e.separator };
+    cat!(
+        p,
+        "Data type: PMIX_ENVAR\tName: ",
+        s_or_word(&e.envar),
+        "\tValue: ",
+        s_or_word(&e.value),
+        "\tSeparator: ",
+        [sep],
+    )
+}
+
+fn coord_line(p: &[u8], c: &Coord) -> Vec<u8> {
+    let view = match c.view {
+        0 => "UNDEF",
+        1 => "LOGICAL",
+        2 => "PHYSICAL",
+        _ => "UNRECOGNIZED",
+    };
+    cat!(
+        p,
+        format!(
+            "Data type: PMIX_COORD\tView: {view}\tDims: {}",
+            c.coord.len()
+        )
+    )
+}
+
+fn regattr(p: &[u8], a: &RegAttr) -> Vec<u8> {
+    let string: &[u8] = if a.string.is_empty() {
+        b"NULL"
+    } else {
+        a.string.as_bytes()
+    };
+    cat!(
+        p,
+        "Data type: PMIX_REGATTR\tName: ",
+        s_or_word(&a.name),
+        "\tString: ",
+        string,
+    )
+}
+
+fn geometry(p: &[u8], g: &Geometry) -> Vec<u8> {
+    let mut o = cat!(
+        p,
+        format!(
+            "Data type: PMIX_GEOMETRY\tValue: Fabric: {} UUID: ",
+            g.fabric
+        ),
+        s_or_word(&g.uuid),
+        " OSName: ",
+        s_or_word(&g.osname),
+    );
+    for c in &g.coordinates {
+        o.extend(cat!("\n", coord_line(p, c)));
+    }
+    o
+}
+
+fn devdist(p: &[u8], d: &DeviceDistance) -> Vec<u8> {
+    cat!(
+        p,
+        "Data type: PMIX_DEVICE_DIST\tValue: UUID: ",
+        s_or_word(&d.uuid),
+        " OSName: ",
+        s_or_word(&d.osname),
+        " Type: ",
+        cs(strings::device_type_string(d.dev_type)),
+        format!(" Min: {} Max: {}", d.mindist, d.maxdist),
+    )
+}
+
+fn endpoint(p: &[u8], e: &Endpoint) -> Vec<u8> {
+    cat!(
+        p,
+        "Data type: PMIX_ENDPOINT\tValue: ",
+        s_or_word(&e.uuid),
+        "(",
+        s_or_word(&e.osname),
+        format!(") #bytes: {}", e.endpt.len()),
+    )
+}
+
+fn pstats(p: &[u8], s: &ProcStats) -> Vec<u8> {
+    cat!(
+        p,
+        format!("PMIX_PROC_STATS SAMPLED AT: {}\n", tv(&s.sample_time)),
+        p,
+        "node: ",
+        s_or_null(&s.node),
+        " proc: ",
+        name_print(&s.proc),
+        format!(" pid: {} cmd: ", s.pid),
+        s_or_null(&s.cmd),
+        " state: ",
+        [s.state],
+        format!(
+            " pri: {} #threads: {} Processor: {}\n",
+            s.priority, s.num_threads, s.processor
+        ),
+        p,
+        format!(
+            "\ttime: {} cpu: {}  PSS: {}  VMsize: {} PeakVMSize: {} RSS: {}\n",
+            tv(&s.time),
+            f2(s.percent_cpu, 5),
+            f2(s.pss, 8),
+            f2(s.vsize, 8),
+            f2(s.peak_vsize, 8),
+            f2(s.rss, 8)
+        ),
+    )
+}
+
+fn dkstats(p: &[u8], d: &DiskStats) -> Vec<u8> {
+    cat!(
+        p,
+        "PMIX_DISK_STATS Disk: ",
+        s_or_null(&d.disk),
+        "\n",
+        p,
+        format!(
+            "NumReadsCompleted: {:x} NumReadsMerged: {:x} NumSectorsRead: {:x} MillisecReading: {:x}\n",
+            d.num_reads_completed, d.num_reads_merged, d.num_sectors_read, d.milliseconds_reading
+        ),
+        p,
+        format!(
+            "NumWritesCompleted: {:x} NumWritesMerged: {:x} NumSectorsWrote: {:x} MillisecWriting: {:x}\n",
+            d.num_writes_completed, d.num_writes_merged, d.num_sectors_written, d.milliseconds_writing
+        ),
+        p,
+        format!(
+            "NumIOsInProgress: {:x} MillisecondsIO: {:x} WeightedMillisecsIO: {:x}\n",
+            d.num_ios_in_progress, d.milliseconds_io, d.weighted_milliseconds_io
+        ),
+    )
+}
+
+fn netstats(p: &[u8], n: &NetStats) -> Vec<u8> {
+    cat!(
+        p,
+        "PMIX_NET_STATS Interface: ",
+        s_or_null(&n.net_interface),
+        "\n",
+        p,
+        format!(
+            "NumBytesRecvd: {:x} NumPacketsRecv: {:x} NumRecvErrors: {:x}\n",
+            n.num_bytes_recvd, n.num_packets_recvd, n.num_recv_errs
+        ),
+        p,
+        format!(
+            "NumBytesSent: {:x} NumPacketsSent: {:x} NumSendErrors: {:x}\n",
+            n.num_bytes_sent, n.num_packets_sent, n.num_send_errs
+        ),
+    )
+}
+
+fn ndstats(p: &[u8], n: &NodeStats) -> Vec<u8> {
+    let f = |x: f32| f2(x, 5);
+    cat!(
+        p,
+        format!("PMIX_NODE_STATS SAMPLED AT: {}\tNode: ", tv(&n.sample_time)),
+        s_or_null(&n.node),
+        "\n",
+        p,
+        format!(
+            "Total Mem: {} Free Mem: {} Buffers: {} Cached: {}\n",
+            f(n.total_mem),
+            f(n.free_mem),
+            f(n.buffers),
+            f(n.cached)
+        ),
+        p,
+        format!(
+            "SwapCached: {} SwapTotal: {} SwapFree: {} Mapped: {}\n",
+            f(n.swap_cached),
+            f(n.swap_total),
+            f(n.swap_free),
+            f(n.mapped)
+        ),
+        p,
+        format!(
+            "\tla: {}\tla5: {}\tla15: {}\n",
+            f(n.la),
+            f(n.la5),
+            f(n.la15)
+        ),
+    )
 }
 
 #[cfg(test)]
@@ -766,5 +924,59 @@ mod tests {
         assert_eq!(locality(0x22), "CORE:CORE");
         assert_eq!(storage_medium(0x49), "UNKNOWN");
         assert_eq!(storage_access(0), "");
+    }
+
+    /// `PMIx_Data_print`.
+    mod data_print {
+        use super::*;
+
+        fn pr(v: Value) -> String {
+            print_type(None, v.data_type(), &v).unwrap().unwrap()
+        }
+
+        #[test]
+        fn scalars() {
+            assert_eq!(pr(Value::Bool(true)), " Data type: PMIX_BOOL\tValue: TRUE");
+            assert_eq!(pr(Value::Byte(0xab)), " Data type: PMIX_BYTE\tValue: ab");
+            assert_eq!(
+                pr(Value::Pid(-5)),
+                " Data type: PMIX_PID\tValue: 18446744073709551611"
+            );
+            assert_eq!(
+                pr(Value::Double(2.5)),
+                " Data type: PMIX_DOUBLE\tValue: 2.500000"
+            );
+            assert_eq!(
+                pr(Value::Timeval(Timeval { sec: 1, usec: 2 })),
+                " Data type: PMIX_TIMEVAL\tValue: 1.000002"
+            );
+        }
+
+        #[test]
+        fn info_layout() {
+            let i = Info::new(Key::new("pmix.timeout").unwrap(), Value::Int(5));
+            let s = print_type(Some("P>"), DataType::Info, &Value::Info(Box::new(i)))
+                .unwrap()
+                .unwrap();
+            assert_eq!(
+                s,
+                "P>KEY: PMIX_TIMEOUT\nP>\tP>Data type: PMIX_INFO_DIRECTIVES\tValue: OPTIONAL\nP>\tP>PMIX_VALUE:  Data type: PMIX_INT\tValue: 5"
+            );
+        }
+
+        #[test]
+        fn empty_array_reports_bad_param_with_text() {
+            let d = Value::DataArray(Box::new(DataArray {
+                elem_type: DataType::Uint8,
+                items: vec![],
+            }));
+            let p = print_full(None, DataType::DataArray, &d);
+            assert_eq!(p.status, Status::ERR_BAD_PARAM);
+            assert_eq!(
+                String::from_utf8(p.text.unwrap()).unwrap(),
+                " Data type: PMIX_DATA_ARRAY\tType: PMIX_UINT8\tSize: 0\n NULL"
+            );
+            let _ = Nspace::default();
+        }
     }
 }

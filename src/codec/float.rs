@@ -7,15 +7,22 @@
 
 /// The text `printf("%f", v)` produces.
 pub fn format_f(v: f64) -> String {
-    if v.is_nan() {
-        return if v.is_sign_negative() { "-nan" } else { "nan" }.to_string();
-    }
-    if v.is_infinite() {
-        return if v < 0.0 { "-inf" } else { "inf" }.to_string();
-    }
-    // Rust's fixed-precision formatting is exact and rounds ties to even,
-    // as glibc does, and keeps the sign of negative zero.
-    format!("{v:.6}")
+    c_float(v, 6, 0)
+}
+
+/// The text `printf("%W.Pf", v)` produces, for precision `P` and width
+/// `W` (right-aligned, padded with spaces).
+pub fn c_float(v: f64, precision: usize, width: usize) -> String {
+    let s = if v.is_nan() {
+        if v.is_sign_negative() { "-nan" } else { "nan" }.to_string()
+    } else if v.is_infinite() {
+        if v < 0.0 { "-inf" } else { "inf" }.to_string()
+    } else {
+        // Rust's fixed-precision formatting is exact and rounds ties to
+        // even, as glibc does, and keeps the sign of negative zero.
+        format!("{v:.precision$}")
+    };
+    format!("{s:>width$}")
 }
 
 /// `strtod` on the bytes of a C string: the value of the longest prefix

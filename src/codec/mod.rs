@@ -30,16 +30,15 @@ pub mod compress;
 mod error;
 pub mod float;
 pub mod pack;
-pub mod print;
 pub mod regex;
 pub mod unpack;
 pub mod varint;
 pub mod wire;
 
+pub use crate::print::{print_full, print_type, Printed};
 pub use buffer::{Buffer, Reader};
 pub use compress::{compress, decompress, zlib_frame};
 pub use error::CodecError;
-pub use print::{print_full, print_type, Printed};
 pub use unpack::{Unpacked, MAX_DEPTH};
 
 use crate::{DataType, Value};

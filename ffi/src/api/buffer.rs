@@ -405,7 +405,7 @@ pub unsafe extern "C" fn PMIx_Data_print(
         let prefix = unsafe { opt_cstr(prefix) }.map(CStr::to_bytes);
         // SAFETY: src is valid for t (C contract).
         let v = unsafe { read_src(t, src) }?;
-        let printed = codec::print::print_full(prefix, t, &v);
+        let printed = pmix_core::print::print_full(prefix, t, &v);
         if let Some(mut text) = printed.text {
             text.retain(|&b| b != 0);
             let c = std::ffi::CString::new(text).map_err(|_| Status::ERROR)?;

@@ -8,7 +8,7 @@
 use std::ffi::{c_char, c_void};
 use std::ptr::null_mut;
 
-use pmix_core::{strings, Status};
+use pmix_core::{print, Status};
 
 use crate::api::value::{malloc_text, value_text, PMIx_Value_load};
 use crate::boundary::{guard, guard_or};
@@ -100,21 +100,13 @@ pub unsafe extern "C" fn PMIx_Info_xfer(
 ///
 /// # Safety
 /// `info` is a valid info.
-pub(crate) unsafe fn info_text(info: *const pmix_info_t, prefix: Option<&str>) -> String {
+pub(crate) unsafe fn info_text(info: *const pmix_info_t, prefix: Option<&[u8]>) -> Vec<u8> {
     // SAFETY: info is valid (caller's contract).
     let i = unsafe { &*info };
-    let p = prefix.unwrap_or(" ");
     let key = convert::key_from_c(&i.key);
-    let name = match pmix_core::keys::by_string(key.as_bytes()) {
-        Some(a) => a.name.to_owned(),
-        None => key.to_string_lossy().into_owned(),
-    };
     // SAFETY: the embedded value is valid.
-    let value = unsafe { value_text(&i.value, prefix) }.unwrap_or_else(|| "(null)".to_owned());
-    format!(
-        "{p}KEY: {name}\n{p}\t{p}Data type: PMIX_INFO_DIRECTIVES\tValue: {}\n{p}\t{value}",
-        strings::info_directives_string(i.flags)
-    )
+    let value = unsafe { value_text(&i.value, prefix) };
+    print::info_lines(prefix, key.as_bytes(), i.flags, value.as_deref())
 }
 
 /// `char* PMIx_Info_string(const pmix_info_t *info)`: malloc'd, freed by the

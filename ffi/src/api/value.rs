@@ -649,19 +649,13 @@ unsafe fn compare(v1: *const pmix_value_t, v2: *const pmix_value_t) -> Compariso
 ///
 /// # Safety
 /// `v` is a valid value.
-pub(crate) unsafe fn value_text(v: *const pmix_value_t, prefix: Option<&str>) -> Option<String> {
+pub(crate) unsafe fn value_text(v: *const pmix_value_t, prefix: Option<&[u8]>) -> Option<Vec<u8>> {
     // SAFETY: v is valid (caller's contract).
     let t = unsafe { (*v).type_ };
-    let unprintable = || {
-        format!(
-            "{}PMIX_VALUE:  Data type: {}({})\tValue: UNPRINTABLE",
-            prefix.unwrap_or(" "),
-            pmix_core::strings::text(pmix_core::strings::data_type_name(t)),
-            t
-        )
-    };
-    if no_member(t) || t == PMIX_POINTER {
-        return Some(unprintable());
+    if no_member(t) {
+        // Not readable into a Value; the reference prints none of them.
+        let payload = print::Style::value_string(&FfiHwloc).unprintable(t);
+        return Some(print::value_line(prefix, &payload));
     }
     if t == PMIX_TOPO {
         // Printed from the topology itself, without an XML round trip.
@@ -678,9 +672,9 @@ pub(crate) unsafe fn value_text(v: *const pmix_value_t, prefix: Option<&str>) ->
         }
         // SAFETY: an hwloc topology.
         let tree = unsafe { convert::topology_tree(tp.topology) }?;
-        let p = prefix.unwrap_or(" ");
-        return Some(format!(
-            "{p}PMIX_VALUE:  Data type: PMIX_TOPO\tValue: {tree}"
+        return Some(print::value_line(
+            prefix,
+            &print::topology_line(None, &tree),
         ));
     }
     // SAFETY: v is valid.
@@ -688,9 +682,9 @@ pub(crate) unsafe fn value_text(v: *const pmix_value_t, prefix: Option<&str>) ->
     print::value_with(prefix, &value, &FfiHwloc)
 }
 
-/// A malloc'd C copy of `s` (NULL on failure; interior NULs dropped).
-pub(crate) fn malloc_text(s: String) -> *mut c_char {
-    let mut bytes = s.into_bytes();
+/// A malloc'd C copy of `text` (NULL on failure; interior NULs dropped).
+pub(crate) fn malloc_text(text: impl Into<Vec<u8>>) -> *mut c_char {
+    let mut bytes = text.into();
     bytes.retain(|&b| b != 0);
     CString::new(bytes)
         .ok()
@@ -707,7 +701,7 @@ pub(crate) fn malloc_text(s: String) -> *mut c_char {
 pub unsafe extern "C" fn PMIx_Value_string(value: *const pmix_value_t) -> *mut c_char {
     guard_or(null_mut(), || {
         if value.is_null() {
-            return malloc_text(" Data type: PMIX_VALUE\tValue: NULL pointer".to_owned());
+            return malloc_text(" Data type: PMIX_VALUE\tValue: NULL pointer");
         }
         // SAFETY: value is valid (C contract).
         match unsafe { value_text(value, None) } {
