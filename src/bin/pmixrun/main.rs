@@ -1,5 +1,402 @@
-//! `pmixrun`: single-node launcher hosting a PMIx server.
+//! `pmixrun`: a single-node launcher hosting a PMIx server.
+//!
+//! ```text
+//! pmixrun [--tag-output] [--timeout SECS] [-x VAR[=val]] [--wdir DIR]
+//!         -n N PROGRAM [ARGS...] [: -n M PROGRAM2 [ARGS...]]...
+//! ```
+//!
+//! Registers one namespace (each program context is an application,
+//! `PMIX_APPNUM` 0, 1, ...) with the full single-node job description,
+//! registers every rank as a client, starts the ranks with `setup_fork`'s
+//! environment, forwards their output and the signals it receives, and
+//! exits with the job's status: 0 if every rank exited 0; otherwise the
+//! first failure's (a rank's exit code, 128 + a killing signal, the status
+//! passed to `PMIx_Abort`, 124 for `--timeout`), after a message on
+//! stderr naming the rank. When a rank fails, aborts, or exits without
+//! `PMIx_Finalize` while others run, the rest get `SIGTERM`, then
+//! `SIGKILL` after a grace period.
+//!
+//! Everything happens in one `poll` loop: the ranks' output pipes and a
+//! self-pipe fed by the signal handlers (`SIGCHLD` included) and by the
+//! host module. The PMIx server runs its own progress thread.
+
+mod cli;
+mod host;
+mod iof;
+mod launch;
+mod signals;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use pmix::job::{AppContext, SingleNodeJob};
+use pmix::server::{Server, ServerConfig};
+use pmix::{Nspace, Proc, Rank};
+
+use host::RunHost;
+use iof::{Kind, Stream};
+use signals::SignalPipe;
+
+/// Between `SIGTERM` and `SIGKILL` when tearing a job down.
+const GRACE: Duration = Duration::from_secs(3);
+/// How long output pipes may stay open once every rank has exited (a
+/// process the ranks left behind may hold them).
+const DRAIN: Duration = Duration::from_secs(1);
+/// Exit status for `--timeout`.
+const TIMEOUT_STATUS: i32 = 124;
+
+struct RankState {
+    pid: i32,
+    program: String,
+    running: bool,
+}
+
+/// The job as the main loop tracks it.
+struct Job {
+    ranks: Vec<RankState>,
+    by_pid: HashMap<i32, u32>,
+    running: usize,
+    host: Arc<RunHost>,
+    /// Exit status of the first failure, once there is one.
+    failure: Option<i32>,
+    tearing_down: bool,
+    kill_at: Option<Instant>,
+    killed: bool,
+    aborts_seen: usize,
+}
+
+impl Job {
+    fn fail(&mut self, msg: String, status: i32) {
+        if self.failure.is_some() {
+            return;
+        }
+        eprintln!("pmixrun: {msg}");
+        self.failure = Some(status);
+        self.teardown(libc::SIGTERM);
+    }
+
+    fn signal_all(&self, sig: i32) {
+        for r in self.ranks.iter().filter(|r| r.running) {
+            signals::send_group(r.pid, sig);
+        }
+    }
+
+    fn teardown(&mut self, sig: i32) {
+        if !self.tearing_down {
+            self.tearing_down = true;
+            self.kill_at = Some(Instant::now() + GRACE);
+        }
+        self.signal_all(sig);
+    }
+
+    fn describe(&self, rank: u32) -> String {
+        let r = &self.ranks[rank as usize];
+        format!("rank {rank} (pid {}, {})", r.pid, r.program)
+    }
+
+    fn reap(&mut self) {
+        loop {
+            let mut status = 0;
+            // SAFETY: `status` is a valid int for waitpid to fill.
+            let pid = unsafe { libc::waitpid(-1, &mut status, libc::WNOHANG) };
+            if pid <= 0 {
+                return;
+            }
+            if let Some(&rank) = self.by_pid.get(&pid) {
+                self.exited(rank, status);
+            }
+        }
+    }
+
+    fn exited(&mut self, rank: u32, status: i32) {
+        self.ranks[rank as usize].running = false;
+        self.running -= 1;
+        if self.tearing_down {
+            return;
+        }
+        let who = self.describe(rank);
+        if libc::WIFSIGNALED(status) {
+            let sig = libc::WTERMSIG(status);
+            self.fail(
+                format!("{who} was killed by {}", signals::name(sig)),
+                128 + sig,
+            );
+        } else if libc::WIFEXITED(status) && libc::WEXITSTATUS(status) != 0 {
+            let code = libc::WEXITSTATUS(status);
+            self.fail(format!("{who} exited with status {code}"), code);
+        } else if self.running > 0 {
+            let (connected, finalized) = {
+                let st = self.host.state.lock().unwrap_or_else(|e| e.into_inner());
+                (st.connected.contains(&rank), st.finalized.contains(&rank))
+            };
+            if connected && !finalized {
+                self.fail(
+                    format!(
+                        "{who} exited without calling PMIx_Finalize while other ranks \
+                         were still running"
+                    ),
+                    1,
+                );
+            }
+        }
+    }
+
+    fn check_aborts(&mut self) {
+        let first = {
+            let st = self.host.state.lock().unwrap_or_else(|e| e.into_inner());
+            if st.aborts.len() == self.aborts_seen {
+                return;
+            }
+            self.aborts_seen = st.aborts.len();
+            let a = &st.aborts[0];
+            (a.rank, a.status.code(), a.message.clone())
+        };
+        let (rank, code, message) = first;
+        let status = if (1..=255).contains(&code) { code } else { 1 };
+        let msg = match message {
+            Some(m) if !m.is_empty() => format!(": {m}"),
+            _ => String::new(),
+        };
+        let who = self.describe(rank);
+        self.fail(
+            format!("{who} called PMIx_Abort with status {code}{msg}; terminating the job"),
+            status,
+        );
+    }
+}
+
 fn main() {
-    eprintln!("pmixrun: the launcher is not implemented yet (see docs/FEATURES.md)");
-    std::process::exit(1);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let opts = match cli::parse(&args) {
+        Ok(cli::Parsed::Run(o)) => o,
+        Ok(cli::Parsed::Help) => {
+            println!("{}", cli::USAGE);
+            return;
+        }
+        Err(e) => {
+            eprintln!("pmixrun: {e}\n{}", cli::USAGE);
+            std::process::exit(2);
+        }
+    };
+    match run(opts) {
+        Ok(code) => std::process::exit(code),
+        Err(e) => {
+            eprintln!("pmixrun: {e}");
+            std::process::exit(1);
+        }
+    }
+}
+
+fn run(opts: cli::Options) -> Result<i32, String> {
+    let sigpipe =
+        SignalPipe::install().map_err(|e| format!("cannot install signal handlers: {e}"))?;
+    let nspace = Nspace::new(format!("pmixrun-{}@1", std::process::id()))
+        .map_err(|s| format!("namespace: {s}"))?;
+    let host = Arc::new(RunHost::new(nspace.clone()));
+    let server = Server::start(ServerConfig::default(), host.clone())
+        .map_err(|e| format!("cannot start the PMIx server: {e}"))?;
+    let hostname = server.config().hostname.clone();
+    let tmpdir: PathBuf = server.rendezvous_dir().to_path_buf();
+
+    let mut job_desc = SingleNodeJob::new(&nspace, &hostname).tmpdir(&tmpdir);
+    for c in &opts.contexts {
+        let mut app = AppContext::new(c.np).argv(c.argv.iter().cloned());
+        let cwd = match &c.wdir {
+            Some(d) => Some(d.clone()),
+            None => std::env::current_dir().ok(),
+        };
+        if let Some(d) = cwd {
+            app = app.cwd(d);
+        }
+        job_desc = job_desc.app(app);
+    }
+    let size = job_desc.size();
+    let infos = job_desc
+        .infos()
+        .map_err(|s| format!("job description: {s}"))?;
+    server
+        .register_nspace(&nspace, size, &infos)
+        .map_err(|s| format!("cannot register the job: {s}"))?;
+    let (uid, gid) = pmix::net::my_ids();
+    let nsdir = tmpdir.join(nspace.to_string());
+    for r in 0..size {
+        let p = Proc::new(nspace.clone(), Rank(r));
+        server
+            .register_client(&p, uid, gid)
+            .map_err(|s| format!("cannot register rank {r}: {s}"))?;
+        // PMIX_PROCDIR (and PMIX_NSDIR above it) exist for the ranks.
+        let _ = std::fs::create_dir_all(nsdir.join(r.to_string()));
+    }
+
+    let extra_env: Vec<(String, String)> = opts
+        .env
+        .iter()
+        .filter_map(|(k, v)| match v {
+            Some(v) => Some((k.clone(), v.clone())),
+            None => std::env::var(k).ok().map(|v| (k.clone(), v)),
+        })
+        .collect();
+
+    let mut job = Job {
+        ranks: Vec::new(),
+        by_pid: HashMap::new(),
+        running: 0,
+        host: host.clone(),
+        failure: None,
+        tearing_down: false,
+        kill_at: None,
+        killed: false,
+        aborts_seen: 0,
+    };
+    let mut streams: Vec<Stream> = Vec::new();
+    let ns_text = nspace.to_string();
+    let mut rank = 0u32;
+    'start: for c in &opts.contexts {
+        for _ in 0..c.np {
+            let p = Proc::new(nspace.clone(), Rank(rank));
+            let mut env = server
+                .setup_fork(&p)
+                .map_err(|s| format!("setup_fork for rank {rank}: {s}"))?;
+            env.extend(extra_env.iter().cloned());
+            match launch::start(c, &env) {
+                Ok(s) => {
+                    job.by_pid.insert(s.pid, rank);
+                    job.ranks.push(RankState {
+                        pid: s.pid,
+                        program: c.argv[0].clone(),
+                        running: true,
+                    });
+                    job.running += 1;
+                    for (fd, kind) in [(s.stdout, Kind::Stdout), (s.stderr, Kind::Stderr)] {
+                        let st = Stream::new(fd, kind, &ns_text, rank, opts.tag_output)
+                            .map_err(|e| format!("output pipe of rank {rank}: {e}"))?;
+                        streams.push(st);
+                    }
+                }
+                Err(e) => {
+                    job.fail(
+                        format!("cannot start rank {rank} ({}): {e}", c.argv[0]),
+                        if e.kind() == std::io::ErrorKind::NotFound {
+                            127
+                        } else {
+                            126
+                        },
+                    );
+                    break 'start;
+                }
+            }
+            rank += 1;
+        }
+    }
+
+    let deadline = opts
+        .timeout
+        .map(|t| Instant::now() + Duration::from_secs(t));
+    let mut drain_until: Option<Instant> = None;
+    loop {
+        job.reap();
+        job.check_aborts();
+        let now = Instant::now();
+        if let Some(d) = deadline {
+            if now >= d && !job.tearing_down {
+                job.fail(
+                    format!(
+                        "the job did not finish within {} seconds (--timeout); terminating it",
+                        opts.timeout.unwrap_or(0)
+                    ),
+                    TIMEOUT_STATUS,
+                );
+            }
+        }
+        if let Some(k) = job.kill_at {
+            if now >= k && !job.killed {
+                job.killed = true;
+                job.signal_all(libc::SIGKILL);
+            }
+        }
+        if job.running == 0 {
+            let until = *drain_until.get_or_insert(now + DRAIN);
+            if streams.is_empty() || now >= until {
+                break;
+            }
+        }
+
+        let mut wake_at: Option<Instant> = drain_until;
+        for t in [
+            deadline.filter(|_| !job.tearing_down),
+            job.kill_at.filter(|_| !job.killed),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            wake_at = Some(wake_at.map_or(t, |w| w.min(t)));
+        }
+        let timeout_ms: libc::c_int = match wake_at {
+            None => -1,
+            Some(t) => {
+                let d = t.saturating_duration_since(Instant::now());
+                (d.as_millis().min(i32::MAX as u128) as libc::c_int).saturating_add(1)
+            }
+        };
+        let mut fds: Vec<libc::pollfd> = std::iter::once(sigpipe.fd())
+            .chain(streams.iter().map(Stream::fd))
+            .map(|fd| libc::pollfd {
+                fd,
+                events: libc::POLLIN,
+                revents: 0,
+            })
+            .collect();
+        // SAFETY: `fds` is a valid array of `fds.len()` pollfd structs.
+        let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout_ms) };
+        if n < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(format!("poll: {e}"));
+        }
+        // Output first, so that a rank's last words precede the report
+        // of its exit.
+        let mut i = 0;
+        let mut keep = Vec::with_capacity(streams.len());
+        for mut s in streams.drain(..) {
+            i += 1;
+            let ready = fds[i].revents != 0;
+            if !ready || s.pump() {
+                keep.push(s);
+            }
+        }
+        streams = keep;
+        if fds[0].revents != 0 {
+            for b in sigpipe.drain() {
+                let sig = i32::from(b);
+                if signals::FORWARDED.contains(&sig) {
+                    job.signal_all(sig);
+                    if matches!(sig, libc::SIGINT | libc::SIGTERM | libc::SIGHUP) {
+                        if job.failure.is_none() {
+                            eprintln!(
+                                "pmixrun: received {}; terminating the job",
+                                signals::name(sig)
+                            );
+                            job.failure = Some(128 + sig);
+                        }
+                        job.teardown(sig);
+                    }
+                }
+            }
+        }
+    }
+    // Flush what the pipes still hold (a rank's leftovers).
+    for mut s in streams {
+        s.pump();
+    }
+
+    let aborts = std::mem::take(&mut host.state.lock().unwrap_or_else(|e| e.into_inner()).aborts);
+    server.deregister_nspace(&nspace);
+    let _ = std::fs::remove_dir_all(&nsdir);
+    server.finalize();
+    drop(aborts);
+    Ok(job.failure.unwrap_or(0))
 }

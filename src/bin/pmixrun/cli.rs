@@ -1,0 +1,172 @@
+//! Command-line parsing (hand-written: a handful of options).
+//!
+//! ```text
+//! pmixrun [OPTIONS] -n N PROGRAM [ARGS...] [: [OPTIONS] -n M PROGRAM2 [ARGS...]]...
+//! ```
+//!
+//! `--tag-output`, `--timeout` and `-x` apply to the whole job wherever
+//! they appear; `-n` and `--wdir` to the program context they precede.
+
+use std::path::PathBuf;
+
+/// One program context (`-n N PROGRAM ARGS...`): one application.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Context {
+    pub np: u32,
+    pub argv: Vec<String>,
+    pub wdir: Option<PathBuf>,
+}
+
+/// The parsed command line.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    pub contexts: Vec<Context>,
+    pub tag_output: bool,
+    pub timeout: Option<u64>,
+    /// `-x VAR=val` (`Some`) or `-x VAR` (`None`: the launcher's value).
+    pub env: Vec<(String, Option<String>)>,
+}
+
+pub const USAGE: &str = "usage: pmixrun [--tag-output] [--timeout SECS] [-x VAR[=val]] \
+[--wdir DIR] -n N PROGRAM [ARGS...] [: -n M PROGRAM2 [ARGS...]]...";
+
+/// What the command line asks for.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Parsed {
+    Run(Options),
+    Help,
+}
+
+fn value<'a>(
+    opt: &str,
+    inline: Option<&'a str>,
+    it: &mut impl Iterator<Item = &'a String>,
+) -> Result<&'a str, String> {
+    match inline {
+        Some(v) => Ok(v),
+        None => it
+            .next()
+            .map(String::as_str)
+            .ok_or_else(|| format!("option {opt} needs a value")),
+    }
+}
+
+/// Parses the arguments (without the program name).
+pub fn parse(args: &[String]) -> Result<Parsed, String> {
+    let mut o = Options::default();
+    let mut it = args.iter();
+    loop {
+        // One program context.
+        let mut np: Option<u32> = None;
+        let mut wdir = None;
+        let mut argv: Vec<String> = Vec::new();
+        let mut more = false;
+        while let Some(a) = it.next() {
+            if !argv.is_empty() {
+                if a == ":" {
+                    more = true;
+                    break;
+                }
+                argv.push(a.clone());
+                continue;
+            }
+            let (name, inline) = match a.split_once('=') {
+                Some((n, v)) if n.starts_with("--") => (n, Some(v)),
+                _ => (a.as_str(), None),
+            };
+            match name {
+                "-h" | "--help" => return Ok(Parsed::Help),
+                "-n" | "--n" | "-np" | "--np" => {
+                    let v = value(name, inline, &mut it)?;
+                    let n: u32 = v
+                        .parse()
+                        .map_err(|_| format!("{name}: not a process count: {v}"))?;
+                    if n == 0 {
+                        return Err(format!("{name}: at least one process is needed"));
+                    }
+                    np = Some(n);
+                }
+                "--tag-output" => o.tag_output = true,
+                "--timeout" => {
+                    let v = value(name, inline, &mut it)?;
+                    let t: u64 = v
+                        .parse()
+                        .map_err(|_| format!("--timeout: not a number of seconds: {v}"))?;
+                    o.timeout = Some(t);
+                }
+                "-x" => {
+                    let v = value(name, inline, &mut it)?;
+                    let (k, val) = match v.split_once('=') {
+                        Some((k, val)) => (k, Some(val.to_owned())),
+                        None => (v, None),
+                    };
+                    if k.is_empty() {
+                        return Err(format!("-x: no variable name in {v}"));
+                    }
+                    o.env.push((k.to_owned(), val));
+                }
+                "--wdir" | "-wdir" | "--wd" => {
+                    wdir = Some(PathBuf::from(value(name, inline, &mut it)?));
+                }
+                ":" => return Err("empty program context before ':'".into()),
+                s if s.starts_with('-') && s.len() > 1 => {
+                    return Err(format!("unknown option {s}"));
+                }
+                _ => argv.push(a.clone()),
+            }
+        }
+        if argv.is_empty() {
+            return Err("no program given".into());
+        }
+        o.contexts.push(Context {
+            np: np.unwrap_or(1),
+            argv,
+            wdir,
+        });
+        if !more {
+            break;
+        }
+    }
+    Ok(Parsed::Run(o))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(s: &str) -> Result<Parsed, String> {
+        parse(&s.split_whitespace().map(String::from).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn contexts_and_options() {
+        let Parsed::Run(o) =
+            p("--tag-output -n 2 --wdir /tmp a x -n : --timeout=5 -x A=1 -x B -n 3 b").unwrap()
+        else {
+            panic!()
+        };
+        assert!(o.tag_output);
+        assert_eq!(o.timeout, Some(5));
+        assert_eq!(
+            o.env,
+            vec![("A".into(), Some("1".into())), ("B".into(), None)]
+        );
+        assert_eq!(o.contexts.len(), 2);
+        assert_eq!(o.contexts[0].np, 2);
+        assert_eq!(o.contexts[0].argv, vec!["a", "x", "-n"]);
+        assert_eq!(o.contexts[0].wdir, Some(PathBuf::from("/tmp")));
+        assert_eq!(o.contexts[1].np, 3);
+        assert_eq!(o.contexts[1].argv, vec!["b"]);
+    }
+
+    #[test]
+    fn errors() {
+        assert!(p("").is_err());
+        assert!(p("-n 0 a").is_err());
+        assert!(p("-n x a").is_err());
+        assert!(p("-n 1 a :").is_err());
+        assert!(p("--bogus a").is_err());
+        assert!(p("-n").is_err());
+        assert_eq!(p("--help"), Ok(Parsed::Help));
+    }
+}
