@@ -9,6 +9,7 @@ pub mod info_list;
 pub mod locality;
 pub mod regex;
 pub mod server;
+pub(crate) mod server_module;
 pub mod strings;
 pub mod tool;
 pub mod value;

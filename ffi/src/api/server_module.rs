@@ -1,0 +1,463 @@
+//! `pmix_server_module_t` and the bridge that turns its C callbacks into
+//! the core server's [`HostModule`].
+//!
+//! Each upcall hands the host a `cbfunc` of ours and, as its `cbdata`, a
+//! boxed operation holding the core's [`Completion`] (plus whatever C data
+//! must stay valid until the host answers: the fence contribution, the
+//! info array). The host may call `cbfunc` from any thread, before or
+//! after its function returns; the callback reclaims the box and
+//! completes the operation. A host function's return value follows the
+//! standard: `PMIX_SUCCESS` (the callback will come),
+//! `PMIX_OPERATION_SUCCEEDED` (done, no callback), anything else (refused,
+//! no callback).
+
+use std::collections::HashMap;
+use std::ffi::{c_char, c_int, c_void, CString};
+use std::sync::Mutex;
+
+use pmix_core::server::{Completion, HostModule, OpOutput};
+use pmix_core::{Info, Proc, Status};
+
+use crate::convert;
+use crate::sys::{
+    pmix_info_t, pmix_modex_cbfunc_t, pmix_op_cbfunc_t, pmix_proc_t, pmix_release_cbfunc_t,
+    pmix_status_t,
+};
+
+/// A module function this library never calls (only its size matters).
+pub type UnusedFn = Option<unsafe extern "C" fn()>;
+
+/// `pmix_server_client_connected_fn_t`.
+pub type ClientConnectedFn = Option<
+    unsafe extern "C" fn(
+        proc_: *const pmix_proc_t,
+        server_object: *mut c_void,
+        cbfunc: pmix_op_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t,
+>;
+/// `pmix_server_client_connected2_fn_t`.
+pub type ClientConnected2Fn = Option<
+    unsafe extern "C" fn(
+        proc_: *const pmix_proc_t,
+        server_object: *mut c_void,
+        info: *mut pmix_info_t,
+        ninfo: usize,
+        cbfunc: pmix_op_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t,
+>;
+/// `pmix_server_client_finalized_fn_t` (same shape as connected).
+pub type ClientFinalizedFn = ClientConnectedFn;
+/// `pmix_server_abort_fn_t`.
+pub type AbortFn = Option<
+    unsafe extern "C" fn(
+        proc_: *const pmix_proc_t,
+        server_object: *mut c_void,
+        status: c_int,
+        msg: *const c_char,
+        procs: *mut pmix_proc_t,
+        nprocs: usize,
+        cbfunc: pmix_op_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t,
+>;
+/// `pmix_server_fencenb_fn_t`.
+pub type FenceNbFn = Option<
+    unsafe extern "C" fn(
+        procs: *const pmix_proc_t,
+        nprocs: usize,
+        info: *const pmix_info_t,
+        ninfo: usize,
+        data: *mut c_char,
+        ndata: usize,
+        cbfunc: pmix_modex_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t,
+>;
+/// `pmix_server_dmodex_req_fn_t`.
+pub type DmodexReqFn = Option<
+    unsafe extern "C" fn(
+        proc_: *const pmix_proc_t,
+        info: *const pmix_info_t,
+        ninfo: usize,
+        cbfunc: pmix_modex_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t,
+>;
+
+/// `pmix_server_module_t` (the 4.x layout: every version's functions in
+/// order, `client_connected2` last).
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+pub struct pmix_server_module_t {
+    pub client_connected: ClientConnectedFn,
+    pub client_finalized: ClientFinalizedFn,
+    pub abort: AbortFn,
+    pub fence_nb: FenceNbFn,
+    pub direct_modex: DmodexReqFn,
+    pub publish: UnusedFn,
+    pub lookup: UnusedFn,
+    pub unpublish: UnusedFn,
+    pub spawn: UnusedFn,
+    pub connect: UnusedFn,
+    pub disconnect: UnusedFn,
+    pub register_events: UnusedFn,
+    pub deregister_events: UnusedFn,
+    pub listener: UnusedFn,
+    pub notify_event: UnusedFn,
+    pub query: UnusedFn,
+    pub tool_connected: UnusedFn,
+    pub log: UnusedFn,
+    pub allocate: UnusedFn,
+    pub job_control: UnusedFn,
+    pub monitor: UnusedFn,
+    pub get_credential: UnusedFn,
+    pub validate_credential: UnusedFn,
+    pub iof_pull: UnusedFn,
+    pub push_stdin: UnusedFn,
+    pub group: UnusedFn,
+    pub fabric: UnusedFn,
+    pub client_connected2: ClientConnected2Fn,
+}
+
+/// The `server_object` pointers hosts gave `PMIx_server_register_client`,
+/// handed back in the upcalls about that client.
+#[derive(Default)]
+pub(crate) struct ServerObjects(Mutex<HashMap<Proc, usize>>);
+
+impl ServerObjects {
+    pub(crate) fn set(&self, p: &Proc, obj: *mut c_void) {
+        let mut m = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        m.insert(p.clone(), obj as usize);
+    }
+
+    pub(crate) fn remove(&self, p: &Proc) {
+        let mut m = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        m.remove(p);
+    }
+
+    pub(crate) fn remove_nspace(&self, ns: &pmix_core::Nspace) {
+        let mut m = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        m.retain(|p, _| &p.nspace != ns);
+    }
+
+    fn get(&self, p: &Proc) -> *mut c_void {
+        let m = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        m.get(p).copied().unwrap_or(0) as *mut c_void
+    }
+}
+
+/// The C host's module, as a [`HostModule`].
+pub(crate) struct CHost {
+    pub(crate) module: pmix_server_module_t,
+    pub(crate) objects: std::sync::Arc<ServerObjects>,
+}
+
+/// An operation in the host's hands: the completion and the C data that
+/// must outlive the upcall.
+struct Op<T: OpOutput> {
+    done: Completion<T>,
+    infos: CInfos,
+    _data: Vec<u8>,
+}
+
+/// A `calloc`ed info array, freed on drop.
+struct CInfos(*mut pmix_info_t, usize);
+
+impl CInfos {
+    fn new(infos: &[Info]) -> Result<CInfos, Status> {
+        Ok(CInfos(convert::infos_to_c(infos)?, infos.len()))
+    }
+}
+
+impl Drop for CInfos {
+    fn drop(&mut self) {
+        // SAFETY: the array came from infos_to_c with this count.
+        unsafe { convert::infos_free(self.0, self.1) };
+    }
+}
+
+fn result_of(status: pmix_status_t) -> Result<(), Status> {
+    if status == Status::SUCCESS.0 {
+        Ok(())
+    } else {
+        Err(Status(status))
+    }
+}
+
+/// The `pmix_op_cbfunc_t` handed to the host for unit operations.
+unsafe extern "C" fn op_done(status: pmix_status_t, cbdata: *mut c_void) {
+    crate::boundary::guard_or((), || {
+        if cbdata.is_null() {
+            return;
+        }
+        // SAFETY: cbdata is the box `call_host` leaked for this operation,
+        // reclaimed exactly once (the host calls back once).
+        let op = unsafe { Box::from_raw(cbdata.cast::<Op<()>>()) };
+        op.done.complete(result_of(status));
+    })
+}
+
+/// The `pmix_modex_cbfunc_t` handed to the host for fence and direct
+/// modex: copies the blob, lets the host release its buffer.
+unsafe extern "C" fn modex_done(
+    status: pmix_status_t,
+    data: *const c_char,
+    ndata: usize,
+    cbdata: *mut c_void,
+    release_fn: pmix_release_cbfunc_t,
+    release_cbdata: *mut c_void,
+) {
+    crate::boundary::guard_or((), || {
+        // SAFETY: data is NULL or ndata readable bytes (C contract).
+        let blob = unsafe { convert::bytes_from_c(data, ndata) };
+        if let Some(f) = release_fn {
+            // SAFETY: the host's release callback with its own cbdata.
+            unsafe { f(release_cbdata) };
+        }
+        if cbdata.is_null() {
+            return;
+        }
+        // SAFETY: cbdata is the box `call_host` leaked, reclaimed once.
+        let op = unsafe { Box::from_raw(cbdata.cast::<Op<Vec<u8>>>()) };
+        op.done.complete(result_of(status).map(|_| blob));
+    })
+}
+
+/// Runs one upcall: leaks the operation as cbdata, interprets the return
+/// value (reclaiming the box when the host will not call back).
+fn call_host<T: OpOutput + Default>(
+    op: Op<T>,
+    f: impl FnOnce(*mut c_void, *const pmix_info_t, usize) -> pmix_status_t,
+) -> Result<(), Status> {
+    let (infos, n) = (op.infos.0, op.infos.1);
+    let raw = Box::into_raw(Box::new(op));
+    let rc = f(raw.cast(), infos, n);
+    if rc == Status::SUCCESS.0 {
+        return Ok(());
+    }
+    // SAFETY: the host will not call back: the box is still ours.
+    let op = unsafe { Box::from_raw(raw) };
+    if rc == Status::OPERATION_SUCCEEDED.0 {
+        op.done.complete(Ok(T::default()));
+        Ok(())
+    } else {
+        Err(Status(rc))
+    }
+}
+
+fn op<T: OpOutput>(done: Completion<T>, infos: &[Info], data: Vec<u8>) -> Result<Op<T>, Status> {
+    Ok(Op {
+        done,
+        infos: CInfos::new(infos)?,
+        _data: data,
+    })
+}
+
+impl HostModule for CHost {
+    fn client_connected(&self, proc: &Proc, done: Completion<()>) -> Result<(), Status> {
+        let cp = convert::proc_to_c(proc);
+        let obj = self.objects.get(proc);
+        if let Some(f) = self.module.client_connected2 {
+            return call_host(op(done, &[], Vec::new())?, |cb, info, n| {
+                // SAFETY: the host's function, with valid arguments that
+                // live until it calls back (the proc only for the call).
+                unsafe { f(&cp, obj, info.cast_mut(), n, Some(op_done), cb) }
+            });
+        }
+        let f = self
+            .module
+            .client_connected
+            .ok_or(Status::ERR_NOT_SUPPORTED)?;
+        call_host(op(done, &[], Vec::new())?, |cb, _, _| {
+            // SAFETY: as above.
+            unsafe { f(&cp, obj, Some(op_done), cb) }
+        })
+    }
+
+    fn client_finalized(&self, proc: &Proc, done: Completion<()>) -> Result<(), Status> {
+        let f = self
+            .module
+            .client_finalized
+            .ok_or(Status::ERR_NOT_SUPPORTED)?;
+        let cp = convert::proc_to_c(proc);
+        let obj = self.objects.get(proc);
+        call_host(op(done, &[], Vec::new())?, |cb, _, _| {
+            // SAFETY: the host's function with valid arguments.
+            unsafe { f(&cp, obj, Some(op_done), cb) }
+        })
+    }
+
+    fn abort(
+        &self,
+        proc: &Proc,
+        status: Status,
+        message: Option<&str>,
+        procs: &[Proc],
+        done: Completion<()>,
+    ) -> Result<(), Status> {
+        let f = self.module.abort.ok_or(Status::ERR_NOT_SUPPORTED)?;
+        let cp = convert::proc_to_c(proc);
+        let obj = self.objects.get(proc);
+        let msg = message.map(|m| CString::new(m.replace('\0', " ")).unwrap_or_default());
+        let mut cprocs: Vec<pmix_proc_t> = procs.iter().map(convert::proc_to_c).collect();
+        let (pp, np) = if cprocs.is_empty() {
+            (std::ptr::null_mut(), 0)
+        } else {
+            (cprocs.as_mut_ptr(), cprocs.len())
+        };
+        call_host(op(done, &[], Vec::new())?, |cb, _, _| {
+            let m = msg.as_ref().map_or(std::ptr::null(), |m| m.as_ptr());
+            // SAFETY: the host's function with valid arguments (msg and
+            // procs live for the call, as the standard says).
+            unsafe { f(&cp, obj, status.0, m, pp, np, Some(op_done), cb) }
+        })
+    }
+
+    fn fence_nb(
+        &self,
+        procs: &[Proc],
+        infos: &[Info],
+        data: Vec<u8>,
+        done: Completion<Vec<u8>>,
+    ) -> Result<(), Status> {
+        let f = self.module.fence_nb.ok_or(Status::ERR_NOT_SUPPORTED)?;
+        let cprocs: Vec<pmix_proc_t> = procs.iter().map(convert::proc_to_c).collect();
+        let (dp, dn) = (data.as_ptr() as *mut c_char, data.len());
+        let o = op(done, infos, data)?;
+        // The procs, like the infos and the data, stay valid until the
+        // host calls back: they live in the operation box.
+        let procs_box: Box<[pmix_proc_t]> = cprocs.into_boxed_slice();
+        let pp = procs_box.as_ptr();
+        let np = procs_box.len();
+        let holder = FenceOp {
+            op: o,
+            _procs: procs_box,
+        };
+        fence_call(holder, |cb, info, n| {
+            // SAFETY: the host's function; procs, infos and data live in
+            // the operation box until the host calls back.
+            unsafe { f(pp, np, info, n, dp, dn, Some(fence_done), cb) }
+        })
+    }
+
+    fn direct_modex(
+        &self,
+        proc: &Proc,
+        infos: &[Info],
+        done: Completion<Vec<u8>>,
+    ) -> Result<(), Status> {
+        let f = self.module.direct_modex.ok_or(Status::ERR_NOT_SUPPORTED)?;
+        let cp = convert::proc_to_c(proc);
+        call_host(op(done, infos, Vec::new())?, |cb, info, n| {
+            // SAFETY: the host's function; the proc lives for the call,
+            // the infos in the operation box until the host calls back.
+            unsafe { f(&cp, info, n, Some(modex_done), cb) }
+        })
+    }
+}
+
+/// A fence in the host's hands: the operation and the procs array.
+struct FenceOp {
+    op: Op<Vec<u8>>,
+    _procs: Box<[pmix_proc_t]>,
+}
+
+/// `pmix_modex_cbfunc_t` for fences (the box is a [`FenceOp`]).
+unsafe extern "C" fn fence_done(
+    status: pmix_status_t,
+    data: *const c_char,
+    ndata: usize,
+    cbdata: *mut c_void,
+    release_fn: pmix_release_cbfunc_t,
+    release_cbdata: *mut c_void,
+) {
+    crate::boundary::guard_or((), || {
+        // SAFETY: data is NULL or ndata readable bytes (C contract).
+        let blob = unsafe { convert::bytes_from_c(data, ndata) };
+        if let Some(f) = release_fn {
+            // SAFETY: the host's release callback with its own cbdata.
+            unsafe { f(release_cbdata) };
+        }
+        if cbdata.is_null() {
+            return;
+        }
+        // SAFETY: cbdata is the box `fence_call` leaked, reclaimed once.
+        let fo = unsafe { Box::from_raw(cbdata.cast::<FenceOp>()) };
+        fo.op.done.complete(result_of(status).map(|_| blob));
+    })
+}
+
+fn fence_call(
+    fo: FenceOp,
+    f: impl FnOnce(*mut c_void, *const pmix_info_t, usize) -> pmix_status_t,
+) -> Result<(), Status> {
+    let (infos, n) = (fo.op.infos.0, fo.op.infos.1);
+    let raw = Box::into_raw(Box::new(fo));
+    let rc = f(raw.cast(), infos, n);
+    if rc == Status::SUCCESS.0 {
+        return Ok(());
+    }
+    // SAFETY: the host will not call back: the box is still ours.
+    let fo = unsafe { Box::from_raw(raw) };
+    if rc == Status::OPERATION_SUCCEEDED.0 {
+        fo.op.done.complete(Ok(Vec::new()));
+        Ok(())
+    } else {
+        Err(Status(rc))
+    }
+}
+
+#[cfg(test)]
+mod layout {
+    use super::pmix_server_module_t;
+    use std::mem::{offset_of, size_of};
+    use std::process::Command;
+
+    /// Offsets and size against the C compiler's view of our header.
+    #[test]
+    fn module_layout_matches_header() {
+        let include = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../include");
+        let dir = std::env::temp_dir().join(format!("pmix-module-layout-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let src = dir.join("m.c");
+        let exe = dir.join("m");
+        std::fs::write(
+            &src,
+            "#include <stdio.h>\n#include <stddef.h>\n#include <pmix_server.h>\n\
+             int main(void){printf(\"%zu %zu %zu %zu %zu %zu\\n\", sizeof(pmix_server_module_t),\
+             offsetof(pmix_server_module_t, fence_nb), offsetof(pmix_server_module_t, direct_modex),\
+             offsetof(pmix_server_module_t, client_finalized), offsetof(pmix_server_module_t, abort),\
+             offsetof(pmix_server_module_t, client_connected2));return 0;}\n",
+        )
+        .unwrap();
+        let out = Command::new("cc")
+            .args(["-std=gnu11", "-w", "-I"])
+            .arg(&include)
+            .arg(&src)
+            .arg("-o")
+            .arg(&exe)
+            .output()
+            .expect("run cc");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let out = Command::new(&exe).output().unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        let got = String::from_utf8(out.stdout).unwrap();
+        type M = pmix_server_module_t;
+        let want = format!(
+            "{} {} {} {} {} {}\n",
+            size_of::<M>(),
+            offset_of!(M, fence_nb),
+            offset_of!(M, direct_modex),
+            offset_of!(M, client_finalized),
+            offset_of!(M, abort),
+            offset_of!(M, client_connected2)
+        );
+        assert_eq!(got, want);
+    }
+}
