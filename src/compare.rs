@@ -12,8 +12,8 @@
 //! with themselves, `strcmp` on NULL), a sane comparison is made instead.
 
 use std::cmp::Ordering;
-use std::ffi::CStr;
 
+use crate::print::{Hwloc, NoHwloc};
 use crate::value::{
     Coord, DataArray, DeviceDistance, DiskStats, Endpoint, Envar, Geometry, NetStats, NodeStats,
     OptString, ProcInfo, ProcStats, RegAttr, Timeval,
@@ -35,22 +35,6 @@ pub enum Comparison {
 use Comparison::{
     Equal, IncompatibleObjects, NotAvailable, TypeDifferent, Value1Greater, Value2Greater,
 };
-
-/// Hooks for the parts of a comparison that need hwloc: the text of a
-/// topology (the reference compares topologies by their printed tree).
-pub trait HwlocText {
-    /// The printed form of a topology, or `None` if it cannot be printed.
-    fn topology(&self, xml: &CStr) -> Option<String>;
-}
-
-/// No hwloc available: topologies cannot be compared.
-pub struct NoHwloc;
-
-impl HwlocText for NoHwloc {
-    fn topology(&self, _: &CStr) -> Option<String> {
-        None
-    }
-}
 
 fn of(o: Ordering) -> Comparison {
     match o {
@@ -366,7 +350,7 @@ fn sources(a: &OptString, b: &OptString) -> Option<Comparison> {
 fn topologies(
     a: &crate::value::Topology,
     b: &crate::value::Topology,
-    hw: &dyn HwlocText,
+    hw: &dyn Hwloc,
 ) -> Comparison {
     if let Some(c) = sources(&a.source, &b.source) {
         return c;
@@ -375,7 +359,7 @@ fn topologies(
         (None, None) => Equal,
         (Some(_), None) => Value1Greater,
         (None, Some(_)) => Value2Greater,
-        (Some(x), Some(y)) => match (hw.topology(x), hw.topology(y)) {
+        (Some(x), Some(y)) => match (hw.topology_tree(x), hw.topology_tree(y)) {
             (Some(p), Some(q)) => of(p.as_bytes().cmp(q.as_bytes())),
             _ => NotAvailable,
         },
@@ -392,7 +376,7 @@ fn cpusets(a: &crate::value::Cpuset, b: &crate::value::Cpuset) -> Comparison {
     }
 }
 
-fn infos(a: &Info, b: &Info, hw: &dyn HwlocText) -> Comparison {
+fn infos(a: &Info, b: &Info, hw: &dyn Hwloc) -> Comparison {
     chain!(
         of(a.key.as_bytes().cmp(b.key.as_bytes())),
         compare_with(&a.value, &b.value, hw),
@@ -492,7 +476,7 @@ fn memcmp_array_type(t: DataType) -> bool {
     )
 }
 
-fn arrays(a: &DataArray, b: &DataArray, hw: &dyn HwlocText) -> Comparison {
+fn arrays(a: &DataArray, b: &DataArray, hw: &dyn Hwloc) -> Comparison {
     if a.elem_type != b.elem_type {
         return TypeDifferent;
     }
@@ -562,7 +546,7 @@ pub fn compare(a: &Value, b: &Value) -> Comparison {
 }
 
 /// Compares two values as `PMIx_Value_compare` does.
-pub fn compare_with(a: &Value, b: &Value, hw: &dyn HwlocText) -> Comparison {
+pub fn compare_with(a: &Value, b: &Value, hw: &dyn Hwloc) -> Comparison {
     if a.data_type() != b.data_type() {
         return TypeDifferent;
     }

@@ -46,14 +46,15 @@ macro_rules! cat {
     }};
 }
 
-/// What printing needs from hwloc.
+/// What printing (and comparison, which compares topologies by their
+/// printed tree) needs from hwloc.
 pub trait Hwloc {
     /// The object tree of the topology whose XML export is `xml`, as the
     /// reference prints it, or `None` if it cannot.
     fn topology_tree(&self, xml: &CStr) -> Option<String>;
 }
 
-/// Printing without hwloc: topologies do not print.
+/// No hwloc: topologies neither print nor compare.
 pub struct NoHwloc;
 
 impl Hwloc for NoHwloc {

@@ -1718,26 +1718,14 @@ pub unsafe fn topology_tree(topo: hwloc::hwloc_topology_t) -> Option<String> {
 /// The hwloc services the core's printing and comparison need.
 pub struct FfiHwloc;
 
-impl FfiHwloc {
-    fn tree_of_xml(xml: &CStr) -> Option<String> {
+impl pmix_core::print::Hwloc for FfiHwloc {
+    fn topology_tree(&self, xml: &CStr) -> Option<String> {
         let topo = topology_from_xml(xml).ok()?;
         // SAFETY: topo was just loaded and is destroyed right after.
         let tree = unsafe { topology_tree(topo) };
         // SAFETY: ours, destroyed once.
         unsafe { hwloc::hwloc_topology_destroy(topo) };
         tree
-    }
-}
-
-impl pmix_core::print::Hwloc for FfiHwloc {
-    fn topology_tree(&self, xml: &CStr) -> Option<String> {
-        Self::tree_of_xml(xml)
-    }
-}
-
-impl pmix_core::compare::HwlocText for FfiHwloc {
-    fn topology(&self, xml: &CStr) -> Option<String> {
-        Self::tree_of_xml(xml)
     }
 }
 
