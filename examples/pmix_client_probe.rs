@@ -17,6 +17,7 @@
 //!   print `entering fence` and enter a fence (the test kills V);
 //! - `abort V`: rank V calls `PMIx_Abort(5, "probe abort")`, the others
 //!   block;
+//! - `block`: prints `blocking` and blocks;
 //! - `no-finalize V`: rank V exits 0 without `PMIx_Finalize`, the others
 //!   block.
 //!
@@ -397,6 +398,10 @@ pub fn run(args: &[String]) -> R {
                 let res = p.c.abort(Status(5), Some("probe abort"), &[]);
                 return Err(format!("PMIx_Abort returned {res:?}"));
             }
+            block();
+        }
+        "block" => {
+            println!("blocking");
             block();
         }
         "no-finalize" => {
