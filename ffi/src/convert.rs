@@ -398,13 +398,14 @@ pub unsafe fn read_items_raw(t: pmix_data_type_t, p: *const c_void, n: usize) ->
 }
 
 /// Writes `items` (each of type `t`) into a freshly calloc'd C array of
-/// type `t`; NULL for an empty slice. On error nothing is left allocated.
-/// Release the result with [`free_items`].
+/// type `t`; NULL for an empty slice, of any type but `PMIX_KVAL` (an empty
+/// `PMIX_UNDEF` array is valid: the reference packs and unpacks it). On
+/// error nothing is left allocated. Release the result with [`free_items`].
 pub fn write_items(t: DataType, items: &[Value]) -> Res<*mut c_void> {
-    let size = item_size_or_err(t)?;
-    if items.is_empty() {
+    if items.is_empty() && t != DataType::Kval {
         return Ok(null_mut());
     }
+    let size = item_size_or_err(t)?;
     let total = size.checked_mul(items.len()).ok_or(Status::ERR_NOMEM)?;
     let arr = calloc_array::<u8>(total)?;
     for (i, v) in items.iter().enumerate() {

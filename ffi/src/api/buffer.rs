@@ -48,9 +48,7 @@ use pmix_core::{DataType, Status, Value};
 use crate::boundary::{guard, guard_or, malloc_bytes, malloc_cstr, opt_cstr};
 use crate::convert;
 use crate::nonnull;
-use crate::sys::{
-    pmix_byte_object_t, pmix_data_array_t, pmix_data_buffer_t, pmix_data_type_t, pmix_proc_t,
-};
+use crate::sys::{pmix_byte_object_t, pmix_data_buffer_t, pmix_data_type_t, pmix_proc_t};
 
 /// First allocation of a buffer (`bfrops_base_initial_size`).
 const INITIAL_SIZE: usize = 128;
@@ -282,36 +280,10 @@ fn unpack_into(
         // i < values.len() <= room.
         let slot = unsafe { dest.cast::<u8>().add(i * size) }.cast::<c_void>();
         // SAFETY: slot is a writable item of type t owned by the caller.
-        unsafe { write_unpacked_item(t, v, slot) }?;
+        unsafe { convert::write_item(t, v, slot) }?;
     }
     let got = i32::try_from(u.values.len()).map_err(|_| Status::ERR_UNPACK_FAILURE)?;
     Ok((got, u.is_partial()))
-}
-
-/// Writes one unpacked item for the caller: [`convert::write_item`], except
-/// that an empty `PMIX_UNDEF` data array (which the reference packs and
-/// unpacks, and which `convert` refuses) is written as
-/// `{PMIX_UNDEF, 0, NULL}`.
-///
-/// # Safety
-/// `slot` is a writable item of type `t`.
-unsafe fn write_unpacked_item(t: DataType, v: &Value, slot: *mut c_void) -> Result<(), Status> {
-    if let Value::DataArray(d) = v {
-        if d.elem_type == DataType::Undef && d.items.is_empty() {
-            // SAFETY: slot is a writable pmix_data_array_t (t is DATA_ARRAY).
-            unsafe {
-                slot.cast::<pmix_data_array_t>()
-                    .write_unaligned(pmix_data_array_t {
-                        type_: DataType::Undef.raw(),
-                        size: 0,
-                        array: null_mut(),
-                    })
-            };
-            return Ok(());
-        }
-    }
-    // SAFETY: forwarded contract.
-    unsafe { convert::write_item(t, v, slot) }
 }
 
 /// Reads the item `src` points to, with the reference's conventions for

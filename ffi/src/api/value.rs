@@ -136,7 +136,8 @@ fn reference_copy(v: &mut Value) {
     }
 }
 
-/// Deep-copies a data array as the reference does.
+/// Deep-copies a data array as the reference does: an empty one (size 0)
+/// of any element type, a non-empty one of the types it can copy.
 ///
 /// # Safety
 /// `d` is NULL or a valid data array.
@@ -146,6 +147,12 @@ unsafe fn copy_darray(d: *const pmix_data_array_t) -> Res<*mut pmix_data_array_t
     }
     // SAFETY: d is valid (caller's contract).
     let src = unsafe { &*d };
+    if src.size == 0 {
+        let out = calloc_array::<pmix_data_array_t>(1)?;
+        // SAFETY: out is a fresh, zeroed data array (size 0, array NULL).
+        unsafe { (*out).type_ = src.type_ };
+        return Ok(out);
+    }
     array_copy_status(src.type_)?;
     // SAFETY: as above.
     let mut arr = unsafe { convert::data_array_from_c(d) }?;
