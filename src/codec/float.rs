@@ -36,6 +36,22 @@ pub fn parse_f32(s: &[u8]) -> f32 {
     parse_prefix(s, |t| t.parse::<f32>().ok(), |m, e| hex_value(m, e) as f32)
 }
 
+/// Where the C `strto*` functions start reading a number in `s`: after
+/// leading white space and an optional sign. Returns that offset and
+/// whether the sign was `-`.
+pub(crate) fn number_start(s: &[u8]) -> (usize, bool) {
+    let mut i = 0;
+    while i < s.len() && matches!(s[i], b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r') {
+        i += 1;
+    }
+    let mut neg = false;
+    if i < s.len() && (s[i] == b'+' || s[i] == b'-') {
+        neg = s[i] == b'-';
+        i += 1;
+    }
+    (i, neg)
+}
+
 fn hex_value(mantissa: u64, exp2: i64) -> f64 {
     let e = exp2.clamp(-2000, 2000) as i32;
     // Split the scaling so intermediate results neither overflow nor
@@ -47,15 +63,7 @@ fn parse_prefix<T>(s: &[u8], dec: impl Fn(&str) -> Option<T>, hex: impl Fn(u64, 
 where
     T: std::ops::Neg<Output = T> + Default + From<u8> + Copy + Special,
 {
-    let mut i = 0;
-    while i < s.len() && matches!(s[i], b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r') {
-        i += 1;
-    }
-    let mut neg = false;
-    if i < s.len() && (s[i] == b'+' || s[i] == b'-') {
-        neg = s[i] == b'-';
-        i += 1;
-    }
+    let (i, neg) = number_start(s);
     let rest = &s[i..];
     let lower = |n: usize| -> Vec<u8> { rest.iter().take(n).map(u8::to_ascii_lowercase).collect() };
     let value = if lower(3) == b"inf" {

@@ -34,15 +34,7 @@ fn is_string_form(b: &[u8]) -> bool {
 
 /// `strtoul(s, NULL, 10)` on the bytes of a C string.
 fn strtoul(s: &[u8]) -> u64 {
-    let mut i = 0;
-    while i < s.len() && matches!(s[i], b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r') {
-        i += 1;
-    }
-    let mut neg = false;
-    if i < s.len() && (s[i] == b'+' || s[i] == b'-') {
-        neg = s[i] == b'-';
-        i += 1;
-    }
+    let (mut i, neg) = super::float::number_start(s);
     let mut v: u64 = 0;
     let mut overflow = false;
     while i < s.len() && s[i].is_ascii_digit() {

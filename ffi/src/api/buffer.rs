@@ -500,21 +500,46 @@ pub unsafe extern "C" fn PMIx_Data_embed(
     })
 }
 
-/// Hands `data` to C as a `malloc`ed block through `out`/`n`.
+/// `PMIx_Data_compress` and `_decompress`: `*outbytes`/`*nbytes` receive
+/// a `malloc`ed copy of what `f` makes of the input, if it makes anything
+/// (`false` and NULL/0 otherwise, or for a NULL pointer).
 ///
 /// # Safety
-/// `out` and `n` are writable.
-unsafe fn give(data: &[u8], out: *mut *mut u8, n: *mut usize) -> bool {
-    let Ok(p) = malloc_bytes(data.len()) else {
-        return false;
-    };
-    // SAFETY: p holds data.len() fresh bytes; out and n are writable.
-    unsafe {
-        ptr::copy_nonoverlapping(data.as_ptr(), p, data.len());
-        *out = p;
-        *n = data.len();
-    }
-    true
+/// `inbytes` is NULL or holds `size` readable bytes; `outbytes` and
+/// `nbytes` are NULL or writable.
+unsafe fn transform(
+    inbytes: *const u8,
+    size: usize,
+    outbytes: *mut *mut u8,
+    nbytes: *mut usize,
+    f: fn(&[u8]) -> Option<Vec<u8>>,
+) -> bool {
+    guard_or(false, || {
+        if inbytes.is_null() || outbytes.is_null() || nbytes.is_null() {
+            return false;
+        }
+        // SAFETY: outbytes and nbytes are writable (checked non-NULL).
+        unsafe {
+            *outbytes = null_mut();
+            *nbytes = 0;
+        }
+        // SAFETY: inbytes holds size readable bytes (caller's contract).
+        let data = unsafe { std::slice::from_raw_parts(inbytes, size) };
+        let Some(out) = f(data) else {
+            return false;
+        };
+        let Ok(p) = malloc_bytes(out.len()) else {
+            return false;
+        };
+        // SAFETY: p holds out.len() fresh bytes; outbytes and nbytes are
+        // writable.
+        unsafe {
+            ptr::copy_nonoverlapping(out.as_ptr(), p, out.len());
+            *outbytes = p;
+            *nbytes = out.len();
+        }
+        true
+    })
 }
 
 /// `PMIx_Data_compress`: `false` ("not compressed") unless compressing
@@ -527,23 +552,8 @@ pub unsafe extern "C" fn PMIx_Data_compress(
     outbytes: *mut *mut u8,
     nbytes: *mut usize,
 ) -> bool {
-    guard_or(false, || {
-        if inbytes.is_null() || outbytes.is_null() || nbytes.is_null() {
-            return false;
-        }
-        // SAFETY: outbytes and nbytes are writable (checked non-NULL).
-        unsafe {
-            *outbytes = null_mut();
-            *nbytes = 0;
-        }
-        // SAFETY: inbytes holds size readable bytes (C contract).
-        let data = unsafe { std::slice::from_raw_parts(inbytes, size) };
-        match codec::compress(data) {
-            // SAFETY: outbytes and nbytes are writable.
-            Some(z) => unsafe { give(&z, outbytes, nbytes) },
-            None => false,
-        }
-    })
+    // SAFETY: the C contract of this function is transform's.
+    unsafe { transform(inbytes, size, outbytes, nbytes, codec::compress) }
 }
 
 /// `PMIx_Data_decompress`: `*outbytes` receives the `malloc`ed
@@ -556,23 +566,8 @@ pub unsafe extern "C" fn PMIx_Data_decompress(
     outbytes: *mut *mut u8,
     nbytes: *mut usize,
 ) -> bool {
-    guard_or(false, || {
-        if inbytes.is_null() || outbytes.is_null() || nbytes.is_null() {
-            return false;
-        }
-        // SAFETY: outbytes and nbytes are writable (checked non-NULL).
-        unsafe {
-            *outbytes = null_mut();
-            *nbytes = 0;
-        }
-        // SAFETY: inbytes holds size readable bytes (C contract).
-        let data = unsafe { std::slice::from_raw_parts(inbytes, size) };
-        match codec::decompress(data) {
-            // SAFETY: outbytes and nbytes are writable.
-            Some(d) => unsafe { give(&d, outbytes, nbytes) },
-            None => false,
-        }
-    })
+    // SAFETY: the C contract of this function is transform's.
+    unsafe { transform(inbytes, size, outbytes, nbytes, codec::decompress) }
 }
 
 #[cfg(test)]
