@@ -367,3 +367,20 @@ fn environment_and_working_directory() {
     assert_eq!(lines[1], d);
     assert!(lines[2].starts_with("pmixrun-") && lines[2].ends_with("@1 0"));
 }
+
+#[test]
+fn rank_0_reads_the_launcher_stdin() {
+    let mut c = pmixrun();
+    c.args(["--timeout", LIMIT, "-n", "2", "cat"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(b"one line\n").unwrap();
+    }
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success());
+    assert_eq!(String::from_utf8(o.stdout).unwrap(), "one line\n");
+}

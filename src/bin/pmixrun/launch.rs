@@ -1,7 +1,9 @@
 //! Starting the ranks: each is a child in its own process group (so that
 //! signals reach whatever it starts too), with the launcher's environment,
-//! the server's `setup_fork` variables and the `-x` ones, stdin from
-//! `/dev/null`, and stdout/stderr on pipes for [`crate::iof`].
+//! the server's `setup_fork` variables and the `-x` ones, and stdout/stderr
+//! on pipes for [`crate::iof`]. Rank 0 reads the launcher's stdin when that
+//! is not a terminal (a rank in its own process group cannot read the
+//! terminal); every other rank reads `/dev/null`.
 
 use std::io;
 use std::os::fd::OwnedFd;
@@ -18,11 +20,18 @@ pub struct Started {
 }
 
 /// Starts one rank of `ctx`.
-pub fn start(ctx: &Context, env: &[(String, String)]) -> io::Result<Started> {
+pub fn start(ctx: &Context, env: &[(String, String)], rank: u32) -> io::Result<Started> {
     let mut cmd = Command::new(&ctx.argv[0]);
+    // SAFETY: isatty(3) on descriptor 0 has no memory preconditions.
+    let stdin_tty = unsafe { libc::isatty(0) } == 1;
+    let stdin = if rank == 0 && !stdin_tty {
+        Stdio::inherit()
+    } else {
+        Stdio::null()
+    };
     cmd.args(&ctx.argv[1..])
         .envs(env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::null())
+        .stdin(stdin)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);

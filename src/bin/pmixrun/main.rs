@@ -260,7 +260,7 @@ fn run(opts: cli::Options) -> Result<i32, String> {
                 .setup_fork(&p)
                 .map_err(|s| format!("setup_fork for rank {rank}: {s}"))?;
             env.extend(extra_env.iter().cloned());
-            match launch::start(c, &env) {
+            match launch::start(c, &env, rank) {
                 Ok(s) => {
                     job.by_pid.insert(s.pid, rank);
                     job.ranks.push(RankState {

@@ -128,7 +128,12 @@ pub fn name(sig: i32) -> String {
 pub fn send_group(pid: i32, sig: i32) {
     // SAFETY: kill(2) has no memory preconditions; `pid` is an unreaped
     // child of ours, so its group id cannot have been reused.
-    unsafe {
-        libc::kill(-pid, sig);
+    let r = unsafe { libc::kill(-pid, sig) };
+    if r != 0 {
+        // The rank left its group (setsid/setpgid): signal it alone.
+        // SAFETY: as above.
+        unsafe {
+            libc::kill(pid, sig);
+        }
     }
 }
