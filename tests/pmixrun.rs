@@ -384,3 +384,50 @@ fn rank_0_reads_the_launcher_stdin() {
     assert!(o.status.success());
     assert_eq!(String::from_utf8(o.stdout).unwrap(), "one line\n");
 }
+
+// ----------------------------------------------------------------------
+// A C client on our libpmix.so.2, built against our headers and against
+// the reference OpenPMIx headers.
+
+mod common;
+
+fn c_client(include: &std::path::Path, tag: &str) -> std::path::PathBuf {
+    let dir = common::scratch(&format!("pmixrun_c_{tag}"));
+    let exe = dir.join("pmixrun_client");
+    let src = common::root().join("tests/c/pmixrun_client.c");
+    common::compile_c(&[&src], &exe, include, common::ffi_lib_dir(), &[]);
+    exe
+}
+
+fn c_job(exe: &std::path::Path, n: u32) {
+    let mut c = pmixrun();
+    c.args(["--timeout", LIMIT, "-n", &n.to_string()])
+        .arg(exe)
+        .env("LD_LIBRARY_PATH", common::ffi_lib_dir());
+    let o = run(c);
+    assert!(o.status.success(), "{}\n{}", o.stdout, o.stderr);
+    for r in 0..n {
+        let line = format!("c client {r} of {n} ok");
+        assert!(
+            o.stdout.contains(&line),
+            "missing {line:?} in\n{}",
+            o.stdout
+        );
+    }
+}
+
+#[test]
+fn c_clients_n1_n4_n16() {
+    let exe = c_client(&common::include_dir(), "ours");
+    for n in [1, 4, 16] {
+        c_job(&exe, n);
+    }
+}
+
+#[test]
+fn c_client_built_against_the_reference_headers() {
+    let Some((inc, _lib)) = common::reference_pmix() else {
+        return;
+    };
+    c_job(&c_client(&inc, "reference"), 4);
+}
