@@ -1,0 +1,303 @@
+/* A single-node PMIx host written against the C server API: starts the
+ * server with a module (client_connected2, client_finalized, abort,
+ * fence_nb, direct_modex), registers a namespace of N ranks, forks N
+ * children that exec the client program with the environment of
+ * PMIx_server_setup_fork, waits for them and checks their exit codes and
+ * that client_finalized fired N times.
+ *
+ * usage: server_host N CLIENT [NSPACE]
+ * Exits 0 on success; prints what failed to stderr. Every wait is bounded
+ * (callbacks: 60 s; children: the caller's watchdog). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <pmix.h>
+#include <pmix_server.h>
+
+static atomic_int n_connected, n_finalized, n_fences, n_aborts;
+static int failures = 0;
+
+#define FAIL(...)                                            \
+    do {                                                     \
+        fprintf(stderr, "host: line %d: ", __LINE__);        \
+        fprintf(stderr, __VA_ARGS__);                        \
+        fprintf(stderr, "\n");                               \
+        failures++;                                          \
+    } while (0)
+
+/* ---- one-shot completion, waited on with a bound ---- */
+struct done {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int fired;
+    pmix_status_t status;
+};
+
+static void done_init(struct done *d)
+{
+    memset(d, 0, sizeof(*d));
+    pthread_mutex_init(&d->lock, NULL);
+    pthread_cond_init(&d->cond, NULL);
+}
+
+static void op_cb(pmix_status_t status, void *cbdata)
+{
+    struct done *d = cbdata;
+    pthread_mutex_lock(&d->lock);
+    d->status = status;
+    d->fired = 1;
+    pthread_cond_signal(&d->cond);
+    pthread_mutex_unlock(&d->lock);
+}
+
+static pmix_status_t done_wait(struct done *d)
+{
+    struct timespec ts;
+    int rc = 0;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += 60;
+    pthread_mutex_lock(&d->lock);
+    while (!d->fired && 0 == rc) {
+        rc = pthread_cond_timedwait(&d->cond, &d->lock, &ts);
+    }
+    pthread_mutex_unlock(&d->lock);
+    return d->fired ? d->status : PMIX_ERR_TIMEOUT;
+}
+
+/* ---- the module ---- */
+static pmix_status_t connected2(const pmix_proc_t *proc, void *server_object, pmix_info_t info[],
+                                size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void) info;
+    (void) ninfo;
+    (void) cbfunc;
+    (void) cbdata;
+    if ((void *) (uintptr_t) (proc->rank + 1) != server_object) {
+        fprintf(stderr, "host: connected: rank %u has the wrong server object\n", proc->rank);
+        return PMIX_ERR_NOT_FOUND;
+    }
+    atomic_fetch_add(&n_connected, 1);
+    /* done at once: the library must not wait for the callback */
+    return PMIX_OPERATION_SUCCEEDED;
+}
+
+static pmix_status_t finalized(const pmix_proc_t *proc, void *server_object,
+                               pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void) proc;
+    (void) server_object;
+    atomic_fetch_add(&n_finalized, 1);
+    cbfunc(PMIX_SUCCESS, cbdata);
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t abort_fn(const pmix_proc_t *proc, void *server_object, int status,
+                              const char msg[], pmix_proc_t procs[], size_t nprocs,
+                              pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void) proc;
+    (void) server_object;
+    (void) status;
+    (void) msg;
+    (void) procs;
+    (void) nprocs;
+    atomic_fetch_add(&n_aborts, 1);
+    cbfunc(PMIX_SUCCESS, cbdata);
+    return PMIX_SUCCESS;
+}
+
+/* Single node: this node's contribution is everyone's. */
+static pmix_status_t fence_nb(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],
+                              size_t ninfo, char *data, size_t ndata, pmix_modex_cbfunc_t cbfunc,
+                              void *cbdata)
+{
+    (void) procs;
+    (void) nprocs;
+    (void) info;
+    (void) ninfo;
+    atomic_fetch_add(&n_fences, 1);
+    cbfunc(PMIX_SUCCESS, data, ndata, cbdata, NULL, NULL);
+    return PMIX_SUCCESS;
+}
+
+/* Single node: every process is local, nobody else to ask. */
+static pmix_status_t direct_modex(const pmix_proc_t *proc, const pmix_info_t info[], size_t ninfo,
+                                  pmix_modex_cbfunc_t cbfunc, void *cbdata)
+{
+    (void) proc;
+    (void) info;
+    (void) ninfo;
+    (void) cbfunc;
+    (void) cbdata;
+    return PMIX_ERR_NOT_FOUND;
+}
+
+int main(int argc, char **argv)
+{
+    pmix_server_module_t module;
+    pmix_status_t rc;
+    pmix_info_t *info;
+    pmix_proc_t proc;
+    struct done d;
+    char host[256], procmap[4096], sizestr[16];
+    const char *nspace;
+    uint32_t n, r;
+    pid_t *pids;
+    int bad_exit = 0;
+
+    if (argc < 3) {
+        fprintf(stderr, "usage: server_host N CLIENT [NSPACE]\n");
+        return 2;
+    }
+    n = (uint32_t) atoi(argv[1]);
+    nspace = argc > 3 ? argv[3] : "c-host-job";
+
+    memset(&module, 0, sizeof(module));
+    module.client_connected2 = connected2;
+    module.client_finalized = finalized;
+    module.abort = abort_fn;
+    module.fence_nb = fence_nb;
+    module.direct_modex = direct_modex;
+
+    /* Nothing works before init. */
+    PMIX_LOAD_PROCID(&proc, nspace, 0);
+    if (PMIX_ERR_INIT != PMIx_server_register_client(&proc, getuid(), getgid(), NULL, NULL, NULL)) {
+        FAIL("register_client before init");
+    }
+
+    rc = PMIx_server_init(&module, NULL, 0);
+    if (PMIX_SUCCESS != rc) {
+        fprintf(stderr, "host: PMIx_server_init: %s\n", PMIx_Error_string(rc));
+        return 3;
+    }
+
+    /* The namespace: one node (this one), ranks 0..n-1. */
+    gethostname(host, sizeof(host));
+    host[sizeof(host) - 1] = '\0';
+    procmap[0] = '\0';
+    for (r = 0; r < n; r++) {
+        size_t len = strlen(procmap);
+        snprintf(procmap + len, sizeof(procmap) - len, r ? ",%u" : "%u", r);
+    }
+    PMIX_INFO_CREATE(info, 3);
+    PMIX_INFO_LOAD(&info[0], PMIX_JOB_SIZE, &n, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[1], PMIX_NODE_MAP, host, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[2], PMIX_PROC_MAP, procmap, PMIX_STRING);
+    done_init(&d);
+    rc = PMIx_server_register_nspace(nspace, (int) n, info, 3, op_cb, &d);
+    if (PMIX_SUCCESS != rc || PMIX_SUCCESS != (rc = done_wait(&d))) {
+        FAIL("register_nspace: %s", PMIx_Error_string(rc));
+        return 4;
+    }
+    PMIX_INFO_FREE(info, 3);
+
+    /* Local support: nothing to do, but it must answer. */
+    done_init(&d);
+    rc = PMIx_server_setup_local_support(nspace, NULL, 0, op_cb, &d);
+    if (PMIX_SUCCESS != rc || PMIX_SUCCESS != done_wait(&d)) {
+        FAIL("setup_local_support: %s", PMIx_Error_string(rc));
+    }
+
+    snprintf(sizestr, sizeof(sizestr), "%u", n);
+    pids = calloc(n, sizeof(pid_t));
+    for (r = 0; r < n; r++) {
+        char **env = NULL;
+        PMIX_LOAD_PROCID(&proc, nspace, r);
+        /* the server object is rank + 1, checked in client_connected2 */
+        rc = PMIx_server_register_client(&proc, getuid(), getgid(), (void *) (uintptr_t) (r + 1),
+                                         NULL, NULL);
+        if (PMIX_SUCCESS != rc) {
+            FAIL("register_client %u: %s", r, PMIx_Error_string(rc));
+            return 5;
+        }
+        rc = PMIx_server_setup_fork(&proc, &env);
+        if (PMIX_SUCCESS != rc || NULL == env) {
+            FAIL("setup_fork %u: %s", r, PMIx_Error_string(rc));
+            return 6;
+        }
+        /* A second call overwrites rather than duplicates. */
+        {
+            size_t before = 0, after = 0;
+            while (env[before]) {
+                before++;
+            }
+            rc = PMIx_server_setup_fork(&proc, &env);
+            while (env[after]) {
+                after++;
+            }
+            if (PMIX_SUCCESS != rc || before != after) {
+                FAIL("setup_fork again: %zu -> %zu entries", before, after);
+            }
+        }
+        pids[r] = fork();
+        if (0 == pids[r]) {
+            char **e;
+            for (e = env; NULL != *e; e++) {
+                putenv(*e);
+            }
+            setenv("TEST_SIZE", sizestr, 1);
+            setenv("TEST_NSPACE", nspace, 1);
+            execl(argv[2], argv[2], (char *) NULL);
+            fprintf(stderr, "host: exec %s: %s\n", argv[2], strerror(errno));
+            _exit(127);
+        }
+        if (pids[r] < 0) {
+            FAIL("fork: %s", strerror(errno));
+            return 7;
+        }
+        PMIX_ARGV_FREE(env);
+    }
+
+    for (r = 0; r < n; r++) {
+        int status = 0;
+        while (waitpid(pids[r], &status, 0) < 0 && EINTR == errno) {
+        }
+        if (!WIFEXITED(status) || 0 != WEXITSTATUS(status)) {
+            FAIL("client %u exited with status 0x%x", r, status);
+            bad_exit = 1;
+        }
+    }
+    free(pids);
+
+    if (!bad_exit) {
+        if ((int) n != atomic_load(&n_connected)) {
+            FAIL("client_connected2 fired %d times, want %u", atomic_load(&n_connected), n);
+        }
+        if ((int) n != atomic_load(&n_finalized)) {
+            FAIL("client_finalized fired %d times, want %u", atomic_load(&n_finalized), n);
+        }
+        if (atomic_load(&n_fences) < 1) {
+            FAIL("fence_nb never called");
+        }
+    }
+
+    for (r = 0; r < n; r++) {
+        PMIX_LOAD_PROCID(&proc, nspace, r);
+        done_init(&d);
+        PMIx_server_deregister_client(&proc, op_cb, &d);
+        if (PMIX_SUCCESS != done_wait(&d)) {
+            FAIL("deregister_client %u", r);
+        }
+    }
+    done_init(&d);
+    PMIx_server_deregister_nspace(nspace, op_cb, &d);
+    if (PMIX_SUCCESS != done_wait(&d)) {
+        FAIL("deregister_nspace");
+    }
+    rc = PMIx_server_finalize();
+    if (PMIX_SUCCESS != rc) {
+        FAIL("server_finalize: %s", PMIx_Error_string(rc));
+    }
+    if (failures) {
+        fprintf(stderr, "host: %d failures\n", failures);
+    }
+    return failures ? 1 : 0;
+}

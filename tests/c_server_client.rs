@@ -1,0 +1,110 @@
+//! The C server and client APIs end to end: `tests/c/server_host.c`, a
+//! single-node host built on `PMIx_server_*`, forks N clients
+//! (`tests/c/client_basic.c`) with the environment of
+//! `PMIx_server_setup_fork`; the clients exchange data through
+//! put/commit/fence and read it back with every get flavour. Also runs the
+//! client built, unchanged, against the reference OpenPMIx headers.
+//!
+//! Every run is bounded by a watchdog that kills the host's whole process
+//! group; nothing sleeps to synchronize.
+
+mod common;
+
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+const LIMIT: Duration = Duration::from_secs(120);
+
+/// The host, built once against our headers.
+fn host() -> &'static Path {
+    static HOST: OnceLock<PathBuf> = OnceLock::new();
+    HOST.get_or_init(|| {
+        let dir = common::scratch("c_server_client_host");
+        let exe = dir.join("server_host");
+        let src = common::root().join("tests/c/server_host.c");
+        common::compile_c(
+            &[&src],
+            &exe,
+            &common::include_dir(),
+            common::ffi_lib_dir(),
+            &["-pthread"],
+        );
+        exe
+    })
+}
+
+/// The client built against `include`.
+fn client(include: &Path, tag: &str) -> PathBuf {
+    let dir = common::scratch(&format!("c_server_client_{tag}"));
+    let exe = dir.join("client_basic");
+    let src = common::root().join("tests/c/client_basic.c");
+    common::compile_c(&[&src], &exe, include, common::ffi_lib_dir(), &["-pthread"]);
+    exe
+}
+
+/// Runs the host with `n` clients, failing the test on a nonzero exit or
+/// when it outlives [`LIMIT`].
+fn run(n: u32, client: &Path, nspace: &str) {
+    let tmp = common::scratch(&format!("c_server_client_tmp_{nspace}"));
+    let mut child = Command::new(host())
+        .arg(n.to_string())
+        .arg(client)
+        .arg(nspace)
+        .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
+        .env("TMPDIR", &tmp)
+        .stdout(Stdio::inherit())
+        .stderr(Stdio::inherit())
+        .process_group(0)
+        .spawn()
+        .expect("start server_host");
+    let pid = child.id() as i32;
+    let (tx, rx) = mpsc::channel::<()>();
+    let watchdog = std::thread::spawn(move || {
+        if rx.recv_timeout(LIMIT).is_err() {
+            // SAFETY: kill has no memory preconditions; the group is the
+            // host's own (process_group(0) above).
+            unsafe { libc::kill(-pid, libc::SIGKILL) };
+            return true;
+        }
+        false
+    });
+    let status = child.wait().expect("wait for server_host");
+    let _ = tx.send(());
+    let killed = watchdog.join().unwrap();
+    assert!(
+        !killed,
+        "server_host with {n} clients did not finish in {LIMIT:?}"
+    );
+    assert!(
+        status.success(),
+        "server_host with {n} clients failed: {status}"
+    );
+}
+
+#[test]
+fn c_host_runs_one_client() {
+    run(1, &client(&common::include_dir(), "ours1"), "c-job-1");
+}
+
+#[test]
+fn c_host_runs_two_clients() {
+    run(2, &client(&common::include_dir(), "ours2"), "c-job-2");
+}
+
+#[test]
+fn c_host_runs_four_clients() {
+    run(4, &client(&common::include_dir(), "ours4"), "c-job-4");
+}
+
+/// A client compiled against the reference headers runs on our library.
+#[test]
+fn reference_built_client_runs_on_our_library() {
+    let Some((inc, _lib)) = common::reference_pmix() else {
+        return;
+    };
+    run(2, &client(&inc, "reference"), "c-job-ref");
+}
