@@ -173,6 +173,7 @@ int main(void)
     PMIX_INFO_DESTRUCT(&info);
 
     /* Every peer's posts. */
+    pmix_value_t *kept = NULL;
     for (r = 0; r < n; r++) {
         pmix_value_t *p1 = NULL, *p2 = NULL, sv;
         pmix_info_t pinfo;
@@ -218,7 +219,30 @@ int main(void)
         if (r != me.rank && p1 != p2) {
             FAIL("pointer values of %s differ: %p %p", key, (void *) p1, (void *) p2);
         }
+        if (r == (me.rank + 1) % n) {
+            kept = p1;
+        }
         PMIX_INFO_DESTRUCT(&pinfo);
+    }
+
+    /* A pointer value stays valid across a newer generation of data. */
+    snprintf(key, sizeof(key), "test.late.%u", me.rank);
+    PMIX_VALUE_LOAD(&val, &me.rank, PMIX_UINT32);
+    CHECK_RC(PMIx_Put(PMIX_GLOBAL, key, &val));
+    CHECK_RC(PMIx_Commit());
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &flag, PMIX_BOOL);
+    CHECK_RC(PMIx_Fence(NULL, 0, &info, 1));
+    PMIX_INFO_DESTRUCT(&info);
+    snprintf(str, sizeof(str), "hello from %u", (me.rank + 1) % n);
+    if (NULL == kept || PMIX_STRING != kept->type || 0 != strcmp(kept->data.string, str)) {
+        FAIL("kept pointer value changed after a second fence");
+    }
+    PMIX_LOAD_PROCID(&peer, me.nspace, (me.rank + 1) % n);
+    snprintf(key, sizeof(key), "test.late.%u", (me.rank + 1) % n);
+    v = NULL;
+    CHECK_RC(PMIx_Get(&peer, key, NULL, 0, &v));
+    if (NULL != v) {
+        PMIX_VALUE_RELEASE(v);
     }
 
     /* Pointer values of a job-level key. */

@@ -40,7 +40,9 @@ use crate::api::pointer_cache;
 use crate::boundary::{calloc_array, guard, malloc_cstr};
 use crate::convert;
 use crate::nonnull;
-use crate::sys::{pmix_info_t, pmix_op_cbfunc_t, pmix_proc_t, pmix_value_cbfunc_t, pmix_value_t};
+use crate::sys::{
+    pmix_info_t, pmix_op_cbfunc_t, pmix_proc_t, pmix_value_cbfunc_t, pmix_value_t, PMIX_STRING,
+};
 
 /// How many times the library has been initialized (as a client, a server
 /// or a tool) and not finalized. Nothing sets it yet: the control plane of
@@ -367,13 +369,33 @@ fn pointer_get(
                 return Ok(v);
             }
             if let Some(v) = c.lookup(&r, proc, key, &opts) {
-                let v = convert::value_to_c_new(&Value::from(v))?;
+                let (v, pins) = match v.as_c_str() {
+                    Some(cs) => {
+                        // A string borrowed from the segment, which the
+                        // entry keeps mapped.
+                        let shell = calloc_array::<pmix_value_t>(1)?;
+                        // SAFETY: shell is a fresh zeroed value.
+                        unsafe {
+                            (*shell).type_ = PMIX_STRING;
+                            (*shell).data.string = cs.as_ptr().cast_mut();
+                        }
+                        let segs: Vec<_> = view
+                            .job_segment()
+                            .into_iter()
+                            .chain(view.modex_segments())
+                            .cloned()
+                            .collect();
+                        (shell, Some(Box::new(segs) as Box<dyn std::any::Any>))
+                    }
+                    None => (convert::value_to_c_new(&Value::from(v))?, None),
+                };
                 return Ok(pointer_cache::insert(
                     ns,
                     generation,
                     proc.rank.0,
                     key.as_bytes(),
                     v,
+                    pins,
                 ));
             }
         }

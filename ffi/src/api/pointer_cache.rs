@@ -16,9 +16,12 @@
 //! which is kept on a retained list (lock-free push as well), so the
 //! caller still never frees it.
 //!
-//! The payloads are copies in `malloc`ed memory, not borrows of the
-//! segment: a segment may be unmapped when its namespace is deregistered
-//! or its generation reclaimed, and the pointer must stay valid.
+//! String payloads point into the mapped segment (no copy): the entry
+//! holds a reference to every segment of the generation it was read from,
+//! so they stay mapped as long as the entry lives, even after the
+//! namespace is deregistered or a newer generation replaced them. Other
+//! payloads (scalars are inline anyway; byte objects, arrays, ...) are
+//! `malloc`ed copies made once.
 //!
 //! Lifetime: every pointer handed out stays valid until `PMIx_Finalize`
 //! (the last one, when init was counted), which releases all of them.
@@ -40,6 +43,9 @@ struct Entry {
     nspace: Box<[u8]>,
     key: Box<[u8]>,
     value: *mut pmix_value_t,
+    /// The value's string points into these (segments kept mapped); the
+    /// value itself is then only a `malloc`ed shell.
+    pins: Option<Box<dyn std::any::Any>>,
 }
 
 #[allow(clippy::declare_interior_mutable_const)]
@@ -97,12 +103,15 @@ pub(crate) fn lookup(
 
 /// Caches `value` (a `malloc`ed `pmix_value_t`) under the key, or, if
 /// another thread cached one first, frees `value` and returns the other.
+/// With `pins`, `value` is a shell whose payload borrows what `pins`
+/// keeps alive.
 pub(crate) fn insert(
     nspace: &[u8],
     generation: u64,
     rank: u32,
     key: &[u8],
     value: *mut pmix_value_t,
+    pins: Option<Box<dyn std::any::Any>>,
 ) -> *mut pmix_value_t {
     let hash = hash_of(nspace, generation, rank, key);
     let bucket = &TABLE[(hash as usize) % BUCKETS];
@@ -114,15 +123,13 @@ pub(crate) fn insert(
         nspace: nspace.into(),
         key: key.into(),
         value,
+        pins,
     }));
     let mut head = bucket.load(Ordering::Acquire);
     loop {
         if let Some(v) = find(head, hash, nspace, generation, rank, key) {
-            // SAFETY: entry was never published; value is ours, malloc'd.
-            unsafe {
-                drop(Box::from_raw(entry));
-                release_value(value);
-            }
+            // SAFETY: entry was never published and is ours.
+            unsafe { release_entry(*Box::from_raw(entry)) };
             return v;
         }
         // SAFETY: entry is unpublished and ours.
@@ -144,6 +151,7 @@ pub(crate) fn retain(value: *mut pmix_value_t) -> *mut pmix_value_t {
         nspace: Box::default(),
         key: Box::default(),
         value,
+        pins: None,
     }));
     let mut head = RETAINED.load(Ordering::Acquire);
     loop {
@@ -168,14 +176,28 @@ unsafe fn release_value(v: *mut pmix_value_t) {
     }
 }
 
+/// Frees an entry's value: the shell only when its payload is borrowed.
+///
+/// # Safety
+/// The entry is unpublished or detached, and its value no longer used.
+unsafe fn release_entry(e: Entry) {
+    if e.pins.is_some() {
+        // SAFETY: a malloc'd shell whose payload is borrowed, not owned.
+        unsafe { libc::free(e.value.cast()) };
+    } else {
+        // SAFETY: the value was malloc'd by value_to_c_new.
+        unsafe { release_value(e.value) };
+    }
+}
+
 fn free_list(head: &AtomicPtr<Entry>) {
     let mut p = head.swap(null_mut(), Ordering::AcqRel);
     while !p.is_null() {
-        // SAFETY: the list was detached; its entries and values are ours.
-        let e = unsafe { Box::from_raw(p) };
-        // SAFETY: the value was malloc'd by value_to_c_new.
-        unsafe { release_value(e.value) };
+        // SAFETY: the list was detached; its entries are ours.
+        let e = unsafe { *Box::from_raw(p) };
         p = e.next;
+        // SAFETY: detached, and finalize ends the pointers' lifetime.
+        unsafe { release_entry(e) };
     }
 }
 
