@@ -59,6 +59,16 @@ struct nb {
     uint32_t u32;
 };
 
+static void fence_cb(pmix_status_t status, void *cbdata)
+{
+    struct nb *nb = cbdata;
+    pthread_mutex_lock(&nb->lock);
+    nb->status = status;
+    nb->done = 1;
+    pthread_cond_signal(&nb->cond);
+    pthread_mutex_unlock(&nb->lock);
+}
+
 static void get_cb(pmix_status_t status, pmix_value_t *kv, void *cbdata)
 {
     struct nb *nb = cbdata;
@@ -279,6 +289,41 @@ int main(void)
         } else if (PMIX_SUCCESS != nb.status || n != nb.u32) {
             FAIL("PMIx_Get_nb: %s, %u", PMIx_Error_string(nb.status), nb.u32);
         }
+    }
+
+    /* Non-blocking fence. */
+    {
+        struct nb nb;
+        memset(&nb, 0, sizeof(nb));
+        pthread_mutex_init(&nb.lock, NULL);
+        pthread_cond_init(&nb.cond, NULL);
+        CHECK_RC(PMIx_Fence_nb(NULL, 0, NULL, 0, fence_cb, &nb));
+        if (!wait_nb(&nb)) {
+            FAIL("PMIx_Fence_nb never called back");
+        } else if (PMIX_SUCCESS != nb.status) {
+            FAIL("PMIx_Fence_nb: %s", PMIx_Error_string(nb.status));
+        }
+    }
+
+    /* Internal store: visible to this process only, found by gets. */
+    {
+        uint32_t x = 4242;
+        PMIX_LOAD_PROCID(&peer, me.nspace, 0);
+        PMIX_VALUE_LOAD(&val, &x, PMIX_UINT32);
+        CHECK_RC(PMIx_Store_internal(&peer, "test.internal", &val));
+        v = NULL;
+        CHECK_RC(PMIx_Get(&peer, "test.internal", NULL, 0, &v));
+        if (NULL == v || PMIX_UINT32 != v->type || 4242 != v->data.uint32) {
+            FAIL("internal store");
+        }
+        if (NULL != v) {
+            PMIX_VALUE_RELEASE(v);
+        }
+    }
+
+    /* Abort (rank 0): this host lets the process live and says so. */
+    if (0 == me.rank) {
+        CHECK_RC(PMIx_Abort(3, "test abort", NULL, 0));
     }
 
     /* Layout queries. */

@@ -105,9 +105,11 @@ static pmix_status_t abort_fn(const pmix_proc_t *proc, void *server_object, int 
 {
     (void) proc;
     (void) server_object;
-    (void) status;
-    (void) msg;
     (void) procs;
+    if (3 != status || NULL == msg || 0 != strcmp(msg, "test abort")) {
+        fprintf(stderr, "host: abort: status %d msg %s\n", status, msg ? msg : "(null)");
+        return PMIX_ERR_BAD_PARAM;
+    }
     (void) nprocs;
     atomic_fetch_add(&n_aborts, 1);
     cbfunc(PMIX_SUCCESS, cbdata);
@@ -273,6 +275,9 @@ int main(int argc, char **argv)
         }
         if ((int) n != atomic_load(&n_finalized)) {
             FAIL("client_finalized fired %d times, want %u", atomic_load(&n_finalized), n);
+        }
+        if (1 != atomic_load(&n_aborts)) {
+            FAIL("abort fired %d times, want 1", atomic_load(&n_aborts));
         }
         if (atomic_load(&n_fences) < 1) {
             FAIL("fence_nb never called");
