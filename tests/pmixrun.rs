@@ -245,8 +245,9 @@ fn timeout_kills_the_job() {
     assert!(o.stderr.contains("--timeout"), "{}", o.stderr);
 }
 
-#[test]
-fn sigterm_is_forwarded_and_ends_the_job() {
+/// Sends `sig` to `pmixrun` once both probe ranks are blocked; returns
+/// its exit status and stderr.
+fn signal_blocked_job(sig: i32) -> (ExitStatus, String) {
     let mut c = pmixrun();
     c.args(["--timeout", LIMIT, "-n", "2"])
         .args(probe_cmd())
@@ -264,7 +265,7 @@ fn sigterm_is_forwarded_and_ends_the_job() {
     }
     // SAFETY: kill(2) has no memory preconditions; `child` is not reaped.
     unsafe {
-        libc::kill(child.id() as i32, libc::SIGTERM);
+        libc::kill(child.id() as i32, sig);
     }
     for l in lines {
         l.unwrap();
@@ -276,10 +277,42 @@ fn sigterm_is_forwarded_and_ends_the_job() {
         .unwrap()
         .read_to_string(&mut err)
         .unwrap();
-    let status = child.wait().unwrap();
+    (child.wait().unwrap(), err)
+}
+
+#[test]
+fn sigterm_is_forwarded_and_ends_the_job() {
+    let (status, err) = signal_blocked_job(libc::SIGTERM);
     assert_eq!(status.code(), Some(128 + 15), "{err}");
     assert!(err.contains("received SIGTERM"), "{err}");
     assert!(!err.contains("--timeout"), "{err}");
+}
+
+/// SIGUSR1 is forwarded as is: the ranks die of it (its default action),
+/// which fails the job.
+#[test]
+fn sigusr1_is_forwarded() {
+    let (status, err) = signal_blocked_job(libc::SIGUSR1);
+    assert_eq!(status.code(), Some(128 + libc::SIGUSR1), "{err}");
+    assert!(err.contains("killed by SIGUSR1"), "{err}");
+}
+
+/// Ranks ignoring SIGTERM are killed after the grace period.
+#[test]
+fn teardown_escalates_to_sigkill() {
+    let mut c = pmixrun();
+    c.args([
+        "--timeout",
+        "1",
+        "-n",
+        "2",
+        "sh",
+        "-c",
+        "trap '' TERM; sleep 1000",
+    ]);
+    let o = run(c);
+    assert_eq!(o.status.code(), Some(124), "{}", o.stderr);
+    assert!(o.stderr.contains("--timeout"), "{}", o.stderr);
 }
 
 // ----------------------------------------------------------------------
