@@ -58,6 +58,15 @@ static void op_cb(pmix_status_t status, void *cbdata)
     pthread_mutex_unlock(&d->lock);
 }
 
+/* PMIx_server_dmodex_request's answer. */
+static size_t dmodex_size;
+static void dmodex_cb(pmix_status_t status, char *data, size_t sz, void *cbdata)
+{
+    (void) data;
+    dmodex_size = sz;
+    op_cb(status, cbdata);
+}
+
 static pmix_status_t done_wait(struct done *d)
 {
     struct timespec ts;
@@ -281,6 +290,18 @@ int main(int argc, char **argv)
         }
         if (atomic_load(&n_fences) < 1) {
             FAIL("fence_nb never called");
+        }
+    }
+
+    /* What rank 0 committed, as another node's server would ask for it. */
+    if (!bad_exit) {
+        PMIX_LOAD_PROCID(&proc, nspace, 0);
+        done_init(&d);
+        rc = PMIx_server_dmodex_request(&proc, dmodex_cb, &d);
+        if (PMIX_SUCCESS != rc || PMIX_SUCCESS != (rc = done_wait(&d))) {
+            FAIL("dmodex_request: %s", PMIx_Error_string(rc));
+        } else if (0 == dmodex_size) {
+            FAIL("dmodex_request: no data");
         }
     }
 

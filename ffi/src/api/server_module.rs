@@ -324,7 +324,11 @@ impl HostModule for CHost {
     ) -> Result<(), Status> {
         let f = self.module.fence_nb.ok_or(Status::ERR_NOT_SUPPORTED)?;
         let cprocs: Vec<pmix_proc_t> = procs.iter().map(convert::proc_to_c).collect();
-        let (dp, dn) = (data.as_ptr() as *mut c_char, data.len());
+        let (dp, dn) = if data.is_empty() {
+            (std::ptr::null_mut(), 0)
+        } else {
+            (data.as_ptr() as *mut c_char, data.len())
+        };
         let o = op(done, infos, data)?;
         // The procs, like the infos and the data, stay valid until the
         // host calls back: they live in the operation box.
