@@ -189,7 +189,25 @@ fn main() {
     }
 }
 
+/// Raises the soft limit on open files to the hard one: two pipes per
+/// rank plus the server's connections.
+fn raise_fd_limit() {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: `lim` is a valid rlimit for getrlimit to fill and
+    // setrlimit to read.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 && lim.rlim_cur < lim.rlim_max {
+            lim.rlim_cur = lim.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
+        }
+    }
+}
+
 fn run(opts: cli::Options) -> Result<i32, String> {
+    raise_fd_limit();
     let sigpipe =
         SignalPipe::install().map_err(|e| format!("cannot install signal handlers: {e}"))?;
     let nspace = Nspace::new(format!("pmixrun-{}@1", std::process::id()))
