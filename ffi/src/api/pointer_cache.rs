@@ -209,3 +209,35 @@ pub(crate) fn clear() {
     }
     free_list(&RETAINED);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pmix_core::Value;
+
+    fn value(x: u32) -> *mut pmix_value_t {
+        crate::convert::value_to_c_new(&Value::Uint32(x)).unwrap()
+    }
+
+    /// Racing inserts of one key all end with the same pointer, which
+    /// later lookups return; other keys and generations are distinct.
+    #[test]
+    fn racing_inserts_agree() {
+        let ns = b"pointer-cache-test";
+        let winners: Vec<usize> = std::thread::scope(|s| {
+            let hs: Vec<_> = (0..8)
+                .map(|i| s.spawn(move || insert(ns, 7, 3, b"k", value(i), None) as usize))
+                .collect();
+            hs.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert!(winners.iter().all(|&w| w == winners[0]));
+        assert_eq!(lookup(ns, 7, 3, b"k").map(|p| p as usize), Some(winners[0]));
+        assert_eq!(lookup(ns, 8, 3, b"k"), None);
+        assert_eq!(lookup(ns, 7, 4, b"k"), None);
+        assert_eq!(lookup(ns, 7, 3, b"k2"), None);
+        let other = insert(ns, 8, 3, b"k", value(9), None);
+        assert_ne!(other as usize, winners[0]);
+        // SAFETY: the cached value is a valid uint32 value.
+        assert_eq!(unsafe { (*other).data.uint32 }, 9);
+    }
+}
