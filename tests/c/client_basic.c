@@ -96,6 +96,37 @@ static int wait_nb(struct nb *nb)
     return nb->done;
 }
 
+/* Threads getting the same keys at once (pointer and malloc'd values). */
+struct racer {
+    pmix_proc_t wild;
+    const pmix_value_t *want;
+    int bad;
+};
+
+static void *race(void *arg)
+{
+    struct racer *rc = arg;
+    pmix_info_t info;
+    bool flag = true;
+    int i;
+    PMIX_INFO_LOAD(&info, PMIX_GET_POINTER_VALUES, &flag, PMIX_BOOL);
+    for (i = 0; i < 2000; i++) {
+        pmix_value_t *p = NULL, *m = NULL;
+        if (PMIX_SUCCESS != PMIx_Get(&rc->wild, PMIX_JOB_SIZE, &info, 1, &p) || p != rc->want) {
+            rc->bad++;
+        }
+        if (PMIX_SUCCESS != PMIx_Get(&rc->wild, PMIX_JOB_SIZE, NULL, 0, &m)
+            || m->data.uint32 != rc->want->data.uint32) {
+            rc->bad++;
+        }
+        if (NULL != m) {
+            PMIX_VALUE_RELEASE(m);
+        }
+    }
+    PMIX_INFO_DESTRUCT(&info);
+    return NULL;
+}
+
 int main(void)
 {
     pmix_status_t rc;
@@ -265,6 +296,23 @@ int main(void)
             FAIL("pointer values of the job size");
         }
         PMIX_INFO_DESTRUCT(&info);
+        if (NULL != p1) {
+            pthread_t t[4];
+            struct racer rc[4];
+            int i;
+            for (i = 0; i < 4; i++) {
+                rc[i].wild = wild;
+                rc[i].want = p1;
+                rc[i].bad = 0;
+                pthread_create(&t[i], NULL, race, &rc[i]);
+            }
+            for (i = 0; i < 4; i++) {
+                pthread_join(t[i], NULL);
+                if (rc[i].bad) {
+                    FAIL("thread %d: %d bad gets", i, rc[i].bad);
+                }
+            }
+        }
     }
 
     /* Optional: a missing key of a peer does not go to the server. */
