@@ -23,10 +23,6 @@
 //! the top level of `PMIx_Data_print`), the datum is printed; `PMIX_POINTER`
 //! prints the pointer the value holds.
 
-// The formats mirror the reference's line by line, trailing newlines
-// included.
-#![allow(clippy::write_with_newline)]
-
 use std::ffi::CStr;
 
 use crate::codec::float::{c_float, format_f};
