@@ -259,7 +259,10 @@ impl Client {
         if let Some(v) = self.get_local(proc, key, reserved, &opts) {
             return Ok(v);
         }
-        if reserved || proc.rank.0 > Rank::VALID.0 || opts.directives.optional {
+        // Nobody but this process can supply its own data: never wait
+        // for it through the server (as OpenPMIx).
+        let mine = proc == &self.inner.proc;
+        if reserved || mine || proc.rank.0 > Rank::VALID.0 || opts.directives.optional {
             return Err(Status::ERR_NOT_FOUND);
         }
         self.fetch(proc, key, qualifiers)?;
@@ -319,7 +322,13 @@ impl Client {
         let opts = GetOptions::parse(qualifiers);
         let reserved = key.starts_with("pmix");
         let local = self.get_local(proc, key, reserved, &opts);
-        if local.is_some() || reserved || proc.rank.0 > Rank::VALID.0 || opts.directives.optional {
+        let mine = proc == &self.inner.proc;
+        if local.is_some()
+            || reserved
+            || mine
+            || proc.rank.0 > Rank::VALID.0
+            || opts.directives.optional
+        {
             let r = local.ok_or(Status::ERR_NOT_FOUND);
             self.inner.requester.run_there(Box::new(move || done(r)));
             return Ok(());
