@@ -19,11 +19,18 @@ use std::time::Duration;
 
 const LIMIT: Duration = Duration::from_secs(120);
 
+/// A scratch directory name of this test process (concurrent runs of this
+/// test, e.g. by other checkouts sharing the target directory, must not
+/// replace each other's programs).
+fn unique(tag: &str) -> String {
+    format!("c_server_client_{tag}_{}", std::process::id())
+}
+
 /// The host, built once against our headers.
 fn host() -> &'static Path {
     static HOST: OnceLock<PathBuf> = OnceLock::new();
     HOST.get_or_init(|| {
-        let dir = common::scratch("c_server_client_host");
+        let dir = common::scratch(&unique("host"));
         let exe = dir.join("server_host");
         let src = common::root().join("tests/c/server_host.c");
         common::compile_c(
@@ -39,7 +46,7 @@ fn host() -> &'static Path {
 
 /// The client built against `include`.
 fn client(include: &Path, tag: &str) -> PathBuf {
-    let dir = common::scratch(&format!("c_server_client_{tag}"));
+    let dir = common::scratch(&unique(tag));
     let exe = dir.join("client_basic");
     let src = common::root().join("tests/c/client_basic.c");
     common::compile_c(&[&src], &exe, include, common::ffi_lib_dir(), &["-pthread"]);
@@ -49,7 +56,7 @@ fn client(include: &Path, tag: &str) -> PathBuf {
 /// Runs the host with `n` clients, failing the test on a nonzero exit or
 /// when it outlives [`LIMIT`].
 fn run(n: u32, client: &Path, nspace: &str) {
-    let tmp = common::scratch(&format!("c_server_client_tmp_{nspace}"));
+    let tmp = common::scratch(&unique(&format!("tmp_{nspace}")));
     let mut child = Command::new(host())
         .arg(n.to_string())
         .arg(client)

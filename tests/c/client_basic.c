@@ -188,6 +188,11 @@ int main(void)
             FAIL("missing key: %s", PMIx_Error_string(rc));
         }
         PMIX_INFO_DESTRUCT(&opt);
+        /* Not optional: still answered at once (nobody else has it). */
+        rc = PMIx_Get(&me, "no.such.key", NULL, 0, &v);
+        if (PMIX_ERR_NOT_FOUND != rc || NULL != v) {
+            FAIL("missing own key: %s", PMIx_Error_string(rc));
+        }
     }
     rc = PMIx_Get(&me, NULL, NULL, 0, &v);
     if (PMIX_SUCCESS == rc) {
