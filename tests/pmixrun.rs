@@ -425,7 +425,9 @@ fn rank_0_reads_the_launcher_stdin() {
 mod common;
 
 fn c_client(include: &std::path::Path, tag: &str) -> std::path::PathBuf {
-    let dir = common::scratch(&format!("pmixrun_c_{tag}"));
+    // Per test process: concurrent runs (other checkouts sharing the
+    // target directory) must not replace each other's programs.
+    let dir = common::scratch(&format!("pmixrun_c_{tag}_{}", std::process::id()));
     let exe = dir.join("pmixrun_client");
     let src = common::root().join("tests/c/pmixrun_client.c");
     common::compile_c(&[&src], &exe, include, common::ffi_lib_dir(), &[]);
