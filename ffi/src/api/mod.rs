@@ -2,11 +2,11 @@
 
 pub mod buffer;
 pub mod client;
-pub(crate) mod pointer_cache;
 pub mod data_array;
 pub mod info;
 pub mod info_list;
 pub mod locality;
+pub(crate) mod pointer_cache;
 pub mod regex;
 pub mod server;
 pub(crate) mod server_module;
