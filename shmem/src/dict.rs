@@ -106,13 +106,14 @@ pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
 pub(crate) fn build(names: Vec<StrZ>) -> Dict {
     let n = (names.len() * 2).next_power_of_two().max(2);
     let mask = n - 1;
-    let mut slots = vec![0u32; n];
+    let mut slots = vec![0u64; n];
     for (id, name) in names.iter().enumerate() {
-        let mut i = key_hash(name.as_bytes()) as usize & mask;
+        let h = key_hash(name.as_bytes());
+        let mut i = h as usize & mask;
         while slots[i] != 0 {
             i = (i + 1) & mask;
         }
-        slots[i] = id as u32 + 1;
+        slots[i] = (h & !0xFFFF_FFFF) | (id as u64 + 1);
     }
     Dict { names, slots }
 }
@@ -128,15 +129,19 @@ pub(crate) fn find(d: &ArchivedDict, key: &LookupKey<'_>) -> Option<u32> {
     }
     let mask = n - 1;
     let mut i = key.hash as usize & mask;
+    let tag = key.hash >> 32;
     for _ in 0..n {
         let s = slots[i].to_native();
-        if s == 0 {
+        let id1 = s as u32;
+        if id1 == 0 {
             return None;
         }
-        let id = s - 1;
-        if let Some(name) = d.names.get(id as usize) {
-            if same_bytes(name.as_bytes(), key.bytes) {
-                return Some(id);
+        if s >> 32 == tag {
+            let id = id1 - 1;
+            if let Some(name) = d.names.get(id as usize) {
+                if same_bytes(name.as_bytes(), key.bytes) {
+                    return Some(id);
+                }
             }
         }
         i = (i + 1) & mask;

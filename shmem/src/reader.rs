@@ -52,12 +52,23 @@ const IS_DICT: u8 = 5;
 
 /// An open, validated segment. Lookups borrow from it.
 pub struct Segment {
-    mem: Memory,
-    index_offset: usize,
-    index_len: usize,
+    /// Owns the bytes `base..base + len` (moving it does not move them).
+    _mem: Memory,
+    base: *const u8,
+    len: usize,
+    /// The validated index root, inside `base..base + len`.
+    index: *const ArchivedIndex,
     /// One byte per block: its validation state (see the constants).
     states: Box<[AtomicU8]>,
 }
+
+// SAFETY: the raw pointers point into memory owned by `_mem` (a heap
+// buffer or a read-only mapping), which is never written after `open` and
+// lives as long as the segment; sharing or sending read-only bytes between
+// threads is sound, and the validation states are atomics.
+unsafe impl Send for Segment {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for Segment {}
 
 impl std::fmt::Debug for Segment {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -71,12 +82,86 @@ impl std::fmt::Debug for Segment {
 
 trait Block: Portable + for<'a> CheckBytes<HighValidator<'a, Failure>> {
     const STATE: u8;
+    /// Checks beyond rkyv's bytecheck, run once after it.
+    fn check(&self) -> bool {
+        true
+    }
 }
 impl Block for ArchivedTable {
     const STATE: u8 = IS_TABLE;
+    /// Every heap cell lies within the heap, and a string's bytes hold
+    /// exactly one NUL, at its end (what `heap_value` relies on).
+    fn check(&self) -> bool {
+        let heap = self.heap.as_slice();
+        // Strings checked recently (many rows share a string): a small
+        // direct-mapped memo on the stack.
+        let mut seen = [u32::MAX; 256];
+        for c in self.cells.as_slice() {
+            let tag = c.key_tag.to_native() as u8;
+            if tag != TAG_STR && tag != TAG_BYTES {
+                continue;
+            }
+            let data = c.data.to_native();
+            let (off, len) = heap_ref(data);
+            if tag == TAG_BYTES {
+                if off + len > heap.len() {
+                    return false;
+                }
+                continue;
+            }
+            let memo = &mut seen[(data.wrapping_mul(0x9E37_79B1) >> 24) as usize];
+            // `u32::MAX` (offset 2^22 - 1, length 1023) never fits in a
+            // heap that a cell can address, so it never passes as seen.
+            if *memo == data && data != u32::MAX {
+                continue;
+            }
+            if !heap_str_ok(heap, off, len) {
+                return false;
+            }
+            *memo = data;
+        }
+        true
+    }
 }
+
+/// `heap[off..=off + len]` exists, ends with a NUL and holds no other.
+#[inline(never)]
+fn heap_str_ok(heap: &[u8], off: usize, len: usize) -> bool {
+    match heap.get(off..off + len + 1) {
+        Some([body @ .., 0]) => !body.contains(&0),
+        _ => false,
+    }
+}
+
 impl Block for ArchivedDict {
     const STATE: u8 = IS_DICT;
+}
+
+/// The value of a cell of table `t`: inline, in the heap or in the pool.
+/// `None` if the cell is corrupt.
+#[inline(always)]
+fn cell_value(t: &ArchivedTable, kt: u32, data: u32) -> Option<ValueRef<'_>> {
+    match (kt & 0xFF) as u8 {
+        TAG_STR => {
+            let (off, len) = heap_ref(data);
+            let b = t.heap.as_slice().get(off..off + len + 1)?;
+            // SAFETY: the table is validated (`Block::check` for
+            // `ArchivedTable` ran before the block was marked valid): every
+            // string cell's bytes end with their only NUL.
+            Some(ValueRef::String(Some(unsafe {
+                CStr::from_bytes_with_nul_unchecked(b)
+            })))
+        }
+        TAG_BYTES => {
+            let (off, len) = heap_ref(data);
+            t.heap
+                .as_slice()
+                .get(off..off + len)
+                .map(ValueRef::ByteObject)
+        }
+        TAG_POOL => t.pool.get(data as usize).map(ValueRef::from_archived),
+        tag => decode_inline(tag, data),
+    }
 }
 
 #[inline]
@@ -138,10 +223,13 @@ impl Segment {
         let states = (0..index.blocks.len())
             .map(|_| AtomicU8::new(UNCHECKED))
             .collect();
+        let index: *const ArchivedIndex = index;
+        let (base, len) = (bytes.as_ptr(), bytes.len());
         Ok(Segment {
-            mem,
-            index_offset: off,
-            index_len: len,
+            _mem: mem,
+            base,
+            len,
+            index,
             states,
         })
     }
@@ -149,15 +237,16 @@ impl Segment {
     /// The whole segment.
     #[inline(always)]
     pub fn as_bytes(&self) -> &[u8] {
-        match &self.mem {
-            Memory::Mapped(m) => m.as_slice(),
-            Memory::Heap(v) => v.as_slice(),
-        }
+        // SAFETY: `base..base + len` is the memory `_mem` owns (a heap
+        // buffer's or a mapping's bytes, which stay where they are when
+        // the owner moves), initialized and never written while `self`
+        // lives.
+        unsafe { std::slice::from_raw_parts(self.base, self.len) }
     }
 
     /// Length in bytes.
     pub fn len(&self) -> usize {
-        self.as_bytes().len()
+        self.len
     }
 
     /// Always false: a valid segment has a header.
@@ -168,12 +257,12 @@ impl Segment {
     /// The index.
     #[inline(always)]
     pub fn index(&self) -> &ArchivedIndex {
-        let b = &self.as_bytes()[self.index_offset..self.index_offset + self.index_len];
-        // SAFETY: these exact bytes passed `rkyv::access::<ArchivedIndex>`
-        // in `open`, and they never change: they are either our own heap
-        // buffer, never handed out mutably, or a mapping of a memfd sealed
-        // against writes and shrinking (checked in `from_fd`).
-        unsafe { rkyv::access_unchecked::<ArchivedIndex>(b) }
+        // SAFETY: `index` is the root `rkyv::access::<ArchivedIndex>`
+        // returned in `open` for bytes of `_mem`, and they never change:
+        // they are either our own heap buffer, never handed out mutably,
+        // or a mapping of a memfd sealed against writes and shrinking
+        // (checked in `from_fd`), alive as long as `self`.
+        unsafe { &*self.index }
     }
 
     /// The namespace the segment describes.
@@ -254,11 +343,11 @@ impl Segment {
         }
         let b = &self.as_bytes()[o as usize..(o + l) as usize];
         match rkyv::access::<T, Failure>(b) {
-            Ok(t) => {
+            Ok(t) if t.check() => {
                 self.states[i as usize].store(T::STATE, Ordering::Release);
                 Ok(t)
             }
-            Err(_) => fail(BAD_ARCHIVE, CorruptKind::Invalid),
+            _ => fail(BAD_ARCHIVE, CorruptKind::Invalid),
         }
     }
 
@@ -318,11 +407,14 @@ impl Segment {
             // `wrapping_add`: the addresses may be anything in a corrupt
             // segment, and are never dereferenced.
             let p1 = base.wrapping_add(root).cast::<i8>();
+            // The root may straddle two cache lines.
+            let p1e = p1.wrapping_add(std::mem::size_of::<ArchivedTable>() - 1);
             let p2 = base.wrapping_add(o.wrapping_add(row * 4)).cast::<i8>();
             // SAFETY: prefetching is a hint that never faults or reads
             // memory architecturally, whatever the address.
             unsafe {
                 _mm_prefetch::<_MM_HINT_T0>(p1);
+                _mm_prefetch::<_MM_HINT_T0>(p1e);
                 _mm_prefetch::<_MM_HINT_T0>(p2);
             }
         }
@@ -364,14 +456,9 @@ impl Segment {
         let Some(c) = find_cell(cells, key) else {
             return Ok(None);
         };
-        let kt = c.key_tag.to_native();
-        let (tag, data) = ((kt & 0xFF) as u8, c.data.to_native());
-        let v = if tag == TAG_POOL {
-            t.pool.get(data as usize).map(ValueRef::from_archived)
-        } else {
-            decode_inline(tag, data)
-        };
-        v.map(Some).ok_or(bad)
+        cell_value(t, c.key_tag.to_native(), c.data.to_native())
+            .map(Some)
+            .ok_or(bad)
     }
 
     /// A process-realm value of `rank`.
@@ -605,14 +692,9 @@ impl<'s> Iterator for RowEntries<'s> {
         let bad = corrupt(Region::Block(self.block), CorruptKind::Invalid);
         let kt = c.key_tag.to_native();
         let key = self.keys.and_then(|k| k.names.get((kt >> 8) as usize));
-        let (tag, data) = ((kt & 0xFF) as u8, c.data.to_native());
-        let v = if tag == TAG_POOL {
-            self.table
-                .and_then(|t| t.pool.get(data as usize))
-                .map(ValueRef::from_archived)
-        } else {
-            decode_inline(tag, data)
-        };
+        let v = self
+            .table
+            .and_then(|t| cell_value(t, kt, c.data.to_native()));
         match (key, v) {
             (Some(k), Some(v)) => Some(Ok((k.as_c_str(), v))),
             _ => {

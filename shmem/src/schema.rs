@@ -397,8 +397,9 @@ schema! {
 
     /// One key of one row: `key_tag` holds the key id (high 24 bits) and a
     /// tag (low 8 bits): a data type whose value fits in `data` (inline
-    /// scalars), or [`TAG_POOL`], in which case `data` indexes the table's
-    /// value pool.
+    /// scalars); [`TAG_STR`] or [`TAG_BYTES`], in which case `data` locates
+    /// a string or byte object in the table's `heap` (see [`heap_ref`]); or
+    /// [`TAG_POOL`], in which case `data` indexes the table's value pool.
     #[derive(Archive, Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
     #[rkyv(derive(Debug))]
     pub struct Cell {
@@ -407,24 +408,29 @@ schema! {
     }
 
     /// A block of rows: row `i` holds `cells[row_starts[i]..row_starts[i+1]]`,
-    /// sorted by key id; values that are not inline scalars live once per
-    /// block in `pool`.
+    /// sorted by key id. Strings and byte objects of at most
+    /// [`HEAP_MAX_LEN`] bytes live once per block in `heap` (a string with
+    /// its NUL), addressed by the cell itself; other values that are not
+    /// inline scalars live once per block in `pool`.
     #[derive(Archive, Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
     #[rkyv(derive(Debug))]
     pub struct Table {
         pub row_starts: Vec<u32>,
         pub cells: Vec<Cell>,
+        pub heap: Vec<u8>,
         pub pool: Vec<StoredValue>,
     }
 
     /// A string dictionary: `names[id]`, found by name through the open
-    /// addressing table `slots` (power-of-two length, XXH64 of the name,
-    /// linear probing; a slot holds `id + 1`, 0 when empty).
+    /// addressing table `slots` (power-of-two length, `key_hash` of the
+    /// name, linear probing; a slot holds `id + 1` in its low 32 bits, 0
+    /// when empty, and the high 32 bits of the name's hash in its high 32
+    /// bits, so a probe compares names only when the hashes agree).
     #[derive(Archive, Serialize, Deserialize, Clone, Debug, PartialEq, Eq, Default)]
     #[rkyv(derive(Debug))]
     pub struct Dict {
         pub names: Vec<StrZ>,
-        pub slots: Vec<u32>,
+        pub slots: Vec<u64>,
     }
 
     /// The root of a segment: what it holds and where its blocks are.
@@ -455,6 +461,28 @@ schema! {
 
 /// Tag of a [`Cell`] whose value is in the table's pool.
 pub const TAG_POOL: u8 = 0xFF;
+/// Tag of a [`Cell`] holding a (non-NULL) string in the table's heap.
+pub const TAG_STR: u8 = 0xFE;
+/// Tag of a [`Cell`] holding a byte object in the table's heap.
+pub const TAG_BYTES: u8 = 0xFD;
+/// Bits of a heap cell's `data` giving the offset in the heap; the bits
+/// above give the length.
+pub const HEAP_OFFSET_BITS: u32 = 22;
+/// Longest string (without its NUL) or byte object kept in a heap.
+pub const HEAP_MAX_LEN: usize = (1 << (32 - HEAP_OFFSET_BITS)) - 1;
+/// Largest heap offset a cell can address.
+pub const HEAP_MAX_OFFSET: usize = (1 << HEAP_OFFSET_BITS) - 1;
+
+/// `(offset, length)` of a heap cell's value: a byte object is
+/// `heap[offset..offset + length]`, a string `heap[offset..=offset +
+/// length]` (its NUL included).
+#[inline(always)]
+pub const fn heap_ref(data: u32) -> (usize, usize) {
+    (
+        (data & ((1 << HEAP_OFFSET_BITS) - 1)) as usize,
+        (data >> HEAP_OFFSET_BITS) as usize,
+    )
+}
 /// Key ids are 24 bits wide.
 pub const MAX_KEYS: usize = 1 << 24;
 

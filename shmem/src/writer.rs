@@ -347,7 +347,7 @@ impl SegmentBuilder {
             buf: AlignedVec::with_capacity(HEADER_LEN + ncells * 8 + nrows * 5 + 4096),
             blocks: Vec::new(),
             stamp: vec![0; pool.len()],
-            local: vec![0; pool.len()],
+            local: vec![(0, 0); pool.len()],
             pool,
             nblocks_emitted: 0,
         };
@@ -412,6 +412,25 @@ impl SegmentBuilder {
     }
 }
 
+/// Appends a short string (with its NUL) or byte object to a block's
+/// heap and returns its cell `(tag, data)`; `None` for other values, long
+/// ones, or when the heap is beyond what a cell addresses (then the value
+/// goes to the pool).
+fn heap_cell(v: &StoredValue, heap: &mut Vec<u8>) -> Option<(u8, u32)> {
+    let (tag, bytes, nul) = match v {
+        StoredValue::String(Some(s)) => (TAG_STR, s.as_bytes(), 1),
+        StoredValue::ByteObject(b) => (TAG_BYTES, &b[..], 0),
+        _ => return None,
+    };
+    let off = heap.len();
+    if bytes.len() > HEAP_MAX_LEN || off > HEAP_MAX_OFFSET {
+        return None;
+    }
+    heap.extend_from_slice(bytes);
+    heap.resize(heap.len() + nul, 0);
+    Some((tag, off as u32 | (bytes.len() as u32) << HEAP_OFFSET_BITS))
+}
+
 /// `n` rounded up to the segment alignment.
 pub(crate) fn padded(n: usize) -> usize {
     n.div_ceil(ALIGN) * ALIGN
@@ -422,9 +441,9 @@ struct Emitter {
     blocks: Vec<BlockRef>,
     pool: Vec<StoredValue>,
     /// Per global pool entry: last block (1-based) that used it, and its
-    /// index in that block's pool.
+    /// cell tag and data in that block (its heap location or pool index).
     stamp: Vec<u32>,
-    local: Vec<u32>,
+    local: Vec<(u8, u32)>,
     nblocks_emitted: u32,
 }
 
@@ -505,6 +524,7 @@ impl Emitter {
             let mut row_starts = Vec::with_capacity(last - first + 1);
             let mut out = Vec::with_capacity(starts[last] - starts[first]);
             let mut pool = Vec::new();
+            let mut heap = Vec::new();
             for r in first..last {
                 row_starts.push(u32::try_from(out.len()).map_err(|_| BuildError::TooLarge)?);
                 let row = &mut cells[starts[r]..starts[r + 1]];
@@ -522,10 +542,17 @@ impl Emitter {
                         let g = c.data as usize;
                         if self.stamp[g] != blk {
                             self.stamp[g] = blk;
-                            self.local[g] = pool.len() as u32;
-                            pool.push(self.pool[g].clone());
+                            self.local[g] = match heap_cell(&self.pool[g], &mut heap) {
+                                Some(cell) => cell,
+                                None => {
+                                    pool.push(self.pool[g].clone());
+                                    (TAG_POOL, (pool.len() - 1) as u32)
+                                }
+                            };
                         }
-                        c.data = self.local[g];
+                        let (tag, data) = self.local[g];
+                        c.key_tag = c.key_tag & !0xFF | u32::from(tag);
+                        c.data = data;
                     }
                     out.push(c);
                 }
@@ -534,6 +561,7 @@ impl Emitter {
             self.emit(&Table {
                 row_starts,
                 cells: out,
+                heap,
                 pool,
             })?;
         }
@@ -616,5 +644,7 @@ impl SealedSegment {
     }
 }
 
-// Every data type tag fits in a cell's 8-bit tag, below TAG_POOL.
-const _: () = assert!(tag::STOR_ACCESS_TYPE < TAG_POOL as u16);
+// Every data type tag fits in a cell's 8-bit tag, below the heap and pool
+// tags.
+const _: () = assert!(tag::STOR_ACCESS_TYPE < TAG_BYTES as u16);
+const _: () = assert!(TAG_BYTES < TAG_STR && TAG_STR < TAG_POOL);

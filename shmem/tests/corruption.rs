@@ -223,3 +223,97 @@ proptest! {
         let _ = exercise(&b);
     }
 }
+
+/// Rewrites every checksum of `b` (block `block`'s in the index, the
+/// index's and the header's) so that only validation can refuse it.
+fn reseal(b: &mut [u8], block: usize, old_sum: u64) {
+    use pmix_shmem::header::ALIGN;
+    let seg = Segment::from_bytes(b).unwrap();
+    let br = &seg.index().blocks[block];
+    let (o, l) = (br.offset.to_native() as usize, br.len.to_native() as usize);
+    drop(seg);
+    let new_sum = checksum::xxh64(&b[o..(o + l).div_ceil(ALIGN) * ALIGN]);
+    let ioff = u64::from_le_bytes(b[32..40].try_into().unwrap()) as usize;
+    let ilen = u64::from_le_bytes(b[40..48].try_into().unwrap()) as usize;
+    let at = b[ioff..ioff + ilen]
+        .windows(8)
+        .position(|w| w == old_sum.to_le_bytes())
+        .expect("block checksum in the index")
+        + ioff;
+    b[at..at + 8].copy_from_slice(&new_sum.to_le_bytes());
+    let isum = checksum::xxh64(&b[ioff..ioff + ilen]);
+    b[48..56].copy_from_slice(&isum.to_le_bytes());
+    let hsum = checksum::xxh64(&b[..56]);
+    b[56..64].copy_from_slice(&hsum.to_le_bytes());
+}
+
+#[test]
+fn heap_string_without_its_nul_or_with_another_is_refused() {
+    let mut builder = SegmentBuilder::new("heap").unwrap();
+    builder
+        .proc(0, "pmix.hname", StoredValue::string("node-abcdef"))
+        .unwrap();
+    builder
+        .proc(0, "pmix.rank", StoredValue::ProcRank(0))
+        .unwrap();
+    let good = builder.build().unwrap().as_bytes().to_vec();
+    let seg = Segment::from_bytes(&good).unwrap();
+    let v = seg.proc_value(0, &"pmix.hname".into()).unwrap().unwrap();
+    assert_eq!(v.as_c_str().unwrap().to_bytes(), b"node-abcdef");
+    let block = seg.index().procs.first_block.to_native() as usize;
+    let old_sum = seg.index().blocks[block].checksum.to_native();
+    drop(seg);
+    let at = good
+        .windows(12)
+        .position(|w| w == b"node-abcdef\0")
+        .unwrap();
+    // An interior NUL, then a missing final NUL: each refused by
+    // validation even with every checksum recomputed.
+    for (pos, byte) in [(at + 4, 0u8), (at + 11, b'x')] {
+        let mut b = good.clone();
+        b[pos] = byte;
+        reseal(&mut b, block, old_sum);
+        let seg = Segment::from_bytes(&b).unwrap();
+        let e = seg.proc_value(0, &"pmix.rank".into()).unwrap_err();
+        assert_eq!(
+            e,
+            Corrupt {
+                region: Region::Block(block as u32),
+                kind: CorruptKind::Invalid
+            }
+        );
+        assert!(seg.proc_value(0, &"pmix.hname".into()).is_err());
+    }
+    // The same resealing without a change is accepted (the test's own
+    // check).
+    let mut b = good.clone();
+    reseal(&mut b, block, old_sum);
+    assert!(Segment::from_bytes(&b)
+        .unwrap()
+        .proc_value(0, &"pmix.hname".into())
+        .unwrap()
+        .is_some());
+}
+
+#[test]
+fn long_strings_and_byte_objects_go_to_the_pool_and_read_back() {
+    let long = "y".repeat(HEAP_MAX_LEN + 1);
+    let mut builder = SegmentBuilder::new("heap").unwrap();
+    let cases = [
+        ("s.short", StoredValue::string("short")),
+        ("s.edge", StoredValue::string(&long[1..])),
+        ("s.long", StoredValue::string(&long)),
+        ("b.empty", StoredValue::ByteObject(Vec::new())),
+        ("b.long", StoredValue::ByteObject(vec![0; HEAP_MAX_LEN + 1])),
+        ("s.empty", StoredValue::string("")),
+    ];
+    for (k, v) in &cases {
+        builder.proc(3, k, v.clone()).unwrap();
+    }
+    let seg = builder.build().unwrap().open().unwrap();
+    seg.validate_all().unwrap();
+    for (k, v) in &cases {
+        let got = seg.proc_value(3, &(*k).into()).unwrap().unwrap();
+        assert_eq!(&got.to_stored(), v, "{k}");
+    }
+}
