@@ -89,23 +89,23 @@ fn u32_of(v: Option<ValueRef<'_>>) -> Option<u32> {
     v?.as_u32()
 }
 
-/// True if `proc` names one process (not a wildcard or other reserved
+/// True if `rank` names one process (not a wildcard or other reserved
 /// rank).
-fn is_single(proc: &Proc) -> bool {
-    proc.rank.0 <= Rank::VALID.0
+fn is_single(rank: Rank) -> bool {
+    rank.0 <= Rank::VALID.0
 }
 
-/// The node of `proc`: by its `PMIX_NODEID` when it names one process of
-/// `ns`, else this process's node, by `PMIX_HOSTNAME` (which every
+/// The node of process `rank` of `ns`: by its `PMIX_NODEID` when it names
+/// one process, else this process's node, by `PMIX_HOSTNAME` (which every
 /// namespace's node table knows it by).
 fn node_of<'r>(
     reader: &'r Reader<'_>,
     ns: &NsView<'r>,
     me: &Proc,
-    proc: &Proc,
+    rank: Rank,
 ) -> Option<NodeSel<'r>> {
-    if is_single(proc) {
-        return u32_of(ns.get(proc.rank.0, keys::NODEID)).map(NodeSel::Id);
+    if is_single(rank) {
+        return u32_of(ns.get(rank.0, keys::NODEID)).map(NodeSel::Id);
     }
     let mine = reader.namespace(&me.nspace.to_string_lossy())?;
     let host = mine
@@ -116,12 +116,12 @@ fn node_of<'r>(
     Some(NodeSel::Hostname(host))
 }
 
-/// The application of `proc` (this process's for a wildcard of its own
-/// namespace).
-fn app_of(ns: &NsView<'_>, me: &Proc, proc: &Proc) -> Option<u32> {
-    let rank = if is_single(proc) {
-        proc.rank.0
-    } else if proc.nspace == me.nspace {
+/// The application of process `rank` of `ns` (this process's for a
+/// wildcard of its own namespace, `own_nspace`).
+fn app_of(ns: &NsView<'_>, me: &Proc, own_nspace: bool, rank: Rank) -> Option<u32> {
+    let rank = if is_single(rank) {
+        rank.0
+    } else if own_nspace {
         me.rank.0
     } else {
         return None;
@@ -138,30 +138,50 @@ pub(crate) fn in_segments<'r>(
     opts: &GetOptions,
 ) -> Option<ValueRef<'r>> {
     let ns = reader.namespace(&proc.nspace.to_string_lossy())?;
+    in_view(
+        reader,
+        ns,
+        me,
+        proc.nspace == me.nspace,
+        proc.rank,
+        key,
+        opts,
+    )
+}
+
+/// [`in_segments`] with the namespace already resolved to `ns`
+/// (`own_nspace`: it is this process's namespace): no allocation.
+pub(crate) fn in_view<'r>(
+    reader: &'r Reader<'_>,
+    ns: NsView<'r>,
+    me: &Proc,
+    own_nspace: bool,
+    rank: Rank,
+    key: &str,
+    opts: &GetOptions,
+) -> Option<ValueRef<'r>> {
     match &opts.realm {
         RealmQualifier::Session => ns.session(key),
         RealmQualifier::Node { id, hostname } => match (id, hostname) {
             (Some(id), _) => ns.node(NodeSel::Id(*id), key),
             (None, Some(h)) => ns.node(NodeSel::Hostname(h), key),
-            (None, None) => ns.node(node_of(reader, &ns, me, proc)?, key),
+            (None, None) => ns.node(node_of(reader, &ns, me, rank)?, key),
         },
         RealmQualifier::App(n) => {
             let n = match n {
                 Some(n) => *n,
-                None => app_of(&ns, me, proc)?,
+                None => app_of(&ns, me, own_nspace, rank)?,
             };
             ns.app(n, key)
         }
-        RealmQualifier::None if proc.rank == Rank::WILDCARD => {
-            ns.job(key).or_else(|| ns.session(key))
-        }
+        RealmQualifier::None if rank == Rank::WILDCARD => ns.job(key).or_else(|| ns.session(key)),
         RealmQualifier::None => {
-            if !is_single(proc) {
+            if !is_single(rank) {
                 return None;
             }
-            ns.get(proc.rank.0, key)
-                .or_else(|| ns.node(node_of(reader, &ns, me, proc)?, key))
-                .or_else(|| ns.app(app_of(&ns, me, proc)?, key))
+            ns.get(rank.0, key)
+                .or_else(|| ns.node(node_of(reader, &ns, me, rank)?, key))
+                .or_else(|| ns.app(app_of(&ns, me, own_nspace, rank)?, key))
         }
     }
 }

@@ -36,7 +36,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use parking_lot::{Mutex, RwLock};
-use pmix_shmem::{Directory, Reader, Segment, ValueRef};
+use pmix_shmem::{Directory, Reader, Segment};
 
 use crate::wire::{
     self, Abort, Connection, Directives, DmodexRequest, FenceRequest, Handshake, Message, Posted,
@@ -46,7 +46,7 @@ use crate::{keys, Info, Key, Nspace, Proc, Rank, Status, Value};
 
 pub use connect::ConnectInfo;
 pub use lookup::{GetOptions, RealmQualifier};
-pub use pmix_shmem::Scope;
+pub use pmix_shmem::{NsHandle, NsView, Scope, ValueRef};
 
 use progress::{Progress, Reply, Requester};
 
@@ -239,6 +239,34 @@ impl Client {
         opts: &GetOptions,
     ) -> Option<ValueRef<'r>> {
         lookup::in_segments(reader, &self.inner.proc, proc, key, opts)
+    }
+
+    /// [`lookup`](Self::lookup) with the namespace already resolved to
+    /// `ns` (a view of `reader`, e.g. through an [`NsHandle`] or a name
+    /// borrowed from the caller; `own_nspace`: it is this process's
+    /// namespace) and the process given by `rank`: no allocation, no lock,
+    /// no syscall. Like `lookup`, it does not look at this process's own
+    /// puts: callers serve a process's own non-reserved keys otherwise.
+    pub fn lookup_in<'r>(
+        &self,
+        reader: &'r Reader<'_>,
+        ns: NsView<'r>,
+        own_nspace: bool,
+        rank: Rank,
+        key: &str,
+        opts: &GetOptions,
+    ) -> Option<ValueRef<'r>> {
+        lookup::in_view(reader, ns, &self.inner.proc, own_nspace, rank, key, opts)
+    }
+
+    /// A handle on this process's namespace in the directory, which saves
+    /// the name lookup of [`Reader::namespace`] (`None` before its job
+    /// data is mapped). The client never deregisters its own namespace,
+    /// so the handle stays current.
+    pub fn own_handle(&self) -> Option<NsHandle> {
+        self.inner
+            .directory
+            .handle(self.inner.proc.nspace.as_c_str().to_str().ok()?)
     }
 
     /// `PMIx_Get`: the value of `key` for `proc`. Served from the mapped

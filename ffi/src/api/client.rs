@@ -32,16 +32,18 @@ use std::ptr::null_mut;
 use std::sync::atomic::{AtomicI32, AtomicPtr, Ordering};
 use std::sync::Mutex;
 
-use pmix_core::client::{Client, GetOptions, RealmQualifier, Scope};
+use pmix_core::client::{Client, GetOptions, NsHandle, NsView, RealmQualifier, Scope, ValueRef};
 use pmix_core::wire::flag;
-use pmix_core::{keys, Info, Nspace, Proc, Status, Value};
+use pmix_core::{keys, Info, Nspace, Proc, Rank, Status, Value};
 
 use crate::api::pointer_cache;
 use crate::boundary::{calloc_array, guard, malloc_cstr};
 use crate::convert;
 use crate::nonnull;
 use crate::sys::{
-    pmix_info_t, pmix_op_cbfunc_t, pmix_proc_t, pmix_value_cbfunc_t, pmix_value_t, PMIX_STRING,
+    pmix_info_t, pmix_op_cbfunc_t, pmix_proc_t, pmix_value_cbfunc_t, pmix_value_t, PMIX_BOOL,
+    PMIX_INT, PMIX_INT16, PMIX_INT32, PMIX_INT64, PMIX_INT8, PMIX_SIZE, PMIX_STRING, PMIX_UINT,
+    PMIX_UINT16, PMIX_UINT32, PMIX_UINT64, PMIX_UINT8, PMIX_UNDEF,
 };
 
 /// How many times the library has been initialized (as a client, a server
@@ -369,39 +371,316 @@ fn pointer_get(
                 return Ok(v);
             }
             if let Some(v) = c.lookup(&r, proc, key, &opts) {
-                let (v, pins) = match v.as_c_str() {
-                    Some(cs) => {
-                        // A string borrowed from the segment, which the
-                        // entry keeps mapped.
-                        let shell = calloc_array::<pmix_value_t>(1)?;
-                        // SAFETY: shell is a fresh zeroed value.
-                        unsafe {
-                            (*shell).type_ = PMIX_STRING;
-                            (*shell).data.string = cs.as_ptr().cast_mut();
-                        }
-                        let segs: Vec<_> = view
-                            .job_segment()
-                            .into_iter()
-                            .chain(view.modex_segments())
-                            .cloned()
-                            .collect();
-                        (shell, Some(Box::new(segs) as Box<dyn std::any::Any>))
-                    }
-                    None => (convert::value_to_c_new(&Value::from(v))?, None),
-                };
-                return Ok(pointer_cache::insert(
-                    ns,
-                    generation,
-                    proc.rank.0,
-                    key.as_bytes(),
-                    v,
-                    pins,
-                ));
+                return pointer_insert(ns, view, proc.rank.0, key, v);
             }
         }
     }
     let v = c.get(proc, key, infos)?;
     Ok(pointer_cache::retain(convert::value_to_c_new(&v)?))
+}
+
+/// Caches `v`, read from `view` of namespace `ns`, as the pointer-values
+/// result of (`ns`, rank, `key`) in this generation (see
+/// [`pointer_cache`]).
+fn pointer_insert(
+    ns: &[u8],
+    view: NsView<'_>,
+    rank: u32,
+    key: &str,
+    v: ValueRef<'_>,
+) -> Result<*mut pmix_value_t, Status> {
+    let (value, pins) = match v.as_c_str() {
+        Some(cs) => {
+            // A string borrowed from the segment, which the entry keeps
+            // mapped.
+            let shell = calloc_array::<pmix_value_t>(1)?;
+            // SAFETY: shell is a fresh zeroed value.
+            unsafe {
+                (*shell).type_ = PMIX_STRING;
+                (*shell).data.string = cs.as_ptr().cast_mut();
+            }
+            let segs: Vec<_> = view
+                .job_segment()
+                .into_iter()
+                .chain(view.modex_segments())
+                .cloned()
+                .collect();
+            (shell, Some(Box::new(segs) as Box<dyn std::any::Any>))
+        }
+        None => (convert::value_to_c_new(&Value::from(v))?, None),
+    };
+    Ok(pointer_cache::insert(
+        ns,
+        view.generation(),
+        rank,
+        key.as_bytes(),
+        value,
+        pins,
+    ))
+}
+
+// ---------------------------------------------------------------------------
+// The hot path of PMIx_Get (DESIGN.md): data in the mapped segments, read
+// without converting the C arguments to owned values. No allocation (but
+// the caller's malloc'ed result in the default mode), no lock, no syscall.
+
+/// The qualifiers of a get, read in place from the C array.
+struct FastQualifiers {
+    storage: Storage,
+    opts: GetOptions,
+}
+
+/// The bytes of a NUL-terminated C character array, without the NUL.
+fn c_array_bytes(a: &[c_char]) -> &[u8] {
+    // SAFETY: c_char and u8 have the same size and alignment.
+    let b = unsafe { std::slice::from_raw_parts(a.as_ptr().cast::<u8>(), a.len()) };
+    let n = b.iter().position(|&x| x == 0).unwrap_or(b.len());
+    &b[..n]
+}
+
+/// A C boolean directive as `flag` reads it (`PMIX_UNDEF`: true).
+fn c_flag(v: &pmix_value_t) -> bool {
+    match v.type_ {
+        // SAFETY: a PMIX_BOOL value holds a bool; read as a byte, so any
+        // nonzero byte is true.
+        PMIX_BOOL => (unsafe { v.data.byte }) != 0,
+        PMIX_UNDEF => true,
+        _ => false,
+    }
+}
+
+/// A C integer qualifier as `int` reads it, if it fits a `u32`.
+fn c_u32(v: &pmix_value_t) -> Option<u32> {
+    // SAFETY: each arm reads the union member its type names.
+    let x: i128 = unsafe {
+        match v.type_ {
+            PMIX_INT | PMIX_INT32 => v.data.int32.into(),
+            PMIX_INT8 => v.data.int8.into(),
+            PMIX_INT16 => v.data.int16.into(),
+            PMIX_INT64 => v.data.int64.into(),
+            PMIX_UINT | PMIX_UINT32 => v.data.uint32.into(),
+            PMIX_UINT8 => v.data.uint8.into(),
+            PMIX_UINT16 => v.data.uint16.into(),
+            PMIX_UINT64 => v.data.uint64.into(),
+            PMIX_SIZE => v.data.size.try_into().ok()?,
+            _ => return None,
+        }
+    };
+    // `int` refuses a uint64/size beyond i64.
+    if x > i128::from(i64::MAX) {
+        return None;
+    }
+    u32::try_from(x).ok()
+}
+
+/// Reads the qualifiers the hot path knows, as `storage` and
+/// `GetOptions::parse` do; `None` if one needs the general path
+/// (`PMIX_HOSTNAME`, whose string the options would own).
+fn fast_qualifiers(infos: &[pmix_info_t]) -> Option<FastQualifiers> {
+    let mut storage = Storage::Malloc;
+    let mut realm = RealmQualifier::None;
+    let (mut id, mut app) = (None, None);
+    for i in infos {
+        let k = c_array_bytes(&i.key);
+        if k == keys::GET_POINTER_VALUES.as_bytes() {
+            if c_flag(&i.value) {
+                storage = Storage::Pointer;
+            }
+        } else if k == keys::GET_STATIC_VALUES.as_bytes() {
+            if c_flag(&i.value) && storage == Storage::Malloc {
+                storage = Storage::Static;
+            }
+        } else if k == keys::SESSION_INFO.as_bytes() {
+            if c_flag(&i.value) {
+                realm = RealmQualifier::Session;
+            }
+        } else if k == keys::NODE_INFO.as_bytes() {
+            if c_flag(&i.value) {
+                realm = RealmQualifier::Node {
+                    id: None,
+                    hostname: None,
+                };
+            }
+        } else if k == keys::APP_INFO.as_bytes() {
+            if c_flag(&i.value) {
+                realm = RealmQualifier::App(None);
+            }
+        } else if k == keys::NODEID.as_bytes() {
+            id = c_u32(&i.value);
+        } else if k == keys::APPNUM.as_bytes() {
+            app = c_u32(&i.value);
+        } else if k == keys::HOSTNAME.as_bytes() {
+            return None;
+        }
+        // Anything else (PMIX_OPTIONAL, PMIX_IMMEDIATE, PMIX_TIMEOUT, ...)
+        // matters only when the segments do not have the value: the
+        // general path then reads it.
+    }
+    match &mut realm {
+        RealmQualifier::Node { id: i, .. } => *i = id,
+        RealmQualifier::App(a) => *a = app,
+        _ => {}
+    }
+    Some(FastQualifiers {
+        storage,
+        opts: GetOptions {
+            realm,
+            directives: Default::default(),
+        },
+    })
+}
+
+/// The handle on the namespace of the client it was made for.
+struct OwnNs {
+    client: *const Client,
+    handle: NsHandle,
+}
+
+/// This client's [`OwnNs`], made by the first get (a handle made for a
+/// finalized client is replaced and leaked: a racing get may still use it).
+static OWN_NS: AtomicPtr<OwnNs> = AtomicPtr::new(null_mut());
+
+/// The handle on `c`'s own namespace (allocates only when first made).
+fn own_handle(c: &'static Client) -> Option<&'static NsHandle> {
+    let cur = OWN_NS.load(Ordering::Acquire);
+    // SAFETY: published handles are leaked, never freed.
+    if let Some(o) = unsafe { cur.as_ref() } {
+        if std::ptr::eq(o.client, c) {
+            return Some(&o.handle);
+        }
+    }
+    let new = Box::into_raw(Box::new(OwnNs {
+        client: c,
+        handle: c.own_handle()?,
+    }));
+    match OWN_NS.compare_exchange(cur, new, Ordering::AcqRel, Ordering::Acquire) {
+        // SAFETY: just published, never freed.
+        Ok(_) => Some(unsafe { &(*new).handle }),
+        Err(other) => {
+            // SAFETY: `new` was never published.
+            drop(unsafe { Box::from_raw(new) });
+            // SAFETY: published handles are never freed.
+            let o = unsafe { &*other };
+            std::ptr::eq(o.client, c).then_some(&o.handle)
+        }
+    }
+}
+
+/// `PMIx_Get` of a value in the mapped segments, or `None` to take the
+/// general path (not there, this process's own non-reserved keys, which
+/// its puts serve, qualifiers the hot path does not read, and errors,
+/// which the general path reports).
+///
+/// # Safety
+/// `key` is a valid string, `proc_` NULL or a valid proc, `info` NULL or
+/// `ninfo` valid infos, `val` a writable out-parameter.
+unsafe fn get_fast(
+    c: &'static Client,
+    proc_: *const pmix_proc_t,
+    key: *const c_char,
+    info: *const pmix_info_t,
+    ninfo: usize,
+    val: *mut *mut pmix_value_t,
+) -> Option<Result<(), Status>> {
+    if !c.is_initialized() {
+        return None;
+    }
+    let infos = if ninfo == 0 {
+        &[][..]
+    } else {
+        // SAFETY: non-NULL (checked by the caller) and ninfo valid infos.
+        unsafe { std::slice::from_raw_parts(info, ninfo) }
+    };
+    let q = fast_qualifiers(infos)?;
+    // SAFETY: the caller's contract.
+    let key = unsafe { CStr::from_ptr(key) }.to_str().ok()?;
+    if key.is_empty() || key.len() > pmix_core::MAX_KEYLEN {
+        return None;
+    }
+    let me = c.proc();
+    let own_ns = me.nspace.as_bytes();
+    // SAFETY: NULL or a valid proc (the caller's contract).
+    let (ns, rank) = match unsafe { proc_.as_ref() } {
+        None => (own_ns, me.rank),
+        Some(p) => match c_array_bytes(&p.nspace) {
+            [] => (own_ns, Rank(p.rank)),
+            ns => (ns, Rank(p.rank)),
+        },
+    };
+    let own_nspace = ns == own_ns;
+    if own_nspace && rank == me.rank && !key.starts_with("pmix") {
+        return None;
+    }
+    let r = c.reader();
+    let view = if own_nspace {
+        r.view(own_handle(c)?)?
+    } else {
+        r.namespace(std::str::from_utf8(ns).ok()?)?
+    };
+    match q.storage {
+        Storage::Pointer if q.opts.realm == RealmQualifier::None => {
+            let p = match pointer_cache::lookup(ns, view.generation(), rank.0, key.as_bytes()) {
+                Some(p) => p,
+                None => {
+                    let v = c.lookup_in(&r, view, own_nspace, rank, key, &q.opts)?;
+                    match pointer_insert(ns, view, rank.0, key, v) {
+                        Ok(p) => p,
+                        Err(e) => return Some(Err(e)),
+                    }
+                }
+            };
+            // SAFETY: val is a writable out-parameter.
+            unsafe { *val = p };
+            Some(Ok(()))
+        }
+        // Realm-qualified pointer gets are not cached by key: the general
+        // path makes them.
+        Storage::Pointer => None,
+        Storage::Static => {
+            // SAFETY: val is non-NULL; under static values *val is the
+            // caller's pmix_value_t.
+            let out = unsafe { *val };
+            if out.is_null() {
+                return None;
+            }
+            let v = c.lookup_in(&r, view, own_nspace, rank, key, &q.opts)?;
+            // SAFETY: out is a writable value the caller owns.
+            Some(unsafe { convert::value_write(&Value::from(v), out) })
+        }
+        Storage::Malloc => {
+            let v = c.lookup_in(&r, view, own_nspace, rank, key, &q.opts)?;
+            // SAFETY: val is a writable out-parameter.
+            unsafe { *val = null_mut() };
+            let p = match v.as_c_str() {
+                // Straight from the segment's bytes: no owned copy first.
+                Some(cs) => malloc_string_value(cs),
+                None => convert::value_to_c_new(&Value::from(v)),
+            };
+            Some(p.map(|p| {
+                // SAFETY: val is a writable out-parameter.
+                unsafe { *val = p };
+            }))
+        }
+    }
+}
+
+/// A `malloc`ed `PMIX_STRING` value holding a `malloc`ed copy of `s`.
+fn malloc_string_value(s: &CStr) -> Result<*mut pmix_value_t, Status> {
+    let copy = malloc_cstr(s)?;
+    let v = match calloc_array::<pmix_value_t>(1) {
+        Ok(v) => v,
+        Err(e) => {
+            // SAFETY: ours, unused.
+            unsafe { libc::free(copy.cast()) };
+            return Err(e);
+        }
+    };
+    // SAFETY: v is a fresh zeroed value.
+    unsafe {
+        (*v).type_ = PMIX_STRING;
+        (*v).data.string = copy;
+    }
+    Ok(v)
 }
 
 /// `PMIx_Get`: honours `PMIX_GET_POINTER_VALUES`,
@@ -420,6 +699,12 @@ pub unsafe extern "C" fn PMIx_Get(
     guard(|| {
         let c = client()?;
         nonnull!(key, val);
+        check_array(info, ninfo)?;
+        // SAFETY: key is a valid string, proc_ NULL or valid, info ninfo
+        // valid infos, val writable (C contract, checked above).
+        if let Some(r) = unsafe { get_fast(c, proc_, key, info, ninfo, val) } {
+            return r;
+        }
         // SAFETY: info is NULL or ninfo valid infos (C contract).
         let infos = unsafe { infos_in(info, ninfo) }?;
         // SAFETY: key is a valid string, proc_ NULL or valid (C contract).

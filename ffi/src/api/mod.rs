@@ -3,6 +3,8 @@
 pub mod buffer;
 pub mod client;
 pub mod data_array;
+#[cfg(test)]
+mod get_hot_path_tests;
 pub mod info;
 pub mod info_list;
 pub mod locality;
