@@ -1,0 +1,73 @@
+//! The C benchmark client `benches/c/pmix_bench.c` (run by
+//! `benches/c/run.sh`) builds against our headers and completes under
+//! `pmixrun` with N=2 and small iteration counts, printing every result
+//! line. No timing is asserted: this only keeps the harness working.
+
+use std::process::{Command, Stdio};
+
+mod common;
+
+const METRICS: &[&str] = &[
+    "init",
+    "get_job_ptr",
+    "get_job_copy",
+    "get_peer_ptr",
+    "get_peer_copy",
+    "get_post_ptr",
+    "get_post_copy",
+    "fence",
+    "modex100",
+    "modex100_first",
+    "maxrss",
+];
+
+#[test]
+fn pmix_bench_runs_under_pmixrun() {
+    // Per test process: concurrent runs sharing the target directory must
+    // not replace each other's program.
+    let dir = common::scratch(&format!("bench_harness_{}", std::process::id()));
+    let exe = dir.join("pmix_bench");
+    let src = common::root().join("benches/c/pmix_bench.c");
+    let lib = common::ffi_lib_dir();
+    common::compile_c(&[&src], &exe, &common::include_dir(), lib, &[]);
+
+    let o = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
+        .args(["--timeout", "120", "-n", "2"])
+        .arg(&exe)
+        .args(["-g", "1000", "-f", "20", "-m", "2"])
+        .env("LD_LIBRARY_PATH", lib)
+        .stdin(Stdio::null())
+        .output()
+        .expect("pmixrun starts");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{}\n{stdout}\n{stderr}", o.status);
+
+    let header = stdout
+        .lines()
+        .find(|l| l.starts_with("pmix_bench lib="))
+        .unwrap_or_else(|| panic!("no lib= line in\n{stdout}"));
+    assert!(header.contains("libpmix.so"), "{header}");
+    assert!(header.contains(" ranks=2 "), "{header}");
+    for m in METRICS {
+        let prefix = format!("pmix_bench result={m} unit=");
+        let line = stdout
+            .lines()
+            .find(|l| l.starts_with(&prefix))
+            .unwrap_or_else(|| panic!("missing {m} in\n{stdout}"));
+        for field in ["min=", "median=", "max="] {
+            let v = line
+                .split_whitespace()
+                .find_map(|f| f.strip_prefix(field))
+                .unwrap_or_else(|| panic!("no {field} in {line}"));
+            let v: f64 = v
+                .parse()
+                .unwrap_or_else(|_| panic!("bad {field} in {line}"));
+            assert!(v.is_finite() && v >= 0.0, "{line}");
+        }
+    }
+    assert!(
+        stdout.lines().any(|l| l == "pmix_bench done"),
+        "no done line in\n{stdout}"
+    );
+}
