@@ -26,8 +26,6 @@
 //! Lifetime: every pointer handed out stays valid until `PMIx_Finalize`
 //! (the last one, when init was counted), which releases all of them.
 
-use std::collections::hash_map::DefaultHasher;
-use std::hash::{Hash, Hasher};
 use std::ptr::null_mut;
 use std::sync::atomic::{AtomicPtr, Ordering};
 
@@ -54,13 +52,35 @@ static TABLE: [AtomicPtr<Entry>; BUCKETS] = [EMPTY; BUCKETS];
 /// Values handed out without a cache key, released at finalize.
 static RETAINED: AtomicPtr<Entry> = AtomicPtr::new(null_mut());
 
+/// A fast non-cryptographic hash (multiply-rotate over 8-byte words, as
+/// FxHash, with a final mix for the bucket's low bits): SipHash cost more
+/// than the rest of a cache hit. Keys come from this process only.
 fn hash_of(nspace: &[u8], generation: u64, rank: u32, key: &[u8]) -> u64 {
-    let mut h = DefaultHasher::new();
-    nspace.hash(&mut h);
-    generation.hash(&mut h);
-    rank.hash(&mut h);
-    key.hash(&mut h);
-    h.finish()
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    #[inline(always)]
+    fn add(h: u64, w: u64) -> u64 {
+        (h.rotate_left(5) ^ w).wrapping_mul(K)
+    }
+    #[inline(always)]
+    fn bytes(mut h: u64, b: &[u8]) -> u64 {
+        let mut chunks = b.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            h = add(h, u64::from_le_bytes(w));
+        }
+        let rest = chunks.remainder();
+        let mut w = [0u8; 8];
+        w[..rest.len()].copy_from_slice(rest);
+        add(add(h, u64::from_le_bytes(w)), b.len() as u64)
+    }
+    let mut h = bytes(0, nspace);
+    h = add(h, generation);
+    h = add(h, u64::from(rank));
+    h = bytes(h, key);
+    h ^= h >> 29;
+    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h ^ (h >> 32)
 }
 
 /// Walks a list for a matching entry.
