@@ -474,6 +474,22 @@ impl Segment {
         }
     }
 
+    /// A process-realm value of `rank` by key id (from [`key_id`](Self::key_id)).
+    #[inline(always)]
+    pub(crate) fn proc_value_by_id(
+        &self,
+        rank: u32,
+        key: u32,
+    ) -> Result<Option<ValueRef<'_>>, Corrupt> {
+        self.row_value(&self.index().procs, rank, key)
+    }
+
+    /// A job-realm value by key id (from [`key_id`](Self::key_id)).
+    #[inline(always)]
+    pub(crate) fn job_value_by_id(&self, key: u32) -> Result<Option<ValueRef<'_>>, Corrupt> {
+        self.row_value(&self.index().job, 0, key)
+    }
+
     /// A job-realm value.
     #[inline(always)]
     pub fn job_value(&self, key: &LookupKey<'_>) -> Result<Option<ValueRef<'_>>, Corrupt> {
