@@ -434,8 +434,31 @@ struct FastQualifiers {
 fn c_array_bytes(a: &[c_char]) -> &[u8] {
     // SAFETY: c_char and u8 have the same size and alignment.
     let b = unsafe { std::slice::from_raw_parts(a.as_ptr().cast::<u8>(), a.len()) };
-    let n = b.iter().position(|&x| x == 0).unwrap_or(b.len());
+    // libc's memchr is vectorized; a byte loop showed in profiles.
+    // SAFETY: b is a.len() readable bytes.
+    let nul = unsafe { libc::memchr(b.as_ptr().cast(), 0, b.len()) };
+    let n = if nul.is_null() {
+        b.len()
+    } else {
+        // SAFETY: memchr found the NUL within b.
+        unsafe { nul.cast::<u8>().offset_from(b.as_ptr()) as usize }
+    };
     &b[..n]
+}
+
+/// True if the NUL-terminated C array `a` holds exactly `k` (no scan for
+/// the NUL: one compare of `k`'s length).
+#[inline]
+fn c_key_is(a: &[c_char], k: &str) -> bool {
+    c_array_is(a, k.as_bytes())
+}
+
+/// True if the NUL-terminated C array `a` holds exactly `k`.
+#[inline]
+fn c_array_is(a: &[c_char], k: &[u8]) -> bool {
+    // SAFETY: c_char and u8 have the same size and alignment.
+    let b = unsafe { std::slice::from_raw_parts(a.as_ptr().cast::<u8>(), a.len()) };
+    b.len() > k.len() && b[k.len()] == 0 && &b[..k.len()] == k
 }
 
 /// A C boolean directive as `flag` reads it (`PMIX_UNDEF`: true).
@@ -481,35 +504,35 @@ fn fast_qualifiers(infos: &[pmix_info_t]) -> Option<FastQualifiers> {
     let mut realm = RealmQualifier::None;
     let (mut id, mut app) = (None, None);
     for i in infos {
-        let k = c_array_bytes(&i.key);
-        if k == keys::GET_POINTER_VALUES.as_bytes() {
+        let k = &i.key;
+        if c_key_is(k, keys::GET_POINTER_VALUES) {
             if c_flag(&i.value) {
                 storage = Storage::Pointer;
             }
-        } else if k == keys::GET_STATIC_VALUES.as_bytes() {
+        } else if c_key_is(k, keys::GET_STATIC_VALUES) {
             if c_flag(&i.value) && storage == Storage::Malloc {
                 storage = Storage::Static;
             }
-        } else if k == keys::SESSION_INFO.as_bytes() {
+        } else if c_key_is(k, keys::SESSION_INFO) {
             if c_flag(&i.value) {
                 realm = RealmQualifier::Session;
             }
-        } else if k == keys::NODE_INFO.as_bytes() {
+        } else if c_key_is(k, keys::NODE_INFO) {
             if c_flag(&i.value) {
                 realm = RealmQualifier::Node {
                     id: None,
                     hostname: None,
                 };
             }
-        } else if k == keys::APP_INFO.as_bytes() {
+        } else if c_key_is(k, keys::APP_INFO) {
             if c_flag(&i.value) {
                 realm = RealmQualifier::App(None);
             }
-        } else if k == keys::NODEID.as_bytes() {
+        } else if c_key_is(k, keys::NODEID) {
             id = c_u32(&i.value);
-        } else if k == keys::APPNUM.as_bytes() {
+        } else if c_key_is(k, keys::APPNUM) {
             app = c_u32(&i.value);
-        } else if k == keys::HOSTNAME.as_bytes() {
+        } else if c_key_is(k, keys::HOSTNAME) {
             return None;
         }
         // Anything else (PMIX_OPTIONAL, PMIX_IMMEDIATE, PMIX_TIMEOUT, ...)
@@ -602,10 +625,10 @@ unsafe fn get_fast(
     // SAFETY: NULL or a valid proc (the caller's contract).
     let (ns, rank) = match unsafe { proc_.as_ref() } {
         None => (own_ns, me.rank),
-        Some(p) => match c_array_bytes(&p.nspace) {
-            [] => (own_ns, Rank(p.rank)),
-            ns => (ns, Rank(p.rank)),
-        },
+        // This process's namespace (the usual case) is recognized
+        // without a scan for the NUL.
+        Some(p) if p.nspace[0] == 0 || c_array_is(&p.nspace, own_ns) => (own_ns, Rank(p.rank)),
+        Some(p) => (c_array_bytes(&p.nspace), Rank(p.rank)),
     };
     let own_nspace = ns == own_ns;
     if own_nspace && rank == me.rank && !key.starts_with("pmix") {

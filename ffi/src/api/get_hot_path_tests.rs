@@ -110,7 +110,8 @@ fn run_job(test: &str, bench: bool) {
             let mut cmd = Command::new(std::env::current_exe().unwrap());
             cmd.args([test, "--exact", "--nocapture", "--test-threads=1"]);
             if bench {
-                cmd.args(["--ignored"]).env(BENCH, "1");
+                let mode = std::env::var(BENCH).unwrap_or_else(|_| "1".into());
+                cmd.args(["--ignored"]).env(BENCH, mode);
             }
             for (k, v) in server.setup_fork(p).unwrap() {
                 cmd.env(k, v);
@@ -249,7 +250,12 @@ fn client_main() -> Result<(), String> {
             ("malloc", &[][..]),
         ][..]
     };
+    // PMIX_GET_BENCH=pointer (or malloc) measures that mode only.
+    let only = std::env::var(BENCH).ok().filter(|m| m != "1");
     for &(mode, quals) in modes {
+        if only.as_deref().is_some_and(|m| m != mode) {
+            continue;
+        }
         for c in &cases {
             let get = |out: &mut *mut pmix_value_t| -> i32 {
                 // SAFETY: valid proc, key and infos; out is writable.

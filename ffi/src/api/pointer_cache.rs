@@ -74,7 +74,11 @@ fn hash_of(nspace: &[u8], generation: u64, rank: u32, key: &[u8]) -> u64 {
         w[..rest.len()].copy_from_slice(rest);
         add(add(h, u64::from_le_bytes(w)), b.len() as u64)
     }
-    let mut h = bytes(0, nspace);
+    // The namespace by its length and last (up to) eight bytes, where
+    // names of jobs usually differ: entries compare the whole name anyway.
+    let tail = &nspace[nspace.len().saturating_sub(8)..];
+    let mut h = bytes(0, tail);
+    h = add(h, nspace.len() as u64);
     h = add(h, generation);
     h = add(h, u64::from(rank));
     h = bytes(h, key);
