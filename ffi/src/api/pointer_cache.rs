@@ -61,18 +61,30 @@ fn hash_of(nspace: &[u8], generation: u64, rank: u32, key: &[u8]) -> u64 {
     fn add(h: u64, w: u64) -> u64 {
         (h.rotate_left(5) ^ w).wrapping_mul(K)
     }
+    /// Whole words, then the last (overlapping) word or the short rest
+    /// gathered in a register: no copy through memory, whose partial
+    /// stores stall the load that follows.
     #[inline(always)]
     fn bytes(mut h: u64, b: &[u8]) -> u64 {
-        let mut chunks = b.chunks_exact(8);
-        for c in &mut chunks {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(c);
-            h = add(h, u64::from_le_bytes(w));
+        let n = b.len();
+        let word = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or_default());
+        if n >= 8 {
+            let mut i = 0;
+            while i + 8 <= n {
+                h = add(h, word(i));
+                i += 8;
+            }
+            if i < n {
+                h = add(h, word(n - 8));
+            }
+        } else {
+            let mut w = 0u64;
+            for (i, &x) in b.iter().enumerate() {
+                w |= u64::from(x) << (8 * i);
+            }
+            h = add(h, w);
         }
-        let rest = chunks.remainder();
-        let mut w = [0u8; 8];
-        w[..rest.len()].copy_from_slice(rest);
-        add(add(h, u64::from_le_bytes(w)), b.len() as u64)
+        add(h, n as u64)
     }
     // The namespace by its length and last (up to) eight bytes, where
     // names of jobs usually differ: entries compare the whole name anyway.
