@@ -6,8 +6,12 @@
 //! get, store, resolve) wrap [`pmix_core::client::Client`], held in a
 //! process-global atomic pointer: no call takes a lock to find it.
 //! `PMIx_Get` under `PMIX_GET_POINTER_VALUES` returns library-owned values
-//! from [`crate::api::pointer_cache`]. Non-blocking callbacks run on the
-//! client's progress thread.
+//! from [`crate::api::pointer_cache`]. `PMIx_Get` first tries its hot path
+//! (`get_fast`: qualifiers read in place, the namespace borrowed from the
+//! C proc, this process's namespace through a cached `NsHandle`), which
+//! allocates nothing and takes no lock for data in the mapped segments;
+//! anything else goes through the owned conversions and `Client::get`.
+//! Non-blocking callbacks run on the client's progress thread.
 //!
 //! The other client operations (publish/lookup, spawn, connect, events,
 //! queries, ...) are not implemented yet: before `PMIx_Init` they return
@@ -1723,4 +1727,67 @@ pub unsafe extern "C" fn PMIx_Compute_distances_nb(
         nonnull!(cbfunc);
         unsupported()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pmix_core::Key;
+
+    fn c_infos(infos: &[Info]) -> Vec<pmix_info_t> {
+        infos
+            .iter()
+            .map(|i| {
+                // SAFETY: an all-zero info is valid; info_write fills it.
+                let mut o: pmix_info_t = unsafe { std::mem::zeroed() };
+                // SAFETY: o is a writable info.
+                unsafe { convert::info_write(i, &mut o) }.unwrap();
+                o
+            })
+            .collect()
+    }
+
+    /// The hot path reads the qualifiers as `storage` and
+    /// `GetOptions::parse` read the converted infos.
+    #[test]
+    fn fast_qualifiers_agree_with_the_general_path() {
+        let k = |s: &str| Key::new(s).unwrap();
+        let t = |s: &str| Info::new(k(s), Value::Bool(true));
+        let cases: Vec<Vec<Info>> = vec![
+            vec![],
+            vec![t(keys::GET_POINTER_VALUES)],
+            vec![t(keys::GET_STATIC_VALUES), t(keys::GET_POINTER_VALUES)],
+            vec![Info::new(k(keys::GET_POINTER_VALUES), Value::Bool(false))],
+            vec![t(keys::GET_STATIC_VALUES), t(keys::OPTIONAL)],
+            vec![Info::new(k(keys::GET_POINTER_VALUES), Value::Undef)],
+            vec![t(keys::SESSION_INFO)],
+            vec![
+                t(keys::NODE_INFO),
+                Info::new(k(keys::NODEID), Value::Uint32(3)),
+            ],
+            vec![
+                Info::new(k(keys::NODEID), Value::Int64(-1)),
+                t(keys::NODE_INFO),
+            ],
+            vec![
+                t(keys::APP_INFO),
+                Info::new(k(keys::APPNUM), Value::Uint64(u64::MAX)),
+            ],
+            vec![t(keys::APP_INFO), Info::new(k(keys::APPNUM), Value::Int(2))],
+            vec![t(keys::APP_INFO), t(keys::NODE_INFO), t(keys::TIMEOUT)],
+            vec![Info::new(k("pmix.get.pntrsx"), Value::Bool(true))],
+        ];
+        for infos in cases {
+            let c = c_infos(&infos);
+            let q = fast_qualifiers(&c).expect("served by the hot path");
+            let want = GetOptions::parse(&infos);
+            assert_eq!(q.opts.realm, want.realm, "{infos:?}");
+            assert!(q.storage == storage(&infos), "{infos:?}");
+        }
+        let host = [
+            t(keys::NODE_INFO),
+            Info::new(k(keys::HOSTNAME), Value::string("n1")),
+        ];
+        assert!(fast_qualifiers(&c_infos(&host)).is_none());
+    }
 }
