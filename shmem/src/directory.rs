@@ -396,21 +396,26 @@ impl<'g> NsView<'g> {
     /// [`get`](Self::get), reporting corrupt segments.
     #[inline(always)]
     pub fn try_get(&self, rank: u32, key: &LookupKey<'_>) -> Result<Option<ValueRef<'g>>, Corrupt> {
+        let job = self.state.job.as_deref();
+        if rank == RANK_WILDCARD {
+            return match job {
+                Some(j) => j.job_value(key),
+                None => Ok(None),
+            };
+        }
         // The key's id in the job segment, looked up once for both the
         // process and the job realm.
-        let job = match self.state.job.as_deref() {
+        let job = match job {
             Some(j) => j.key_id(key)?.map(|k| (j, k)),
             None => None,
         };
-        if rank != RANK_WILDCARD {
-            if let Some((j, k)) = job {
-                if let Some(v) = j.proc_value_by_id(rank, k)? {
-                    return Ok(Some(v));
-                }
-            }
-            if let Some(v) = self.try_posted(rank, Scopes::ALL, key)? {
+        if let Some((j, k)) = job {
+            if let Some(v) = j.proc_value_by_id(rank, k)? {
                 return Ok(Some(v));
             }
+        }
+        if let Some(v) = self.try_posted(rank, Scopes::ALL, key)? {
+            return Ok(Some(v));
         }
         match job {
             Some((j, k)) => j.job_value_by_id(k),
