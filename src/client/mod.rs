@@ -28,6 +28,7 @@
 mod connect;
 mod lookup;
 mod progress;
+mod service;
 
 use std::collections::{HashMap, HashSet};
 use std::os::fd::{AsFd, OwnedFd};
@@ -47,6 +48,8 @@ use crate::{keys, Info, Key, Nspace, Proc, Rank, Status, Value};
 pub use connect::ConnectInfo;
 pub use lookup::{GetOptions, RealmQualifier};
 pub use pmix_shmem::{NsHandle, NsView, Scope, ValueRef};
+pub use progress::EventSink;
+pub use service::ResponseCallback;
 
 use progress::{Progress, Reply, Requester};
 

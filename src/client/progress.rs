@@ -37,6 +37,9 @@ const WAKER: Token = Token(1);
 pub(crate) type Reply = Result<(Message, Vec<OwnedFd>), Status>;
 /// Runs on the progress thread with the reply to one request.
 pub(crate) type ReplyHandler = Box<dyn FnOnce(Reply) + Send + 'static>;
+/// Runs on the progress thread with the body of each event notification
+/// the server sends.
+pub type EventSink = Arc<dyn Fn(Vec<u8>) + Send + Sync + 'static>;
 
 enum Request {
     /// Run a closure on the progress thread (callbacks of `_nb` calls
@@ -54,6 +57,8 @@ struct Shared {
     pending: Mutex<HashMap<u32, ReplyHandler>>,
     next_id: AtomicU32,
     open: AtomicBool,
+    /// Receives unsolicited `Event` messages (none: they are dropped).
+    events: Mutex<Option<EventSink>>,
 }
 
 impl Shared {
@@ -140,6 +145,11 @@ impl Requester {
         rx.recv().unwrap_or(Err(Status::ERR_LOST_CONNECTION))
     }
 
+    /// Sets the receiver of event notifications (replacing any earlier one).
+    pub(crate) fn set_event_sink(&self, sink: Option<EventSink>) {
+        *self.shared.events.lock() = sink;
+    }
+
     /// Asks the thread to close the connection and stop.
     pub(crate) fn shutdown(&self) {
         let _ = self.notify(Request::Shutdown);
@@ -169,6 +179,7 @@ impl Progress {
             pending: Mutex::new(HashMap::new()),
             next_id: AtomicU32::new(1),
             open: AtomicBool::new(true),
+            events: Mutex::new(None),
         });
         Ok((
             Progress {
@@ -260,6 +271,12 @@ impl Progress {
         for f in frames {
             let id = f.header.id;
             match f.message() {
+                Ok(crate::wire::Message::Event(body)) if id == 0 => {
+                    let sink = self.shared.events.lock().clone();
+                    if let Some(sink) = sink {
+                        sink(body);
+                    }
+                }
                 Ok(msg) => {
                     let h = self.shared.pending.lock().remove(&id);
                     // A reply nobody waits for is dropped (its fds close).

@@ -18,9 +18,12 @@ use mio::{Events, Interest, Poll, Token};
 use pmix_shmem::Scopes;
 
 use super::fence::{self, Arrival, Tracker};
-use super::host::{Command, Completion, DmodexCallback, HostModule, Notifier, OpResult};
+use super::host::{
+    take_result, Command, Completion, DmodexCallback, HostModule, Notifier, OpResult,
+};
 use super::modex::{self, ModexSegment};
 use super::registry::{NsRecord, Registry};
+use super::services::{Caller, Encoder};
 use crate::net::{Listener, PeerCredentials};
 use crate::wire::{
     self, blob, Connection, Directives, DmodexReply, DmodexRequest, FenceRelease, FenceRequest,
@@ -70,7 +73,7 @@ struct Waiter {
     to: WaiterTo,
 }
 
-enum PendingOp {
+pub(crate) enum PendingOp {
     Connect {
         token: Token,
         id: u32,
@@ -87,6 +90,12 @@ enum PendingOp {
     DirectModex(Proc),
     /// A fence reported failed to the host; its answer is not needed.
     Ignored,
+    /// A service request handed to the host (see `services`).
+    #[allow(dead_code)]
+    Service {
+        caller: Caller,
+        encoder: Encoder,
+    },
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
@@ -95,7 +104,7 @@ enum TimerKey {
     Waiter(u64),
 }
 
-pub(super) struct EventLoop {
+pub(crate) struct EventLoop {
     poll: Poll,
     listener: Listener,
     rx: Receiver<Command>,
@@ -213,6 +222,7 @@ impl EventLoop {
                     self.departed.remove(&p);
                     self.committed.remove(&p);
                 }
+                Command::Run(task) => task(self),
                 Command::Shutdown => return false,
             }
         }
@@ -366,6 +376,7 @@ impl EventLoop {
         };
         match msg {
             Message::Commit(items) => self.commit(&proc, items),
+            Message::Request(q) => self.service(Caller { token, id }, &proc, q),
             Message::FenceRequest(f) => self.fence_enter(token, id, &proc, f),
             Message::DmodexRequest(d) => self.dmodex(token, id, &proc, d),
             Message::Abort(a) => {
@@ -379,7 +390,7 @@ impl EventLoop {
                     Completion::new(op, self.notifier.clone()),
                 );
                 if let Err(s) = r {
-                    self.op_done(op, OpResult::Unit(Err(s)));
+                    self.op_done(op, Err(s));
                 }
             }
             Message::Finalize => {
@@ -395,7 +406,11 @@ impl EventLoop {
                     .host
                     .client_finalized(&proc, Completion::new(op, self.notifier.clone()));
                 if let Err(s) = r {
-                    self.op_done(op, OpResult::Unit(unsupported_is_ok(s)));
+                    self.op_done(
+                        op,
+                        unsupported_is_ok(s)
+                            .map(|()| Box::new(()) as Box<dyn std::any::Any + Send>),
+                    );
                 }
             }
             other => return Err(WireError::UnknownKind(other.kind() as u16)),
@@ -436,7 +451,10 @@ impl EventLoop {
             .host
             .client_connected(&proc, Completion::new(op, self.notifier.clone()));
         if let Err(s) = r {
-            self.op_done(op, OpResult::Unit(unsupported_is_ok(s)));
+            self.op_done(
+                op,
+                unsupported_is_ok(s).map(|()| Box::new(()) as Box<dyn std::any::Any + Send>),
+            );
         }
     }
 
@@ -863,7 +881,7 @@ impl EventLoop {
                     } else {
                         s
                     };
-                    self.op_done(op, OpResult::Data(Err(s)));
+                    self.op_done(op, Err(s));
                     return;
                 }
             }
@@ -933,6 +951,73 @@ impl EventLoop {
     }
 
     // ------------------------------------------------------------------
+    // Accessors for the services (`services.rs` and the modules it calls)
+
+    /// The registered namespaces and clients.
+    #[allow(dead_code)]
+    pub(crate) fn registry(&self) -> &Arc<Registry> {
+        &self.registry
+    }
+
+    /// The host module.
+    #[allow(dead_code)]
+    pub(crate) fn host(&self) -> &Arc<dyn HostModule> {
+        &self.host
+    }
+
+    /// The command channel to this loop.
+    #[allow(dead_code)]
+    pub(crate) fn notifier(&self) -> &Notifier {
+        &self.notifier
+    }
+
+    /// The server's own identity.
+    #[allow(dead_code)]
+    pub(crate) fn server_proc(&self) -> &Proc {
+        &self.server
+    }
+
+    /// The connection of the (authenticated) client `proc`, if connected.
+    #[allow(dead_code)]
+    pub(crate) fn token_of(&self, proc: &Proc) -> Option<Token> {
+        self.by_proc.get(proc).copied().filter(|t| {
+            self.peers
+                .get(t)
+                .is_some_and(|p| matches!(p.state, PeerState::Ready(_)))
+        })
+    }
+
+    /// Every connected, authenticated client.
+    #[allow(dead_code)]
+    pub(crate) fn connected_procs(&self) -> Vec<Proc> {
+        self.peers
+            .values()
+            .filter_map(|p| match &p.state {
+                PeerState::Ready(proc) => Some(proc.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Sends a message without descriptors to a connection.
+    #[allow(dead_code)]
+    pub(crate) fn send_msg(&mut self, token: Token, id: u32, msg: &Message) {
+        self.send(token, id, msg, Vec::new());
+    }
+
+    /// Records a pending operation; returns its number.
+    #[allow(dead_code)]
+    pub(crate) fn new_pending(&mut self, op: PendingOp) -> u64 {
+        self.new_op(op)
+    }
+
+    /// Resolves a pending operation with `result`.
+    #[allow(dead_code)]
+    pub(crate) fn finish_op(&mut self, op: u64, result: OpResult) {
+        self.op_done(op, result);
+    }
+
+    // ------------------------------------------------------------------
     // Host completions, timers, teardown
 
     fn new_op(&mut self, op: PendingOp) -> u64 {
@@ -948,14 +1033,8 @@ impl EventLoop {
             // dropped completion after an explicit one).
             return;
         };
-        let unit = |r: OpResult| match r {
-            OpResult::Unit(r) => r,
-            OpResult::Data(r) => r.map(|_| ()),
-        };
-        let data = |r: OpResult| match r {
-            OpResult::Data(r) => r,
-            OpResult::Unit(r) => r.map(|_| Vec::new()),
-        };
+        let unit = |r: OpResult| r.map(|_| ());
+        let data = |r: OpResult| take_result::<Vec<u8>>(r);
         match pending {
             PendingOp::Connect { token, id } => self.finish_connect(token, id, unit(result)),
             PendingOp::Finalize { token, id } => {
@@ -974,6 +1053,10 @@ impl EventLoop {
                 }
             }
             PendingOp::Ignored => {}
+            PendingOp::Service { caller, encoder } => {
+                let r = encoder(result);
+                self.respond(caller, r);
+            }
         }
     }
 

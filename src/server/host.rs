@@ -15,6 +15,7 @@
 //! A completion dropped without being called resolves its operation with
 //! `PMIX_ERROR`, so a host that loses one cannot hang the clients.
 
+use std::any::Any;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
@@ -32,20 +33,26 @@ pub(crate) enum Command {
     NspaceGone(crate::Nspace),
     /// A client was deregistered: forget it and close its connection.
     ClientGone(Proc),
+    /// Run a closure on the progress thread with the loop's state (server
+    /// API calls that need it: notifications, IOF, ...).
+    #[allow(dead_code)]
+    Run(LoopTask),
     /// Stop the loop.
     Shutdown,
 }
 
+/// A closure run on the server's progress thread (see [`Command::Run`]).
+pub(crate) type LoopTask = Box<dyn FnOnce(&mut super::event_loop::EventLoop) + Send + 'static>;
+
 /// Callback receiving the answer to [`super::Server::dmodex_request`].
 pub type DmodexCallback = Box<dyn FnOnce(Result<Vec<u8>, Status>) + Send + 'static>;
 
-/// The result of a host operation, as the loop stores it.
-pub(crate) enum OpResult {
-    Unit(Result<(), Status>),
-    Data(Result<Vec<u8>, Status>),
-}
+/// The result of a host operation, as the loop stores it: the value the
+/// host completed with, boxed (its type is the `T` of the operation's
+/// [`Completion`]), or the failure.
+pub(crate) type OpResult = Result<Box<dyn Any + Send>, Status>;
 
-/// Result types a [`Completion`] can carry.
+/// Result types a [`Completion`] can carry: any sendable value.
 pub trait OpOutput: Send + 'static {
     #[doc(hidden)]
     fn wrap(r: Result<Self, Status>) -> OpResultHandle
@@ -57,16 +64,16 @@ pub trait OpOutput: Send + 'static {
 #[doc(hidden)]
 pub struct OpResultHandle(pub(crate) OpResult);
 
-impl OpOutput for () {
-    fn wrap(r: Result<(), Status>) -> OpResultHandle {
-        OpResultHandle(OpResult::Unit(r))
+impl<T: Send + 'static> OpOutput for T {
+    fn wrap(r: Result<T, Status>) -> OpResultHandle {
+        OpResultHandle(r.map(|v| Box::new(v) as Box<dyn Any + Send>))
     }
 }
 
-impl OpOutput for Vec<u8> {
-    fn wrap(r: Result<Vec<u8>, Status>) -> OpResultHandle {
-        OpResultHandle(OpResult::Data(r))
-    }
+/// Takes the value of type `T` out of a completed operation's result; a
+/// value of another type (a host bug) reads as `PMIX_ERROR`.
+pub(crate) fn take_result<T: 'static>(r: OpResult) -> Result<T, Status> {
+    r.and_then(|b| b.downcast::<T>().map(|b| *b).map_err(|_| Status::ERROR))
 }
 
 /// Sends commands to the progress thread and wakes it.
@@ -120,7 +127,7 @@ impl<T: OpOutput> Drop for Completion<T> {
         if let Some(n) = self.notifier.take() {
             n.send(Command::OpDone {
                 op: self.op,
-                result: T::wrap(Err(Status::ERROR)).0,
+                result: Err(Status::ERROR),
             });
         }
     }

@@ -31,11 +31,12 @@
 //!   a participant's connection is lost, or failed at its `PMIX_TIMEOUT`.
 
 mod env;
-mod event_loop;
+pub(crate) mod event_loop;
 mod fence;
 mod host;
 mod modex;
 mod registry;
+mod services;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -88,6 +88,13 @@ kinds! {
     Finalize = 10, true;
     /// Server -> client: finalize acknowledged.
     FinalizeReply = 11, false;
+    /// Client -> server: a service request (publish, lookup, query, log,
+    /// events, spawn, connect, ...), its operation named by an [`super::Op`].
+    Request = 12, true;
+    /// Server -> client: the answer to a `Request`.
+    Response = 13, false;
+    /// Server -> client, unsolicited (id 0): an event notification.
+    Event = 14, false;
 }
 
 /// A decoded, validated frame header.

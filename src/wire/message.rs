@@ -122,6 +122,77 @@ pub struct Abort {
     pub procs: Vec<Proc>,
 }
 
+/// Service operations carried by [`Message::Request`]. Numbers are part of
+/// the protocol: never reuse one. Each service encodes its own request and
+/// response bodies (with the helpers of [`super::body`]) and validates them
+/// when decoding; the server answers an operation it does not know with
+/// `PMIX_ERR_NOT_SUPPORTED`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Op(pub u16);
+
+impl Op {
+    /// `PMIx_Publish`.
+    pub const PUBLISH: Op = Op(1);
+    /// `PMIx_Lookup`.
+    pub const LOOKUP: Op = Op(2);
+    /// `PMIx_Unpublish`.
+    pub const UNPUBLISH: Op = Op(3);
+    /// `PMIx_Query_info`.
+    pub const QUERY: Op = Op(4);
+    /// `PMIx_Log`.
+    pub const LOG: Op = Op(5);
+    /// `PMIx_Job_control`.
+    pub const JOB_CONTROL: Op = Op(6);
+    /// `PMIx_Process_monitor`.
+    pub const MONITOR: Op = Op(7);
+    /// `PMIx_Register_event_handler` (the codes a client wants to hear).
+    pub const REGISTER_EVENTS: Op = Op(8);
+    /// `PMIx_Deregister_event_handler`.
+    pub const DEREGISTER_EVENTS: Op = Op(9);
+    /// `PMIx_Notify_event` from a client.
+    pub const NOTIFY_EVENT: Op = Op(10);
+    /// `PMIx_Spawn`.
+    pub const SPAWN: Op = Op(11);
+    /// `PMIx_Connect`.
+    pub const CONNECT: Op = Op(12);
+    /// `PMIx_Disconnect`.
+    pub const DISCONNECT: Op = Op(13);
+    /// `PMIx_Group_construct`.
+    pub const GROUP_CONSTRUCT: Op = Op(14);
+    /// `PMIx_Group_destruct`.
+    pub const GROUP_DESTRUCT: Op = Op(15);
+    /// `PMIx_Allocation_request`.
+    pub const ALLOCATE: Op = Op(16);
+    /// `PMIx_Get_credential`.
+    pub const GET_CREDENTIAL: Op = Op(17);
+    /// `PMIx_Validate_credential`.
+    pub const VALIDATE_CREDENTIAL: Op = Op(18);
+    /// `PMIx_IOF_pull`.
+    pub const IOF_PULL: Op = Op(19);
+    /// `PMIx_IOF_push`.
+    pub const IOF_PUSH: Op = Op(20);
+    /// `PMIx_IOF_deregister`.
+    pub const IOF_DEREGISTER: Op = Op(21);
+}
+
+/// `Request`: a service operation and its body.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Request {
+    /// Which service.
+    pub op: Op,
+    /// The operation's arguments, in the service's encoding.
+    pub body: Vec<u8>,
+}
+
+/// `Response`: the answer to a [`Request`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Response {
+    /// Success or why not.
+    pub status: Status,
+    /// The operation's results, in the service's encoding (empty on error).
+    pub body: Vec<u8>,
+}
+
 /// A control-plane message.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Message {
@@ -147,6 +218,12 @@ pub enum Message {
     Finalize,
     /// Finalize acknowledged.
     FinalizeReply(Status),
+    /// See [`Request`].
+    Request(Request),
+    /// See [`Response`].
+    Response(Response),
+    /// An event notification, in the event service's encoding.
+    Event(Vec<u8>),
 }
 
 fn put_segments(out: &mut Vec<u8>, segs: &[SegmentRef]) -> Result<(), CodecError> {
@@ -221,6 +298,9 @@ impl Message {
             Message::AbortReply(_) => Kind::AbortReply,
             Message::Finalize => Kind::Finalize,
             Message::FinalizeReply(_) => Kind::FinalizeReply,
+            Message::Request(_) => Kind::Request,
+            Message::Response(_) => Kind::Response,
+            Message::Event(_) => Kind::Event,
         }
     }
 
@@ -277,6 +357,15 @@ impl Message {
             }
             Message::AbortReply(s) | Message::FinalizeReply(s) => put_status(out, *s),
             Message::Finalize => {}
+            Message::Request(q) => {
+                out.extend_from_slice(&q.op.0.to_le_bytes());
+                put_bytes(out, &q.body);
+            }
+            Message::Response(a) => {
+                put_status(out, a.status);
+                put_bytes(out, &a.body);
+            }
+            Message::Event(body) => put_bytes(out, body),
         }
         Ok(())
     }
@@ -352,6 +441,21 @@ impl Message {
             Kind::AbortReply => Message::AbortReply(get_status(r).map_err(b)?),
             Kind::Finalize => Message::Finalize,
             Kind::FinalizeReply => Message::FinalizeReply(get_status(r).map_err(b)?),
+            Kind::Request => {
+                let lo = get_u8(r).map_err(b)?;
+                let hi = get_u8(r).map_err(b)?;
+                let body = get_bytes(r).map_err(b)?;
+                Message::Request(Request {
+                    op: Op(u16::from_le_bytes([lo, hi])),
+                    body,
+                })
+            }
+            Kind::Response => {
+                let status = get_status(r).map_err(b)?;
+                let body = get_bytes(r).map_err(b)?;
+                Message::Response(Response { status, body })
+            }
+            Kind::Event => Message::Event(get_bytes(r).map_err(b)?),
         };
         if r.remaining() != 0 {
             return Err(WireError::Trailing(r.remaining()));

@@ -16,6 +16,8 @@
 //! | `DmodexRequest` (proc, key, infos) | `DmodexReply` (status, the proc's data as a [`blob`]) |
 //! | `Abort` (status, message, procs) | `AbortReply` (status) |
 //! | `Finalize` | `FinalizeReply` (status) |
+//! | `Request` (operation number, body in the service's encoding) | `Response` (status, body) |
+//! | | `Event` (id 0, unsolicited: an event notification) |
 //!
 //! A reply carries its request's id. Every inbound frame is validated
 //! before use: the header first (known kind for this direction, length
@@ -39,8 +41,8 @@ pub use error::WireError;
 pub use frame::{Header, Kind, HEADER_LEN, PROTOCOL_VERSION};
 pub use message::{
     get_posted, merge_posted, put_posted, Abort, DmodexReply, DmodexRequest, FenceRelease,
-    FenceRequest, Handshake, HandshakeReply, Message, Posted, SegmentKind, SegmentRef,
-    MAX_SECRET_LEN,
+    FenceRequest, Handshake, HandshakeReply, Message, Op, Posted, Request, Response, SegmentKind,
+    SegmentRef, MAX_SECRET_LEN,
 };
 
 /// Default limit of a frame body once a client is authenticated.
@@ -104,6 +106,15 @@ mod tests {
             Message::AbortReply(Status::ERR_NOT_SUPPORTED),
             Message::Finalize,
             Message::FinalizeReply(Status::SUCCESS),
+            Message::Request(Request {
+                op: Op::LOOKUP,
+                body: vec![1, 2, 3],
+            }),
+            Message::Response(Response {
+                status: Status::ERR_NOT_FOUND,
+                body: vec![],
+            }),
+            Message::Event(vec![7; 5]),
         ]
     }
 
