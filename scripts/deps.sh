@@ -2,13 +2,16 @@
 # Installs the Debian packages the build and the test suite need:
 #   pkg-config, a C compiler, hwloc and udev headers (topology and cpusets),
 #   and the reference OpenPMIx 4.2.2 (libpmix-dev) that the ABI and
-#   compatibility tests compare against.
+#   compatibility tests compare against; Open MPI 4.1 (openmpi-bin,
+#   libopenmpi-dev) and OpenPMIx's Python bindings (python3-pmix), which
+#   the interoperability suite (tests/interop.rs) runs on our library.
 # Runs apt-get as root, or through sudo; does nothing for packages already
 # installed. Set PMIX_SKIP_APT=1 to skip (tests needing a missing reference
 # then report themselves as skipped).
 set -euo pipefail
 
-packages=(gcc g++ pkg-config libhwloc-dev libudev-dev libpmix-dev binutils)
+packages=(gcc g++ pkg-config libhwloc-dev libudev-dev libpmix-dev binutils
+          openmpi-bin libopenmpi-dev python3-pmix)
 
 [ "${PMIX_SKIP_APT:-0}" = 1 ] && exit 0
 

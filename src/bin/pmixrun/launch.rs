@@ -12,6 +12,22 @@ use std::process::{Command, Stdio};
 
 use crate::cli::Context;
 
+/// What Open MPI 4.1 needs to take a direct launch by a PMIx server that
+/// is neither its own runtime nor a resource manager it knows: its
+/// `schizo/orte` component declares every other process a singleton
+/// (`orte_process_info.my_daemon_uri` unset: `ORTE_SCHIZO_UNMANAGED_SINGLETON`,
+/// which forces `ess=singleton` and forks a private `orted`), so it is
+/// excluded (`OMPI_MCA_schizo=^orte`); then `ess/pmi` is selected and
+/// everything else comes from PMIx. Harmless to any other program, and
+/// left alone when the caller set `OMPI_MCA_schizo` (`-x` overrides it
+/// too). See docs/INTEROP.md.
+pub fn open_mpi_env() -> Vec<(String, String)> {
+    if std::env::var_os("OMPI_MCA_schizo").is_some() {
+        return Vec::new();
+    }
+    vec![("OMPI_MCA_schizo".into(), "^orte".into())]
+}
+
 /// A started rank.
 pub struct Started {
     pub pid: i32,

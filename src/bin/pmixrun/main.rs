@@ -248,14 +248,11 @@ fn run(opts: cli::Options) -> Result<i32, String> {
         let _ = std::fs::create_dir_all(nsdir.join(r.to_string()));
     }
 
-    let extra_env: Vec<(String, String)> = opts
-        .env
-        .iter()
-        .filter_map(|(k, v)| match v {
-            Some(v) => Some((k.clone(), v.clone())),
-            None => std::env::var(k).ok().map(|v| (k.clone(), v)),
-        })
-        .collect();
+    let mut extra_env: Vec<(String, String)> = launch::open_mpi_env();
+    extra_env.extend(opts.env.iter().filter_map(|(k, v)| match v {
+        Some(v) => Some((k.clone(), v.clone())),
+        None => std::env::var(k).ok().map(|v| (k.clone(), v)),
+    }));
 
     let mut job = Job {
         ranks: Vec::new(),
