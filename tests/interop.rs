@@ -204,7 +204,8 @@ impl Run {
             for p in paths {
                 let p = std::fs::canonicalize(p.trim()).unwrap_or_else(|_| PathBuf::from(p));
                 assert_eq!(
-                    p, ours,
+                    p,
+                    ours,
                     "`{}`: {who} mapped {} instead of our library {}",
                     self.what,
                     p.display(),
@@ -317,9 +318,14 @@ fn run(mut cmd: Command, limit: Duration, ours: bool) -> Run {
 /// `mpirun --allow-run-as-root --oversubscribe -n N program args`.
 fn mpirun(n: u32, program: &Path, args: &[&str], ours: bool) -> Run {
     let mut c = Command::new("mpirun");
-    c.args(["--allow-run-as-root", "--oversubscribe", "-n", &n.to_string()])
-        .arg(program)
-        .args(args);
+    c.args([
+        "--allow-run-as-root",
+        "--oversubscribe",
+        "-n",
+        &n.to_string(),
+    ])
+    .arg(program)
+    .args(args);
     run(c, limit_for(n), ours)
 }
 

@@ -325,6 +325,10 @@ fn bad_type(key: &str, expected: &'static str, v: &Value) -> JobError {
 /// `v` in the canonical type of `key` (if it has one), else as given.
 pub(crate) fn canonical(key: &str, v: &Value) -> Result<Value, JobError> {
     match canonical_type(key) {
+        // A NULL string is a string: Open MPI's mpirun registers
+        // `PMIX_LOCALITY_STRING` as NULL for unbound ranks, and OpenPMIx
+        // keeps it so.
+        Some(DataType::String) if matches!(v, Value::String(None)) => Ok(v.clone()),
         None => Ok(v.clone()),
         Some(t) => convert(v, t).ok_or_else(|| {
             bad_type(

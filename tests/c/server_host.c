@@ -126,6 +126,12 @@ static pmix_status_t abort_fn(const pmix_proc_t *proc, void *server_object, int 
 }
 
 /* Single node: this node's contribution is everyone's. */
+/* Frees a fence contribution once the library released it. */
+static void release_fence_data(void *data)
+{
+    free(data);
+}
+
 static pmix_status_t fence_nb(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],
                               size_t ninfo, char *data, size_t ndata, pmix_modex_cbfunc_t cbfunc,
                               void *cbdata)
@@ -135,7 +141,9 @@ static pmix_status_t fence_nb(const pmix_proc_t procs[], size_t nprocs, const pm
     (void) info;
     (void) ninfo;
     atomic_fetch_add(&n_fences, 1);
-    cbfunc(PMIX_SUCCESS, data, ndata, cbdata, NULL, NULL);
+    /* The host owns the contribution (standard 16.3.6): released once the
+     * library has taken what it needs, as Open MPI's mpirun does. */
+    cbfunc(PMIX_SUCCESS, data, ndata, cbdata, release_fence_data, data);
     return PMIX_SUCCESS;
 }
 

@@ -3,8 +3,8 @@
 //!
 //! Each upcall hands the host a `cbfunc` of ours and, as its `cbdata`, a
 //! boxed operation holding the core's [`Completion`] (plus whatever C data
-//! must stay valid until the host answers: the fence contribution, the
-//! info array). The host may call `cbfunc` from any thread, before or
+//! must stay valid until the host answers: the procs and info arrays; the
+//! fence contribution is the host's to free, as the standard says). The host may call `cbfunc` from any thread, before or
 //! after its function returns; the callback reclaims the box and
 //! completes the operation. A host function's return value follows the
 //! standard: `PMIX_SUCCESS` (the callback will come),
@@ -324,14 +324,24 @@ impl HostModule for CHost {
     ) -> Result<(), Status> {
         let f = self.module.fence_nb.ok_or(Status::ERR_NOT_SUPPORTED)?;
         let cprocs: Vec<pmix_proc_t> = procs.iter().map(convert::proc_to_c).collect();
+        // The standard (16.3.6) makes the host responsible for freeing the
+        // contribution: it gets a malloc'd copy it owns (Open MPI's mpirun
+        // frees it; keeping it in the operation box was a double free).
+        let o = op(done, infos, Vec::new())?;
         let (dp, dn) = if data.is_empty() {
             (std::ptr::null_mut(), 0)
         } else {
-            (data.as_ptr() as *mut c_char, data.len())
+            // SAFETY: malloc of a non-zero size, checked below.
+            let p = unsafe { libc::malloc(data.len()) }.cast::<c_char>();
+            if p.is_null() {
+                return Err(Status::ERR_NOMEM);
+            }
+            // SAFETY: p holds data.len() bytes; the regions are distinct.
+            unsafe { std::ptr::copy_nonoverlapping(data.as_ptr().cast(), p, data.len()) };
+            (p, data.len())
         };
-        let o = op(done, infos, data)?;
-        // The procs, like the infos and the data, stay valid until the
-        // host calls back: they live in the operation box.
+        // The procs, like the infos, stay valid until the host calls
+        // back: they live in the operation box.
         let procs_box: Box<[pmix_proc_t]> = cprocs.into_boxed_slice();
         let pp = procs_box.as_ptr();
         let np = procs_box.len();
