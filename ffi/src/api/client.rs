@@ -724,7 +724,17 @@ pub unsafe extern "C" fn PMIx_Get(
     val: *mut *mut pmix_value_t,
 ) -> c_int {
     guard(|| {
-        let c = client()?;
+        let c = match (client(), crate::api::server::server_proc()) {
+            (Ok(c), _) => c,
+            (Err(_), Some(me)) => {
+                // A server process's own store.
+                // SAFETY: the C contract of PMIx_Get.
+                let infos = unsafe { infos_in(info, ninfo) }?;
+                // SAFETY: as above.
+                return unsafe { crate::api::server_store::get(&me, proc_, key, &infos, val) };
+            }
+            (Err(e), None) => return Err(e),
+        };
         nonnull!(key, val);
         check_array(info, ninfo)?;
         // SAFETY: key is a valid string, proc_ NULL or valid, info ninfo
@@ -819,7 +829,15 @@ pub unsafe extern "C" fn PMIx_Store_internal(
     val: *mut pmix_value_t,
 ) -> c_int {
     guard(|| {
-        let c = client()?;
+        let c = match (client(), crate::api::server::server_proc()) {
+            (Ok(c), _) => c,
+            // A server process's own store.
+            // SAFETY: the C contract of PMIx_Store_internal.
+            (Err(_), Some(me)) => {
+                return unsafe { crate::api::server_store::store(&me, proc_, key, val) }
+            }
+            (Err(e), None) => return Err(e),
+        };
         nonnull!(proc_, key, val);
         // SAFETY: all three are valid (C contract, checked non-NULL).
         let (proc, key, v) =

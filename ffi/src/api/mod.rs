@@ -12,6 +12,7 @@ pub(crate) mod pointer_cache;
 pub mod regex;
 pub mod server;
 pub(crate) mod server_module;
+pub(crate) mod server_store;
 pub mod strings;
 pub mod tool;
 pub mod value;

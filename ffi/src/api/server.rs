@@ -182,6 +182,7 @@ pub unsafe extern "C" fn PMIx_server_finalize() -> c_int {
             return Ok(());
         }
         let running = SERVER.write().unwrap_or_else(|e| e.into_inner()).take();
+        crate::api::server_store::clear();
         INIT_COUNT.fetch_sub(1, Ordering::AcqRel);
         if let Some(r) = running {
             // The last holder stops the server (an in-flight call may still
@@ -630,4 +631,10 @@ pub unsafe extern "C" fn PMIx_Register_attributes(
         nonnull!(function, attrs);
         unsupported()
     })
+}
+
+/// This server's own process, when `PMIx_server_init` succeeded (for the
+/// server process's store, [`crate::api::server_store`]).
+pub(crate) fn server_proc() -> Option<pmix_core::Proc> {
+    server().ok().map(|r| r.server.proc())
 }
