@@ -832,9 +832,9 @@ pub unsafe extern "C" fn PMIx_Store_internal(
         let c = match (client(), crate::api::server::server_proc()) {
             (Ok(c), _) => c,
             // A server process's own store.
-            // SAFETY: the C contract of PMIx_Store_internal.
             (Err(_), Some(me)) => {
-                return unsafe { crate::api::server_store::store(&me, proc_, key, val) }
+                // SAFETY: the C contract of PMIx_Store_internal.
+                return unsafe { crate::api::server_store::store(&me, proc_, key, val) };
             }
             (Err(e), None) => return Err(e),
         };
