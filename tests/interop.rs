@@ -385,25 +385,25 @@ fn mpirun_hello(n: u32) {
 }
 
 #[test]
-#[ignore = "needs PMIx_Register_event_handler (branch events): mpirun waits for its callback in ext3x_server_init"]
+#[ignore = "needs events (branch events: mpirun waits for the registration callback in ext3x_server_init) and job control (branch query: ess/pmi's PMIX_REGISTER_CLEANUP)"]
 fn mpirun_hello_1() {
     mpirun_hello(1);
 }
 
 #[test]
-#[ignore = "needs PMIx_Register_event_handler (branch events): mpirun waits for its callback in ext3x_server_init"]
+#[ignore = "needs events (branch events: mpirun waits for the registration callback in ext3x_server_init) and job control (branch query: ess/pmi's PMIX_REGISTER_CLEANUP)"]
 fn mpirun_hello_2() {
     mpirun_hello(2);
 }
 
 #[test]
-#[ignore = "needs PMIx_Register_event_handler (branch events): mpirun waits for its callback in ext3x_server_init"]
+#[ignore = "needs events (branch events: mpirun waits for the registration callback in ext3x_server_init) and job control (branch query: ess/pmi's PMIX_REGISTER_CLEANUP)"]
 fn mpirun_hello_4() {
     mpirun_hello(4);
 }
 
 #[test]
-#[ignore = "needs PMIx_Register_event_handler (branch events): mpirun waits for its callback in ext3x_server_init"]
+#[ignore = "needs events (branch events: mpirun waits for the registration callback in ext3x_server_init) and job control (branch query: ess/pmi's PMIX_REGISTER_CLEANUP)"]
 fn mpirun_hello_16() {
     mpirun_hello(16);
 }
@@ -419,31 +419,31 @@ fn mpirun_simple(name: &str, n: u32, line: &str) {
 }
 
 #[test]
-#[ignore = "needs PMIx_Register_event_handler (branch events)"]
+#[ignore = "needs events (branch events) and job control (branch query)"]
 fn mpirun_ring_4() {
     mpirun_simple("mpi_ring", 4, "ring ok: 4 ranks, token 6");
 }
 
 #[test]
-#[ignore = "needs PMIx_Register_event_handler (branch events)"]
+#[ignore = "needs events (branch events) and job control (branch query)"]
 fn mpirun_ring_16() {
     mpirun_simple("mpi_ring", 16, "ring ok: 16 ranks, token 120");
 }
 
 #[test]
-#[ignore = "needs PMIx_Register_event_handler (branch events)"]
+#[ignore = "needs events (branch events) and job control (branch query)"]
 fn mpirun_split_4() {
     mpirun_simple("mpi_split", 4, "split ok: 4 ranks in 4 checks");
 }
 
 #[test]
-#[ignore = "needs PMIx_Register_event_handler (branch events)"]
+#[ignore = "needs events (branch events) and job control (branch query)"]
 fn mpirun_split_16() {
     mpirun_simple("mpi_split", 16, "split ok: 16 ranks in 16 checks");
 }
 
 #[test]
-#[ignore = "needs events (branch events) and PMIx_Spawn/Connect with multi-namespace gets (branch spawn)"]
+#[ignore = "needs events (branch events), job control (branch query) and PMIx_Spawn/Connect with multi-namespace gets (branch spawn)"]
 fn mpirun_comm_spawn() {
     mpirun_simple(
         "mpi_spawn",
@@ -453,7 +453,7 @@ fn mpirun_comm_spawn() {
 }
 
 #[test]
-#[ignore = "needs events (branch events), publish/lookup (branch pubsub) and connect (branch spawn)"]
+#[ignore = "needs events (branch events), job control (branch query), publish/lookup (branch pubsub) and connect (branch spawn)"]
 fn mpirun_publish_lookup_connect_accept() {
     mpirun_simple(
         "mpi_pubsub",
@@ -474,7 +474,7 @@ fn direct_hello(n: u32) -> Run {
 }
 
 #[test]
-#[ignore = "needs PMIx_Register_event_handler (branch events): the ranks wait for its callback in ext3x_client_init"]
+#[ignore = "needs events (branch events: the ranks wait for the registration callback in ext3x_client_init) and job control (branch query)"]
 fn pmixrun_direct_launch_mpi_hello_4() {
     if !have_mpi() {
         return;
