@@ -80,6 +80,27 @@ struct LocalData {
     fetched: HashMap<Proc, Vec<Posted>>,
 }
 
+impl LocalData {
+    /// The keys about this process that the client itself answers, as
+    /// OpenPMIx's client stores them at init: `PMIX_RANK` (a
+    /// `PMIX_PROC_RANK`), `PMIX_SERVER_NSPACE` and `PMIX_SERVER_RANK`.
+    fn with_identity(me: &Proc, server: &Proc) -> LocalData {
+        let mut d = LocalData::default();
+        let mut add = |k: &str, v: Value| {
+            if let Ok(k) = Key::new(k) {
+                d.internal.insert((me.clone(), k), v);
+            }
+        };
+        add(keys::RANK, Value::ProcRank(me.rank.0));
+        add(
+            keys::SERVER_NSPACE,
+            Value::string(&server.nspace.to_string_lossy()),
+        );
+        add(keys::SERVER_RANK, Value::ProcRank(server.rank.0));
+        d
+    }
+}
+
 struct Inner {
     proc: Proc,
     server: Proc,
@@ -190,10 +211,10 @@ impl Client {
         reply.status.into_result()?;
         let inner = Arc::new(Inner {
             proc: info.proc.clone(),
-            server: reply.server,
+            server: reply.server.clone(),
             directory: Directory::new(),
             requester,
-            local: RwLock::new(LocalData::default()),
+            local: RwLock::new(LocalData::with_identity(&info.proc, &reply.server)),
             mapped: Mutex::new((Vec::new(), HashSet::new())),
             finalized: AtomicBool::new(false),
         });

@@ -149,6 +149,20 @@ int main(void)
     if (NULL == getenv("TEST_NSPACE") || 0 != strcmp(getenv("TEST_NSPACE"), me.nspace)) {
         FAIL("nspace %s", me.nspace);
     }
+    /* The host's application setup reached our environment. */
+    if (NULL != getenv("TEST_APP_SETUP")) {
+        const char *h = getenv("PMIX_MCA_test_app_setup");
+        const char *l = getenv("TEST_LIST");
+        if (NULL == h || 0 != strcmp(h, "harvested")) {
+            FAIL("PMIX_MCA_test_app_setup: %s", h ? h : "(unset)");
+        }
+        if (NULL == l || 0 != strcmp(l, "pre:mid,post")) {
+            FAIL("TEST_LIST: %s", l ? l : "(unset)");
+        }
+        if (NULL != getenv("TEST_GONE")) {
+            FAIL("TEST_GONE still set");
+        }
+    }
     n = (uint32_t) atoi(getenv("TEST_SIZE"));
     if (me.rank >= n) {
         FAIL("rank %u of %u", me.rank, n);

@@ -1,5 +1,6 @@
 //! The exported `PMIx_*` functions, grouped as the standard groups them.
 
+pub mod app_setup;
 pub mod buffer;
 pub mod client;
 pub mod data_array;
