@@ -218,6 +218,9 @@ impl Client {
             mapped: Mutex::new((Vec::new(), HashSet::new())),
             finalized: AtomicBool::new(false),
         });
+        for (refs, early) in progress.take_early_segments() {
+            inner.map_segments(&refs, early)?;
+        }
         inner.map_segments(&reply.segments, fds)?;
         let thread = std::thread::Builder::new()
             .name("pmix-client".into())
