@@ -168,3 +168,77 @@ fn a_late_client_receives_more_segments_than_one_frame_carries() {
     c1.finalize().unwrap();
     c0.finalize().unwrap();
 }
+
+#[test]
+fn a_singleton_serves_its_job_and_its_own_data() {
+    let c = Client::singleton(&[]).unwrap();
+    assert!(c.is_singleton());
+    let me = c.proc().clone();
+    assert_eq!(me.rank, Rank(0));
+    let host = pmix::server::local_hostname();
+    assert_eq!(
+        me.nspace.to_string_lossy(),
+        format!("singleton.{host}.{}", std::process::id())
+    );
+    assert_eq!(c.job_size(), Ok(1));
+    assert_eq!(c.get(&me, keys::RANK, &[]), Ok(Value::ProcRank(0)));
+    assert_eq!(c.get(&me, keys::HOSTNAME, &[]), Ok(Value::string(&host)));
+    // No server to name.
+    assert_eq!(
+        c.get(&me, keys::SERVER_NSPACE, &[]),
+        Err(Status::ERR_NOT_FOUND)
+    );
+    c.put(Scope::Global, "single", Value::Uint64(7)).unwrap();
+    c.commit().unwrap();
+    let collect = [Info::new(key(keys::COLLECT_DATA), Value::Bool(true))];
+    c.fence(&[], &collect).unwrap();
+    assert_eq!(c.get(&me, "single", &[]), Ok(Value::Uint64(7)));
+    let peer = Proc::new(me.nspace.clone(), Rank(1));
+    assert_eq!(c.get(&peer, "single", &[]), Err(Status::ERR_NOT_FOUND));
+    assert_eq!(
+        c.abort(Status(1), Some("no"), &[]),
+        Err(Status::ERR_UNREACH)
+    );
+    assert_eq!(
+        c.request(pmix::wire::Op::PUBLISH, Vec::new()),
+        Err(Status::ERR_UNREACH)
+    );
+    c.finalize().unwrap();
+}
+
+mod common;
+
+/// `tests/c/singleton.c`, run with no server in its environment, on our
+/// library and (when installed) on the reference OpenPMIx: both pass the
+/// same checks.
+#[test]
+fn c_singleton_behaves_as_the_reference() {
+    let dir = common::scratch(&format!("leftovers_singleton_{}", std::process::id()));
+    let src = common::root().join("tests/c/singleton.c");
+    let mut runs = vec![(
+        dir.join("ours"),
+        common::include_dir(),
+        common::ffi_lib_dir().to_path_buf(),
+    )];
+    if let Some((inc, lib)) = common::reference_pmix() {
+        runs.push((dir.join("reference"), inc, lib));
+    }
+    for (exe, inc, lib) in runs {
+        common::compile_c(&[&src], &exe, &inc, &lib, &[]);
+        let mut cmd = std::process::Command::new(&exe);
+        cmd.env("LD_LIBRARY_PATH", &lib).env("TMPDIR", &dir);
+        for (k, _) in std::env::vars() {
+            if k.starts_with("PMIX_") {
+                cmd.env_remove(k);
+            }
+        }
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}: {}{}",
+            exe.display(),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

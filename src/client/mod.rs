@@ -29,6 +29,7 @@ mod connect;
 mod lookup;
 mod progress;
 mod service;
+mod singleton;
 
 use std::collections::{HashMap, HashSet};
 use std::os::fd::{AsFd, OwnedFd};
@@ -166,6 +167,9 @@ impl Inner {
 pub struct Client {
     inner: Arc<Inner>,
     thread: Mutex<Option<JoinHandle<()>>>,
+    /// A singleton's private server (see [`singleton`]).
+    singleton: Mutex<Option<crate::server::Server>>,
+    is_singleton: bool,
 }
 
 impl std::fmt::Debug for Client {
@@ -179,13 +183,41 @@ impl std::fmt::Debug for Client {
 impl Client {
     /// `PMIx_Init`: connects to the server named by the environment that
     /// `setup_fork` set ([`ConnectInfo::from_env`]). `infos` may hold
-    /// `PMIX_TIMEOUT` (for the handshake). Fails with `PMIX_ERR_UNREACH`
-    /// when the environment names no server (singletons are not
-    /// supported yet), `PMIX_ERR_INVALID_CRED`/`PMIX_ERR_NO_PERMISSIONS`
-    /// when the server refuses this process.
+    /// `PMIX_TIMEOUT` (for the handshake). When the environment names no
+    /// server, the process becomes a singleton (see [`singleton`] and
+    /// [`is_singleton`](Self::is_singleton)). Fails with
+    /// `PMIX_ERR_INVALID_CRED`/`PMIX_ERR_NO_PERMISSIONS` when the server
+    /// refuses this process.
     pub fn init(infos: &[Info]) -> Result<Client, Status> {
-        let info = ConnectInfo::from_env()?;
-        Client::connect(&info, infos)
+        match ConnectInfo::from_env() {
+            Ok(info) => Client::connect(&info, infos),
+            Err(Status::ERR_UNREACH) => Client::singleton(infos),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// A singleton: rank 0 of a job of one served by a private server in
+    /// this process (see [`singleton`]).
+    pub fn singleton(infos: &[Info]) -> Result<Client, Status> {
+        let (server, info) = singleton::start()?;
+        let mut c = Client::connect(&info, infos)?;
+        c.is_singleton = true;
+        *c.singleton.get_mut() = Some(server);
+        // There is no server to name: forget the private one's identity.
+        let me = c.inner.proc.clone();
+        let mut local = c.inner.local.write();
+        for k in [keys::SERVER_NSPACE, keys::SERVER_RANK] {
+            if let Ok(k) = Key::new(k) {
+                local.internal.remove(&(me.clone(), k));
+            }
+        }
+        drop(local);
+        Ok(c)
+    }
+
+    /// True if this process is a singleton (no launcher started it).
+    pub fn is_singleton(&self) -> bool {
+        self.is_singleton
     }
 
     /// Connects with explicit parameters.
@@ -229,6 +261,8 @@ impl Client {
         Ok(Client {
             inner,
             thread: Mutex::new(Some(thread)),
+            singleton: Mutex::new(None),
+            is_singleton: false,
         })
     }
 
@@ -505,6 +539,9 @@ impl Client {
         procs: &[Proc],
     ) -> Result<(), Status> {
         self.inner.check_active()?;
+        if self.is_singleton {
+            return Err(Status::ERR_UNREACH);
+        }
         let message =
             message.map(|m| std::ffi::CString::new(m.replace('\0', " ")).expect("NULs replaced"));
         let (reply, _) = self.inner.requester.call(Message::Abort(Abort {
@@ -575,6 +612,9 @@ impl Client {
         }
         let r = self.inner.requester.call(Message::Finalize);
         self.stop();
+        if let Some(s) = self.singleton.lock().take() {
+            s.finalize();
+        }
         match r? {
             (Message::FinalizeReply(s), _) => s.into_result(),
             _ => Err(Status::ERR_COMM_FAILURE),

@@ -176,7 +176,10 @@ unsafe impl Send for SendPtr {}
 
 /// `PMIx_Init`: connects to the server named by the environment (set by
 /// the server's `PMIx_server_setup_fork`). Repeated calls are counted and
-/// return the same identity.
+/// return the same identity. Without a server in the environment the
+/// process becomes a singleton (`pmix_core::client::Client::singleton`):
+/// the library is initialized and `proc` filled, and every call returns
+/// `PMIX_ERR_UNREACH`, as OpenPMIx 4.2 does.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Init(
     proc_: *mut pmix_proc_t,
@@ -204,6 +207,12 @@ pub unsafe extern "C" fn PMIx_Init(
         if !proc_.is_null() {
             // SAFETY: non-NULL out-parameter, writable per the contract.
             unsafe { proc_.write(convert::proc_to_c(c.proc())) };
+        }
+        // A singleton is initialized, but told (as OpenPMIx 4.2 tells it at
+        // every init, and Open MPI and MPICH expect) that no server is
+        // reachable.
+        if c.is_singleton() {
+            return Err(Status::ERR_UNREACH);
         }
         Ok(())
     })
