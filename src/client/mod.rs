@@ -75,6 +75,11 @@ struct LocalData {
     uncommitted: Vec<Posted>,
     /// Everything this process put, latest value per key.
     own: HashMap<Key, Value>,
+    /// The put sequence number of each key's latest value in `own`
+    /// (looked up by the key's bytes without allocating).
+    own_version: HashMap<Vec<u8>, u64>,
+    /// Puts so far.
+    put_seq: u64,
     /// `PMIx_Store_internal` values and `PMIX_INTERNAL` puts.
     internal: HashMap<(Proc, Key), Value>,
     /// Peers' data fetched by direct modex.
@@ -395,6 +400,28 @@ impl Client {
             .map(|p| p.value.clone())
     }
 
+    /// The version of this process's latest put of `key` (a number that
+    /// changes whenever the key is put again), if it put it. No
+    /// allocation.
+    pub fn own_version(&self, key: &str) -> Option<u64> {
+        self.inner
+            .local
+            .read()
+            .own_version
+            .get(key.as_bytes())
+            .copied()
+    }
+
+    /// This process's latest put of `key` with its
+    /// [`own_version`](Self::own_version), read together.
+    pub fn own_value(&self, key: &str) -> Option<(Value, u64)> {
+        let k = Key::new(key).ok()?;
+        let local = self.inner.local.read();
+        let v = local.own.get(&k)?.clone();
+        let ver = *local.own_version.get(key.as_bytes())?;
+        Some((v, ver))
+    }
+
     /// `PMIx_Get_nb`: as [`get`](Self::get); `done` runs on the progress
     /// thread with the result (also when it was found locally).
     pub fn get_nb(
@@ -462,6 +489,9 @@ impl Client {
         }
         let mut local = self.inner.local.write();
         local.own.insert(key.clone(), value.clone());
+        local.put_seq += 1;
+        let seq = local.put_seq;
+        local.own_version.insert(key.as_bytes().to_vec(), seq);
         if scope == Scope::Internal {
             local.internal.insert((self.inner.proc.clone(), key), value);
             return Ok(());

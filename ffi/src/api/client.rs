@@ -375,6 +375,11 @@ fn pointer_get(
 ) -> Result<*mut pmix_value_t, Status> {
     let opts = GetOptions::parse(infos);
     let own = proc == c.proc() && !key.starts_with("pmix");
+    if own && opts.realm == RealmQualifier::None {
+        if let Some(p) = own_pointer(c, key)? {
+            return Ok(p);
+        }
+    }
     if !own && opts.realm == RealmQualifier::None {
         let r = c.reader();
         let ns = proc.nspace.as_bytes();
@@ -390,6 +395,32 @@ fn pointer_get(
     }
     let v = c.get(proc, key, infos)?;
     Ok(pointer_cache::retain(convert::value_to_c_new(&v)?))
+}
+
+/// The pointer-values result of this process's own put of `key` (`None`
+/// if it did not put it): cached by the put's version (see
+/// [`pointer_cache`]), so repeated gets of an unchanged key return one
+/// pointer and a get after a new put of the key a new one.
+fn own_pointer(c: &Client, key: &str) -> Result<Option<*mut pmix_value_t>, Status> {
+    let me = c.proc();
+    let ns = me.nspace.as_bytes();
+    if let Some(p) = c
+        .own_version(key)
+        .and_then(|ver| pointer_cache::lookup_own(ns, ver, me.rank.0, key.as_bytes()))
+    {
+        return Ok(Some(p));
+    }
+    let Some((v, ver)) = c.own_value(key) else {
+        return Ok(None);
+    };
+    let p = convert::value_to_c_new(&v)?;
+    Ok(Some(pointer_cache::insert_own(
+        ns,
+        ver,
+        me.rank.0,
+        key.as_bytes(),
+        p,
+    )))
 }
 
 /// Caches `v`, read from `view` of namespace `ns`, as the pointer-values
@@ -645,6 +676,16 @@ unsafe fn get_fast(
     };
     let own_nspace = ns == own_ns;
     if own_nspace && rank == me.rank && !key.starts_with("pmix") {
+        // This process's own put, unchanged since a pointer-values get
+        // cached it: that pointer.
+        if q.storage == Storage::Pointer && q.opts.realm == RealmQualifier::None {
+            let p = c
+                .own_version(key)
+                .and_then(|ver| pointer_cache::lookup_own(ns, ver, rank.0, key.as_bytes()))?;
+            // SAFETY: val is a writable out-parameter.
+            unsafe { *val = p };
+            return Some(Ok(()));
+        }
         return None;
     }
     let r = c.reader();
