@@ -168,6 +168,25 @@ int main(void)
         FAIL("rank %u of %u", me.rank, n);
     }
 
+    /* What the client answers about itself. */
+    {
+        pmix_value_t *v = NULL;
+        pmix_status_t rc2 = PMIx_Get(&me, PMIX_RANK, NULL, 0, &v);
+        if (PMIX_SUCCESS != rc2 || PMIX_PROC_RANK != v->type || me.rank != v->data.rank) {
+            FAIL("own PMIX_RANK: %s", PMIx_Error_string(rc2));
+        }
+        if (PMIX_SUCCESS == rc2) {
+            PMIX_VALUE_RELEASE(v);
+        }
+        rc2 = PMIx_Get(&me, PMIX_SERVER_RANK, NULL, 0, &v);
+        if (PMIX_SUCCESS != rc2 || PMIX_PROC_RANK != v->type) {
+            FAIL("own PMIX_SERVER_RANK: %s", PMIx_Error_string(rc2));
+        }
+        if (PMIX_SUCCESS == rc2) {
+            PMIX_VALUE_RELEASE(v);
+        }
+    }
+
     /* Job-level keys. */
     PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
     check_u32(&wild, PMIX_JOB_SIZE, n);
