@@ -206,6 +206,9 @@ impl Client {
     pub fn singleton(infos: &[Info]) -> Result<Client, Status> {
         let (server, info) = singleton::start()?;
         let mut c = Client::connect(&info, infos)?;
+        // Nobody else will connect: the socket's name can go now, so that
+        // a singleton that never finalizes leaves nothing behind.
+        singleton::unlink_rendezvous(&server, &info);
         c.is_singleton = true;
         *c.singleton.get_mut() = Some(server);
         // There is no server to name: forget the private one's identity.

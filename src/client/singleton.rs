@@ -13,8 +13,10 @@
 //! Operations that need a launcher or other processes (publish/lookup,
 //! spawn, connect, groups, query, log, job control, allocation,
 //! credentials, IOF, abort) fail with `PMIX_ERR_UNREACH`, as OpenPMIx's
-//! do; event registration is served locally. The private server stops at
-//! `finalize` (or when the client is dropped).
+//! do; event registration is served locally. The private server's socket
+//! and directory are removed once the client is connected (nothing else
+//! may connect), and the server stops at `finalize` (or when the client
+//! is dropped).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -50,6 +52,13 @@ pub(super) fn start() -> Result<(Server, ConnectInfo), Status> {
     let env: HashMap<String, String> = server.setup_fork(&me)?.into_iter().collect();
     let info = ConnectInfo::from_lookup(|k| env.get(k).cloned())?;
     Ok((server, info))
+}
+
+/// Removes the private server's socket and directory from the file
+/// system (the listening socket stays open; the server stops at finalize).
+pub(super) fn unlink_rendezvous(server: &Server, info: &ConnectInfo) {
+    let _ = std::fs::remove_file(&info.socket);
+    let _ = std::fs::remove_dir(server.rendezvous_dir());
 }
 
 /// True for the service operations a singleton can serve itself (the
