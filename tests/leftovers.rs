@@ -138,12 +138,22 @@ fn a_client_answers_its_own_identity_keys() {
 /// (253): a process connecting afterwards still receives them all.
 #[test]
 fn a_late_client_receives_more_segments_than_one_frame_carries() {
-    const ROUNDS: u32 = 300;
-    let (server, nspace) = job("manyfds", 2);
+    late_client_receives(300, "manyfds");
+}
+
+/// As above with the longest namespace names (frames of segment names
+/// larger than one read) and several frames' worth of descriptors.
+#[test]
+fn a_late_client_receives_many_frames_of_long_named_segments() {
+    late_client_receives(600, &"n".repeat(240));
+}
+
+fn late_client_receives(rounds: u32, name: &str) {
+    let (server, nspace) = job(name, 2);
     let p0 = Proc::new(nspace.clone(), Rank(0));
     let c0 = connect(&server, &p0);
     let collect = [Info::new(key(keys::COLLECT_DATA), Value::Bool(true))];
-    for round in 0..ROUNDS {
+    for round in 0..rounds {
         c0.put(Scope::Global, &format!("k{round}"), Value::Uint32(round))
             .unwrap();
         c0.commit().unwrap();
@@ -158,7 +168,7 @@ fn a_late_client_receives_more_segments_than_one_frame_carries() {
         assert!(n > 253, "only {n} modex generations");
     }
     let optional = [Info::new(key(keys::OPTIONAL), Value::Bool(true))];
-    for round in [0, 1, 252, 253, 254, ROUNDS - 1] {
+    for round in [0, 1, 252, 253, 254, rounds - 1] {
         assert_eq!(
             c1.get(&p0, &format!("k{round}"), &optional),
             Ok(Value::Uint32(round)),
