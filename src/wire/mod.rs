@@ -115,6 +115,7 @@ mod tests {
                 body: vec![],
             }),
             Message::Event(vec![7; 5]),
+            Message::Segments(vec![]),
         ]
     }
 
