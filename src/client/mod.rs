@@ -189,16 +189,18 @@ impl Client {
     /// `PMIx_Init`: connects to the server named by the environment that
     /// `setup_fork` set ([`ConnectInfo::from_env`]). `infos` may hold
     /// `PMIX_TIMEOUT` (for the handshake). When the environment names no
-    /// server, the process becomes a singleton (see [`singleton`] and
+    /// server (no `PMIX_SERVER_URI*`), the process becomes a singleton (see [`singleton`] and
     /// [`is_singleton`](Self::is_singleton)). Fails with
     /// `PMIX_ERR_INVALID_CRED`/`PMIX_ERR_NO_PERMISSIONS` when the server
     /// refuses this process.
     pub fn init(infos: &[Info]) -> Result<Client, Status> {
-        match ConnectInfo::from_env() {
-            Ok(info) => Client::connect(&info, infos),
-            Err(Status::ERR_UNREACH) => Client::singleton(infos),
-            Err(e) => Err(e),
+        let no_server = crate::server::URI_ENV_VARS
+            .iter()
+            .all(|v| std::env::var_os(v).is_none());
+        if no_server {
+            return Client::singleton(infos);
         }
+        Client::connect(&ConnectInfo::from_env()?, infos)
     }
 
     /// A singleton: rank 0 of a job of one served by a private server in
