@@ -286,7 +286,10 @@ impl Server {
 
     /// `PMIx_server_setup_fork`: the environment variables the child that
     /// will be `proc` needs (see [`env`](self) for the list), in a stable
-    /// order. Generates the process's secret if it has none yet.
+    /// order. Generates the process's secret if it has none yet. The
+    /// namespace's `setup_local_support` directives (which may unset or
+    /// extend existing variables) come with
+    /// [`setup_fork_changes`](Self::setup_fork_changes) instead.
     pub fn setup_fork(&self, proc: &Proc) -> Result<Vec<(String, String)>, Status> {
         if proc.rank.0 > Rank::VALID.0 {
             return Err(Status::ERR_BAD_PARAM);
