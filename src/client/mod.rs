@@ -28,6 +28,7 @@
 mod connect;
 mod lookup;
 mod progress;
+mod pubsub;
 mod service;
 
 use std::collections::{HashMap, HashSet};
@@ -45,10 +46,12 @@ use crate::wire::{
 };
 use crate::{keys, Info, Key, Nspace, Proc, Rank, Status, Value};
 
+pub use crate::wire::pubsub::PublishedValue;
 pub use connect::ConnectInfo;
 pub use lookup::{GetOptions, RealmQualifier};
 pub use pmix_shmem::{NsHandle, NsView, Scope, ValueRef};
 pub use progress::EventSink;
+pub use pubsub::LookupCallback;
 pub use service::ResponseCallback;
 
 use progress::{Progress, Reply, Requester};
