@@ -111,15 +111,15 @@ fn call<T: OpOutput>(
     // SAFETY: the host will not call back: the box is still ours.
     let op = unsafe { Box::from_raw(raw) };
     if rc == Status::OPERATION_SUCCEEDED.0 {
-        complete(op, Ok(on_succeeded));
+        complete(*op, Ok(on_succeeded));
         Ok(())
     } else {
         Err(Status(rc))
     }
 }
 
-/// Completes an operation; its arrays are released when the box drops.
-fn complete<T: OpOutput>(mut op: Box<PubOp<T>>, r: Result<T, Status>) {
+/// Completes an operation; its arrays are released when it drops.
+fn complete<T: OpOutput>(mut op: PubOp<T>, r: Result<T, Status>) {
     if let Some(done) = op.done.take() {
         done.complete(r);
     }
@@ -139,7 +139,7 @@ unsafe extern "C" fn pub_op_done(status: pmix_status_t, cbdata: *mut c_void) {
         } else {
             Err(Status(status))
         };
-        complete(op, r);
+        complete(*op, r);
     })
 }
 
@@ -176,7 +176,7 @@ unsafe extern "C" fn lookup_done(
                 })
                 .collect::<Result<Vec<_>, Status>>()
         };
-        complete(op, r);
+        complete(*op, r);
     })
 }
 
