@@ -168,7 +168,10 @@ mod tests {
 
     #[test]
     fn bodies_round_trip() {
-        let infos = vec![Info::new(key("svc"), Value::String(Some(c"port".to_owned())))];
+        let infos = vec![Info::new(
+            key("svc"),
+            Value::String(Some(c"port".to_owned())),
+        )];
         assert_eq!(
             decode_publish(&encode_publish(&infos).unwrap()).unwrap(),
             infos
