@@ -248,3 +248,28 @@ fn rust_api_publish_lookup_unpublish_under_pmixrun() {
     let (ok, out, err) = pmixrun_job(2, &program, &[(ROLE, "rank")]);
     assert_ranks_ok(2, ok, &out, &err);
 }
+
+/// python3-pmix (OpenPMIx 4.2's own bindings) on our library.
+#[test]
+fn python_bindings_publish_and_lookup_under_pmixrun() {
+    let python = "/usr/bin/python3";
+    let has_bindings = Command::new(python)
+        .args(["-W", "ignore", "-c", "import pmix"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !has_bindings {
+        eprintln!("SKIPPED: python3-pmix is not installed");
+        return;
+    }
+    let script = common::root().join("tests/python/pubsub_client.py");
+    let program = vec![
+        python.to_string(),
+        "-W".into(),
+        "ignore".into(),
+        script.display().to_string(),
+    ];
+    let (ok, out, err) = pmixrun_job(2, &program, &[]);
+    assert_ranks_ok(2, ok, &out, &err);
+}
