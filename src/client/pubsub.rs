@@ -17,7 +17,9 @@ use super::{Client, StatusCallback};
 pub type LookupCallback = Box<dyn FnOnce(Result<Vec<PublishedValue>, Status>) + Send + 'static>;
 
 fn lookup_result(r: Result<Vec<u8>, Status>) -> Result<Vec<PublishedValue>, Status> {
-    pubsub::decode_lookup_reply(&r?).map(|(_, found)| found)
+    pubsub::decode_lookup_reply(&r?)
+        .map(|(_, found)| found)
+        .map_err(|e| e.status())
 }
 
 fn unit(r: Result<Vec<u8>, Status>) -> Status {

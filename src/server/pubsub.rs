@@ -44,7 +44,7 @@ impl EventLoop {
     }
 
     fn publish(&mut self, caller: Caller, proc: &Proc, body: &[u8]) -> Result<(), Status> {
-        let infos = self.with_ids(proc, pubsub::decode_publish(body)?)?;
+        let infos = self.with_ids(proc, pubsub::decode_publish(body).map_err(bad_request)?)?;
         let host = self.host_module();
         let (op, done) = self.host_op::<()>(caller, |()| Ok(Vec::new()));
         if let Err(s) = host.publish(proc, &infos, done) {
@@ -54,7 +54,7 @@ impl EventLoop {
     }
 
     fn lookup(&mut self, caller: Caller, proc: &Proc, body: &[u8]) -> Result<(), Status> {
-        let (keys, infos) = pubsub::decode_lookup(body)?;
+        let (keys, infos) = pubsub::decode_lookup(body).map_err(bad_request)?;
         let infos = self.with_ids(proc, infos)?;
         let host = self.host_module();
         let wanted = keys.clone();
@@ -67,7 +67,7 @@ impl EventLoop {
     }
 
     fn unpublish(&mut self, caller: Caller, proc: &Proc, body: &[u8]) -> Result<(), Status> {
-        let (keys, infos) = pubsub::decode_unpublish(body)?;
+        let (keys, infos) = pubsub::decode_unpublish(body).map_err(bad_request)?;
         let infos = self.with_ids(proc, infos)?;
         let host = self.host_module();
         let (op, done) = self.host_op::<()>(caller, |()| Ok(Vec::new()));
@@ -76,6 +76,11 @@ impl EventLoop {
         }
         Ok(())
     }
+}
+
+/// A request body that does not decode: the caller's mistake.
+fn bad_request(_: crate::wire::WireError) -> Status {
+    Status::ERR_BAD_PARAM
 }
 
 /// The response body of a lookup that found `found` (only values of

@@ -17,6 +17,7 @@
 //! [`Op::UNPUBLISH`]: super::Op::UNPUBLISH
 
 use super::body::*;
+use super::WireError;
 use crate::codec::{CodecError, Reader};
 use crate::{Info, Key, Proc, Status, Value};
 
@@ -31,21 +32,24 @@ pub struct PublishedValue {
     pub value: Value,
 }
 
-fn bad(what: &'static str) -> Status {
-    let _ = what;
-    Status::ERR_BAD_PARAM
+const PUBLISH: &str = "publish request";
+const LOOKUP: &str = "lookup request";
+const LOOKUP_REPLY: &str = "lookup reply";
+const UNPUBLISH: &str = "unpublish request";
+
+/// An encoding failure (a value the codec cannot pack).
+fn encoding(e: CodecError) -> Status {
+    e.status()
 }
 
-fn codec(e: CodecError) -> Status {
-    let _ = e;
-    Status::ERR_BAD_PARAM
+fn body(kind: &'static str) -> impl Fn(CodecError) -> WireError {
+    move |source| WireError::Body { kind, source }
 }
 
-fn finish(r: &Reader<'_>) -> Result<(), Status> {
-    if r.remaining() == 0 {
-        Ok(())
-    } else {
-        Err(bad("trailing bytes"))
+fn finish(r: &Reader<'_>) -> Result<(), WireError> {
+    match r.remaining() {
+        0 => Ok(()),
+        n => Err(WireError::Trailing(n)),
     }
 }
 
@@ -62,14 +66,14 @@ fn get_keys(r: &mut Reader<'_>) -> Result<Vec<Key>, CodecError> {
 /// Encodes a `PUBLISH` request.
 pub fn encode_publish(infos: &[Info]) -> Result<Vec<u8>, Status> {
     let mut out = Vec::new();
-    put_infos(&mut out, infos).map_err(codec)?;
+    put_infos(&mut out, infos).map_err(encoding)?;
     Ok(out)
 }
 
 /// Decodes a `PUBLISH` request.
-pub fn decode_publish(body: &[u8]) -> Result<Vec<Info>, Status> {
-    let mut r = Reader::new(body);
-    let infos = get_infos(&mut r).map_err(codec)?;
+pub fn decode_publish(bytes: &[u8]) -> Result<Vec<Info>, WireError> {
+    let mut r = Reader::new(bytes);
+    let infos = get_infos(&mut r).map_err(body(PUBLISH))?;
     finish(&r)?;
     Ok(infos)
 }
@@ -77,19 +81,22 @@ pub fn decode_publish(body: &[u8]) -> Result<Vec<Info>, Status> {
 /// Encodes a `LOOKUP` request.
 pub fn encode_lookup(keys: &[Key], infos: &[Info]) -> Result<Vec<u8>, Status> {
     let mut out = Vec::new();
-    put_keys(&mut out, keys).map_err(codec)?;
-    put_infos(&mut out, infos).map_err(codec)?;
+    put_keys(&mut out, keys).map_err(encoding)?;
+    put_infos(&mut out, infos).map_err(encoding)?;
     Ok(out)
 }
 
 /// Decodes a `LOOKUP` request: at least one key.
-pub fn decode_lookup(body: &[u8]) -> Result<(Vec<Key>, Vec<Info>), Status> {
-    let mut r = Reader::new(body);
-    let keys = get_keys(&mut r).map_err(codec)?;
-    let infos = get_infos(&mut r).map_err(codec)?;
+pub fn decode_lookup(bytes: &[u8]) -> Result<(Vec<Key>, Vec<Info>), WireError> {
+    let mut r = Reader::new(bytes);
+    let keys = get_keys(&mut r).map_err(body(LOOKUP))?;
+    let infos = get_infos(&mut r).map_err(body(LOOKUP))?;
     finish(&r)?;
     if keys.is_empty() {
-        return Err(bad("no keys"));
+        return Err(WireError::Invalid {
+            kind: LOOKUP,
+            what: "no keys",
+        });
     }
     Ok((keys, infos))
 }
@@ -98,28 +105,32 @@ pub fn decode_lookup(body: &[u8]) -> Result<(Vec<Key>, Vec<Info>), Status> {
 pub fn encode_lookup_reply(status: Status, found: &[PublishedValue]) -> Result<Vec<u8>, Status> {
     let mut out = Vec::new();
     put_status(&mut out, status);
-    put_count(&mut out, found.len()).map_err(codec)?;
+    put_count(&mut out, found.len()).map_err(encoding)?;
     for p in found {
-        put_proc(&mut out, &p.publisher).map_err(codec)?;
-        put_key(&mut out, &p.key).map_err(codec)?;
-        put_value(&mut out, &p.value).map_err(codec)?;
+        put_proc(&mut out, &p.publisher).map_err(encoding)?;
+        put_key(&mut out, &p.key).map_err(encoding)?;
+        put_value(&mut out, &p.value).map_err(encoding)?;
     }
     Ok(out)
 }
 
 /// Decodes a `LOOKUP` response (status `SUCCESS` or `PARTIAL_SUCCESS`).
-pub fn decode_lookup_reply(body: &[u8]) -> Result<(Status, Vec<PublishedValue>), Status> {
-    let mut r = Reader::new(body);
-    let status = get_status(&mut r).map_err(codec)?;
+pub fn decode_lookup_reply(bytes: &[u8]) -> Result<(Status, Vec<PublishedValue>), WireError> {
+    let mut r = Reader::new(bytes);
+    let b = body(LOOKUP_REPLY);
+    let status = get_status(&mut r).map_err(&b)?;
     if status != Status::SUCCESS && status != Status::ERR_PARTIAL_SUCCESS {
-        return Err(bad("lookup reply status"));
+        return Err(WireError::Invalid {
+            kind: LOOKUP_REPLY,
+            what: "status",
+        });
     }
-    let n = get_count(&mut r).map_err(codec)?;
+    let n = get_count(&mut r).map_err(&b)?;
     let mut found = Vec::with_capacity(n.min(r.remaining()));
     for _ in 0..n {
-        let publisher = get_proc(&mut r).map_err(codec)?;
-        let key = get_key(&mut r).map_err(codec)?;
-        let value = get_value(&mut r).map_err(codec)?;
+        let publisher = get_proc(&mut r).map_err(&b)?;
+        let key = get_key(&mut r).map_err(&b)?;
+        let value = get_value(&mut r).map_err(&b)?;
         found.push(PublishedValue {
             publisher,
             key,
@@ -137,22 +148,28 @@ pub fn encode_unpublish(keys: Option<&[Key]>, infos: &[Info]) -> Result<Vec<u8>,
         None => out.push(0),
         Some(k) => {
             out.push(1);
-            put_keys(&mut out, k).map_err(codec)?;
+            put_keys(&mut out, k).map_err(encoding)?;
         }
     }
-    put_infos(&mut out, infos).map_err(codec)?;
+    put_infos(&mut out, infos).map_err(encoding)?;
     Ok(out)
 }
 
 /// Decodes an `UNPUBLISH` request.
-pub fn decode_unpublish(body: &[u8]) -> Result<(Option<Vec<Key>>, Vec<Info>), Status> {
-    let mut r = Reader::new(body);
-    let keys = match get_u8(&mut r).map_err(codec)? {
+pub fn decode_unpublish(bytes: &[u8]) -> Result<(Option<Vec<Key>>, Vec<Info>), WireError> {
+    let mut r = Reader::new(bytes);
+    let b = body(UNPUBLISH);
+    let keys = match get_u8(&mut r).map_err(&b)? {
         0 => None,
-        1 => Some(get_keys(&mut r).map_err(codec)?),
-        _ => return Err(bad("unpublish key marker")),
+        1 => Some(get_keys(&mut r).map_err(&b)?),
+        _ => {
+            return Err(WireError::Invalid {
+                kind: UNPUBLISH,
+                what: "key marker",
+            })
+        }
     };
-    let infos = get_infos(&mut r).map_err(codec)?;
+    let infos = get_infos(&mut r).map_err(&b)?;
     finish(&r)?;
     Ok((keys, infos))
 }
