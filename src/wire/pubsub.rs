@@ -230,4 +230,46 @@ mod tests {
             assert!(decode_lookup(&body[..n]).is_err());
         }
     }
+
+    /// Mutated and truncated bodies decode to a value or an error, never
+    /// a panic (xorshift, deterministic).
+    #[test]
+    fn mutated_bodies_never_panic() {
+        let infos = vec![
+            Info::new(key("svc"), Value::String(Some(c"port".to_owned()))),
+            Info::new(key(crate::keys::WAIT), Value::Int(0)),
+        ];
+        let found = vec![PublishedValue {
+            publisher: Proc::new(Nspace::new("ns").unwrap(), Rank(1)),
+            key: key("svc"),
+            value: Value::Uint64(9),
+        }];
+        let bodies = [
+            encode_publish(&infos).unwrap(),
+            encode_lookup(&[key("a"), key("svc")], &infos).unwrap(),
+            encode_unpublish(Some(&[key("a")]), &infos).unwrap(),
+            encode_lookup_reply(Status::SUCCESS, &found).unwrap(),
+        ];
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for _ in 0..20_000 {
+            let mut b = bodies[(next() % bodies.len() as u64) as usize].clone();
+            for _ in 0..1 + next() % 3 {
+                let i = (next() % b.len() as u64) as usize;
+                b[i] = next() as u8;
+            }
+            if next() % 4 == 0 {
+                b.truncate((next() % (b.len() as u64 + 1)) as usize);
+            }
+            let _ = decode_publish(&b);
+            let _ = decode_lookup(&b);
+            let _ = decode_unpublish(&b);
+            let _ = decode_lookup_reply(&b);
+        }
+    }
 }
