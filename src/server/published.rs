@@ -799,6 +799,41 @@ mod tests {
     }
 
     #[test]
+    fn a_lookup_waiting_for_n_keys_is_answered_at_n() {
+        let d = PublishedData::new();
+        let (tx, rx) = mpsc::channel();
+        let w = info(keys::WAIT, Value::Int(1));
+        d.lookup(
+            &who("a", 1),
+            &[key("x"), key("y")],
+            &[w],
+            Box::new(move |r| tx.send(r).unwrap()),
+        );
+        assert!(rx.try_recv().is_err());
+        d.publish(&who("b", 0), &[info("y", Value::Int(2))])
+            .unwrap();
+        let got = rx.try_recv().unwrap().unwrap();
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].key, key("y"));
+    }
+
+    #[test]
+    fn a_lookup_of_a_terminated_requester_is_dropped() {
+        let d = PublishedData::new();
+        let (tx, rx) = mpsc::channel::<Result<Vec<PublishedValue>, Status>>();
+        let w = info(keys::WAIT, Value::Bool(true));
+        d.lookup(
+            &who("a", 1),
+            &[key("x")],
+            &[w],
+            Box::new(move |r| tx.send(r).unwrap()),
+        );
+        d.proc_terminated(&who("a", 1).proc);
+        // The callback was dropped unanswered: the channel is closed.
+        assert!(rx.recv().is_err());
+    }
+
+    #[test]
     fn a_waiting_lookup_times_out() {
         let d = PublishedData::new();
         let infos = [
