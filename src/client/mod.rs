@@ -28,6 +28,7 @@
 mod connect;
 mod lookup;
 mod progress;
+mod pubsub;
 mod service;
 mod singleton;
 
@@ -46,10 +47,12 @@ use crate::wire::{
 };
 use crate::{keys, Info, Key, Nspace, Proc, Rank, Status, Value};
 
+pub use crate::wire::pubsub::PublishedValue;
 pub use connect::ConnectInfo;
 pub use lookup::{GetOptions, RealmQualifier};
 pub use pmix_shmem::{NsHandle, NsView, Scope, ValueRef};
 pub use progress::EventSink;
+pub use pubsub::LookupCallback;
 pub use service::ResponseCallback;
 
 use progress::{Progress, Reply, Requester};

@@ -36,6 +36,8 @@ pub(crate) mod event_loop;
 mod fence;
 mod host;
 mod modex;
+mod published;
+mod pubsub;
 mod registry;
 mod services;
 
@@ -49,8 +51,10 @@ use crate::net::{Listener, RendezvousDir};
 use crate::{keys, Info, Nspace, Proc, Rank, Status, Value};
 
 pub use app_setup::{EnvChange, EnvEdit};
+pub use crate::wire::pubsub::PublishedValue;
 pub use env::{SECRET_ENV, URI_ENV_VARS};
 pub use host::{Completion, DmodexCallback, HostModule, NoHost, OpOutput};
+pub use published::{DataRange, LookupDone, Participant, Persistence, PublishedData};
 
 use host::{Command, Notifier};
 use registry::Registry;

@@ -13,7 +13,7 @@
 //! anything else goes through the owned conversions and `Client::get`.
 //! Non-blocking callbacks run on the client's progress thread.
 //!
-//! The other client operations (publish/lookup, spawn, connect, events,
+//! The other client operations (spawn, connect, events,
 //! queries, ...) are not implemented yet: before `PMIx_Init` they return
 //! `PMIX_ERR_INIT` as OpenPMIx 4.2.2 does (its checks of the
 //! initialization state come before its checks of the arguments, so ours
@@ -940,101 +940,6 @@ pub unsafe extern "C" fn PMIx_Resolve_nodes(
         // SAFETY: as above.
         unsafe { *nodelist = p };
         Ok(())
-    })
-}
-
-// ---------------------------------------------------------------------------
-// Publish / lookup
-
-/// `PMIx_Publish`.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Publish(info: *const c_void, ninfo: usize) -> c_int {
-    guard(|| {
-        require_init()?;
-        check_array(info, ninfo)?;
-        unsupported()
-    })
-}
-
-/// `PMIx_Publish_nb`.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Publish_nb(
-    info: *const c_void,
-    ninfo: usize,
-    cbfunc: *const c_void,
-    cbdata: *mut c_void,
-) -> c_int {
-    let _ = (cbfunc, cbdata);
-    guard(|| {
-        require_init()?;
-        check_array(info, ninfo)?;
-        unsupported()
-    })
-}
-
-/// `PMIx_Lookup`.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Lookup(
-    data: *mut c_void,
-    ndata: usize,
-    info: *const c_void,
-    ninfo: usize,
-) -> c_int {
-    guard(|| {
-        require_init()?;
-        check_array(data, ndata)?;
-        check_array(info, ninfo)?;
-        unsupported()
-    })
-}
-
-/// `PMIx_Lookup_nb`.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Lookup_nb(
-    keys: *mut *mut c_char,
-    info: *const c_void,
-    ninfo: usize,
-    cbfunc: *const c_void,
-    cbdata: *mut c_void,
-) -> c_int {
-    let _ = (cbfunc, cbdata);
-    guard(|| {
-        require_init()?;
-        nonnull!(keys);
-        check_array(info, ninfo)?;
-        unsupported()
-    })
-}
-
-/// `PMIx_Unpublish`.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Unpublish(
-    keys: *mut *mut c_char,
-    info: *const c_void,
-    ninfo: usize,
-) -> c_int {
-    let _ = keys;
-    guard(|| {
-        require_init()?;
-        check_array(info, ninfo)?;
-        unsupported()
-    })
-}
-
-/// `PMIx_Unpublish_nb`.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Unpublish_nb(
-    keys: *mut *mut c_char,
-    info: *const c_void,
-    ninfo: usize,
-    cbfunc: *const c_void,
-    cbdata: *mut c_void,
-) -> c_int {
-    let _ = (keys, cbfunc, cbdata);
-    guard(|| {
-        require_init()?;
-        check_array(info, ninfo)?;
-        unsupported()
     })
 }
 
