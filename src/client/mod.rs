@@ -28,7 +28,9 @@
 mod connect;
 mod lookup;
 mod progress;
+mod pubsub;
 mod service;
+mod singleton;
 
 use std::collections::{HashMap, HashSet};
 use std::os::fd::{AsFd, OwnedFd};
@@ -45,10 +47,12 @@ use crate::wire::{
 };
 use crate::{keys, Info, Key, Nspace, Proc, Rank, Status, Value};
 
+pub use crate::wire::pubsub::PublishedValue;
 pub use connect::ConnectInfo;
 pub use lookup::{GetOptions, RealmQualifier};
 pub use pmix_shmem::{NsHandle, NsView, Scope, ValueRef};
 pub use progress::EventSink;
+pub use pubsub::LookupCallback;
 pub use service::ResponseCallback;
 
 use progress::{Progress, Reply, Requester};
@@ -74,10 +78,36 @@ struct LocalData {
     uncommitted: Vec<Posted>,
     /// Everything this process put, latest value per key.
     own: HashMap<Key, Value>,
+    /// The put sequence number of each key's latest value in `own`
+    /// (looked up by the key's bytes without allocating).
+    own_version: HashMap<Vec<u8>, u64>,
+    /// Puts so far.
+    put_seq: u64,
     /// `PMIx_Store_internal` values and `PMIX_INTERNAL` puts.
     internal: HashMap<(Proc, Key), Value>,
     /// Peers' data fetched by direct modex.
     fetched: HashMap<Proc, Vec<Posted>>,
+}
+
+impl LocalData {
+    /// The keys about this process that the client itself answers, as
+    /// OpenPMIx's client stores them at init: `PMIX_RANK` (a
+    /// `PMIX_PROC_RANK`), `PMIX_SERVER_NSPACE` and `PMIX_SERVER_RANK`.
+    fn with_identity(me: &Proc, server: &Proc) -> LocalData {
+        let mut d = LocalData::default();
+        let mut add = |k: &str, v: Value| {
+            if let Ok(k) = Key::new(k) {
+                d.internal.insert((me.clone(), k), v);
+            }
+        };
+        add(keys::RANK, Value::ProcRank(me.rank.0));
+        add(
+            keys::SERVER_NSPACE,
+            Value::string(&server.nspace.to_string_lossy()),
+        );
+        add(keys::SERVER_RANK, Value::ProcRank(server.rank.0));
+        d
+    }
 }
 
 struct Inner {
@@ -145,6 +175,9 @@ impl Inner {
 pub struct Client {
     inner: Arc<Inner>,
     thread: Mutex<Option<JoinHandle<()>>>,
+    /// A singleton's private server (see [`singleton`]).
+    singleton: Mutex<Option<crate::server::Server>>,
+    is_singleton: bool,
 }
 
 impl std::fmt::Debug for Client {
@@ -158,13 +191,46 @@ impl std::fmt::Debug for Client {
 impl Client {
     /// `PMIx_Init`: connects to the server named by the environment that
     /// `setup_fork` set ([`ConnectInfo::from_env`]). `infos` may hold
-    /// `PMIX_TIMEOUT` (for the handshake). Fails with `PMIX_ERR_UNREACH`
-    /// when the environment names no server (singletons are not
-    /// supported yet), `PMIX_ERR_INVALID_CRED`/`PMIX_ERR_NO_PERMISSIONS`
-    /// when the server refuses this process.
+    /// `PMIX_TIMEOUT` (for the handshake). When the environment names no
+    /// server (no `PMIX_SERVER_URI*`), the process becomes a singleton (see [`singleton`] and
+    /// [`is_singleton`](Self::is_singleton)). Fails with
+    /// `PMIX_ERR_INVALID_CRED`/`PMIX_ERR_NO_PERMISSIONS` when the server
+    /// refuses this process.
     pub fn init(infos: &[Info]) -> Result<Client, Status> {
-        let info = ConnectInfo::from_env()?;
-        Client::connect(&info, infos)
+        let no_server = crate::server::URI_ENV_VARS
+            .iter()
+            .all(|v| std::env::var_os(v).is_none());
+        if no_server {
+            return Client::singleton(infos);
+        }
+        Client::connect(&ConnectInfo::from_env()?, infos)
+    }
+
+    /// A singleton: rank 0 of a job of one served by a private server in
+    /// this process (see [`singleton`]).
+    pub fn singleton(infos: &[Info]) -> Result<Client, Status> {
+        let (server, info) = singleton::start()?;
+        let mut c = Client::connect(&info, infos)?;
+        // Nobody else will connect: the socket's name can go now, so that
+        // a singleton that never finalizes leaves nothing behind.
+        singleton::unlink_rendezvous(&server, &info);
+        c.is_singleton = true;
+        *c.singleton.get_mut() = Some(server);
+        // There is no server to name: forget the private one's identity.
+        let me = c.inner.proc.clone();
+        let mut local = c.inner.local.write();
+        for k in [keys::SERVER_NSPACE, keys::SERVER_RANK] {
+            if let Ok(k) = Key::new(k) {
+                local.internal.remove(&(me.clone(), k));
+            }
+        }
+        drop(local);
+        Ok(c)
+    }
+
+    /// True if this process is a singleton (no launcher started it).
+    pub fn is_singleton(&self) -> bool {
+        self.is_singleton
     }
 
     /// Connects with explicit parameters.
@@ -190,13 +256,16 @@ impl Client {
         reply.status.into_result()?;
         let inner = Arc::new(Inner {
             proc: info.proc.clone(),
-            server: reply.server,
+            server: reply.server.clone(),
             directory: Directory::new(),
             requester,
-            local: RwLock::new(LocalData::default()),
+            local: RwLock::new(LocalData::with_identity(&info.proc, &reply.server)),
             mapped: Mutex::new((Vec::new(), HashSet::new())),
             finalized: AtomicBool::new(false),
         });
+        for (refs, early) in progress.take_early_segments() {
+            inner.map_segments(&refs, early)?;
+        }
         inner.map_segments(&reply.segments, fds)?;
         let thread = std::thread::Builder::new()
             .name("pmix-client".into())
@@ -205,6 +274,8 @@ impl Client {
         Ok(Client {
             inner,
             thread: Mutex::new(Some(thread)),
+            singleton: Mutex::new(None),
+            is_singleton: false,
         })
     }
 
@@ -337,6 +408,28 @@ impl Client {
             .map(|p| p.value.clone())
     }
 
+    /// The version of this process's latest put of `key` (a number that
+    /// changes whenever the key is put again), if it put it. No
+    /// allocation.
+    pub fn own_version(&self, key: &str) -> Option<u64> {
+        self.inner
+            .local
+            .read()
+            .own_version
+            .get(key.as_bytes())
+            .copied()
+    }
+
+    /// This process's latest put of `key` with its
+    /// [`own_version`](Self::own_version), read together.
+    pub fn own_value(&self, key: &str) -> Option<(Value, u64)> {
+        let k = Key::new(key).ok()?;
+        let local = self.inner.local.read();
+        let v = local.own.get(&k)?.clone();
+        let ver = *local.own_version.get(key.as_bytes())?;
+        Some((v, ver))
+    }
+
     /// `PMIx_Get_nb`: as [`get`](Self::get); `done` runs on the progress
     /// thread with the result (also when it was found locally).
     pub fn get_nb(
@@ -404,6 +497,9 @@ impl Client {
         }
         let mut local = self.inner.local.write();
         local.own.insert(key.clone(), value.clone());
+        local.put_seq += 1;
+        let seq = local.put_seq;
+        local.own_version.insert(key.as_bytes().to_vec(), seq);
         if scope == Scope::Internal {
             local.internal.insert((self.inner.proc.clone(), key), value);
             return Ok(());
@@ -481,6 +577,9 @@ impl Client {
         procs: &[Proc],
     ) -> Result<(), Status> {
         self.inner.check_active()?;
+        if self.is_singleton {
+            return Err(Status::ERR_UNREACH);
+        }
         let message =
             message.map(|m| std::ffi::CString::new(m.replace('\0', " ")).expect("NULs replaced"));
         let (reply, _) = self.inner.requester.call(Message::Abort(Abort {
@@ -551,6 +650,9 @@ impl Client {
         }
         let r = self.inner.requester.call(Message::Finalize);
         self.stop();
+        if let Some(s) = self.singleton.lock().take() {
+            s.finalize();
+        }
         match r? {
             (Message::FinalizeReply(s), _) => s.into_result(),
             _ => Err(Status::ERR_COMM_FAILURE),

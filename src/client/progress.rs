@@ -59,7 +59,13 @@ struct Shared {
     open: AtomicBool,
     /// Receives unsolicited `Event` messages (none: they are dropped).
     events: Mutex<Option<EventSink>>,
+    /// `Segments` sent ahead of the handshake reply, until the handshake
+    /// takes them (`None` afterwards: later ones are dropped).
+    early_segments: Mutex<Option<EarlySegments>>,
 }
+
+/// Segments received ahead of the handshake reply, in arrival order.
+pub(crate) type EarlySegments = Vec<(Vec<crate::wire::SegmentRef>, Vec<OwnedFd>)>;
 
 impl Shared {
     /// Marks the connection closed and fails every pending request.
@@ -180,6 +186,7 @@ impl Progress {
             next_id: AtomicU32::new(1),
             open: AtomicBool::new(true),
             events: Mutex::new(None),
+            early_segments: Mutex::new(Some(Vec::new())),
         });
         Ok((
             Progress {
@@ -222,6 +229,12 @@ impl Progress {
             }
             self.socket_ready();
         }
+    }
+
+    /// The segments that arrived ahead of the handshake reply; later
+    /// ones are dropped.
+    pub(crate) fn take_early_segments(&mut self) -> EarlySegments {
+        self.shared.early_segments.lock().take().unwrap_or_default()
     }
 
     /// The loop; returns when shut down (or every requester is gone).
@@ -271,6 +284,11 @@ impl Progress {
         for f in frames {
             let id = f.header.id;
             match f.message() {
+                Ok(crate::wire::Message::Segments(refs)) => {
+                    if let Some(v) = self.shared.early_segments.lock().as_mut() {
+                        v.push((refs, f.fds));
+                    }
+                }
                 Ok(crate::wire::Message::Event(body)) if id == 0 => {
                     let sink = self.shared.events.lock().clone();
                     if let Some(sink) = sink {

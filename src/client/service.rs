@@ -26,6 +26,7 @@ impl Client {
     /// if the connection ends first).
     pub fn request(&self, op: Op, body: Vec<u8>) -> Result<Vec<u8>, Status> {
         self.inner.check_active()?;
+        self.check_reachable(op)?;
         response_of(
             self.inner
                 .requester
@@ -37,10 +38,19 @@ impl Client {
     /// response (exactly once).
     pub fn request_nb(&self, op: Op, body: Vec<u8>, cb: ResponseCallback) -> Result<(), Status> {
         self.inner.check_active()?;
+        self.check_reachable(op)?;
         self.inner.requester.submit(
             Message::Request(Request { op, body }),
             Some(Box::new(move |r| cb(response_of(r)))),
         );
+        Ok(())
+    }
+
+    /// `PMIX_ERR_UNREACH` for an operation a singleton cannot serve.
+    fn check_reachable(&self, op: Op) -> Result<(), Status> {
+        if self.is_singleton() && !super::singleton::serves(op) {
+            return Err(Status::ERR_UNREACH);
+        }
         Ok(())
     }
 

@@ -502,6 +502,15 @@ impl EventLoop {
         if let Some(p) = self.peers.get_mut(&token) {
             p.state = PeerState::Ready(proc);
         }
+        // One frame carries a bounded number of descriptors: what does
+        // not fit the reply's frame goes ahead of it.
+        while segments.len() > wire::frame::MAX_FDS_PER_FRAME {
+            let rest_s = segments.split_off(wire::frame::MAX_FDS_PER_FRAME);
+            let rest_f = fds.split_off(wire::frame::MAX_FDS_PER_FRAME);
+            let head = Message::Segments(std::mem::replace(&mut segments, rest_s));
+            let head_fds = std::mem::replace(&mut fds, rest_f);
+            self.send(token, id, &head, head_fds);
+        }
         let m = Message::HandshakeReply(HandshakeReply {
             status,
             server: self.server.clone(),

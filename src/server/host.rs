@@ -212,6 +212,49 @@ pub trait HostModule: Send + Sync + 'static {
     fn client_lost(&self, proc: &Proc) {
         let _ = proc;
     }
+
+    /// A client called `PMIx_Publish` (`pmix_server_publish_fn_t`): store
+    /// the data among `infos` on behalf of `proc`, honouring the
+    /// directives (`PMIX_RANGE`, `PMIX_PERSISTENCE`, ...). The server adds
+    /// the client's `PMIX_USERID` and `PMIX_GRPID`. A key already published
+    /// on the same range completes with `PMIX_ERR_DUPLICATE_KEY`.
+    /// [`super::PublishedData`] implements the whole behaviour. Without
+    /// this callback, publishing is `PMIX_ERR_NOT_SUPPORTED`.
+    fn publish(&self, proc: &Proc, infos: &[Info], done: Completion<()>) -> Result<(), Status> {
+        let _ = (proc, infos, done);
+        Err(Status::ERR_NOT_SUPPORTED)
+    }
+
+    /// A client called `PMIx_Lookup` (`pmix_server_lookup_fn_t`): complete
+    /// `done` with the values of `keys` visible to `proc` (at least one;
+    /// the server tells the client whether that is all of them), or
+    /// `PMIX_ERR_NOT_FOUND` / `PMIX_ERR_NO_PERMISSIONS` / `PMIX_ERR_TIMEOUT`.
+    /// `infos` carry `PMIX_RANGE`, `PMIX_WAIT`, `PMIX_TIMEOUT` and the
+    /// client's `PMIX_USERID` and `PMIX_GRPID`.
+    fn lookup(
+        &self,
+        proc: &Proc,
+        keys: &[crate::Key],
+        infos: &[Info],
+        done: Completion<Vec<crate::wire::pubsub::PublishedValue>>,
+    ) -> Result<(), Status> {
+        let _ = (proc, keys, infos, done);
+        Err(Status::ERR_NOT_SUPPORTED)
+    }
+
+    /// A client called `PMIx_Unpublish` (`pmix_server_unpublish_fn_t`):
+    /// remove what `proc` published under `keys` (everything it published
+    /// when `keys` is empty).
+    fn unpublish(
+        &self,
+        proc: &Proc,
+        keys: &[crate::Key],
+        infos: &[Info],
+        done: Completion<()>,
+    ) -> Result<(), Status> {
+        let _ = (proc, keys, infos, done);
+        Err(Status::ERR_NOT_SUPPORTED)
+    }
 }
 
 /// A host that provides nothing: every callback takes its default.

@@ -30,11 +30,14 @@
 //! - Every pending operation ends: released by its completion, failed when
 //!   a participant's connection is lost, or failed at its `PMIX_TIMEOUT`.
 
+mod app_setup;
 mod env;
 pub(crate) mod event_loop;
 mod fence;
 mod host;
 mod modex;
+mod published;
+mod pubsub;
 mod registry;
 mod services;
 
@@ -47,8 +50,11 @@ use crossbeam_channel::unbounded;
 use crate::net::{Listener, RendezvousDir};
 use crate::{keys, Info, Nspace, Proc, Rank, Status, Value};
 
+pub use app_setup::{EnvChange, EnvEdit};
+pub use crate::wire::pubsub::PublishedValue;
 pub use env::{SECRET_ENV, URI_ENV_VARS};
 pub use host::{Completion, DmodexCallback, HostModule, NoHost, OpOutput};
+pub use published::{DataRange, LookupDone, Participant, Persistence, PublishedData};
 
 use host::{Command, Notifier};
 use registry::Registry;
@@ -168,6 +174,8 @@ pub struct Server {
     uri: String,
     config: ServerConfig,
     dir: RendezvousDir,
+    /// Environment directives of `setup_local_support`, per namespace.
+    local_support: parking_lot::Mutex<std::collections::HashMap<Nspace, Vec<EnvEdit>>>,
 }
 
 impl Server {
@@ -215,6 +223,7 @@ impl Server {
             uri,
             config,
             dir,
+            local_support: Default::default(),
         })
     }
 
@@ -257,6 +266,7 @@ impl Server {
     /// `PMIx_server_deregister_nspace`: forgets the namespace, its clients,
     /// its committed data and its segments.
     pub fn deregister_nspace(&self, nspace: &Nspace) {
+        self.local_support.lock().remove(nspace);
         let clients = self.registry.deregister_nspace(nspace);
         for p in clients {
             self.notifier.send(Command::ClientGone(p));
@@ -280,7 +290,10 @@ impl Server {
 
     /// `PMIx_server_setup_fork`: the environment variables the child that
     /// will be `proc` needs (see [`env`](self) for the list), in a stable
-    /// order. Generates the process's secret if it has none yet.
+    /// order. Generates the process's secret if it has none yet. The
+    /// namespace's `setup_local_support` directives (which may unset or
+    /// extend existing variables) come with
+    /// [`setup_fork_changes`](Self::setup_fork_changes) instead.
     pub fn setup_fork(&self, proc: &Proc) -> Result<Vec<(String, String)>, Status> {
         if proc.rank.0 > Rank::VALID.0 {
             return Err(Status::ERR_BAD_PARAM);
@@ -293,6 +306,55 @@ impl Server {
             &self.config,
             &secret,
         ))
+    }
+
+    /// `PMIx_server_setup_fork` as changes to an existing environment
+    /// (whose current values `current` returns): the variables of
+    /// [`setup_fork`](Self::setup_fork), then the environment directives
+    /// [`setup_local_support`](Self::setup_local_support) kept for the
+    /// process's namespace.
+    pub fn setup_fork_changes(
+        &self,
+        proc: &Proc,
+        current: impl Fn(&str) -> Option<String>,
+    ) -> Result<Vec<EnvChange>, Status> {
+        let vars = self.setup_fork(proc)?;
+        let mut edits: Vec<EnvEdit> = vars
+            .into_iter()
+            .map(|(name, value)| EnvEdit::Set { name, value })
+            .collect();
+        if let Some(more) = self.local_support.lock().get(&proc.nspace) {
+            edits.extend(more.iter().cloned());
+        }
+        Ok(app_setup::apply(&edits, current))
+    }
+
+    /// `PMIx_server_setup_application`: the application-specific setup
+    /// of job `nspace` for the launcher to hand to every node's
+    /// [`setup_local_support`](Self::setup_local_support) (see
+    /// [`app_setup`] for what it holds: the harvested environment).
+    /// Reads this process's environment.
+    pub fn setup_application(&self, nspace: &Nspace, infos: &[Info]) -> Result<Vec<Info>, Status> {
+        if nspace.is_empty() {
+            return Err(Status::ERR_BAD_PARAM);
+        }
+        app_setup::setup_application(infos, std::env::vars())
+    }
+
+    /// `PMIx_server_setup_local_support`: keeps the environment directives
+    /// among `infos` (`PMIX_SET_ENVAR`, `PMIX_UNSET_ENVAR`,
+    /// `PMIX_PREPEND_ENVAR`, `PMIX_APPEND_ENVAR`, as returned by
+    /// [`setup_application`](Self::setup_application)) for namespace
+    /// `nspace`, replacing earlier ones; [`setup_fork_changes`]
+    /// (Self::setup_fork_changes) applies them. The namespace need not be
+    /// registered yet.
+    pub fn setup_local_support(&self, nspace: &Nspace, infos: &[Info]) -> Result<(), Status> {
+        if nspace.is_empty() {
+            return Err(Status::ERR_BAD_PARAM);
+        }
+        let edits = app_setup::edits_of(infos)?;
+        self.local_support.lock().insert(nspace.clone(), edits);
+        Ok(())
     }
 
     /// `PMIx_server_dmodex_request`: the data local process `proc` posted

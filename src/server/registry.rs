@@ -202,6 +202,13 @@ impl Registry {
             .ok_or(Status::ERR_NOT_FOUND)
     }
 
+    /// The uid and gid `proc` was registered with (what its connection
+    /// proved), if it is a registered client.
+    pub(crate) fn ids_of(&self, proc: &Proc) -> Option<(u32, u32)> {
+        let g = self.inner.lock();
+        g.clients.get(proc).map(|c| (c.uid, c.gid))
+    }
+
     /// True if `proc` (a specific rank) runs on this node.
     pub(crate) fn is_local(&self, proc: &Proc) -> bool {
         self.nspace(&proc.nspace)

@@ -37,8 +37,8 @@ impl EventLoop {
     /// Dispatches one service request from `proc`.
     pub(super) fn service(&mut self, caller: Caller, proc: &Proc, req: Request) {
         // Each service adds its operations here.
-        let _ = proc;
         match req.op {
+            Op::PUBLISH | Op::LOOKUP | Op::UNPUBLISH => self.pubsub(caller, proc, req),
             Op(_) => self.respond(caller, Err(Status::ERR_NOT_SUPPORTED)),
         }
     }

@@ -118,7 +118,10 @@ impl Connection {
             let r = self
                 .stream
                 .recv(&mut self.buf[self.end..], &mut self.fds_in);
-            if self.fds_in.len() > self.max_fds_in {
+            // Queued: those of at most one frame still incomplete plus
+            // those of the next (a read returns one sender's descriptors
+            // at most, and complete frames claim theirs before each read).
+            if self.fds_in.len() > 2 * self.max_fds_in {
                 return Err(WireError::TooManyFds {
                     got: self.fds_in.len(),
                     max: self.max_fds_in,

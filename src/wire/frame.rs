@@ -95,6 +95,9 @@ kinds! {
     Response = 13, false;
     /// Server -> client, unsolicited (id 0): an event notification.
     Event = 14, false;
+    /// Server -> client, before a `HandshakeReply` (same id): segments
+    /// that did not fit its frame's descriptor limit.
+    Segments = 32, false;
 }
 
 /// A decoded, validated frame header.

@@ -224,6 +224,11 @@ pub enum Message {
     Response(Response),
     /// An event notification, in the event service's encoding.
     Event(Vec<u8>),
+    /// Segments sent ahead of a `HandshakeReply` (with its request id)
+    /// because one frame carries at most
+    /// [`MAX_FDS_PER_FRAME`](super::frame::MAX_FDS_PER_FRAME) descriptors;
+    /// the client maps them before the reply's own.
+    Segments(Vec<SegmentRef>),
 }
 
 fn put_segments(out: &mut Vec<u8>, segs: &[SegmentRef]) -> Result<(), CodecError> {
@@ -301,6 +306,7 @@ impl Message {
             Message::Request(_) => Kind::Request,
             Message::Response(_) => Kind::Response,
             Message::Event(_) => Kind::Event,
+            Message::Segments(_) => Kind::Segments,
         }
     }
 
@@ -309,6 +315,7 @@ impl Message {
         match self {
             Message::HandshakeReply(r) => r.segments.len(),
             Message::FenceRelease(r) => r.segments.len(),
+            Message::Segments(s) => s.len(),
             _ => 0,
         }
     }
@@ -366,6 +373,7 @@ impl Message {
                 put_bytes(out, &a.body);
             }
             Message::Event(body) => put_bytes(out, body),
+            Message::Segments(s) => put_segments(out, s)?,
         }
         Ok(())
     }
@@ -456,6 +464,7 @@ impl Message {
                 Message::Response(Response { status, body })
             }
             Kind::Event => Message::Event(get_bytes(r).map_err(b)?),
+            Kind::Segments => Message::Segments(get_segments(r, name)?),
         };
         if r.remaining() != 0 {
             return Err(WireError::Trailing(r.remaining()));

@@ -34,6 +34,7 @@ mod directives;
 mod error;
 pub mod frame;
 mod message;
+pub mod pubsub;
 
 pub use conn::{Connection, Frame, ReadState};
 pub use directives::{flag, int, Directives};
@@ -115,6 +116,7 @@ mod tests {
                 body: vec![],
             }),
             Message::Event(vec![7; 5]),
+            Message::Segments(vec![]),
         ]
     }
 

@@ -149,9 +149,42 @@ int main(void)
     if (NULL == getenv("TEST_NSPACE") || 0 != strcmp(getenv("TEST_NSPACE"), me.nspace)) {
         FAIL("nspace %s", me.nspace);
     }
+    /* The host's application setup reached our environment. */
+    if (NULL != getenv("TEST_APP_SETUP")) {
+        const char *h = getenv("PMIX_MCA_test_app_setup");
+        const char *l = getenv("TEST_LIST");
+        if (NULL == h || 0 != strcmp(h, "harvested")) {
+            FAIL("PMIX_MCA_test_app_setup: %s", h ? h : "(unset)");
+        }
+        if (NULL == l || 0 != strcmp(l, "pre:mid,post")) {
+            FAIL("TEST_LIST: %s", l ? l : "(unset)");
+        }
+        if (NULL != getenv("TEST_GONE")) {
+            FAIL("TEST_GONE still set");
+        }
+    }
     n = (uint32_t) atoi(getenv("TEST_SIZE"));
     if (me.rank >= n) {
         FAIL("rank %u of %u", me.rank, n);
+    }
+
+    /* What the client answers about itself. */
+    {
+        pmix_value_t *v = NULL;
+        pmix_status_t rc2 = PMIx_Get(&me, PMIX_RANK, NULL, 0, &v);
+        if (PMIX_SUCCESS != rc2 || PMIX_PROC_RANK != v->type || me.rank != v->data.rank) {
+            FAIL("own PMIX_RANK: %s", PMIx_Error_string(rc2));
+        }
+        if (PMIX_SUCCESS == rc2) {
+            PMIX_VALUE_RELEASE(v);
+        }
+        rc2 = PMIx_Get(&me, PMIX_SERVER_RANK, NULL, 0, &v);
+        if (PMIX_SUCCESS != rc2 || PMIX_PROC_RANK != v->type) {
+            FAIL("own PMIX_SERVER_RANK: %s", PMIx_Error_string(rc2));
+        }
+        if (PMIX_SUCCESS == rc2) {
+            PMIX_VALUE_RELEASE(v);
+        }
     }
 
     /* Job-level keys. */

@@ -58,6 +58,21 @@ static void op_cb(pmix_status_t status, void *cbdata)
     pthread_mutex_unlock(&d->lock);
 }
 
+/* PMIx_server_setup_application's answer, kept until released. */
+static pmix_info_t *app_info;
+static size_t app_ninfo;
+static pmix_op_cbfunc_t app_release;
+static void *app_release_data;
+static void setup_app_cb(pmix_status_t status, pmix_info_t info[], size_t ninfo,
+                         void *provided_cbdata, pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    app_info = info;
+    app_ninfo = ninfo;
+    app_release = cbfunc;
+    app_release_data = cbdata;
+    op_cb(status, provided_cbdata);
+}
+
 /* PMIx_server_dmodex_request's answer. */
 static size_t dmodex_size;
 static void dmodex_cb(pmix_status_t status, char *data, size_t sz, void *cbdata)
@@ -218,17 +233,58 @@ int main(int argc, char **argv)
     }
     PMIX_INFO_FREE(info, 3);
 
-    /* Local support: nothing to do, but it must answer. */
-    done_init(&d);
-    rc = PMIx_server_setup_local_support(nspace, NULL, 0, op_cb, &d);
-    if (PMIX_SUCCESS != rc || PMIX_SUCCESS != done_wait(&d)) {
-        FAIL("setup_local_support: %s", PMIx_Error_string(rc));
+    /* Application setup: the harvested PMIX_MCA_* variable and our own
+     * directives come back; local support keeps them for setup_fork. */
+    setenv("PMIX_MCA_test_app_setup", "harvested", 1);
+    {
+        pmix_info_t req[4];
+        pmix_envar_t pre, app;
+        bool t = true;
+        pre.envar = "TEST_LIST";
+        pre.value = "pre";
+        pre.separator = ':';
+        app.envar = "TEST_LIST";
+        app.value = "post";
+        app.separator = ',';
+        PMIX_INFO_LOAD(&req[0], PMIX_SETUP_APP_ENVARS, &t, PMIX_BOOL);
+        PMIX_INFO_LOAD(&req[1], PMIX_PREPEND_ENVAR, &pre, PMIX_ENVAR);
+        PMIX_INFO_LOAD(&req[2], PMIX_APPEND_ENVAR, &app, PMIX_ENVAR);
+        PMIX_INFO_LOAD(&req[3], PMIX_UNSET_ENVAR, "TEST_GONE", PMIX_STRING);
+        done_init(&d);
+        rc = PMIx_server_setup_application(nspace, req, 4, setup_app_cb, &d);
+        if (PMIX_SUCCESS != rc || PMIX_SUCCESS != done_wait(&d)) {
+            FAIL("setup_application: %s", PMIx_Error_string(rc));
+        } else {
+            size_t k;
+            int harvested = 0;
+            for (k = 0; k < app_ninfo; k++) {
+                if (PMIX_CHECK_KEY(&app_info[k], PMIX_SET_ENVAR) &&
+                    PMIX_ENVAR == app_info[k].value.type &&
+                    0 == strcmp(app_info[k].value.data.envar.envar, "PMIX_MCA_test_app_setup") &&
+                    0 == strcmp(app_info[k].value.data.envar.value, "harvested")) {
+                    harvested = 1;
+                }
+            }
+            if (!harvested || app_ninfo != 4) {
+                FAIL("setup_application: %zu infos, harvested %d", app_ninfo, harvested);
+            }
+            done_init(&d);
+            rc = PMIx_server_setup_local_support(nspace, app_info, app_ninfo, op_cb, &d);
+            if (PMIX_SUCCESS != rc || PMIX_SUCCESS != done_wait(&d)) {
+                FAIL("setup_local_support: %s", PMIx_Error_string(rc));
+            }
+            /* The array stays ours until we release it. */
+            app_release(PMIX_SUCCESS, app_release_data);
+        }
     }
+    unsetenv("PMIX_MCA_test_app_setup");
 
     snprintf(sizestr, sizeof(sizestr), "%u", n);
     pids = calloc(n, sizeof(pid_t));
     for (r = 0; r < n; r++) {
-        char **env = NULL;
+        char **env = calloc(3, sizeof(char *));
+        env[0] = strdup("TEST_LIST=mid");
+        env[1] = strdup("TEST_GONE=1");
         PMIX_LOAD_PROCID(&proc, nspace, r);
         /* the server object is rank + 1, checked in client_connected2 */
         rc = PMIx_server_register_client(&proc, getuid(), getgid(), (void *) (uintptr_t) (r + 1),
@@ -263,6 +319,7 @@ int main(int argc, char **argv)
                 putenv(*e);
             }
             setenv("TEST_SIZE", sizestr, 1);
+            setenv("TEST_APP_SETUP", "1", 1);
             setenv("TEST_NSPACE", nspace, 1);
             execl(argv[2], argv[2], (char *) NULL);
             fprintf(stderr, "host: exec %s: %s\n", argv[2], strerror(errno));

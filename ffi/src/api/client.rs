@@ -13,7 +13,7 @@
 //! anything else goes through the owned conversions and `Client::get`.
 //! Non-blocking callbacks run on the client's progress thread.
 //!
-//! The other client operations (publish/lookup, spawn, connect, events,
+//! The other client operations (spawn, connect, events,
 //! queries, ...) are not implemented yet: before `PMIx_Init` they return
 //! `PMIX_ERR_INIT` as OpenPMIx 4.2.2 does (its checks of the
 //! initialization state come before its checks of the arguments, so ours
@@ -176,7 +176,10 @@ unsafe impl Send for SendPtr {}
 
 /// `PMIx_Init`: connects to the server named by the environment (set by
 /// the server's `PMIx_server_setup_fork`). Repeated calls are counted and
-/// return the same identity.
+/// return the same identity. Without a server in the environment the
+/// process becomes a singleton (`pmix_core::client::Client::singleton`):
+/// the library is initialized and `proc` filled, and every call returns
+/// `PMIX_ERR_UNREACH`, as OpenPMIx 4.2 does.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Init(
     proc_: *mut pmix_proc_t,
@@ -204,6 +207,12 @@ pub unsafe extern "C" fn PMIx_Init(
         if !proc_.is_null() {
             // SAFETY: non-NULL out-parameter, writable per the contract.
             unsafe { proc_.write(convert::proc_to_c(c.proc())) };
+        }
+        // A singleton is initialized, but told (as OpenPMIx 4.2 tells it at
+        // every init, and Open MPI and MPICH expect) that no server is
+        // reachable.
+        if c.is_singleton() {
+            return Err(Status::ERR_UNREACH);
         }
         Ok(())
     })
@@ -366,6 +375,11 @@ fn pointer_get(
 ) -> Result<*mut pmix_value_t, Status> {
     let opts = GetOptions::parse(infos);
     let own = proc == c.proc() && !key.starts_with("pmix");
+    if own && opts.realm == RealmQualifier::None {
+        if let Some(p) = own_pointer(c, key)? {
+            return Ok(p);
+        }
+    }
     if !own && opts.realm == RealmQualifier::None {
         let r = c.reader();
         let ns = proc.nspace.as_bytes();
@@ -381,6 +395,32 @@ fn pointer_get(
     }
     let v = c.get(proc, key, infos)?;
     Ok(pointer_cache::retain(convert::value_to_c_new(&v)?))
+}
+
+/// The pointer-values result of this process's own put of `key` (`None`
+/// if it did not put it): cached by the put's version (see
+/// [`pointer_cache`]), so repeated gets of an unchanged key return one
+/// pointer and a get after a new put of the key a new one.
+fn own_pointer(c: &Client, key: &str) -> Result<Option<*mut pmix_value_t>, Status> {
+    let me = c.proc();
+    let ns = me.nspace.as_bytes();
+    if let Some(p) = c
+        .own_version(key)
+        .and_then(|ver| pointer_cache::lookup_own(ns, ver, me.rank.0, key.as_bytes()))
+    {
+        return Ok(Some(p));
+    }
+    let Some((v, ver)) = c.own_value(key) else {
+        return Ok(None);
+    };
+    let p = convert::value_to_c_new(&v)?;
+    Ok(Some(pointer_cache::insert_own(
+        ns,
+        ver,
+        me.rank.0,
+        key.as_bytes(),
+        p,
+    )))
 }
 
 /// Caches `v`, read from `view` of namespace `ns`, as the pointer-values
@@ -636,6 +676,16 @@ unsafe fn get_fast(
     };
     let own_nspace = ns == own_ns;
     if own_nspace && rank == me.rank && !key.starts_with("pmix") {
+        // This process's own put, unchanged since a pointer-values get
+        // cached it: that pointer.
+        if q.storage == Storage::Pointer && q.opts.realm == RealmQualifier::None {
+            let p = c
+                .own_version(key)
+                .and_then(|ver| pointer_cache::lookup_own(ns, ver, rank.0, key.as_bytes()))?;
+            // SAFETY: val is a writable out-parameter.
+            unsafe { *val = p };
+            return Some(Ok(()));
+        }
         return None;
     }
     let r = c.reader();
@@ -908,101 +958,6 @@ pub unsafe extern "C" fn PMIx_Resolve_nodes(
         // SAFETY: as above.
         unsafe { *nodelist = p };
         Ok(())
-    })
-}
-
-// ---------------------------------------------------------------------------
-// Publish / lookup
-
-/// `PMIx_Publish`.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Publish(info: *const c_void, ninfo: usize) -> c_int {
-    guard(|| {
-        require_init()?;
-        check_array(info, ninfo)?;
-        unsupported()
-    })
-}
-
-/// `PMIx_Publish_nb`.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Publish_nb(
-    info: *const c_void,
-    ninfo: usize,
-    cbfunc: *const c_void,
-    cbdata: *mut c_void,
-) -> c_int {
-    let _ = (cbfunc, cbdata);
-    guard(|| {
-        require_init()?;
-        check_array(info, ninfo)?;
-        unsupported()
-    })
-}
-
-/// `PMIx_Lookup`.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Lookup(
-    data: *mut c_void,
-    ndata: usize,
-    info: *const c_void,
-    ninfo: usize,
-) -> c_int {
-    guard(|| {
-        require_init()?;
-        check_array(data, ndata)?;
-        check_array(info, ninfo)?;
-        unsupported()
-    })
-}
-
-/// `PMIx_Lookup_nb`.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Lookup_nb(
-    keys: *mut *mut c_char,
-    info: *const c_void,
-    ninfo: usize,
-    cbfunc: *const c_void,
-    cbdata: *mut c_void,
-) -> c_int {
-    let _ = (cbfunc, cbdata);
-    guard(|| {
-        require_init()?;
-        nonnull!(keys);
-        check_array(info, ninfo)?;
-        unsupported()
-    })
-}
-
-/// `PMIx_Unpublish`.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Unpublish(
-    keys: *mut *mut c_char,
-    info: *const c_void,
-    ninfo: usize,
-) -> c_int {
-    let _ = keys;
-    guard(|| {
-        require_init()?;
-        check_array(info, ninfo)?;
-        unsupported()
-    })
-}
-
-/// `PMIx_Unpublish_nb`.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Unpublish_nb(
-    keys: *mut *mut c_char,
-    info: *const c_void,
-    ninfo: usize,
-    cbfunc: *const c_void,
-    cbdata: *mut c_void,
-) -> c_int {
-    let _ = (keys, cbfunc, cbdata);
-    guard(|| {
-        require_init()?;
-        check_array(info, ninfo)?;
-        unsupported()
     })
 }
 

@@ -305,11 +305,60 @@ fn client_main() -> Result<(), String> {
             }
         }
     }
+    if !bench {
+        own_pointer_checks(&me)?;
+    }
     // SAFETY: NULL procs (the namespace) and no infos.
     let rc = unsafe { PMIx_Fence(std::ptr::null(), 0, std::ptr::null(), 0) };
     check(rc, "fence")?;
     // SAFETY: no infos.
     check(unsafe { PMIx_Finalize(std::ptr::null(), 0) }, "finalize")
+}
+
+/// Pointer-values gets of this process's own puts: one pointer, no
+/// allocation, while the key is unchanged; a new pointer with the new
+/// value after a new put, the old one still holding the old value.
+fn own_pointer_checks(me: &pmix_proc_t) -> Result<(), String> {
+    let pointer = [info_flag(keys::GET_POINTER_VALUES)];
+    let key = cstr("test.own.u32");
+    let put = |x: u32| -> Result<(), String> {
+        // SAFETY: an all-zero value is valid.
+        let mut v: pmix_value_t = unsafe { std::mem::zeroed() };
+        v.type_ = PMIX_UINT32;
+        v.data.uint32 = x;
+        // SAFETY: valid key and value (the library copies them).
+        check(unsafe { PMIx_Put(3, key.as_ptr(), &mut v) }, "own put")
+    };
+    let get = || -> Result<*mut pmix_value_t, String> {
+        let mut out = std::ptr::null_mut();
+        // SAFETY: valid proc, key and infos; out is writable.
+        let rc = unsafe { PMIx_Get(me, key.as_ptr(), pointer.as_ptr(), 1, &mut out) };
+        check(rc, "own pointer get")?;
+        Ok(out)
+    };
+    // SAFETY: pointer-values results stay valid until finalize.
+    let read = |p: *mut pmix_value_t| unsafe { (*p).data.uint32 };
+    put(1)?;
+    let first = get()?;
+    let before = allocs();
+    for _ in 0..1000 {
+        if get()? != first {
+            return Err("own key: another pointer while unchanged".into());
+        }
+    }
+    let count = allocs() - before;
+    if count != 0 {
+        return Err(format!("own key: {count} allocations in 1000 gets"));
+    }
+    put(2)?;
+    let second = get()?;
+    if second == first || read(second) != 2 || read(first) != 1 {
+        return Err("own key: a new put did not give a new pointer".into());
+    }
+    if get()? != second {
+        return Err("own key: another pointer after the new put".into());
+    }
+    Ok(())
 }
 
 /// In a child: the client's part, then exit.

@@ -1,5 +1,6 @@
 //! The exported `PMIx_*` functions, grouped as the standard groups them.
 
+pub mod app_setup;
 pub mod buffer;
 pub mod client;
 pub mod data_array;
@@ -9,10 +10,12 @@ pub mod info;
 pub mod info_list;
 pub mod locality;
 pub(crate) mod pointer_cache;
+pub mod pubsub;
 pub mod regex;
 pub mod server;
 pub(crate) mod server_module;
 pub(crate) mod server_store;
+pub(crate) mod server_pubsub;
 pub mod strings;
 pub mod tool;
 pub mod value;

@@ -10,11 +10,20 @@
 //! get of that key while the generation is current. A hit takes no lock
 //! and allocates nothing: one hash, one acquire load, a short walk.
 //!
-//! Values that do not come from the mapped segments (this process's own
-//! puts, its internal store, data fetched by direct modex, realm
-//! qualifiers) are not cached by key: each such get makes a fresh copy
-//! which is kept on a retained list (lock-free push as well), so the
-//! caller still never frees it.
+//! This process's own puts are cached the same way, keyed by the put's
+//! version instead of a segment generation (a number the client changes at
+//! every put of the key, marked with [`OWN`] so that it never equals a
+//! generation): repeated gets of an unchanged key return one pointer
+//! without allocating; after the key is put again, gets return a new
+//! pointer to the new value, and the old pointer stays valid, holding the
+//! old value, until finalize (the caller may still hold it: nothing is
+//! freed before finalize). So each value of a key that a pointer-values
+//! get returned is kept until finalize, once.
+//!
+//! Values that come from neither (its internal store, data fetched by
+//! direct modex, realm qualifiers) are not cached by key: each such get
+//! makes a fresh copy which is kept on a retained list (lock-free push as
+//! well), so the caller still never frees it.
 //!
 //! String payloads point into the mapped segment (no copy): the entry
 //! holds a reference to every segment of the generation it was read from,
@@ -175,6 +184,31 @@ pub(crate) fn insert(
             Err(h) => head = h,
         }
     }
+}
+
+/// Marks an own-put version in the generation field.
+pub(crate) const OWN: u64 = 1 << 63;
+
+/// The cached value of this process's put of `key` at `version`.
+pub(crate) fn lookup_own(
+    nspace: &[u8],
+    version: u64,
+    rank: u32,
+    key: &[u8],
+) -> Option<*mut pmix_value_t> {
+    lookup(nspace, OWN | version, rank, key)
+}
+
+/// Caches `value` as this process's put of `key` at `version` (as
+/// [`insert`]).
+pub(crate) fn insert_own(
+    nspace: &[u8],
+    version: u64,
+    rank: u32,
+    key: &[u8],
+    value: *mut pmix_value_t,
+) -> *mut pmix_value_t {
+    insert(nspace, OWN | version, rank, key, value, None)
 }
 
 /// Keeps `value` alive until finalize.

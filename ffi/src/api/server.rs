@@ -44,8 +44,8 @@ type OpCbFunc = pmix_op_cbfunc_t;
 // The process-global server
 
 /// The running server and what the C layer keeps beside it.
-struct Running {
-    server: Server,
+pub(crate) struct Running {
+    pub(crate) server: Server,
     objects: Arc<ServerObjects>,
 }
 
@@ -56,7 +56,7 @@ static SERVER: RwLock<Option<Arc<Running>>> = RwLock::new(None);
 static SERVER_REFS: Mutex<u32> = Mutex::new(0);
 
 /// The running server, or `PMIX_ERR_INIT`.
-fn server() -> Result<Arc<Running>, Status> {
+pub(crate) fn server() -> Result<Arc<Running>, Status> {
     SERVER
         .read()
         .unwrap_or_else(|e| e.into_inner())
@@ -68,7 +68,7 @@ fn server() -> Result<Arc<Running>, Status> {
 ///
 /// # Safety
 /// `info` is NULL or points to `ninfo` valid infos.
-unsafe fn infos_in(info: *const pmix_info_t, ninfo: usize) -> Result<Vec<Info>, Status> {
+pub(crate) unsafe fn infos_in(info: *const pmix_info_t, ninfo: usize) -> Result<Vec<Info>, Status> {
     check_array(info, ninfo)?;
     if ninfo == 0 {
         return Ok(Vec::new());
@@ -81,7 +81,7 @@ unsafe fn infos_in(info: *const pmix_info_t, ninfo: usize) -> Result<Vec<Info>, 
 ///
 /// # Safety
 /// `p` is a valid NUL-terminated string.
-unsafe fn nspace_in(p: *const c_char) -> Result<Nspace, Status> {
+pub(crate) unsafe fn nspace_in(p: *const c_char) -> Result<Nspace, Status> {
     // SAFETY: the caller's contract.
     let s = unsafe { CStr::from_ptr(p) };
     Nspace::from_cstring(s.to_owned())
@@ -89,7 +89,7 @@ unsafe fn nspace_in(p: *const c_char) -> Result<Nspace, Status> {
 
 /// A C pointer carried to another thread.
 #[derive(Clone, Copy)]
-struct SendPtr(*mut c_void);
+pub(crate) struct SendPtr(pub(crate) *mut c_void);
 // SAFETY: only handed back to the C callback it came with, which the
 // standard allows to run on any library thread.
 unsafe impl Send for SendPtr {}
@@ -109,7 +109,7 @@ unsafe fn report(cbfunc: OpCbFunc, status: Status, cbdata: *mut c_void) {
 /// Calls `cbfunc` with `status` from another thread, as OpenPMIx calls
 /// it from its progress thread (a host may hold a lock its callback
 /// takes while it calls us).
-fn report_later(cbfunc: OpCbFunc, status: Status, cbdata: *mut c_void) {
+pub(crate) fn report_later(cbfunc: OpCbFunc, status: Status, cbdata: *mut c_void) {
     let Some(f) = cbfunc else { return };
     let data = SendPtr(cbdata);
     let run = move || {
@@ -309,7 +309,11 @@ pub unsafe extern "C" fn PMIx_server_deregister_client(
 /// # Safety
 /// `env` points to NULL, `environ`, or a `malloc`ed NULL-terminated array
 /// of `malloc`ed strings.
-unsafe fn setenv_in(env: *mut *mut *mut c_char, name: &str, value: &str) -> Result<(), Status> {
+pub(crate) unsafe fn setenv_in(
+    env: *mut *mut *mut c_char,
+    name: &str,
+    value: &str,
+) -> Result<(), Status> {
     let cname = CString::new(name).map_err(|_| Status::ERR_BAD_PARAM)?;
     let cvalue = CString::new(value).map_err(|_| Status::ERR_BAD_PARAM)?;
     extern "C" {
@@ -370,7 +374,9 @@ unsafe fn setenv_in(env: *mut *mut *mut c_char, name: &str, value: &str) -> Resu
 }
 
 /// `PMIx_server_setup_fork`: adds the variables the child that will be
-/// `proc` needs (server URI, namespace, rank, secret, ...) to `*env`.
+/// `proc` needs (server URI, namespace, rank, secret, ...) to `*env`, then
+/// applies the environment directives `PMIx_server_setup_local_support`
+/// kept for its namespace.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_setup_fork(
     proc_: *const pmix_proc_t,
@@ -381,11 +387,8 @@ pub unsafe extern "C" fn PMIx_server_setup_fork(
         nonnull!(proc_, env);
         // SAFETY: a valid proc (C contract, checked non-NULL).
         let p = convert::proc_from_c(unsafe { &*proc_ });
-        for (k, v) in s.server.setup_fork(&p)? {
-            // SAFETY: env is a valid environment array (C contract).
-            unsafe { setenv_in(env, &k, &v) }?;
-        }
-        Ok(())
+        // SAFETY: env is a valid environment array (C contract).
+        unsafe { crate::api::app_setup::setup_fork_into(&s.server, &p, env) }
     })
 }
 
@@ -429,81 +432,6 @@ pub unsafe extern "C" fn PMIx_server_dmodex_request(
                 })
             }),
         )
-    })
-}
-
-/// `pmix_setup_application_cbfunc_t`.
-type SetupAppCbFunc = Option<
-    unsafe extern "C" fn(
-        status: c_int,
-        info: *mut pmix_info_t,
-        ninfo: usize,
-        provided_cbdata: *mut c_void,
-        cbfunc: OpCbFunc,
-        cbdata: *mut c_void,
-    ),
->;
-
-/// `PMIx_server_setup_application`: this library has no fabric or
-/// per-application plugins, so there is nothing to add: the callback
-/// receives `PMIX_SUCCESS` and no info (from another thread).
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_server_setup_application(
-    nspace: *const c_char,
-    info: *mut pmix_info_t,
-    ninfo: usize,
-    cbfunc: SetupAppCbFunc,
-    cbdata: *mut c_void,
-) -> c_int {
-    guard(|| {
-        server()?;
-        nonnull!(nspace);
-        let f = cbfunc.ok_or(Status::ERR_BAD_PARAM)?;
-        // SAFETY: valid string and info array (C contract).
-        unsafe { (nspace_in(nspace)?, infos_in(info, ninfo)?) };
-        let data = SendPtr(cbdata);
-        let run = move || {
-            let data = data;
-            crate::boundary::guard_or((), || {
-                // SAFETY: the host's callback with its own cbdata.
-                unsafe {
-                    f(
-                        Status::SUCCESS.0,
-                        std::ptr::null_mut(),
-                        0,
-                        data.0,
-                        None,
-                        std::ptr::null_mut(),
-                    )
-                }
-            })
-        };
-        std::thread::Builder::new()
-            .name("pmix-server-cb".into())
-            .spawn(run)
-            .map_err(|_| Status::ERR_NOMEM)?;
-        Ok(())
-    })
-}
-
-/// `PMIx_server_setup_local_support`: nothing to prepare locally (no
-/// fabric plugins): reports `PMIX_SUCCESS` (through the callback, from
-/// another thread, when one is given).
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_server_setup_local_support(
-    nspace: *const c_char,
-    info: *mut pmix_info_t,
-    ninfo: usize,
-    cbfunc: OpCbFunc,
-    cbdata: *mut c_void,
-) -> c_int {
-    guard(|| {
-        server()?;
-        nonnull!(nspace);
-        // SAFETY: valid string and info array (C contract).
-        unsafe { (nspace_in(nspace)?, infos_in(info, ninfo)?) };
-        report_later(cbfunc, Status::SUCCESS, cbdata);
-        Ok(())
     })
 }
 

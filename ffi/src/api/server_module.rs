@@ -96,9 +96,9 @@ pub struct pmix_server_module_t {
     pub abort: AbortFn,
     pub fence_nb: FenceNbFn,
     pub direct_modex: DmodexReqFn,
-    pub publish: UnusedFn,
-    pub lookup: UnusedFn,
-    pub unpublish: UnusedFn,
+    pub publish: crate::api::server_pubsub::PublishFn,
+    pub lookup: crate::api::server_pubsub::LookupFn,
+    pub unpublish: crate::api::server_pubsub::UnpublishFn,
     pub spawn: UnusedFn,
     pub connect: UnusedFn,
     pub disconnect: UnusedFn,
@@ -369,6 +369,30 @@ impl HostModule for CHost {
             // the infos in the operation box until the host calls back.
             unsafe { f(&cp, info, n, Some(modex_done), cb) }
         })
+    }
+
+    fn publish(&self, proc: &Proc, infos: &[Info], done: Completion<()>) -> Result<(), Status> {
+        crate::api::server_pubsub::publish(self.module.publish, proc, infos, done)
+    }
+
+    fn lookup(
+        &self,
+        proc: &Proc,
+        keys: &[pmix_core::Key],
+        infos: &[Info],
+        done: Completion<Vec<pmix_core::server::PublishedValue>>,
+    ) -> Result<(), Status> {
+        crate::api::server_pubsub::lookup(self.module.lookup, proc, keys, infos, done)
+    }
+
+    fn unpublish(
+        &self,
+        proc: &Proc,
+        keys: &[pmix_core::Key],
+        infos: &[Info],
+        done: Completion<()>,
+    ) -> Result<(), Status> {
+        crate::api::server_pubsub::unpublish(self.module.unpublish, proc, keys, infos, done)
     }
 }
 

@@ -2,13 +2,15 @@
 //! other node to exchange with, so `fence_nb` completes at once with this
 //! node's data. What the main loop must act on (aborts, finalizes, lost
 //! clients) is recorded in [`JobState`] and announced with
-//! [`signals::wake`].
+//! [`signals::wake`]. Published data lives in a [`PublishedData`] store:
+//! one node, one session, so every namespace `pmixrun` runs (and later
+//! spawns) shares it.
 
 use std::collections::HashSet;
 use std::sync::Mutex;
 
-use pmix::server::{Completion, HostModule};
-use pmix::{Info, Nspace, Proc, Status};
+use pmix::server::{Completion, HostModule, Participant, PublishedData, PublishedValue};
+use pmix::{Info, Key, Nspace, Proc, Status};
 
 use crate::signals;
 
@@ -34,6 +36,7 @@ pub struct JobState {
 pub struct RunHost {
     nspace: Nspace,
     pub state: Mutex<JobState>,
+    published: PublishedData,
 }
 
 impl RunHost {
@@ -41,6 +44,7 @@ impl RunHost {
         RunHost {
             nspace,
             state: Mutex::new(JobState::default()),
+            published: PublishedData::new(),
         }
     }
 
@@ -66,6 +70,7 @@ impl HostModule for RunHost {
         if self.ours(proc) {
             self.state().finalized.insert(proc.rank.0);
         }
+        self.published.proc_terminated(proc);
         done.complete(Ok(()));
         Ok(())
     }
@@ -106,8 +111,48 @@ impl HostModule for RunHost {
     }
 
     fn client_lost(&self, proc: &Proc) {
+        self.published.proc_terminated(proc);
         if self.ours(proc) {
             signals::wake();
         }
+    }
+
+    fn publish(&self, proc: &Proc, infos: &[Info], done: Completion<()>) -> Result<(), Status> {
+        done.complete(
+            self.published
+                .publish(&Participant::local(proc.clone()), infos),
+        );
+        Ok(())
+    }
+
+    fn lookup(
+        &self,
+        proc: &Proc,
+        keys: &[Key],
+        infos: &[Info],
+        done: Completion<Vec<PublishedValue>>,
+    ) -> Result<(), Status> {
+        self.published.lookup(
+            &Participant::local(proc.clone()),
+            keys,
+            infos,
+            Box::new(move |r| done.complete(r)),
+        );
+        Ok(())
+    }
+
+    fn unpublish(
+        &self,
+        proc: &Proc,
+        keys: &[Key],
+        infos: &[Info],
+        done: Completion<()>,
+    ) -> Result<(), Status> {
+        let keys = (!keys.is_empty()).then_some(keys);
+        done.complete(
+            self.published
+                .unpublish(&Participant::local(proc.clone()), keys, infos),
+        );
+        Ok(())
     }
 }

@@ -1,0 +1,295 @@
+//! `PMIx_Publish`, `PMIx_Lookup`, `PMIx_Unpublish` and their non-blocking
+//! forms, over [`pmix_core::client::Client`]'s publish/lookup service.
+//!
+//! Memory follows OpenPMIx 4.2: the blocking `PMIx_Lookup` fills the
+//! caller's `pmix_pdata_t` array in place (for each value found, the first
+//! element with that key gets the publisher in `proc` and a deep copy in
+//! `value`, its payload `malloc`ed so `PMIX_PDATA_DESTRUCT`/`_FREE` release
+//! it; elements whose key was not found are not touched, so they keep the
+//! `PMIX_UNDEF` of `PMIX_PDATA_CONSTRUCT`). `PMIx_Lookup_nb` hands its
+//! callback a `calloc`ed array owned by the library, released (values
+//! destructed, array freed) when the callback returns — the callback
+//! must copy what it keeps (`PMIX_PDATA_XFER`). Callbacks run on the
+//! client's progress thread and must not call blocking PMIx functions.
+//!
+//! # Safety
+//!
+//! Every exported function has the safety contract of its C prototype.
+#![allow(clippy::missing_safety_doc)]
+
+use std::ffi::{c_char, c_int, c_void};
+
+use pmix_core::client::PublishedValue;
+use pmix_core::{Info, Key, Status};
+
+use crate::api::client::{check_array, client, require_init};
+use crate::boundary::{calloc_array, guard, guard_or};
+use crate::convert;
+use crate::nonnull;
+use crate::sys::{pmix_info_t, pmix_lookup_cbfunc_t, pmix_op_cbfunc_t, pmix_pdata_t};
+
+/// The caller's `cbdata`, carried to its callback on the progress thread.
+struct CbData(*mut c_void);
+// SAFETY: the pointer is only handed back to the C callback it came with;
+// the PMIx API lets callbacks run on the library's thread.
+unsafe impl Send for CbData {}
+
+/// Reads an info array: NULL only with a zero count.
+///
+/// # Safety
+/// `info` is NULL or points to `ninfo` valid infos.
+unsafe fn infos_in(info: *const pmix_info_t, ninfo: usize) -> Result<Vec<Info>, Status> {
+    check_array(info, ninfo)?;
+    if ninfo == 0 {
+        return Ok(Vec::new());
+    }
+    // SAFETY: checked non-NULL; the caller guarantees ninfo elements.
+    unsafe { convert::infos_from_c(info, ninfo) }
+}
+
+/// Reads a NULL-terminated key array (NULL: `None`); an empty or
+/// over-long key is `PMIX_ERR_BAD_PARAM`.
+///
+/// # Safety
+/// `keys` is NULL or a NULL-terminated array of valid strings.
+unsafe fn keys_in(keys: *const *mut c_char) -> Result<Option<Vec<Key>>, Status> {
+    if keys.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: NULL-terminated array of strings (caller's contract).
+    let v = unsafe { convert::argv_from_c(keys) };
+    v.into_iter()
+        .map(|k| {
+            let k = Key::from_cstring(k).map_err(|_| Status::ERR_BAD_PARAM)?;
+            if k.is_empty() {
+                Err(Status::ERR_BAD_PARAM)
+            } else {
+                Ok(k)
+            }
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(Some)
+}
+
+/// The `pmix_op_cbfunc_t` call of a finished operation.
+fn op_callback(cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> Box<dyn FnOnce(Status) + Send> {
+    let data = CbData(cbdata);
+    Box::new(move |s: Status| {
+        let data = data;
+        if let Some(f) = cbfunc {
+            // SAFETY: the caller's callback, given back its cbdata.
+            guard_or((), || unsafe { f(s.0, data.0) });
+        }
+    })
+}
+
+/// `PMIx_Publish`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Publish(info: *const pmix_info_t, ninfo: usize) -> c_int {
+    guard(|| {
+        require_init()?;
+        let c = client()?;
+        nonnull!(info);
+        // SAFETY: ninfo valid infos (C contract).
+        let infos = unsafe { infos_in(info, ninfo)? };
+        c.publish(&infos)
+    })
+}
+
+/// `PMIx_Publish_nb`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Publish_nb(
+    info: *const pmix_info_t,
+    ninfo: usize,
+    cbfunc: pmix_op_cbfunc_t,
+    cbdata: *mut c_void,
+) -> c_int {
+    guard(|| {
+        require_init()?;
+        let c = client()?;
+        nonnull!(info);
+        // SAFETY: ninfo valid infos (C contract).
+        let infos = unsafe { infos_in(info, ninfo)? };
+        c.publish_nb(&infos, op_callback(cbfunc, cbdata))
+    })
+}
+
+/// The status of a lookup that found `found` of the distinct `keys`.
+fn lookup_status(keys: &[Key], found: &[PublishedValue]) -> Status {
+    if keys.iter().all(|k| found.iter().any(|v| &v.key == k)) {
+        Status::SUCCESS
+    } else {
+        Status::ERR_PARTIAL_SUCCESS
+    }
+}
+
+/// `PMIx_Lookup`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Lookup(
+    data: *mut pmix_pdata_t,
+    ndata: usize,
+    info: *const pmix_info_t,
+    ninfo: usize,
+) -> c_int {
+    guard(|| {
+        require_init()?;
+        let c = client()?;
+        nonnull!(data);
+        // SAFETY: the caller's ndata elements (C contract).
+        let pdata = unsafe { std::slice::from_raw_parts_mut(data, ndata) };
+        let mut keys: Vec<Key> = Vec::new();
+        for p in pdata.iter() {
+            let k = convert::key_from_c(&p.key);
+            if !k.is_empty() && !keys.contains(&k) {
+                keys.push(k);
+            }
+        }
+        if keys.is_empty() {
+            return Err(Status::ERR_BAD_PARAM);
+        }
+        // SAFETY: ninfo valid infos (C contract).
+        let infos = unsafe { infos_in(info, ninfo)? };
+        let found = c.lookup_published(&keys, &infos)?;
+        for v in &found {
+            let Some(p) = pdata
+                .iter_mut()
+                .find(|p| convert::key_from_c(&p.key) == v.key)
+            else {
+                continue;
+            };
+            p.proc_ = convert::proc_to_c(&v.publisher);
+            // SAFETY: the element's value is writable (overwritten, as
+            // OpenPMIx's value transfer does).
+            unsafe { convert::value_write(&v.value, &mut p.value)? };
+        }
+        lookup_status(&keys, &found).into_result()
+    })
+}
+
+/// A `calloc`ed pdata array of `found`, released by [`free_pdata`].
+fn pdata_to_c(found: &[PublishedValue]) -> Result<*mut pmix_pdata_t, Status> {
+    let arr = calloc_array::<pmix_pdata_t>(found.len())?;
+    for (i, v) in found.iter().enumerate() {
+        // SAFETY: arr holds found.len() zeroed elements; i is in range.
+        let p = unsafe { &mut *arr.add(i) };
+        p.proc_ = convert::proc_to_c(&v.publisher);
+        convert::key_to_c(&v.key, &mut p.key);
+        // SAFETY: p.value is writable.
+        if let Err(e) = unsafe { convert::value_write(&v.value, &mut p.value) } {
+            // SAFETY: the first i elements hold written values.
+            unsafe { free_pdata(arr, i) };
+            return Err(e);
+        }
+    }
+    Ok(arr)
+}
+
+/// Destructs and frees a pdata array of [`pdata_to_c`].
+///
+/// # Safety
+/// `arr` is NULL or came from [`pdata_to_c`] with at least `n` elements
+/// written.
+unsafe fn free_pdata(arr: *mut pmix_pdata_t, n: usize) {
+    if arr.is_null() {
+        return;
+    }
+    for i in 0..n {
+        // SAFETY: element i holds a written value (caller's contract).
+        unsafe { convert::value_destruct(&mut (*arr.add(i)).value) };
+    }
+    // SAFETY: arr was calloc'd.
+    unsafe { libc::free(arr.cast()) };
+}
+
+/// `PMIx_Lookup_nb`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Lookup_nb(
+    keys: *mut *mut c_char,
+    info: *const pmix_info_t,
+    ninfo: usize,
+    cbfunc: pmix_lookup_cbfunc_t,
+    cbdata: *mut c_void,
+) -> c_int {
+    guard(|| {
+        require_init()?;
+        let c = client()?;
+        nonnull!(keys);
+        // SAFETY: NULL-terminated key array (C contract).
+        let mut keys = unsafe { keys_in(keys)? }.unwrap_or_default();
+        let mut seen: Vec<Key> = Vec::with_capacity(keys.len());
+        keys.retain(|k| {
+            let first = !seen.contains(k);
+            if first {
+                seen.push(k.clone());
+            }
+            first
+        });
+        if keys.is_empty() {
+            return Err(Status::ERR_BAD_PARAM);
+        }
+        // SAFETY: ninfo valid infos (C contract).
+        let infos = unsafe { infos_in(info, ninfo)? };
+        let data = CbData(cbdata);
+        let asked = keys.clone();
+        c.lookup_published_nb(
+            &keys,
+            &infos,
+            Box::new(move |r| {
+                let data = data;
+                let Some(f) = cbfunc else {
+                    return;
+                };
+                let (status, arr, n) = match r.and_then(|found| {
+                    let arr = pdata_to_c(&found)?;
+                    Ok((lookup_status(&asked, &found), arr, found.len()))
+                }) {
+                    Ok(t) => t,
+                    Err(s) => (s, std::ptr::null_mut(), 0),
+                };
+                // SAFETY: the caller's callback with a library-owned array
+                // valid for the call, and its cbdata.
+                guard_or((), || unsafe { f(status.0, arr, n, data.0) });
+                // SAFETY: arr came from pdata_to_c with n elements.
+                unsafe { free_pdata(arr, n) };
+            }),
+        )
+    })
+}
+
+/// `PMIx_Unpublish`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Unpublish(
+    keys: *mut *mut c_char,
+    info: *const pmix_info_t,
+    ninfo: usize,
+) -> c_int {
+    guard(|| {
+        require_init()?;
+        let c = client()?;
+        // SAFETY: NULL or a NULL-terminated key array (C contract).
+        let keys = unsafe { keys_in(keys)? };
+        // SAFETY: ninfo valid infos (C contract).
+        let infos = unsafe { infos_in(info, ninfo)? };
+        c.unpublish(keys.as_deref(), &infos)
+    })
+}
+
+/// `PMIx_Unpublish_nb`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Unpublish_nb(
+    keys: *mut *mut c_char,
+    info: *const pmix_info_t,
+    ninfo: usize,
+    cbfunc: pmix_op_cbfunc_t,
+    cbdata: *mut c_void,
+) -> c_int {
+    guard(|| {
+        require_init()?;
+        let c = client()?;
+        // SAFETY: NULL or a NULL-terminated key array (C contract).
+        let keys = unsafe { keys_in(keys)? };
+        // SAFETY: ninfo valid infos (C contract).
+        let infos = unsafe { infos_in(info, ninfo)? };
+        c.unpublish_nb(keys.as_deref(), &infos, op_callback(cbfunc, cbdata))
+    })
+}

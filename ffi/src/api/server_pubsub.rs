@@ -1,0 +1,233 @@
+//! The bridge of a C host's `publish`, `lookup` and `unpublish` module
+//! functions (`pmix_server_publish_fn_t`, `pmix_server_lookup_fn_t`,
+//! `pmix_server_unpublish_fn_t`) to the core's [`HostModule`] upcalls.
+//!
+//! As in OpenPMIx, the proc is valid for the call only; the info array
+//! and the `char **keys` array (NULL when a client unpublishes everything)
+//! stay valid until the host calls back: they live in the operation box
+//! handed to the host as `cbdata`, reclaimed by our callback. The
+//! `pmix_pdata_t` array a host gives `pmix_lookup_cbfunc_t` stays the
+//! host's: it is copied before the callback returns.
+//!
+//! [`HostModule`]: pmix_core::server::HostModule
+
+use std::ffi::{c_char, c_void};
+
+use pmix_core::server::{Completion, OpOutput, PublishedValue};
+use pmix_core::{Info, Key, Proc, Status};
+
+use crate::convert;
+use crate::sys::{
+    pmix_info_t, pmix_lookup_cbfunc_t, pmix_op_cbfunc_t, pmix_pdata_t, pmix_proc_t, pmix_status_t,
+};
+
+/// `pmix_server_publish_fn_t`.
+pub type PublishFn = Option<
+    unsafe extern "C" fn(
+        proc_: *const pmix_proc_t,
+        info: *const pmix_info_t,
+        ninfo: usize,
+        cbfunc: pmix_op_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t,
+>;
+/// `pmix_server_lookup_fn_t`.
+pub type LookupFn = Option<
+    unsafe extern "C" fn(
+        proc_: *const pmix_proc_t,
+        keys: *mut *mut c_char,
+        info: *const pmix_info_t,
+        ninfo: usize,
+        cbfunc: pmix_lookup_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t,
+>;
+/// `pmix_server_unpublish_fn_t`.
+pub type UnpublishFn = Option<
+    unsafe extern "C" fn(
+        proc_: *const pmix_proc_t,
+        keys: *mut *mut c_char,
+        info: *const pmix_info_t,
+        ninfo: usize,
+        cbfunc: pmix_op_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t,
+>;
+
+/// An operation in the host's hands, with the C arrays it was given.
+struct PubOp<T: OpOutput> {
+    /// Taken when the operation completes.
+    done: Option<Completion<T>>,
+    info: *mut pmix_info_t,
+    ninfo: usize,
+    keys: *mut *mut c_char,
+}
+
+impl<T: OpOutput> PubOp<T> {
+    fn new(done: Completion<T>, infos: &[Info], keys: &[Key]) -> Result<Self, Status> {
+        let info = convert::infos_to_c(infos)?;
+        let names: Vec<_> = keys.iter().map(|k| k.as_c_str().to_owned()).collect();
+        let keys = match convert::argv_to_c(&names) {
+            Ok(k) => k,
+            Err(e) => {
+                // SAFETY: info came from infos_to_c with this count.
+                unsafe { convert::infos_free(info, infos.len()) };
+                return Err(e);
+            }
+        };
+        Ok(PubOp {
+            done: Some(done),
+            info,
+            ninfo: infos.len(),
+            keys,
+        })
+    }
+}
+
+impl<T: OpOutput> Drop for PubOp<T> {
+    fn drop(&mut self) {
+        // SAFETY: both arrays came from infos_to_c / argv_to_c and are
+        // freed once, here.
+        unsafe {
+            convert::infos_free(self.info, self.ninfo);
+            convert::argv_free(self.keys);
+        }
+    }
+}
+
+/// Runs one upcall: leaks the operation as cbdata and interprets the
+/// host's return value (reclaiming the box when it will not call back).
+fn call<T: OpOutput>(
+    op: PubOp<T>,
+    on_succeeded: T,
+    f: impl FnOnce(*mut c_void, *const pmix_info_t, usize, *mut *mut c_char) -> pmix_status_t,
+) -> Result<(), Status> {
+    let (info, ninfo, keys) = (op.info, op.ninfo, op.keys);
+    let raw = Box::into_raw(Box::new(op));
+    let rc = f(raw.cast(), info, ninfo, keys);
+    if rc == Status::SUCCESS.0 {
+        return Ok(());
+    }
+    // SAFETY: the host will not call back: the box is still ours.
+    let op = unsafe { Box::from_raw(raw) };
+    if rc == Status::OPERATION_SUCCEEDED.0 {
+        complete(*op, Ok(on_succeeded));
+        Ok(())
+    } else {
+        Err(Status(rc))
+    }
+}
+
+/// Completes an operation; its arrays are released when it drops.
+fn complete<T: OpOutput>(mut op: PubOp<T>, r: Result<T, Status>) {
+    if let Some(done) = op.done.take() {
+        done.complete(r);
+    }
+}
+
+/// The `pmix_op_cbfunc_t` of publish and unpublish.
+unsafe extern "C" fn pub_op_done(status: pmix_status_t, cbdata: *mut c_void) {
+    crate::boundary::guard_or((), || {
+        if cbdata.is_null() {
+            return;
+        }
+        // SAFETY: cbdata is the box `call` leaked for this operation,
+        // reclaimed exactly once (the host calls back once).
+        let op = unsafe { Box::from_raw(cbdata.cast::<PubOp<()>>()) };
+        let r = if status == Status::SUCCESS.0 {
+            Ok(())
+        } else {
+            Err(Status(status))
+        };
+        complete(*op, r);
+    })
+}
+
+/// The `pmix_lookup_cbfunc_t`: copies the host's pdata array.
+unsafe extern "C" fn lookup_done(
+    status: pmix_status_t,
+    data: *mut pmix_pdata_t,
+    ndata: usize,
+    cbdata: *mut c_void,
+) {
+    crate::boundary::guard_or((), || {
+        if cbdata.is_null() {
+            return;
+        }
+        // SAFETY: cbdata is the box `call` leaked, reclaimed once.
+        let op = unsafe { Box::from_raw(cbdata.cast::<PubOp<Vec<PublishedValue>>>()) };
+        let ok = status == Status::SUCCESS.0 || status == Status::ERR_PARTIAL_SUCCESS.0;
+        let r = if !ok {
+            Err(Status(status))
+        } else if data.is_null() || ndata == 0 {
+            Err(Status::ERR_NOT_FOUND)
+        } else {
+            // SAFETY: the host's ndata elements, valid during this call.
+            let items = unsafe { std::slice::from_raw_parts(data, ndata) };
+            items
+                .iter()
+                .map(|p| {
+                    Ok(PublishedValue {
+                        publisher: convert::proc_from_c(&p.proc_),
+                        key: convert::key_from_c(&p.key),
+                        // SAFETY: a valid value (the host's contract).
+                        value: unsafe { convert::value_from_c(&p.value)? },
+                    })
+                })
+                .collect::<Result<Vec<_>, Status>>()
+        };
+        complete(*op, r);
+    })
+}
+
+/// `publish` upcall.
+pub(crate) fn publish(
+    f: PublishFn,
+    proc: &Proc,
+    infos: &[Info],
+    done: Completion<()>,
+) -> Result<(), Status> {
+    let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
+    let cp = convert::proc_to_c(proc);
+    call(PubOp::new(done, infos, &[])?, (), |cb, info, n, _| {
+        // SAFETY: the host's function; the proc lives for the call, the
+        // infos in the operation box until the host calls back.
+        unsafe { f(&cp, info, n, Some(pub_op_done), cb) }
+    })
+}
+
+/// `lookup` upcall.
+pub(crate) fn lookup(
+    f: LookupFn,
+    proc: &Proc,
+    keys: &[Key],
+    infos: &[Info],
+    done: Completion<Vec<PublishedValue>>,
+) -> Result<(), Status> {
+    let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
+    let cp = convert::proc_to_c(proc);
+    call(
+        PubOp::new(done, infos, keys)?,
+        Vec::new(),
+        |cb, info, n, k| {
+            // SAFETY: as in `publish`; the keys live in the box too.
+            unsafe { f(&cp, k, info, n, Some(lookup_done), cb) }
+        },
+    )
+}
+
+/// `unpublish` upcall (no keys: NULL, "everything of this process").
+pub(crate) fn unpublish(
+    f: UnpublishFn,
+    proc: &Proc,
+    keys: &[Key],
+    infos: &[Info],
+    done: Completion<()>,
+) -> Result<(), Status> {
+    let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
+    let cp = convert::proc_to_c(proc);
+    call(PubOp::new(done, infos, keys)?, (), |cb, info, n, k| {
+        // SAFETY: as in `lookup`.
+        unsafe { f(&cp, k, info, n, Some(pub_op_done), cb) }
+    })
+}

@@ -1,0 +1,275 @@
+//! Publish / lookup / unpublish end to end, with real processes:
+//! - C clients (`tests/c/pubsub_client.c`) under `pmixrun`, whose host
+//!   keeps the data in `pmix::server::PublishedData`: rank 0 publishes,
+//!   the others look up with `PMIX_WAIT`, duplicates, partial lookups,
+//!   `_nb` forms, a timed-out wait, `PMIX_RANGE_PROC_LOCAL`, unpublish;
+//!   also built against the reference OpenPMIx headers;
+//! - the same client under a C host (`tests/c/pubsub_host.c`) whose
+//!   module's `publish`/`lookup`/`unpublish` are the datastore;
+//! - the Rust API (`Client::publish`, `lookup_published`, ...) in ranks
+//!   of this test binary under `pmixrun`.
+//!
+//! Every job runs under `pmixrun --timeout` or a watchdog; nothing sleeps
+//! to synchronize.
+
+mod common;
+
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use pmix::client::Client;
+use pmix::{keys, Info, Key, Status, Value};
+
+const LIMIT: &str = "120";
+const ROLE: &str = "PUBSUB_TEST_ROLE";
+
+fn unique(tag: &str) -> String {
+    format!("pubsub_{tag}_{}", std::process::id())
+}
+
+fn compile(src: &str, name: &str, include: &Path, tag: &str) -> PathBuf {
+    let dir = common::scratch(&unique(tag));
+    let exe = dir.join(name);
+    let src = common::root().join(src);
+    common::compile_c(&[&src], &exe, include, common::ffi_lib_dir(), &["-pthread"]);
+    exe
+}
+
+fn pmixrun_job(n: u32, program: &[String], env: &[(&str, &str)]) -> (bool, String, String) {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_pmixrun"));
+    c.stdin(Stdio::null())
+        .args(["--timeout", LIMIT, "-n", &n.to_string()])
+        .args(program)
+        .env("LD_LIBRARY_PATH", common::ffi_lib_dir());
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let o = c.output().expect("pmixrun starts");
+    (
+        o.status.success(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn assert_ranks_ok(n: u32, ok: bool, stdout: &str, stderr: &str) {
+    assert!(ok, "stdout:\n{stdout}\nstderr:\n{stderr}");
+    for r in 0..n {
+        let line = format!("pubsub rank {r} ok");
+        assert!(
+            stdout.contains(&line),
+            "missing {line:?} in\n{stdout}\n{stderr}"
+        );
+    }
+}
+
+fn c_job(exe: &Path, n: u32) {
+    let (ok, out, err) = pmixrun_job(n, &[exe.display().to_string()], &[]);
+    assert_ranks_ok(n, ok, &out, &err);
+}
+
+#[test]
+fn c_clients_publish_wait_lookup_and_unpublish_under_pmixrun() {
+    let exe = compile(
+        "tests/c/pubsub_client.c",
+        "pubsub_client",
+        &common::include_dir(),
+        "c",
+    );
+    c_job(&exe, 3);
+}
+
+/// The client compiled against OpenPMIx's own headers: the pdata layout
+/// and the macros (`PMIX_PDATA_CREATE`/`_FREE`/`_XFER`) agree.
+#[test]
+fn c_client_built_against_the_reference_headers() {
+    let Some((inc, _lib)) = common::reference_pmix() else {
+        return;
+    };
+    let exe = compile("tests/c/pubsub_client.c", "pubsub_client", &inc, "ref");
+    c_job(&exe, 2);
+}
+
+/// A C host's publish/lookup/unpublish module functions serve the clients.
+#[test]
+fn c_host_module_serves_publish_and_lookup() {
+    let include = common::include_dir();
+    let host = compile("tests/c/pubsub_host.c", "pubsub_host", &include, "host");
+    let client = compile(
+        "tests/c/pubsub_client.c",
+        "pubsub_client",
+        &include,
+        "hostc",
+    );
+    let tmp = common::scratch(&unique("hosttmp"));
+    let child = Command::new(&host)
+        .arg("3")
+        .arg(&client)
+        .arg("c-pubsub-job")
+        .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
+        .env("TMPDIR", &tmp)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .process_group(0)
+        .spawn()
+        .expect("start pubsub_host");
+    let pid = child.id() as i32;
+    let (tx, rx) = mpsc::channel::<()>();
+    let watchdog = std::thread::spawn(move || {
+        if rx.recv_timeout(Duration::from_secs(120)).is_err() {
+            // SAFETY: kill has no memory preconditions; the group is the
+            // host's own (process_group(0) above).
+            unsafe { libc::kill(-pid, libc::SIGKILL) };
+            return true;
+        }
+        false
+    });
+    let out = child.wait_with_output().expect("wait for pubsub_host");
+    let _ = tx.send(());
+    assert!(!watchdog.join().unwrap(), "pubsub_host did not finish");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_ranks_ok(3, out.status.success(), &stdout, "");
+}
+
+// ----------------------------------------------------------------------
+// The Rust API
+
+fn key(s: &str) -> Key {
+    Key::new(s).unwrap()
+}
+
+fn info(k: &str, v: Value) -> Info {
+    Info::new(key(k), v)
+}
+
+/// One rank of the Rust-API job.
+fn rust_rank() -> Result<(), String> {
+    let c = Client::init(&[]).map_err(|s| format!("init: {s:?}"))?;
+    let me = c.proc().clone();
+    let check = |cond: bool, what: &str| if cond { Ok(()) } else { Err(what.to_string()) };
+    if me.rank.0 == 0 {
+        c.publish(&[info("rust-svc", Value::String(Some(c"addr-0".to_owned())))])
+            .map_err(|s| format!("publish: {s:?}"))?;
+        let dup = c.publish(&[info("rust-svc", Value::Int(1))]);
+        check(dup == Err(Status::ERR_DUPLICATE_KEY), "duplicate publish")?;
+    }
+    let wait = info(keys::WAIT, Value::Int(0));
+    let found = c
+        .lookup_published(&[key("rust-svc")], &[wait])
+        .map_err(|s| format!("lookup: {s:?}"))?;
+    check(found.len() == 1, "one value")?;
+    check(found[0].publisher.rank.0 == 0, "publisher is rank 0")?;
+    check(
+        found[0].value == Value::String(Some(c"addr-0".to_owned())),
+        "value",
+    )?;
+    // Non-blocking, partial.
+    let (tx, rx) = mpsc::channel();
+    c.lookup_published_nb(
+        &[key("rust-svc"), key("rust-none")],
+        &[],
+        Box::new(move |r| tx.send(r).unwrap()),
+    )
+    .map_err(|s| format!("lookup_nb: {s:?}"))?;
+    let r = rx.recv().map_err(|e| e.to_string())?;
+    check(matches!(&r, Ok(v) if v.len() == 1), "partial lookup_nb")?;
+    // A namespace-range item is invisible to a process-local lookup of
+    // another rank, visible to its own.
+    let pl = info(keys::RANGE, Value::DataRange(7));
+    let mine = format!("rust-own-{}", me.rank.0);
+    c.publish(&[info(&mine, Value::Uint32(me.rank.0)), pl.clone()])
+        .map_err(|s| format!("own publish: {s:?}"))?;
+    let own = c.lookup_published(&[key(&mine)], &[]);
+    check(
+        matches!(&own, Ok(v) if v[0].value == Value::Uint32(me.rank.0)),
+        "own item",
+    )?;
+    c.fence(&[], &[]).map_err(|s| format!("fence: {s:?}"))?;
+    let other = format!("rust-own-{}", 1 - me.rank.0.min(1));
+    if other != mine {
+        let r = c.lookup_published(&[key(&other)], &[]);
+        check(r == Err(Status::ERR_NOT_FOUND), "another's proc-local item")?;
+    }
+    c.fence(&[], &[]).map_err(|s| format!("fence: {s:?}"))?;
+    if me.rank.0 == 0 {
+        let (tx, rx) = mpsc::channel();
+        c.unpublish_nb(None, &[], Box::new(move |s| tx.send(s).unwrap()))
+            .map_err(|s| format!("unpublish_nb: {s:?}"))?;
+        check(
+            rx.recv().ok() == Some(Status::SUCCESS),
+            "unpublish_nb status",
+        )?;
+    }
+    c.fence(&[], &[]).map_err(|s| format!("fence: {s:?}"))?;
+    let gone = c.lookup_published(&[key("rust-svc")], &[]);
+    check(gone == Err(Status::ERR_NOT_FOUND), "unpublished")?;
+    let timeout = [
+        info(keys::WAIT, Value::Bool(true)),
+        info(keys::TIMEOUT, Value::Int(1)),
+    ];
+    let never = c.lookup_published(&[key("rust-never")], &timeout);
+    check(never == Err(Status::ERR_TIMEOUT), "timeout")?;
+    c.finalize().map_err(|s| format!("finalize: {s:?}"))?;
+    println!("pubsub rank {} ok", me.rank.0);
+    Ok(())
+}
+
+/// The rank's entry point when this binary runs under `pmixrun`.
+#[test]
+fn rust_rank_entry() {
+    if std::env::var(ROLE).as_deref() != Ok("rank") {
+        return;
+    }
+    let code = match rust_rank() {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!(
+                "rust pubsub rank {}: {e}",
+                std::env::var("PMIX_RANK").unwrap_or_default()
+            );
+            1
+        }
+    };
+    std::process::exit(code);
+}
+
+#[test]
+fn rust_api_publish_lookup_unpublish_under_pmixrun() {
+    let program = vec![
+        std::env::current_exe().unwrap().display().to_string(),
+        "--exact".into(),
+        "rust_rank_entry".into(),
+        "--nocapture".into(),
+        "--quiet".into(),
+    ];
+    let (ok, out, err) = pmixrun_job(2, &program, &[(ROLE, "rank")]);
+    assert_ranks_ok(2, ok, &out, &err);
+}
+
+/// python3-pmix (OpenPMIx 4.2's own bindings) on our library.
+#[test]
+fn python_bindings_publish_and_lookup_under_pmixrun() {
+    let python = "/usr/bin/python3";
+    let has_bindings = Command::new(python)
+        .args(["-W", "ignore", "-c", "import pmix"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !has_bindings {
+        eprintln!("SKIPPED: python3-pmix is not installed");
+        return;
+    }
+    let script = common::root().join("tests/python/pubsub_client.py");
+    let program = vec![
+        python.to_string(),
+        "-W".into(),
+        "ignore".into(),
+        script.display().to_string(),
+    ];
+    let (ok, out, err) = pmixrun_job(2, &program, &[]);
+    assert_ranks_ok(2, ok, &out, &err);
+}
