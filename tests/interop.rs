@@ -486,6 +486,30 @@ fn pmixrun_direct_launch_mpi_hello_4() {
     r.assert_line("hello ok: 4 ranks, allreduce 6");
 }
 
+/// `pmixrun` gives its ranks `OMPI_MCA_schizo=^orte` (so that Open MPI's
+/// ess/pmi, not ess/singleton, takes the launch), and leaves a value the
+/// caller set alone.
+#[test]
+fn pmixrun_excludes_open_mpi_schizo_orte_unless_set() {
+    let env_of = |preset: Option<&str>| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_pmixrun"));
+        c.args(["--timeout", "30", "-n", "1", "/usr/bin/env"]);
+        c.env_remove("OMPI_MCA_schizo");
+        if let Some(v) = preset {
+            c.env("OMPI_MCA_schizo", v);
+        }
+        let r = run(c, Duration::from_secs(60), true);
+        r.assert_ok();
+        r.stdout
+            .lines()
+            .filter(|l| l.starts_with("OMPI_MCA_schizo="))
+            .map(String::from)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(env_of(None), ["OMPI_MCA_schizo=^orte"]);
+    assert_eq!(env_of(Some("slurm")), ["OMPI_MCA_schizo=slurm"]);
+}
+
 /// Whatever the state of the other features, a direct launch ends: with
 /// the right result, or with pmixrun's clear message naming its timeout
 /// (never a hang, never a silent wrong answer such as N singletons).
