@@ -50,8 +50,8 @@ use crossbeam_channel::unbounded;
 use crate::net::{Listener, RendezvousDir};
 use crate::{keys, Info, Nspace, Proc, Rank, Status, Value};
 
-pub use app_setup::{EnvChange, EnvEdit};
 pub use crate::wire::pubsub::PublishedValue;
+pub use app_setup::{EnvChange, EnvEdit};
 pub use env::{SECRET_ENV, URI_ENV_VARS};
 pub use host::{Completion, DmodexCallback, HostModule, NoHost, OpOutput};
 pub use published::{DataRange, LookupDone, Participant, Persistence, PublishedData};
