@@ -987,6 +987,13 @@ impl EventLoop {
         })
     }
 
+    /// The process id of the connected client `proc` (its socket's peer
+    /// credentials).
+    pub(crate) fn pid_of(&self, proc: &Proc) -> Option<i32> {
+        let t = self.token_of(proc)?;
+        self.peers.get(&t).map(|p| p.creds.pid)
+    }
+
     /// Every connected, authenticated client.
     #[allow(dead_code)]
     pub(crate) fn connected_procs(&self) -> Vec<Proc> {

@@ -30,11 +30,13 @@
 //! - Every pending operation ends: released by its completion, failed when
 //!   a participant's connection is lost, or failed at its `PMIX_TIMEOUT`.
 
+mod control;
 mod env;
 pub(crate) mod event_loop;
 mod fence;
 mod host;
 mod modex;
+mod query;
 mod registry;
 mod services;
 
@@ -48,6 +50,7 @@ use crate::net::{Listener, RendezvousDir};
 use crate::{keys, Info, Nspace, Proc, Rank, Status, Value};
 
 pub use env::{SECRET_ENV, URI_ENV_VARS};
+pub use control::{job_ctrl, log_locally, log_source, log_text, log_timestamp};
 pub use host::{Completion, DmodexCallback, HostModule, NoHost, OpOutput};
 
 use host::{Command, Notifier};

@@ -34,6 +34,7 @@ mod directives;
 mod error;
 pub mod frame;
 mod message;
+pub mod rm;
 
 pub use conn::{Connection, Frame, ReadState};
 pub use directives::{flag, int, Directives};
