@@ -28,6 +28,7 @@
 mod connect;
 mod lookup;
 mod progress;
+mod query;
 mod service;
 
 use std::collections::{HashMap, HashSet};
@@ -49,6 +50,7 @@ pub use connect::ConnectInfo;
 pub use lookup::{GetOptions, RealmQualifier};
 pub use pmix_shmem::{NsHandle, NsView, Scope, ValueRef};
 pub use progress::EventSink;
+pub use query::{CredentialCallback, InfosCallback, QueryCallback};
 pub use service::ResponseCallback;
 
 use progress::{Progress, Reply, Requester};

@@ -9,6 +9,7 @@ pub mod info;
 pub mod info_list;
 pub mod locality;
 pub(crate) mod pointer_cache;
+pub mod query;
 pub mod regex;
 pub mod server;
 pub(crate) mod server_module;
