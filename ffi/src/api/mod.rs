@@ -5,6 +5,7 @@ pub mod client;
 pub mod data_array;
 #[cfg(test)]
 mod get_hot_path_tests;
+pub(crate) mod host_rm;
 pub mod info;
 pub mod info_list;
 pub mod locality;
