@@ -129,5 +129,8 @@ fn c_host_callbacks_answer_clients() {
         out.contains("host logged: pmix.log.stderr=host log from 0"),
         "{out}\n{err}"
     );
-    assert!(out.contains("host query: test.nobody.knows"), "{out}\n{err}");
+    assert!(
+        out.contains("host query: test.nobody.knows"),
+        "{out}\n{err}"
+    );
 }

@@ -294,7 +294,12 @@ impl Client {
     }
 
     /// `PMIx_Allocation_request_nb`.
-    pub fn allocate_nb(&self, directive: u8, infos: &[Info], cb: InfosCallback) -> Result<(), Status> {
+    pub fn allocate_nb(
+        &self,
+        directive: u8,
+        infos: &[Info],
+        cb: InfosCallback,
+    ) -> Result<(), Status> {
         let body = rm::put_allocate(directive, infos)?;
         self.infos_call_nb(Op::ALLOCATE, body, cb)
     }
@@ -307,7 +312,11 @@ impl Client {
     }
 
     /// `PMIx_Get_credential_nb`.
-    pub fn get_credential_nb(&self, directives: &[Info], cb: CredentialCallback) -> Result<(), Status> {
+    pub fn get_credential_nb(
+        &self,
+        directives: &[Info],
+        cb: CredentialCallback,
+    ) -> Result<(), Status> {
         self.inner.check_active()?;
         let body = rm::put_list(directives)?;
         self.request_nb(
@@ -318,7 +327,11 @@ impl Client {
     }
 
     /// `PMIx_Validate_credential`.
-    pub fn validate_credential(&self, cred: &[u8], directives: &[Info]) -> Result<Vec<Info>, Status> {
+    pub fn validate_credential(
+        &self,
+        cred: &[u8],
+        directives: &[Info],
+    ) -> Result<Vec<Info>, Status> {
         let body = rm::put_credential(cred, directives)?;
         self.infos_call(Op::VALIDATE_CREDENTIAL, body)
     }

@@ -113,12 +113,12 @@ fn stream_line(prefix: &str, channel: &str, tag: bool, stamp: Option<i64>, text:
 pub fn log_locally(prefix: &str, data: &[Info], directives: &[Info]) -> Result<(), Status> {
     let once = flag(directives, LOG_ONCE) || flag(data, LOG_ONCE);
     let tag = flag(directives, LOG_TAG_OUTPUT);
-    let stamp = if flag(directives, LOG_TIMESTAMP_OUTPUT) || find(directives, LOG_TIMESTAMP).is_some()
-    {
-        log_timestamp(directives)
-    } else {
-        None
-    };
+    let stamp =
+        if flag(directives, LOG_TIMESTAMP_OUTPUT) || find(directives, LOG_TIMESTAMP).is_some() {
+            log_timestamp(directives)
+        } else {
+            None
+        };
     let pri = match find(directives, LOG_SYSLOG_PRI) {
         Some(Value::Int(p)) | Some(Value::Int32(p)) => *p,
         _ => libc::LOG_ERR,
@@ -297,7 +297,10 @@ mod tests {
 
     #[test]
     fn unknown_channels_are_not_supported() {
-        let d = vec![Info::new(Key::new("pmix.log.email").unwrap(), Value::string("x"))];
+        let d = vec![Info::new(
+            Key::new("pmix.log.email").unwrap(),
+            Value::string("x"),
+        )];
         assert_eq!(log_locally("", &d, &[]), Err(Status::ERR_NOT_SUPPORTED));
     }
 

@@ -49,8 +49,8 @@ use crossbeam_channel::unbounded;
 use crate::net::{Listener, RendezvousDir};
 use crate::{keys, Info, Nspace, Proc, Rank, Status, Value};
 
-pub use env::{SECRET_ENV, URI_ENV_VARS};
 pub use control::{job_ctrl, log_locally, log_source, log_text, log_timestamp};
+pub use env::{SECRET_ENV, URI_ENV_VARS};
 pub use host::{Completion, DmodexCallback, HostModule, NoHost, OpOutput};
 
 use host::{Command, Notifier};

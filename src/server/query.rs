@@ -276,7 +276,8 @@ mod tests {
 
     #[test]
     fn psets_fall_back_to_none_defined() {
-        let body = finish_query(vec![], vec![k(keys::QUERY_NUM_PSETS)], Err(Status::ERROR)).unwrap();
+        let body =
+            finish_query(vec![], vec![k(keys::QUERY_NUM_PSETS)], Err(Status::ERROR)).unwrap();
         let (s, infos) = rm::get_query_answer(&body).unwrap();
         assert_eq!(s, Status::SUCCESS);
         assert_eq!(infos[0].value, Value::Size(0));

@@ -192,7 +192,10 @@ mod tests {
     fn queries_round_trip_and_trailing_bytes_are_refused() {
         let q = vec![Query {
             keys: vec![CString::new("pmix.qry.ns").unwrap()],
-            qualifiers: vec![Info::new(Key::new("pmix.nspace").unwrap(), Value::string("a"))],
+            qualifiers: vec![Info::new(
+                Key::new("pmix.nspace").unwrap(),
+                Value::string("a"),
+            )],
         }];
         let mut out = Vec::new();
         put_queries(&mut out, &q).unwrap();
@@ -217,7 +220,10 @@ mod tests {
         let b = put_job_control(std::slice::from_ref(&p), std::slice::from_ref(&i)).unwrap();
         assert_eq!(get_job_control(&b).unwrap(), (vec![p], vec![i.clone()]));
         let b = put_monitor(&i, Status::ERR_TIMEOUT, &[]).unwrap();
-        assert_eq!(get_monitor(&b).unwrap(), (i.clone(), Status::ERR_TIMEOUT, vec![]));
+        assert_eq!(
+            get_monitor(&b).unwrap(),
+            (i.clone(), Status::ERR_TIMEOUT, vec![])
+        );
         let b = put_allocate(3, std::slice::from_ref(&i)).unwrap();
         assert_eq!(get_allocate(&b).unwrap(), (3, vec![i.clone()]));
         let b = put_credential(b"abc", &[]).unwrap();

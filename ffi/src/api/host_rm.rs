@@ -277,8 +277,7 @@ unsafe extern "C" fn cred_done(
         };
         // SAFETY: cbdata is the box `call` leaked, reclaimed once.
         let p = unsafe { Box::from_raw(cbdata.cast::<Pending<(Vec<u8>, Vec<Info>)>>()) };
-        p.done
-            .complete(Status(status).into_result().and_then(|()| r));
+        p.done.complete(Status(status).into_result().and(r));
     })
 }
 
@@ -297,8 +296,7 @@ unsafe extern "C" fn validation_done(
         let r = unsafe { copy_infos(info, ninfo) };
         // SAFETY: cbdata is the box `call` leaked, reclaimed once.
         let p = unsafe { Box::from_raw(cbdata.cast::<Pending<Vec<Info>>>()) };
-        p.done
-            .complete(Status(status).into_result().and_then(|()| r));
+        p.done.complete(Status(status).into_result().and(r));
     })
 }
 
