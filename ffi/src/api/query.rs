@@ -502,8 +502,8 @@ pub unsafe extern "C" fn PMIx_Validate_credential_nb(
     cbdata: *mut c_void,
 ) -> c_int {
     guard(|| {
-        nonnull!(cred);
         let c = client()?;
+        nonnull!(cred);
         let f = cbfunc.ok_or(Status::ERR_BAD_PARAM)?;
         // SAFETY: cred is a valid byte object, info NULL or valid.
         let (bytes, infos) = unsafe { (convert::bo_from_c(&*cred), infos_in(info, ninfo)?) };
