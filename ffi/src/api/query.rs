@@ -24,7 +24,7 @@ use std::ptr::null_mut;
 use pmix_core::value::Query;
 use pmix_core::{Info, Proc, Status};
 
-use crate::api::client::{check_array, client};
+use crate::api::client::{check_array, initialized};
 use crate::boundary::{guard, guard_or};
 use crate::convert;
 use crate::nonnull;
@@ -39,6 +39,19 @@ struct SendPtr(*mut c_void);
 // SAFETY: the pointer is only handed back to the C callback it came with;
 // the PMIx API lets callbacks run on the library's thread.
 unsafe impl Send for SendPtr {}
+
+/// The connected client; in a process initialized only as a server or a
+/// tool (which these calls do not serve yet) `PMIX_ERR_NOT_SUPPORTED`,
+/// before any init `PMIX_ERR_INIT`.
+fn client() -> Result<&'static pmix_core::client::Client, Status> {
+    crate::api::client::client().map_err(|e| {
+        if initialized() {
+            Status::ERR_NOT_SUPPORTED
+        } else {
+            e
+        }
+    })
+}
 
 /// Reads an optional C info array.
 ///
