@@ -6,8 +6,10 @@
 //! Each is handed to the host's callback of the same name. A log request
 //! the host does not handle (no callback, or `PMIX_ERR_NOT_SUPPORTED`) is
 //! logged by the server itself with [`log_locally`]: `PMIX_LOG_STDERR`,
-//! `PMIX_LOG_STDOUT` and the syslog channels. The others have no server
-//! default: without the host they fail with `PMIX_ERR_NOT_SUPPORTED`.
+//! `PMIX_LOG_STDOUT` and the syslog channels. Credentials fall back on the
+//! server's native ones ([`super::credential`]). Job control, monitoring
+//! and allocation have no server default: without the host they fail with
+//! `PMIX_ERR_NOT_SUPPORTED`.
 
 use std::ffi::CString;
 use std::io::Write;
@@ -244,29 +246,47 @@ impl EventLoop {
         }
     }
 
-    /// Handles `Op::GET_CREDENTIAL` from `proc`.
+    /// Handles `Op::GET_CREDENTIAL` from `proc`: the host's credential,
+    /// else a native one (see [`super::credential`]).
     pub(crate) fn get_credential(&mut self, caller: Caller, proc: &Proc, body: &[u8]) {
         let directives = match rm::get_list(body) {
             Ok(v) => v,
             Err(e) => return self.respond(caller, Err(e.status())),
         };
-        let (op, done) = self.host_op(caller, |(cred, infos): (Vec<u8>, Vec<Info>)| {
-            rm::put_credential(&cred, &infos).map_err(Status::from)
-        });
+        let native = self
+            .peer_creds(proc)
+            .map(|c| super::credential::issue(proc, c));
+        let (op, done) = self.host_op_or_fallback(
+            caller,
+            move |r: Result<(Vec<u8>, Vec<Info>), Status>| match r {
+                Ok((cred, infos)) => rm::put_credential(&cred, &infos).map_err(Status::from),
+                Err(Status::ERR_NOT_SUPPORTED) => {
+                    let cred = native.ok_or(Status::ERR_NOT_SUPPORTED)?;
+                    rm::put_credential(&cred, &[]).map_err(Status::from)
+                }
+                Err(s) => Err(s),
+            },
+        );
         let host = self.host_module();
         if let Err(s) = host.get_credential(proc, &directives, done) {
             self.refuse_op(op, s);
         }
     }
 
-    /// Handles `Op::VALIDATE_CREDENTIAL` from `proc`.
+    /// Handles `Op::VALIDATE_CREDENTIAL` from `proc`: the host's verdict,
+    /// else the native check (see [`super::credential`]).
     pub(crate) fn validate_credential(&mut self, caller: Caller, proc: &Proc, body: &[u8]) {
         let (cred, directives) = match rm::get_credential(body) {
             Ok(v) => v,
             Err(e) => return self.respond(caller, Err(e.status())),
         };
-        let (op, done) = self.host_op(caller, |r: Vec<Info>| {
-            rm::put_list(&r).map_err(Status::from)
+        let c2 = cred.clone();
+        let (op, done) = self.host_op_or_fallback(caller, move |r: Result<Vec<Info>, Status>| {
+            let infos = match r {
+                Err(Status::ERR_NOT_SUPPORTED) => super::credential::validate(&c2)?,
+                r => r?,
+            };
+            rm::put_list(&infos).map_err(Status::from)
         });
         let host = self.host_module();
         if let Err(s) = host.validate_credential(proc, &cred, &directives, done) {

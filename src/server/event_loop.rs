@@ -987,11 +987,11 @@ impl EventLoop {
         })
     }
 
-    /// The process id of the connected client `proc` (its socket's peer
-    /// credentials).
-    pub(crate) fn pid_of(&self, proc: &Proc) -> Option<i32> {
+    /// The kernel's credentials (pid, uid, gid) of the connected client
+    /// `proc`'s socket.
+    pub(crate) fn peer_creds(&self, proc: &Proc) -> Option<crate::net::PeerCredentials> {
         let t = self.token_of(proc)?;
-        self.peers.get(&t).map(|p| p.creds.pid)
+        self.peers.get(&t).map(|p| p.creds)
     }
 
     /// Every connected, authenticated client.

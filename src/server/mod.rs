@@ -31,6 +31,7 @@
 //!   a participant's connection is lost, or failed at its `PMIX_TIMEOUT`.
 
 mod control;
+mod credential;
 mod env;
 pub(crate) mod event_loop;
 mod fence;

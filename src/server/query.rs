@@ -169,7 +169,7 @@ impl EventLoop {
                     .iter()
                     .map(|&r| {
                         let p = Proc::new(ns.clone(), Rank(r));
-                        let pid = self.pid_of(&p);
+                        let pid = self.peer_creds(&p).map(|c| c.pid);
                         Value::ProcInfo(Box::new(ProcInfo {
                             proc: p,
                             hostname: CString::new(rec.hostname.clone()).ok(),

@@ -3,8 +3,9 @@
  *   rm_client pmixrun   - run by pmixrun -n 2: queries (local, server,
  *                         partial, not found, non-blocking), logging to
  *                         stderr/stdout, job control of rank 1 by rank 0
- *                         (pause, resume, SIGUSR1), and the calls pmixrun
- *                         refuses (monitor, allocation, credentials).
+ *                         (pause, resume, SIGUSR1), the calls pmixrun
+ *                         refuses (monitor, allocation) and the server's
+ *                         native credentials.
  *   rm_client kill      - run by pmixrun -n 2: rank 0 kills rank 1.
  *   rm_client host      - forked by tests/c/rm_host.c: every call reaches
  *                         the C host's callbacks, whose answers it checks.
@@ -276,20 +277,97 @@ static void job_control_rank1(const char *directive, pmix_data_type_t type, cons
     PMIX_INFO_DESTRUCT(&dir);
 }
 
-static void refused_by_pmixrun(void)
+struct credwait {
+    struct waiter w;
+    pmix_byte_object_t cred;
+    uint32_t uid;
+    int have_uid;
+};
+
+static void credcb(pmix_status_t status, pmix_byte_object_t *credential, pmix_info_t info[],
+                   size_t ninfo, void *cbdata)
+{
+    struct credwait *c = cbdata;
+    (void) info, (void) ninfo;
+    c->w.status = status;
+    if (PMIX_SUCCESS == status && credential && credential->size) {
+        c->cred.bytes = malloc(credential->size);
+        memcpy(c->cred.bytes, credential->bytes, credential->size);
+        c->cred.size = credential->size;
+    }
+    wake(&c->w);
+}
+
+static void validcb(pmix_status_t status, pmix_info_t info[], size_t ninfo, void *cbdata)
+{
+    struct credwait *c = cbdata;
+    const pmix_info_t *i = find(info, ninfo, PMIX_USERID);
+    c->w.status = status;
+    if (i && PMIX_UINT32 == i->value.type) {
+        c->uid = i->value.data.uint32;
+        c->have_uid = 1;
+    }
+    wake(&c->w);
+}
+
+/* Monitor and allocation refused; credentials are the server's native
+ * ones (pmixrun has no credential upcalls). */
+static void pmixrun_services(void)
 {
     pmix_info_t mon, *res = NULL;
     size_t nres = 0;
     bool t = true;
+    pmix_status_t rc;
     PMIX_INFO_LOAD(&mon, PMIX_MONITOR_HEARTBEAT, &t, PMIX_BOOL);
     CHECK_RC(PMIx_Process_monitor(&mon, PMIX_MONITOR_HEARTBEAT_ALERT, NULL, 0, &res, &nres),
              PMIX_ERR_NOT_SUPPORTED, "monitor");
     CHECK_RC(PMIx_Allocation_request(PMIX_ALLOC_NEW, NULL, 0, &res, &nres),
              PMIX_ERR_NOT_SUPPORTED, "allocation");
+    PMIX_INFO_DESTRUCT(&mon);
+
+    /* blocking: get, validate (our uid), tamper, validate again */
     pmix_byte_object_t cred;
     PMIX_BYTE_OBJECT_CONSTRUCT(&cred);
-    CHECK_RC(PMIx_Get_credential(NULL, 0, &cred), PMIX_ERR_NOT_SUPPORTED, "get credential");
-    PMIX_INFO_DESTRUCT(&mon);
+    rc = PMIx_Get_credential(NULL, 0, &cred);
+    CHECK_RC(rc, PMIX_SUCCESS, "get native credential");
+    if (PMIX_SUCCESS == rc) {
+        rc = PMIx_Validate_credential(&cred, NULL, 0, &res, &nres);
+        CHECK_RC(rc, PMIX_SUCCESS, "validate native credential");
+        const pmix_info_t *i = find(res, nres, PMIX_USERID);
+        if (!i || PMIX_UINT32 != i->value.type || i->value.data.uint32 != (uint32_t) getuid()) {
+            FAIL("native credential uid");
+        }
+        if (res) {
+            PMIX_INFO_FREE(res, nres);
+        }
+        cred.bytes[cred.size / 2] ^= 1;
+        CHECK_RC(PMIx_Validate_credential(&cred, NULL, 0, &res, &nres), PMIX_ERR_INVALID_CRED,
+                 "validate a tampered credential");
+        PMIX_BYTE_OBJECT_DESTRUCT(&cred);
+    }
+
+    /* non-blocking */
+    struct credwait c;
+    memset(&c, 0, sizeof c);
+    pthread_mutex_init(&c.w.m, NULL);
+    pthread_cond_init(&c.w.c, NULL);
+    rc = PMIx_Get_credential_nb(NULL, 0, credcb, &c);
+    CHECK_RC(rc, PMIX_SUCCESS, "get credential nb");
+    if (PMIX_SUCCESS == rc) {
+        wait_for(&c.w);
+        CHECK_RC(c.w.status, PMIX_SUCCESS, "get credential nb callback");
+        c.w.done = 0;
+        rc = PMIx_Validate_credential_nb(&c.cred, NULL, 0, validcb, &c);
+        CHECK_RC(rc, PMIX_SUCCESS, "validate credential nb");
+        if (PMIX_SUCCESS == rc) {
+            wait_for(&c.w);
+            CHECK_RC(c.w.status, PMIX_SUCCESS, "validate credential nb callback");
+            if (!c.have_uid || c.uid != (uint32_t) getuid()) {
+                FAIL("validate nb uid");
+            }
+        }
+        PMIX_BYTE_OBJECT_DESTRUCT(&c.cred);
+    }
 }
 
 static void host_services(void)
@@ -394,7 +472,7 @@ int main(int argc, char **argv)
     } else {
         queries(1);
         logs();
-        refused_by_pmixrun();
+        pmixrun_services();
         CHECK_RC(PMIx_Fence(NULL, 0, NULL, 0), PMIX_SUCCESS, "fence");
         if (0 == me.rank) {
             bool t = true;

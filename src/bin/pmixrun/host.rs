@@ -10,8 +10,9 @@
 //! (SIGTERM), `PMIX_JOB_CTRL_SIGNAL` (the given signal),
 //! `PMIX_JOB_CTRL_PAUSE`/`RESUME` (SIGSTOP/SIGCONT), sent by the main loop
 //! to each target's process group. Queries are left to the server's own
-//! answers; monitoring, allocation and credentials are refused with
-//! `PMIX_ERR_NOT_SUPPORTED` (one node, no resource manager behind it).
+//! answers, credentials to the server's native ones; monitoring and
+//! allocation are refused with `PMIX_ERR_NOT_SUPPORTED` (one node, no
+//! resource manager behind it).
 
 use std::collections::HashSet;
 use std::sync::Mutex;
