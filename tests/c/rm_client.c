@@ -203,6 +203,23 @@ static void queries(int in_pmixrun)
         PMIX_QUERY_DESTRUCT(&q[1]);
     }
 
+    if (!in_pmixrun) {
+        /* The host answers one of its two keys: partial success. */
+        pmix_query_t q;
+        PMIX_QUERY_CONSTRUCT(&q);
+        add_key(&q.keys, "test.answered");
+        add_key(&q.keys, "other.unanswered");
+        rc = PMIx_Query_info(&q, 1, &res, &nres);
+        CHECK_RC(rc, PMIX_ERR_PARTIAL_SUCCESS, "query partly answered by the host");
+        if (nres != 1 || !find(res, nres, "test.answered")) {
+            FAIL("host's partial answer (%zu results)", nres);
+        }
+        if (res) {
+            PMIX_INFO_FREE(res, nres);
+        }
+        PMIX_QUERY_DESTRUCT(&q);
+    }
+
     /* Nothing known: not found, no results. */
     rc = query1("unknown.key", NULL, &res, &nres);
     CHECK_RC(rc, PMIX_ERR_NOT_FOUND, "unknown query");
