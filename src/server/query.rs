@@ -7,8 +7,10 @@
 //! 1. what the server itself knows: the registered namespaces
 //!    (`PMIX_QUERY_NAMESPACES`, `PMIX_QUERY_NAMESPACE_INFO`), the processes
 //!    of this node (`PMIX_QUERY_LOCAL_PROC_TABLE`, and
-//!    `PMIX_QUERY_PROC_TABLE` for a job wholly on this node), and the list
-//!    of those keys (`PMIX_QUERY_SUPPORTED_KEYS`);
+//!    `PMIX_QUERY_PROC_TABLE` for a job wholly on this node), the list
+//!    of those keys (`PMIX_QUERY_SUPPORTED_KEYS`), and any other key found
+//!    in the registered job data of the process the qualifiers name (job
+//!    realm for the wildcard rank);
 //! 2. the rest goes to the host's `query` callback;
 //! 3. what the host did not answer (or the whole rest, if it has no
 //!    callback or refused) falls back on the server's defaults: no process
@@ -50,25 +52,35 @@ fn info(key: &str, value: Value) -> Option<Info> {
     Some(Info::new(Key::new(key).ok()?, value))
 }
 
-/// The namespace a query names (`PMIX_NSPACE` or `PMIX_PROCID`), else the
-/// requester's.
-fn target_nspace(requester: &Proc, qualifiers: &[Info]) -> Nspace {
+/// The process a query names (`PMIX_PROCID`, `PMIX_NSPACE`, `PMIX_RANK`):
+/// the requester's namespace unless one is named, the wildcard rank unless
+/// one is named.
+fn target(requester: &Proc, qualifiers: &[Info]) -> Proc {
+    let mut ns = requester.nspace.clone();
+    let mut rank = Rank::WILDCARD;
     for q in qualifiers {
         match (q.key.as_c_str().to_bytes(), &q.value) {
             (k, Value::String(Some(s))) if k == keys::NSPACE.as_bytes() => {
-                if let Ok(ns) = Nspace::from_cstring(s.clone()) {
-                    if !ns.is_empty() {
-                        return ns;
+                if let Ok(n) = Nspace::from_cstring(s.clone()) {
+                    if !n.is_empty() {
+                        ns = n;
                     }
                 }
             }
-            (k, Value::Proc(p)) if k == keys::PROCID.as_bytes() && !p.nspace.is_empty() => {
-                return p.nspace.clone();
+            (k, Value::Proc(p)) if k == keys::PROCID.as_bytes() => {
+                if !p.nspace.is_empty() {
+                    ns = p.nspace.clone();
+                }
+                rank = p.rank;
             }
+            (k, Value::ProcRank(r)) if k == keys::RANK.as_bytes() => rank = Rank(*r),
             _ => {}
         }
     }
-    requester.nspace.clone()
+    if rank == Rank::INVALID {
+        rank = Rank::WILDCARD;
+    }
+    Proc::new(ns, rank)
 }
 
 impl EventLoop {
@@ -158,7 +170,7 @@ impl EventLoop {
                 )
             }
             keys::QUERY_LOCAL_PROC_TABLE | keys::QUERY_PROC_TABLE => {
-                let ns = target_nspace(requester, qualifiers);
+                let ns = target(requester, qualifiers).nspace;
                 let rec = self.registry().nspace(&ns)?;
                 if key == keys::QUERY_PROC_TABLE && !rec.all_local() {
                     // The host knows where the other processes are.
@@ -193,8 +205,22 @@ impl EventLoop {
                 )
             }
             keys::QUERY_SUPPORTED_KEYS => info(key, Value::string(&SERVER_KEYS.join(","))),
-            _ => None,
+            _ => self.job_data(&target(requester, qualifiers), key),
         }
+    }
+
+    /// A key of the registered job data of `proc` (its job realm for the
+    /// wildcard rank), as OpenPMIx's server answers from its own store.
+    fn job_data(&self, proc: &Proc, key: &str) -> Option<Info> {
+        let rec = self.registry().nspace(&proc.nspace)?;
+        let seg = rec.job_segment.open().ok()?;
+        let k = pmix_shmem::LookupKey::from(key);
+        let v = if proc.rank == Rank::WILDCARD {
+            seg.job_value(&k).ok()??
+        } else {
+            seg.proc_value(proc.rank.0, &k).ok()??
+        };
+        info(key, Value::from(v))
     }
 }
 

@@ -152,6 +152,27 @@ static void queries(int in_pmixrun)
         PMIX_INFO_FREE(res, nres);
     }
 
+    /* PMIX_QUERY_REFRESH_CACHE: the same key answered by the server, from
+     * the job data its host registered. */
+    {
+        pmix_query_t q;
+        bool t = true;
+        PMIX_QUERY_CONSTRUCT(&q);
+        add_key(&q.keys, PMIX_JOB_SIZE);
+        PMIX_QUERY_QUALIFIERS_CREATE(&q, 1);
+        PMIX_INFO_LOAD(&q.qualifiers[0], PMIX_QUERY_REFRESH_CACHE, &t, PMIX_BOOL);
+        rc = PMIx_Query_info(&q, 1, &res, &nres);
+        CHECK_RC(rc, PMIX_SUCCESS, "query job size from the server");
+        if (PMIX_SUCCESS == rc) {
+            const pmix_info_t *i = find(res, nres, PMIX_JOB_SIZE);
+            if (nres != 1 || !i || i->value.type != PMIX_UINT32 || i->value.data.uint32 < 1) {
+                FAIL("server's job size answer");
+            }
+            PMIX_INFO_FREE(res, nres);
+        }
+        PMIX_QUERY_DESTRUCT(&q);
+    }
+
     /* The local process table holds this process with its pid. */
     rc = query1(PMIX_QUERY_LOCAL_PROC_TABLE, me.nspace, &res, &nres);
     CHECK_RC(rc, PMIX_SUCCESS, "query local proc table");
