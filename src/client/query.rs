@@ -121,7 +121,7 @@ fn decode_answer(body: Result<Vec<u8>, Status>) -> Result<(Status, Vec<Info>), S
 
 impl Client {
     /// The answers this process's data gives, and the queries left for
-    /// the server (one key each).
+    /// the server (each with the keys it could not answer).
     fn answer_locally(&self, queries: &[Query]) -> Result<(Vec<Info>, Vec<Query>), Status> {
         let optional = [Info::new(Key::new(keys::OPTIONAL)?, Value::Bool(true))];
         let mut found = Vec::new();
@@ -129,6 +129,7 @@ impl Client {
         for q in queries {
             let target = query_target(&self.inner.proc, q)?;
             let refresh = flag_set(&q.qualifiers, QUERY_REFRESH_CACHE);
+            let mut left = Vec::new();
             for k in &q.keys {
                 let local = if refresh {
                     None
@@ -139,11 +140,14 @@ impl Client {
                 };
                 match local {
                     Some((key, v)) => found.push(Info::new(Key::new(key)?, v)),
-                    None => rest.push(Query {
-                        keys: vec![k.clone()],
-                        qualifiers: q.qualifiers.clone(),
-                    }),
+                    None => left.push(k.clone()),
                 }
+            }
+            if !left.is_empty() {
+                rest.push(Query {
+                    keys: left,
+                    qualifiers: q.qualifiers.clone(),
+                });
             }
         }
         Ok((found, rest))

@@ -105,21 +105,25 @@ impl EventLoop {
         let mut answers = Vec::new();
         let mut unresolved = Vec::new();
         for q in &queries {
+            let mut left = Vec::new();
             for k in &q.keys {
                 match self.answer_query(proc, k.to_bytes(), &q.qualifiers) {
                     Some(i) => answers.push(i),
-                    None => unresolved.push(Query {
-                        keys: vec![k.clone()],
-                        qualifiers: q.qualifiers.clone(),
-                    }),
+                    None => left.push(k.clone()),
                 }
+            }
+            if !left.is_empty() {
+                unresolved.push(Query {
+                    keys: left,
+                    qualifiers: q.qualifiers.clone(),
+                });
             }
         }
         if unresolved.is_empty() {
             let r = rm::put_query_answer(Status::SUCCESS, &answers).map_err(Status::from);
             return self.respond(caller, r);
         }
-        let asked: Vec<CString> = unresolved.iter().map(|q| q.keys[0].clone()).collect();
+        let asked: Vec<CString> = unresolved.iter().flat_map(|q| q.keys.clone()).collect();
         let (op, done) = self.host_op_or_fallback(caller, move |r: Result<Vec<Info>, Status>| {
             finish_query(answers, asked, r)
         });
