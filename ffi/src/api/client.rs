@@ -1,6 +1,7 @@
 //! The client API of `pmix.h`: init/finalize, key-value exchange, fences,
-//! publish/lookup, spawn, connect, events, queries, logging, job control,
-//! monitoring, credentials, groups, fabric, and the topology helpers.
+//! publish/lookup, spawn, connect, events, groups, fabric, and the
+//! topology helpers (queries, logging, job control, monitoring, allocation
+//! and credentials are in [`crate::api::query`]).
 //!
 //! The client entry points (init/finalize, abort, put/commit/fence,
 //! get, store, resolve) wrap [`pmix_core::client::Client`], held in a
@@ -14,7 +15,7 @@
 //! Non-blocking callbacks run on the client's progress thread.
 //!
 //! The other client operations (publish/lookup, spawn, connect, events,
-//! queries, ...) are not implemented yet: before `PMIx_Init` they return
+//! ...) are not implemented yet: before `PMIx_Init` they return
 //! `PMIX_ERR_INIT` as OpenPMIx 4.2.2 does (its checks of the
 //! initialization state come before its checks of the arguments, so ours
 //! do too), afterwards `PMIX_ERR_NOT_SUPPORTED`; non-blocking variants
