@@ -92,15 +92,16 @@ fn job_control_kill_under_pmixrun() {
     assert!(err.contains("rank 1") && err.contains("SIGKILL"), "{err}");
 }
 
-/// Every upcall through the C module: the host's answers reach the client,
-/// its log callback gets the message.
-#[test]
-fn c_host_callbacks_answer_clients() {
-    let host = build("tests/c/rm_host.c", "rm_host", &["-pthread"]);
-    let cl = client();
-    let tmp = common::scratch(&format!("query_log_tmp_{}", std::process::id()));
-    let child = Command::new(&host)
-        .arg(cl)
+/// Runs `tests/c/rm_host.c` (with `args`) and its client; its output.
+fn c_host(args: &[&str]) -> (String, String) {
+    static HOST: OnceLock<PathBuf> = OnceLock::new();
+    let host = HOST.get_or_init(|| build("tests/c/rm_host.c", "rm_host", &["-pthread"]));
+    // One directory per host: two servers must not share a rendezvous.
+    let tag = args.first().copied().unwrap_or("plain");
+    let tmp = common::scratch(&format!("query_log_tmp_{tag}_{}", std::process::id()));
+    let child = Command::new(host)
+        .arg(client())
+        .args(args)
         .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
         .env("TMPDIR", &tmp)
         .stdout(Stdio::piped())
@@ -125,6 +126,14 @@ fn c_host_callbacks_answer_clients() {
     let (out, err) = (text(&o.stdout), text(&o.stderr));
     assert!(o.status.success(), "{out}\n{err}");
     assert!(out.contains("rm client 0 ok"), "{out}\n{err}");
+    (out, err)
+}
+
+/// Every upcall through the C module: the host's answers reach the client,
+/// its log callback gets the message.
+#[test]
+fn c_host_callbacks_answer_clients() {
+    let (out, err) = c_host(&[]);
     assert!(
         out.contains("host logged: pmix.log.stderr=host log from 0"),
         "{out}\n{err}"
@@ -133,4 +142,16 @@ fn c_host_callbacks_answer_clients() {
         out.contains("host query: test.nobody.knows"),
         "{out}\n{err}"
     );
+}
+
+/// A host without a log function: the server writes the message to its
+/// own stderr, naming the source.
+#[test]
+fn server_logs_itself_without_a_host_log() {
+    let (out, err) = c_host(&["nolog"]);
+    assert!(
+        err.contains("[rm-host-job:0] host log from 0"),
+        "{out}\n{err}"
+    );
+    assert!(!out.contains("host logged"), "{out}");
 }
