@@ -22,18 +22,16 @@ use std::time::Duration;
 
 const LIMIT: &str = "120";
 
-fn build(src: &str, name: &str, extra: &[&str]) -> PathBuf {
+fn build_with(src: &str, name: &str, include: &Path, extra: &[&str]) -> PathBuf {
     let dir = common::scratch(&format!("query_log_{name}_{}", std::process::id()));
     let exe = dir.join(name);
     let src = common::root().join(src);
-    common::compile_c(
-        &[&src],
-        &exe,
-        &common::include_dir(),
-        common::ffi_lib_dir(),
-        extra,
-    );
+    common::compile_c(&[&src], &exe, include, common::ffi_lib_dir(), extra);
     exe
+}
+
+fn build(src: &str, name: &str, extra: &[&str]) -> PathBuf {
+    build_with(src, name, &common::include_dir(), extra)
 }
 
 /// The client, built once per test process.
@@ -79,6 +77,24 @@ fn queries_logs_and_job_control_under_pmixrun() {
     assert!(
         out.contains(&format!("rm client 1 got signal {}", libc::SIGUSR1)),
         "{out}"
+    );
+}
+
+/// The same client built, unchanged, against the reference OpenPMIx
+/// headers (their `pmix_query_t`, `pmix_info_t`, callback types and
+/// macros) runs on our library.
+#[test]
+fn reference_built_client_queries_and_logs() {
+    let Some((inc, _lib)) = common::reference_pmix() else {
+        return;
+    };
+    let exe = build_with("tests/c/rm_client.c", "rm_client_ref", &inc, &["-pthread"]);
+    let o = pmixrun(&exe, "pmixrun");
+    let (out, err) = (text(&o.stdout), text(&o.stderr));
+    assert!(o.status.success(), "{out}\n{err}");
+    assert!(
+        out.contains("rm client 0 ok") && out.contains("rm client 1 ok"),
+        "{out}\n{err}"
     );
 }
 
