@@ -351,3 +351,70 @@ impl Client {
         self.infos_call_nb(Op::VALIDATE_CREDENTIAL, body, cb)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::CString;
+
+    fn me() -> Proc {
+        Proc::new(Nspace::new("me").unwrap(), Rank(2))
+    }
+
+    fn q(quals: Vec<Info>) -> Query {
+        Query {
+            keys: vec![CString::new("k.x").unwrap()],
+            qualifiers: quals,
+        }
+    }
+
+    #[test]
+    fn query_targets_default_to_own_namespace_and_wildcard() {
+        assert_eq!(
+            query_target(&me(), &q(vec![])).unwrap(),
+            Proc::new(Nspace::new("me").unwrap(), Rank::WILDCARD)
+        );
+        let other = Info::new(Key::new(keys::NSPACE).unwrap(), Value::string("other"));
+        let rank = Info::new(Key::new(keys::RANK).unwrap(), Value::ProcRank(5));
+        assert_eq!(
+            query_target(&me(), &q(vec![other, rank])).unwrap(),
+            Proc::new(Nspace::new("other").unwrap(), Rank(5))
+        );
+    }
+
+    #[test]
+    fn mistyped_process_qualifiers_are_bad_params() {
+        let bad = Info::new(Key::new(keys::PROCID).unwrap(), Value::string("x"));
+        assert_eq!(
+            query_target(&me(), &q(vec![bad])),
+            Err(Status::ERR_BAD_PARAM)
+        );
+        let bad = Info::new(Key::new(keys::RANK).unwrap(), Value::Int(1));
+        assert_eq!(
+            query_target(&me(), &q(vec![bad])),
+            Err(Status::ERR_BAD_PARAM)
+        );
+        let no_keys = Query {
+            keys: vec![],
+            qualifiers: vec![],
+        };
+        assert_eq!(query_target(&me(), &no_keys), Err(Status::ERR_BAD_PARAM));
+    }
+
+    #[test]
+    fn local_answers_survive_a_failing_server() {
+        let local = vec![Info::new(Key::new("k.x").unwrap(), Value::Bool(true))];
+        assert_eq!(
+            combine(local.clone(), Err(Status::ERR_NOT_FOUND)),
+            Ok((Status::ERR_PARTIAL_SUCCESS, local.clone()))
+        );
+        assert_eq!(
+            combine(vec![], Err(Status::ERR_NOT_FOUND)),
+            Err(Status::ERR_NOT_FOUND)
+        );
+        assert_eq!(
+            combine(local.clone(), Ok((Status::SUCCESS, vec![]))),
+            Ok((Status::SUCCESS, local))
+        );
+    }
+}

@@ -149,7 +149,10 @@ impl EventLoop {
             keys::QUERY_NAMESPACE_INFO => {
                 let mut items = Vec::new();
                 for ns in self.registry().nspaces() {
-                    let rec = self.registry().nspace(&ns)?;
+                    // Deregistered since it was listed: not active any more.
+                    let Some(rec) = self.registry().nspace(&ns) else {
+                        continue;
+                    };
                     let fields = vec![
                         Value::Info(Box::new(Info::new(
                             Key::new(keys::NSPACE).ok()?,
