@@ -7,7 +7,8 @@
 //! 1. what the server itself knows: the registered namespaces
 //!    (`PMIX_QUERY_NAMESPACES`, `PMIX_QUERY_NAMESPACE_INFO`), the processes
 //!    of this node (`PMIX_QUERY_LOCAL_PROC_TABLE`, and
-//!    `PMIX_QUERY_PROC_TABLE` for a job wholly on this node), the list
+//!    `PMIX_QUERY_PROC_TABLE` for a job wholly on this node; executables
+//!    from the applications' `PMIX_APP_ARGV`), the list
 //!    of those keys (`PMIX_QUERY_SUPPORTED_KEYS`), and any other key found
 //!    in the registered job data of the process the qualifiers name (job
 //!    realm for the wildcard rank);
@@ -183,16 +184,21 @@ impl EventLoop {
                     // The host knows where the other processes are.
                     return None;
                 }
+                let seg = rec.job_segment.open().ok();
                 let items = rec
                     .local_ranks
                     .iter()
                     .map(|&r| {
+                        let executable_name = seg
+                            .as_ref()
+                            .and_then(|s| executable(s, r))
+                            .and_then(|e| CString::new(e).ok());
                         let p = Proc::new(ns.clone(), Rank(r));
                         let pid = self.peer_creds(&p).map(|c| c.pid);
                         Value::ProcInfo(Box::new(ProcInfo {
                             proc: p,
                             hostname: CString::new(rec.hostname.clone()).ok(),
-                            executable_name: None,
+                            executable_name,
                             pid: pid.unwrap_or(0),
                             exit_code: 0,
                             state: if pid.is_some() {
@@ -229,6 +235,23 @@ impl EventLoop {
         };
         info(key, Value::from(v))
     }
+}
+
+/// The program of `rank`: the first word of its application's
+/// `PMIX_APP_ARGV` in the job data.
+fn executable(seg: &pmix_shmem::Segment, rank: u32) -> Option<String> {
+    let appnum = seg
+        .proc_value(rank, &pmix_shmem::LookupKey::from(keys::APPNUM))
+        .ok()??;
+    let appnum = Value::from(appnum).as_u32()?;
+    let argv = seg
+        .app_value(appnum, &pmix_shmem::LookupKey::from(keys::APP_ARGV))
+        .ok()??;
+    Value::from(argv)
+        .as_str()?
+        .split_whitespace()
+        .next()
+        .map(str::to_owned)
 }
 
 /// Step 3's defaults, for keys the host did not answer.

@@ -186,6 +186,12 @@ static void queries(int in_pmixrun)
             for (size_t k = 0; k < i->value.data.darray->size; k++) {
                 if (pi[k].proc.rank == me.rank && pi[k].pid == getpid() && pi[k].hostname) {
                     mine = 1;
+                    /* pmixrun registers the command line of its ranks */
+                    if (in_pmixrun && (!pi[k].executable_name
+                                       || !strstr(pi[k].executable_name, "rm_client"))) {
+                        FAIL("proc table executable %s",
+                             pi[k].executable_name ? pi[k].executable_name : "(null)");
+                    }
                 }
             }
             if (!mine) {
