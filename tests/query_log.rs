@@ -158,10 +158,15 @@ fn c_host_callbacks_answer_clients() {
         out.contains("host query: test.nobody.knows"),
         "{out}\n{err}"
     );
+    // The host process's own PMIx_Log reaches its log function too.
+    assert!(
+        out.contains("host logged: pmix.log.stderr=the server's own log"),
+        "{out}\n{err}"
+    );
 }
 
-/// A host without a log function: the server writes the message to its
-/// own stderr, naming the source.
+/// A host without a log function: the server writes the messages (its
+/// client's and its own process's) to its stderr, naming the source.
 #[test]
 fn server_logs_itself_without_a_host_log() {
     let (out, err) = c_host(&["nolog"]);
@@ -170,4 +175,5 @@ fn server_logs_itself_without_a_host_log() {
         "{out}\n{err}"
     );
     assert!(!out.contains("host logged"), "{out}");
+    assert!(err.contains("] the server's own log"), "{out}\n{err}");
 }

@@ -15,7 +15,9 @@ use std::ffi::CString;
 use std::io::Write;
 
 use super::event_loop::EventLoop;
+use super::query::{Tap, NOBODY};
 use super::services::Caller;
+use super::Server;
 use crate::wire::rm;
 use crate::{Info, Proc, Status, Value};
 
@@ -173,13 +175,48 @@ fn syslog(pri: i32, msg: &str) -> bool {
     true
 }
 
+impl Server {
+    /// `PMIx_Log_nb` in the server's own process: handed to the host's
+    /// `log` with the server as the source, else logged by the server
+    /// ([`log_locally`]). `cb` runs on the server's progress thread.
+    pub fn log_nb(
+        &self,
+        data: Vec<Info>,
+        directives: Vec<Info>,
+        cb: Box<dyn FnOnce(Status) + Send + 'static>,
+    ) -> Result<(), Status> {
+        if data.is_empty() {
+            return Err(Status::ERR_BAD_PARAM);
+        }
+        let me = self.proc();
+        let tap: Tap = Box::new(move |r| cb(r.as_ref().err().copied().unwrap_or(Status::SUCCESS)));
+        if self.run_on_loop(move |el| el.log_for(NOBODY, &me, data, directives, Some(tap))) {
+            Ok(())
+        } else {
+            Err(Status::ERR_INIT)
+        }
+    }
+}
+
 impl EventLoop {
     /// Handles `Op::LOG` from `proc`.
     pub(crate) fn log(&mut self, caller: Caller, proc: &Proc, body: &[u8]) {
-        let (data, mut directives) = match rm::get_two_lists(body) {
-            Ok(v) => v,
-            Err(e) => return self.respond(caller, Err(e.status())),
-        };
+        match rm::get_two_lists(body) {
+            Ok((data, directives)) => self.log_for(caller, proc, data, directives, None),
+            Err(e) => self.respond(caller, Err(e.status())),
+        }
+    }
+
+    /// Logs `data` for `proc`, answering `caller` and `tap` (see
+    /// [`super::query`]).
+    fn log_for(
+        &mut self,
+        caller: Caller,
+        proc: &Proc,
+        data: Vec<Info>,
+        mut directives: Vec<Info>,
+        tap: Option<Tap>,
+    ) {
         if find(&directives, LOG_SOURCE).is_none() {
             if let Ok(k) = crate::Key::new(LOG_SOURCE) {
                 directives.push(Info::new(k, Value::Proc(proc.clone())));
@@ -187,13 +224,20 @@ impl EventLoop {
         }
         let source = log_source(proc, &directives);
         let (d, dirs) = (data.clone(), directives.clone());
-        let (op, done) = self.host_op_or_fallback(caller, move |r: Result<(), Status>| match r {
-            Ok(()) => Ok(Vec::new()),
-            Err(Status::ERR_NOT_SUPPORTED) => {
-                let prefix = format!("[{}:{}] ", source.nspace.to_string_lossy(), source.rank.0);
-                log_locally(&prefix, &d, &dirs).map(|()| Vec::new())
+        let (op, done) = self.host_op_or_fallback(caller, move |r: Result<(), Status>| {
+            let r = match r {
+                Ok(()) => Ok(Vec::new()),
+                Err(Status::ERR_NOT_SUPPORTED) => {
+                    let prefix =
+                        format!("[{}:{}] ", source.nspace.to_string_lossy(), source.rank.0);
+                    log_locally(&prefix, &d, &dirs).map(|()| Vec::new())
+                }
+                Err(s) => Err(s),
+            };
+            if let Some(t) = tap {
+                t(&r);
             }
-            Err(s) => Err(s),
+            r
         });
         let host = self.host_module();
         if let Err(s) = host.log(proc, &data, &directives, done) {

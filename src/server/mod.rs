@@ -53,6 +53,7 @@ use crate::{keys, Info, Nspace, Proc, Rank, Status, Value};
 pub use control::{job_ctrl, log_locally, log_source, log_text, log_timestamp};
 pub use env::{SECRET_ENV, URI_ENV_VARS};
 pub use host::{Completion, DmodexCallback, HostModule, NoHost, OpOutput};
+pub use query::ServerQueryCallback;
 
 use host::{Command, Notifier};
 use registry::Registry;

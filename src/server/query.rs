@@ -28,10 +28,49 @@ use std::ffi::CString;
 use super::event_loop::{EventLoop, PendingOp};
 use super::host::{take_result, Completion};
 use super::services::{Caller, Encoder};
+use super::Server;
 use crate::data_type::DataType;
 use crate::value::{DataArray, ProcInfo, Query};
 use crate::wire::rm;
 use crate::{keys, Info, Key, Nspace, Proc, Rank, Status, Value};
+
+/// Receives a copy of the response of an operation the server's own
+/// process asked for.
+pub(super) type Tap = Box<dyn FnOnce(&Result<Vec<u8>, Status>) + Send + 'static>;
+
+/// The caller of the server's own operations: no connection has this
+/// token, so the response itself goes nowhere (its [`Tap`] gets it).
+pub(super) const NOBODY: Caller = Caller {
+    token: mio::Token(usize::MAX),
+    id: 0,
+};
+
+/// Callback of [`Server::query_nb`]: the status (`PMIX_SUCCESS` or
+/// `PMIX_ERR_PARTIAL_SUCCESS`) and results, or the failure.
+pub type ServerQueryCallback =
+    Box<dyn FnOnce(Result<(Status, Vec<Info>), Status>) + Send + 'static>;
+
+impl Server {
+    /// `PMIx_Query_info_nb` in the server's own process: answered as a
+    /// client's query reaching the server (its knowledge, the host's
+    /// `query`, the defaults), the server itself being the requester.
+    /// `cb` runs on the server's progress thread.
+    pub fn query_nb(&self, queries: Vec<Query>, cb: ServerQueryCallback) -> Result<(), Status> {
+        if queries.is_empty() || queries.iter().any(|q| q.keys.is_empty()) {
+            return Err(Status::ERR_BAD_PARAM);
+        }
+        let me = self.proc();
+        let tap: Tap = Box::new(move |r| {
+            cb(r.clone()
+                .and_then(|b| rm::get_query_answer(&b).map_err(|_| Status::ERR_UNPACK_FAILURE)))
+        });
+        if self.run_on_loop(move |el| el.query_for(NOBODY, &me, queries, Some(tap))) {
+            Ok(())
+        } else {
+            Err(Status::ERR_INIT)
+        }
+    }
+}
 
 /// `PMIX_PROC_STATE_RUNNING`.
 const PROC_STATE_RUNNING: u8 = 5;
@@ -99,10 +138,15 @@ impl EventLoop {
 
     /// Handles `Op::QUERY` from `proc`.
     pub(crate) fn query(&mut self, caller: Caller, proc: &Proc, body: &[u8]) {
-        let queries = match rm::get_queries(body) {
-            Ok(q) => q,
-            Err(e) => return self.respond(caller, Err(e.status())),
-        };
+        match rm::get_queries(body) {
+            Ok(q) => self.query_for(caller, proc, q, None),
+            Err(e) => self.respond(caller, Err(e.status())),
+        }
+    }
+
+    /// Answers `queries` of `proc` to `caller`, also handing the answer
+    /// to `tap` (the server's own calls, whose caller is [`NOBODY`]).
+    fn query_for(&mut self, caller: Caller, proc: &Proc, queries: Vec<Query>, tap: Option<Tap>) {
         let mut answers = Vec::new();
         let mut unresolved = Vec::new();
         for q in &queries {
@@ -122,11 +166,18 @@ impl EventLoop {
         }
         if unresolved.is_empty() {
             let r = rm::put_query_answer(Status::SUCCESS, &answers).map_err(Status::from);
+            if let Some(t) = tap {
+                t(&r);
+            }
             return self.respond(caller, r);
         }
         let asked: Vec<CString> = unresolved.iter().flat_map(|q| q.keys.clone()).collect();
         let (op, done) = self.host_op_or_fallback(caller, move |r: Result<Vec<Info>, Status>| {
-            finish_query(answers, asked, r)
+            let r = finish_query(answers, asked, r);
+            if let Some(t) = tap {
+                t(&r);
+            }
+            r
         });
         let host = self.host_module();
         if let Err(s) = host.query(proc, &unresolved, done) {

@@ -330,7 +330,31 @@ int main(int argc, char **argv)
     if (!WIFEXITED(status) || 0 != WEXITSTATUS(status)) {
         FAIL("client exited with status 0x%x", status);
     }
-    if (atomic_load(&n_queries) < 1 || (nolog ? 0 : 1) != atomic_load(&n_logs)
+    /* The host process's own query and log. */
+    {
+        pmix_query_t q;
+        pmix_info_t *res = NULL, data;
+        size_t nres = 0;
+        PMIX_QUERY_CONSTRUCT(&q);
+        PMIX_ARGV_APPEND(rc, q.keys, PMIX_QUERY_NAMESPACES);
+        rc = PMIx_Query_info(&q, 1, &res, &nres);
+        if (PMIX_SUCCESS != rc || 1 != nres || PMIX_STRING != res[0].value.type
+            || NULL == strstr(res[0].value.data.string, nspace)) {
+            FAIL("server's own query: %s", PMIx_Error_string(rc));
+        }
+        if (res) {
+            PMIX_INFO_FREE(res, nres);
+        }
+        PMIX_QUERY_DESTRUCT(&q);
+        PMIX_INFO_LOAD(&data, PMIX_LOG_STDERR, "the server's own log", PMIX_STRING);
+        rc = PMIx_Log(&data, 1, NULL, 0);
+        if (PMIX_SUCCESS != rc) {
+            FAIL("server's own log: %s", PMIx_Error_string(rc));
+        }
+        PMIX_INFO_DESTRUCT(&data);
+    }
+
+    if (atomic_load(&n_queries) < 1 || (nolog ? 0 : 2) != atomic_load(&n_logs)
         || 1 != atomic_load(&n_controls)
         || 1 != atomic_load(&n_monitors) || 1 != atomic_load(&n_allocs)
         || 1 != atomic_load(&n_creds) || 2 != atomic_load(&n_validations)) {

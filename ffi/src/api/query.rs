@@ -11,6 +11,12 @@
 //! callbacks' arguments are freed when the callback returns (as the
 //! standard says).
 //!
+//! In a process that is a server (not a client), `PMIx_Query_info` and
+//! `PMIx_Log` go to that server itself, as the requester (blocking forms
+//! must not be called from inside an upcall: they would wait for the
+//! thread running it); the other calls, and every call in a tool, return
+//! `PMIX_ERR_NOT_SUPPORTED`.
+//!
 //! # Safety
 //!
 //! Every exported function has the safety contract of its C prototype:
@@ -196,6 +202,41 @@ fn infos_cb(
 // ---------------------------------------------------------------------------
 // Queries
 
+/// The process making a query or log call: a connected client, or a
+/// server process asking its own server (and host).
+enum Requester {
+    Client(&'static pmix_core::client::Client),
+    Server,
+}
+
+fn requester() -> Result<Requester, Status> {
+    match crate::api::client::client() {
+        Ok(c) => Ok(Requester::Client(c)),
+        Err(e) => {
+            if crate::api::server::with_server(|_| ()).is_ok() {
+                Ok(Requester::Server)
+            } else if initialized() {
+                Err(Status::ERR_NOT_SUPPORTED)
+            } else {
+                Err(e)
+            }
+        }
+    }
+}
+
+/// Waits for a server-side call's callback. Not to be called on the
+/// server's progress thread (from inside an upcall): that would wait for
+/// itself.
+fn server_wait<T: Send + 'static>(
+    start: impl FnOnce(Box<dyn FnOnce(T) + Send + 'static>) -> Result<(), Status>,
+) -> Result<T, Status> {
+    let (tx, rx) = std::sync::mpsc::sync_channel(1);
+    start(Box::new(move |v| {
+        let _ = tx.send(v);
+    }))?;
+    rx.recv().map_err(|_| Status::ERR_LOST_CONNECTION)
+}
+
 /// `PMIx_Query_info`: `PMIX_SUCCESS` or `PMIX_ERR_PARTIAL_SUCCESS` with
 /// `*results` holding one info per key answered.
 #[no_mangle]
@@ -206,13 +247,18 @@ pub unsafe extern "C" fn PMIx_Query_info(
     nresults: *mut usize,
 ) -> c_int {
     guard(|| {
-        let c = client()?;
+        let who = requester()?;
         nonnull!(results, nresults);
         // SAFETY: valid out-parameters (checked non-NULL).
         unsafe { clear_results(results, nresults) };
         // SAFETY: queries valid for nqueries (C contract).
         let qs = unsafe { queries_in(queries, nqueries) }?;
-        let (status, infos) = c.query(&qs)?;
+        let (status, infos) = match who {
+            Requester::Client(c) => c.query(&qs)?,
+            Requester::Server => {
+                server_wait(|cb| crate::api::server::with_server(|s| s.query_nb(qs, cb))?)??
+            }
+        };
         // SAFETY: valid out-parameters.
         unsafe { write_results(&infos, results, nresults) }?;
         status.into_result()
@@ -228,27 +274,28 @@ pub unsafe extern "C" fn PMIx_Query_info_nb(
     cbdata: *mut c_void,
 ) -> c_int {
     guard(|| {
-        let c = client()?;
+        let who = requester()?;
         // SAFETY: queries valid for nqueries (C contract).
         let qs = unsafe { queries_in(queries, nqueries) }?;
         let data = SendPtr(cbdata);
-        c.query_nb(
-            &qs,
-            Box::new(move |r| {
-                let data = data;
-                match r {
-                    Ok((s, infos)) => deliver_infos(cbfunc, s, &infos, data),
-                    Err(s) => deliver_infos(cbfunc, s, &[], data),
-                }
-            }),
-        )
+        let cb = Box::new(move |r: Result<(Status, Vec<Info>), Status>| {
+            let data = data;
+            match r {
+                Ok((s, infos)) => deliver_infos(cbfunc, s, &infos, data),
+                Err(s) => deliver_infos(cbfunc, s, &[], data),
+            }
+        });
+        match who {
+            Requester::Client(c) => c.query_nb(&qs, cb),
+            Requester::Server => crate::api::server::with_server(|s| s.query_nb(qs, cb))?,
+        }
     })
 }
 
 // ---------------------------------------------------------------------------
 // Logging
 
-/// `PMIx_Log`.
+/// `PMIx_Log` (also in a server process: its own host logs).
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Log(
     data: *const pmix_info_t,
@@ -257,10 +304,16 @@ pub unsafe extern "C" fn PMIx_Log(
     ndirs: usize,
 ) -> c_int {
     guard(|| {
-        let c = client()?;
+        let who = requester()?;
         // SAFETY: arrays NULL or valid for their counts (C contract).
         let (d, dirs) = unsafe { (infos_in(data, ndata)?, infos_in(directives, ndirs)?) };
-        c.log(&d, &dirs)
+        match who {
+            Requester::Client(c) => c.log(&d, &dirs),
+            Requester::Server => {
+                server_wait(|cb| crate::api::server::with_server(|s| s.log_nb(d, dirs, cb))?)?
+                    .into_result()
+            }
+        }
     })
 }
 
@@ -275,21 +328,21 @@ pub unsafe extern "C" fn PMIx_Log_nb(
     cbdata: *mut c_void,
 ) -> c_int {
     guard(|| {
-        let c = client()?;
+        let who = requester()?;
         // SAFETY: arrays NULL or valid for their counts (C contract).
         let (d, dirs) = unsafe { (infos_in(data, ndata)?, infos_in(directives, ndirs)?) };
         let p = SendPtr(cbdata);
-        c.log_nb(
-            &d,
-            &dirs,
-            Box::new(move |s| {
-                let p = p;
-                if let Some(f) = cbfunc {
-                    // SAFETY: the caller's callback with its cbdata.
-                    guard_or((), || unsafe { f(s.0, p.0) });
-                }
-            }),
-        )
+        let cb = Box::new(move |s: Status| {
+            let p = p;
+            if let Some(f) = cbfunc {
+                // SAFETY: the caller's callback with its cbdata.
+                guard_or((), || unsafe { f(s.0, p.0) });
+            }
+        });
+        match who {
+            Requester::Client(c) => c.log_nb(&d, &dirs, cb),
+            Requester::Server => crate::api::server::with_server(|s| s.log_nb(d, dirs, cb))?,
+        }
     })
 }
 
