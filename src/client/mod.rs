@@ -29,6 +29,7 @@ mod connect;
 mod lookup;
 mod progress;
 mod pubsub;
+mod query;
 mod service;
 mod singleton;
 
@@ -53,6 +54,7 @@ pub use lookup::{GetOptions, RealmQualifier};
 pub use pmix_shmem::{NsHandle, NsView, Scope, ValueRef};
 pub use progress::EventSink;
 pub use pubsub::LookupCallback;
+pub use query::{CredentialCallback, InfosCallback, QueryCallback};
 pub use service::ResponseCallback;
 
 use progress::{Progress, Reply, Requester};

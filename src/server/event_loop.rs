@@ -996,6 +996,13 @@ impl EventLoop {
         })
     }
 
+    /// The kernel's credentials (pid, uid, gid) of the connected client
+    /// `proc`'s socket.
+    pub(crate) fn peer_creds(&self, proc: &Proc) -> Option<crate::net::PeerCredentials> {
+        let t = self.token_of(proc)?;
+        self.peers.get(&t).map(|p| p.creds)
+    }
+
     /// Every connected, authenticated client.
     #[allow(dead_code)]
     pub(crate) fn connected_procs(&self) -> Vec<Proc> {

@@ -255,6 +255,99 @@ pub trait HostModule: Send + Sync + 'static {
         let _ = (proc, keys, infos, done);
         Err(Status::ERR_NOT_SUPPORTED)
     }
+
+    /// `query`: `proc` asked `queries` that neither its library nor the
+    /// server could answer. Complete with the results, one info per key
+    /// answered (the key is the query key); answering some keys only is
+    /// fine (the client then gets `PMIX_ERR_PARTIAL_SUCCESS`).
+    fn query(
+        &self,
+        proc: &Proc,
+        queries: &[crate::value::Query],
+        done: Completion<Vec<Info>>,
+    ) -> Result<(), Status> {
+        let _ = (proc, queries, done);
+        Err(Status::ERR_NOT_SUPPORTED)
+    }
+
+    /// `log`: `proc` asks to log `data` (`PMIX_LOG_STDERR`, `PMIX_LOG_SYSLOG`,
+    /// ...) under `directives` (which include `PMIX_LOG_SOURCE`). Without
+    /// this callback the server logs to its own stdout, stderr and syslog.
+    fn log(
+        &self,
+        proc: &Proc,
+        data: &[Info],
+        directives: &[Info],
+        done: Completion<()>,
+    ) -> Result<(), Status> {
+        let _ = (proc, data, directives, done);
+        Err(Status::ERR_NOT_SUPPORTED)
+    }
+
+    /// `job_control`: `proc` asks to act (`PMIX_JOB_CTRL_KILL`, `..._SIGNAL`,
+    /// ...) on `targets` (empty: the requester's namespace).
+    fn job_control(
+        &self,
+        proc: &Proc,
+        targets: &[Proc],
+        directives: &[Info],
+        done: Completion<Vec<Info>>,
+    ) -> Result<(), Status> {
+        let _ = (proc, targets, directives, done);
+        Err(Status::ERR_NOT_SUPPORTED)
+    }
+
+    /// `monitor`: `proc` asks to be monitored as `monitor` says, `error`
+    /// being the status to raise on a failure.
+    fn monitor(
+        &self,
+        proc: &Proc,
+        monitor: &Info,
+        error: Status,
+        directives: &[Info],
+        done: Completion<Vec<Info>>,
+    ) -> Result<(), Status> {
+        let _ = (proc, monitor, error, directives, done);
+        Err(Status::ERR_NOT_SUPPORTED)
+    }
+
+    /// `allocate`: `proc` requests a change (`directive`, a
+    /// `pmix_alloc_directive_t`) of its allocation.
+    fn allocate(
+        &self,
+        proc: &Proc,
+        directive: u8,
+        infos: &[Info],
+        done: Completion<Vec<Info>>,
+    ) -> Result<(), Status> {
+        let _ = (proc, directive, infos, done);
+        Err(Status::ERR_NOT_SUPPORTED)
+    }
+
+    /// `get_credential`: complete with a credential for `proc` and any
+    /// infos describing it.
+    fn get_credential(
+        &self,
+        proc: &Proc,
+        directives: &[Info],
+        done: Completion<(Vec<u8>, Vec<Info>)>,
+    ) -> Result<(), Status> {
+        let _ = (proc, directives, done);
+        Err(Status::ERR_NOT_SUPPORTED)
+    }
+
+    /// `validate_credential`: complete with infos describing the
+    /// credential `cred` `proc` presents (an error if it is not valid).
+    fn validate_credential(
+        &self,
+        proc: &Proc,
+        cred: &[u8],
+        directives: &[Info],
+        done: Completion<Vec<Info>>,
+    ) -> Result<(), Status> {
+        let _ = (proc, cred, directives, done);
+        Err(Status::ERR_NOT_SUPPORTED)
+    }
 }
 
 /// A host that provides nothing: every callback takes its default.

@@ -31,6 +31,8 @@
 //!   a participant's connection is lost, or failed at its `PMIX_TIMEOUT`.
 
 mod app_setup;
+mod control;
+mod credential;
 mod env;
 pub(crate) mod event_loop;
 mod fence;
@@ -38,6 +40,7 @@ mod host;
 mod modex;
 mod published;
 mod pubsub;
+mod query;
 mod registry;
 mod services;
 
@@ -50,11 +53,13 @@ use crossbeam_channel::unbounded;
 use crate::net::{Listener, RendezvousDir};
 use crate::{keys, Info, Nspace, Proc, Rank, Status, Value};
 
-pub use app_setup::{EnvChange, EnvEdit};
 pub use crate::wire::pubsub::PublishedValue;
+pub use app_setup::{EnvChange, EnvEdit};
+pub use control::{job_ctrl, log_locally, log_source, log_text, log_timestamp};
 pub use env::{SECRET_ENV, URI_ENV_VARS};
 pub use host::{Completion, DmodexCallback, HostModule, NoHost, OpOutput};
 pub use published::{DataRange, LookupDone, Participant, Persistence, PublishedData};
+pub use query::ServerQueryCallback;
 
 use host::{Command, Notifier};
 use registry::Registry;

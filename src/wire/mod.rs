@@ -35,6 +35,7 @@ mod error;
 pub mod frame;
 mod message;
 pub mod pubsub;
+pub mod rm;
 
 pub use conn::{Connection, Frame, ReadState};
 pub use directives::{flag, int, Directives};

@@ -6,11 +6,13 @@ pub mod client;
 pub mod data_array;
 #[cfg(test)]
 mod get_hot_path_tests;
+pub(crate) mod host_rm;
 pub mod info;
 pub mod info_list;
 pub mod locality;
 pub(crate) mod pointer_cache;
 pub mod pubsub;
+pub mod query;
 pub mod regex;
 pub mod server;
 pub(crate) mod server_module;

@@ -106,14 +106,14 @@ pub struct pmix_server_module_t {
     pub deregister_events: UnusedFn,
     pub listener: UnusedFn,
     pub notify_event: UnusedFn,
-    pub query: UnusedFn,
+    pub query: crate::api::host_rm::QueryFn,
     pub tool_connected: UnusedFn,
-    pub log: UnusedFn,
-    pub allocate: UnusedFn,
-    pub job_control: UnusedFn,
-    pub monitor: UnusedFn,
-    pub get_credential: UnusedFn,
-    pub validate_credential: UnusedFn,
+    pub log: crate::api::host_rm::LogFn,
+    pub allocate: crate::api::host_rm::AllocFn,
+    pub job_control: crate::api::host_rm::JobControlFn,
+    pub monitor: crate::api::host_rm::MonitorFn,
+    pub get_credential: crate::api::host_rm::GetCredFn,
+    pub validate_credential: crate::api::host_rm::ValidateCredFn,
     pub iof_pull: UnusedFn,
     pub push_stdin: UnusedFn,
     pub group: UnusedFn,
@@ -383,6 +383,79 @@ impl HostModule for CHost {
         done: Completion<()>,
     ) -> Result<(), Status> {
         crate::api::server_pubsub::unpublish(self.module.unpublish, proc, keys, infos, done)
+    }
+
+    fn query(
+        &self,
+        proc: &Proc,
+        queries: &[pmix_core::value::Query],
+        done: Completion<Vec<Info>>,
+    ) -> Result<(), Status> {
+        crate::api::host_rm::query(self.module.query, proc, queries, done)
+    }
+
+    fn log(
+        &self,
+        proc: &Proc,
+        data: &[Info],
+        directives: &[Info],
+        done: Completion<()>,
+    ) -> Result<(), Status> {
+        crate::api::host_rm::log(self.module.log, proc, data, directives, done)
+    }
+
+    fn job_control(
+        &self,
+        proc: &Proc,
+        targets: &[Proc],
+        directives: &[Info],
+        done: Completion<Vec<Info>>,
+    ) -> Result<(), Status> {
+        let f = self.module.job_control;
+        crate::api::host_rm::job_control(f, proc, targets, directives, done)
+    }
+
+    fn monitor(
+        &self,
+        proc: &Proc,
+        monitor: &Info,
+        error: Status,
+        directives: &[Info],
+        done: Completion<Vec<Info>>,
+    ) -> Result<(), Status> {
+        let f = self.module.monitor;
+        crate::api::host_rm::monitor(f, proc, monitor, error, directives, done)
+    }
+
+    fn allocate(
+        &self,
+        proc: &Proc,
+        directive: u8,
+        infos: &[Info],
+        done: Completion<Vec<Info>>,
+    ) -> Result<(), Status> {
+        crate::api::host_rm::allocate(self.module.allocate, proc, directive, infos, done)
+    }
+
+    fn get_credential(
+        &self,
+        proc: &Proc,
+        directives: &[Info],
+        done: Completion<(Vec<u8>, Vec<Info>)>,
+    ) -> Result<(), Status> {
+        let f = self.module.get_credential;
+        crate::api::host_rm::get_credential(f, proc, directives, done)
+    }
+
+    fn validate_credential(
+        &self,
+        proc: &Proc,
+        cred: &[u8],
+        directives: &[Info],
+        done: Completion<Vec<Info>>,
+    ) -> Result<(), Status> {
+        let f = self.module.validate_credential;
+        crate::api::host_rm::validate_credential(f, proc, cred, directives, done)
     }
 }
 

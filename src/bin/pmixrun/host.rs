@@ -1,16 +1,26 @@
 //! The host module `pmixrun` gives its server. One node: a fence has no
 //! other node to exchange with, so `fence_nb` completes at once with this
 //! node's data. What the main loop must act on (aborts, finalizes, lost
-//! clients) is recorded in [`JobState`] and announced with
-//! [`signals::wake`]. Published data lives in a [`PublishedData`] store:
-//! one node, one session, so every namespace `pmixrun` runs (and later
-//! spawns) shares it.
+//! clients, job-control requests) is recorded in [`JobState`] and
+//! announced with [`signals::wake`]. Published data lives in a
+//! [`PublishedData`] store: one node, one session, so every namespace
+//! `pmixrun` runs (and later spawns) shares it.
+//!
+//! `PMIx_Log` messages go to `pmixrun`'s own stderr/stdout (or syslog),
+//! each line prefixed with `[rank N] `. `PMIx_Job_control` acts on ranks of
+//! this job: `PMIX_JOB_CTRL_KILL` (SIGKILL), `PMIX_JOB_CTRL_TERMINATE`
+//! (SIGTERM), `PMIX_JOB_CTRL_SIGNAL` (the given signal),
+//! `PMIX_JOB_CTRL_PAUSE`/`RESUME` (SIGSTOP/SIGCONT), sent by the main loop
+//! to each target's process group. Queries are left to the server's own
+//! answers, credentials to the server's native ones; monitoring and
+//! allocation are refused with `PMIX_ERR_NOT_SUPPORTED` (one node, no
+//! resource manager behind it).
 
 use std::collections::HashSet;
 use std::sync::Mutex;
 
 use pmix::server::{Completion, HostModule, Participant, PublishedData, PublishedValue};
-use pmix::{Info, Key, Nspace, Proc, Status};
+use pmix::{Info, Key, Nspace, Proc, Rank, Status, Value};
 
 use crate::signals;
 
@@ -25,12 +35,48 @@ pub struct AbortRequest {
     pub _done: Completion<()>,
 }
 
+/// A `PMIx_Job_control` request for the main loop: send `signal` to
+/// `ranks` (`None`: every rank), then complete `done`.
+pub struct ControlRequest {
+    pub ranks: Option<Vec<u32>>,
+    pub signal: i32,
+    pub done: Completion<Vec<Info>>,
+}
+
 /// What the host saw of the job's clients.
 #[derive(Default)]
 pub struct JobState {
     pub connected: HashSet<u32>,
     pub finalized: HashSet<u32>,
     pub aborts: Vec<AbortRequest>,
+    pub controls: Vec<ControlRequest>,
+}
+
+/// The signal a job-control request asks for.
+fn control_signal(directives: &[Info]) -> Option<i32> {
+    use pmix::server::job_ctrl;
+    let set = |i: &Info| matches!(i.value, Value::Bool(true) | Value::Undef);
+    for i in directives {
+        let k = i.key.as_c_str().to_bytes();
+        let sig = if k == job_ctrl::KILL.as_bytes() && set(i) {
+            libc::SIGKILL
+        } else if k == job_ctrl::TERMINATE.as_bytes() && set(i) {
+            libc::SIGTERM
+        } else if k == job_ctrl::PAUSE.as_bytes() && set(i) {
+            libc::SIGSTOP
+        } else if k == job_ctrl::RESUME.as_bytes() && set(i) {
+            libc::SIGCONT
+        } else if k == job_ctrl::SIGNAL.as_bytes() {
+            match i.value {
+                Value::Int(n) | Value::Int32(n) if n > 0 => n,
+                _ => continue,
+            }
+        } else {
+            continue;
+        };
+        return Some(sig);
+    }
+    None
 }
 
 pub struct RunHost {
@@ -153,6 +199,59 @@ impl HostModule for RunHost {
             self.published
                 .unpublish(&Participant::local(proc.clone()), keys, infos),
         );
+        Ok(())
+    }
+
+    fn log(
+        &self,
+        proc: &Proc,
+        data: &[Info],
+        directives: &[Info],
+        done: Completion<()>,
+    ) -> Result<(), Status> {
+        let src = pmix::server::log_source(proc, directives);
+        let prefix = if self.ours(&src) {
+            format!("[rank {}] ", src.rank.0)
+        } else {
+            format!("[{}:{}] ", src.nspace.to_string_lossy(), src.rank.0)
+        };
+        done.complete(pmix::server::log_locally(&prefix, data, directives));
+        Ok(())
+    }
+
+    fn job_control(
+        &self,
+        proc: &Proc,
+        targets: &[Proc],
+        directives: &[Info],
+        done: Completion<Vec<Info>>,
+    ) -> Result<(), Status> {
+        if !self.ours(proc) {
+            return Err(Status::ERR_NOT_SUPPORTED);
+        }
+        let signal = control_signal(directives).ok_or(Status::ERR_NOT_SUPPORTED)?;
+        let mut ranks = Some(Vec::new());
+        for t in targets {
+            if !self.ours(t) {
+                return Err(Status::ERR_BAD_PARAM);
+            }
+            if t.rank == Rank::WILDCARD {
+                ranks = None;
+                break;
+            }
+            if let Some(r) = ranks.as_mut() {
+                r.push(t.rank.0);
+            }
+        }
+        if targets.is_empty() {
+            ranks = None;
+        }
+        self.state().controls.push(ControlRequest {
+            ranks,
+            signal,
+            done,
+        });
+        signals::wake();
         Ok(())
     }
 }

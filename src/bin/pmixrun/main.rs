@@ -143,6 +143,36 @@ impl Job {
         }
     }
 
+    /// Carries out the job-control requests the host recorded.
+    fn check_controls(&mut self) {
+        let reqs = std::mem::take(
+            &mut self
+                .host
+                .state
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .controls,
+        );
+        for c in reqs {
+            let mut found = false;
+            for (rank, r) in self.ranks.iter().enumerate() {
+                let wanted = match &c.ranks {
+                    None => true,
+                    Some(v) => v.contains(&(rank as u32)),
+                };
+                if wanted && r.running {
+                    signals::send_group(r.pid, c.signal);
+                    found = true;
+                }
+            }
+            c.done.complete(if found {
+                Ok(Vec::new())
+            } else {
+                Err(pmix::Status::ERR_NOT_FOUND)
+            });
+        }
+    }
+
     fn check_aborts(&mut self) {
         let first = {
             let st = self.host.state.lock().unwrap_or_else(|e| e.into_inner());
@@ -316,6 +346,7 @@ fn run(opts: cli::Options) -> Result<i32, String> {
     loop {
         job.reap();
         job.check_aborts();
+        job.check_controls();
         let now = Instant::now();
         if let Some(d) = deadline {
             if now >= d && !job.tearing_down {
