@@ -30,6 +30,7 @@
 //! - Every pending operation ends: released by its completion, failed when
 //!   a participant's connection is lost, or failed at its `PMIX_TIMEOUT`.
 
+mod connect;
 mod env;
 pub(crate) mod event_loop;
 mod fence;
@@ -37,6 +38,7 @@ mod host;
 mod modex;
 mod registry;
 mod services;
+mod spawn;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

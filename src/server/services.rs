@@ -37,8 +37,9 @@ impl EventLoop {
     /// Dispatches one service request from `proc`.
     pub(super) fn service(&mut self, caller: Caller, proc: &Proc, req: Request) {
         // Each service adds its operations here.
-        let _ = proc;
         match req.op {
+            Op::SPAWN => self.spawn_request(caller, proc, &req.body),
+            Op::CONNECT | Op::DISCONNECT => self.collective_enter(caller, proc, req.op, &req.body),
             Op(_) => self.respond(caller, Err(Status::ERR_NOT_SUPPORTED)),
         }
     }

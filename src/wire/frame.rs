@@ -95,6 +95,11 @@ kinds! {
     Response = 13, false;
     /// Server -> client, unsolicited (id 0): an event notification.
     Event = 14, false;
+    /// Client -> server: the job segment and modex generations of another
+    /// namespace (spawned, connected), for gets that name it.
+    NspaceRequest = 15, true;
+    /// Server -> client: those segments (descriptors), or an error.
+    NspaceReply = 16, false;
 }
 
 /// A decoded, validated frame header.

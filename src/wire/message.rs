@@ -122,6 +122,15 @@ pub struct Abort {
     pub procs: Vec<Proc>,
 }
 
+/// `NspaceReply`: the segments of the namespace a `NspaceRequest` named.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NspaceReply {
+    /// Success, or why not (`PMIX_ERR_NOT_FOUND`: not registered here).
+    pub status: Status,
+    /// The namespace's job segment and modex generations.
+    pub segments: Vec<SegmentRef>,
+}
+
 /// Service operations carried by [`Message::Request`]. Numbers are part of
 /// the protocol: never reuse one. Each service encodes its own request and
 /// response bodies (with the helpers of [`super::body`]) and validates them
@@ -224,6 +233,10 @@ pub enum Message {
     Response(Response),
     /// An event notification, in the event service's encoding.
     Event(Vec<u8>),
+    /// The segments of another namespace, asked for.
+    NspaceRequest(crate::Nspace),
+    /// See [`NspaceReply`].
+    NspaceReply(NspaceReply),
 }
 
 fn put_segments(out: &mut Vec<u8>, segs: &[SegmentRef]) -> Result<(), CodecError> {
@@ -301,6 +314,8 @@ impl Message {
             Message::Request(_) => Kind::Request,
             Message::Response(_) => Kind::Response,
             Message::Event(_) => Kind::Event,
+            Message::NspaceRequest(_) => Kind::NspaceRequest,
+            Message::NspaceReply(_) => Kind::NspaceReply,
         }
     }
 
@@ -309,6 +324,7 @@ impl Message {
         match self {
             Message::HandshakeReply(r) => r.segments.len(),
             Message::FenceRelease(r) => r.segments.len(),
+            Message::NspaceReply(r) => r.segments.len(),
             _ => 0,
         }
     }
@@ -366,6 +382,11 @@ impl Message {
                 put_bytes(out, &a.body);
             }
             Message::Event(body) => put_bytes(out, body),
+            Message::NspaceRequest(ns) => put_nspace(out, ns)?,
+            Message::NspaceReply(n) => {
+                put_status(out, n.status);
+                put_segments(out, &n.segments)?;
+            }
         }
         Ok(())
     }
@@ -456,6 +477,12 @@ impl Message {
                 Message::Response(Response { status, body })
             }
             Kind::Event => Message::Event(get_bytes(r).map_err(b)?),
+            Kind::NspaceRequest => Message::NspaceRequest(get_nspace(r).map_err(b)?),
+            Kind::NspaceReply => {
+                let status = get_status(r).map_err(b)?;
+                let segments = get_segments(r, name)?;
+                Message::NspaceReply(NspaceReply { status, segments })
+            }
         };
         if r.remaining() != 0 {
             return Err(WireError::Trailing(r.remaining()));

@@ -34,6 +34,7 @@ mod directives;
 mod error;
 pub mod frame;
 mod message;
+pub mod process_mgmt;
 
 pub use conn::{Connection, Frame, ReadState};
 pub use directives::{flag, int, Directives};
@@ -41,7 +42,7 @@ pub use error::WireError;
 pub use frame::{Header, Kind, HEADER_LEN, PROTOCOL_VERSION};
 pub use message::{
     get_posted, merge_posted, put_posted, Abort, DmodexReply, DmodexRequest, FenceRelease,
-    FenceRequest, Handshake, HandshakeReply, Message, Op, Posted, Request, Response, SegmentKind,
+    FenceRequest, Handshake, HandshakeReply, Message, NspaceReply, Op, Posted, Request, Response, SegmentKind,
     SegmentRef, MAX_SECRET_LEN,
 };
 
