@@ -13,6 +13,7 @@
 //! `spawn` returns once the host has started the new job's processes (not
 //! once they have called `PMIx_Init`), as the standard and OpenPMIx do.
 
+use std::ffi::{CStr, CString};
 use std::sync::Arc;
 
 use crate::value::App;
@@ -59,6 +60,39 @@ fn refresh_nb(inner: Arc<Inner>, mut list: Vec<Nspace>, done: Box<dyn FnOnce() +
             refresh_nb(again, list, done);
         })),
     );
+}
+
+/// The last path component of `p`.
+fn basename(p: &CStr) -> CString {
+    let b = p.to_bytes();
+    let tail = b.rsplit(|&c| c == b'/').next().unwrap_or(b);
+    CString::new(tail).unwrap_or_default()
+}
+
+/// Completes an application as OpenPMIx's client does before sending it:
+/// something to run is required (`cmd` or `argv`); a missing `cwd` is the
+/// caller's; `argv[0]` is the command's name (prepended when the argv
+/// starts with another program's name), `cmd` defaults to `argv[0]`.
+fn normalize_app(a: &App) -> Result<App, Status> {
+    let mut a = a.clone();
+    let cmd = match (&a.cmd, a.argv.first()) {
+        (Some(c), _) if !c.is_empty() => c.clone(),
+        (_, Some(first)) if !first.is_empty() => first.clone(),
+        _ => return Err(Status::ERR_BAD_PARAM),
+    };
+    let name = basename(&cmd);
+    match a.argv.first() {
+        None => a.argv = vec![name],
+        Some(first) if basename(first) != name => a.argv.insert(0, name),
+        Some(_) => {}
+    }
+    a.cmd = Some(cmd);
+    if a.cwd.is_none() {
+        a.cwd = std::env::current_dir()
+            .ok()
+            .and_then(|d| CString::new(d.into_os_string().into_encoded_bytes()).ok());
+    }
+    Ok(a)
 }
 
 /// The namespaces of `procs` other than `own`, without duplicates.
@@ -129,7 +163,11 @@ impl Client {
         if apps.is_empty() || apps.iter().any(|a| a.maxprocs < 0) {
             return Err(Status::ERR_BAD_PARAM);
         }
-        let body = process_mgmt::encode_spawn(job_info, apps)?;
+        let apps = apps
+            .iter()
+            .map(normalize_app)
+            .collect::<Result<Vec<_>, _>>()?;
+        let body = process_mgmt::encode_spawn(job_info, &apps)?;
         self.request_nb(
             Op::SPAWN,
             body,

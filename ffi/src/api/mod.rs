@@ -12,6 +12,8 @@ pub(crate) mod pointer_cache;
 pub mod regex;
 pub mod server;
 pub(crate) mod server_module;
+pub mod spawn;
+pub(crate) mod spawn_host;
 pub mod strings;
 pub mod tool;
 pub mod value;

@@ -99,9 +99,9 @@ pub struct pmix_server_module_t {
     pub publish: UnusedFn,
     pub lookup: UnusedFn,
     pub unpublish: UnusedFn,
-    pub spawn: UnusedFn,
-    pub connect: UnusedFn,
-    pub disconnect: UnusedFn,
+    pub spawn: crate::api::spawn_host::SpawnFn,
+    pub connect: crate::api::spawn_host::ConnectFn,
+    pub disconnect: crate::api::spawn_host::ConnectFn,
     pub register_events: UnusedFn,
     pub deregister_events: UnusedFn,
     pub listener: UnusedFn,
@@ -359,6 +359,29 @@ impl HostModule for CHost {
             // the infos in the operation box until the host calls back.
             unsafe { f(&cp, info, n, Some(modex_done), cb) }
         })
+    }
+
+    fn spawn(
+        &self,
+        requestor: &Proc,
+        job_info: &[Info],
+        apps: &[pmix_core::value::App],
+        done: Completion<pmix_core::Nspace>,
+    ) -> Result<(), Status> {
+        crate::api::spawn_host::spawn(self.module.spawn, requestor, job_info, apps, done)
+    }
+
+    fn connect(&self, procs: &[Proc], infos: &[Info], done: Completion<()>) -> Result<(), Status> {
+        crate::api::spawn_host::collective(self.module.connect, procs, infos, done)
+    }
+
+    fn disconnect(
+        &self,
+        procs: &[Proc],
+        infos: &[Info],
+        done: Completion<()>,
+    ) -> Result<(), Status> {
+        crate::api::spawn_host::collective(self.module.disconnect, procs, infos, done)
     }
 }
 
