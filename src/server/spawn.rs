@@ -15,7 +15,8 @@ impl EventLoop {
             Ok(x) => x,
             Err(s) => return self.respond(caller, Err(s)),
         };
-        let (op, done) = self.host_op::<crate::Nspace>(caller, |ns| process_mgmt::encode_nspace(&ns));
+        let (op, done) =
+            self.host_op::<crate::Nspace>(caller, |ns| process_mgmt::encode_nspace(&ns));
         let host = self.host_module();
         if let Err(s) = host.spawn(proc, &infos, &apps, done) {
             self.refuse_op(op, s);

@@ -42,8 +42,8 @@ pub use error::WireError;
 pub use frame::{Header, Kind, HEADER_LEN, PROTOCOL_VERSION};
 pub use message::{
     get_posted, merge_posted, put_posted, Abort, DmodexReply, DmodexRequest, FenceRelease,
-    FenceRequest, Handshake, HandshakeReply, Message, NspaceReply, Op, Posted, Request, Response, SegmentKind,
-    SegmentRef, MAX_SECRET_LEN,
+    FenceRequest, Handshake, HandshakeReply, Message, NspaceReply, Op, Posted, Request, Response,
+    SegmentKind, SegmentRef, MAX_SECRET_LEN,
 };
 
 /// Default limit of a frame body once a client is authenticated.

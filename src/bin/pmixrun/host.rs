@@ -1,20 +1,22 @@
 //! The host module `pmixrun` gives its server. One node: a fence has no
 //! other node to exchange with, so `fence_nb` completes at once with this
-//! node's data. What the main loop must act on (aborts, finalizes, lost
-//! clients) is recorded in [`JobState`] and announced with
+//! node's data, and so do `connect` and `disconnect` (every participant is
+//! local). What the main loop must act on (aborts, finalizes, lost
+//! clients, spawn requests) is recorded in [`JobState`] and announced with
 //! [`signals::wake`].
 
 use std::collections::HashSet;
 use std::sync::Mutex;
 
 use pmix::server::{Completion, HostModule};
+use pmix::value::App;
 use pmix::{Info, Nspace, Proc, Status};
 
 use crate::signals;
 
 /// A rank's call to `PMIx_Abort`.
 pub struct AbortRequest {
-    pub rank: u32,
+    pub proc: Proc,
     pub status: Status,
     pub message: Option<String>,
     /// Answered (dropped) only when the job is gone: the caller's
@@ -23,40 +25,54 @@ pub struct AbortRequest {
     pub _done: Completion<()>,
 }
 
-/// What the host saw of the job's clients.
+/// A rank's call to `PMIx_Spawn`, for the main loop to carry out.
+pub struct SpawnRequest {
+    pub requestor: Proc,
+    /// Job-level directives (mapping, IOF, ...) are not used: everything
+    /// runs here and every output is forwarded.
+    pub apps: Vec<App>,
+    /// Completed with the new namespace once its ranks are started.
+    pub done: Completion<Nspace>,
+}
+
+/// What the host saw of the jobs' clients.
 #[derive(Default)]
 pub struct JobState {
-    pub connected: HashSet<u32>,
-    pub finalized: HashSet<u32>,
+    /// The namespaces this launcher registered (the job and what it
+    /// spawned).
+    pub namespaces: HashSet<Nspace>,
+    pub connected: HashSet<Proc>,
+    pub finalized: HashSet<Proc>,
     pub aborts: Vec<AbortRequest>,
+    pub spawns: Vec<SpawnRequest>,
 }
 
 pub struct RunHost {
-    nspace: Nspace,
     pub state: Mutex<JobState>,
 }
 
 impl RunHost {
     pub fn new(nspace: Nspace) -> RunHost {
+        let mut st = JobState::default();
+        st.namespaces.insert(nspace);
         RunHost {
-            nspace,
-            state: Mutex::new(JobState::default()),
+            state: Mutex::new(st),
         }
-    }
-
-    fn ours(&self, proc: &Proc) -> bool {
-        proc.nspace == self.nspace
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, JobState> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn ours(&self, proc: &Proc) -> bool {
+        self.state().namespaces.contains(&proc.nspace)
     }
 }
 
 impl HostModule for RunHost {
     fn client_connected(&self, proc: &Proc, done: Completion<()>) -> Result<(), Status> {
         if self.ours(proc) {
-            self.state().connected.insert(proc.rank.0);
+            self.state().connected.insert(proc.clone());
         }
         done.complete(Ok(()));
         Ok(())
@@ -64,7 +80,7 @@ impl HostModule for RunHost {
 
     fn client_finalized(&self, proc: &Proc, done: Completion<()>) -> Result<(), Status> {
         if self.ours(proc) {
-            self.state().finalized.insert(proc.rank.0);
+            self.state().finalized.insert(proc.clone());
         }
         done.complete(Ok(()));
         Ok(())
@@ -84,7 +100,7 @@ impl HostModule for RunHost {
         // The whole job is torn down whichever processes were named: a
         // single-node launcher has no partial-job recovery.
         self.state().aborts.push(AbortRequest {
-            rank: proc.rank.0,
+            proc: proc.clone(),
             status,
             message: message.map(str::to_owned),
             _done: done,
@@ -109,5 +125,42 @@ impl HostModule for RunHost {
         if self.ours(proc) {
             signals::wake();
         }
+    }
+
+    fn spawn(
+        &self,
+        requestor: &Proc,
+        _job_info: &[Info],
+        apps: &[App],
+        done: Completion<Nspace>,
+    ) -> Result<(), Status> {
+        self.state().spawns.push(SpawnRequest {
+            requestor: requestor.clone(),
+            apps: apps.to_vec(),
+            done,
+        });
+        signals::wake();
+        Ok(())
+    }
+
+    fn connect(
+        &self,
+        _procs: &[Proc],
+        _infos: &[Info],
+        done: Completion<()>,
+    ) -> Result<(), Status> {
+        // Every participant is on this node: the server gathered them all.
+        done.complete(Ok(()));
+        Ok(())
+    }
+
+    fn disconnect(
+        &self,
+        _procs: &[Proc],
+        _infos: &[Info],
+        done: Completion<()>,
+    ) -> Result<(), Status> {
+        done.complete(Ok(()));
+        Ok(())
     }
 }
