@@ -102,7 +102,8 @@ unsafe extern "C" fn spawn_done(status: pmix_status_t, nspace: *mut c_char, cbda
         } else {
             // SAFETY: the host's NUL-terminated namespace, read at most
             // PMIX_MAX_NSLEN + 1 bytes (a pmix_nspace_t).
-            let bytes = unsafe { std::slice::from_raw_parts(nspace.cast::<u8>(), PMIX_MAX_NSLEN + 1) };
+            let bytes =
+                unsafe { std::slice::from_raw_parts(nspace.cast::<u8>(), PMIX_MAX_NSLEN + 1) };
             CStr::from_bytes_until_nul(bytes)
                 .map_err(|_| Status::ERR_BAD_PARAM)
                 .and_then(|c| Nspace::new(c.to_bytes()))
@@ -144,7 +145,11 @@ pub(crate) fn spawn(
     done: Completion<Nspace>,
 ) -> Result<(), Status> {
     let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
-    let app_values: Vec<Value> = apps.iter().cloned().map(|a| Value::App(Box::new(a))).collect();
+    let app_values: Vec<Value> = apps
+        .iter()
+        .cloned()
+        .map(|a| Value::App(Box::new(a)))
+        .collect();
     let op = SpawnOp {
         done,
         _proc: Box::new(convert::proc_to_c(requestor)),
