@@ -453,10 +453,12 @@ mod layout {
         std::fs::write(
             &src,
             "#include <stdio.h>\n#include <stddef.h>\n#include <pmix_server.h>\n\
-             int main(void){printf(\"%zu %zu %zu %zu %zu %zu\\n\", sizeof(pmix_server_module_t),\
+             int main(void){printf(\"%zu %zu %zu %zu %zu %zu %zu %zu %zu\\n\", sizeof(pmix_server_module_t),\
              offsetof(pmix_server_module_t, fence_nb), offsetof(pmix_server_module_t, direct_modex),\
              offsetof(pmix_server_module_t, client_finalized), offsetof(pmix_server_module_t, abort),\
-             offsetof(pmix_server_module_t, client_connected2));return 0;}\n",
+             offsetof(pmix_server_module_t, client_connected2), offsetof(pmix_server_module_t, spawn),\
+             offsetof(pmix_server_module_t, connect), offsetof(pmix_server_module_t, disconnect));\
+             return 0;}\n",
         )
         .unwrap();
         let out = Command::new("cc")
@@ -477,13 +479,16 @@ mod layout {
         let got = String::from_utf8(out.stdout).unwrap();
         type M = pmix_server_module_t;
         let want = format!(
-            "{} {} {} {} {} {}\n",
+            "{} {} {} {} {} {} {} {} {}\n",
             size_of::<M>(),
             offset_of!(M, fence_nb),
             offset_of!(M, direct_modex),
             offset_of!(M, client_finalized),
             offset_of!(M, abort),
-            offset_of!(M, client_connected2)
+            offset_of!(M, client_connected2),
+            offset_of!(M, spawn),
+            offset_of!(M, connect),
+            offset_of!(M, disconnect)
         );
         assert_eq!(got, want);
     }
