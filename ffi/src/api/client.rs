@@ -13,7 +13,8 @@
 //! anything else goes through the owned conversions and `Client::get`.
 //! Non-blocking callbacks run on the client's progress thread.
 //!
-//! The other client operations (publish/lookup, spawn, connect, events,
+//! Spawn, connect and disconnect live in `spawn.rs`. The other client
+//! operations (publish/lookup, events,
 //! queries, ...) are not implemented yet: before `PMIx_Init` they return
 //! `PMIX_ERR_INIT` as OpenPMIx 4.2.2 does (its checks of the
 //! initialization state come before its checks of the arguments, so ours
