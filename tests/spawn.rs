@@ -46,7 +46,7 @@ fn c_client(include: &Path, tag: &str) -> PathBuf {
     let dir = common::scratch(&unique(tag));
     let exe = dir.join("spawn_client");
     let src = common::root().join("tests/c/spawn_client.c");
-    common::compile_c(&[&src], &exe, include, common::ffi_lib_dir(), &[]);
+    common::compile_c(&[&src], &exe, include, common::ffi_lib_dir(), &["-pthread"]);
     exe
 }
 
@@ -116,6 +116,14 @@ fn c_parent_spawns_children_that_read_its_data_and_connect() {
         o.stdout
     );
     assert!(o.stdout.contains("@2\n"), "{}", o.stdout);
+}
+
+#[test]
+fn c_parent_spawns_with_spawn_nb() {
+    let exe = c_client(&common::include_dir(), "nb");
+    let o = pmixrun(&exe, &["nb"]);
+    assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
+    assert_spawn_lines(&o.stdout, "pmixrun-");
 }
 
 #[test]

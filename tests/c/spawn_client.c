@@ -1,14 +1,16 @@
 /* PMIx_Spawn / PMIx_Connect / PMIx_Disconnect under pmixrun.
  *
- * Parent (no argument, or "fail"): posts "parent-key", spawns 2 copies of
+ * Parent (no argument, "fail" or "nb"): posts "parent-key", spawns 2 copies of
  * itself with argument "child" (or "child-fail": child rank 1 then exits
  * with status 3 after finalizing), reads the children's PMIX_JOB_SIZE,
  * connects with them, reads what each child posted, disconnects.
  * Child: reports PMIX_PARENT_ID and PMIX_SPAWNED, reads "parent-key" from
  * its parent, posts "child-key", connects with the parent's job, reads its
- * sibling's key, disconnects.
+ * sibling's key, disconnects (children use the _nb forms; the parent uses
+ * PMIx_Spawn_nb in mode "nb").
  * Every line printed on success starts with "spawn:"; any failure exits 1
  * with a message on stderr. */
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,22 +50,71 @@ static char *get_str(const char *ns, pmix_rank_t rank, const char *key) {
     return s;
 }
 
-static void connect_and_disconnect(const char *a, const char *b) {
+/* Completion of a non-blocking call. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+static bool fired;
+static pmix_status_t cb_status;
+static pmix_nspace_t cb_nspace;
+
+static void op_cb(pmix_status_t status, void *cbdata) {
+    pthread_mutex_lock(&lock);
+    cb_status = (cbdata == &fired) ? status : PMIX_ERROR;
+    fired = true;
+    pthread_cond_signal(&cond);
+    pthread_mutex_unlock(&lock);
+}
+
+static void spawn_cb(pmix_status_t status, char nspace[], void *cbdata) {
+    PMIX_LOAD_NSPACE(cb_nspace, nspace);
+    op_cb(status, cbdata);
+}
+
+static pmix_status_t wait_cb(void) {
+    pthread_mutex_lock(&lock);
+    while (!fired) {
+        pthread_cond_wait(&cond, &lock);
+    }
+    fired = false;
+    pthread_mutex_unlock(&lock);
+    return cb_status;
+}
+
+static void connect_procs(const char *a, const char *b, bool nb) {
     pmix_proc_t procs[2];
     PMIX_LOAD_PROCID(&procs[0], a, PMIX_RANK_WILDCARD);
     PMIX_LOAD_PROCID(&procs[1], b, PMIX_RANK_WILDCARD);
-    CHECK(PMIx_Connect(procs, 2, NULL, 0), "PMIx_Connect");
+    if (nb) {
+        CHECK(PMIx_Connect_nb(procs, 2, NULL, 0, op_cb, &fired), "PMIx_Connect_nb");
+        CHECK(wait_cb(), "PMIx_Connect_nb callback");
+    } else {
+        CHECK(PMIx_Connect(procs, 2, NULL, 0), "PMIx_Connect");
+    }
 }
 
-static void disconnect(const char *a, const char *b) {
+static void disconnect(const char *a, const char *b, bool nb) {
     pmix_proc_t procs[2];
     PMIX_LOAD_PROCID(&procs[0], a, PMIX_RANK_WILDCARD);
     PMIX_LOAD_PROCID(&procs[1], b, PMIX_RANK_WILDCARD);
-    CHECK(PMIx_Disconnect(procs, 2, NULL, 0), "PMIx_Disconnect");
+    if (nb) {
+        CHECK(PMIx_Disconnect_nb(procs, 2, NULL, 0, op_cb, &fired), "PMIx_Disconnect_nb");
+        CHECK(wait_cb(), "PMIx_Disconnect_nb callback");
+    } else {
+        CHECK(PMIx_Disconnect(procs, 2, NULL, 0), "PMIx_Disconnect");
+    }
 }
 
-static int parent(const char *self, bool fail) {
+static int parent(const char *self, bool fail, bool nb) {
     put_str("parent-key", "hello-from-parent");
+
+    /* Bad arguments. */
+    pmix_nspace_t junk;
+    if (PMIX_ERR_BAD_PARAM != PMIx_Spawn(NULL, 0, NULL, 0, junk) ||
+        PMIX_ERR_BAD_PARAM != PMIx_Connect(NULL, 0, NULL, 0) ||
+        PMIX_ERR_BAD_PARAM != PMIx_Disconnect_nb(NULL, 1, NULL, 0, op_cb, &fired)) {
+        fprintf(stderr, "bad arguments accepted\n");
+        return 1;
+    }
 
     pmix_app_t app;
     PMIX_APP_CONSTRUCT(&app);
@@ -75,8 +126,16 @@ static int parent(const char *self, bool fail) {
     app.env[0] = strdup("SPAWN_TEST_VAR=from-app-env");
     app.maxprocs = 2;
     pmix_nspace_t child;
-    CHECK(PMIx_Spawn(NULL, 0, &app, 1, child), "PMIx_Spawn");
-    PMIX_APP_DESTRUCT(&app);
+    if (nb) {
+        CHECK(PMIx_Spawn_nb(NULL, 0, &app, 1, spawn_cb, &fired), "PMIx_Spawn_nb");
+        /* The app is the caller's again once the call returned. */
+        PMIX_APP_DESTRUCT(&app);
+        CHECK(wait_cb(), "PMIx_Spawn_nb callback");
+        PMIX_LOAD_NSPACE(child, cb_nspace);
+    } else {
+        CHECK(PMIx_Spawn(NULL, 0, &app, 1, child), "PMIx_Spawn");
+        PMIX_APP_DESTRUCT(&app);
+    }
     if (child[0] == '\0' || 0 == strcmp(child, me.nspace)) {
         fprintf(stderr, "bad child namespace '%s'\n", child);
         return 1;
@@ -91,14 +150,14 @@ static int parent(const char *self, bool fail) {
     printf("spawn: parent sees child job size %u\n", v->data.uint32);
     PMIX_VALUE_RELEASE(v);
 
-    connect_and_disconnect(me.nspace, child);
+    connect_procs(me.nspace, child, false);
     printf("spawn: parent connected\n");
     for (pmix_rank_t r = 0; r < 2; r++) {
         char *s = get_str(child, r, "child-key");
         printf("spawn: parent got child-key of %u: %s\n", r, s);
         free(s);
     }
-    disconnect(me.nspace, child);
+    disconnect(me.nspace, child, false);
     printf("spawn: parent disconnected\n");
     return 0;
 }
@@ -128,7 +187,7 @@ static int child(bool fail) {
     char mine[64];
     snprintf(mine, sizeof(mine), "child-%u", me.rank);
     put_str("child-key", mine);
-    connect_and_disconnect(par.nspace, me.nspace);
+    connect_procs(par.nspace, me.nspace, true);
     s = get_str(me.nspace, 1 - me.rank, "child-key");
     printf("spawn: child %u got sibling key: %s\n", me.rank, s);
     free(s);
@@ -137,7 +196,7 @@ static int child(bool fail) {
     CHECK(PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &v), "get parent PMIX_JOB_SIZE");
     printf("spawn: child %u sees parent job size %u\n", me.rank, v->data.uint32);
     PMIX_VALUE_RELEASE(v);
-    disconnect(par.nspace, me.nspace);
+    disconnect(par.nspace, me.nspace, true);
     return fail && me.rank == 1 ? 3 : 0;
 }
 
@@ -147,7 +206,8 @@ int main(int argc, char **argv) {
     if (argc > 1 && 0 == strncmp(argv[1], "child", 5)) {
         rc = child(0 == strcmp(argv[1], "child-fail"));
     } else {
-        rc = parent(argv[0], argc > 1 && 0 == strcmp(argv[1], "fail"));
+        rc = parent(argv[0], argc > 1 && 0 == strcmp(argv[1], "fail"),
+                    argc > 1 && 0 == strcmp(argv[1], "nb"));
     }
     fflush(stdout);
     CHECK(PMIx_Finalize(NULL, 0), "PMIx_Finalize");
