@@ -116,6 +116,11 @@ mod tests {
                 body: vec![],
             }),
             Message::Event(vec![7; 5]),
+            Message::NspaceRequest(Nspace::new("other-ns").unwrap()),
+            Message::NspaceReply(NspaceReply {
+                status: Status::ERR_NOT_FOUND,
+                segments: vec![],
+            }),
         ]
     }
 
