@@ -139,6 +139,20 @@ fn a_failing_spawned_child_decides_the_exit_status() {
 }
 
 #[test]
+fn a_parent_abort_tears_down_its_spawned_children() {
+    let exe = c_client(&common::include_dir(), "abort");
+    let o = pmixrun(&exe, &["abort"]);
+    // pmixrun returns only once every process it started was reaped.
+    assert_eq!(o.code, Some(5), "{}\n{}", o.stdout, o.stderr);
+    assert!(o.stdout.contains("spawn: parent spawned"), "{}", o.stdout);
+    assert!(
+        o.stderr.contains("called PMIx_Abort with status 5"),
+        "{}",
+        o.stderr
+    );
+}
+
+#[test]
 fn c_spawn_client_built_against_the_reference_headers() {
     let Some((inc, _lib)) = common::reference_pmix() else {
         return;

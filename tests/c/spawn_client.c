@@ -1,13 +1,14 @@
 /* PMIx_Spawn / PMIx_Connect / PMIx_Disconnect under pmixrun.
  *
- * Parent (no argument, "fail" or "nb"): posts "parent-key", spawns 2 copies of
+ * Parent (no argument, "fail", "nb" or "abort"): posts "parent-key", spawns 2 copies of
  * itself with argument "child" (or "child-fail": child rank 1 then exits
  * with status 3 after finalizing), reads the children's PMIX_JOB_SIZE,
  * connects with them, reads what each child posted, disconnects.
  * Child: reports PMIX_PARENT_ID and PMIX_SPAWNED, reads "parent-key" from
  * its parent, posts "child-key", connects with the parent's job, reads its
  * sibling's key, disconnects (children use the _nb forms; the parent uses
- * PMIx_Spawn_nb in mode "nb").
+ * PMIx_Spawn_nb in mode "nb"; in mode "abort" it calls PMIx_Abort(5) once
+ * the children are started, and they wait in PMIx_Connect for it).
  * Every line printed on success starts with "spawn:"; any failure exits 1
  * with a message on stderr. */
 #include <pthread.h>
@@ -104,7 +105,7 @@ static void disconnect(const char *a, const char *b, bool nb) {
     }
 }
 
-static int parent(const char *self, bool fail, bool nb) {
+static int parent(const char *self, bool fail, bool nb, bool abort_after) {
     put_str("parent-key", "hello-from-parent");
 
     /* Bad arguments. */
@@ -141,6 +142,11 @@ static int parent(const char *self, bool fail, bool nb) {
         return 1;
     }
     printf("spawn: parent spawned %s\n", child);
+    if (abort_after) {
+        fflush(stdout);
+        PMIx_Abort(5, "parent abort", NULL, 0);
+        return 1;
+    }
 
     /* Job data of another namespace. */
     pmix_proc_t wild;
@@ -206,8 +212,9 @@ int main(int argc, char **argv) {
     if (argc > 1 && 0 == strncmp(argv[1], "child", 5)) {
         rc = child(0 == strcmp(argv[1], "child-fail"));
     } else {
-        rc = parent(argv[0], argc > 1 && 0 == strcmp(argv[1], "fail"),
-                    argc > 1 && 0 == strcmp(argv[1], "nb"));
+        const char *mode = argc > 1 ? argv[1] : "";
+        rc = parent(argv[0], 0 == strcmp(mode, "fail"), 0 == strcmp(mode, "nb"),
+                    0 == strcmp(mode, "abort"));
     }
     fflush(stdout);
     CHECK(PMIx_Finalize(NULL, 0), "PMIx_Finalize");
