@@ -414,23 +414,19 @@ impl Client {
         }
         let opts = GetOptions::parse(qualifiers);
         let reserved = key.starts_with("pmix");
-        if self.get_local(proc, key, reserved, &opts).is_none() {
-            // Another namespace's job data (spawned, parent, connected)
-            // is mapped first.
-            let inner = self.inner.clone();
-            let (p, k, q) = (proc.clone(), key.to_owned(), qualifiers.to_vec());
-            self.fetch_if_unknown_nb(
-                &proc.nspace,
-                Box::new(move || get_nb_rest(inner, p, k, q, done)),
-            );
+        if let Some(v) = self.get_local(proc, key, reserved, &opts) {
+            self.inner
+                .requester
+                .run_there(Box::new(move || done(Ok(v))));
             return Ok(());
         }
-        get_nb_rest(
-            self.inner.clone(),
-            proc.clone(),
-            key.to_owned(),
-            qualifiers.to_vec(),
-            done,
+        // Another namespace's job data (spawned, parent, connected) is
+        // mapped first (at once if it already is).
+        let inner = self.inner.clone();
+        let (p, k, q) = (proc.clone(), key.to_owned(), qualifiers.to_vec());
+        self.fetch_if_unknown_nb(
+            &proc.nspace,
+            Box::new(move || get_nb_rest(inner, p, k, q, done)),
         );
         Ok(())
     }
