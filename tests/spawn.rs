@@ -109,6 +109,15 @@ fn c_parent_spawns_children_that_read_its_data_and_connect() {
     let o = pmixrun(&exe, &[]);
     assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
     assert_spawn_lines(&o.stdout, "pmixrun-");
+    // pmixrun honours the app's PMIX_WDIR.
+    for r in 0..2 {
+        let line = format!("spawn: child {r} cwd /\n");
+        assert!(
+            o.stdout.contains(&line),
+            "missing {line:?} in\n{}",
+            o.stdout
+        );
+    }
     // The children's namespace is a new one.
     assert!(
         o.stdout.contains("spawn: parent spawned pmixrun-"),

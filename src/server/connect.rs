@@ -9,7 +9,11 @@
 //! whose participants are all local completes at once. A participant that
 //! leaves (connection lost or finalized) before arriving, or the shortest
 //! `PMIX_TIMEOUT` given, fails the operation for those that arrived
-//! (`PMIX_ERR_LOST_CONNECTION`, `PMIX_ERR_TIMEOUT`): nobody hangs.
+//! (`PMIX_ERR_LOST_CONNECTION`, `PMIX_ERR_TIMEOUT`): nobody hangs. The
+//! timeout is the server's alone: it is not passed to the host (the
+//! standard's advice against competing timeouts), and a host answer after
+//! it is ignored. A disconnect is not checked against earlier connects
+//! (OpenPMIx 4.2 does not either).
 //!
 //! After a connect, participants read each other's job data from the
 //! other namespaces' job segments, which a client asks for with a
@@ -27,7 +31,7 @@ use super::fence;
 use super::host::Completion;
 use super::services::Caller;
 use crate::wire::{process_mgmt, Directives, Message, NspaceReply, Op};
-use crate::{Info, Nspace, Proc, Status};
+use crate::{keys, Info, Nspace, Proc, Status};
 
 /// One connect or disconnect in progress.
 struct Collective {
@@ -123,7 +127,15 @@ impl EventLoop {
         let Some(c) = self.collectives.active.get_mut(&cid) else {
             return;
         };
-        let (op, procs, infos) = (c.op, c.procs.clone(), c.infos.clone());
+        // The server keeps PMIX_TIMEOUT itself: the host gets no competing
+        // timeout (as the standard advises).
+        let infos: Vec<Info> = c
+            .infos
+            .iter()
+            .filter(|i| i.key.as_bytes() != keys::TIMEOUT.as_bytes())
+            .cloned()
+            .collect();
+        let (op, procs) = (c.op, c.procs.clone());
         self.collectives.by_set.remove(&(op.0, procs.clone()));
         let hop = self.new_pending(PendingOp::Collective(cid));
         if let Some(c) = self.collectives.active.get_mut(&cid) {

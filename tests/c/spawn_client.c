@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <pmix.h>
 
 static pmix_proc_t me;
@@ -126,6 +127,10 @@ static int parent(const char *self, bool fail, bool nb, bool abort_after) {
     app.env = calloc(2, sizeof(char *));
     app.env[0] = strdup("SPAWN_TEST_VAR=from-app-env");
     app.maxprocs = 2;
+    /* A launcher honouring PMIX_WDIR starts the children in "/". */
+    PMIX_INFO_CREATE(app.info, 1);
+    app.ninfo = 1;
+    PMIX_INFO_LOAD(&app.info[0], PMIX_WDIR, "/", PMIX_STRING);
     pmix_nspace_t child;
     if (nb) {
         CHECK(PMIx_Spawn_nb(NULL, 0, &app, 1, spawn_cb, &fired), "PMIx_Spawn_nb");
@@ -183,6 +188,11 @@ static int child(bool fail) {
     bool spawned = v->data.flag;
     PMIX_VALUE_RELEASE(v);
     const char *var = getenv("SPAWN_TEST_VAR");
+    char cwd[4096];
+    if (NULL == getcwd(cwd, sizeof(cwd))) {
+        strcpy(cwd, "?");
+    }
+    printf("spawn: child %u cwd %s\n", me.rank, cwd);
     printf("spawn: child %u parent %s:%u spawned %d env %s\n", me.rank, par.nspace,
            par.rank, (int)spawned, var ? var : "(unset)");
 

@@ -31,6 +31,9 @@
 #define CHILD_NS "c-spawn-child"
 
 static atomic_int n_connect, n_disconnect, n_spawn;
+/* The library added PMIX_PARENT_ID (the requestor), PMIX_SPAWNED and
+ * PMIX_REQUESTOR_IS_CLIENT to the job infos, as the standard requires. */
+static atomic_int job_info_ok;
 static int failures = 0;
 
 #define FAIL(...)                                     \
@@ -153,8 +156,21 @@ static pmix_status_t spawn_fn(const pmix_proc_t *proc, const pmix_info_t job_inf
                               const pmix_app_t apps[], size_t napps, pmix_spawn_cbfunc_t cbfunc,
                               void *cbdata)
 {
-    (void) job_info;
-    (void) ninfo;
+    int found = 0;
+    for (size_t i = 0; i < ninfo; i++) {
+        const pmix_info_t *in = &job_info[i];
+        if (PMIX_CHECK_KEY(in, PMIX_PARENT_ID) && PMIX_PROC == in->value.type &&
+            PMIX_CHECK_PROCID(in->value.data.proc, proc)) {
+            found |= 1;
+        } else if (PMIX_CHECK_KEY(in, PMIX_SPAWNED) && PMIX_BOOL == in->value.type &&
+                   in->value.data.flag) {
+            found |= 2;
+        } else if (PMIX_CHECK_KEY(in, PMIX_REQUESTOR_IS_CLIENT) && PMIX_BOOL == in->value.type &&
+                   in->value.data.flag) {
+            found |= 4;
+        }
+    }
+    atomic_store(&job_info_ok, 7 == found);
     atomic_fetch_add(&n_spawn, 1);
     pthread_mutex_lock(&lock);
     spawn_req.requestor = *proc;
@@ -247,7 +263,8 @@ int main(int argc, char **argv)
     if (1 != spawn_req.napps || 0 != strcmp(spawn_req.requestor.nspace, PARENT_NS) ||
         0 != spawn_req.requestor.rank || NULL == app->cmd || 2 != app->maxprocs ||
         NULL == app->argv || NULL == app->argv[1] || 0 != strcmp(app->argv[1], "child") ||
-        NULL == app->env || NULL == app->cwd) {
+        NULL == app->env || NULL == app->cwd || 1 != app->ninfo ||
+        !PMIX_CHECK_KEY(&app->info[0], PMIX_WDIR)) {
         FAIL("spawn request: napps %zu requestor %s:%u maxprocs %d", spawn_req.napps,
              spawn_req.requestor.nspace, spawn_req.requestor.rank, app->maxprocs);
         spawn_req.cbfunc(PMIX_ERR_BAD_PARAM, NULL, spawn_req.cbdata);
@@ -276,6 +293,9 @@ int main(int argc, char **argv)
     }
     if (1 != atomic_load(&n_spawn)) {
         FAIL("spawn fired %d times", atomic_load(&n_spawn));
+    }
+    if (!atomic_load(&job_info_ok)) {
+        FAIL("spawn job infos lack PMIX_PARENT_ID/PMIX_SPAWNED/PMIX_REQUESTOR_IS_CLIENT");
     }
     if (1 != atomic_load(&n_connect)) {
         FAIL("connect fired %d times, want 1", atomic_load(&n_connect));

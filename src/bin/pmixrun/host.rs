@@ -28,8 +28,9 @@ pub struct AbortRequest {
 /// A rank's call to `PMIx_Spawn`, for the main loop to carry out.
 pub struct SpawnRequest {
     pub requestor: Proc,
-    /// Job-level directives (mapping, IOF, ...) are not used: everything
-    /// runs here and every output is forwarded.
+    /// Job-level directives: only `PMIX_WDIR` is used (mapping, IOF, ...
+    /// do not apply: everything runs here and every output is forwarded).
+    pub job_info: Vec<Info>,
     pub apps: Vec<App>,
     /// Completed with the new namespace once its ranks are started.
     pub done: Completion<Nspace>,
@@ -130,12 +131,13 @@ impl HostModule for RunHost {
     fn spawn(
         &self,
         requestor: &Proc,
-        _job_info: &[Info],
+        job_info: &[Info],
         apps: &[App],
         done: Completion<Nspace>,
     ) -> Result<(), Status> {
         self.state().spawns.push(SpawnRequest {
             requestor: requestor.clone(),
+            job_info: job_info.to_vec(),
             apps: apps.to_vec(),
             done,
         });

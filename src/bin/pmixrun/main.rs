@@ -23,7 +23,8 @@
 //! `env` added to the environment, in `cwd`); its ranks are started,
 //! forwarded and reaped like the first job's and count for the exit
 //! status, and the requestor's call returns the namespace once they are
-//! started. Job-level spawn directives (mapping, ...) are ignored.
+//! started. `PMIX_WDIR` (the app's, else the job's) overrides the app's
+//! `cwd`; other spawn directives (mapping, IOF, ...) are ignored.
 //!
 //! Everything happens in one `poll` loop: the ranks' output pipes and a
 //! self-pipe fed by the signal handlers (`SIGCHLD` included) and by the
@@ -231,6 +232,17 @@ fn raise_fd_limit() {
     }
 }
 
+/// The `PMIX_WDIR` among `infos`, if one.
+fn wdir(infos: &[Info]) -> Option<PathBuf> {
+    infos
+        .iter()
+        .find(|i| i.key.as_bytes() == keys::WDIR.as_bytes())
+        .and_then(|i| match &i.value {
+            Value::String(Some(s)) => Some(PathBuf::from(s.to_string_lossy().into_owned())),
+            _ => None,
+        })
+}
+
 /// What starting a rank needs besides the rank itself.
 struct Launcher<'a> {
     server: &'a Server,
@@ -348,7 +360,10 @@ impl Launcher<'_> {
                 _ => return Err(Status::ERR_BAD_PARAM),
             };
             let np = a.maxprocs.max(1) as u32;
-            let cwd = a.cwd.as_ref().map(|c| PathBuf::from(lossy(c)));
+            // PMIX_WDIR of the app, else of the job, else the app's cwd.
+            let cwd = wdir(&a.info)
+                .or_else(|| wdir(&req.job_info))
+                .or_else(|| a.cwd.as_ref().map(|c| PathBuf::from(lossy(c))));
             let mut app = AppContext::new(np).argv(if argv.is_empty() {
                 vec![cmd.clone()]
             } else {
