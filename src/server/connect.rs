@@ -13,7 +13,7 @@
 //! timeout is the server's alone: it is not passed to the host (the
 //! standard's advice against competing timeouts), and a host answer after
 //! it is ignored. A disconnect is not checked against earlier connects
-//! (OpenPMIx 4.2 does not either).
+//! (OpenPMIx 4.2's client does not either).
 //!
 //! After a connect, participants read each other's job data from the
 //! other namespaces' job segments, which a client asks for with a
