@@ -21,7 +21,8 @@ use std::sync::Arc;
 
 use crossbeam_channel::Sender;
 
-use crate::{Info, Proc, Status};
+use crate::value::App;
+use crate::{Info, Nspace, Proc, Status};
 
 /// What the loop receives from completions and from API calls.
 pub(crate) enum Command {
@@ -346,6 +347,42 @@ pub trait HostModule: Send + Sync + 'static {
         done: Completion<Vec<Info>>,
     ) -> Result<(), Status> {
         let _ = (proc, cred, directives, done);
+        Err(Status::ERR_NOT_SUPPORTED)
+    }
+
+    /// `requestor` called `PMIx_Spawn` with `job_info` and `apps`: the host
+    /// launches the new job (registering its namespace and clients with
+    /// the server, `PMIX_PARENT_ID` = `requestor`) and completes `done`
+    /// with the new namespace once its processes are started. The
+    /// client's call returns that namespace.
+    fn spawn(
+        &self,
+        requestor: &Proc,
+        job_info: &[Info],
+        apps: &[App],
+        done: Completion<Nspace>,
+    ) -> Result<(), Status> {
+        let _ = (requestor, job_info, apps, done);
+        Err(Status::ERR_NOT_SUPPORTED)
+    }
+
+    /// Every local participant of a `PMIx_Connect` over `procs` arrived:
+    /// the host completes `done` once the participants of every node have
+    /// (one call per operation and node). Without this callback, a connect
+    /// whose participants are all local completes locally.
+    fn connect(&self, procs: &[Proc], infos: &[Info], done: Completion<()>) -> Result<(), Status> {
+        let _ = (procs, infos, done);
+        Err(Status::ERR_NOT_SUPPORTED)
+    }
+
+    /// As [`connect`](Self::connect), for `PMIx_Disconnect`.
+    fn disconnect(
+        &self,
+        procs: &[Proc],
+        infos: &[Info],
+        done: Completion<()>,
+    ) -> Result<(), Status> {
+        let _ = (procs, infos, done);
         Err(Status::ERR_NOT_SUPPORTED)
     }
 }

@@ -31,6 +31,7 @@
 //!   a participant's connection is lost, or failed at its `PMIX_TIMEOUT`.
 
 mod app_setup;
+mod connect;
 mod control;
 mod credential;
 mod env;
@@ -43,6 +44,7 @@ mod pubsub;
 mod query;
 mod registry;
 mod services;
+mod spawn;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

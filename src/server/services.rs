@@ -46,6 +46,8 @@ impl EventLoop {
             Op::ALLOCATE => self.allocate(caller, proc, &req.body),
             Op::GET_CREDENTIAL => self.get_credential(caller, proc, &req.body),
             Op::VALIDATE_CREDENTIAL => self.validate_credential(caller, proc, &req.body),
+            Op::SPAWN => self.spawn_request(caller, proc, &req.body),
+            Op::CONNECT | Op::DISCONNECT => self.collective_enter(caller, proc, req.op, &req.body),
             Op(_) => self.respond(caller, Err(Status::ERR_NOT_SUPPORTED)),
         }
     }

@@ -17,6 +17,8 @@ pub mod regex;
 pub mod server;
 pub(crate) mod server_module;
 pub(crate) mod server_pubsub;
+pub mod spawn;
+pub(crate) mod spawn_host;
 pub mod strings;
 pub mod tool;
 pub mod value;

@@ -99,9 +99,9 @@ pub struct pmix_server_module_t {
     pub publish: crate::api::server_pubsub::PublishFn,
     pub lookup: crate::api::server_pubsub::LookupFn,
     pub unpublish: crate::api::server_pubsub::UnpublishFn,
-    pub spawn: UnusedFn,
-    pub connect: UnusedFn,
-    pub disconnect: UnusedFn,
+    pub spawn: crate::api::spawn_host::SpawnFn,
+    pub connect: crate::api::spawn_host::ConnectFn,
+    pub disconnect: crate::api::spawn_host::ConnectFn,
     pub register_events: UnusedFn,
     pub deregister_events: UnusedFn,
     pub listener: UnusedFn,
@@ -457,6 +457,29 @@ impl HostModule for CHost {
         let f = self.module.validate_credential;
         crate::api::host_rm::validate_credential(f, proc, cred, directives, done)
     }
+
+    fn spawn(
+        &self,
+        requestor: &Proc,
+        job_info: &[Info],
+        apps: &[pmix_core::value::App],
+        done: Completion<pmix_core::Nspace>,
+    ) -> Result<(), Status> {
+        crate::api::spawn_host::spawn(self.module.spawn, requestor, job_info, apps, done)
+    }
+
+    fn connect(&self, procs: &[Proc], infos: &[Info], done: Completion<()>) -> Result<(), Status> {
+        crate::api::spawn_host::collective(self.module.connect, procs, infos, done)
+    }
+
+    fn disconnect(
+        &self,
+        procs: &[Proc],
+        infos: &[Info],
+        done: Completion<()>,
+    ) -> Result<(), Status> {
+        crate::api::spawn_host::collective(self.module.disconnect, procs, infos, done)
+    }
 }
 
 /// A fence in the host's hands: the operation and the procs array.
@@ -527,10 +550,12 @@ mod layout {
         std::fs::write(
             &src,
             "#include <stdio.h>\n#include <stddef.h>\n#include <pmix_server.h>\n\
-             int main(void){printf(\"%zu %zu %zu %zu %zu %zu\\n\", sizeof(pmix_server_module_t),\
+             int main(void){printf(\"%zu %zu %zu %zu %zu %zu %zu %zu %zu\\n\", sizeof(pmix_server_module_t),\
              offsetof(pmix_server_module_t, fence_nb), offsetof(pmix_server_module_t, direct_modex),\
              offsetof(pmix_server_module_t, client_finalized), offsetof(pmix_server_module_t, abort),\
-             offsetof(pmix_server_module_t, client_connected2));return 0;}\n",
+             offsetof(pmix_server_module_t, client_connected2), offsetof(pmix_server_module_t, spawn),\
+             offsetof(pmix_server_module_t, connect), offsetof(pmix_server_module_t, disconnect));\
+             return 0;}\n",
         )
         .unwrap();
         let out = Command::new("cc")
@@ -551,13 +576,16 @@ mod layout {
         let got = String::from_utf8(out.stdout).unwrap();
         type M = pmix_server_module_t;
         let want = format!(
-            "{} {} {} {} {} {}\n",
+            "{} {} {} {} {} {} {} {} {}\n",
             size_of::<M>(),
             offset_of!(M, fence_nb),
             offset_of!(M, direct_modex),
             offset_of!(M, client_finalized),
             offset_of!(M, abort),
-            offset_of!(M, client_connected2)
+            offset_of!(M, client_connected2),
+            offset_of!(M, spawn),
+            offset_of!(M, connect),
+            offset_of!(M, disconnect)
         );
         assert_eq!(got, want);
     }
