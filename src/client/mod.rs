@@ -29,8 +29,10 @@ mod connect;
 mod lookup;
 mod progress;
 mod pubsub;
+mod query;
 mod service;
 mod singleton;
+mod spawn;
 
 use std::collections::{HashMap, HashSet};
 use std::os::fd::{AsFd, OwnedFd};
@@ -53,7 +55,9 @@ pub use lookup::{GetOptions, RealmQualifier};
 pub use pmix_shmem::{NsHandle, NsView, Scope, ValueRef};
 pub use progress::EventSink;
 pub use pubsub::LookupCallback;
+pub use query::{CredentialCallback, InfosCallback, QueryCallback};
 pub use service::ResponseCallback;
+pub use spawn::SpawnCallback;
 
 use progress::{Progress, Reply, Requester};
 
@@ -161,6 +165,42 @@ impl Inner {
         Ok(())
     }
 
+    /// Everything a get can answer without the server. A process's own
+    /// puts come first for its non-reserved keys (a modex segment may hold
+    /// an older value).
+    fn get_local(
+        &self,
+        proc: &Proc,
+        key: &str,
+        reserved: bool,
+        opts: &GetOptions,
+    ) -> Option<Value> {
+        if !reserved && proc == &self.proc {
+            let local = self.local.read();
+            if let Some(v) = local.own.get(&Key::new(key).ok()?) {
+                return Some(v.clone());
+            }
+        }
+        {
+            let r = self.directory.reader();
+            if let Some(v) = lookup::in_segments(&r, &self.proc, proc, key, opts) {
+                return Some(Value::from(v));
+            }
+        }
+        let k = Key::new(key).ok()?;
+        let local = self.local.read();
+        if let Some(v) = local.internal.get(&(proc.clone(), k.clone())) {
+            return Some(v.clone());
+        }
+        local
+            .fetched
+            .get(proc)?
+            .iter()
+            .rev()
+            .find(|p| p.key == k)
+            .map(|p| p.value.clone())
+    }
+
     fn check_active(&self) -> Result<(), Status> {
         if self.finalized.load(Ordering::Acquire) {
             Err(Status::ERR_INIT)
@@ -168,6 +208,48 @@ impl Inner {
             Ok(())
         }
     }
+}
+
+/// The rest of [`Client::get_nb`] once the namespace is mapped (if it
+/// can be): the local answer, else direct modex.
+fn get_nb_rest(
+    inner: Arc<Inner>,
+    proc: Proc,
+    key: String,
+    qualifiers: Vec<Info>,
+    done: GetCallback,
+) {
+    let opts = GetOptions::parse(&qualifiers);
+    let reserved = key.starts_with("pmix");
+    let local = inner.get_local(&proc, &key, reserved, &opts);
+    let mine = proc == inner.proc;
+    if local.is_some()
+        || reserved
+        || mine
+        || proc.rank.0 > Rank::VALID.0
+        || opts.directives.optional
+    {
+        let r = local.ok_or(Status::ERR_NOT_FOUND);
+        inner.requester.run_there(Box::new(move || done(r)));
+        return;
+    }
+    let again = inner.clone();
+    inner.requester.submit(
+        fetch_request(&proc, &key, &qualifiers),
+        Some(Box::new(move |r: Reply| {
+            let r = again.store_fetched(r).and_then(|_| {
+                again
+                    .local
+                    .read()
+                    .fetched
+                    .get(&proc)
+                    .and_then(|v| v.iter().rev().find(|p| p.key.as_bytes() == key.as_bytes()))
+                    .map(|p| p.value.clone())
+                    .ok_or(Status::ERR_NOT_FOUND)
+            });
+            done(r);
+        })),
+    );
 }
 
 /// A connected PMIx client. Cheap to share (`&Client` is `Sync`); every
@@ -361,6 +443,12 @@ impl Client {
         if let Some(v) = self.get_local(proc, key, reserved, &opts) {
             return Ok(v);
         }
+        // Another namespace's job data (spawned, parent, connected).
+        if self.fetch_if_unknown(&proc.nspace) {
+            if let Some(v) = self.get_local(proc, key, reserved, &opts) {
+                return Ok(v);
+            }
+        }
         // Nobody but this process can supply its own data: never wait
         // for it through the server (as OpenPMIx).
         let mine = proc == &self.inner.proc;
@@ -372,9 +460,8 @@ impl Client {
             .ok_or(Status::ERR_NOT_FOUND)
     }
 
-    /// Everything a get can answer without the server. A process's own
-    /// puts come first for its non-reserved keys (a modex segment may hold
-    /// an older value).
+    /// Everything a get can answer without the server (see
+    /// [`Inner::get_local`]).
     fn get_local(
         &self,
         proc: &Proc,
@@ -382,30 +469,7 @@ impl Client {
         reserved: bool,
         opts: &GetOptions,
     ) -> Option<Value> {
-        if !reserved && proc == &self.inner.proc {
-            let local = self.inner.local.read();
-            if let Some(v) = local.own.get(&Key::new(key).ok()?) {
-                return Some(v.clone());
-            }
-        }
-        {
-            let r = self.reader();
-            if let Some(v) = self.lookup(&r, proc, key, opts) {
-                return Some(Value::from(v));
-            }
-        }
-        let k = Key::new(key).ok()?;
-        let local = self.inner.local.read();
-        if let Some(v) = local.internal.get(&(proc.clone(), k.clone())) {
-            return Some(v.clone());
-        }
-        local
-            .fetched
-            .get(proc)?
-            .iter()
-            .rev()
-            .find(|p| p.key == k)
-            .map(|p| p.value.clone())
+        self.inner.get_local(proc, key, reserved, opts)
     }
 
     /// The version of this process's latest put of `key` (a number that
@@ -445,35 +509,19 @@ impl Client {
         }
         let opts = GetOptions::parse(qualifiers);
         let reserved = key.starts_with("pmix");
-        let local = self.get_local(proc, key, reserved, &opts);
-        let mine = proc == &self.inner.proc;
-        if local.is_some()
-            || reserved
-            || mine
-            || proc.rank.0 > Rank::VALID.0
-            || opts.directives.optional
-        {
-            let r = local.ok_or(Status::ERR_NOT_FOUND);
-            self.inner.requester.run_there(Box::new(move || done(r)));
+        if let Some(v) = self.get_local(proc, key, reserved, &opts) {
+            self.inner
+                .requester
+                .run_there(Box::new(move || done(Ok(v))));
             return Ok(());
         }
+        // Another namespace's job data (spawned, parent, connected) is
+        // mapped first (at once if it already is).
         let inner = self.inner.clone();
-        let (proc, key) = (proc.clone(), key.to_owned());
-        self.inner.requester.submit(
-            fetch_request(&proc, &key, qualifiers),
-            Some(Box::new(move |r: Reply| {
-                let r = inner.store_fetched(r).and_then(|_| {
-                    inner
-                        .local
-                        .read()
-                        .fetched
-                        .get(&proc)
-                        .and_then(|v| v.iter().rev().find(|p| p.key.as_bytes() == key.as_bytes()))
-                        .map(|p| p.value.clone())
-                        .ok_or(Status::ERR_NOT_FOUND)
-                });
-                done(r);
-            })),
+        let (p, k, q) = (proc.clone(), key.to_owned(), qualifiers.to_vec());
+        self.fetch_if_unknown_nb(
+            &proc.nspace,
+            Box::new(move || get_nb_rest(inner, p, k, q, done)),
         );
         Ok(())
     }

@@ -88,6 +88,8 @@ pub(crate) enum PendingOp {
     },
     Fence(u64),
     DirectModex(Proc),
+    /// A connect or disconnect handed to the host (see `connect`).
+    Collective(u64),
     /// A fence reported failed to the host; its answer is not needed.
     Ignored,
     /// A service request handed to the host (see `services`).
@@ -99,9 +101,11 @@ pub(crate) enum PendingOp {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
-enum TimerKey {
+pub(super) enum TimerKey {
     Fence(u64),
     Waiter(u64),
+    /// A connect or disconnect's `PMIX_TIMEOUT`.
+    Collective(u64),
 }
 
 pub(crate) struct EventLoop {
@@ -118,8 +122,10 @@ pub(crate) struct EventLoop {
     by_proc: HashMap<Proc, Token>,
     committed: HashMap<Proc, Vec<Posted>>,
     /// Local processes that finalized or whose connection was lost.
-    departed: HashSet<Proc>,
-    modex: HashMap<Nspace, Vec<ModexSegment>>,
+    pub(super) departed: HashSet<Proc>,
+    pub(super) modex: HashMap<Nspace, Vec<ModexSegment>>,
+    /// Connects and disconnects in progress.
+    pub(super) collectives: super::connect::Collectives,
     fences_by_set: HashMap<Vec<Proc>, u64>,
     fences: HashMap<u64, Tracker>,
     next_fence: u64,
@@ -130,7 +136,7 @@ pub(crate) struct EventLoop {
     next_waiter: u64,
     ops: HashMap<u64, PendingOp>,
     next_op: u64,
-    timers: BTreeSet<(Instant, TimerKey)>,
+    pub(super) timers: BTreeSet<(Instant, TimerKey)>,
 }
 
 impl EventLoop {
@@ -162,6 +168,7 @@ impl EventLoop {
             committed: HashMap::new(),
             departed: HashSet::new(),
             modex: HashMap::new(),
+            collectives: Default::default(),
             fences_by_set: HashMap::new(),
             fences: HashMap::new(),
             next_fence: 1,
@@ -307,7 +314,7 @@ impl EventLoop {
         }
     }
 
-    fn send(&mut self, token: Token, id: u32, msg: &Message, fds: Vec<OwnedFd>) {
+    pub(super) fn send(&mut self, token: Token, id: u32, msg: &Message, fds: Vec<OwnedFd>) {
         let Some(p) = self.peers.get_mut(&token) else {
             return;
         };
@@ -344,6 +351,7 @@ impl EventLoop {
         // The process left without finalizing: whatever waits on it fails.
         self.departed.insert(proc.clone());
         self.fail_fences_of(&proc, Status::ERR_LOST_CONNECTION, false);
+        self.collectives_proc_left(&proc);
         self.release_local_waiters(&proc);
         self.host.client_lost(&proc);
     }
@@ -379,6 +387,7 @@ impl EventLoop {
             Message::Request(q) => self.service(Caller { token, id }, &proc, q),
             Message::FenceRequest(f) => self.fence_enter(token, id, &proc, f),
             Message::DmodexRequest(d) => self.dmodex(token, id, &proc, d),
+            Message::NspaceRequest(ns) => self.nspace_segments(token, id, &ns),
             Message::Abort(a) => {
                 let op = self.new_op(PendingOp::Abort { token, id });
                 let msg = a.message.as_ref().map(|m| m.to_string_lossy().into_owned());
@@ -401,6 +410,7 @@ impl EventLoop {
                 self.release_local_waiters(&proc);
                 // A fence it never entered cannot complete any more.
                 self.fail_fences_of(&proc, Status::ERR_LOST_CONNECTION, true);
+                self.collectives_proc_left(&proc);
                 let op = self.new_op(PendingOp::Finalize { token, id });
                 let r = self
                     .host
@@ -534,7 +544,7 @@ impl EventLoop {
 
     /// Local participants of `procs`: every local rank of a wildcard's
     /// namespace, and the listed ranks that are local.
-    fn local_participants(&self, procs: &[Proc]) -> BTreeSet<Proc> {
+    pub(super) fn local_participants(&self, procs: &[Proc]) -> BTreeSet<Proc> {
         let mut out = BTreeSet::new();
         for p in procs {
             let Some(ns) = self.registry.nspace(&p.nspace) else {
@@ -554,7 +564,7 @@ impl EventLoop {
     }
 
     /// True if every process of `procs` runs on this node.
-    fn all_local(&self, procs: &[Proc]) -> bool {
+    pub(super) fn all_local(&self, procs: &[Proc]) -> bool {
         procs.iter().all(|p| {
             self.registry.nspace(&p.nspace).is_some_and(|ns| {
                 if p.rank == Rank::WILDCARD {
@@ -996,6 +1006,13 @@ impl EventLoop {
         })
     }
 
+    /// The kernel's credentials (pid, uid, gid) of the connected client
+    /// `proc`'s socket.
+    pub(crate) fn peer_creds(&self, proc: &Proc) -> Option<crate::net::PeerCredentials> {
+        let t = self.token_of(proc)?;
+        self.peers.get(&t).map(|p| p.creds)
+    }
+
     /// Every connected, authenticated client.
     #[allow(dead_code)]
     pub(crate) fn connected_procs(&self) -> Vec<Proc> {
@@ -1018,6 +1035,12 @@ impl EventLoop {
     #[allow(dead_code)]
     pub(crate) fn new_pending(&mut self, op: PendingOp) -> u64 {
         self.new_op(op)
+    }
+
+    /// Forgets a pending operation without resolving it (its answer, if
+    /// one comes, is ignored).
+    pub(crate) fn take_pending(&mut self, op: u64) -> Option<PendingOp> {
+        self.ops.remove(&op)
     }
 
     /// Resolves a pending operation with `result`.
@@ -1061,6 +1084,7 @@ impl EventLoop {
                     self.answer(w, r.clone());
                 }
             }
+            PendingOp::Collective(cid) => self.collective_done(cid, unit(result)),
             PendingOp::Ignored => {}
             PendingOp::Service { caller, encoder } => {
                 let r = encoder(result);
@@ -1085,6 +1109,7 @@ impl EventLoop {
                     }
                     None => self.fail_fence(fid, Status::ERR_TIMEOUT),
                 },
+                TimerKey::Collective(cid) => self.collective_timeout(cid),
                 TimerKey::Waiter(wid) => {
                     let w = take_waiter(&mut self.local_waiters, wid)
                         .or_else(|| take_waiter(&mut self.remote_waiters, wid));
@@ -1131,7 +1156,7 @@ fn record_of(proc: &Proc, posted: &[Posted], scopes: Scopes) -> Result<Vec<u8>, 
     Ok(out)
 }
 
-fn push_job_segment(
+pub(super) fn push_job_segment(
     nspace: &Nspace,
     ns: &NsRecord,
     segments: &mut Vec<SegmentRef>,
@@ -1151,7 +1176,7 @@ fn push_job_segment(
     }
 }
 
-fn push_modex(
+pub(super) fn push_modex(
     nspace: &Nspace,
     m: &ModexSegment,
     segments: &mut Vec<SegmentRef>,

@@ -21,7 +21,8 @@ use std::sync::Arc;
 
 use crossbeam_channel::Sender;
 
-use crate::{Info, Proc, Status};
+use crate::value::App;
+use crate::{Info, Nspace, Proc, Status};
 
 /// What the loop receives from completions and from API calls.
 pub(crate) enum Command {
@@ -253,6 +254,135 @@ pub trait HostModule: Send + Sync + 'static {
         done: Completion<()>,
     ) -> Result<(), Status> {
         let _ = (proc, keys, infos, done);
+        Err(Status::ERR_NOT_SUPPORTED)
+    }
+
+    /// `query`: `proc` asked `queries` that neither its library nor the
+    /// server could answer. Complete with the results, one info per key
+    /// answered (the key is the query key); answering some keys only is
+    /// fine (the client then gets `PMIX_ERR_PARTIAL_SUCCESS`).
+    fn query(
+        &self,
+        proc: &Proc,
+        queries: &[crate::value::Query],
+        done: Completion<Vec<Info>>,
+    ) -> Result<(), Status> {
+        let _ = (proc, queries, done);
+        Err(Status::ERR_NOT_SUPPORTED)
+    }
+
+    /// `log`: `proc` asks to log `data` (`PMIX_LOG_STDERR`, `PMIX_LOG_SYSLOG`,
+    /// ...) under `directives` (which include `PMIX_LOG_SOURCE`). Without
+    /// this callback the server logs to its own stdout, stderr and syslog.
+    fn log(
+        &self,
+        proc: &Proc,
+        data: &[Info],
+        directives: &[Info],
+        done: Completion<()>,
+    ) -> Result<(), Status> {
+        let _ = (proc, data, directives, done);
+        Err(Status::ERR_NOT_SUPPORTED)
+    }
+
+    /// `job_control`: `proc` asks to act (`PMIX_JOB_CTRL_KILL`, `..._SIGNAL`,
+    /// ...) on `targets` (empty: the requester's namespace).
+    fn job_control(
+        &self,
+        proc: &Proc,
+        targets: &[Proc],
+        directives: &[Info],
+        done: Completion<Vec<Info>>,
+    ) -> Result<(), Status> {
+        let _ = (proc, targets, directives, done);
+        Err(Status::ERR_NOT_SUPPORTED)
+    }
+
+    /// `monitor`: `proc` asks to be monitored as `monitor` says, `error`
+    /// being the status to raise on a failure.
+    fn monitor(
+        &self,
+        proc: &Proc,
+        monitor: &Info,
+        error: Status,
+        directives: &[Info],
+        done: Completion<Vec<Info>>,
+    ) -> Result<(), Status> {
+        let _ = (proc, monitor, error, directives, done);
+        Err(Status::ERR_NOT_SUPPORTED)
+    }
+
+    /// `allocate`: `proc` requests a change (`directive`, a
+    /// `pmix_alloc_directive_t`) of its allocation.
+    fn allocate(
+        &self,
+        proc: &Proc,
+        directive: u8,
+        infos: &[Info],
+        done: Completion<Vec<Info>>,
+    ) -> Result<(), Status> {
+        let _ = (proc, directive, infos, done);
+        Err(Status::ERR_NOT_SUPPORTED)
+    }
+
+    /// `get_credential`: complete with a credential for `proc` and any
+    /// infos describing it.
+    fn get_credential(
+        &self,
+        proc: &Proc,
+        directives: &[Info],
+        done: Completion<(Vec<u8>, Vec<Info>)>,
+    ) -> Result<(), Status> {
+        let _ = (proc, directives, done);
+        Err(Status::ERR_NOT_SUPPORTED)
+    }
+
+    /// `validate_credential`: complete with infos describing the
+    /// credential `cred` `proc` presents (an error if it is not valid).
+    fn validate_credential(
+        &self,
+        proc: &Proc,
+        cred: &[u8],
+        directives: &[Info],
+        done: Completion<Vec<Info>>,
+    ) -> Result<(), Status> {
+        let _ = (proc, cred, directives, done);
+        Err(Status::ERR_NOT_SUPPORTED)
+    }
+
+    /// `requestor` called `PMIx_Spawn` with `job_info` and `apps`: the host
+    /// launches the new job (registering its namespace and clients with
+    /// the server, `PMIX_PARENT_ID` = `requestor`) and completes `done`
+    /// with the new namespace once its processes are started. The
+    /// client's call returns that namespace.
+    fn spawn(
+        &self,
+        requestor: &Proc,
+        job_info: &[Info],
+        apps: &[App],
+        done: Completion<Nspace>,
+    ) -> Result<(), Status> {
+        let _ = (requestor, job_info, apps, done);
+        Err(Status::ERR_NOT_SUPPORTED)
+    }
+
+    /// Every local participant of a `PMIx_Connect` over `procs` arrived:
+    /// the host completes `done` once the participants of every node have
+    /// (one call per operation and node). Without this callback, a connect
+    /// whose participants are all local completes locally.
+    fn connect(&self, procs: &[Proc], infos: &[Info], done: Completion<()>) -> Result<(), Status> {
+        let _ = (procs, infos, done);
+        Err(Status::ERR_NOT_SUPPORTED)
+    }
+
+    /// As [`connect`](Self::connect), for `PMIx_Disconnect`.
+    fn disconnect(
+        &self,
+        procs: &[Proc],
+        infos: &[Info],
+        done: Completion<()>,
+    ) -> Result<(), Status> {
+        let _ = (procs, infos, done);
         Err(Status::ERR_NOT_SUPPORTED)
     }
 }

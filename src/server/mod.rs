@@ -31,6 +31,9 @@
 //!   a participant's connection is lost, or failed at its `PMIX_TIMEOUT`.
 
 mod app_setup;
+mod connect;
+mod control;
+mod credential;
 mod env;
 pub(crate) mod event_loop;
 mod fence;
@@ -38,8 +41,10 @@ mod host;
 mod modex;
 mod published;
 mod pubsub;
+mod query;
 mod registry;
 mod services;
+mod spawn;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -52,9 +57,11 @@ use crate::{keys, Info, Nspace, Proc, Rank, Status, Value};
 
 pub use crate::wire::pubsub::PublishedValue;
 pub use app_setup::{EnvChange, EnvEdit};
+pub use control::{job_ctrl, log_locally, log_source, log_text, log_timestamp};
 pub use env::{SECRET_ENV, URI_ENV_VARS};
 pub use host::{Completion, DmodexCallback, HostModule, NoHost, OpOutput};
 pub use published::{DataRange, LookupDone, Participant, Persistence, PublishedData};
+pub use query::ServerQueryCallback;
 
 use host::{Command, Notifier};
 use registry::Registry;

@@ -25,6 +25,8 @@ pub(crate) struct NsRecord {
     pub(crate) job_segment: SealedSegment,
     /// Its generation number.
     pub(crate) generation: u64,
+    /// This node's name, as registered.
+    pub(crate) hostname: String,
 }
 
 impl NsRecord {
@@ -109,6 +111,7 @@ impl Registry {
             local_ranks,
             job_segment,
             generation,
+            hostname: hostname.to_owned(),
         };
         self.inner
             .lock()
@@ -171,6 +174,13 @@ impl Registry {
             .entry(proc.clone())
             .or_insert(fresh)
             .clone())
+    }
+
+    /// Every registered namespace, sorted.
+    pub(crate) fn nspaces(&self) -> Vec<Nspace> {
+        let mut v: Vec<Nspace> = self.inner.lock().nspaces.keys().cloned().collect();
+        v.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+        v
     }
 
     /// A registered namespace.

@@ -39,6 +39,15 @@ impl EventLoop {
         // Each service adds its operations here.
         match req.op {
             Op::PUBLISH | Op::LOOKUP | Op::UNPUBLISH => self.pubsub(caller, proc, req),
+            Op::QUERY => self.query(caller, proc, &req.body),
+            Op::LOG => self.log(caller, proc, &req.body),
+            Op::JOB_CONTROL => self.job_control(caller, proc, &req.body),
+            Op::MONITOR => self.monitor(caller, proc, &req.body),
+            Op::ALLOCATE => self.allocate(caller, proc, &req.body),
+            Op::GET_CREDENTIAL => self.get_credential(caller, proc, &req.body),
+            Op::VALIDATE_CREDENTIAL => self.validate_credential(caller, proc, &req.body),
+            Op::SPAWN => self.spawn_request(caller, proc, &req.body),
+            Op::CONNECT | Op::DISCONNECT => self.collective_enter(caller, proc, req.op, &req.body),
             Op(_) => self.respond(caller, Err(Status::ERR_NOT_SUPPORTED)),
         }
     }

@@ -98,6 +98,11 @@ kinds! {
     /// Server -> client, before a `HandshakeReply` (same id): segments
     /// that did not fit its frame's descriptor limit.
     Segments = 32, false;
+    /// Client -> server: the job segment and modex generations of another
+    /// namespace (spawned, connected), for gets that name it.
+    NspaceRequest = 15, true;
+    /// Server -> client: those segments (descriptors), or an error.
+    NspaceReply = 16, false;
 }
 
 /// A decoded, validated frame header.

@@ -122,6 +122,15 @@ pub struct Abort {
     pub procs: Vec<Proc>,
 }
 
+/// `NspaceReply`: the segments of the namespace a `NspaceRequest` named.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NspaceReply {
+    /// Success, or why not (`PMIX_ERR_NOT_FOUND`: not registered here).
+    pub status: Status,
+    /// The namespace's job segment and modex generations.
+    pub segments: Vec<SegmentRef>,
+}
+
 /// Service operations carried by [`Message::Request`]. Numbers are part of
 /// the protocol: never reuse one. Each service encodes its own request and
 /// response bodies (with the helpers of [`super::body`]) and validates them
@@ -229,6 +238,10 @@ pub enum Message {
     /// [`MAX_FDS_PER_FRAME`](super::frame::MAX_FDS_PER_FRAME) descriptors;
     /// the client maps them before the reply's own.
     Segments(Vec<SegmentRef>),
+    /// The segments of another namespace, asked for.
+    NspaceRequest(crate::Nspace),
+    /// See [`NspaceReply`].
+    NspaceReply(NspaceReply),
 }
 
 fn put_segments(out: &mut Vec<u8>, segs: &[SegmentRef]) -> Result<(), CodecError> {
@@ -307,6 +320,8 @@ impl Message {
             Message::Response(_) => Kind::Response,
             Message::Event(_) => Kind::Event,
             Message::Segments(_) => Kind::Segments,
+            Message::NspaceRequest(_) => Kind::NspaceRequest,
+            Message::NspaceReply(_) => Kind::NspaceReply,
         }
     }
 
@@ -316,6 +331,7 @@ impl Message {
             Message::HandshakeReply(r) => r.segments.len(),
             Message::FenceRelease(r) => r.segments.len(),
             Message::Segments(s) => s.len(),
+            Message::NspaceReply(r) => r.segments.len(),
             _ => 0,
         }
     }
@@ -374,6 +390,11 @@ impl Message {
             }
             Message::Event(body) => put_bytes(out, body),
             Message::Segments(s) => put_segments(out, s)?,
+            Message::NspaceRequest(ns) => put_nspace(out, ns)?,
+            Message::NspaceReply(n) => {
+                put_status(out, n.status);
+                put_segments(out, &n.segments)?;
+            }
         }
         Ok(())
     }
@@ -465,6 +486,12 @@ impl Message {
             }
             Kind::Event => Message::Event(get_bytes(r).map_err(b)?),
             Kind::Segments => Message::Segments(get_segments(r, name)?),
+            Kind::NspaceRequest => Message::NspaceRequest(get_nspace(r).map_err(b)?),
+            Kind::NspaceReply => {
+                let status = get_status(r).map_err(b)?;
+                let segments = get_segments(r, name)?;
+                Message::NspaceReply(NspaceReply { status, segments })
+            }
         };
         if r.remaining() != 0 {
             return Err(WireError::Trailing(r.remaining()));

@@ -34,7 +34,9 @@ mod directives;
 mod error;
 pub mod frame;
 mod message;
+pub mod process_mgmt;
 pub mod pubsub;
+pub mod rm;
 
 pub use conn::{Connection, Frame, ReadState};
 pub use directives::{flag, int, Directives};
@@ -42,8 +44,8 @@ pub use error::WireError;
 pub use frame::{Header, Kind, HEADER_LEN, PROTOCOL_VERSION};
 pub use message::{
     get_posted, merge_posted, put_posted, Abort, DmodexReply, DmodexRequest, FenceRelease,
-    FenceRequest, Handshake, HandshakeReply, Message, Op, Posted, Request, Response, SegmentKind,
-    SegmentRef, MAX_SECRET_LEN,
+    FenceRequest, Handshake, HandshakeReply, Message, NspaceReply, Op, Posted, Request, Response,
+    SegmentKind, SegmentRef, MAX_SECRET_LEN,
 };
 
 /// Default limit of a frame body once a client is authenticated.
@@ -117,6 +119,11 @@ mod tests {
             }),
             Message::Event(vec![7; 5]),
             Message::Segments(vec![]),
+            Message::NspaceRequest(Nspace::new("other-ns").unwrap()),
+            Message::NspaceReply(NspaceReply {
+                status: Status::ERR_NOT_FOUND,
+                segments: vec![],
+            }),
         ]
     }
 

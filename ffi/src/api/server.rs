@@ -64,6 +64,12 @@ pub(crate) fn server() -> Result<Arc<Running>, Status> {
         .ok_or(Status::ERR_INIT)
 }
 
+/// Runs `f` on the running core server (for the client calls a host
+/// process may make itself: `PMIx_Query_info`, `PMIx_Log`).
+pub(crate) fn with_server<R>(f: impl FnOnce(&Server) -> R) -> Result<R, Status> {
+    Ok(f(&server()?.server))
+}
+
 /// Reads an optional C info array.
 ///
 /// # Safety

@@ -99,21 +99,21 @@ pub struct pmix_server_module_t {
     pub publish: crate::api::server_pubsub::PublishFn,
     pub lookup: crate::api::server_pubsub::LookupFn,
     pub unpublish: crate::api::server_pubsub::UnpublishFn,
-    pub spawn: UnusedFn,
-    pub connect: UnusedFn,
-    pub disconnect: UnusedFn,
+    pub spawn: crate::api::spawn_host::SpawnFn,
+    pub connect: crate::api::spawn_host::ConnectFn,
+    pub disconnect: crate::api::spawn_host::ConnectFn,
     pub register_events: UnusedFn,
     pub deregister_events: UnusedFn,
     pub listener: UnusedFn,
     pub notify_event: UnusedFn,
-    pub query: UnusedFn,
+    pub query: crate::api::host_rm::QueryFn,
     pub tool_connected: UnusedFn,
-    pub log: UnusedFn,
-    pub allocate: UnusedFn,
-    pub job_control: UnusedFn,
-    pub monitor: UnusedFn,
-    pub get_credential: UnusedFn,
-    pub validate_credential: UnusedFn,
+    pub log: crate::api::host_rm::LogFn,
+    pub allocate: crate::api::host_rm::AllocFn,
+    pub job_control: crate::api::host_rm::JobControlFn,
+    pub monitor: crate::api::host_rm::MonitorFn,
+    pub get_credential: crate::api::host_rm::GetCredFn,
+    pub validate_credential: crate::api::host_rm::ValidateCredFn,
     pub iof_pull: UnusedFn,
     pub push_stdin: UnusedFn,
     pub group: UnusedFn,
@@ -394,6 +394,102 @@ impl HostModule for CHost {
     ) -> Result<(), Status> {
         crate::api::server_pubsub::unpublish(self.module.unpublish, proc, keys, infos, done)
     }
+
+    fn query(
+        &self,
+        proc: &Proc,
+        queries: &[pmix_core::value::Query],
+        done: Completion<Vec<Info>>,
+    ) -> Result<(), Status> {
+        crate::api::host_rm::query(self.module.query, proc, queries, done)
+    }
+
+    fn log(
+        &self,
+        proc: &Proc,
+        data: &[Info],
+        directives: &[Info],
+        done: Completion<()>,
+    ) -> Result<(), Status> {
+        crate::api::host_rm::log(self.module.log, proc, data, directives, done)
+    }
+
+    fn job_control(
+        &self,
+        proc: &Proc,
+        targets: &[Proc],
+        directives: &[Info],
+        done: Completion<Vec<Info>>,
+    ) -> Result<(), Status> {
+        let f = self.module.job_control;
+        crate::api::host_rm::job_control(f, proc, targets, directives, done)
+    }
+
+    fn monitor(
+        &self,
+        proc: &Proc,
+        monitor: &Info,
+        error: Status,
+        directives: &[Info],
+        done: Completion<Vec<Info>>,
+    ) -> Result<(), Status> {
+        let f = self.module.monitor;
+        crate::api::host_rm::monitor(f, proc, monitor, error, directives, done)
+    }
+
+    fn allocate(
+        &self,
+        proc: &Proc,
+        directive: u8,
+        infos: &[Info],
+        done: Completion<Vec<Info>>,
+    ) -> Result<(), Status> {
+        crate::api::host_rm::allocate(self.module.allocate, proc, directive, infos, done)
+    }
+
+    fn get_credential(
+        &self,
+        proc: &Proc,
+        directives: &[Info],
+        done: Completion<(Vec<u8>, Vec<Info>)>,
+    ) -> Result<(), Status> {
+        let f = self.module.get_credential;
+        crate::api::host_rm::get_credential(f, proc, directives, done)
+    }
+
+    fn validate_credential(
+        &self,
+        proc: &Proc,
+        cred: &[u8],
+        directives: &[Info],
+        done: Completion<Vec<Info>>,
+    ) -> Result<(), Status> {
+        let f = self.module.validate_credential;
+        crate::api::host_rm::validate_credential(f, proc, cred, directives, done)
+    }
+
+    fn spawn(
+        &self,
+        requestor: &Proc,
+        job_info: &[Info],
+        apps: &[pmix_core::value::App],
+        done: Completion<pmix_core::Nspace>,
+    ) -> Result<(), Status> {
+        crate::api::spawn_host::spawn(self.module.spawn, requestor, job_info, apps, done)
+    }
+
+    fn connect(&self, procs: &[Proc], infos: &[Info], done: Completion<()>) -> Result<(), Status> {
+        crate::api::spawn_host::collective(self.module.connect, procs, infos, done)
+    }
+
+    fn disconnect(
+        &self,
+        procs: &[Proc],
+        infos: &[Info],
+        done: Completion<()>,
+    ) -> Result<(), Status> {
+        crate::api::spawn_host::collective(self.module.disconnect, procs, infos, done)
+    }
 }
 
 /// A fence in the host's hands: the operation and the procs array.
@@ -464,10 +560,12 @@ mod layout {
         std::fs::write(
             &src,
             "#include <stdio.h>\n#include <stddef.h>\n#include <pmix_server.h>\n\
-             int main(void){printf(\"%zu %zu %zu %zu %zu %zu\\n\", sizeof(pmix_server_module_t),\
+             int main(void){printf(\"%zu %zu %zu %zu %zu %zu %zu %zu %zu\\n\", sizeof(pmix_server_module_t),\
              offsetof(pmix_server_module_t, fence_nb), offsetof(pmix_server_module_t, direct_modex),\
              offsetof(pmix_server_module_t, client_finalized), offsetof(pmix_server_module_t, abort),\
-             offsetof(pmix_server_module_t, client_connected2));return 0;}\n",
+             offsetof(pmix_server_module_t, client_connected2), offsetof(pmix_server_module_t, spawn),\
+             offsetof(pmix_server_module_t, connect), offsetof(pmix_server_module_t, disconnect));\
+             return 0;}\n",
         )
         .unwrap();
         let out = Command::new("cc")
@@ -488,13 +586,16 @@ mod layout {
         let got = String::from_utf8(out.stdout).unwrap();
         type M = pmix_server_module_t;
         let want = format!(
-            "{} {} {} {} {} {}\n",
+            "{} {} {} {} {} {} {} {} {}\n",
             size_of::<M>(),
             offset_of!(M, fence_nb),
             offset_of!(M, direct_modex),
             offset_of!(M, client_finalized),
             offset_of!(M, abort),
-            offset_of!(M, client_connected2)
+            offset_of!(M, client_connected2),
+            offset_of!(M, spawn),
+            offset_of!(M, connect),
+            offset_of!(M, disconnect)
         );
         assert_eq!(got, want);
     }

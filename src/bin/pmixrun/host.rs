@@ -1,22 +1,34 @@
 //! The host module `pmixrun` gives its server. One node: a fence has no
 //! other node to exchange with, so `fence_nb` completes at once with this
-//! node's data. What the main loop must act on (aborts, finalizes, lost
-//! clients) is recorded in [`JobState`] and announced with
-//! [`signals::wake`]. Published data lives in a [`PublishedData`] store:
-//! one node, one session, so every namespace `pmixrun` runs (and later
-//! spawns) shares it.
+//! node's data, and so do `connect` and `disconnect` (every participant is
+//! local). What the main loop must act on (aborts, finalizes, lost
+//! clients, spawn and job-control requests) is recorded in [`JobState`]
+//! and announced with [`signals::wake`]. Published data lives in a
+//! [`PublishedData`] store: one node, one session, so every namespace
+//! `pmixrun` runs (and spawns) shares it.
+//!
+//! `PMIx_Log` messages go to `pmixrun`'s own stderr/stdout (or syslog),
+//! each line prefixed with `[rank N] `. `PMIx_Job_control` acts on ranks of
+//! the launched job (not of spawned ones): `PMIX_JOB_CTRL_KILL` (SIGKILL),
+//! `PMIX_JOB_CTRL_TERMINATE` (SIGTERM), `PMIX_JOB_CTRL_SIGNAL` (the given
+//! signal), `PMIX_JOB_CTRL_PAUSE`/`RESUME` (SIGSTOP/SIGCONT), sent by the
+//! main loop to each target's process group. Queries are left to the
+//! server's own answers, credentials to the server's native ones;
+//! monitoring and allocation are refused with `PMIX_ERR_NOT_SUPPORTED`
+//! (one node, no resource manager behind it).
 
 use std::collections::HashSet;
 use std::sync::Mutex;
 
 use pmix::server::{Completion, HostModule, Participant, PublishedData, PublishedValue};
-use pmix::{Info, Key, Nspace, Proc, Status};
+use pmix::value::App;
+use pmix::{Info, Key, Nspace, Proc, Rank, Status, Value};
 
 use crate::signals;
 
 /// A rank's call to `PMIx_Abort`.
 pub struct AbortRequest {
-    pub rank: u32,
+    pub proc: Proc,
     pub status: Status,
     pub message: Option<String>,
     /// Answered (dropped) only when the job is gone: the caller's
@@ -25,15 +37,67 @@ pub struct AbortRequest {
     pub _done: Completion<()>,
 }
 
-/// What the host saw of the job's clients.
+/// A rank's call to `PMIx_Spawn`, for the main loop to carry out.
+pub struct SpawnRequest {
+    pub requestor: Proc,
+    /// Job-level directives: only `PMIX_WDIR` is used (mapping, IOF, ...
+    /// do not apply: everything runs here and every output is forwarded).
+    pub job_info: Vec<Info>,
+    pub apps: Vec<App>,
+    /// Completed with the new namespace once its ranks are started.
+    pub done: Completion<Nspace>,
+}
+
+/// A `PMIx_Job_control` request for the main loop: send `signal` to
+/// `ranks` (`None`: every rank), then complete `done`.
+pub struct ControlRequest {
+    pub ranks: Option<Vec<u32>>,
+    pub signal: i32,
+    pub done: Completion<Vec<Info>>,
+}
+
+/// What the host saw of the jobs' clients.
 #[derive(Default)]
 pub struct JobState {
-    pub connected: HashSet<u32>,
-    pub finalized: HashSet<u32>,
+    /// The namespaces this launcher registered (the job and what it
+    /// spawned).
+    pub namespaces: HashSet<Nspace>,
+    pub connected: HashSet<Proc>,
+    pub finalized: HashSet<Proc>,
     pub aborts: Vec<AbortRequest>,
+    pub spawns: Vec<SpawnRequest>,
+    pub controls: Vec<ControlRequest>,
+}
+
+/// The signal a job-control request asks for.
+fn control_signal(directives: &[Info]) -> Option<i32> {
+    use pmix::server::job_ctrl;
+    let set = |i: &Info| matches!(i.value, Value::Bool(true) | Value::Undef);
+    for i in directives {
+        let k = i.key.as_c_str().to_bytes();
+        let sig = if k == job_ctrl::KILL.as_bytes() && set(i) {
+            libc::SIGKILL
+        } else if k == job_ctrl::TERMINATE.as_bytes() && set(i) {
+            libc::SIGTERM
+        } else if k == job_ctrl::PAUSE.as_bytes() && set(i) {
+            libc::SIGSTOP
+        } else if k == job_ctrl::RESUME.as_bytes() && set(i) {
+            libc::SIGCONT
+        } else if k == job_ctrl::SIGNAL.as_bytes() {
+            match i.value {
+                Value::Int(n) | Value::Int32(n) if n > 0 => n,
+                _ => continue,
+            }
+        } else {
+            continue;
+        };
+        return Some(sig);
+    }
+    None
 }
 
 pub struct RunHost {
+    /// The launched job's namespace (job control acts on it).
     nspace: Nspace,
     pub state: Mutex<JobState>,
     published: PublishedData,
@@ -41,26 +105,28 @@ pub struct RunHost {
 
 impl RunHost {
     pub fn new(nspace: Nspace) -> RunHost {
+        let mut st = JobState::default();
+        st.namespaces.insert(nspace.clone());
         RunHost {
             nspace,
-            state: Mutex::new(JobState::default()),
+            state: Mutex::new(st),
             published: PublishedData::new(),
         }
     }
 
-    fn ours(&self, proc: &Proc) -> bool {
-        proc.nspace == self.nspace
-    }
-
     fn state(&self) -> std::sync::MutexGuard<'_, JobState> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn ours(&self, proc: &Proc) -> bool {
+        self.state().namespaces.contains(&proc.nspace)
     }
 }
 
 impl HostModule for RunHost {
     fn client_connected(&self, proc: &Proc, done: Completion<()>) -> Result<(), Status> {
         if self.ours(proc) {
-            self.state().connected.insert(proc.rank.0);
+            self.state().connected.insert(proc.clone());
         }
         done.complete(Ok(()));
         Ok(())
@@ -68,7 +134,7 @@ impl HostModule for RunHost {
 
     fn client_finalized(&self, proc: &Proc, done: Completion<()>) -> Result<(), Status> {
         if self.ours(proc) {
-            self.state().finalized.insert(proc.rank.0);
+            self.state().finalized.insert(proc.clone());
         }
         self.published.proc_terminated(proc);
         done.complete(Ok(()));
@@ -89,7 +155,7 @@ impl HostModule for RunHost {
         // The whole job is torn down whichever processes were named: a
         // single-node launcher has no partial-job recovery.
         self.state().aborts.push(AbortRequest {
-            rank: proc.rank.0,
+            proc: proc.clone(),
             status,
             message: message.map(str::to_owned),
             _done: done,
@@ -115,6 +181,44 @@ impl HostModule for RunHost {
         if self.ours(proc) {
             signals::wake();
         }
+    }
+
+    fn spawn(
+        &self,
+        requestor: &Proc,
+        job_info: &[Info],
+        apps: &[App],
+        done: Completion<Nspace>,
+    ) -> Result<(), Status> {
+        self.state().spawns.push(SpawnRequest {
+            requestor: requestor.clone(),
+            job_info: job_info.to_vec(),
+            apps: apps.to_vec(),
+            done,
+        });
+        signals::wake();
+        Ok(())
+    }
+
+    fn connect(
+        &self,
+        _procs: &[Proc],
+        _infos: &[Info],
+        done: Completion<()>,
+    ) -> Result<(), Status> {
+        // Every participant is on this node: the server gathered them all.
+        done.complete(Ok(()));
+        Ok(())
+    }
+
+    fn disconnect(
+        &self,
+        _procs: &[Proc],
+        _infos: &[Info],
+        done: Completion<()>,
+    ) -> Result<(), Status> {
+        done.complete(Ok(()));
+        Ok(())
     }
 
     fn publish(&self, proc: &Proc, infos: &[Info], done: Completion<()>) -> Result<(), Status> {
@@ -153,6 +257,59 @@ impl HostModule for RunHost {
             self.published
                 .unpublish(&Participant::local(proc.clone()), keys, infos),
         );
+        Ok(())
+    }
+
+    fn log(
+        &self,
+        proc: &Proc,
+        data: &[Info],
+        directives: &[Info],
+        done: Completion<()>,
+    ) -> Result<(), Status> {
+        let src = pmix::server::log_source(proc, directives);
+        let prefix = if src.nspace == self.nspace {
+            format!("[rank {}] ", src.rank.0)
+        } else {
+            format!("[{}:{}] ", src.nspace.to_string_lossy(), src.rank.0)
+        };
+        done.complete(pmix::server::log_locally(&prefix, data, directives));
+        Ok(())
+    }
+
+    fn job_control(
+        &self,
+        proc: &Proc,
+        targets: &[Proc],
+        directives: &[Info],
+        done: Completion<Vec<Info>>,
+    ) -> Result<(), Status> {
+        if proc.nspace != self.nspace {
+            return Err(Status::ERR_NOT_SUPPORTED);
+        }
+        let signal = control_signal(directives).ok_or(Status::ERR_NOT_SUPPORTED)?;
+        let mut ranks = Some(Vec::new());
+        for t in targets {
+            if t.nspace != self.nspace {
+                return Err(Status::ERR_BAD_PARAM);
+            }
+            if t.rank == Rank::WILDCARD {
+                ranks = None;
+                break;
+            }
+            if let Some(r) = ranks.as_mut() {
+                r.push(t.rank.0);
+            }
+        }
+        if targets.is_empty() {
+            ranks = None;
+        }
+        self.state().controls.push(ControlRequest {
+            ranks,
+            signal,
+            done,
+        });
+        signals::wake();
         Ok(())
     }
 }

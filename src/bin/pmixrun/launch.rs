@@ -35,12 +35,13 @@ pub struct Started {
     pub stderr: OwnedFd,
 }
 
-/// Starts one rank of `ctx`.
-pub fn start(ctx: &Context, env: &[(String, String)], rank: u32) -> io::Result<Started> {
+/// Starts one rank of `ctx`; `first` (rank 0 of the launcher's own job)
+/// may read the launcher's stdin.
+pub fn start(ctx: &Context, env: &[(String, String)], first: bool) -> io::Result<Started> {
     let mut cmd = Command::new(&ctx.argv[0]);
     // SAFETY: isatty(3) on descriptor 0 has no memory preconditions.
     let stdin_tty = unsafe { libc::isatty(0) } == 1;
-    let stdin = if rank == 0 && !stdin_tty {
+    let stdin = if first && !stdin_tty {
         Stdio::inherit()
     } else {
         Stdio::null()

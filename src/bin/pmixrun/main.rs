@@ -16,6 +16,16 @@
 //! `PMIx_Finalize` while others run, the rest get `SIGTERM`, then
 //! `SIGKILL` after a grace period.
 //!
+//! A rank's `PMIx_Spawn` starts a new job on this node: a namespace of
+//! its own (`pmixrun-PID@2`, `@3`, ...) with the full job description plus
+//! `PMIX_PARENT_ID` (the requestor) and `PMIX_SPAWNED` (true), one
+//! application per `pmix_app_t` (`maxprocs` ranks of `cmd` with `argv`,
+//! `env` added to the environment, in `cwd`); its ranks are started,
+//! forwarded and reaped like the first job's and count for the exit
+//! status, and the requestor's call returns the namespace once they are
+//! started. `PMIX_WDIR` (the app's, else the job's) overrides the app's
+//! `cwd`; other spawn directives (mapping, IOF, ...) are ignored.
+//!
 //! Everything happens in one `poll` loop: the ranks' output pipes and a
 //! self-pipe fed by the signal handlers (`SIGCHLD` included) and by the
 //! host module. The PMIx server runs its own progress thread.
@@ -33,9 +43,9 @@ use std::time::{Duration, Instant};
 
 use pmix::job::{AppContext, SingleNodeJob};
 use pmix::server::{Server, ServerConfig};
-use pmix::{Nspace, Proc, Rank};
+use pmix::{keys, Info, Key, Nspace, Proc, Rank, Status, Value};
 
-use host::RunHost;
+use host::{RunHost, SpawnRequest};
 use iof::{Kind, Stream};
 use signals::SignalPipe;
 
@@ -48,15 +58,19 @@ const DRAIN: Duration = Duration::from_secs(1);
 const TIMEOUT_STATUS: i32 = 124;
 
 struct RankState {
+    proc: Proc,
     pid: i32,
     program: String,
     running: bool,
+    /// Started by a `PMIx_Spawn` (not on the command line).
+    spawned: bool,
 }
 
-/// The job as the main loop tracks it.
+/// The jobs as the main loop tracks them: the command line's and those
+/// its ranks spawned.
 struct Job {
     ranks: Vec<RankState>,
-    by_pid: HashMap<i32, u32>,
+    by_pid: HashMap<i32, usize>,
     running: usize,
     host: Arc<RunHost>,
     /// Exit status of the first failure, once there is one.
@@ -91,9 +105,17 @@ impl Job {
         self.signal_all(sig);
     }
 
-    fn describe(&self, rank: u32) -> String {
-        let r = &self.ranks[rank as usize];
-        format!("rank {rank} (pid {}, {})", r.pid, r.program)
+    fn describe(&self, idx: usize) -> String {
+        let r = &self.ranks[idx];
+        let rank = r.proc.rank.0;
+        if r.spawned {
+            format!(
+                "rank {rank} of spawned job {} (pid {}, {})",
+                r.proc.nspace, r.pid, r.program
+            )
+        } else {
+            format!("rank {rank} (pid {}, {})", r.pid, r.program)
+        }
     }
 
     fn reap(&mut self) {
@@ -104,19 +126,20 @@ impl Job {
             if pid <= 0 {
                 return;
             }
-            if let Some(&rank) = self.by_pid.get(&pid) {
-                self.exited(rank, status);
+            if let Some(&idx) = self.by_pid.get(&pid) {
+                self.exited(idx, status);
             }
         }
     }
 
-    fn exited(&mut self, rank: u32, status: i32) {
-        self.ranks[rank as usize].running = false;
+    fn exited(&mut self, idx: usize, status: i32) {
+        self.ranks[idx].running = false;
         self.running -= 1;
         if self.tearing_down {
             return;
         }
-        let who = self.describe(rank);
+        let who = self.describe(idx);
+        let proc = self.ranks[idx].proc.clone();
         if libc::WIFSIGNALED(status) {
             let sig = libc::WTERMSIG(status);
             self.fail(
@@ -129,7 +152,7 @@ impl Job {
         } else if self.running > 0 {
             let (connected, finalized) = {
                 let st = self.host.state.lock().unwrap_or_else(|e| e.into_inner());
-                (st.connected.contains(&rank), st.finalized.contains(&rank))
+                (st.connected.contains(&proc), st.finalized.contains(&proc))
             };
             if connected && !finalized {
                 self.fail(
@@ -143,6 +166,38 @@ impl Job {
         }
     }
 
+    /// Carries out the job-control requests the host recorded.
+    fn check_controls(&mut self) {
+        let reqs = std::mem::take(
+            &mut self
+                .host
+                .state
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .controls,
+        );
+        for c in reqs {
+            let mut found = false;
+            // Job control acts on the command line's job, not on spawned
+            // ones (their ranks are numbered from 0 too).
+            for r in self.ranks.iter().filter(|r| !r.spawned) {
+                let wanted = match &c.ranks {
+                    None => true,
+                    Some(v) => v.contains(&r.proc.rank.0),
+                };
+                if wanted && r.running {
+                    signals::send_group(r.pid, c.signal);
+                    found = true;
+                }
+            }
+            c.done.complete(if found {
+                Ok(Vec::new())
+            } else {
+                Err(pmix::Status::ERR_NOT_FOUND)
+            });
+        }
+    }
+
     fn check_aborts(&mut self) {
         let first = {
             let st = self.host.state.lock().unwrap_or_else(|e| e.into_inner());
@@ -151,15 +206,18 @@ impl Job {
             }
             self.aborts_seen = st.aborts.len();
             let a = &st.aborts[0];
-            (a.rank, a.status.code(), a.message.clone())
+            (a.proc.clone(), a.status.code(), a.message.clone())
         };
-        let (rank, code, message) = first;
+        let (proc, code, message) = first;
         let status = if (1..=255).contains(&code) { code } else { 1 };
         let msg = match message {
             Some(m) if !m.is_empty() => format!(": {m}"),
             _ => String::new(),
         };
-        let who = self.describe(rank);
+        let who = match self.ranks.iter().position(|r| r.proc == proc) {
+            Some(idx) => self.describe(idx),
+            None => format!("rank {} of {}", proc.rank.0, proc.nspace),
+        };
         self.fail(
             format!("{who} called PMIx_Abort with status {code}{msg}; terminating the job"),
             status,
@@ -206,6 +264,199 @@ fn raise_fd_limit() {
     }
 }
 
+/// The `PMIX_WDIR` among `infos`, if one.
+fn wdir(infos: &[Info]) -> Option<PathBuf> {
+    infos
+        .iter()
+        .find(|i| i.key.as_bytes() == keys::WDIR.as_bytes())
+        .and_then(|i| match &i.value {
+            Value::String(Some(s)) => Some(PathBuf::from(s.to_string_lossy().into_owned())),
+            _ => None,
+        })
+}
+
+/// What starting a rank needs besides the rank itself.
+struct Launcher<'a> {
+    server: &'a Server,
+    host: &'a RunHost,
+    hostname: String,
+    tmpdir: PathBuf,
+    extra_env: Vec<(String, String)>,
+    tag_output: bool,
+    /// Namespaces registered, in order (deregistered at the end).
+    namespaces: Vec<Nspace>,
+}
+
+impl Launcher<'_> {
+    /// Registers `nspace` (its description `desc`) and its ranks.
+    fn register(&mut self, nspace: &Nspace, desc: &SingleNodeJob) -> Result<(), String> {
+        let size = desc.size();
+        let infos = desc.infos().map_err(|s| format!("job description: {s}"))?;
+        self.host
+            .state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .namespaces
+            .insert(nspace.clone());
+        self.server
+            .register_nspace(nspace, size, &infos)
+            .map_err(|s| format!("cannot register the job: {s}"))?;
+        self.namespaces.push(nspace.clone());
+        let (uid, gid) = pmix::net::my_ids();
+        let nsdir = self.tmpdir.join(nspace.to_string());
+        for r in 0..size {
+            let p = Proc::new(nspace.clone(), Rank(r));
+            self.server
+                .register_client(&p, uid, gid)
+                .map_err(|s| format!("cannot register rank {r}: {s}"))?;
+            // PMIX_PROCDIR (and PMIX_NSDIR above it) exist for the ranks.
+            let _ = std::fs::create_dir_all(nsdir.join(r.to_string()));
+        }
+        Ok(())
+    }
+
+    /// Starts `proc` running `c` with `app_env` added; on failure, fails
+    /// the job and returns false.
+    fn start(
+        &self,
+        job: &mut Job,
+        streams: &mut Vec<Stream>,
+        proc: &Proc,
+        c: &cli::Context,
+        app_env: &[(String, String)],
+        spawned: bool,
+    ) -> Result<bool, String> {
+        let rank = proc.rank.0;
+        let mut env: Vec<(String, String)> = app_env.to_vec();
+        env.extend(
+            self.server
+                .setup_fork(proc)
+                .map_err(|s| format!("setup_fork for rank {rank}: {s}"))?,
+        );
+        env.extend(self.extra_env.iter().cloned());
+        match launch::start(c, &env, !spawned && rank == 0) {
+            Ok(s) => {
+                job.by_pid.insert(s.pid, job.ranks.len());
+                job.ranks.push(RankState {
+                    proc: proc.clone(),
+                    pid: s.pid,
+                    program: c.argv[0].clone(),
+                    running: true,
+                    spawned,
+                });
+                job.running += 1;
+                let ns_text = proc.nspace.to_string();
+                for (fd, kind) in [(s.stdout, Kind::Stdout), (s.stderr, Kind::Stderr)] {
+                    let st = Stream::new(fd, kind, &ns_text, rank, self.tag_output)
+                        .map_err(|e| format!("output pipe of rank {rank}: {e}"))?;
+                    streams.push(st);
+                }
+                Ok(true)
+            }
+            Err(e) => {
+                let what = if spawned { "spawned rank" } else { "rank" };
+                job.fail(
+                    format!("cannot start {what} {rank} ({}): {e}", c.argv[0]),
+                    if e.kind() == std::io::ErrorKind::NotFound {
+                        127
+                    } else {
+                        126
+                    },
+                );
+                Ok(false)
+            }
+        }
+    }
+
+    /// Carries out a `PMIx_Spawn`: registers the new namespace, starts
+    /// its ranks, answers the requestor with the namespace.
+    fn spawn(
+        &mut self,
+        job: &mut Job,
+        streams: &mut Vec<Stream>,
+        req: &SpawnRequest,
+        seq: u32,
+    ) -> Result<Nspace, Status> {
+        if job.tearing_down {
+            return Err(Status::ERROR);
+        }
+        let nspace = Nspace::new(format!("pmixrun-{}@{seq}", std::process::id()))?;
+        let mut desc = SingleNodeJob::new(&nspace, &self.hostname).tmpdir(&self.tmpdir);
+        let mut contexts = Vec::new();
+        for a in &req.apps {
+            let lossy = |c: &std::ffi::CString| c.to_string_lossy().into_owned();
+            let argv: Vec<String> = a.argv.iter().map(lossy).collect();
+            let cmd = match (&a.cmd, argv.first()) {
+                (Some(c), _) if !c.is_empty() => lossy(c),
+                (_, Some(first)) => first.clone(),
+                _ => return Err(Status::ERR_BAD_PARAM),
+            };
+            let np = a.maxprocs.max(1) as u32;
+            // PMIX_WDIR of the app, else of the job, else the app's cwd.
+            let cwd = wdir(&a.info)
+                .or_else(|| wdir(&req.job_info))
+                .or_else(|| a.cwd.as_ref().map(|c| PathBuf::from(lossy(c))));
+            let mut app = AppContext::new(np).argv(if argv.is_empty() {
+                vec![cmd.clone()]
+            } else {
+                argv.clone()
+            });
+            if let Some(d) = &cwd {
+                app = app.cwd(d);
+            }
+            desc = desc.app(app);
+            let mut run_argv = vec![cmd];
+            run_argv.extend(argv.iter().skip(1).cloned());
+            let env: Vec<(String, String)> = a
+                .env
+                .iter()
+                .filter_map(|e| {
+                    let e = lossy(e);
+                    let (k, v) = e.split_once('=')?;
+                    Some((k.to_owned(), v.to_owned()))
+                })
+                .collect();
+            contexts.push((
+                cli::Context {
+                    np,
+                    argv: run_argv,
+                    wdir: cwd,
+                },
+                env,
+            ));
+        }
+        desc = desc
+            .job_info(Info::new(
+                Key::new(keys::PARENT_ID)?,
+                Value::Proc(req.requestor.clone()),
+            ))
+            .job_info(Info::new(Key::new(keys::SPAWNED)?, Value::Bool(true)));
+        if let Err(e) = self.register(&nspace, &desc) {
+            eprintln!(
+                "pmixrun: spawn requested by rank {}: {e}",
+                req.requestor.rank.0
+            );
+            return Err(Status::ERR_OUT_OF_RESOURCE);
+        }
+        let mut rank = 0u32;
+        for (c, env) in &contexts {
+            for _ in 0..c.np {
+                let p = Proc::new(nspace.clone(), Rank(rank));
+                match self.start(job, streams, &p, c, env, true) {
+                    Ok(true) => {}
+                    Ok(false) => return Err(Status::ERROR),
+                    Err(e) => {
+                        job.fail(e, 1);
+                        return Err(Status::ERROR);
+                    }
+                }
+                rank += 1;
+            }
+        }
+        Ok(nspace)
+    }
+}
+
 fn run(opts: cli::Options) -> Result<i32, String> {
     raise_fd_limit();
     let sigpipe =
@@ -230,29 +481,21 @@ fn run(opts: cli::Options) -> Result<i32, String> {
         }
         job_desc = job_desc.app(app);
     }
-    let size = job_desc.size();
-    let infos = job_desc
-        .infos()
-        .map_err(|s| format!("job description: {s}"))?;
-    server
-        .register_nspace(&nspace, size, &infos)
-        .map_err(|s| format!("cannot register the job: {s}"))?;
-    let (uid, gid) = pmix::net::my_ids();
-    let nsdir = tmpdir.join(nspace.to_string());
-    for r in 0..size {
-        let p = Proc::new(nspace.clone(), Rank(r));
-        server
-            .register_client(&p, uid, gid)
-            .map_err(|s| format!("cannot register rank {r}: {s}"))?;
-        // PMIX_PROCDIR (and PMIX_NSDIR above it) exist for the ranks.
-        let _ = std::fs::create_dir_all(nsdir.join(r.to_string()));
-    }
-
     let mut extra_env: Vec<(String, String)> = launch::open_mpi_env();
     extra_env.extend(opts.env.iter().filter_map(|(k, v)| match v {
         Some(v) => Some((k.clone(), v.clone())),
         None => std::env::var(k).ok().map(|v| (k.clone(), v)),
     }));
+    let mut launcher = Launcher {
+        server: &server,
+        host: &host,
+        hostname,
+        tmpdir: tmpdir.clone(),
+        extra_env,
+        tag_output: opts.tag_output,
+        namespaces: Vec::new(),
+    };
+    launcher.register(&nspace, &job_desc)?;
 
     let mut job = Job {
         ranks: Vec::new(),
@@ -266,41 +509,12 @@ fn run(opts: cli::Options) -> Result<i32, String> {
         aborts_seen: 0,
     };
     let mut streams: Vec<Stream> = Vec::new();
-    let ns_text = nspace.to_string();
     let mut rank = 0u32;
     'start: for c in &opts.contexts {
         for _ in 0..c.np {
             let p = Proc::new(nspace.clone(), Rank(rank));
-            let mut env = server
-                .setup_fork(&p)
-                .map_err(|s| format!("setup_fork for rank {rank}: {s}"))?;
-            env.extend(extra_env.iter().cloned());
-            match launch::start(c, &env, rank) {
-                Ok(s) => {
-                    job.by_pid.insert(s.pid, rank);
-                    job.ranks.push(RankState {
-                        pid: s.pid,
-                        program: c.argv[0].clone(),
-                        running: true,
-                    });
-                    job.running += 1;
-                    for (fd, kind) in [(s.stdout, Kind::Stdout), (s.stderr, Kind::Stderr)] {
-                        let st = Stream::new(fd, kind, &ns_text, rank, opts.tag_output)
-                            .map_err(|e| format!("output pipe of rank {rank}: {e}"))?;
-                        streams.push(st);
-                    }
-                }
-                Err(e) => {
-                    job.fail(
-                        format!("cannot start rank {rank} ({}): {e}", c.argv[0]),
-                        if e.kind() == std::io::ErrorKind::NotFound {
-                            127
-                        } else {
-                            126
-                        },
-                    );
-                    break 'start;
-                }
+            if !launcher.start(&mut job, &mut streams, &p, c, &[], false)? {
+                break 'start;
             }
             rank += 1;
         }
@@ -310,9 +524,18 @@ fn run(opts: cli::Options) -> Result<i32, String> {
         .timeout
         .map(|t| Instant::now() + Duration::from_secs(t));
     let mut drain_until: Option<Instant> = None;
+    let mut spawn_seq = 1u32;
     loop {
         job.reap();
         job.check_aborts();
+        job.check_controls();
+        let spawns =
+            std::mem::take(&mut host.state.lock().unwrap_or_else(|e| e.into_inner()).spawns);
+        for req in spawns {
+            spawn_seq += 1;
+            let r = launcher.spawn(&mut job, &mut streams, &req, spawn_seq);
+            req.done.complete(r);
+        }
         let now = Instant::now();
         if let Some(d) = deadline {
             if now >= d && !job.tearing_down {
@@ -409,8 +632,11 @@ fn run(opts: cli::Options) -> Result<i32, String> {
     }
 
     let aborts = std::mem::take(&mut host.state.lock().unwrap_or_else(|e| e.into_inner()).aborts);
-    server.deregister_nspace(&nspace);
-    let _ = std::fs::remove_dir_all(&nsdir);
+    for ns in std::mem::take(&mut launcher.namespaces) {
+        server.deregister_nspace(&ns);
+        let _ = std::fs::remove_dir_all(tmpdir.join(ns.to_string()));
+    }
+    drop(launcher);
     server.finalize();
     drop(aborts);
     Ok(job.failure.unwrap_or(0))

@@ -1,0 +1,443 @@
+//! The C bridge of the host's resource-manager upcalls in
+//! `pmix_server_module_t`: `query`, `log`, `allocate`, `job_control`,
+//! `monitor`, `get_credential` and `validate_credential`.
+//!
+//! As in [`super::server_module`], each upcall gets a `cbfunc` of ours and,
+//! as `cbdata`, a leaked box holding the core's completion and every C
+//! argument that must stay valid until the host calls back (the arrays of
+//! queries, infos, procs, the credential). The callback copies the host's
+//! results, calls the host's `release_fn` if any, reclaims the box (which
+//! frees our C arguments) and completes the operation. Return values
+//! follow the standard: `PMIX_SUCCESS` (the callback will come),
+//! `PMIX_OPERATION_SUCCEEDED` (done, no callback), anything else refuses.
+
+use std::ffi::c_void;
+use std::ptr::null_mut;
+
+use pmix_core::server::{Completion, OpOutput};
+use pmix_core::value::Query;
+use pmix_core::{Info, Proc, Status};
+
+use crate::boundary::{calloc_array, guard_or};
+use crate::convert;
+use crate::sys::{
+    pmix_byte_object_t, pmix_credential_cbfunc_t, pmix_info_cbfunc_t, pmix_info_t,
+    pmix_op_cbfunc_t, pmix_proc_t, pmix_query_t, pmix_release_cbfunc_t, pmix_status_t,
+    pmix_validation_cbfunc_t,
+};
+
+/// `pmix_server_query_fn_t`.
+pub type QueryFn = Option<
+    unsafe extern "C" fn(
+        proct: *mut pmix_proc_t,
+        queries: *mut pmix_query_t,
+        nqueries: usize,
+        cbfunc: pmix_info_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t,
+>;
+/// `pmix_server_log_fn_t` (no return value: the host always calls back).
+pub type LogFn = Option<
+    unsafe extern "C" fn(
+        client: *const pmix_proc_t,
+        data: *const pmix_info_t,
+        ndata: usize,
+        directives: *const pmix_info_t,
+        ndirs: usize,
+        cbfunc: pmix_op_cbfunc_t,
+        cbdata: *mut c_void,
+    ),
+>;
+/// `pmix_server_alloc_fn_t`.
+pub type AllocFn = Option<
+    unsafe extern "C" fn(
+        client: *const pmix_proc_t,
+        directive: u8,
+        data: *const pmix_info_t,
+        ndata: usize,
+        cbfunc: pmix_info_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t,
+>;
+/// `pmix_server_job_control_fn_t`.
+pub type JobControlFn = Option<
+    unsafe extern "C" fn(
+        requestor: *const pmix_proc_t,
+        targets: *const pmix_proc_t,
+        ntargets: usize,
+        directives: *const pmix_info_t,
+        ndirs: usize,
+        cbfunc: pmix_info_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t,
+>;
+/// `pmix_server_monitor_fn_t`.
+pub type MonitorFn = Option<
+    unsafe extern "C" fn(
+        requestor: *const pmix_proc_t,
+        monitor: *const pmix_info_t,
+        error: pmix_status_t,
+        directives: *const pmix_info_t,
+        ndirs: usize,
+        cbfunc: pmix_info_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t,
+>;
+/// `pmix_server_get_cred_fn_t`.
+pub type GetCredFn = Option<
+    unsafe extern "C" fn(
+        proc_: *const pmix_proc_t,
+        directives: *const pmix_info_t,
+        ndirs: usize,
+        cbfunc: pmix_credential_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t,
+>;
+/// `pmix_server_validate_cred_fn_t`.
+pub type ValidateCredFn = Option<
+    unsafe extern "C" fn(
+        proc_: *const pmix_proc_t,
+        cred: *const pmix_byte_object_t,
+        directives: *const pmix_info_t,
+        ndirs: usize,
+        cbfunc: pmix_validation_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t,
+>;
+
+/// The C arguments of one upcall, freed on drop.
+struct CArgs {
+    proc_: Box<pmix_proc_t>,
+    infos: Vec<(*mut pmix_info_t, usize)>,
+    procs: Vec<pmix_proc_t>,
+    queries: (*mut pmix_query_t, usize),
+    cred: Box<pmix_byte_object_t>,
+}
+
+impl CArgs {
+    fn new(proc: &Proc) -> CArgs {
+        CArgs {
+            proc_: Box::new(convert::proc_to_c(proc)),
+            infos: Vec::new(),
+            procs: Vec::new(),
+            queries: (null_mut(), 0),
+            cred: Box::default(),
+        }
+    }
+
+    /// Adds an info array; returns its pointer and count.
+    fn infos(&mut self, infos: &[Info]) -> Result<(*const pmix_info_t, usize), Status> {
+        let p = convert::infos_to_c(infos)?;
+        self.infos.push((p, infos.len()));
+        Ok((p, infos.len()))
+    }
+
+    fn set_queries(&mut self, queries: &[Query]) -> Result<(), Status> {
+        let arr = calloc_array::<pmix_query_t>(queries.len())?;
+        self.queries = (arr, queries.len());
+        for (k, q) in queries.iter().enumerate() {
+            // SAFETY: k < len; the slot is zeroed and freed by Drop
+            // whatever is filled in.
+            let slot = unsafe { &mut *arr.add(k) };
+            slot.keys = convert::argv_to_c(&q.keys)?;
+            slot.qualifiers = convert::infos_to_c(&q.qualifiers)?;
+            slot.nqual = q.qualifiers.len();
+        }
+        Ok(())
+    }
+}
+
+impl Drop for CArgs {
+    fn drop(&mut self) {
+        for &(p, n) in &self.infos {
+            // SAFETY: each array came from infos_to_c with this count.
+            unsafe { convert::infos_free(p, n) };
+        }
+        let (arr, n) = self.queries;
+        if !arr.is_null() {
+            for k in 0..n {
+                // SAFETY: k < n; each slot is zeroed or filled by
+                // set_queries with malloc'd argv and infos.
+                unsafe {
+                    let q = &mut *arr.add(k);
+                    convert::argv_free(q.keys);
+                    if !q.qualifiers.is_null() {
+                        convert::infos_free(q.qualifiers, q.nqual);
+                    }
+                }
+            }
+            // SAFETY: the array itself came from calloc.
+            unsafe { libc::free(arr.cast()) };
+        }
+        // SAFETY: the credential's bytes are NULL or malloc'd by bo_to_c.
+        unsafe { convert::bo_destruct(&mut self.cred) };
+    }
+}
+
+/// An upcall in the host's hands.
+struct Pending<T: OpOutput> {
+    done: Completion<T>,
+    _args: CArgs,
+}
+
+/// Runs an upcall: leaks the operation as `cbdata`; reclaims it when the
+/// host will not call back.
+fn call<T: OpOutput>(
+    p: Pending<T>,
+    on_succeeded: impl FnOnce() -> T,
+    f: impl FnOnce(*mut c_void) -> pmix_status_t,
+) -> Result<(), Status> {
+    let raw = Box::into_raw(Box::new(p));
+    let rc = f(raw.cast());
+    if rc == Status::SUCCESS.0 {
+        return Ok(());
+    }
+    // SAFETY: the host will not call back: the box is still ours.
+    let p = unsafe { Box::from_raw(raw) };
+    if rc == Status::OPERATION_SUCCEEDED.0 {
+        p.done.complete(Ok(on_succeeded()));
+        Ok(())
+    } else {
+        Err(Status(rc))
+    }
+}
+
+/// Copies a host's info results.
+///
+/// # Safety
+/// `info` is NULL or `n` valid infos.
+unsafe fn copy_infos(info: *const pmix_info_t, n: usize) -> Result<Vec<Info>, Status> {
+    if info.is_null() {
+        return Ok(Vec::new());
+    }
+    // SAFETY: forwarded contract.
+    unsafe { convert::infos_from_c(info, n) }
+}
+
+/// The `pmix_info_cbfunc_t` of query, allocate, job control and monitor.
+unsafe extern "C" fn info_done(
+    status: pmix_status_t,
+    info: *mut pmix_info_t,
+    ninfo: usize,
+    cbdata: *mut c_void,
+    release_fn: pmix_release_cbfunc_t,
+    release_cbdata: *mut c_void,
+) {
+    guard_or((), || {
+        // SAFETY: NULL or ninfo valid infos (C contract).
+        let infos = unsafe { copy_infos(info, ninfo) };
+        if let Some(f) = release_fn {
+            // SAFETY: the host's release callback with its own cbdata.
+            unsafe { f(release_cbdata) };
+        }
+        if cbdata.is_null() {
+            return;
+        }
+        // SAFETY: cbdata is the box `call` leaked, reclaimed once.
+        let p = unsafe { Box::from_raw(cbdata.cast::<Pending<Vec<Info>>>()) };
+        let ok = status == Status::SUCCESS.0 || status == Status::ERR_PARTIAL_SUCCESS.0;
+        p.done
+            .complete(if ok { infos } else { Err(Status(status)) });
+    })
+}
+
+/// The `pmix_op_cbfunc_t` of log.
+unsafe extern "C" fn log_done(status: pmix_status_t, cbdata: *mut c_void) {
+    guard_or((), || {
+        if cbdata.is_null() {
+            return;
+        }
+        // SAFETY: cbdata is the box `log` leaked, reclaimed once.
+        let p = unsafe { Box::from_raw(cbdata.cast::<Pending<()>>()) };
+        p.done.complete(Status(status).into_result());
+    })
+}
+
+/// The `pmix_credential_cbfunc_t` of get_credential.
+unsafe extern "C" fn cred_done(
+    status: pmix_status_t,
+    credential: *mut pmix_byte_object_t,
+    info: *mut pmix_info_t,
+    ninfo: usize,
+    cbdata: *mut c_void,
+) {
+    guard_or((), || {
+        if cbdata.is_null() {
+            return;
+        }
+        // SAFETY: credential is NULL or a valid byte object, info NULL or
+        // ninfo valid infos (C contract); both stay the host's.
+        let r = unsafe {
+            let cred = if credential.is_null() {
+                Vec::new()
+            } else {
+                convert::bo_from_c(&*credential)
+            };
+            copy_infos(info, ninfo).map(|i| (cred, i))
+        };
+        // SAFETY: cbdata is the box `call` leaked, reclaimed once.
+        let p = unsafe { Box::from_raw(cbdata.cast::<Pending<(Vec<u8>, Vec<Info>)>>()) };
+        p.done.complete(Status(status).into_result().and(r));
+    })
+}
+
+/// The `pmix_validation_cbfunc_t` of validate_credential.
+unsafe extern "C" fn validation_done(
+    status: pmix_status_t,
+    info: *mut pmix_info_t,
+    ninfo: usize,
+    cbdata: *mut c_void,
+) {
+    guard_or((), || {
+        if cbdata.is_null() {
+            return;
+        }
+        // SAFETY: info is NULL or ninfo valid infos (C contract).
+        let r = unsafe { copy_infos(info, ninfo) };
+        // SAFETY: cbdata is the box `call` leaked, reclaimed once.
+        let p = unsafe { Box::from_raw(cbdata.cast::<Pending<Vec<Info>>>()) };
+        p.done.complete(Status(status).into_result().and(r));
+    })
+}
+
+/// `query` through the C module.
+pub(crate) fn query(
+    f: QueryFn,
+    proc: &Proc,
+    queries: &[Query],
+    done: Completion<Vec<Info>>,
+) -> Result<(), Status> {
+    let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
+    let mut args = CArgs::new(proc);
+    args.set_queries(queries)?;
+    let (qp, qn) = args.queries;
+    let pp: *mut pmix_proc_t = &mut *args.proc_;
+    call(Pending { done, _args: args }, Vec::new, |cb| {
+        // SAFETY: the host's function; the proc and queries live in the
+        // operation box until the host calls back.
+        unsafe { f(pp, qp, qn, Some(info_done), cb) }
+    })
+}
+
+/// `log` through the C module.
+pub(crate) fn log(
+    f: LogFn,
+    proc: &Proc,
+    data: &[Info],
+    directives: &[Info],
+    done: Completion<()>,
+) -> Result<(), Status> {
+    let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
+    let mut args = CArgs::new(proc);
+    let (dp, dn) = args.infos(data)?;
+    let (ip, inn) = args.infos(directives)?;
+    let pp: *const pmix_proc_t = &*args.proc_;
+    let raw = Box::into_raw(Box::new(Pending { done, _args: args }));
+    // SAFETY: the host's function; its arguments live in the operation
+    // box until it calls back (a log host always calls back).
+    unsafe { f(pp, dp, dn, ip, inn, Some(log_done), raw.cast()) };
+    Ok(())
+}
+
+/// `allocate` through the C module.
+pub(crate) fn allocate(
+    f: AllocFn,
+    proc: &Proc,
+    directive: u8,
+    infos: &[Info],
+    done: Completion<Vec<Info>>,
+) -> Result<(), Status> {
+    let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
+    let mut args = CArgs::new(proc);
+    let (ip, n) = args.infos(infos)?;
+    let pp: *const pmix_proc_t = &*args.proc_;
+    call(Pending { done, _args: args }, Vec::new, |cb| {
+        // SAFETY: the host's function; arguments live in the box.
+        unsafe { f(pp, directive, ip, n, Some(info_done), cb) }
+    })
+}
+
+/// `job_control` through the C module.
+pub(crate) fn job_control(
+    f: JobControlFn,
+    proc: &Proc,
+    targets: &[Proc],
+    directives: &[Info],
+    done: Completion<Vec<Info>>,
+) -> Result<(), Status> {
+    let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
+    let mut args = CArgs::new(proc);
+    args.procs = targets.iter().map(convert::proc_to_c).collect();
+    let (tp, tn) = if args.procs.is_empty() {
+        (std::ptr::null(), 0)
+    } else {
+        (args.procs.as_ptr(), args.procs.len())
+    };
+    let (ip, n) = args.infos(directives)?;
+    let pp: *const pmix_proc_t = &*args.proc_;
+    call(Pending { done, _args: args }, Vec::new, |cb| {
+        // SAFETY: the host's function; arguments live in the box.
+        unsafe { f(pp, tp, tn, ip, n, Some(info_done), cb) }
+    })
+}
+
+/// `monitor` through the C module.
+pub(crate) fn monitor(
+    f: MonitorFn,
+    proc: &Proc,
+    monitor: &Info,
+    error: Status,
+    directives: &[Info],
+    done: Completion<Vec<Info>>,
+) -> Result<(), Status> {
+    let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
+    let mut args = CArgs::new(proc);
+    let (mp, _) = args.infos(std::slice::from_ref(monitor))?;
+    let (ip, n) = args.infos(directives)?;
+    let pp: *const pmix_proc_t = &*args.proc_;
+    call(Pending { done, _args: args }, Vec::new, |cb| {
+        // SAFETY: the host's function; arguments live in the box.
+        unsafe { f(pp, mp, error.0, ip, n, Some(info_done), cb) }
+    })
+}
+
+/// `get_credential` through the C module.
+pub(crate) fn get_credential(
+    f: GetCredFn,
+    proc: &Proc,
+    directives: &[Info],
+    done: Completion<(Vec<u8>, Vec<Info>)>,
+) -> Result<(), Status> {
+    let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
+    let mut args = CArgs::new(proc);
+    let (ip, n) = args.infos(directives)?;
+    let pp: *const pmix_proc_t = &*args.proc_;
+    call(
+        Pending { done, _args: args },
+        || (Vec::new(), Vec::new()),
+        |cb| {
+            // SAFETY: the host's function; arguments live in the box.
+            unsafe { f(pp, ip, n, Some(cred_done), cb) }
+        },
+    )
+}
+
+/// `validate_credential` through the C module.
+pub(crate) fn validate_credential(
+    f: ValidateCredFn,
+    proc: &Proc,
+    cred: &[u8],
+    directives: &[Info],
+    done: Completion<Vec<Info>>,
+) -> Result<(), Status> {
+    let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
+    let mut args = CArgs::new(proc);
+    *args.cred = convert::bo_to_c(cred)?;
+    let cp: *const pmix_byte_object_t = &*args.cred;
+    let (ip, n) = args.infos(directives)?;
+    let pp: *const pmix_proc_t = &*args.proc_;
+    call(Pending { done, _args: args }, Vec::new, |cb| {
+        // SAFETY: the host's function; arguments live in the box.
+        unsafe { f(pp, cp, ip, n, Some(validation_done), cb) }
+    })
+}

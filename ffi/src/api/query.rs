@@ -1,0 +1,599 @@
+//! The client calls of the resource-manager services: `PMIx_Query_info`,
+//! `PMIx_Log`, `PMIx_Job_control`, `PMIx_Process_monitor`,
+//! `PMIx_Allocation_request`, `PMIx_Get_credential` and
+//! `PMIx_Validate_credential` (blocking and `_nb`), on
+//! [`pmix_core::client::Client`].
+//!
+//! Result arrays of the blocking calls are `malloc`ed (released with
+//! `PMIX_INFO_FREE`). The `_nb` callbacks run on the progress thread; the
+//! info arrays they get stay the library's: `pmix_info_cbfunc_t` callbacks
+//! get a `release_fn` that frees them, the credential and validation
+//! callbacks' arguments are freed when the callback returns (as the
+//! standard says).
+//!
+//! In a process that is a server (not a client), `PMIx_Query_info` and
+//! `PMIx_Log` go to that server itself, as the requester (blocking forms
+//! must not be called from inside an upcall: they would wait for the
+//! thread running it); the other calls, and every call in a tool, return
+//! `PMIX_ERR_NOT_SUPPORTED`.
+//!
+//! # Safety
+//!
+//! Every exported function has the safety contract of its C prototype:
+//! each pointer argument is NULL or valid for what the PMIx standard says
+//! the function does with it.
+#![allow(clippy::missing_safety_doc)]
+
+use std::ffi::{c_int, c_void};
+use std::ptr::null_mut;
+
+use pmix_core::value::Query;
+use pmix_core::{Info, Proc, Status};
+
+use crate::api::client::{check_array, initialized};
+use crate::boundary::{guard, guard_or};
+use crate::convert;
+use crate::nonnull;
+use crate::sys::{
+    pmix_byte_object_t, pmix_credential_cbfunc_t, pmix_info_cbfunc_t, pmix_info_t,
+    pmix_op_cbfunc_t, pmix_proc_t, pmix_query_t, pmix_validation_cbfunc_t,
+};
+
+/// A C pointer carried to the progress thread (callback data is opaque).
+#[derive(Clone, Copy)]
+struct SendPtr(*mut c_void);
+// SAFETY: the pointer is only handed back to the C callback it came with;
+// the PMIx API lets callbacks run on the library's thread.
+unsafe impl Send for SendPtr {}
+
+/// The connected client; in a process initialized only as a server or a
+/// tool (which these calls do not serve yet) `PMIX_ERR_NOT_SUPPORTED`,
+/// before any init `PMIX_ERR_INIT`.
+fn client() -> Result<&'static pmix_core::client::Client, Status> {
+    crate::api::client::client().map_err(|e| {
+        if initialized() {
+            Status::ERR_NOT_SUPPORTED
+        } else {
+            e
+        }
+    })
+}
+
+/// Reads an optional C info array.
+///
+/// # Safety
+/// `info` is NULL or points to `n` valid infos.
+unsafe fn infos_in(info: *const pmix_info_t, n: usize) -> Result<Vec<Info>, Status> {
+    check_array(info, n)?;
+    // SAFETY: NULL or n valid infos (checked, caller's contract).
+    unsafe { convert::infos_from_c(info, n) }
+}
+
+/// Reads an optional C proc array.
+///
+/// # Safety
+/// `procs` is NULL or points to `n` valid procs.
+unsafe fn procs_in(procs: *const pmix_proc_t, n: usize) -> Result<Vec<Proc>, Status> {
+    check_array(procs, n)?;
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    // SAFETY: checked non-NULL; the caller guarantees n elements.
+    let s = unsafe { std::slice::from_raw_parts(procs, n) };
+    Ok(s.iter().map(convert::proc_from_c).collect())
+}
+
+/// Reads the caller's queries: each needs a non-empty, NULL-terminated
+/// key list; qualifiers come from `nqual`, or (as OpenPMIx accepts) up to
+/// the info marked `PMIX_INFO_ARRAY_END` when `nqual` is zero.
+///
+/// # Safety
+/// `queries` points to `n` valid queries.
+unsafe fn queries_in(queries: *const pmix_query_t, n: usize) -> Result<Vec<Query>, Status> {
+    if queries.is_null() || n == 0 {
+        return Err(Status::ERR_BAD_PARAM);
+    }
+    // SAFETY: non-NULL, n elements (caller's contract).
+    let qs = unsafe { std::slice::from_raw_parts(queries, n) };
+    let mut out = Vec::with_capacity(n);
+    for q in qs {
+        if q.keys.is_null() {
+            return Err(Status::ERR_BAD_PARAM);
+        }
+        // SAFETY: a NULL-terminated argv (caller's contract).
+        let keys = unsafe { convert::argv_from_c(q.keys) };
+        if keys.is_empty() || keys.iter().any(|k| k.as_bytes().is_empty()) {
+            return Err(Status::ERR_BAD_PARAM);
+        }
+        let mut nqual = q.nqual;
+        if nqual == 0 && !q.qualifiers.is_null() {
+            // SAFETY: the caller marks the last qualifier with the END
+            // flag when it gives no count (OpenPMIx's convention).
+            while unsafe { (*q.qualifiers.add(nqual)).flags } & 0x2 == 0 {
+                nqual += 1;
+            }
+        }
+        // SAFETY: NULL or nqual valid infos.
+        let qualifiers = unsafe { infos_in(q.qualifiers, nqual) }?;
+        out.push(Query { keys, qualifiers });
+    }
+    Ok(out)
+}
+
+/// Writes a blocking call's results to the caller's out-parameters.
+///
+/// # Safety
+/// Both pointers are valid for writing.
+unsafe fn write_results(
+    infos: &[Info],
+    results: *mut *mut pmix_info_t,
+    nresults: *mut usize,
+) -> Result<(), Status> {
+    let arr = convert::infos_to_c(infos)?;
+    // SAFETY: valid out-parameters (caller's contract).
+    unsafe {
+        *results = arr;
+        *nresults = infos.len();
+    }
+    Ok(())
+}
+
+/// Clears a blocking call's out-parameters.
+///
+/// # Safety
+/// Both pointers are valid for writing.
+unsafe fn clear_results(results: *mut *mut pmix_info_t, nresults: *mut usize) {
+    // SAFETY: valid out-parameters (caller's contract).
+    unsafe {
+        *results = null_mut();
+        *nresults = 0;
+    }
+}
+
+/// An info array handed to a callback, freed by [`release_infos`].
+struct InfoArray(*mut pmix_info_t, usize);
+
+/// The `release_fn` of our info callbacks.
+unsafe extern "C" fn release_infos(cbdata: *mut c_void) {
+    guard_or((), || {
+        if cbdata.is_null() {
+            return;
+        }
+        // SAFETY: cbdata is the box `deliver_infos` leaked, released once.
+        let a = unsafe { Box::from_raw(cbdata.cast::<InfoArray>()) };
+        // SAFETY: the array came from infos_to_c with this count.
+        unsafe { convert::infos_free(a.0, a.1) };
+    })
+}
+
+/// Calls a `pmix_info_cbfunc_t` with `status` and `infos`.
+fn deliver_infos(f: pmix_info_cbfunc_t, mut status: Status, infos: &[Info], cbdata: SendPtr) {
+    let Some(f) = f else { return };
+    guard_or((), || {
+        let (arr, n) = match convert::infos_to_c(infos) {
+            Ok(a) => (a, infos.len()),
+            Err(e) => {
+                status = e;
+                (null_mut(), 0)
+            }
+        };
+        let rel = Box::into_raw(Box::new(InfoArray(arr, n)));
+        // SAFETY: the caller's callback with its cbdata; the array stays
+        // valid until it calls release_fn with `rel`.
+        unsafe { f(status.0, arr, n, cbdata.0, Some(release_infos), rel.cast()) };
+    })
+}
+
+/// A callback delivering an infos result through a `pmix_info_cbfunc_t`.
+fn infos_cb(
+    f: pmix_info_cbfunc_t,
+    cbdata: *mut c_void,
+) -> Box<dyn FnOnce(Result<Vec<Info>, Status>) + Send + 'static> {
+    let data = SendPtr(cbdata);
+    Box::new(move |r| {
+        let data = data;
+        match r {
+            Ok(infos) => deliver_infos(f, Status::SUCCESS, &infos, data),
+            Err(s) => deliver_infos(f, s, &[], data),
+        }
+    })
+}
+
+// ---------------------------------------------------------------------------
+// Queries
+
+/// The process making a query or log call: a connected client, or a
+/// server process asking its own server (and host).
+enum Requester {
+    Client(&'static pmix_core::client::Client),
+    Server,
+}
+
+fn requester() -> Result<Requester, Status> {
+    match crate::api::client::client() {
+        Ok(c) => Ok(Requester::Client(c)),
+        Err(e) => {
+            if crate::api::server::with_server(|_| ()).is_ok() {
+                Ok(Requester::Server)
+            } else if initialized() {
+                Err(Status::ERR_NOT_SUPPORTED)
+            } else {
+                Err(e)
+            }
+        }
+    }
+}
+
+/// Waits for a server-side call's callback. Not to be called on the
+/// server's progress thread (from inside an upcall): that would wait for
+/// itself.
+fn server_wait<T: Send + 'static>(
+    start: impl FnOnce(Box<dyn FnOnce(T) + Send + 'static>) -> Result<(), Status>,
+) -> Result<T, Status> {
+    let (tx, rx) = std::sync::mpsc::sync_channel(1);
+    start(Box::new(move |v| {
+        let _ = tx.send(v);
+    }))?;
+    rx.recv().map_err(|_| Status::ERR_LOST_CONNECTION)
+}
+
+/// `PMIx_Query_info`: `PMIX_SUCCESS` or `PMIX_ERR_PARTIAL_SUCCESS` with
+/// `*results` holding one info per key answered.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Query_info(
+    queries: *mut pmix_query_t,
+    nqueries: usize,
+    results: *mut *mut pmix_info_t,
+    nresults: *mut usize,
+) -> c_int {
+    guard(|| {
+        let who = requester()?;
+        nonnull!(results, nresults);
+        // SAFETY: valid out-parameters (checked non-NULL).
+        unsafe { clear_results(results, nresults) };
+        // SAFETY: queries valid for nqueries (C contract).
+        let qs = unsafe { queries_in(queries, nqueries) }?;
+        let (status, infos) = match who {
+            Requester::Client(c) => c.query(&qs)?,
+            Requester::Server => {
+                server_wait(|cb| crate::api::server::with_server(|s| s.query_nb(qs, cb))?)??
+            }
+        };
+        // SAFETY: valid out-parameters.
+        unsafe { write_results(&infos, results, nresults) }?;
+        status.into_result()
+    })
+}
+
+/// `PMIx_Query_info_nb`: `cbfunc` runs on the progress thread.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Query_info_nb(
+    queries: *mut pmix_query_t,
+    nqueries: usize,
+    cbfunc: pmix_info_cbfunc_t,
+    cbdata: *mut c_void,
+) -> c_int {
+    guard(|| {
+        let who = requester()?;
+        // SAFETY: queries valid for nqueries (C contract).
+        let qs = unsafe { queries_in(queries, nqueries) }?;
+        let data = SendPtr(cbdata);
+        let cb = Box::new(move |r: Result<(Status, Vec<Info>), Status>| {
+            let data = data;
+            match r {
+                Ok((s, infos)) => deliver_infos(cbfunc, s, &infos, data),
+                Err(s) => deliver_infos(cbfunc, s, &[], data),
+            }
+        });
+        match who {
+            Requester::Client(c) => c.query_nb(&qs, cb),
+            Requester::Server => crate::api::server::with_server(|s| s.query_nb(qs, cb))?,
+        }
+    })
+}
+
+// ---------------------------------------------------------------------------
+// Logging
+
+/// `PMIx_Log` (also in a server process: its own host logs).
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Log(
+    data: *const pmix_info_t,
+    ndata: usize,
+    directives: *const pmix_info_t,
+    ndirs: usize,
+) -> c_int {
+    guard(|| {
+        let who = requester()?;
+        // SAFETY: arrays NULL or valid for their counts (C contract).
+        let (d, dirs) = unsafe { (infos_in(data, ndata)?, infos_in(directives, ndirs)?) };
+        match who {
+            Requester::Client(c) => c.log(&d, &dirs),
+            Requester::Server => {
+                server_wait(|cb| crate::api::server::with_server(|s| s.log_nb(d, dirs, cb))?)?
+                    .into_result()
+            }
+        }
+    })
+}
+
+/// `PMIx_Log_nb`: `cbfunc` runs on the progress thread.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Log_nb(
+    data: *const pmix_info_t,
+    ndata: usize,
+    directives: *const pmix_info_t,
+    ndirs: usize,
+    cbfunc: pmix_op_cbfunc_t,
+    cbdata: *mut c_void,
+) -> c_int {
+    guard(|| {
+        let who = requester()?;
+        // SAFETY: arrays NULL or valid for their counts (C contract).
+        let (d, dirs) = unsafe { (infos_in(data, ndata)?, infos_in(directives, ndirs)?) };
+        let p = SendPtr(cbdata);
+        let cb = Box::new(move |s: Status| {
+            let p = p;
+            if let Some(f) = cbfunc {
+                // SAFETY: the caller's callback with its cbdata.
+                guard_or((), || unsafe { f(s.0, p.0) });
+            }
+        });
+        match who {
+            Requester::Client(c) => c.log_nb(&d, &dirs, cb),
+            Requester::Server => crate::api::server::with_server(|s| s.log_nb(d, dirs, cb))?,
+        }
+    })
+}
+
+// ---------------------------------------------------------------------------
+// Allocation, job control, monitoring
+
+/// `PMIx_Allocation_request`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Allocation_request(
+    directive: u8,
+    info: *mut pmix_info_t,
+    ninfo: usize,
+    results: *mut *mut pmix_info_t,
+    nresults: *mut usize,
+) -> c_int {
+    guard(|| {
+        let c = client()?;
+        nonnull!(results, nresults);
+        // SAFETY: valid out-parameters (checked non-NULL).
+        unsafe { clear_results(results, nresults) };
+        // SAFETY: NULL or ninfo valid infos (C contract).
+        let infos = unsafe { infos_in(info, ninfo) }?;
+        let r = c.allocate(directive, &infos)?;
+        // SAFETY: valid out-parameters.
+        unsafe { write_results(&r, results, nresults) }
+    })
+}
+
+/// `PMIx_Allocation_request_nb`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Allocation_request_nb(
+    directive: u8,
+    info: *mut pmix_info_t,
+    ninfo: usize,
+    cbfunc: pmix_info_cbfunc_t,
+    cbdata: *mut c_void,
+) -> c_int {
+    guard(|| {
+        let c = client()?;
+        // SAFETY: NULL or ninfo valid infos (C contract).
+        let infos = unsafe { infos_in(info, ninfo) }?;
+        c.allocate_nb(directive, &infos, infos_cb(cbfunc, cbdata))
+    })
+}
+
+/// `PMIx_Job_control`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Job_control(
+    targets: *const pmix_proc_t,
+    ntargets: usize,
+    directives: *const pmix_info_t,
+    ndirs: usize,
+    results: *mut *mut pmix_info_t,
+    nresults: *mut usize,
+) -> c_int {
+    guard(|| {
+        let c = client()?;
+        nonnull!(results, nresults);
+        // SAFETY: valid out-parameters (checked non-NULL).
+        unsafe { clear_results(results, nresults) };
+        // SAFETY: arrays NULL or valid for their counts (C contract).
+        let (t, d) = unsafe { (procs_in(targets, ntargets)?, infos_in(directives, ndirs)?) };
+        let r = c.job_control(&t, &d)?;
+        // SAFETY: valid out-parameters.
+        unsafe { write_results(&r, results, nresults) }
+    })
+}
+
+/// `PMIx_Job_control_nb`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Job_control_nb(
+    targets: *const pmix_proc_t,
+    ntargets: usize,
+    directives: *const pmix_info_t,
+    ndirs: usize,
+    cbfunc: pmix_info_cbfunc_t,
+    cbdata: *mut c_void,
+) -> c_int {
+    guard(|| {
+        let c = client()?;
+        // SAFETY: arrays NULL or valid for their counts (C contract).
+        let (t, d) = unsafe { (procs_in(targets, ntargets)?, infos_in(directives, ndirs)?) };
+        c.job_control_nb(&t, &d, infos_cb(cbfunc, cbdata))
+    })
+}
+
+/// `PMIx_Process_monitor`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Process_monitor(
+    monitor: *const pmix_info_t,
+    error: c_int,
+    directives: *const pmix_info_t,
+    ndirs: usize,
+    results: *mut *mut pmix_info_t,
+    nresults: *mut usize,
+) -> c_int {
+    guard(|| {
+        let c = client()?;
+        nonnull!(monitor, results, nresults);
+        // SAFETY: valid out-parameters (checked non-NULL).
+        unsafe { clear_results(results, nresults) };
+        // SAFETY: monitor is a valid info, directives NULL or valid.
+        let (m, d) = unsafe { (convert::info_from_c(monitor)?, infos_in(directives, ndirs)?) };
+        let r = c.monitor(&m, Status(error), &d)?;
+        // SAFETY: valid out-parameters.
+        unsafe { write_results(&r, results, nresults) }
+    })
+}
+
+/// `PMIx_Process_monitor_nb`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Process_monitor_nb(
+    monitor: *const pmix_info_t,
+    error: c_int,
+    directives: *const pmix_info_t,
+    ndirs: usize,
+    cbfunc: pmix_info_cbfunc_t,
+    cbdata: *mut c_void,
+) -> c_int {
+    guard(|| {
+        let c = client()?;
+        nonnull!(monitor);
+        // SAFETY: monitor is a valid info, directives NULL or valid.
+        let (m, d) = unsafe { (convert::info_from_c(monitor)?, infos_in(directives, ndirs)?) };
+        c.monitor_nb(&m, Status(error), &d, infos_cb(cbfunc, cbdata))
+    })
+}
+
+// ---------------------------------------------------------------------------
+// Credentials
+
+/// `PMIx_Get_credential`: the host's credential, `malloc`ed into
+/// `*credential` (release with `PMIX_BYTE_OBJECT_DESTRUCT`).
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Get_credential(
+    info: *const pmix_info_t,
+    ninfo: usize,
+    credential: *mut pmix_byte_object_t,
+) -> c_int {
+    guard(|| {
+        let c = client()?;
+        nonnull!(credential);
+        // SAFETY: NULL or ninfo valid infos (C contract).
+        let infos = unsafe { infos_in(info, ninfo) }?;
+        let (cred, _) = c.get_credential(&infos)?;
+        let bo = convert::bo_to_c(&cred)?;
+        // SAFETY: a valid out-parameter (checked non-NULL).
+        unsafe { credential.write(bo) };
+        Ok(())
+    })
+}
+
+/// `PMIx_Get_credential_nb`: the credential and infos are freed when
+/// `cbfunc` returns.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Get_credential_nb(
+    info: *const pmix_info_t,
+    ninfo: usize,
+    cbfunc: pmix_credential_cbfunc_t,
+    cbdata: *mut c_void,
+) -> c_int {
+    guard(|| {
+        let c = client()?;
+        let f = cbfunc.ok_or(Status::ERR_BAD_PARAM)?;
+        // SAFETY: NULL or ninfo valid infos (C contract).
+        let infos = unsafe { infos_in(info, ninfo) }?;
+        let data = SendPtr(cbdata);
+        c.get_credential_nb(
+            &infos,
+            Box::new(move |r| {
+                let data = data;
+                guard_or((), || {
+                    let (status, cred, infos) = match r {
+                        Ok((c, i)) => (Status::SUCCESS, c, i),
+                        Err(s) => (s, Vec::new(), Vec::new()),
+                    };
+                    let mut bo = convert::bo_to_c(&cred).unwrap_or_default();
+                    let arr = convert::infos_to_c(&infos).unwrap_or(null_mut());
+                    let n = if arr.is_null() { 0 } else { infos.len() };
+                    // SAFETY: the caller's callback with its cbdata; our
+                    // credential and infos are freed once it returned.
+                    unsafe {
+                        f(status.0, &mut bo, arr, n, data.0);
+                        convert::bo_destruct(&mut bo);
+                        convert::infos_free(arr, n);
+                    }
+                })
+            }),
+        )
+    })
+}
+
+/// `PMIx_Validate_credential`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Validate_credential(
+    cred: *const pmix_byte_object_t,
+    info: *const pmix_info_t,
+    ninfo: usize,
+    results: *mut *mut pmix_info_t,
+    nresults: *mut usize,
+) -> c_int {
+    guard(|| {
+        let c = client()?;
+        nonnull!(cred, results, nresults);
+        // SAFETY: valid out-parameters (checked non-NULL).
+        unsafe { clear_results(results, nresults) };
+        // SAFETY: cred is a valid byte object, info NULL or valid.
+        let (bytes, infos) = unsafe { (convert::bo_from_c(&*cred), infos_in(info, ninfo)?) };
+        let r = c.validate_credential(&bytes, &infos)?;
+        // SAFETY: valid out-parameters.
+        unsafe { write_results(&r, results, nresults) }
+    })
+}
+
+/// `PMIx_Validate_credential_nb`: the infos are freed when `cbfunc`
+/// returns.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Validate_credential_nb(
+    cred: *const pmix_byte_object_t,
+    info: *const pmix_info_t,
+    ninfo: usize,
+    cbfunc: pmix_validation_cbfunc_t,
+    cbdata: *mut c_void,
+) -> c_int {
+    guard(|| {
+        let c = client()?;
+        nonnull!(cred);
+        let f = cbfunc.ok_or(Status::ERR_BAD_PARAM)?;
+        // SAFETY: cred is a valid byte object, info NULL or valid.
+        let (bytes, infos) = unsafe { (convert::bo_from_c(&*cred), infos_in(info, ninfo)?) };
+        let data = SendPtr(cbdata);
+        c.validate_credential_nb(
+            &bytes,
+            &infos,
+            Box::new(move |r| {
+                let data = data;
+                guard_or((), || {
+                    let (status, infos) = match r {
+                        Ok(i) => (Status::SUCCESS, i),
+                        Err(s) => (s, Vec::new()),
+                    };
+                    let arr = convert::infos_to_c(&infos).unwrap_or(null_mut());
+                    let n = if arr.is_null() { 0 } else { infos.len() };
+                    // SAFETY: the caller's callback with its cbdata; our
+                    // infos are freed once it returned.
+                    unsafe {
+                        f(status.0, arr, n, data.0);
+                        convert::infos_free(arr, n);
+                    }
+                })
+            }),
+        )
+    })
+}

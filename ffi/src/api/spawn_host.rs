@@ -1,0 +1,219 @@
+//! The C bridge of the host's `spawn`, `connect` and `disconnect` upcalls
+//! (fields of `pmix_server_module_t`), called from `CHost`'s
+//! [`HostModule`](pmix_core::server::HostModule) implementation.
+//!
+//! Ownership follows OpenPMIx: the arrays handed to the host (requestor,
+//! participants, infos, apps) belong to the library and stay valid until
+//! the host calls the `cbfunc`, after which the library frees them; the
+//! host must copy what it keeps. The namespace the host passes to the
+//! `pmix_spawn_cbfunc_t` is the host's, read during the callback.
+
+use std::ffi::{c_char, c_void, CStr};
+
+use pmix_core::server::Completion;
+use pmix_core::value::App;
+use pmix_core::{DataType, Info, Nspace, Proc, Status, Value};
+
+use crate::convert;
+use crate::sys::{
+    pmix_app_t, pmix_info_t, pmix_op_cbfunc_t, pmix_proc_t, pmix_spawn_cbfunc_t, pmix_status_t,
+    PMIX_MAX_NSLEN,
+};
+
+/// `pmix_server_spawn_fn_t`.
+pub type SpawnFn = Option<
+    unsafe extern "C" fn(
+        proc_: *const pmix_proc_t,
+        job_info: *const pmix_info_t,
+        ninfo: usize,
+        apps: *const pmix_app_t,
+        napps: usize,
+        cbfunc: pmix_spawn_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t,
+>;
+
+/// `pmix_server_connect_fn_t` (and `pmix_server_disconnect_fn_t`, same
+/// shape).
+pub type ConnectFn = Option<
+    unsafe extern "C" fn(
+        procs: *const pmix_proc_t,
+        nprocs: usize,
+        info: *const pmix_info_t,
+        ninfo: usize,
+        cbfunc: pmix_op_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t,
+>;
+
+/// `calloc`ed C arrays of one type, freed on drop.
+struct CItems(DataType, *mut c_void, usize);
+
+impl CItems {
+    fn new(t: DataType, items: &[Value]) -> Result<CItems, Status> {
+        Ok(CItems(t, convert::write_items(t, items)?, items.len()))
+    }
+}
+
+impl Drop for CItems {
+    fn drop(&mut self) {
+        // SAFETY: the array came from write_items with this type and count.
+        unsafe { convert::free_items(self.0, self.1, self.2) };
+    }
+}
+
+/// A spawn in the host's hands: the completion and the C arrays.
+struct SpawnOp {
+    done: Completion<Nspace>,
+    _proc: Box<pmix_proc_t>,
+    _infos: CItems,
+    _apps: CItems,
+}
+
+/// A connect or disconnect in the host's hands.
+struct CollectiveOp {
+    done: Completion<()>,
+    _procs: CItems,
+    _infos: CItems,
+}
+
+fn infos_items(infos: &[Info]) -> Result<CItems, Status> {
+    let v: Vec<Value> = infos
+        .iter()
+        .cloned()
+        .map(|i| Value::Info(Box::new(i)))
+        .collect();
+    CItems::new(DataType::Info, &v)
+}
+
+/// The `pmix_spawn_cbfunc_t` handed to the host.
+unsafe extern "C" fn spawn_done(status: pmix_status_t, nspace: *mut c_char, cbdata: *mut c_void) {
+    crate::boundary::guard_or((), || {
+        if cbdata.is_null() {
+            return;
+        }
+        // SAFETY: cbdata is the box `spawn` leaked, reclaimed once (the
+        // host calls back once).
+        let op = unsafe { Box::from_raw(cbdata.cast::<SpawnOp>()) };
+        let r = if status != Status::SUCCESS.0 {
+            Err(Status(status))
+        } else if nspace.is_null() {
+            Err(Status::ERR_BAD_PARAM)
+        } else {
+            // SAFETY: the host's NUL-terminated namespace, read at most
+            // PMIX_MAX_NSLEN + 1 bytes (a pmix_nspace_t).
+            let bytes =
+                unsafe { std::slice::from_raw_parts(nspace.cast::<u8>(), PMIX_MAX_NSLEN + 1) };
+            CStr::from_bytes_until_nul(bytes)
+                .map_err(|_| Status::ERR_BAD_PARAM)
+                .and_then(|c| Nspace::new(c.to_bytes()))
+                .and_then(|ns| {
+                    if ns.is_empty() {
+                        Err(Status::ERR_BAD_PARAM)
+                    } else {
+                        Ok(ns)
+                    }
+                })
+        };
+        op.done.complete(r);
+    })
+}
+
+/// The `pmix_op_cbfunc_t` handed to the host for connect and disconnect.
+unsafe extern "C" fn collective_done(status: pmix_status_t, cbdata: *mut c_void) {
+    crate::boundary::guard_or((), || {
+        if cbdata.is_null() {
+            return;
+        }
+        // SAFETY: cbdata is the box `collective` leaked, reclaimed once.
+        let op = unsafe { Box::from_raw(cbdata.cast::<CollectiveOp>()) };
+        let r = if status == Status::SUCCESS.0 {
+            Ok(())
+        } else {
+            Err(Status(status))
+        };
+        op.done.complete(r);
+    })
+}
+
+/// Calls the host's `spawn`.
+pub(crate) fn spawn(
+    f: SpawnFn,
+    requestor: &Proc,
+    job_info: &[Info],
+    apps: &[App],
+    done: Completion<Nspace>,
+) -> Result<(), Status> {
+    let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
+    let app_values: Vec<Value> = apps
+        .iter()
+        .cloned()
+        .map(|a| Value::App(Box::new(a)))
+        .collect();
+    let op = SpawnOp {
+        done,
+        _proc: Box::new(convert::proc_to_c(requestor)),
+        _infos: infos_items(job_info)?,
+        _apps: CItems::new(DataType::App, &app_values)?,
+    };
+    let (pp, ip, ni, ap, na) = (
+        &*op._proc as *const pmix_proc_t,
+        op._infos.1.cast::<pmix_info_t>().cast_const(),
+        op._infos.2,
+        op._apps.1.cast::<pmix_app_t>().cast_const(),
+        op._apps.2,
+    );
+    let raw = Box::into_raw(Box::new(op));
+    // SAFETY: the host's function; every array lives in the operation box
+    // until the host calls back.
+    let rc = unsafe { f(pp, ip, ni, ap, na, Some(spawn_done), raw.cast()) };
+    if rc == Status::SUCCESS.0 {
+        return Ok(());
+    }
+    // SAFETY: the host will not call back: the box is still ours.
+    let op = unsafe { Box::from_raw(raw) };
+    // PMIX_OPERATION_SUCCEEDED gives no namespace: nothing to answer with.
+    drop(op);
+    if rc == Status::OPERATION_SUCCEEDED.0 {
+        Err(Status::ERR_BAD_PARAM)
+    } else {
+        Err(Status(rc))
+    }
+}
+
+/// Calls the host's `connect` or `disconnect`.
+pub(crate) fn collective(
+    f: ConnectFn,
+    procs: &[Proc],
+    infos: &[Info],
+    done: Completion<()>,
+) -> Result<(), Status> {
+    let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
+    let pv: Vec<Value> = procs.iter().cloned().map(Value::Proc).collect();
+    let op = CollectiveOp {
+        done,
+        _procs: CItems::new(DataType::Proc, &pv)?,
+        _infos: infos_items(infos)?,
+    };
+    let (pp, np, ip, ni) = (
+        op._procs.1.cast::<pmix_proc_t>().cast_const(),
+        op._procs.2,
+        op._infos.1.cast::<pmix_info_t>().cast_const(),
+        op._infos.2,
+    );
+    let raw = Box::into_raw(Box::new(op));
+    // SAFETY: the host's function; the arrays live in the operation box
+    // until the host calls back.
+    let rc = unsafe { f(pp, np, ip, ni, Some(collective_done), raw.cast()) };
+    if rc == Status::SUCCESS.0 {
+        return Ok(());
+    }
+    // SAFETY: the host will not call back: the box is still ours.
+    let op = unsafe { Box::from_raw(raw) };
+    if rc == Status::OPERATION_SUCCEEDED.0 {
+        op.done.complete(Ok(()));
+        Ok(())
+    } else {
+        Err(Status(rc))
+    }
+}

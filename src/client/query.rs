@@ -1,0 +1,420 @@
+//! The client's side of `PMIx_Query_info`, `PMIx_Log`, `PMIx_Job_control`,
+//! `PMIx_Process_monitor`, `PMIx_Allocation_request` and the credential
+//! calls.
+//!
+//! A query is first answered from this process's own data, as OpenPMIx
+//! does: each key is looked up like a `PMIx_Get` of that key (for the
+//! process the `PMIX_PROCID`/`PMIX_NSPACE`/`PMIX_RANK` qualifiers name,
+//! else the wildcard rank of this namespace), never waiting for a peer.
+//! Keys found so are not sent; the others go to the server in one
+//! `Op::QUERY`. `PMIX_QUERY_REFRESH_CACHE` skips the local step. The
+//! results are one info per key answered, keyed by the query key; the
+//! status is `PMIX_SUCCESS`, `PMIX_ERR_PARTIAL_SUCCESS` (some keys
+//! answered) or the failure (`PMIX_ERR_NOT_FOUND` when nothing was).
+//!
+//! The other calls are plain requests to the server, which hands them to
+//! its host.
+
+use crate::value::Query;
+use crate::wire::{rm, Op};
+use crate::{keys, Info, Key, Nspace, Proc, Rank, Status, Value};
+
+use super::{Client, StatusCallback};
+
+/// Callback of [`Client::query_nb`]: the status (`PMIX_SUCCESS` or
+/// `PMIX_ERR_PARTIAL_SUCCESS`) and results, or the failure.
+pub type QueryCallback = Box<dyn FnOnce(Result<(Status, Vec<Info>), Status>) + Send + 'static>;
+/// Callback of the calls answered by a list of infos.
+pub type InfosCallback = Box<dyn FnOnce(Result<Vec<Info>, Status>) + Send + 'static>;
+/// Callback of [`Client::get_credential_nb`]: the credential and its infos.
+pub type CredentialCallback =
+    Box<dyn FnOnce(Result<(Vec<u8>, Vec<Info>), Status>) + Send + 'static>;
+
+/// `PMIX_QUERY_REFRESH_CACHE`.
+const QUERY_REFRESH_CACHE: &str = "pmix.qry.rfsh";
+/// `PMIX_LOG_SOURCE`.
+const LOG_SOURCE: &str = "pmix.log.source";
+/// `PMIX_LOG_TIMESTAMP`.
+const LOG_TIMESTAMP: &str = "pmix.log.tstmp";
+/// `PMIX_LOG_GENERATE_TIMESTAMP`.
+const LOG_GENERATE_TIMESTAMP: &str = "pmix.log.gtstmp";
+
+fn is(i: &Info, key: &str) -> bool {
+    i.key.as_c_str().to_bytes() == key.as_bytes()
+}
+
+fn flag_set(infos: &[Info], key: &str) -> bool {
+    infos
+        .iter()
+        .any(|i| is(i, key) && matches!(i.value, Value::Bool(true) | Value::Undef))
+}
+
+/// Checks a query as OpenPMIx does: at least one non-empty key, and the
+/// process qualifiers of the right types. Returns the process the query
+/// is about and whether a rank was given.
+fn query_target(me: &Proc, q: &Query) -> Result<Proc, Status> {
+    if q.keys.is_empty() || q.keys.iter().any(|k| k.as_bytes().is_empty()) {
+        return Err(Status::ERR_BAD_PARAM);
+    }
+    let mut nspace: Option<Nspace> = None;
+    let mut rank: Option<Rank> = None;
+    for i in &q.qualifiers {
+        if is(i, keys::PROCID) {
+            let Value::Proc(p) = &i.value else {
+                return Err(Status::ERR_BAD_PARAM);
+            };
+            nspace = Some(p.nspace.clone());
+            rank = Some(p.rank);
+        } else if is(i, keys::NSPACE) {
+            let Value::String(Some(s)) = &i.value else {
+                return Err(Status::ERR_BAD_PARAM);
+            };
+            nspace = Some(Nspace::from_cstring(s.clone()).map_err(|_| Status::ERR_BAD_PARAM)?);
+        } else if is(i, keys::RANK) {
+            let Value::ProcRank(r) = i.value else {
+                return Err(Status::ERR_BAD_PARAM);
+            };
+            rank = Some(Rank(r));
+        }
+    }
+    let ns = match nspace {
+        Some(ns) if !ns.is_empty() => ns,
+        _ => me.nspace.clone(),
+    };
+    let rank = match rank {
+        Some(r) if r != Rank::INVALID => r,
+        _ => Rank::WILDCARD,
+    };
+    Ok(Proc::new(ns, rank))
+}
+
+/// Adds the local answers to the server's.
+fn combine(
+    mut local: Vec<Info>,
+    server: Result<(Status, Vec<Info>), Status>,
+) -> Result<(Status, Vec<Info>), Status> {
+    match server {
+        Ok((s, infos)) => {
+            local.extend(infos);
+            Ok((s, local))
+        }
+        Err(_) if !local.is_empty() => Ok((Status::ERR_PARTIAL_SUCCESS, local)),
+        Err(e) => Err(e),
+    }
+}
+
+fn decode_list(body: Result<Vec<u8>, Status>) -> Result<Vec<Info>, Status> {
+    rm::get_list(&body?).map_err(|_| Status::ERR_UNPACK_FAILURE)
+}
+
+fn decode_credential(body: Result<Vec<u8>, Status>) -> Result<(Vec<u8>, Vec<Info>), Status> {
+    rm::get_credential(&body?).map_err(|_| Status::ERR_UNPACK_FAILURE)
+}
+
+fn decode_answer(body: Result<Vec<u8>, Status>) -> Result<(Status, Vec<Info>), Status> {
+    let (s, infos) = rm::get_query_answer(&body?).map_err(|_| Status::ERR_UNPACK_FAILURE)?;
+    if s != Status::SUCCESS && s != Status::ERR_PARTIAL_SUCCESS {
+        return Err(s);
+    }
+    Ok((s, infos))
+}
+
+impl Client {
+    /// The answers this process's data gives, and the queries left for
+    /// the server (each with the keys it could not answer).
+    fn answer_locally(&self, queries: &[Query]) -> Result<(Vec<Info>, Vec<Query>), Status> {
+        let optional = [Info::new(Key::new(keys::OPTIONAL)?, Value::Bool(true))];
+        let mut found = Vec::new();
+        let mut rest = Vec::new();
+        for q in queries {
+            let target = query_target(&self.inner.proc, q)?;
+            let refresh = flag_set(&q.qualifiers, QUERY_REFRESH_CACHE);
+            let mut left = Vec::new();
+            for k in &q.keys {
+                let local = if refresh {
+                    None
+                } else {
+                    k.to_str()
+                        .ok()
+                        .and_then(|key| Some((key, self.get(&target, key, &optional).ok()?)))
+                };
+                match local {
+                    Some((key, v)) => found.push(Info::new(Key::new(key)?, v)),
+                    None => left.push(k.clone()),
+                }
+            }
+            if !left.is_empty() {
+                rest.push(Query {
+                    keys: left,
+                    qualifiers: q.qualifiers.clone(),
+                });
+            }
+        }
+        Ok((found, rest))
+    }
+
+    /// `PMIx_Query_info`: the answers to `queries` (see the module
+    /// documentation).
+    pub fn query(&self, queries: &[Query]) -> Result<(Status, Vec<Info>), Status> {
+        self.inner.check_active()?;
+        if queries.is_empty() {
+            return Err(Status::ERR_BAD_PARAM);
+        }
+        let (local, rest) = self.answer_locally(queries)?;
+        if rest.is_empty() {
+            return Ok((Status::SUCCESS, local));
+        }
+        let mut body = Vec::new();
+        rm::put_queries(&mut body, &rest)?;
+        combine(local, decode_answer(self.request(Op::QUERY, body)))
+    }
+
+    /// `PMIx_Query_info_nb`: as [`query`](Self::query); `cb` runs on the
+    /// progress thread.
+    pub fn query_nb(&self, queries: &[Query], cb: QueryCallback) -> Result<(), Status> {
+        self.inner.check_active()?;
+        if queries.is_empty() {
+            return Err(Status::ERR_BAD_PARAM);
+        }
+        let (local, rest) = self.answer_locally(queries)?;
+        if rest.is_empty() {
+            self.run_on_progress_thread(Box::new(move || cb(Ok((Status::SUCCESS, local)))));
+            return Ok(());
+        }
+        let mut body = Vec::new();
+        rm::put_queries(&mut body, &rest)?;
+        self.request_nb(
+            Op::QUERY,
+            body,
+            Box::new(move |r| cb(combine(local, decode_answer(r)))),
+        )
+    }
+
+    /// The directives of a log request: `PMIX_LOG_SOURCE` (this process)
+    /// and `PMIX_LOG_TIMESTAMP` (under `PMIX_LOG_GENERATE_TIMESTAMP`)
+    /// added when absent.
+    fn log_body(&self, data: &[Info], directives: &[Info]) -> Result<Vec<u8>, Status> {
+        let mut dirs = directives.to_vec();
+        if !dirs.iter().any(|i| is(i, LOG_SOURCE)) {
+            dirs.push(Info::new(
+                Key::new(LOG_SOURCE)?,
+                Value::Proc(self.inner.proc.clone()),
+            ));
+        }
+        if flag_set(&dirs, LOG_GENERATE_TIMESTAMP) && !dirs.iter().any(|i| is(i, LOG_TIMESTAMP)) {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs() as i64)
+                .unwrap_or(0);
+            dirs.push(Info::new(Key::new(LOG_TIMESTAMP)?, Value::Time(now)));
+        }
+        Ok(rm::put_two_lists(data, &dirs)?)
+    }
+
+    /// `PMIx_Log`: asks the server (its host) to log `data`.
+    pub fn log(&self, data: &[Info], directives: &[Info]) -> Result<(), Status> {
+        self.inner.check_active()?;
+        if data.is_empty() {
+            return Err(Status::ERR_BAD_PARAM);
+        }
+        let body = self.log_body(data, directives)?;
+        self.request(Op::LOG, body).map(|_| ())
+    }
+
+    /// `PMIx_Log_nb`; `cb` runs on the progress thread.
+    pub fn log_nb(
+        &self,
+        data: &[Info],
+        directives: &[Info],
+        cb: StatusCallback,
+    ) -> Result<(), Status> {
+        self.inner.check_active()?;
+        if data.is_empty() {
+            return Err(Status::ERR_BAD_PARAM);
+        }
+        let body = self.log_body(data, directives)?;
+        self.request_nb(
+            Op::LOG,
+            body,
+            Box::new(move |r| cb(r.map(|_| Status::SUCCESS).unwrap_or_else(|s| s))),
+        )
+    }
+
+    fn infos_call(&self, op: Op, body: Vec<u8>) -> Result<Vec<Info>, Status> {
+        self.inner.check_active()?;
+        decode_list(self.request(op, body))
+    }
+
+    fn infos_call_nb(&self, op: Op, body: Vec<u8>, cb: InfosCallback) -> Result<(), Status> {
+        self.inner.check_active()?;
+        self.request_nb(op, body, Box::new(move |r| cb(decode_list(r))))
+    }
+
+    /// `PMIx_Job_control`: asks the host to apply `directives` to
+    /// `targets` (empty: this namespace).
+    pub fn job_control(&self, targets: &[Proc], directives: &[Info]) -> Result<Vec<Info>, Status> {
+        let body = rm::put_job_control(targets, directives)?;
+        self.infos_call(Op::JOB_CONTROL, body)
+    }
+
+    /// `PMIx_Job_control_nb`.
+    pub fn job_control_nb(
+        &self,
+        targets: &[Proc],
+        directives: &[Info],
+        cb: InfosCallback,
+    ) -> Result<(), Status> {
+        let body = rm::put_job_control(targets, directives)?;
+        self.infos_call_nb(Op::JOB_CONTROL, body, cb)
+    }
+
+    /// `PMIx_Process_monitor`.
+    pub fn monitor(
+        &self,
+        monitor: &Info,
+        error: Status,
+        directives: &[Info],
+    ) -> Result<Vec<Info>, Status> {
+        let body = rm::put_monitor(monitor, error, directives)?;
+        self.infos_call(Op::MONITOR, body)
+    }
+
+    /// `PMIx_Process_monitor_nb`.
+    pub fn monitor_nb(
+        &self,
+        monitor: &Info,
+        error: Status,
+        directives: &[Info],
+        cb: InfosCallback,
+    ) -> Result<(), Status> {
+        let body = rm::put_monitor(monitor, error, directives)?;
+        self.infos_call_nb(Op::MONITOR, body, cb)
+    }
+
+    /// `PMIx_Allocation_request`.
+    pub fn allocate(&self, directive: u8, infos: &[Info]) -> Result<Vec<Info>, Status> {
+        let body = rm::put_allocate(directive, infos)?;
+        self.infos_call(Op::ALLOCATE, body)
+    }
+
+    /// `PMIx_Allocation_request_nb`.
+    pub fn allocate_nb(
+        &self,
+        directive: u8,
+        infos: &[Info],
+        cb: InfosCallback,
+    ) -> Result<(), Status> {
+        let body = rm::put_allocate(directive, infos)?;
+        self.infos_call_nb(Op::ALLOCATE, body, cb)
+    }
+
+    /// `PMIx_Get_credential`.
+    pub fn get_credential(&self, directives: &[Info]) -> Result<(Vec<u8>, Vec<Info>), Status> {
+        self.inner.check_active()?;
+        let body = rm::put_list(directives)?;
+        decode_credential(self.request(Op::GET_CREDENTIAL, body))
+    }
+
+    /// `PMIx_Get_credential_nb`.
+    pub fn get_credential_nb(
+        &self,
+        directives: &[Info],
+        cb: CredentialCallback,
+    ) -> Result<(), Status> {
+        self.inner.check_active()?;
+        let body = rm::put_list(directives)?;
+        self.request_nb(
+            Op::GET_CREDENTIAL,
+            body,
+            Box::new(move |r| cb(decode_credential(r))),
+        )
+    }
+
+    /// `PMIx_Validate_credential`.
+    pub fn validate_credential(
+        &self,
+        cred: &[u8],
+        directives: &[Info],
+    ) -> Result<Vec<Info>, Status> {
+        let body = rm::put_credential(cred, directives)?;
+        self.infos_call(Op::VALIDATE_CREDENTIAL, body)
+    }
+
+    /// `PMIx_Validate_credential_nb`.
+    pub fn validate_credential_nb(
+        &self,
+        cred: &[u8],
+        directives: &[Info],
+        cb: InfosCallback,
+    ) -> Result<(), Status> {
+        let body = rm::put_credential(cred, directives)?;
+        self.infos_call_nb(Op::VALIDATE_CREDENTIAL, body, cb)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::CString;
+
+    fn me() -> Proc {
+        Proc::new(Nspace::new("me").unwrap(), Rank(2))
+    }
+
+    fn q(quals: Vec<Info>) -> Query {
+        Query {
+            keys: vec![CString::new("k.x").unwrap()],
+            qualifiers: quals,
+        }
+    }
+
+    #[test]
+    fn query_targets_default_to_own_namespace_and_wildcard() {
+        assert_eq!(
+            query_target(&me(), &q(vec![])).unwrap(),
+            Proc::new(Nspace::new("me").unwrap(), Rank::WILDCARD)
+        );
+        let other = Info::new(Key::new(keys::NSPACE).unwrap(), Value::string("other"));
+        let rank = Info::new(Key::new(keys::RANK).unwrap(), Value::ProcRank(5));
+        assert_eq!(
+            query_target(&me(), &q(vec![other, rank])).unwrap(),
+            Proc::new(Nspace::new("other").unwrap(), Rank(5))
+        );
+    }
+
+    #[test]
+    fn mistyped_process_qualifiers_are_bad_params() {
+        let bad = Info::new(Key::new(keys::PROCID).unwrap(), Value::string("x"));
+        assert_eq!(
+            query_target(&me(), &q(vec![bad])),
+            Err(Status::ERR_BAD_PARAM)
+        );
+        let bad = Info::new(Key::new(keys::RANK).unwrap(), Value::Int(1));
+        assert_eq!(
+            query_target(&me(), &q(vec![bad])),
+            Err(Status::ERR_BAD_PARAM)
+        );
+        let no_keys = Query {
+            keys: vec![],
+            qualifiers: vec![],
+        };
+        assert_eq!(query_target(&me(), &no_keys), Err(Status::ERR_BAD_PARAM));
+    }
+
+    #[test]
+    fn local_answers_survive_a_failing_server() {
+        let local = vec![Info::new(Key::new("k.x").unwrap(), Value::Bool(true))];
+        assert_eq!(
+            combine(local.clone(), Err(Status::ERR_NOT_FOUND)),
+            Ok((Status::ERR_PARTIAL_SUCCESS, local.clone()))
+        );
+        assert_eq!(
+            combine(vec![], Err(Status::ERR_NOT_FOUND)),
+            Err(Status::ERR_NOT_FOUND)
+        );
+        assert_eq!(
+            combine(local.clone(), Ok((Status::SUCCESS, vec![]))),
+            Ok((Status::SUCCESS, local))
+        );
+    }
+}

@@ -1,0 +1,378 @@
+//! The server's side of `PMIx_Log` (`Op::LOG`), `PMIx_Job_control`
+//! (`Op::JOB_CONTROL`), `PMIx_Process_monitor` (`Op::MONITOR`),
+//! `PMIx_Allocation_request` (`Op::ALLOCATE`) and the credential calls
+//! (`Op::GET_CREDENTIAL`, `Op::VALIDATE_CREDENTIAL`).
+//!
+//! Each is handed to the host's callback of the same name. A log request
+//! the host does not handle (no callback, or `PMIX_ERR_NOT_SUPPORTED`) is
+//! logged by the server itself with [`log_locally`]: `PMIX_LOG_STDERR`,
+//! `PMIX_LOG_STDOUT` and the syslog channels. Credentials fall back on the
+//! server's native ones ([`super::credential`]). Job control, monitoring
+//! and allocation have no server default: without the host they fail with
+//! `PMIX_ERR_NOT_SUPPORTED`.
+
+use std::ffi::CString;
+use std::io::Write;
+
+use super::event_loop::EventLoop;
+use super::query::{Tap, NOBODY};
+use super::services::Caller;
+use super::Server;
+use crate::wire::rm;
+use crate::{Info, Proc, Status, Value};
+
+/// `PMIX_LOG_ONCE`: the first channel that takes the message ends it.
+const LOG_ONCE: &str = "pmix.log.once";
+/// `PMIX_LOG_SYSLOG_PRI`.
+const LOG_SYSLOG_PRI: &str = "pmix.log.syspri";
+/// `PMIX_LOG_TIMESTAMP`.
+const LOG_TIMESTAMP: &str = "pmix.log.tstmp";
+/// `PMIX_LOG_GENERATE_TIMESTAMP`.
+const LOG_GENERATE_TIMESTAMP: &str = "pmix.log.gtstmp";
+/// `PMIX_LOG_TIMESTAMP_OUTPUT`.
+const LOG_TIMESTAMP_OUTPUT: &str = "pmix.log.tsout";
+/// `PMIX_LOG_TAG_OUTPUT`.
+const LOG_TAG_OUTPUT: &str = "pmix.log.tag";
+/// `PMIX_LOG_SOURCE`.
+pub const LOG_SOURCE: &str = "pmix.log.source";
+/// `PMIX_LOG_STDERR`.
+pub const LOG_STDERR: &str = "pmix.log.stderr";
+/// `PMIX_LOG_STDOUT`.
+pub const LOG_STDOUT: &str = "pmix.log.stdout";
+/// `PMIX_LOG_SYSLOG`, `PMIX_LOG_LOCAL_SYSLOG`, `PMIX_LOG_GLOBAL_SYSLOG`.
+const LOG_SYSLOGS: [&str; 3] = ["pmix.log.syslog", "pmix.log.lsys", "pmix.log.gsys"];
+
+fn find<'a>(infos: &'a [Info], key: &str) -> Option<&'a Value> {
+    infos
+        .iter()
+        .find(|i| i.key.as_c_str().to_bytes() == key.as_bytes())
+        .map(|i| &i.value)
+}
+
+fn flag(infos: &[Info], key: &str) -> bool {
+    match find(infos, key) {
+        Some(Value::Bool(b)) => *b,
+        Some(Value::Undef) => true,
+        _ => false,
+    }
+}
+
+/// The source a log request names (`PMIX_LOG_SOURCE`), else `requester`.
+pub fn log_source(requester: &Proc, directives: &[Info]) -> Proc {
+    match find(directives, LOG_SOURCE) {
+        Some(Value::Proc(p)) => p.clone(),
+        _ => requester.clone(),
+    }
+}
+
+/// The timestamp a log request asks for (`PMIX_LOG_TIMESTAMP`, or now
+/// under `PMIX_LOG_GENERATE_TIMESTAMP`), in seconds since the epoch.
+pub fn log_timestamp(directives: &[Info]) -> Option<i64> {
+    match find(directives, LOG_TIMESTAMP) {
+        Some(Value::Time(t)) | Some(Value::Int64(t)) => return Some(*t),
+        Some(Value::Uint64(t)) => return i64::try_from(*t).ok(),
+        _ => {}
+    }
+    if flag(directives, LOG_GENERATE_TIMESTAMP) {
+        return std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()
+            .and_then(|d| i64::try_from(d.as_secs()).ok());
+    }
+    None
+}
+
+/// The text of a logged datum: a string, or a byte object read as text.
+pub fn log_text(v: &Value) -> Option<String> {
+    match v {
+        Value::String(Some(s)) => Some(s.to_string_lossy().into_owned()),
+        Value::ByteObject(b) => Some(String::from_utf8_lossy(b).into_owned()),
+        _ => None,
+    }
+}
+
+/// How [`log_locally`] writes a line to a standard stream.
+fn stream_line(prefix: &str, channel: &str, tag: bool, stamp: Option<i64>, text: &str) -> String {
+    let mut line = String::new();
+    if let Some(t) = stamp {
+        line.push_str(&format!("[{t}] "));
+    }
+    if tag {
+        line.push_str(channel);
+        line.push_str(": ");
+    }
+    line.push_str(prefix);
+    line.push_str(text.trim_end_matches('\n'));
+    line.push('\n');
+    line
+}
+
+/// Logs `data` the way a server without a logging host does: to this
+/// process's stderr (`PMIX_LOG_STDERR`), stdout (`PMIX_LOG_STDOUT`) or
+/// syslog (`PMIX_LOG_SYSLOG`, at `PMIX_LOG_SYSLOG_PRI`, default
+/// `LOG_ERR`), each line prefixed with `prefix`. Honours `PMIX_LOG_ONCE`
+/// (only the first channel that succeeds), `PMIX_LOG_TAG_OUTPUT` and the
+/// timestamp directives. `PMIX_ERR_NOT_SUPPORTED` if no datum names a
+/// channel it knows, `PMIX_ERR_PARTIAL_SUCCESS` if some do not.
+pub fn log_locally(prefix: &str, data: &[Info], directives: &[Info]) -> Result<(), Status> {
+    let once = flag(directives, LOG_ONCE) || flag(data, LOG_ONCE);
+    let tag = flag(directives, LOG_TAG_OUTPUT);
+    let stamp =
+        if flag(directives, LOG_TIMESTAMP_OUTPUT) || find(directives, LOG_TIMESTAMP).is_some() {
+            log_timestamp(directives)
+        } else {
+            None
+        };
+    let pri = match find(directives, LOG_SYSLOG_PRI) {
+        Some(Value::Int(p)) | Some(Value::Int32(p)) => *p,
+        _ => libc::LOG_ERR,
+    };
+    let (mut done, mut skipped) = (0usize, 0usize);
+    for d in data {
+        let key = d.key.as_c_str().to_bytes();
+        if key == LOG_ONCE.as_bytes() {
+            continue;
+        }
+        let Some(text) = log_text(&d.value) else {
+            skipped += 1;
+            continue;
+        };
+        let ok = if key == LOG_STDERR.as_bytes() {
+            let line = stream_line(prefix, "stderr", tag, stamp, &text);
+            std::io::stderr().write_all(line.as_bytes()).is_ok()
+        } else if key == LOG_STDOUT.as_bytes() {
+            let line = stream_line(prefix, "stdout", tag, stamp, &text);
+            let mut out = std::io::stdout().lock();
+            out.write_all(line.as_bytes()).is_ok() && out.flush().is_ok()
+        } else if LOG_SYSLOGS.iter().any(|s| s.as_bytes() == key) {
+            syslog(pri, &format!("{prefix}{text}"))
+        } else {
+            false
+        };
+        if ok {
+            done += 1;
+            if once {
+                return Ok(());
+            }
+        } else {
+            skipped += 1;
+        }
+    }
+    match (done, skipped) {
+        (0, _) => Err(Status::ERR_NOT_SUPPORTED),
+        (_, 0) => Ok(()),
+        _ => Err(Status::ERR_PARTIAL_SUCCESS),
+    }
+}
+
+fn syslog(pri: i32, msg: &str) -> bool {
+    let Ok(m) = CString::new(msg.replace('\0', " ")) else {
+        return false;
+    };
+    // SAFETY: a constant "%s" format with one valid NUL-terminated string
+    // argument, as syslog(3) requires.
+    unsafe { libc::syslog(pri, c"%s".as_ptr(), m.as_ptr()) };
+    true
+}
+
+impl Server {
+    /// `PMIx_Log_nb` in the server's own process: handed to the host's
+    /// `log` with the server as the source, else logged by the server
+    /// ([`log_locally`]). `cb` runs on the server's progress thread.
+    pub fn log_nb(
+        &self,
+        data: Vec<Info>,
+        directives: Vec<Info>,
+        cb: Box<dyn FnOnce(Status) + Send + 'static>,
+    ) -> Result<(), Status> {
+        if data.is_empty() {
+            return Err(Status::ERR_BAD_PARAM);
+        }
+        let me = self.proc();
+        let tap: Tap = Box::new(move |r| cb(r.as_ref().err().copied().unwrap_or(Status::SUCCESS)));
+        if self.run_on_loop(move |el| el.log_for(NOBODY, &me, data, directives, Some(tap))) {
+            Ok(())
+        } else {
+            Err(Status::ERR_INIT)
+        }
+    }
+}
+
+impl EventLoop {
+    /// Handles `Op::LOG` from `proc`.
+    pub(crate) fn log(&mut self, caller: Caller, proc: &Proc, body: &[u8]) {
+        match rm::get_two_lists(body) {
+            Ok((data, directives)) => self.log_for(caller, proc, data, directives, None),
+            Err(e) => self.respond(caller, Err(e.status())),
+        }
+    }
+
+    /// Logs `data` for `proc`, answering `caller` and `tap` (see
+    /// [`super::query`]).
+    fn log_for(
+        &mut self,
+        caller: Caller,
+        proc: &Proc,
+        data: Vec<Info>,
+        mut directives: Vec<Info>,
+        tap: Option<Tap>,
+    ) {
+        if find(&directives, LOG_SOURCE).is_none() {
+            if let Ok(k) = crate::Key::new(LOG_SOURCE) {
+                directives.push(Info::new(k, Value::Proc(proc.clone())));
+            }
+        }
+        let source = log_source(proc, &directives);
+        let (d, dirs) = (data.clone(), directives.clone());
+        let (op, done) = self.host_op_or_fallback(caller, move |r: Result<(), Status>| {
+            let r = match r {
+                Ok(()) => Ok(Vec::new()),
+                Err(Status::ERR_NOT_SUPPORTED) => {
+                    let prefix =
+                        format!("[{}:{}] ", source.nspace.to_string_lossy(), source.rank.0);
+                    log_locally(&prefix, &d, &dirs).map(|()| Vec::new())
+                }
+                Err(s) => Err(s),
+            };
+            if let Some(t) = tap {
+                t(&r);
+            }
+            r
+        });
+        let host = self.host_module();
+        if let Err(s) = host.log(proc, &data, &directives, done) {
+            self.refuse_op(op, s);
+        }
+    }
+
+    /// Handles `Op::JOB_CONTROL` from `proc`.
+    pub(crate) fn job_control(&mut self, caller: Caller, proc: &Proc, body: &[u8]) {
+        let (targets, directives) = match rm::get_job_control(body) {
+            Ok(v) => v,
+            Err(e) => return self.respond(caller, Err(e.status())),
+        };
+        let (op, done) = self.host_op(caller, |r: Vec<Info>| {
+            rm::put_list(&r).map_err(Status::from)
+        });
+        let host = self.host_module();
+        if let Err(s) = host.job_control(proc, &targets, &directives, done) {
+            self.refuse_op(op, s);
+        }
+    }
+
+    /// Handles `Op::MONITOR` from `proc`.
+    pub(crate) fn monitor(&mut self, caller: Caller, proc: &Proc, body: &[u8]) {
+        let (monitor, error, directives) = match rm::get_monitor(body) {
+            Ok(v) => v,
+            Err(e) => return self.respond(caller, Err(e.status())),
+        };
+        let (op, done) = self.host_op(caller, |r: Vec<Info>| {
+            rm::put_list(&r).map_err(Status::from)
+        });
+        let host = self.host_module();
+        if let Err(s) = host.monitor(proc, &monitor, error, &directives, done) {
+            self.refuse_op(op, s);
+        }
+    }
+
+    /// Handles `Op::ALLOCATE` from `proc`.
+    pub(crate) fn allocate(&mut self, caller: Caller, proc: &Proc, body: &[u8]) {
+        let (directive, infos) = match rm::get_allocate(body) {
+            Ok(v) => v,
+            Err(e) => return self.respond(caller, Err(e.status())),
+        };
+        let (op, done) = self.host_op(caller, |r: Vec<Info>| {
+            rm::put_list(&r).map_err(Status::from)
+        });
+        let host = self.host_module();
+        if let Err(s) = host.allocate(proc, directive, &infos, done) {
+            self.refuse_op(op, s);
+        }
+    }
+
+    /// Handles `Op::GET_CREDENTIAL` from `proc`: the host's credential,
+    /// else a native one (see [`super::credential`]).
+    pub(crate) fn get_credential(&mut self, caller: Caller, proc: &Proc, body: &[u8]) {
+        let directives = match rm::get_list(body) {
+            Ok(v) => v,
+            Err(e) => return self.respond(caller, Err(e.status())),
+        };
+        let native = self
+            .peer_creds(proc)
+            .map(|c| super::credential::issue(proc, c));
+        let (op, done) = self.host_op_or_fallback(
+            caller,
+            move |r: Result<(Vec<u8>, Vec<Info>), Status>| match r {
+                Ok((cred, infos)) => rm::put_credential(&cred, &infos).map_err(Status::from),
+                Err(Status::ERR_NOT_SUPPORTED) => {
+                    let cred = native.ok_or(Status::ERR_NOT_SUPPORTED)?;
+                    rm::put_credential(&cred, &[]).map_err(Status::from)
+                }
+                Err(s) => Err(s),
+            },
+        );
+        let host = self.host_module();
+        if let Err(s) = host.get_credential(proc, &directives, done) {
+            self.refuse_op(op, s);
+        }
+    }
+
+    /// Handles `Op::VALIDATE_CREDENTIAL` from `proc`: the host's verdict,
+    /// else the native check (see [`super::credential`]).
+    pub(crate) fn validate_credential(&mut self, caller: Caller, proc: &Proc, body: &[u8]) {
+        let (cred, directives) = match rm::get_credential(body) {
+            Ok(v) => v,
+            Err(e) => return self.respond(caller, Err(e.status())),
+        };
+        let c2 = cred.clone();
+        let (op, done) = self.host_op_or_fallback(caller, move |r: Result<Vec<Info>, Status>| {
+            let infos = match r {
+                Err(Status::ERR_NOT_SUPPORTED) => super::credential::validate(&c2)?,
+                r => r?,
+            };
+            rm::put_list(&infos).map_err(Status::from)
+        });
+        let host = self.host_module();
+        if let Err(s) = host.validate_credential(proc, &cred, &directives, done) {
+            self.refuse_op(op, s);
+        }
+    }
+}
+
+/// The keys of the job-control directives `pmixrun` and other hosts act
+/// on, re-exported for hosts.
+pub mod job_ctrl {
+    /// `PMIX_JOB_CTRL_KILL` (bool).
+    pub const KILL: &str = "pmix.jctrl.kill";
+    /// `PMIX_JOB_CTRL_TERMINATE` (bool).
+    pub const TERMINATE: &str = "pmix.jctrl.term";
+    /// `PMIX_JOB_CTRL_SIGNAL` (int).
+    pub const SIGNAL: &str = "pmix.jctrl.sig";
+    /// `PMIX_JOB_CTRL_PAUSE` (bool).
+    pub const PAUSE: &str = "pmix.jctrl.pause";
+    /// `PMIX_JOB_CTRL_RESUME` (bool).
+    pub const RESUME: &str = "pmix.jctrl.resume";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Key;
+
+    #[test]
+    fn unknown_channels_are_not_supported() {
+        let d = vec![Info::new(
+            Key::new("pmix.log.email").unwrap(),
+            Value::string("x"),
+        )];
+        assert_eq!(log_locally("", &d, &[]), Err(Status::ERR_NOT_SUPPORTED));
+    }
+
+    #[test]
+    fn stream_lines_carry_tag_and_timestamp() {
+        assert_eq!(
+            stream_line("[j:1] ", "stderr", true, Some(5), "hi\n"),
+            "[5] stderr: [j:1] hi\n"
+        );
+    }
+}

@@ -1,0 +1,392 @@
+//! The server's side of `PMIx_Query_info` (`Op::QUERY`).
+//!
+//! The client library has already answered what its own data could (see
+//! `client::query`); what reaches the server is answered here in three
+//! steps, one info per key answered, keyed by the query key:
+//!
+//! 1. what the server itself knows: the registered namespaces
+//!    (`PMIX_QUERY_NAMESPACES`, `PMIX_QUERY_NAMESPACE_INFO`), the processes
+//!    of this node (`PMIX_QUERY_LOCAL_PROC_TABLE`, and
+//!    `PMIX_QUERY_PROC_TABLE` for a job wholly on this node; executables
+//!    from the applications' `PMIX_APP_ARGV`), the list
+//!    of those keys (`PMIX_QUERY_SUPPORTED_KEYS`), and any other key found
+//!    in the registered job data of the process the qualifiers name (job
+//!    realm for the wildcard rank);
+//! 2. the rest goes to the host's `query` callback;
+//! 3. what the host did not answer (or the whole rest, if it has no
+//!    callback or refused) falls back on the server's defaults: no process
+//!    sets are defined through this server (`PMIX_QUERY_NUM_PSETS` is 0,
+//!    `PMIX_QUERY_PSET_NAMES` empty).
+//!
+//! The answer's status is `PMIX_SUCCESS` when every key got an answer,
+//! `PMIX_ERR_PARTIAL_SUCCESS` when some did, and otherwise the host's error
+//! (`PMIX_ERR_NOT_FOUND` when the host had nothing to say either).
+
+use std::collections::HashSet;
+use std::ffi::CString;
+
+use super::event_loop::{EventLoop, PendingOp};
+use super::host::{take_result, Completion};
+use super::services::{Caller, Encoder};
+use super::Server;
+use crate::data_type::DataType;
+use crate::value::{DataArray, ProcInfo, Query};
+use crate::wire::rm;
+use crate::{keys, Info, Key, Nspace, Proc, Rank, Status, Value};
+
+/// Receives a copy of the response of an operation the server's own
+/// process asked for.
+pub(super) type Tap = Box<dyn FnOnce(&Result<Vec<u8>, Status>) + Send + 'static>;
+
+/// The caller of the server's own operations: no connection has this
+/// token, so the response itself goes nowhere (its [`Tap`] gets it).
+pub(super) const NOBODY: Caller = Caller {
+    token: mio::Token(usize::MAX),
+    id: 0,
+};
+
+/// Callback of [`Server::query_nb`]: the status (`PMIX_SUCCESS` or
+/// `PMIX_ERR_PARTIAL_SUCCESS`) and results, or the failure.
+pub type ServerQueryCallback =
+    Box<dyn FnOnce(Result<(Status, Vec<Info>), Status>) + Send + 'static>;
+
+impl Server {
+    /// `PMIx_Query_info_nb` in the server's own process: answered as a
+    /// client's query reaching the server (its knowledge, the host's
+    /// `query`, the defaults), the server itself being the requester.
+    /// `cb` runs on the server's progress thread.
+    pub fn query_nb(&self, queries: Vec<Query>, cb: ServerQueryCallback) -> Result<(), Status> {
+        if queries.is_empty() || queries.iter().any(|q| q.keys.is_empty()) {
+            return Err(Status::ERR_BAD_PARAM);
+        }
+        let me = self.proc();
+        let tap: Tap = Box::new(move |r| {
+            cb(r.clone()
+                .and_then(|b| rm::get_query_answer(&b).map_err(|_| Status::ERR_UNPACK_FAILURE)))
+        });
+        if self.run_on_loop(move |el| el.query_for(NOBODY, &me, queries, Some(tap))) {
+            Ok(())
+        } else {
+            Err(Status::ERR_INIT)
+        }
+    }
+}
+
+/// `PMIX_PROC_STATE_RUNNING`.
+const PROC_STATE_RUNNING: u8 = 5;
+/// `PMIX_PROC_STATE_UNDEF`.
+const PROC_STATE_UNDEF: u8 = 0;
+
+/// The keys step 1 answers.
+const SERVER_KEYS: &[&str] = &[
+    keys::QUERY_NAMESPACES,
+    keys::QUERY_NAMESPACE_INFO,
+    keys::QUERY_LOCAL_PROC_TABLE,
+    keys::QUERY_PROC_TABLE,
+    keys::QUERY_SUPPORTED_KEYS,
+    keys::QUERY_NUM_PSETS,
+    keys::QUERY_PSET_NAMES,
+];
+
+fn info(key: &str, value: Value) -> Option<Info> {
+    Some(Info::new(Key::new(key).ok()?, value))
+}
+
+/// The process a query names (`PMIX_PROCID`, `PMIX_NSPACE`, `PMIX_RANK`):
+/// the requester's namespace unless one is named, the wildcard rank unless
+/// one is named.
+fn target(requester: &Proc, qualifiers: &[Info]) -> Proc {
+    let mut ns = requester.nspace.clone();
+    let mut rank = Rank::WILDCARD;
+    for q in qualifiers {
+        match (q.key.as_c_str().to_bytes(), &q.value) {
+            (k, Value::String(Some(s))) if k == keys::NSPACE.as_bytes() => {
+                if let Ok(n) = Nspace::from_cstring(s.clone()) {
+                    if !n.is_empty() {
+                        ns = n;
+                    }
+                }
+            }
+            (k, Value::Proc(p)) if k == keys::PROCID.as_bytes() => {
+                if !p.nspace.is_empty() {
+                    ns = p.nspace.clone();
+                }
+                rank = p.rank;
+            }
+            (k, Value::ProcRank(r)) if k == keys::RANK.as_bytes() => rank = Rank(*r),
+            _ => {}
+        }
+    }
+    if rank == Rank::INVALID {
+        rank = Rank::WILDCARD;
+    }
+    Proc::new(ns, rank)
+}
+
+impl EventLoop {
+    /// A host operation whose encoder also sees the host's failure (a
+    /// query's partial answers survive a host that refuses).
+    pub(super) fn host_op_or_fallback<T: Send + 'static>(
+        &mut self,
+        caller: Caller,
+        encode: impl FnOnce(Result<T, Status>) -> Result<Vec<u8>, Status> + Send + 'static,
+    ) -> (u64, Completion<T>) {
+        let encoder: Encoder = Box::new(move |r| encode(take_result::<T>(r)));
+        let op = self.new_pending(PendingOp::Service { caller, encoder });
+        (op, Completion::new(op, self.notifier().clone()))
+    }
+
+    /// Handles `Op::QUERY` from `proc`.
+    pub(crate) fn query(&mut self, caller: Caller, proc: &Proc, body: &[u8]) {
+        match rm::get_queries(body) {
+            Ok(q) => self.query_for(caller, proc, q, None),
+            Err(e) => self.respond(caller, Err(e.status())),
+        }
+    }
+
+    /// Answers `queries` of `proc` to `caller`, also handing the answer
+    /// to `tap` (the server's own calls, whose caller is [`NOBODY`]).
+    fn query_for(&mut self, caller: Caller, proc: &Proc, queries: Vec<Query>, tap: Option<Tap>) {
+        let mut answers = Vec::new();
+        let mut unresolved = Vec::new();
+        for q in &queries {
+            let mut left = Vec::new();
+            for k in &q.keys {
+                match self.answer_query(proc, k.to_bytes(), &q.qualifiers) {
+                    Some(i) => answers.push(i),
+                    None => left.push(k.clone()),
+                }
+            }
+            if !left.is_empty() {
+                unresolved.push(Query {
+                    keys: left,
+                    qualifiers: q.qualifiers.clone(),
+                });
+            }
+        }
+        if unresolved.is_empty() {
+            let r = rm::put_query_answer(Status::SUCCESS, &answers).map_err(Status::from);
+            if let Some(t) = tap {
+                t(&r);
+            }
+            return self.respond(caller, r);
+        }
+        let asked: Vec<CString> = unresolved.iter().flat_map(|q| q.keys.clone()).collect();
+        let (op, done) = self.host_op_or_fallback(caller, move |r: Result<Vec<Info>, Status>| {
+            let r = finish_query(answers, asked, r);
+            if let Some(t) = tap {
+                t(&r);
+            }
+            r
+        });
+        let host = self.host_module();
+        if let Err(s) = host.query(proc, &unresolved, done) {
+            self.refuse_op(op, s);
+        }
+    }
+
+    /// Step 1: what the server knows about `key`.
+    fn answer_query(&self, requester: &Proc, key: &[u8], qualifiers: &[Info]) -> Option<Info> {
+        let key = std::str::from_utf8(key).ok()?;
+        match key {
+            keys::QUERY_NAMESPACES => {
+                let names: Vec<String> = self
+                    .registry()
+                    .nspaces()
+                    .iter()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .collect();
+                info(key, Value::string(&names.join(",")))
+            }
+            keys::QUERY_NAMESPACE_INFO => {
+                let mut items = Vec::new();
+                for ns in self.registry().nspaces() {
+                    // Deregistered since it was listed: not active any more.
+                    let Some(rec) = self.registry().nspace(&ns) else {
+                        continue;
+                    };
+                    let fields = vec![
+                        Value::Info(Box::new(Info::new(
+                            Key::new(keys::NSPACE).ok()?,
+                            Value::String(Some(ns.as_c_str().to_owned())),
+                        ))),
+                        Value::Info(Box::new(Info::new(
+                            Key::new(keys::JOB_SIZE).ok()?,
+                            Value::Uint32(rec.size),
+                        ))),
+                    ];
+                    items.push(Value::DataArray(Box::new(DataArray {
+                        elem_type: DataType::Info,
+                        items: fields,
+                    })));
+                }
+                info(
+                    key,
+                    Value::DataArray(Box::new(DataArray {
+                        elem_type: DataType::DataArray,
+                        items,
+                    })),
+                )
+            }
+            keys::QUERY_LOCAL_PROC_TABLE | keys::QUERY_PROC_TABLE => {
+                let ns = target(requester, qualifiers).nspace;
+                let rec = self.registry().nspace(&ns)?;
+                if key == keys::QUERY_PROC_TABLE && !rec.all_local() {
+                    // The host knows where the other processes are.
+                    return None;
+                }
+                let seg = rec.job_segment.open().ok();
+                let items = rec
+                    .local_ranks
+                    .iter()
+                    .map(|&r| {
+                        let executable_name = seg
+                            .as_ref()
+                            .and_then(|s| executable(s, r))
+                            .and_then(|e| CString::new(e).ok());
+                        let p = Proc::new(ns.clone(), Rank(r));
+                        let pid = self.peer_creds(&p).map(|c| c.pid);
+                        Value::ProcInfo(Box::new(ProcInfo {
+                            proc: p,
+                            hostname: CString::new(rec.hostname.clone()).ok(),
+                            executable_name,
+                            pid: pid.unwrap_or(0),
+                            exit_code: 0,
+                            state: if pid.is_some() {
+                                PROC_STATE_RUNNING
+                            } else {
+                                PROC_STATE_UNDEF
+                            },
+                        }))
+                    })
+                    .collect();
+                info(
+                    key,
+                    Value::DataArray(Box::new(DataArray {
+                        elem_type: DataType::ProcInfo,
+                        items,
+                    })),
+                )
+            }
+            keys::QUERY_SUPPORTED_KEYS => info(key, Value::string(&SERVER_KEYS.join(","))),
+            _ => self.job_data(&target(requester, qualifiers), key),
+        }
+    }
+
+    /// A key of the registered job data of `proc` (its job realm for the
+    /// wildcard rank), as OpenPMIx's server answers from its own store.
+    fn job_data(&self, proc: &Proc, key: &str) -> Option<Info> {
+        let rec = self.registry().nspace(&proc.nspace)?;
+        let seg = rec.job_segment.open().ok()?;
+        let k = pmix_shmem::LookupKey::from(key);
+        let v = if proc.rank == Rank::WILDCARD {
+            seg.job_value(&k).ok()??
+        } else {
+            seg.proc_value(proc.rank.0, &k).ok()??
+        };
+        info(key, Value::from(v))
+    }
+}
+
+/// The program of `rank`: the first word of its application's
+/// `PMIX_APP_ARGV` in the job data.
+fn executable(seg: &pmix_shmem::Segment, rank: u32) -> Option<String> {
+    let appnum = seg
+        .proc_value(rank, &pmix_shmem::LookupKey::from(keys::APPNUM))
+        .ok()??;
+    let appnum = Value::from(appnum).as_u32()?;
+    let argv = seg
+        .app_value(appnum, &pmix_shmem::LookupKey::from(keys::APP_ARGV))
+        .ok()??;
+    Value::from(argv)
+        .as_str()?
+        .split_whitespace()
+        .next()
+        .map(str::to_owned)
+}
+
+/// Step 3's defaults, for keys the host did not answer.
+fn fallback(key: &[u8]) -> Option<Info> {
+    match std::str::from_utf8(key).ok()? {
+        keys::QUERY_NUM_PSETS => info(keys::QUERY_NUM_PSETS, Value::Size(0)),
+        keys::QUERY_PSET_NAMES => info(keys::QUERY_PSET_NAMES, Value::string("")),
+        _ => None,
+    }
+}
+
+/// Merges the server's answers, the host's and the fallbacks into the
+/// response body.
+fn finish_query(
+    mut answers: Vec<Info>,
+    asked: Vec<CString>,
+    host: Result<Vec<Info>, Status>,
+) -> Result<Vec<u8>, Status> {
+    let host_error = host.as_ref().err().copied();
+    let host_infos = host.unwrap_or_default();
+    let answered: HashSet<&[u8]> = host_infos
+        .iter()
+        .map(|i| i.key.as_c_str().to_bytes())
+        .collect();
+    // A host that answered with keys of its own (not the query keys)
+    // answered everything it was given.
+    let per_key = asked.iter().any(|k| answered.contains(k.to_bytes()));
+    let host_answered_all = host_error.is_none() && !host_infos.is_empty() && !per_key;
+    let mut missing = 0usize;
+    let mut extra = Vec::new();
+    for k in &asked {
+        if host_answered_all || answered.contains(k.to_bytes()) {
+            continue;
+        }
+        match fallback(k.to_bytes()) {
+            Some(i) => extra.push(i),
+            None => missing += 1,
+        }
+    }
+    let have_any = !answers.is_empty() || !host_infos.is_empty() || !extra.is_empty();
+    answers.extend(host_infos);
+    answers.extend(extra);
+    let status = if missing == 0 {
+        Status::SUCCESS
+    } else if have_any {
+        Status::ERR_PARTIAL_SUCCESS
+    } else {
+        return Err(match host_error {
+            Some(s) if s != Status::ERR_NOT_SUPPORTED => s,
+            _ => Status::ERR_NOT_FOUND,
+        });
+    };
+    rm::put_query_answer(status, &answers).map_err(Status::from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn k(s: &str) -> CString {
+        CString::new(s).unwrap()
+    }
+
+    #[test]
+    fn nothing_answered_is_not_found() {
+        let r = finish_query(vec![], vec![k("x.y")], Err(Status::ERR_NOT_SUPPORTED));
+        assert_eq!(r, Err(Status::ERR_NOT_FOUND));
+    }
+
+    #[test]
+    fn some_answered_is_partial_success() {
+        let a = info("a.b", Value::Bool(true)).unwrap();
+        let body = finish_query(vec![a], vec![k("x.y")], Err(Status::ERR_NOT_SUPPORTED)).unwrap();
+        let (s, infos) = rm::get_query_answer(&body).unwrap();
+        assert_eq!(s, Status::ERR_PARTIAL_SUCCESS);
+        assert_eq!(infos.len(), 1);
+    }
+
+    #[test]
+    fn psets_fall_back_to_none_defined() {
+        let body =
+            finish_query(vec![], vec![k(keys::QUERY_NUM_PSETS)], Err(Status::ERROR)).unwrap();
+        let (s, infos) = rm::get_query_answer(&body).unwrap();
+        assert_eq!(s, Status::SUCCESS);
+        assert_eq!(infos[0].value, Value::Size(0));
+    }
+}

@@ -1,0 +1,377 @@
+/* A single-node PMIx host whose module answers the resource-manager
+ * upcalls: query (test.* keys, answered from another thread with a
+ * release_fn), log (prints what it is asked to log), job_control, monitor,
+ * allocate, get_credential and validate_credential. Forks one client
+ * (tests/c/rm_client.c in "host" mode), waits for it and checks its exit
+ * code and which upcalls fired.
+ *
+ * usage: rm_host CLIENT [nolog]
+ * With "nolog" the module has no log function: the server itself logs.
+ * Exits 0 on success; prints what failed to stderr. Every wait is bounded
+ * (callbacks: 60 s; the child: the caller's watchdog). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <pmix.h>
+#include <pmix_server.h>
+
+static const char *nspace = "rm-host-job";
+static atomic_int n_queries, n_logs, n_controls, n_monitors, n_allocs, n_creds, n_validations;
+static int failures = 0;
+
+#define FAIL(...)                                            \
+    do {                                                     \
+        fprintf(stderr, "rm host: line %d: ", __LINE__);     \
+        fprintf(stderr, __VA_ARGS__);                        \
+        fprintf(stderr, "\n");                               \
+        failures++;                                          \
+    } while (0)
+
+struct done {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int fired;
+    pmix_status_t status;
+};
+
+static void done_init(struct done *d)
+{
+    memset(d, 0, sizeof(*d));
+    pthread_mutex_init(&d->lock, NULL);
+    pthread_cond_init(&d->cond, NULL);
+}
+
+static void op_cb(pmix_status_t status, void *cbdata)
+{
+    struct done *d = cbdata;
+    pthread_mutex_lock(&d->lock);
+    d->status = status;
+    d->fired = 1;
+    pthread_cond_signal(&d->cond);
+    pthread_mutex_unlock(&d->lock);
+}
+
+static pmix_status_t done_wait(struct done *d)
+{
+    struct timespec ts;
+    int rc = 0;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += 60;
+    pthread_mutex_lock(&d->lock);
+    while (!d->fired && 0 == rc) {
+        rc = pthread_cond_timedwait(&d->cond, &d->lock, &ts);
+    }
+    pthread_mutex_unlock(&d->lock);
+    return d->fired ? d->status : PMIX_ERR_TIMEOUT;
+}
+
+static pmix_status_t connected2(const pmix_proc_t *proc, void *server_object, pmix_info_t info[],
+                                size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void) proc, (void) server_object, (void) info, (void) ninfo, (void) cbfunc, (void) cbdata;
+    return PMIX_OPERATION_SUCCEEDED;
+}
+
+static pmix_status_t finalized(const pmix_proc_t *proc, void *server_object,
+                               pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void) proc, (void) server_object, (void) cbfunc, (void) cbdata;
+    return PMIX_OPERATION_SUCCEEDED;
+}
+
+/* ---- query: answered from a thread of the host ---- */
+struct answer {
+    pmix_info_t *info;
+    size_t ninfo;
+    pmix_info_cbfunc_t cbfunc;
+    void *cbdata;
+};
+
+static void release_answer(void *cbdata)
+{
+    struct answer *a = cbdata;
+    if (a->info) {
+        PMIX_INFO_FREE(a->info, a->ninfo);
+    }
+    free(a);
+}
+
+static void *answer_thread(void *arg)
+{
+    struct answer *a = arg;
+    a->cbfunc(a->ninfo ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND, a->info, a->ninfo, a->cbdata,
+              release_answer, a);
+    return NULL;
+}
+
+static pmix_status_t query_fn(pmix_proc_t *proct, pmix_query_t *queries, size_t nqueries,
+                              pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    struct answer *a = calloc(1, sizeof(*a));
+    size_t n, k, found = 0;
+    pthread_t t;
+
+    atomic_fetch_add(&n_queries, 1);
+    if (0 != strcmp(proct->nspace, nspace)) {
+        FAIL("query from %s", proct->nspace);
+    }
+    for (n = 0; n < nqueries; n++) {
+        for (k = 0; queries[n].keys[k]; k++) {
+            printf("host query: %s\n", queries[n].keys[k]);
+            if (0 == strncmp(queries[n].keys[k], "test.", 5)) {
+                found++;
+            }
+        }
+    }
+    fflush(stdout);
+    if (found) {
+        PMIX_INFO_CREATE(a->info, found);
+        a->ninfo = 0;
+        for (n = 0; n < nqueries; n++) {
+            for (k = 0; queries[n].keys[k]; k++) {
+                if (0 == strncmp(queries[n].keys[k], "test.", 5)) {
+                    PMIX_INFO_LOAD(&a->info[a->ninfo], queries[n].keys[k], "host answer",
+                                   PMIX_STRING);
+                    a->ninfo++;
+                }
+            }
+        }
+    }
+    a->cbfunc = cbfunc;
+    a->cbdata = cbdata;
+    if (0 != pthread_create(&t, NULL, answer_thread, a)) {
+        release_answer(a);
+        return PMIX_ERR_OUT_OF_RESOURCE;
+    }
+    pthread_detach(t);
+    return PMIX_SUCCESS;
+}
+
+static void log_fn(const pmix_proc_t *client, const pmix_info_t data[], size_t ndata,
+                   const pmix_info_t directives[], size_t ndirs, pmix_op_cbfunc_t cbfunc,
+                   void *cbdata)
+{
+    size_t n;
+    int have_source = 0;
+    atomic_fetch_add(&n_logs, 1);
+    for (n = 0; n < ndirs; n++) {
+        if (PMIX_CHECK_KEY(&directives[n], PMIX_LOG_SOURCE) && PMIX_PROC == directives[n].value.type
+            && directives[n].value.data.proc->rank == client->rank) {
+            have_source = 1;
+        }
+    }
+    if (!have_source) {
+        FAIL("log without PMIX_LOG_SOURCE");
+    }
+    for (n = 0; n < ndata; n++) {
+        if (PMIX_STRING == data[n].value.type) {
+            printf("host logged: %s=%s\n", data[n].key, data[n].value.data.string);
+        }
+    }
+    fflush(stdout);
+    cbfunc(PMIX_SUCCESS, cbdata);
+}
+
+/* The other upcalls answer at once with one info naming what they did. */
+static void answer_one(const char *key, pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    struct answer *a = calloc(1, sizeof(*a));
+    bool t = true;
+    PMIX_INFO_CREATE(a->info, 1);
+    a->ninfo = 1;
+    PMIX_INFO_LOAD(&a->info[0], key, &t, PMIX_BOOL);
+    cbfunc(PMIX_SUCCESS, a->info, 1, cbdata, release_answer, a);
+}
+
+static pmix_status_t job_control_fn(const pmix_proc_t *requestor, const pmix_proc_t targets[],
+                                    size_t ntargets, const pmix_info_t directives[], size_t ndirs,
+                                    pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    (void) requestor;
+    atomic_fetch_add(&n_controls, 1);
+    if (1 != ntargets || PMIX_RANK_WILDCARD != targets[0].rank || 1 != ndirs
+        || !PMIX_CHECK_KEY(&directives[0], PMIX_JOB_CTRL_TERMINATE)) {
+        FAIL("job control arguments");
+        return PMIX_ERR_BAD_PARAM;
+    }
+    answer_one("test.controlled", cbfunc, cbdata);
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t monitor_fn(const pmix_proc_t *requestor, const pmix_info_t *monitor,
+                                pmix_status_t error, const pmix_info_t directives[], size_t ndirs,
+                                pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    (void) requestor, (void) directives, (void) ndirs;
+    atomic_fetch_add(&n_monitors, 1);
+    if (!PMIX_CHECK_KEY(monitor, PMIX_MONITOR_HEARTBEAT) || PMIX_MONITOR_HEARTBEAT_ALERT != error) {
+        FAIL("monitor arguments");
+        return PMIX_ERR_BAD_PARAM;
+    }
+    answer_one("test.monitored", cbfunc, cbdata);
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t allocate_fn(const pmix_proc_t *client, pmix_alloc_directive_t directive,
+                                 const pmix_info_t data[], size_t ndata,
+                                 pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    (void) client, (void) data, (void) ndata;
+    atomic_fetch_add(&n_allocs, 1);
+    if (PMIX_ALLOC_EXTEND != directive) {
+        FAIL("allocation directive %u", (unsigned) directive);
+        return PMIX_ERR_BAD_PARAM;
+    }
+    answer_one("test.allocated", cbfunc, cbdata);
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t get_cred_fn(const pmix_proc_t *proc, const pmix_info_t directives[],
+                                 size_t ndirs, pmix_credential_cbfunc_t cbfunc, void *cbdata)
+{
+    (void) proc, (void) directives, (void) ndirs;
+    pmix_byte_object_t bo;
+    atomic_fetch_add(&n_creds, 1);
+    bo.bytes = "credential!";
+    bo.size = 11;
+    cbfunc(PMIX_SUCCESS, &bo, NULL, 0, cbdata);
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t validate_fn(const pmix_proc_t *proc, const pmix_byte_object_t *cred,
+                                 const pmix_info_t directives[], size_t ndirs,
+                                 pmix_validation_cbfunc_t cbfunc, void *cbdata)
+{
+    (void) proc, (void) directives, (void) ndirs;
+    atomic_fetch_add(&n_validations, 1);
+    if (11 == cred->size && 0 == memcmp(cred->bytes, "credential!", 11)) {
+        cbfunc(PMIX_SUCCESS, NULL, 0, cbdata);
+    } else {
+        cbfunc(PMIX_ERR_INVALID_CRED, NULL, 0, cbdata);
+    }
+    return PMIX_SUCCESS;
+}
+
+int main(int argc, char **argv)
+{
+    pmix_server_module_t module;
+    pmix_status_t rc;
+    pmix_info_t *info;
+    pmix_proc_t proc;
+    struct done d;
+    char host[256];
+    uint32_t one = 1;
+    pid_t pid;
+    char **env = NULL;
+    int status = 0;
+
+    if (argc < 2) {
+        fprintf(stderr, "usage: rm_host CLIENT\n");
+        return 2;
+    }
+    memset(&module, 0, sizeof(module));
+    module.client_connected2 = connected2;
+    module.client_finalized = finalized;
+    module.query = query_fn;
+    int nolog = argc > 2 && 0 == strcmp(argv[2], "nolog");
+    module.log = nolog ? NULL : log_fn;
+    module.job_control = job_control_fn;
+    module.monitor = monitor_fn;
+    module.allocate = allocate_fn;
+    module.get_credential = get_cred_fn;
+    module.validate_credential = validate_fn;
+
+    rc = PMIx_server_init(&module, NULL, 0);
+    if (PMIX_SUCCESS != rc) {
+        fprintf(stderr, "rm host: PMIx_server_init: %s\n", PMIx_Error_string(rc));
+        return 3;
+    }
+    gethostname(host, sizeof(host));
+    host[sizeof(host) - 1] = '\0';
+    PMIX_INFO_CREATE(info, 3);
+    PMIX_INFO_LOAD(&info[0], PMIX_JOB_SIZE, &one, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[1], PMIX_NODE_MAP, host, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[2], PMIX_PROC_MAP, "0", PMIX_STRING);
+    done_init(&d);
+    rc = PMIx_server_register_nspace(nspace, 1, info, 3, op_cb, &d);
+    if (PMIX_SUCCESS != rc || PMIX_SUCCESS != (rc = done_wait(&d))) {
+        FAIL("register_nspace: %s", PMIx_Error_string(rc));
+        return 4;
+    }
+    PMIX_INFO_FREE(info, 3);
+
+    PMIX_LOAD_PROCID(&proc, nspace, 0);
+    rc = PMIx_server_register_client(&proc, getuid(), getgid(), NULL, NULL, NULL);
+    if (PMIX_SUCCESS != rc || PMIX_SUCCESS != PMIx_server_setup_fork(&proc, &env)) {
+        FAIL("register_client/setup_fork");
+        return 5;
+    }
+    fflush(stdout);
+    pid = fork();
+    if (0 == pid) {
+        for (char **e = env; NULL != *e; e++) {
+            putenv(*e);
+        }
+        execl(argv[1], argv[1], "host", (char *) NULL);
+        fprintf(stderr, "rm host: exec %s: %s\n", argv[1], strerror(errno));
+        _exit(127);
+    }
+    PMIX_ARGV_FREE(env);
+    while (waitpid(pid, &status, 0) < 0 && EINTR == errno) {
+    }
+    if (!WIFEXITED(status) || 0 != WEXITSTATUS(status)) {
+        FAIL("client exited with status 0x%x", status);
+    }
+    /* The host process's own query and log. */
+    {
+        pmix_query_t q;
+        pmix_info_t *res = NULL, data;
+        size_t nres = 0;
+        PMIX_QUERY_CONSTRUCT(&q);
+        PMIX_ARGV_APPEND(rc, q.keys, PMIX_QUERY_NAMESPACES);
+        rc = PMIx_Query_info(&q, 1, &res, &nres);
+        if (PMIX_SUCCESS != rc || 1 != nres || PMIX_STRING != res[0].value.type
+            || NULL == strstr(res[0].value.data.string, nspace)) {
+            FAIL("server's own query: %s", PMIx_Error_string(rc));
+        }
+        if (res) {
+            PMIX_INFO_FREE(res, nres);
+        }
+        PMIX_QUERY_DESTRUCT(&q);
+        PMIX_INFO_LOAD(&data, PMIX_LOG_STDERR, "the server's own log", PMIX_STRING);
+        rc = PMIx_Log(&data, 1, NULL, 0);
+        if (PMIX_SUCCESS != rc) {
+            FAIL("server's own log: %s", PMIx_Error_string(rc));
+        }
+        PMIX_INFO_DESTRUCT(&data);
+    }
+
+    if (atomic_load(&n_queries) < 1 || (nolog ? 0 : 2) != atomic_load(&n_logs)
+        || 1 != atomic_load(&n_controls)
+        || 1 != atomic_load(&n_monitors) || 1 != atomic_load(&n_allocs)
+        || 1 != atomic_load(&n_creds) || 2 != atomic_load(&n_validations)) {
+        FAIL("upcalls: query %d log %d control %d monitor %d alloc %d cred %d validate %d",
+             atomic_load(&n_queries), atomic_load(&n_logs), atomic_load(&n_controls),
+             atomic_load(&n_monitors), atomic_load(&n_allocs), atomic_load(&n_creds),
+             atomic_load(&n_validations));
+    }
+
+    done_init(&d);
+    PMIx_server_deregister_nspace(nspace, op_cb, &d);
+    if (PMIX_SUCCESS != done_wait(&d)) {
+        FAIL("deregister_nspace");
+    }
+    rc = PMIx_server_finalize();
+    if (PMIX_SUCCESS != rc) {
+        FAIL("server_finalize: %s", PMIx_Error_string(rc));
+    }
+    return failures ? 1 : 0;
+}
