@@ -131,6 +131,8 @@ pub(crate) struct EventLoop {
     ops: HashMap<u64, PendingOp>,
     next_op: u64,
     timers: BTreeSet<(Instant, TimerKey)>,
+    /// The server process's own event handlers.
+    pub(super) events: Arc<crate::events::EventHandlers>,
 }
 
 impl EventLoop {
@@ -144,6 +146,7 @@ impl EventLoop {
         host: Arc<dyn HostModule>,
         server: Proc,
         max_body: u32,
+        events: Arc<crate::events::EventHandlers>,
     ) -> std::io::Result<EventLoop> {
         poll.registry()
             .register(&mut listener, LISTENER, Interest::READABLE)?;
@@ -171,6 +174,7 @@ impl EventLoop {
             ops: HashMap::new(),
             next_op: 1,
             timers: BTreeSet::new(),
+            events,
         })
     }
 
@@ -346,6 +350,7 @@ impl EventLoop {
         self.fail_fences_of(&proc, Status::ERR_LOST_CONNECTION, false);
         self.release_local_waiters(&proc);
         self.host.client_lost(&proc);
+        self.client_lost_event(&proc);
     }
 
     // ------------------------------------------------------------------

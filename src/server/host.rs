@@ -212,6 +212,23 @@ pub trait HostModule: Send + Sync + 'static {
     fn client_lost(&self, proc: &Proc) {
         let _ = proc;
     }
+
+    /// A local client notified an event whose range reaches beyond this
+    /// node (`notify_event`): the host delivers it to the servers of the
+    /// other nodes in `range` (which call [`super::Server::notify_event`]).
+    /// `infos` carry `PMIX_EVENT_PROXY` naming this server, so that an
+    /// event the host hands back here is not delivered twice.
+    fn notify_event(
+        &self,
+        status: Status,
+        source: &Proc,
+        range: crate::events::Range,
+        infos: &[Info],
+        done: Completion<()>,
+    ) -> Result<(), Status> {
+        let _ = (status, source, range, infos, done);
+        Err(Status::ERR_NOT_SUPPORTED)
+    }
 }
 
 /// A host that provides nothing: every callback takes its default.

@@ -32,6 +32,7 @@
 
 mod env;
 pub(crate) mod event_loop;
+mod events;
 mod fence;
 mod host;
 mod modex;
@@ -48,6 +49,7 @@ use crate::net::{Listener, RendezvousDir};
 use crate::{keys, Info, Nspace, Proc, Rank, Status, Value};
 
 pub use env::{SECRET_ENV, URI_ENV_VARS};
+pub use events::NotifyCallback;
 pub use host::{Completion, DmodexCallback, HostModule, NoHost, OpOutput};
 
 use host::{Command, Notifier};
@@ -168,6 +170,8 @@ pub struct Server {
     uri: String,
     config: ServerConfig,
     dir: RendezvousDir,
+    /// The server process's own event handlers (see [`events`]).
+    events: Arc<crate::events::EventHandlers>,
 }
 
 impl Server {
@@ -193,6 +197,7 @@ impl Server {
         let (tx, rx) = unbounded();
         let notifier = Notifier { tx, waker };
         let server_proc = Proc::new(config.nspace.clone(), config.rank);
+        let events = Arc::new(crate::events::EventHandlers::new(Some(server_proc.clone())));
         let el = event_loop::EventLoop::new(
             poll,
             listener,
@@ -202,6 +207,7 @@ impl Server {
             host,
             server_proc,
             config.max_message,
+            events.clone(),
         )
         .map_err(ServerError::Loop)?;
         let thread = std::thread::Builder::new()
@@ -215,6 +221,7 @@ impl Server {
             uri,
             config,
             dir,
+            events,
         })
     }
 

@@ -37,8 +37,8 @@ impl EventLoop {
     /// Dispatches one service request from `proc`.
     pub(super) fn service(&mut self, caller: Caller, proc: &Proc, req: Request) {
         // Each service adds its operations here.
-        let _ = proc;
         match req.op {
+            Op::NOTIFY_EVENT => self.notify_from_client(caller, proc, &req.body),
             Op(_) => self.respond(caller, Err(Status::ERR_NOT_SUPPORTED)),
         }
     }

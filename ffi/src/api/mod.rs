@@ -3,6 +3,7 @@
 pub mod buffer;
 pub mod client;
 pub mod data_array;
+pub mod events;
 #[cfg(test)]
 mod get_hot_path_tests;
 pub mod info;

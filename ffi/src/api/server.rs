@@ -44,9 +44,9 @@ type OpCbFunc = pmix_op_cbfunc_t;
 // The process-global server
 
 /// The running server and what the C layer keeps beside it.
-struct Running {
-    server: Server,
-    objects: Arc<ServerObjects>,
+pub(crate) struct Running {
+    pub(crate) server: Server,
+    pub(crate) objects: Arc<ServerObjects>,
 }
 
 /// The server, once `PMIx_server_init` succeeded. Not on any client hot
@@ -56,7 +56,7 @@ static SERVER: RwLock<Option<Arc<Running>>> = RwLock::new(None);
 static SERVER_REFS: Mutex<u32> = Mutex::new(0);
 
 /// The running server, or `PMIX_ERR_INIT`.
-fn server() -> Result<Arc<Running>, Status> {
+pub(crate) fn server() -> Result<Arc<Running>, Status> {
     SERVER
         .read()
         .unwrap_or_else(|e| e.into_inner())
