@@ -54,7 +54,10 @@ struct RankState {
 }
 
 /// The job as the main loop tracks it.
-struct Job {
+struct Job<'s> {
+    /// Tells the surviving ranks about a failed one before the teardown.
+    server: &'s Server,
+    nspace: Nspace,
     ranks: Vec<RankState>,
     by_pid: HashMap<i32, u32>,
     running: usize,
@@ -67,7 +70,7 @@ struct Job {
     aborts_seen: usize,
 }
 
-impl Job {
+impl Job<'_> {
     fn fail(&mut self, msg: String, status: i32) {
         if self.failure.is_some() {
             return;
@@ -75,6 +78,30 @@ impl Job {
         eprintln!("pmixrun: {msg}");
         self.failure = Some(status);
         self.teardown(libc::SIGTERM);
+    }
+
+    /// `PMIX_ERR_PROC_ABORTED` about `rank` to the rest of the job (its
+    /// namespace), with `PMIX_EVENT_AFFECTED_PROC`, queued on the ranks'
+    /// connections before they are signalled.
+    fn notify_aborted(&self, rank: u32) {
+        let proc = Proc::new(self.nspace.clone(), Rank(rank));
+        let affected = pmix::Info::new(
+            pmix::Key::new(pmix::keys::EVENT_AFFECTED_PROC).expect("short key"),
+            pmix::Value::Proc(proc.clone()),
+        );
+        let event = pmix::events::Event {
+            status: pmix::events::codes::ERR_PROC_ABORTED,
+            source: proc,
+            range: pmix::events::Range::NAMESPACE,
+            infos: vec![affected],
+        };
+        let (tx, rx) = std::sync::mpsc::channel();
+        let done = Box::new(move |_| {
+            let _ = tx.send(());
+        });
+        if self.server.notify_event(event, Some(done)).is_ok() {
+            let _ = rx.recv();
+        }
     }
 
     fn signal_all(&self, sig: i32) {
@@ -117,6 +144,10 @@ impl Job {
             return;
         }
         let who = self.describe(rank);
+        let clean = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
+        if !clean || self.running > 0 && self.left_unfinalized(rank) {
+            self.notify_aborted(rank);
+        }
         if libc::WIFSIGNALED(status) {
             let sig = libc::WTERMSIG(status);
             self.fail(
@@ -143,6 +174,12 @@ impl Job {
         }
     }
 
+    /// True if `rank` connected and never finalized.
+    fn left_unfinalized(&self, rank: u32) -> bool {
+        let st = self.host.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.connected.contains(&rank) && !st.finalized.contains(&rank)
+    }
+
     fn check_aborts(&mut self) {
         let first = {
             let st = self.host.state.lock().unwrap_or_else(|e| e.into_inner());
@@ -160,6 +197,9 @@ impl Job {
             _ => String::new(),
         };
         let who = self.describe(rank);
+        if self.failure.is_none() {
+            self.notify_aborted(rank);
+        }
         self.fail(
             format!("{who} called PMIx_Abort with status {code}{msg}; terminating the job"),
             status,
@@ -258,6 +298,8 @@ fn run(opts: cli::Options) -> Result<i32, String> {
         .collect();
 
     let mut job = Job {
+        server: &server,
+        nspace: nspace.clone(),
         ranks: Vec::new(),
         by_pid: HashMap::new(),
         running: 0,
@@ -411,10 +453,12 @@ fn run(opts: cli::Options) -> Result<i32, String> {
         s.pump();
     }
 
+    let failure = job.failure;
+    drop(job);
     let aborts = std::mem::take(&mut host.state.lock().unwrap_or_else(|e| e.into_inner()).aborts);
     server.deregister_nspace(&nspace);
     let _ = std::fs::remove_dir_all(&nsdir);
     server.finalize();
     drop(aborts);
-    Ok(job.failure.unwrap_or(0))
+    Ok(failure.unwrap_or(0))
 }
