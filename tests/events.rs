@@ -112,9 +112,12 @@ fn child(role: &str) -> Result<(), String> {
 // ----------------------------------------------------------------------
 // Server side
 
+/// One `notify_event` upcall: code, source, range, infos.
+type Upcall = (Status, Proc, Range, Vec<Info>);
+
 /// Records the host's `notify_event` upcalls.
 #[derive(Default)]
-struct NotifyHost(Mutex<Vec<(Status, Proc, Range, Vec<Info>)>>);
+struct NotifyHost(Mutex<Vec<Upcall>>);
 
 impl HostModule for NotifyHost {
     fn notify_event(
