@@ -706,3 +706,164 @@ fn advance(chains: &mut HashMap<u64, Chain>, id: u64, tx: &Sender<Job>) {
     // completion (dropped while unwinding) moves the chain on.
     let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| h(call)));
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crossbeam_channel::bounded;
+
+    fn ns() -> crate::Nspace {
+        crate::Nspace::new("ev-test").unwrap()
+    }
+
+    fn info(k: &str, v: Value) -> Info {
+        Info::new(Key::new(k).unwrap(), v)
+    }
+
+    fn named(n: &str) -> Info {
+        info(keys::EVENT_HDLR_NAME, Value::string(n))
+    }
+
+    /// Registers a handler that records `name` (and completes with
+    /// `status`) into `log`.
+    fn recorder(
+        h: &EventHandlers,
+        codes: &[Status],
+        mut infos: Vec<Info>,
+        name: &'static str,
+        status: Status,
+        log: &Sender<&'static str>,
+    ) -> Result<usize, Status> {
+        infos.push(named(name));
+        let log = log.clone();
+        h.register(
+            codes,
+            &infos,
+            Arc::new(move |c: HandlerCall| {
+                let _ = log.send(name);
+                c.done.complete(status, Vec::new());
+            }),
+        )
+    }
+
+    fn event(status: Status, infos: Vec<Info>) -> Event {
+        Event {
+            status,
+            source: Proc::new(ns(), Rank(0)),
+            range: Range::PROC_LOCAL,
+            infos,
+        }
+    }
+
+    /// Delivers `e` and returns the handlers that ran, once the chain is
+    /// over. The handlers here complete at once, so each step of a chain
+    /// queues the next one on the dispatcher: a round trip through the
+    /// dispatcher during which no handler ran means every chain ended.
+    fn run(h: &EventHandlers, e: Event, log: &Receiver<&'static str>) -> Vec<&'static str> {
+        h.deliver(e);
+        let mut out = Vec::new();
+        loop {
+            let (tx, rx) = bounded(1);
+            h.run(Box::new(move || {
+                let _ = tx.send(());
+            }));
+            rx.recv().unwrap();
+            let before = out.len();
+            while let Ok(n) = log.try_recv() {
+                out.push(n);
+            }
+            if out.len() == before {
+                return out;
+            }
+        }
+    }
+
+    const X: Status = Status(-3001);
+    const Y: Status = Status(-3002);
+
+    #[test]
+    fn before_and_after_place_a_handler_next_to_a_named_one() {
+        let h = EventHandlers::new(None);
+        let (tx, rx) = unbounded();
+        let s = Status::SUCCESS;
+        recorder(&h, &[X], vec![], "a", s, &tx).unwrap();
+        recorder(&h, &[X], vec![], "b", s, &tx).unwrap();
+        let after = info(keys::EVENT_HDLR_AFTER, Value::string("b"));
+        recorder(&h, &[X], vec![after], "c", s, &tx).unwrap();
+        let unknown = info(keys::EVENT_HDLR_BEFORE, Value::string("nobody"));
+        assert_eq!(
+            recorder(&h, &[X], vec![unknown], "d", s, &tx),
+            Err(codes::ERR_EVENT_REGISTRATION)
+        );
+        assert_eq!(run(&h, event(X, vec![]), &rx), ["b", "c", "a"]);
+    }
+
+    #[test]
+    fn action_complete_ends_the_chain_and_non_default_skips_defaults() {
+        let h = EventHandlers::new(None);
+        let (tx, rx) = unbounded();
+        recorder(&h, &[], vec![], "default", Status::SUCCESS, &tx).unwrap();
+        recorder(&h, &[X, Y], vec![], "multi", codes::ACTION_COMPLETE, &tx).unwrap();
+        recorder(&h, &[Y], vec![], "single", Status::SUCCESS, &tx).unwrap();
+        assert_eq!(run(&h, event(Y, vec![]), &rx), ["single", "multi"]);
+        assert_eq!(run(&h, event(Status(-3003), vec![]), &rx), ["default"]);
+        let nd = info(keys::EVENT_NON_DEFAULT, Value::Bool(true));
+        assert!(run(&h, event(Status(-3003), vec![nd]), &rx).is_empty());
+    }
+
+    #[test]
+    fn affected_procs_and_ranges_filter_what_a_handler_hears() {
+        let me = Proc::new(ns(), Rank(3));
+        let h = EventHandlers::new(Some(me.clone()));
+        let (tx, rx) = unbounded();
+        let watch = info(
+            keys::EVENT_AFFECTED_PROC,
+            Value::Proc(Proc::new(ns(), Rank(5))),
+        );
+        recorder(&h, &[X], vec![watch], "watch5", Status::SUCCESS, &tx).unwrap();
+        let mine = info(keys::RANGE, Value::DataRange(Range::PROC_LOCAL.0));
+        recorder(&h, &[X], vec![mine], "mine", Status::SUCCESS, &tx).unwrap();
+        let about = |r| {
+            info(
+                keys::EVENT_AFFECTED_PROC,
+                Value::Proc(Proc::new(ns(), Rank(r))),
+            )
+        };
+        // From rank 0 (not me), about rank 5.
+        assert_eq!(run(&h, event(X, vec![about(5)]), &rx), ["watch5"]);
+        assert!(run(&h, event(X, vec![about(4)]), &rx).is_empty());
+        let mut from_me = event(X, vec![]);
+        from_me.source = me;
+        assert_eq!(run(&h, from_me, &rx), ["mine"]);
+    }
+
+    #[test]
+    fn custom_ranges_reach_the_listed_processes_only() {
+        let list = DataArrayValue::procs(&[Proc::new(ns(), Rank(1)), Proc::new(ns(), Rank(2))]);
+        let mut e = event(X, vec![info(keys::EVENT_CUSTOM_RANGE, list)]);
+        e.range = Range::CUSTOM;
+        assert!(e.reaches(&Proc::new(ns(), Rank(2))));
+        assert!(!e.reaches(&Proc::new(ns(), Rank(0))));
+    }
+
+    #[test]
+    fn events_round_trip_and_garbage_is_refused() {
+        let e = event(X, vec![named("n")]);
+        assert_eq!(decode_event(&encode_event(&e).unwrap()).unwrap(), e);
+        let mut bad = encode_event(&e).unwrap();
+        bad.push(0);
+        assert!(decode_event(&bad).is_err());
+        assert!(decode_event(&[1, 2, 3]).is_err());
+    }
+
+    /// Builds `PMIX_DATA_ARRAY` values of procs.
+    struct DataArrayValue;
+    impl DataArrayValue {
+        fn procs(p: &[Proc]) -> Value {
+            Value::DataArray(Box::new(crate::value::DataArray {
+                elem_type: crate::DataType::Proc,
+                items: p.iter().cloned().map(Value::Proc).collect(),
+            }))
+        }
+    }
+}
