@@ -4,7 +4,8 @@
 //!   notification reaches every client, the server's reaches its clients,
 //!   an RM-range one reaches the server's handlers and the host's
 //!   `notify_event`, and a client leaving without finalizing raises
-//!   `PMIX_ERR_LOST_CONNECTION` in the server;
+//!   `PMIX_ERR_LOST_CONNECTION` in the server, and a client whose server
+//!   goes away hears it too;
 //! - the C API under `pmixrun` (`tests/c/events_client.c`): chain order,
 //!   results, deregistration, `PMIX_RANGE_PROC_LOCAL`;
 //! - the C server API (`tests/c/events_host.c`): handlers in the server
@@ -58,6 +59,9 @@ fn key(s: &str) -> Key {
 }
 
 fn child(role: &str) -> Result<(), String> {
+    if role == "orphan" {
+        return orphan();
+    }
     let c = Client::init(&[]).map_err(|s| format!("init {s:?}"))?;
     let me = c.proc().clone();
     let (tx, rx) = mpsc::channel::<(Status, Proc, Vec<Info>)>();
@@ -107,6 +111,30 @@ fn child(role: &str) -> Result<(), String> {
         std::process::exit(0);
     }
     c.finalize().map_err(|s| format!("finalize {s:?}"))
+}
+
+/// Waits for the loss of its server, reported to its handlers.
+fn orphan() -> Result<(), String> {
+    let c = Client::init(&[]).map_err(|s| format!("init {s:?}"))?;
+    let server = c.server().clone();
+    let (tx, rx) = mpsc::channel::<(Status, Proc)>();
+    let tx = Mutex::new(tx);
+    c.register_event_handler(
+        &[Status::ERR_LOST_CONNECTION],
+        &[],
+        Arc::new(move |call: HandlerCall| {
+            let _ = tx.lock().unwrap().send((call.status, call.source.clone()));
+            call.done.complete(Status::SUCCESS, Vec::new());
+        }),
+    )
+    .map_err(|s| format!("register {s:?}"))?;
+    println!("ready");
+    std::io::stdout().flush().unwrap();
+    let (st, src) = rx.recv_timeout(LIMIT).map_err(|e| e.to_string())?;
+    if st != Status::ERR_LOST_CONNECTION || src != server {
+        return Err(format!("event {st:?} from {src:?}"));
+    }
+    Ok(())
 }
 
 // ----------------------------------------------------------------------
@@ -273,6 +301,33 @@ fn notifications_between_rust_clients_the_server_and_its_host() {
     assert!(up
         .iter()
         .any(|(s, _, r, _)| *s == CODE && *r == Range::NAMESPACE));
+}
+
+#[test]
+fn a_client_hears_that_it_lost_its_server() {
+    let server = Server::start(ServerConfig::default(), Arc::new(NotifyHost::default())).unwrap();
+    let nspace = Nspace::new(format!("orphan-{}", std::process::id())).unwrap();
+    let infos = SingleNodeJob::new(&nspace, &server.config().hostname)
+        .app(AppContext::new(1))
+        .infos()
+        .unwrap();
+    server.register_nspace(&nspace, 1, &infos).unwrap();
+    let (uid, gid) = pmix::net::my_ids();
+    let p = Proc::new(nspace.clone(), Rank(0));
+    server.register_client(&p, uid, gid).unwrap();
+    let mut kid = spawn(&server, &p, "orphan");
+    let dog = watchdog(vec![kid.id()]);
+    let mut out = BufReader::new(kid.stdout.take().unwrap());
+    let mut line = String::new();
+    while !line.trim_end().ends_with("ready") {
+        line.clear();
+        assert!(out.read_line(&mut line).unwrap() > 0, "child ended early");
+    }
+    // The server goes away under its client.
+    server.finalize();
+    let st = kid.wait().unwrap();
+    drop(dog);
+    assert!(st.success(), "{st}");
 }
 
 // ----------------------------------------------------------------------
