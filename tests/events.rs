@@ -344,17 +344,34 @@ fn pmixrun_c(exe: &std::path::Path, n: u32) -> std::process::Output {
 }
 
 fn c_program(name: &str, tag: &str) -> std::path::PathBuf {
+    c_program_with(name, tag, &common::include_dir())
+}
+
+/// [`c_program`] against the headers in `include`.
+fn c_program_with(name: &str, tag: &str, include: &std::path::Path) -> std::path::PathBuf {
     let dir = common::scratch(&format!("events_{name}_{tag}_{}", std::process::id()));
     let exe = dir.join(name);
     let src = common::root().join(format!("tests/c/{name}.c"));
-    common::compile_c(
-        &[&src],
-        &exe,
-        &common::include_dir(),
-        common::ffi_lib_dir(),
-        &["-pthread"],
-    );
+    common::compile_c(&[&src], &exe, include, common::ffi_lib_dir(), &["-pthread"]);
     exe
+}
+
+#[test]
+fn c_handler_chains_built_against_the_reference_headers() {
+    let Some((inc, _lib)) = common::reference_pmix() else {
+        return;
+    };
+    let exe = c_program_with("events_client", "reference", &inc);
+    let o = pmixrun_c(&exe, 3);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{out}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    for r in 0..3 {
+        assert!(out.contains(&format!("events client {r} of 3 ok")), "{out}");
+    }
 }
 
 #[test]
