@@ -238,9 +238,11 @@ pub unsafe extern "C" fn PMIx_Register_event_handler(
             }
             Some(cb) => {
                 let data = SendPtr(cbdata);
+                // A failed registration reports UINT32_MAX as its
+                // reference, as OpenPMIx 4.2.2 does.
                 let (status, refid) = match r {
                     Ok(i) => (Status::SUCCESS, i),
-                    Err(s) => (s, 0),
+                    Err(s) => (s, u32::MAX as usize),
                 };
                 handlers.run(Box::new(move || {
                     let data = data;
