@@ -1,9 +1,9 @@
 //! Event notification end to end, with real processes:
 //! - the Rust API: a server in this process and clients in child
 //!   processes (this test binary re-executed): a client's namespace-wide
-//!   notification reaches every client, the server's reaches its clients,
-//!   an RM-range one reaches the server's handlers and the host's
-//!   `notify_event`, and a client leaving without finalizing raises
+//!   notification goes through the host's `notify_event` (which hands it
+//!   back, as Open MPI's host does) to every client, the server's reaches
+//!   its clients, an RM-range one reaches the server's handlers, and a client leaving without finalizing raises
 //!   `PMIX_ERR_LOST_CONNECTION` in the server, and a client whose server
 //!   goes away hears it too;
 //! - the C API under `pmixrun` (`tests/c/events_client.c`): chain order,
@@ -21,7 +21,7 @@ use std::io::{BufRead, BufReader, Write};
 
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
 
 use pmix::client::Client;
@@ -143,9 +143,13 @@ fn orphan() -> Result<(), String> {
 /// One `notify_event` upcall: code, source, range, infos.
 type Upcall = (Status, Proc, Range, Vec<Info>);
 
-/// Records the host's `notify_event` upcalls.
+/// Records the host's `notify_event` upcalls and, as Open MPI's and
+/// PRRTE's hosts do, hands each event back to the server for its node.
 #[derive(Default)]
-struct NotifyHost(Mutex<Vec<Upcall>>);
+struct NotifyHost {
+    calls: Mutex<Vec<Upcall>>,
+    echo: OnceLock<Weak<Server>>,
+}
 
 impl HostModule for NotifyHost {
     fn notify_event(
@@ -156,10 +160,19 @@ impl HostModule for NotifyHost {
         infos: &[Info],
         done: Completion<()>,
     ) -> Result<(), Status> {
-        self.0
+        self.calls
             .lock()
             .unwrap()
             .push((status, source.clone(), range, infos.to_vec()));
+        if let Some(server) = self.echo.get().and_then(Weak::upgrade) {
+            let event = Event {
+                status,
+                source: source.clone(),
+                range,
+                infos: infos.to_vec(),
+            };
+            server.notify_event(event, None)?;
+        }
         done.complete(Ok(()));
         Ok(())
     }
@@ -201,7 +214,8 @@ fn watchdog(pids: Vec<u32>) -> mpsc::Sender<()> {
 #[test]
 fn notifications_between_rust_clients_the_server_and_its_host() {
     let host = Arc::new(NotifyHost::default());
-    let server = Server::start(ServerConfig::default(), host.clone()).expect("server");
+    let server = Arc::new(Server::start(ServerConfig::default(), host.clone()).expect("server"));
+    host.echo.set(Arc::downgrade(&server)).unwrap();
     let nspace = Nspace::new(format!("events-{}", std::process::id())).unwrap();
     let n = 3u32;
     let infos = SingleNodeJob::new(&nspace, &server.config().hostname)
@@ -283,7 +297,7 @@ fn notifications_between_rust_clients_the_server_and_its_host() {
         heard.contains(&(Status::ERR_LOST_CONNECTION, procs[2].clone())),
         "{heard:?}"
     );
-    let up = host.0.lock().unwrap();
+    let up = host.calls.lock().unwrap();
     let rm = up
         .iter()
         .find(|(s, ..)| *s == TO_RM)

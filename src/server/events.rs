@@ -2,17 +2,18 @@
 //! `PMIx_Notify_event` called by the host, notifications from clients
 //! (`Op::NOTIFY_EVENT`) and the events the server raises itself.
 //!
-//! Delivery of one event:
-//! - to each connected local client the range reaches (see
-//!   [`Event::reaches`]), except the client that notified it (it
-//!   delivered it to itself);
-//! - to the server process's handlers for `PMIX_RANGE_RM`, or when the
-//!   range reaches the server's own identity (`PMIX_RANGE_PROC_LOCAL`
-//!   from the host: only them);
-//! - from a client, with a range beyond this node (namespace, session,
-//!   global, RM, custom), to the host's `notify_event` with
-//!   `PMIX_EVENT_PROXY` set to this server; an event coming back from the
-//!   host with that proxy is not delivered to the clients again.
+//! Delivery, as OpenPMIx 4.2 does it:
+//! - from the host (`PMIx_Notify_event` in the server process): to each
+//!   connected local client the range reaches (see [`Event::reaches`])
+//!   except the event's source, and to the server process's handlers
+//!   (their own range filters apply); `PMIX_RANGE_PROC_LOCAL` reaches the
+//!   server's handlers only;
+//! - from a client with `PMIX_RANGE_LOCAL`: the same, at once;
+//! - from a client with any other range: handed to the host's
+//!   `notify_event` (with `PMIX_EVENT_PROXY` naming this server), which
+//!   distributes it, to this node too, by calling `PMIx_Notify_event`
+//!   here; a host without `notify_event` makes this node the whole range
+//!   and the server delivers it as from the host.
 //!
 //! A client whose connection closes before it finalized makes the server
 //! raise `PMIX_ERR_LOST_CONNECTION` (source: that client, range
@@ -75,49 +76,41 @@ impl Server {
 
 impl EventLoop {
     /// Sends `event` to every connected local client it reaches, except
-    /// `skip`.
-    fn push_to_clients(&mut self, event: &Event, skip: Option<&Proc>) {
+    /// its source (which delivered it to itself).
+    fn push_to_clients(&mut self, event: &Event) {
         let Ok(body) = encode_event(event) else {
             return;
         };
         for p in self.connected_procs() {
-            if Some(&p) != skip && event.reaches(&p) {
+            if p != event.source && event.reaches(&p) {
                 self.send_event(&p, body.clone());
             }
         }
     }
 
-    /// A host's notification.
+    /// A host's notification (or the server's own): the local clients in
+    /// range, and this process's handlers.
     pub(super) fn deliver_from_host(&mut self, event: Event) {
-        let own = match event.range {
-            Range::PROC_LOCAL | Range::RM => true,
-            _ => event.reaches(self.server_proc()),
-        };
-        let mine = event.proxy().as_ref() == Some(self.server_proc());
-        if event.range != Range::PROC_LOCAL && !mine {
-            self.push_to_clients(&event, None);
+        if event.range != Range::PROC_LOCAL {
+            self.push_to_clients(&event);
         }
-        if own {
-            self.events.deliver(event);
-        }
+        self.events.deliver(event);
     }
 
     /// `Op::NOTIFY_EVENT` from the local client `proc`.
-    pub(super) fn notify_from_client(&mut self, caller: Caller, proc: &Proc, body: &[u8]) {
+    pub(super) fn notify_from_client(&mut self, caller: Caller, _proc: &Proc, body: &[u8]) {
         let event = match decode_event(body) {
             Ok(e) if e.range != Range::PROC_LOCAL => e,
             _ => return self.respond(caller, Err(Status::ERR_BAD_PARAM)),
         };
-        if event.range != Range::RM {
-            self.push_to_clients(&event, Some(proc));
-        }
-        if event.range == Range::RM || event.reaches(self.server_proc()) {
-            self.events.deliver(event.clone());
-        }
-        if matches!(event.range, Range::LOCAL) {
+        // The notifying client has delivered it to itself already.
+        if event.range == Range::LOCAL {
+            self.push_to_clients(&event);
+            self.events.deliver(event);
             return self.respond(caller, Ok(Vec::new()));
         }
-        // Beyond this node: the host's business.
+        // Beyond this node: the host distributes it, back to this server
+        // too (through `PMIx_Notify_event`), as OpenPMIx relies on.
         let mut infos = event.infos.clone();
         if let Ok(k) = Key::new(keys::EVENT_PROXY) {
             infos.push(Info::new(k, Value::Proc(self.server_proc().clone())));
@@ -127,8 +120,9 @@ impl EventLoop {
             self.host_module()
                 .notify_event(event.status, &event.source, event.range, &infos, done);
         if let Err(s) = r {
-            // Without the host the event reached everyone it can.
+            // A host without event support: this node is all there is.
             let result: OpResult = if s == Status::ERR_NOT_SUPPORTED {
+                self.deliver_from_host(event);
                 Ok(Box::new(()))
             } else {
                 Err(s)

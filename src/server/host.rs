@@ -214,10 +214,12 @@ pub trait HostModule: Send + Sync + 'static {
     }
 
     /// A local client notified an event whose range reaches beyond this
-    /// node (`notify_event`): the host delivers it to the servers of the
-    /// other nodes in `range` (which call [`super::Server::notify_event`]).
-    /// `infos` carry `PMIX_EVENT_PROXY` naming this server, so that an
-    /// event the host hands back here is not delivered twice.
+    /// node (`notify_event`): the host delivers it to the servers of every
+    /// node in `range`, this one included, each of which gets it through
+    /// [`super::Server::notify_event`] (`PMIx_Notify_event`), as OpenPMIx
+    /// hosts do. `infos` carry `PMIX_EVENT_PROXY` naming this server.
+    /// Without this callback the server treats its node as the whole
+    /// range and delivers the event itself.
     fn notify_event(
         &self,
         status: Status,

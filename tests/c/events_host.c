@@ -6,8 +6,9 @@
  * - PMIx_Notify_event(PMIX_RANGE_PROC_LOCAL) from the host reaches its own
  *   handler, not on the calling thread;
  * - runs N CLIENTs (tests/c/events_client.c): their RM-range event
- *   reaches the server's handler and the host's notify_event upcall (with
- *   PMIX_EVENT_PROXY), their namespace-range event the upcall only.
+ *   and their namespace-range event go to the host's notify_event upcall
+ *   (with PMIX_EVENT_PROXY), which hands them back to the server as Open
+ *   MPI's mpirun does: the clients and the server's handlers hear them.
  * Prints "events host ok" on success. */
 #include <errno.h>
 #include <pthread.h>
@@ -26,7 +27,7 @@
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
-static int reg_called, self_seen, rm_seen, up_rm, up_ns, up_proxy, bad;
+static int reg_called, self_seen, rm_seen, ns_seen, up_rm, up_ns, up_proxy, bad;
 static size_t default_ref = 999;
 static pthread_t main_thread;
 static char nspace[PMIX_MAX_NSLEN + 1] = "events-host-job";
@@ -52,8 +53,8 @@ static void handler(size_t id, pmix_status_t status, const pmix_proc_t *source, 
         self_seen++;
     } else if (TORM == status && 0 == source->rank && PMIX_CHECK_NSPACE(source->nspace, nspace)) {
         rm_seen++;
-    } else if (MYCODE == status) {
-        bad = 2; /* namespace events are the clients' */
+    } else if (MYCODE == status && 0 == source->rank) {
+        ns_seen++; /* handed back by notify_up: the server's handlers hear it too */
     }
     pthread_cond_broadcast(&cv);
     pthread_mutex_unlock(&mu);
@@ -93,6 +94,11 @@ static pmix_status_t notify_up(pmix_status_t code, const pmix_proc_t *source,
         }
     }
     pthread_mutex_unlock(&mu);
+    /* As Open MPI's mpirun: the event comes back to this node's server,
+     * which delivers it to its clients (not to the source). */
+    if (PMIX_SUCCESS != PMIx_Notify_event(code, source, range, info, ninfo, NULL, NULL)) {
+        bad = 2;
+    }
     /* done at once: no callback */
     (void) cbfunc; (void) cbdata;
     return PMIX_OPERATION_SUCCEEDED;
@@ -203,8 +209,9 @@ int main(int argc, char **argv)
     }
     free(pids);
 
-    /* Rank 0 raised TORM with PMIX_RANGE_RM before finalizing. */
+    /* Rank 0 raised TORM with PMIX_RANGE_RM and MYCODE twice. */
     wait_for(&rm_seen, 1);
+    wait_for(&ns_seen, 2);
     pthread_mutex_lock(&mu);
     if (1 != up_rm || 2 != up_ns || up_proxy != up_rm + up_ns) {
         FAIL("notify_event upcalls: rm %d, namespace %d, proxy %d", up_rm, up_ns, up_proxy);
