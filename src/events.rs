@@ -18,9 +18,9 @@
 //!   a handler may call blocking PMIx functions.
 //! - Each handler of a chain runs once the previous one completed its
 //!   [`EventDone`]; a handler completing with `PMIX_EVENT_ACTION_COMPLETE`
-//!   ends the chain. Each completion appends the handler's results and one
-//!   `PMIX_STATUS` info (named after the handler, `UNKNOWN` if unnamed) to
-//!   the results the next handler receives.
+//!   ends the chain. Each completion appends one `PMIX_STATUS` info (named
+//!   after the handler, `UNKNOWN` if unnamed), then the handler's results,
+//!   to the results the next handler receives.
 //! - A chain is built when its event is dispatched: a handler registered
 //!   or deregistered meanwhile changes later events only.
 
@@ -650,7 +650,7 @@ fn dispatch(shared: Arc<Shared>, rx: Receiver<Job>, tx: Sender<Job>) {
                 let Some(c) = chains.get_mut(&chain) else {
                     continue;
                 };
-                c.results.extend(results);
+                // As OpenPMIx: the handler's status, then its results.
                 let name = c
                     .current
                     .take()
@@ -659,6 +659,7 @@ fn dispatch(shared: Arc<Shared>, rx: Receiver<Job>, tx: Sender<Job>) {
                 if let Ok(k) = Key::new(name) {
                     c.results.push(Info::new(k, Value::Status(status.0)));
                 }
+                c.results.extend(results);
                 if status == codes::ACTION_COMPLETE {
                     chains.remove(&chain);
                 } else {
