@@ -10,6 +10,7 @@ pub mod client;
 pub mod codec;
 pub mod compare;
 pub mod data_type;
+pub mod events;
 pub mod info;
 pub mod job;
 pub mod keys;

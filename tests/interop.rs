@@ -385,25 +385,21 @@ fn mpirun_hello(n: u32) {
 }
 
 #[test]
-#[ignore = "needs events (branch events: mpirun waits for the registration callback in ext3x_server_init)"]
 fn mpirun_hello_1() {
     mpirun_hello(1);
 }
 
 #[test]
-#[ignore = "needs events (branch events: mpirun waits for the registration callback in ext3x_server_init)"]
 fn mpirun_hello_2() {
     mpirun_hello(2);
 }
 
 #[test]
-#[ignore = "needs events (branch events: mpirun waits for the registration callback in ext3x_server_init)"]
 fn mpirun_hello_4() {
     mpirun_hello(4);
 }
 
 #[test]
-#[ignore = "needs events (branch events: mpirun waits for the registration callback in ext3x_server_init)"]
 fn mpirun_hello_16() {
     mpirun_hello(16);
 }
@@ -419,31 +415,26 @@ fn mpirun_simple(name: &str, n: u32, line: &str) {
 }
 
 #[test]
-#[ignore = "needs events (branch events)"]
 fn mpirun_ring_4() {
     mpirun_simple("mpi_ring", 4, "ring ok: 4 ranks, token 6");
 }
 
 #[test]
-#[ignore = "needs events (branch events)"]
 fn mpirun_ring_16() {
     mpirun_simple("mpi_ring", 16, "ring ok: 16 ranks, token 120");
 }
 
 #[test]
-#[ignore = "needs events (branch events)"]
 fn mpirun_split_4() {
     mpirun_simple("mpi_split", 4, "split ok: 4 ranks in 4 checks");
 }
 
 #[test]
-#[ignore = "needs events (branch events)"]
 fn mpirun_split_16() {
     mpirun_simple("mpi_split", 16, "split ok: 16 ranks in 16 checks");
 }
 
 #[test]
-#[ignore = "needs events (branch events); with events and spawn merged PMIx_Spawn still returned 69 from mpirun's spawn callback (docs/INTEROP.md, failure 8)"]
 fn mpirun_comm_spawn() {
     mpirun_simple(
         "mpi_spawn",
@@ -453,7 +444,6 @@ fn mpirun_comm_spawn() {
 }
 
 #[test]
-#[ignore = "needs events (branch events); MPI_Comm_accept then needs PMIx_Connect to work under mpirun (docs/INTEROP.md, failure 9)"]
 fn mpirun_publish_lookup_connect_accept() {
     mpirun_simple(
         "mpi_pubsub",
@@ -474,7 +464,6 @@ fn direct_hello(n: u32) -> Run {
 }
 
 #[test]
-#[ignore = "needs events (branch events: the ranks wait for the registration callback in ext3x_client_init)"]
 fn pmixrun_direct_launch_mpi_hello_4() {
     if !have_mpi() {
         return;
@@ -606,7 +595,6 @@ fn python_client_publish_lookup_under_pmixrun() {
 /// python3-pmix publish/lookup with Open MPI's `mpirun` as the host (its
 /// data server answers the `publish`/`lookup` upcalls).
 #[test]
-#[ignore = "needs events (branch events): mpirun does not start without it"]
 fn python_client_publish_lookup_under_mpirun() {
     if !have_python_pmix() || !have_mpi() {
         return;

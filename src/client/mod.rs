@@ -26,6 +26,7 @@
 //!   `PMIX_ERR_LOST_CONNECTION`; nothing waits forever on it.
 
 mod connect;
+mod events;
 mod lookup;
 mod progress;
 mod pubsub;
@@ -124,6 +125,8 @@ struct Inner {
     /// mapped (a segment received twice is mapped once).
     mapped: Mutex<(Vec<Nspace>, HashSet<u64>)>,
     finalized: AtomicBool,
+    /// This process's event handlers (see [`events`]), set up on first use.
+    events: std::sync::OnceLock<std::sync::Arc<crate::events::EventHandlers>>,
 }
 
 impl Inner {
@@ -344,6 +347,7 @@ impl Client {
             local: RwLock::new(LocalData::with_identity(&info.proc, &reply.server)),
             mapped: Mutex::new((Vec::new(), HashSet::new())),
             finalized: AtomicBool::new(false),
+            events: std::sync::OnceLock::new(),
         });
         for (refs, early) in progress.take_early_segments() {
             inner.map_segments(&refs, early)?;

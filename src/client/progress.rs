@@ -62,10 +62,15 @@ struct Shared {
     /// `Segments` sent ahead of the handshake reply, until the handshake
     /// takes them (`None` afterwards: later ones are dropped).
     early_segments: Mutex<Option<EarlySegments>>,
+    /// Runs once if the server closes the connection (not on shutdown).
+    lost: Mutex<Option<LostHook>>,
 }
 
 /// Segments received ahead of the handshake reply, in arrival order.
 pub(crate) type EarlySegments = Vec<(Vec<crate::wire::SegmentRef>, Vec<OwnedFd>)>;
+
+/// Runs on the progress thread when the connection to the server is lost.
+pub(crate) type LostHook = Box<dyn FnOnce() + Send + 'static>;
 
 impl Shared {
     /// Marks the connection closed and fails every pending request.
@@ -156,6 +161,12 @@ impl Requester {
         *self.shared.events.lock() = sink;
     }
 
+    /// Sets what runs (once, on the progress thread) if the server closes
+    /// the connection or it fails; not run on [`Self::shutdown`].
+    pub(crate) fn set_lost_hook(&self, hook: Option<LostHook>) {
+        *self.shared.lost.lock() = hook;
+    }
+
     /// Asks the thread to close the connection and stop.
     pub(crate) fn shutdown(&self) {
         let _ = self.notify(Request::Shutdown);
@@ -187,6 +198,7 @@ impl Progress {
             open: AtomicBool::new(true),
             events: Mutex::new(None),
             early_segments: Mutex::new(Some(Vec::new())),
+            lost: Mutex::new(None),
         });
         Ok((
             Progress {
@@ -254,7 +266,7 @@ impl Progress {
             loop {
                 match self.rx.try_recv() {
                     Ok(Request::Run(f)) => f(),
-                    Ok(Request::Close) => self.close(),
+                    Ok(Request::Close) => self.lose(),
                     Ok(Request::Shutdown) => {
                         self.close();
                         return;
@@ -302,12 +314,25 @@ impl Progress {
                         h(Ok((msg, f.fds)));
                     }
                 }
-                Err(_) => return self.close(),
+                Err(_) => return self.lose(),
             }
         }
         match res {
             Ok(ReadState::Open) => {}
-            Ok(ReadState::Closed) | Err(_) => self.close(),
+            Ok(ReadState::Closed) | Err(_) => self.lose(),
+        }
+    }
+
+    /// Closes a connection that failed or that the server closed, and
+    /// runs the lost hook.
+    fn lose(&mut self) {
+        let was_open = self.shared.open.load(Ordering::SeqCst);
+        self.close();
+        if was_open {
+            let hook = self.shared.lost.lock().take();
+            if let Some(h) = hook {
+                h();
+            }
         }
     }
 

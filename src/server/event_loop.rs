@@ -137,6 +137,8 @@ pub(crate) struct EventLoop {
     ops: HashMap<u64, PendingOp>,
     next_op: u64,
     pub(super) timers: BTreeSet<(Instant, TimerKey)>,
+    /// The server process's own event handlers.
+    pub(super) events: Arc<crate::events::EventHandlers>,
 }
 
 impl EventLoop {
@@ -150,6 +152,7 @@ impl EventLoop {
         host: Arc<dyn HostModule>,
         server: Proc,
         max_body: u32,
+        events: Arc<crate::events::EventHandlers>,
     ) -> std::io::Result<EventLoop> {
         poll.registry()
             .register(&mut listener, LISTENER, Interest::READABLE)?;
@@ -178,6 +181,7 @@ impl EventLoop {
             ops: HashMap::new(),
             next_op: 1,
             timers: BTreeSet::new(),
+            events,
         })
     }
 
@@ -354,6 +358,7 @@ impl EventLoop {
         self.collectives_proc_left(&proc);
         self.release_local_waiters(&proc);
         self.host.client_lost(&proc);
+        self.client_lost_event(&proc);
     }
 
     // ------------------------------------------------------------------

@@ -385,6 +385,25 @@ pub trait HostModule: Send + Sync + 'static {
         let _ = (procs, infos, done);
         Err(Status::ERR_NOT_SUPPORTED)
     }
+
+    /// A local client notified an event whose range reaches beyond this
+    /// node (`notify_event`): the host delivers it to the servers of every
+    /// node in `range`, this one included, each of which gets it through
+    /// [`super::Server::notify_event`] (`PMIx_Notify_event`), as OpenPMIx
+    /// hosts do. `infos` carry `PMIX_EVENT_PROXY` naming this server.
+    /// Without this callback the server treats its node as the whole
+    /// range and delivers the event itself.
+    fn notify_event(
+        &self,
+        status: Status,
+        source: &Proc,
+        range: crate::events::Range,
+        infos: &[Info],
+        done: Completion<()>,
+    ) -> Result<(), Status> {
+        let _ = (status, source, range, infos, done);
+        Err(Status::ERR_NOT_SUPPORTED)
+    }
 }
 
 /// A host that provides nothing: every callback takes its default.

@@ -36,6 +36,7 @@ mod control;
 mod credential;
 mod env;
 pub(crate) mod event_loop;
+mod events;
 mod fence;
 mod host;
 mod modex;
@@ -59,6 +60,7 @@ pub use crate::wire::pubsub::PublishedValue;
 pub use app_setup::{EnvChange, EnvEdit};
 pub use control::{job_ctrl, log_locally, log_source, log_text, log_timestamp};
 pub use env::{SECRET_ENV, URI_ENV_VARS};
+pub use events::NotifyCallback;
 pub use host::{Completion, DmodexCallback, HostModule, NoHost, OpOutput};
 pub use published::{DataRange, LookupDone, Participant, Persistence, PublishedData};
 pub use query::ServerQueryCallback;
@@ -183,6 +185,8 @@ pub struct Server {
     dir: RendezvousDir,
     /// Environment directives of `setup_local_support`, per namespace.
     local_support: parking_lot::Mutex<std::collections::HashMap<Nspace, Vec<EnvEdit>>>,
+    /// The server process's own event handlers (see [`events`]).
+    events: Arc<crate::events::EventHandlers>,
 }
 
 impl Server {
@@ -208,6 +212,7 @@ impl Server {
         let (tx, rx) = unbounded();
         let notifier = Notifier { tx, waker };
         let server_proc = Proc::new(config.nspace.clone(), config.rank);
+        let events = Arc::new(crate::events::EventHandlers::new(Some(server_proc.clone())));
         let el = event_loop::EventLoop::new(
             poll,
             listener,
@@ -217,6 +222,7 @@ impl Server {
             host,
             server_proc,
             config.max_message,
+            events.clone(),
         )
         .map_err(ServerError::Loop)?;
         let thread = std::thread::Builder::new()
@@ -231,6 +237,7 @@ impl Server {
             config,
             dir,
             local_support: Default::default(),
+            events,
         })
     }
 

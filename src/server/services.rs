@@ -48,6 +48,7 @@ impl EventLoop {
             Op::VALIDATE_CREDENTIAL => self.validate_credential(caller, proc, &req.body),
             Op::SPAWN => self.spawn_request(caller, proc, &req.body),
             Op::CONNECT | Op::DISCONNECT => self.collective_enter(caller, proc, req.op, &req.body),
+            Op::NOTIFY_EVENT => self.notify_from_client(caller, proc, &req.body),
             Op(_) => self.respond(caller, Err(Status::ERR_NOT_SUPPORTED)),
         }
     }

@@ -968,61 +968,7 @@ pub unsafe extern "C" fn PMIx_Resolve_nodes(
 // ---------------------------------------------------------------------------
 // Events
 
-/// `PMIx_Register_event_handler`. OpenPMIx reports a failure to register
-/// through the return value, not the registration callback, when it is
-/// not initialized; so do we.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Register_event_handler(
-    codes: *mut c_int,
-    ncodes: usize,
-    info: *mut c_void,
-    ninfo: usize,
-    evhdlr: *const c_void,
-    cbfunc: *const c_void,
-    cbdata: *mut c_void,
-) -> c_int {
-    let _ = (cbfunc, cbdata);
-    guard(|| {
-        require_init()?;
-        check_array(codes, ncodes)?;
-        check_array(info, ninfo)?;
-        nonnull!(evhdlr);
-        unsupported()
-    })
-}
-
-/// `PMIx_Deregister_event_handler`.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Deregister_event_handler(
-    evhdlr_ref: usize,
-    cbfunc: *const c_void,
-    cbdata: *mut c_void,
-) -> c_int {
-    let _ = (evhdlr_ref, cbfunc, cbdata);
-    guard(|| {
-        require_init()?;
-        unsupported()
-    })
-}
-
-/// `PMIx_Notify_event`.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Notify_event(
-    status: c_int,
-    source: *const c_void,
-    range: u8,
-    info: *const c_void,
-    ninfo: usize,
-    cbfunc: *const c_void,
-    cbdata: *mut c_void,
-) -> c_int {
-    let _ = (status, source, range, cbfunc, cbdata);
-    guard(|| {
-        require_init()?;
-        check_array(info, ninfo)?;
-        unsupported()
-    })
-}
+// Implemented in `crate::api::events`.
 
 // ---------------------------------------------------------------------------
 // Groups

@@ -4,6 +4,7 @@ pub mod app_setup;
 pub mod buffer;
 pub mod client;
 pub mod data_array;
+pub mod events;
 #[cfg(test)]
 mod get_hot_path_tests;
 pub(crate) mod host_rm;

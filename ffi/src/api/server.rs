@@ -46,7 +46,7 @@ type OpCbFunc = pmix_op_cbfunc_t;
 /// The running server and what the C layer keeps beside it.
 pub(crate) struct Running {
     pub(crate) server: Server,
-    objects: Arc<ServerObjects>,
+    pub(crate) objects: Arc<ServerObjects>,
 }
 
 /// The server, once `PMIx_server_init` succeeded. Not on any client hot

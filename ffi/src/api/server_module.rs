@@ -86,6 +86,19 @@ pub type DmodexReqFn = Option<
     ) -> pmix_status_t,
 >;
 
+/// `pmix_server_notify_event_fn_t`.
+pub type NotifyEventFn = Option<
+    unsafe extern "C" fn(
+        code: pmix_status_t,
+        source: *const pmix_proc_t,
+        range: u8,
+        info: *mut pmix_info_t,
+        ninfo: usize,
+        cbfunc: pmix_op_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t,
+>;
+
 /// `pmix_server_module_t` (the 4.x layout: every version's functions in
 /// order, `client_connected2` last).
 #[repr(C)]
@@ -105,7 +118,7 @@ pub struct pmix_server_module_t {
     pub register_events: UnusedFn,
     pub deregister_events: UnusedFn,
     pub listener: UnusedFn,
-    pub notify_event: UnusedFn,
+    pub notify_event: NotifyEventFn,
     pub query: crate::api::host_rm::QueryFn,
     pub tool_connected: UnusedFn,
     pub log: crate::api::host_rm::LogFn,
@@ -489,6 +502,33 @@ impl HostModule for CHost {
         done: Completion<()>,
     ) -> Result<(), Status> {
         crate::api::spawn_host::collective(self.module.disconnect, procs, infos, done)
+    }
+
+    fn notify_event(
+        &self,
+        status: Status,
+        source: &Proc,
+        range: pmix_core::events::Range,
+        infos: &[Info],
+        done: Completion<()>,
+    ) -> Result<(), Status> {
+        let f = self.module.notify_event.ok_or(Status::ERR_NOT_SUPPORTED)?;
+        let cp = convert::proc_to_c(source);
+        call_host(op(done, infos, Vec::new())?, |cb, info, n| {
+            // SAFETY: the host's function; the source lives for the call,
+            // the infos in the operation box until the host calls back.
+            unsafe {
+                f(
+                    status.0,
+                    &cp,
+                    range.0,
+                    info.cast_mut(),
+                    n,
+                    Some(op_done),
+                    cb,
+                )
+            }
+        })
     }
 }
 

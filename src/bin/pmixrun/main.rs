@@ -68,7 +68,9 @@ struct RankState {
 
 /// The jobs as the main loop tracks them: the command line's and those
 /// its ranks spawned.
-struct Job {
+struct Job<'s> {
+    /// Tells the surviving ranks about a failed one before the teardown.
+    server: &'s Server,
     ranks: Vec<RankState>,
     by_pid: HashMap<i32, usize>,
     running: usize,
@@ -81,7 +83,7 @@ struct Job {
     aborts_seen: usize,
 }
 
-impl Job {
+impl Job<'_> {
     fn fail(&mut self, msg: String, status: i32) {
         if self.failure.is_some() {
             return;
@@ -89,6 +91,35 @@ impl Job {
         eprintln!("pmixrun: {msg}");
         self.failure = Some(status);
         self.teardown(libc::SIGTERM);
+    }
+
+    /// `PMIX_ERR_PROC_ABORTED` about `proc` to the rest of its namespace,
+    /// with `PMIX_EVENT_AFFECTED_PROC`, queued on the ranks' connections
+    /// before they are signalled.
+    fn notify_aborted(&self, proc: &Proc) {
+        let affected = Info::new(
+            Key::new(keys::EVENT_AFFECTED_PROC).expect("short key"),
+            Value::Proc(proc.clone()),
+        );
+        let event = pmix::events::Event {
+            status: pmix::events::codes::ERR_PROC_ABORTED,
+            source: proc.clone(),
+            range: pmix::events::Range::NAMESPACE,
+            infos: vec![affected],
+        };
+        let (tx, rx) = std::sync::mpsc::channel();
+        let done = Box::new(move |_| {
+            let _ = tx.send(());
+        });
+        if self.server.notify_event(event, Some(done)).is_ok() {
+            let _ = rx.recv();
+        }
+    }
+
+    /// True if `proc` connected and never finalized.
+    fn left_unfinalized(&self, proc: &Proc) -> bool {
+        let st = self.host.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.connected.contains(proc) && !st.finalized.contains(proc)
     }
 
     fn signal_all(&self, sig: i32) {
@@ -140,6 +171,10 @@ impl Job {
         }
         let who = self.describe(idx);
         let proc = self.ranks[idx].proc.clone();
+        let clean = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
+        if !clean || self.running > 0 && self.left_unfinalized(&proc) {
+            self.notify_aborted(&proc);
+        }
         if libc::WIFSIGNALED(status) {
             let sig = libc::WTERMSIG(status);
             self.fail(
@@ -149,20 +184,14 @@ impl Job {
         } else if libc::WIFEXITED(status) && libc::WEXITSTATUS(status) != 0 {
             let code = libc::WEXITSTATUS(status);
             self.fail(format!("{who} exited with status {code}"), code);
-        } else if self.running > 0 {
-            let (connected, finalized) = {
-                let st = self.host.state.lock().unwrap_or_else(|e| e.into_inner());
-                (st.connected.contains(&proc), st.finalized.contains(&proc))
-            };
-            if connected && !finalized {
-                self.fail(
-                    format!(
-                        "{who} exited without calling PMIx_Finalize while other ranks \
-                         were still running"
-                    ),
-                    1,
-                );
-            }
+        } else if self.running > 0 && self.left_unfinalized(&proc) {
+            self.fail(
+                format!(
+                    "{who} exited without calling PMIx_Finalize while other ranks \
+                     were still running"
+                ),
+                1,
+            );
         }
     }
 
@@ -218,6 +247,9 @@ impl Job {
             Some(idx) => self.describe(idx),
             None => format!("rank {} of {}", proc.rank.0, proc.nspace),
         };
+        if self.failure.is_none() {
+            self.notify_aborted(&proc);
+        }
         self.fail(
             format!("{who} called PMIx_Abort with status {code}{msg}; terminating the job"),
             status,
@@ -498,6 +530,7 @@ fn run(opts: cli::Options) -> Result<i32, String> {
     launcher.register(&nspace, &job_desc)?;
 
     let mut job = Job {
+        server: &server,
         ranks: Vec::new(),
         by_pid: HashMap::new(),
         running: 0,
@@ -631,6 +664,8 @@ fn run(opts: cli::Options) -> Result<i32, String> {
         s.pump();
     }
 
+    let failure = job.failure;
+    drop(job);
     let aborts = std::mem::take(&mut host.state.lock().unwrap_or_else(|e| e.into_inner()).aborts);
     for ns in std::mem::take(&mut launcher.namespaces) {
         server.deregister_nspace(&ns);
@@ -639,5 +674,5 @@ fn run(opts: cli::Options) -> Result<i32, String> {
     drop(launcher);
     server.finalize();
     drop(aborts);
-    Ok(job.failure.unwrap_or(0))
+    Ok(failure.unwrap_or(0))
 }

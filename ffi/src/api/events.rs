@@ -1,0 +1,337 @@
+//! Event notification at the C boundary: `PMIx_Register_event_handler`,
+//! `PMIx_Deregister_event_handler`, `PMIx_Notify_event`, in a client or a
+//! server process (the client's handlers when `PMIx_Init` ran, else the
+//! server's).
+//!
+//! A C handler is wrapped as a core [`EventHandler`]: it runs on the
+//! library's event thread with C copies of the event (source, infos,
+//! results so far) that stay valid until it calls the completion callback
+//! we give it, which converts its results back, lets it release them
+//! (its `cbfunc(PMIX_SUCCESS, thiscbdata)`), frees our copies and moves the
+//! chain on.
+//!
+//! Callbacks of these calls (`cbfunc`) run on the library's event thread,
+//! never in the caller's thread. As OpenPMIx 4.2: a registration without a
+//! callback returns the handler's reference (numbered from 0) or an
+//! error; deregistering an unknown reference succeeds.
+//!
+//! # Safety
+//!
+//! Every exported function has the safety contract of its C prototype:
+//! each pointer argument is NULL or valid for what the PMIx standard says
+//! the function does with it. The `# Safety` lint is silenced for that reason.
+#![allow(clippy::missing_safety_doc)]
+
+use std::ffi::{c_int, c_void};
+use std::sync::Arc;
+
+use pmix_core::events::{Event, EventDone, EventHandler, EventHandlers, HandlerCall, Range};
+use pmix_core::{Info, Proc, Status};
+
+use crate::api::client::{check_array, client, require_init};
+use crate::boundary::guard;
+use crate::convert;
+use crate::sys::{
+    pmix_hdlr_reg_cbfunc_t, pmix_info_t, pmix_notification_fn_t, pmix_op_cbfunc_t, pmix_proc_t,
+    pmix_status_t,
+};
+
+/// A C pointer carried to the event thread.
+#[derive(Clone, Copy)]
+struct SendPtr(*mut c_void);
+// SAFETY: only handed back to the C callback it came with, which the
+// standard allows to run on any library thread.
+unsafe impl Send for SendPtr {}
+// SAFETY: as above; never dereferenced here.
+unsafe impl Sync for SendPtr {}
+
+/// Where this process's handlers live: the client's once `PMIx_Init`
+/// ran, else the server's.
+enum Role {
+    Client(&'static pmix_core::client::Client),
+    Server(Arc<crate::api::server::Running>),
+}
+
+fn role() -> Result<Role, Status> {
+    require_init()?;
+    if let Ok(c) = client() {
+        if c.is_initialized() {
+            return Ok(Role::Client(c));
+        }
+    }
+    crate::api::server::server().map(Role::Server)
+}
+
+impl Role {
+    fn handlers(&self) -> Arc<EventHandlers> {
+        match self {
+            Role::Client(c) => c.events().clone(),
+            Role::Server(s) => s.server.events().clone(),
+        }
+    }
+}
+
+/// Reads an optional C info array.
+///
+/// # Safety
+/// `info` is NULL or points to `ninfo` valid infos.
+unsafe fn infos_in(info: *const pmix_info_t, ninfo: usize) -> Result<Vec<Info>, Status> {
+    check_array(info, ninfo)?;
+    if ninfo == 0 {
+        return Ok(Vec::new());
+    }
+    // SAFETY: checked non-NULL; the caller guarantees ninfo elements.
+    unsafe { convert::infos_from_c(info, ninfo) }
+}
+
+/// One event in a C handler's hands: what it was given and the chain's
+/// completion. Freed when the handler calls [`event_done`].
+struct InFlight {
+    done: Option<EventDone>,
+    source: pmix_proc_t,
+    info: *mut pmix_info_t,
+    ninfo: usize,
+    results: *mut pmix_info_t,
+    nresults: usize,
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        // SAFETY: both arrays came from infos_to_c with these counts.
+        unsafe {
+            convert::infos_free(self.info, self.ninfo);
+            convert::infos_free(self.results, self.nresults);
+        }
+    }
+}
+
+/// The `pmix_event_notification_cbfunc_fn_t` given to C handlers.
+unsafe extern "C" fn event_done(
+    status: pmix_status_t,
+    results: *mut pmix_info_t,
+    nresults: usize,
+    cbfunc: pmix_op_cbfunc_t,
+    thiscbdata: *mut c_void,
+    notification_cbdata: *mut c_void,
+) {
+    crate::boundary::guard_or((), || {
+        // SAFETY: results is NULL or nresults valid infos (C contract).
+        let res = unsafe { infos_in(results, nresults) }.unwrap_or_default();
+        if let Some(f) = cbfunc {
+            // SAFETY: the handler's release callback with its own data.
+            unsafe { f(Status::SUCCESS.0, thiscbdata) };
+        }
+        if notification_cbdata.is_null() {
+            return;
+        }
+        // SAFETY: notification_cbdata is the InFlight box `c_handler`
+        // leaked for this call; a handler completes once.
+        let mut f = unsafe { Box::from_raw(notification_cbdata.cast::<InFlight>()) };
+        let done = f.done.take();
+        // Our copies go before the chain moves on.
+        drop(f);
+        if let Some(d) = done {
+            d.complete(Status(status), res);
+        }
+    })
+}
+
+/// A C event handler (`pmix_notification_fn_t` without the `Option`).
+type CHandler = unsafe extern "C" fn(
+    usize,
+    pmix_status_t,
+    *const pmix_proc_t,
+    *mut pmix_info_t,
+    usize,
+    *mut pmix_info_t,
+    usize,
+    crate::sys::pmix_event_notification_cbfunc_fn_t,
+    *mut c_void,
+);
+
+/// Wraps a C handler.
+fn c_handler(f: CHandler) -> EventHandler {
+    Arc::new(move |call: HandlerCall| {
+        let HandlerCall {
+            id,
+            status,
+            source,
+            infos,
+            results,
+            done,
+        } = call;
+        let Ok(info) = convert::infos_to_c(&infos) else {
+            return done.complete(Status::ERR_NOMEM, Vec::new());
+        };
+        let res = match convert::infos_to_c(&results) {
+            Ok(r) => r,
+            Err(_) => {
+                // SAFETY: just allocated with this count.
+                unsafe { convert::infos_free(info, infos.len()) };
+                return done.complete(Status::ERR_NOMEM, Vec::new());
+            }
+        };
+        let fl = Box::into_raw(Box::new(InFlight {
+            done: Some(done),
+            source: convert::proc_to_c(&source),
+            info,
+            ninfo: infos.len(),
+            results: res,
+            nresults: results.len(),
+        }));
+        // SAFETY: fl is valid until event_done reclaims it, which may
+        // happen inside the call: nothing reads it afterwards.
+        let src = unsafe { std::ptr::addr_of!((*fl).source) };
+        // SAFETY: the host's handler with arrays valid until it completes.
+        unsafe {
+            f(
+                id,
+                status.0,
+                src,
+                info,
+                infos.len(),
+                res,
+                results.len(),
+                Some(event_done),
+                fl.cast(),
+            )
+        };
+    })
+}
+
+/// `PMIx_Register_event_handler`: registers `evhdlr` for `codes` (none:
+/// a default handler). With `cbfunc`, returns `PMIX_SUCCESS` and reports
+/// the status and reference through it from the event thread; without,
+/// returns the reference (or the error).
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Register_event_handler(
+    codes: *mut pmix_status_t,
+    ncodes: usize,
+    info: *mut pmix_info_t,
+    ninfo: usize,
+    evhdlr: pmix_notification_fn_t,
+    cbfunc: pmix_hdlr_reg_cbfunc_t,
+    cbdata: *mut c_void,
+) -> c_int {
+    let mut id = None;
+    let rc = guard(|| {
+        let role = role()?;
+        check_array(codes, ncodes)?;
+        let f = evhdlr.ok_or(Status::ERR_BAD_PARAM)?;
+        let codes: Vec<Status> = if ncodes == 0 {
+            Vec::new()
+        } else {
+            // SAFETY: checked non-NULL; ncodes elements (C contract).
+            unsafe { std::slice::from_raw_parts(codes, ncodes) }
+                .iter()
+                .map(|c| Status(*c))
+                .collect()
+        };
+        // SAFETY: info is NULL or ninfo valid infos (C contract).
+        let infos = unsafe { infos_in(info, ninfo) }?;
+        let handlers = role.handlers();
+        let r = handlers.register(&codes, &infos, c_handler(f));
+        match cbfunc {
+            None => {
+                id = Some(r?);
+                Ok(())
+            }
+            Some(cb) => {
+                let data = SendPtr(cbdata);
+                // A failed registration reports UINT32_MAX as its
+                // reference, as OpenPMIx 4.2.2 does.
+                let (status, refid) = match r {
+                    Ok(i) => (Status::SUCCESS, i),
+                    Err(s) => (s, u32::MAX as usize),
+                };
+                handlers.run(Box::new(move || {
+                    let data = data;
+                    // SAFETY: the caller's callback with its own cbdata.
+                    crate::boundary::guard_or((), || unsafe { cb(status.0, refid, data.0) });
+                }));
+                Ok(())
+            }
+        }
+    });
+    match id {
+        Some(i) if rc == Status::SUCCESS.0 => c_int::try_from(i).unwrap_or(c_int::MAX),
+        _ => rc,
+    }
+}
+
+/// `PMIx_Deregister_event_handler`: later events no longer reach the
+/// handler. With `cbfunc`, the status goes through it (event thread).
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Deregister_event_handler(
+    evhdlr_ref: usize,
+    cbfunc: pmix_op_cbfunc_t,
+    cbdata: *mut c_void,
+) -> c_int {
+    guard(|| {
+        let handlers = role()?.handlers();
+        // OpenPMIx reports success for an unknown reference too.
+        let _ = handlers.deregister(evhdlr_ref);
+        if let Some(cb) = cbfunc {
+            let data = SendPtr(cbdata);
+            handlers.run(Box::new(move || {
+                let data = data;
+                // SAFETY: the caller's callback with its own cbdata.
+                crate::boundary::guard_or((), || unsafe { cb(Status::SUCCESS.0, data.0) });
+            }));
+        }
+        Ok(())
+    })
+}
+
+/// `PMIx_Notify_event`: raises `status` for the processes in `range`
+/// (source NULL: this process). `cbfunc` runs on a library thread once
+/// the notification is accepted.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Notify_event(
+    status: pmix_status_t,
+    source: *const pmix_proc_t,
+    range: u8,
+    info: *const pmix_info_t,
+    ninfo: usize,
+    cbfunc: pmix_op_cbfunc_t,
+    cbdata: *mut c_void,
+) -> c_int {
+    guard(|| {
+        let role = role()?;
+        let range = Range(range);
+        if !range.is_valid() {
+            return Err(Status::ERR_BAD_PARAM);
+        }
+        let src: Option<Proc> = if source.is_null() {
+            None
+        } else {
+            // SAFETY: a valid proc (C contract, checked non-NULL).
+            Some(convert::proc_from_c(unsafe { &*source }))
+        };
+        // SAFETY: info is NULL or ninfo valid infos (C contract).
+        let infos = unsafe { infos_in(info, ninfo) }?;
+        let data = SendPtr(cbdata);
+        let done = cbfunc.map(|cb| {
+            Box::new(move |s: Status| {
+                let data = data;
+                // SAFETY: the caller's callback with its own cbdata.
+                crate::boundary::guard_or((), || unsafe { cb(s.0, data.0) });
+            }) as Box<dyn FnOnce(Status) + Send>
+        });
+        match role {
+            Role::Client(c) => c.notify_event(Status(status), src.as_ref(), range, &infos, done),
+            Role::Server(s) => {
+                let source = src.unwrap_or_else(|| s.server.proc());
+                s.server.notify_event(
+                    Event {
+                        status: Status(status),
+                        source,
+                        range,
+                        infos,
+                    },
+                    done,
+                )
+            }
+        }
+    })
+}

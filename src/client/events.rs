@@ -1,0 +1,128 @@
+//! Event notification in a client: `PMIx_Register_event_handler`,
+//! `PMIx_Deregister_event_handler`, `PMIx_Notify_event`.
+//!
+//! The handlers live in this process ([`EventHandlers`], created on first
+//! use, which also starts listening to the events the server pushes).
+//! The server pushes every event whose range reaches this process; the
+//! handlers' codes are matched here (the server does not filter).
+//!
+//! A notification with `PMIX_RANGE_PROC_LOCAL` stays in this process.
+//! Any other goes to the server (`Op::NOTIFY_EVENT`), which delivers it to
+//! the other local processes in range and hands what leaves the node to
+//! its host; this process's own handlers receive it here when the range
+//! includes it (the server does not send it back).
+//!
+//! When the server closes the connection before `PMIx_Finalize`, the
+//! handlers receive `PMIX_ERR_LOST_CONNECTION` with the server as source.
+
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Weak};
+
+use super::{Client, Inner, StatusCallback};
+use crate::events::{decode_event, encode_event, Event, EventHandler, EventHandlers, Range};
+use crate::wire::Op;
+use crate::{Info, Proc, Status};
+
+impl Client {
+    /// This process's event handlers (set up on first use: from then on
+    /// the events the server pushes, and the loss of the server, reach
+    /// them).
+    pub fn events(&self) -> &Arc<EventHandlers> {
+        self.inner.events.get_or_init(|| {
+            let handlers = Arc::new(EventHandlers::new(Some(self.inner.proc.clone())));
+            let h = handlers.clone();
+            self.set_event_sink(Some(Arc::new(move |body: Vec<u8>| {
+                // A malformed event is dropped: the server is trusted
+                // for nothing it sends, and one bad event is no reason
+                // to lose the connection.
+                if let Ok(e) = decode_event(&body) {
+                    h.deliver(e);
+                }
+            })));
+            let weak: Weak<Inner> = Arc::downgrade(&self.inner);
+            let h = handlers.clone();
+            self.inner.requester.set_lost_hook(Some(Box::new(move || {
+                let Some(inner) = weak.upgrade() else { return };
+                // Finalizing closes the connection on purpose.
+                if inner.finalized.load(Ordering::Acquire) {
+                    return;
+                }
+                h.deliver(Event {
+                    status: Status::ERR_LOST_CONNECTION,
+                    source: inner.server.clone(),
+                    range: Range::PROC_LOCAL,
+                    infos: Vec::new(),
+                });
+            })));
+            handlers
+        })
+    }
+
+    /// `PMIx_Register_event_handler`: `handler` receives the events of
+    /// `codes` (none: every event, as a default handler) that reach this
+    /// process, with the directives of `infos` (name, placement, range,
+    /// affected processes, return object). Returns its reference.
+    pub fn register_event_handler(
+        &self,
+        codes: &[Status],
+        infos: &[Info],
+        handler: EventHandler,
+    ) -> Result<usize, Status> {
+        self.inner.check_active()?;
+        self.events().register(codes, infos, handler)
+    }
+
+    /// `PMIx_Deregister_event_handler`.
+    pub fn deregister_event_handler(&self, id: usize) -> Result<(), Status> {
+        self.inner.check_active()?;
+        self.events().deregister(id)
+    }
+
+    /// `PMIx_Notify_event`: raises `status` on behalf of `source` (`None`:
+    /// this process) for the processes in `range`. `done` runs on a
+    /// library thread once the notification is accepted (by this process
+    /// for `PMIX_RANGE_PROC_LOCAL`, else by the server), before or while
+    /// handlers run.
+    pub fn notify_event(
+        &self,
+        status: Status,
+        source: Option<&Proc>,
+        range: Range,
+        infos: &[Info],
+        done: Option<StatusCallback>,
+    ) -> Result<(), Status> {
+        self.inner.check_active()?;
+        if !range.is_valid() {
+            return Err(Status::ERR_BAD_PARAM);
+        }
+        let event = Event {
+            status,
+            source: source.cloned().unwrap_or_else(|| self.inner.proc.clone()),
+            range,
+            infos: infos.to_vec(),
+        };
+        let events = self.events().clone();
+        if range == Range::PROC_LOCAL {
+            if let Some(d) = done {
+                events.run(Box::new(move || d(Status::SUCCESS)));
+            }
+            events.deliver(event);
+            return Ok(());
+        }
+        let body = encode_event(&event)?;
+        let here = event.reaches(&self.inner.proc);
+        self.request_nb(
+            Op::NOTIFY_EVENT,
+            body,
+            Box::new(move |r| {
+                if let Some(d) = done {
+                    d(r.err().unwrap_or(Status::SUCCESS));
+                }
+            }),
+        )?;
+        if here {
+            events.deliver(event);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,143 @@
+//! Event notification in the server: the server process's own handlers,
+//! `PMIx_Notify_event` called by the host, notifications from clients
+//! (`Op::NOTIFY_EVENT`) and the events the server raises itself.
+//!
+//! Delivery, as OpenPMIx 4.2 does it:
+//! - from the host (`PMIx_Notify_event` in the server process): to each
+//!   connected local client the range reaches (see [`Event::reaches`])
+//!   except the event's source, and to the server process's handlers
+//!   (their own range filters apply); `PMIX_RANGE_PROC_LOCAL` reaches the
+//!   server's handlers only;
+//! - from a client with `PMIX_RANGE_LOCAL`: the same, at once;
+//! - from a client with any other range: handed to the host's
+//!   `notify_event` (with `PMIX_EVENT_PROXY` naming this server), which
+//!   distributes it, to this node too, by calling `PMIx_Notify_event`
+//!   here; a host without `notify_event` makes this node the whole range
+//!   and the server delivers it as from the host.
+//!
+//! A client whose connection closes before it finalized makes the server
+//! raise `PMIX_ERR_LOST_CONNECTION` (source: that client, range
+//! `PMIX_RANGE_PROC_LOCAL`) to its own handlers, as OpenPMIx does.
+
+use std::sync::Arc;
+
+use super::event_loop::EventLoop;
+use super::host::OpResult;
+use super::services::Caller;
+use super::Server;
+use crate::events::{decode_event, encode_event, Event, EventHandler, EventHandlers, Range};
+use crate::{keys, Info, Key, Proc, Status, Value};
+
+/// Callback of [`Server::notify_event`].
+pub type NotifyCallback = Box<dyn FnOnce(Status) + Send + 'static>;
+
+impl Server {
+    /// The server process's own event handlers.
+    pub fn events(&self) -> &Arc<EventHandlers> {
+        &self.events
+    }
+
+    /// `PMIx_Register_event_handler` in the server process.
+    pub fn register_event_handler(
+        &self,
+        codes: &[Status],
+        infos: &[Info],
+        handler: EventHandler,
+    ) -> Result<usize, Status> {
+        self.events.register(codes, infos, handler)
+    }
+
+    /// `PMIx_Deregister_event_handler` in the server process.
+    pub fn deregister_event_handler(&self, id: usize) -> Result<(), Status> {
+        self.events.deregister(id)
+    }
+
+    /// `PMIx_Notify_event` from the host: delivers `event` to the local
+    /// clients in its range and to the server process's handlers (see
+    /// the module documentation). `done` runs on the progress thread once
+    /// the clients' notifications are queued.
+    pub fn notify_event(&self, event: Event, done: Option<NotifyCallback>) -> Result<(), Status> {
+        if !event.range.is_valid() {
+            return Err(Status::ERR_BAD_PARAM);
+        }
+        let ok = self.run_on_loop(move |el| {
+            el.deliver_from_host(event);
+            if let Some(d) = done {
+                d(Status::SUCCESS);
+            }
+        });
+        if ok {
+            Ok(())
+        } else {
+            Err(Status::ERR_INIT)
+        }
+    }
+}
+
+impl EventLoop {
+    /// Sends `event` to every connected local client it reaches, except
+    /// its source (which delivered it to itself).
+    fn push_to_clients(&mut self, event: &Event) {
+        let Ok(body) = encode_event(event) else {
+            return;
+        };
+        for p in self.connected_procs() {
+            if p != event.source && event.reaches(&p) {
+                self.send_event(&p, body.clone());
+            }
+        }
+    }
+
+    /// A host's notification (or the server's own): the local clients in
+    /// range, and this process's handlers.
+    pub(super) fn deliver_from_host(&mut self, event: Event) {
+        if event.range != Range::PROC_LOCAL {
+            self.push_to_clients(&event);
+        }
+        self.events.deliver(event);
+    }
+
+    /// `Op::NOTIFY_EVENT` from the local client `proc`.
+    pub(super) fn notify_from_client(&mut self, caller: Caller, _proc: &Proc, body: &[u8]) {
+        let event = match decode_event(body) {
+            Ok(e) if e.range != Range::PROC_LOCAL => e,
+            _ => return self.respond(caller, Err(Status::ERR_BAD_PARAM)),
+        };
+        // The notifying client has delivered it to itself already.
+        if event.range == Range::LOCAL {
+            self.push_to_clients(&event);
+            self.events.deliver(event);
+            return self.respond(caller, Ok(Vec::new()));
+        }
+        // Beyond this node: the host distributes it, back to this server
+        // too (through `PMIx_Notify_event`), as OpenPMIx relies on.
+        let mut infos = event.infos.clone();
+        if let Ok(k) = Key::new(keys::EVENT_PROXY) {
+            infos.push(Info::new(k, Value::Proc(self.server_proc().clone())));
+        }
+        let (op, done) = self.host_op::<()>(caller, |()| Ok(Vec::new()));
+        let r =
+            self.host_module()
+                .notify_event(event.status, &event.source, event.range, &infos, done);
+        if let Err(s) = r {
+            // A host without event support: this node is all there is.
+            let result: OpResult = if s == Status::ERR_NOT_SUPPORTED {
+                self.deliver_from_host(event);
+                Ok(Box::new(()))
+            } else {
+                Err(s)
+            };
+            self.finish_op(op, result);
+        }
+    }
+
+    /// A client left without finalizing.
+    pub(super) fn client_lost_event(&mut self, proc: &Proc) {
+        self.events.deliver(Event {
+            status: Status::ERR_LOST_CONNECTION,
+            source: proc.clone(),
+            range: Range::PROC_LOCAL,
+            infos: Vec::new(),
+        });
+    }
+}
