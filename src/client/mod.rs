@@ -15,8 +15,8 @@
 //! Invariants:
 //! - One progress thread reads the socket; a caller writes its own request
 //!   (under the connection's lock, its reply handler registered first) and
-//!   a blocking call waits on a channel its reply handler answers (no
-//!   polling). Handlers and the callbacks of `_nb` calls run on the
+//!   a blocking call parks on a one-value channel its reply handler
+//!   answers (no polling, no spinning). Handlers and the callbacks of `_nb` calls run on the
 //!   progress thread and must not call blocking client APIs.
 //! - Segments received (job data at init, a modex generation per
 //!   completed fence) are validated when mapped and published into the
@@ -108,6 +108,7 @@ impl Inner {
             match r.kind {
                 SegmentKind::Job => self.directory.publish_job(&ns, Arc::new(seg)),
                 SegmentKind::Modex => self.directory.publish_modex(&ns, Arc::new(seg)),
+                SegmentKind::ModexReplace => self.directory.replace_modex(&ns, vec![Arc::new(seg)]),
             }
             if !mapped.0.contains(&r.nspace) {
                 mapped.0.push(r.nspace.clone());
@@ -425,14 +426,8 @@ impl Client {
     /// process's namespace) entered the fence; with `PMIX_COLLECT_DATA`,
     /// their committed data is then readable locally.
     pub fn fence(&self, procs: &[Proc], infos: &[Info]) -> Result<(), Status> {
-        let (tx, rx) = crossbeam_channel::bounded(1);
-        self.fence_nb(
-            procs,
-            infos,
-            Box::new(move |s| {
-                let _ = tx.send(s);
-            }),
-        )?;
+        let (rx, tx) = progress::Oneshot::new();
+        self.fence_nb(procs, infos, Box::new(move |s| tx.send(s)))?;
         rx.recv()
             .unwrap_or(Status::ERR_LOST_CONNECTION)
             .into_result()

@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{unbounded, Receiver, Sender};
 use mio::{Events, Interest, Poll, Token};
-use parking_lot::Mutex;
+use parking_lot::{Condvar, Mutex};
 
 use crate::wire::{Connection, Message, ReadState};
 use crate::Status;
@@ -103,6 +103,65 @@ impl Shared {
     }
 }
 
+/// A one-value channel for a caller blocked on a reply: the waiting
+/// thread parks at once on a futex-backed condition variable (a channel
+/// receiver spins and yields first, which on oversubscribed cores takes
+/// the time of the very threads the caller waits for).
+pub(crate) struct Oneshot<T> {
+    state: Mutex<(Option<T>, bool)>,
+    ready: Condvar,
+}
+
+/// The sending half of a [`Oneshot`]; dropping it unsent wakes the
+/// receiver with `None`.
+pub(crate) struct OneshotSender<T>(Option<Arc<Oneshot<T>>>);
+
+impl<T> Oneshot<T> {
+    /// A new channel: the receiver and the sender.
+    pub(crate) fn new() -> (Arc<Oneshot<T>>, OneshotSender<T>) {
+        let o = Arc::new(Oneshot {
+            state: Mutex::new((None, false)),
+            ready: Condvar::new(),
+        });
+        (o.clone(), OneshotSender(Some(o)))
+    }
+
+    /// Waits for the value; `None` if the sender was dropped unsent.
+    pub(crate) fn recv(&self) -> Option<T> {
+        let mut st = self.state.lock();
+        loop {
+            if let Some(v) = st.0.take() {
+                return Some(v);
+            }
+            if st.1 {
+                return None;
+            }
+            self.ready.wait(&mut st);
+        }
+    }
+}
+
+impl<T> OneshotSender<T> {
+    /// Delivers `v` and wakes the receiver.
+    pub(crate) fn send(mut self, v: T) {
+        if let Some(o) = self.0.take() {
+            let mut st = o.state.lock();
+            st.0 = Some(v);
+            st.1 = true;
+            o.ready.notify_one();
+        }
+    }
+}
+
+impl<T> Drop for OneshotSender<T> {
+    fn drop(&mut self) {
+        if let Some(o) = self.0.take() {
+            o.state.lock().1 = true;
+            o.ready.notify_one();
+        }
+    }
+}
+
 /// The caller side: submits requests.
 #[derive(Clone)]
 pub(crate) struct Requester {
@@ -135,13 +194,8 @@ impl Requester {
 
     /// Sends `msg` and blocks until its reply (or the connection's end).
     pub(crate) fn call(&self, msg: Message) -> Reply {
-        let (tx, rx) = crossbeam_channel::bounded(1);
-        self.submit(
-            msg,
-            Some(Box::new(move |r| {
-                let _ = tx.send(r);
-            })),
-        );
+        let (rx, tx) = Oneshot::new();
+        self.submit(msg, Some(Box::new(move |r| tx.send(r))));
         rx.recv().unwrap_or(Err(Status::ERR_LOST_CONNECTION))
     }
 

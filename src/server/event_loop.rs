@@ -177,6 +177,9 @@ impl EventLoop {
     /// Runs until a `Shutdown` command (or the channel closes).
     pub(super) fn run(mut self) {
         let mut events = Events::with_capacity(256);
+        // Commands sent from this thread do not wake the loop: every pass
+        // drains the channel after its work (see `Notifier::send`).
+        self.notifier.enter_loop();
         loop {
             let timeout = self
                 .timers
@@ -206,6 +209,10 @@ impl EventLoop {
                 return;
             }
             self.fire_timers();
+            // What the timers' host callbacks completed at once.
+            if !self.drain_commands() {
+                return;
+            }
         }
     }
 
@@ -763,10 +770,14 @@ impl EventLoop {
             Ok(_) => Status::SUCCESS,
             Err(s) => s,
         };
-        let refs: Vec<SegmentRef> = segments.iter().map(|(ns, m)| m.seg_ref(ns)).collect();
-        let sealed: Vec<_> = segments.iter().map(|(_, m)| m.sealed.clone()).collect();
+        let mut refs: Vec<SegmentRef> = Vec::with_capacity(segments.len());
+        let mut sealed = Vec::with_capacity(segments.len());
         for (ns, m) in segments {
-            self.modex.entry(ns).or_default().push(m);
+            let kept = self.modex.entry(ns.clone()).or_default();
+            modex::push_generation(kept, m);
+            let m = kept.last().expect("just pushed");
+            refs.push(m.seg_ref(&ns));
+            sealed.push(m.sealed.clone());
         }
         for a in &t.arrived {
             let fds: Result<Vec<OwnedFd>, _> =
@@ -792,9 +803,17 @@ impl EventLoop {
     }
 
     fn build_modex(&self, t: &Tracker, data: &[u8]) -> Result<Vec<(Nspace, ModexSegment)>, Status> {
-        let remote = blob::decode(data).map_err(|_| Status::ERR_UNPACK_FAILURE)?;
+        // When every participant is local the host's answer can only hold
+        // this node's own contribution, which is read from the committed
+        // store below: do not decode it again.
+        let remote = if self.all_local(&t.procs) {
+            Vec::new()
+        } else {
+            blob::decode(data).map_err(|_| Status::ERR_UNPACK_FAILURE)?
+        };
         let empty = Vec::new();
         let mut records: Vec<(&Proc, &Posted)> = Vec::new();
+        let mut participants: Vec<&Proc> = t.expected.iter().collect();
         for p in &t.expected {
             let posted = self.committed.get(p).unwrap_or(&empty);
             records.extend(
@@ -808,6 +827,7 @@ impl EventLoop {
             if t.expected.contains(&rec.proc) || self.registry.is_local(&rec.proc) {
                 continue;
             }
+            participants.push(&rec.proc);
             records.extend(
                 rec.posted
                     .iter()
@@ -816,7 +836,7 @@ impl EventLoop {
             );
         }
         let reg = &self.registry;
-        modex::build_segments(records, || reg.next_generation())
+        modex::build_segments(participants, records, || reg.next_generation())
     }
 
     /// `proc` left: fences it belongs to (with `only_missing`, those it
