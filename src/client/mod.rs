@@ -117,6 +117,20 @@ impl Inner {
         Ok(())
     }
 
+    /// A fence's reply: maps the segments it brought; the fence's status.
+    fn fence_released(&self, r: Reply) -> Status {
+        match r {
+            Ok((Message::FenceRelease(rel), fds)) => rel
+                .status
+                .into_result()
+                .and_then(|_| self.map_segments(&rel.segments, fds))
+                .err()
+                .unwrap_or(Status::SUCCESS),
+            Ok(_) => Status::ERR_COMM_FAILURE,
+            Err(s) => s,
+        }
+    }
+
     /// Caches the data a direct-modex reply brought.
     fn store_fetched(&self, r: Reply) -> Result<(), Status> {
         let Message::DmodexReply(reply) = r?.0 else {
@@ -426,9 +440,15 @@ impl Client {
     /// process's namespace) entered the fence; with `PMIX_COLLECT_DATA`,
     /// their committed data is then readable locally.
     pub fn fence(&self, procs: &[Proc], infos: &[Info]) -> Result<(), Status> {
-        let (rx, tx) = progress::Oneshot::new();
-        self.fence_nb(procs, infos, Box::new(move |s| tx.send(s)))?;
-        rx.recv()
+        self.inner.check_active()?;
+        let inner = self.inner.clone();
+        let req = Message::FenceRequest(FenceRequest {
+            procs: procs.to_vec(),
+            infos: infos.to_vec(),
+        });
+        self.inner
+            .requester
+            .call_with(req, move |r| inner.fence_released(r))
             .unwrap_or(Status::ERR_LOST_CONNECTION)
             .into_result()
     }
@@ -449,19 +469,7 @@ impl Client {
         });
         self.inner.requester.submit(
             req,
-            Some(Box::new(move |r: Reply| {
-                let status = match r {
-                    Ok((Message::FenceRelease(rel), fds)) => rel
-                        .status
-                        .into_result()
-                        .and_then(|_| inner.map_segments(&rel.segments, fds))
-                        .err()
-                        .unwrap_or(Status::SUCCESS),
-                    Ok(_) => Status::ERR_COMM_FAILURE,
-                    Err(s) => s,
-                };
-                done(status);
-            })),
+            Some(Box::new(move |r: Reply| done(inner.fence_released(r)))),
         );
         Ok(())
     }

@@ -49,6 +49,10 @@ struct Peer {
     finalized: bool,
     /// Close once the output queue is written.
     closing: bool,
+    /// Registered for writability too (only while output is queued: a
+    /// permanent write interest would wake the loop each time the client
+    /// reads what it was sent).
+    write_interest: bool,
 }
 
 impl Peer {
@@ -258,11 +262,7 @@ impl EventLoop {
             if self
                 .poll
                 .registry()
-                .register(
-                    conn.stream_mut(),
-                    token,
-                    Interest::READABLE | Interest::WRITABLE,
-                )
+                .register(conn.stream_mut(), token, Interest::READABLE)
                 .is_err()
             {
                 continue;
@@ -275,6 +275,7 @@ impl EventLoop {
                     creds,
                     finalized: false,
                     closing: false,
+                    write_interest: false,
                 },
             );
             // Bytes may already be waiting (edge-triggered registration).
@@ -309,7 +310,7 @@ impl EventLoop {
         };
         match p.conn.flush() {
             Ok(true) if p.closing => self.close(token),
-            Ok(_) => {}
+            Ok(_) => self.update_write_interest(token),
             Err(_) => self.close(token),
         }
     }
@@ -320,7 +321,35 @@ impl EventLoop {
         };
         if p.conn.send(id, msg, fds).is_err() {
             self.close(token);
+        } else {
+            self.update_write_interest(token);
         }
+    }
+
+    /// Registers the connection for writability while it has output
+    /// queued, and only then.
+    fn update_write_interest(&mut self, token: Token) {
+        let Some(p) = self.peers.get_mut(&token) else {
+            return;
+        };
+        let want = p.conn.has_pending_output();
+        if want == p.write_interest {
+            return;
+        }
+        let interest = if want {
+            Interest::READABLE | Interest::WRITABLE
+        } else {
+            Interest::READABLE
+        };
+        if self
+            .poll
+            .registry()
+            .reregister(p.conn.stream_mut(), token, interest)
+            .is_err()
+        {
+            return self.close(token);
+        }
+        p.write_interest = want;
     }
 
     /// Sends `msg` then closes the connection once it is written.

@@ -462,7 +462,7 @@ fn c_key_is(a: &[c_char], k: &str) -> bool {
 fn c_array_is(a: &[c_char], k: &[u8]) -> bool {
     // SAFETY: c_char and u8 have the same size and alignment.
     let b = unsafe { std::slice::from_raw_parts(a.as_ptr().cast::<u8>(), a.len()) };
-    b.len() > k.len() && b[k.len()] == 0 && &b[..k.len()] == k
+    b.len() > k.len() && b[k.len()] == 0 && crate::api::pointer_cache::eq_short(&b[..k.len()], k)
 }
 
 /// A C boolean directive as `flag` reads it (`PMIX_UNDEF`: true).
@@ -620,8 +620,8 @@ unsafe fn get_fast(
     };
     let q = fast_qualifiers(infos)?;
     // SAFETY: the caller's contract.
-    let key = unsafe { CStr::from_ptr(key) }.to_str().ok()?;
-    if key.is_empty() || key.len() > pmix_core::MAX_KEYLEN {
+    let key_bytes = unsafe { CStr::from_ptr(key) }.to_bytes();
+    if key_bytes.is_empty() || key_bytes.len() > pmix_core::MAX_KEYLEN {
         return None;
     }
     let me = c.proc();
@@ -635,9 +635,22 @@ unsafe fn get_fast(
         Some(p) => (c_array_bytes(&p.nspace), Rank(p.rank)),
     };
     let own_nspace = ns == own_ns;
-    if own_nspace && rank == me.rank && !key.starts_with("pmix") {
+    if own_nspace && rank == me.rank && !key_bytes.starts_with(b"pmix") {
         return None;
     }
+    let pointer = q.storage == Storage::Pointer && q.opts.realm == RealmQualifier::None;
+    if pointer && own_nspace {
+        // A value of the current generation already handed out: no pin,
+        // no view (the generation is read from the handle).
+        let g = own_handle(c)?.generation();
+        if let Some(p) = pointer_cache::lookup(ns, g, rank.0, key_bytes) {
+            // SAFETY: val is a writable out-parameter.
+            unsafe { *val = p };
+            return Some(Ok(()));
+        }
+    }
+    // Cached keys are valid UTF-8: checked only past the cache.
+    let key = std::str::from_utf8(key_bytes).ok()?;
     let r = c.reader();
     let view = if own_nspace {
         r.view(own_handle(c)?)?
