@@ -151,6 +151,29 @@ mod tests {
     }
 
     #[test]
+    fn large_merges_agree_with_one_by_one_merges() {
+        // Past the size where merge_posted indexes instead of scanning.
+        let mut base: Vec<Posted> = (0..200)
+            .map(|i| posted(Scope::Global, &format!("k{i}"), i))
+            .collect();
+        base.push(posted(Scope::Local, "k7", 1000));
+        let new: Vec<Posted> = (150..260)
+            .map(|i| posted(Scope::Global, &format!("k{i}"), i + 10_000))
+            .chain([
+                posted(Scope::Local, "k7", 2000),
+                posted(Scope::Global, "k151", 7),
+            ])
+            .collect();
+        let mut bulk = base.clone();
+        crate::wire::merge_posted(&mut bulk, new.clone());
+        let mut single = base;
+        for p in new {
+            crate::wire::merge_posted(&mut single, vec![p]);
+        }
+        assert_eq!(bulk, single);
+    }
+
+    #[test]
     fn records_filter_by_scope() {
         let p = Proc::new(Nspace::new("ns").unwrap(), Rank(0));
         let v = vec![posted(Scope::Local, "l", 1), posted(Scope::Remote, "r", 2)];

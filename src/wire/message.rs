@@ -244,6 +244,27 @@ fn put_segments(out: &mut Vec<u8>, segs: &[SegmentRef]) -> Result<(), CodecError
     Ok(())
 }
 
+/// A multiply-rotate hasher (as FxHash) for the short keys of a merge:
+/// SipHash cost more than the rest of a commit. The keys come from the
+/// committing process itself, which could only slow its own merges.
+#[derive(Default)]
+struct FxHasher(u64);
+
+impl std::hash::Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        for chunk in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
 /// Merges `new` into `into`: a value for an existing (scope, key) replaces
 /// it.
 pub fn merge_posted(into: &mut Vec<Posted>, new: Vec<Posted>) {
@@ -264,8 +285,11 @@ pub fn merge_posted(into: &mut Vec<Posted>, new: Vec<Posted>) {
     }
     let (assign, append) = {
         // The last occurrence of each (scope, key) of `new` wins.
-        let mut last: std::collections::HashMap<(u8, &[u8]), usize> =
-            std::collections::HashMap::with_capacity(new.len());
+        let mut last: std::collections::HashMap<
+            (u8, &[u8]),
+            usize,
+            std::hash::BuildHasherDefault<FxHasher>,
+        > = std::collections::HashMap::with_capacity_and_hasher(new.len(), Default::default());
         for (j, p) in new.iter().enumerate() {
             last.insert((p.scope.raw(), p.key.as_bytes()), j);
         }
