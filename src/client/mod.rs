@@ -8,20 +8,25 @@
 //!  get: Directory reader (segments) ----X  (no socket, no lock on the
 //!       else local caches                   segment path)
 //!       else DmodexRequest  --written by the caller--> server
-//!  fence/abort/finalize: request + wait <--- reply handler maps segments,
-//!                        on a channel        publishes them, answers
+//!  fence/abort/finalize: request, then   <--- reads the socket when no
+//!    read the own reply (or park until        caller does: handlers, _nb
+//!    the progress thread delivers it)          callbacks, events
 //! ```
 //!
 //! Invariants:
-//! - One progress thread reads the socket; a caller writes its own request
-//!   (under the connection's lock, its reply handler registered first) and
-//!   a blocking call parks on a one-value channel its reply handler
-//!   answers (no polling, no spinning). Handlers and the callbacks of `_nb` calls run on the
-//!   progress thread and must not call blocking client APIs.
+//! - A caller writes its own request (under the connection's lock, its
+//!   reply handler registered first). A blocking call then reads the
+//!   socket itself for its reply when no one else reads it, else parks on
+//!   a one-value channel its reply handler answers (no polling, no
+//!   spinning); see the `progress` module for the read role. Handlers of `_nb`
+//!   calls, their callbacks and event sinks run on the progress thread and
+//!   must not call blocking client APIs.
 //! - Segments received (job data at init, a modex generation per
-//!   completed fence) are validated when mapped and published into the
-//!   [`Directory`]; from then on gets that find their key there are served
-//!   in the calling thread.
+//!   completed collecting fence) are validated when mapped and published
+//!   into the [`Directory`]; from then on gets that find their key there
+//!   are served in the calling thread. A generation the server marks as
+//!   replacing ([`SegmentKind::ModexReplace`]) replaces the namespace's
+//!   earlier modex segments, which are unmapped once no reader uses them.
 //! - If the server goes away, every pending and later call fails with
 //!   `PMIX_ERR_LOST_CONNECTION`; nothing waits forever on it.
 
