@@ -124,6 +124,9 @@ pub(crate) struct EventLoop {
     /// Local processes that finalized or whose connection was lost.
     departed: HashSet<Proc>,
     modex: HashMap<Nspace, Vec<ModexSegment>>,
+    /// What the kept modex generations hold of each local process's
+    /// committed data (for delta generations, see `modex`).
+    fenced: HashMap<Proc, modex::Fenced>,
     fences_by_set: HashMap<Vec<Proc>, u64>,
     fences: HashMap<u64, Tracker>,
     next_fence: u64,
@@ -166,6 +169,7 @@ impl EventLoop {
             committed: HashMap::new(),
             departed: HashSet::new(),
             modex: HashMap::new(),
+            fenced: HashMap::new(),
             fences_by_set: HashMap::new(),
             fences: HashMap::new(),
             next_fence: 1,
@@ -232,6 +236,7 @@ impl EventLoop {
                     }
                     self.departed.remove(&p);
                     self.committed.remove(&p);
+                    self.fenced.remove(&p);
                 }
                 Command::Run(task) => task(self),
                 Command::Shutdown => return false,
@@ -552,7 +557,18 @@ impl EventLoop {
             .into_iter()
             .filter(|p| p.scope != pmix_shmem::Scope::Internal)
             .collect();
-        wire::merge_posted(self.committed.entry(proc.clone()).or_default(), items);
+        let items: Vec<Posted> = items;
+        let n = items.len();
+        let committed = self.committed.entry(proc.clone()).or_default();
+        let before = committed.len();
+        wire::merge_posted(committed, items);
+        if committed.len() != before + n {
+            // A value already committed was replaced: a delta generation
+            // would miss it.
+            if let Some(f) = self.fenced.get_mut(proc) {
+                f.overwritten = true;
+            }
+        }
         self.release_local_waiters(proc);
     }
 
@@ -792,6 +808,17 @@ impl EventLoop {
             Ok(data) if t.collect => match self.build_modex(&t, &data) {
                 Ok(segs) => {
                     segments = segs;
+                    // The generations now hold everything they committed.
+                    for p in &t.expected {
+                        let len = self.committed.get(p).map_or(0, Vec::len);
+                        self.fenced.insert(
+                            p.clone(),
+                            modex::Fenced {
+                                len,
+                                overwritten: false,
+                            },
+                        );
+                    }
                     Status::SUCCESS
                 }
                 Err(s) => s,
@@ -835,18 +862,26 @@ impl EventLoop {
         // When every participant is local the host's answer can only hold
         // this node's own contribution, which is read from the committed
         // store below: do not decode it again.
-        let remote = if self.all_local(&t.procs) {
+        let all_local = self.all_local(&t.procs);
+        let remote = if all_local {
             Vec::new()
         } else {
             blob::decode(data).map_err(|_| Status::ERR_UNPACK_FAILURE)?
         };
+        let delta = all_local && self.delta_allowed(t);
         let empty = Vec::new();
         let mut records: Vec<(&Proc, &Posted)> = Vec::new();
         let mut participants: Vec<&Proc> = t.expected.iter().collect();
         for p in &t.expected {
             let posted = self.committed.get(p).unwrap_or(&empty);
+            // A delta: only what was committed since the kept generations.
+            let from = if delta {
+                self.fenced.get(p).map_or(0, |f| f.len.min(posted.len()))
+            } else {
+                0
+            };
             records.extend(
-                posted
+                posted[from..]
                     .iter()
                     .filter(|x| Scopes::LOCAL_PEER.contains(x.scope))
                     .map(|x| (p, x)),
@@ -865,7 +900,35 @@ impl EventLoop {
             );
         }
         let reg = &self.registry;
-        modex::build_segments(participants, records, || reg.next_generation())
+        let mut segs = modex::build_segments(participants, records, || reg.next_generation())?;
+        for (_, m) in &mut segs {
+            m.delta = delta;
+        }
+        Ok(segs)
+    }
+
+    /// True if the collecting fence `t` (all local) may build a delta
+    /// generation: one namespace, whose current full generation has
+    /// exactly these participants, and none of them replaced a value
+    /// since (see `modex`).
+    fn delta_allowed(&self, t: &Tracker) -> bool {
+        let mut nss = t.expected.iter().map(|p| &p.nspace);
+        let Some(ns) = nss.next() else {
+            return false;
+        };
+        if !nss.all(|n| n == ns) {
+            return false;
+        }
+        let Some(kept) = self.modex.get(ns) else {
+            return false;
+        };
+        let ranks: BTreeSet<u32> = t.expected.iter().map(|p| p.rank.0).collect();
+        modex::delta_allowed(kept, &ranks)
+            && t.expected.iter().all(|p| {
+                self.fenced.get(p).is_some_and(|f| {
+                    !f.overwritten && f.len <= self.committed.get(p).map_or(0, Vec::len)
+                })
+            })
     }
 
     /// `proc` left: fences it belongs to (with `only_missing`, those it
@@ -1138,6 +1201,7 @@ impl EventLoop {
 
     fn nspace_gone(&mut self, ns: &Nspace) {
         self.modex.remove(ns);
+        self.fenced.retain(|p, _| p.nspace != *ns);
         self.committed.retain(|p, _| &p.nspace != ns);
         self.departed.retain(|p| &p.nspace != ns);
     }

@@ -12,6 +12,15 @@
 //! server drops those, and when none is left it tells the clients that the
 //! new generation replaces the earlier ones ([`SegmentKind::ModexReplace`]),
 //! so that gets look at one modex segment and the old ones are unmapped.
+//!
+//! Rebuilding everything at each fence costs the whole data posted so far.
+//! So when a fence's participants are all local and are exactly those of
+//! the namespace's current full generation, and none of them replaced a
+//! value it had already committed since then, the new generation holds
+//! only what they committed since (a *delta*, added after the earlier
+//! ones, which gets read newest first). After [`MAX_DELTAS`] deltas the
+//! next fence builds a full generation again, which replaces them all:
+//! a get looks at most `MAX_DELTAS + 1` modex segments of a namespace.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -32,6 +41,38 @@ pub(super) struct ModexSegment {
     /// Replaces every earlier generation of its namespace (see the module
     /// documentation).
     pub(super) replaces: bool,
+    /// Holds only what the participants committed since the generations
+    /// before it: supersedes nothing.
+    pub(super) delta: bool,
+}
+
+/// Delta generations at most after a full one.
+pub(super) const MAX_DELTAS: usize = 4;
+
+/// How much of a local process's committed data the kept generations of
+/// its namespace hold.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Fenced {
+    /// Its first `len` committed values.
+    pub(super) len: usize,
+    /// A commit since replaced one of those: the next generation must be
+    /// a full one.
+    pub(super) overwritten: bool,
+}
+
+/// True if the next generation of a namespace whose generations are
+/// `kept` may be a delta over `ranks` (the participants, all local).
+pub(super) fn delta_allowed(kept: &[ModexSegment], ranks: &BTreeSet<u32>) -> bool {
+    match kept.split_first() {
+        Some((full, deltas)) => {
+            full.replaces
+                && !full.delta
+                && full.ranks == *ranks
+                && deltas.len() < MAX_DELTAS
+                && deltas.iter().all(|d| d.delta)
+        }
+        None => false,
+    }
 }
 
 impl ModexSegment {
@@ -52,6 +93,11 @@ impl ModexSegment {
 /// drops the earlier ones it supersedes (all their ranks took part in
 /// `new`'s fence) and marks `new` as replacing when none is left.
 pub(super) fn push_generation(kept: &mut Vec<ModexSegment>, mut new: ModexSegment) {
+    if new.delta {
+        new.replaces = false;
+        kept.push(new);
+        return;
+    }
     kept.retain(|old| !old.ranks.is_subset(&new.ranks));
     new.replaces = kept.is_empty();
     kept.push(new);
@@ -113,6 +159,7 @@ pub(super) fn build_segments<'a>(
                 sealed: Arc::new(sealed),
                 ranks: ranks.remove(ns).unwrap_or_default(),
                 replaces: false,
+                delta: false,
             },
         ));
     }
@@ -235,5 +282,22 @@ mod tests {
         assert_eq!(kept.len(), 1);
         assert!(kept[0].replaces);
         assert_eq!(kept[0].generation, 3);
+        // Deltas over the same participants follow it, up to MAX_DELTAS,
+        // and supersede nothing.
+        let both: BTreeSet<u32> = [0, 1].into();
+        for i in 0..MAX_DELTAS {
+            assert!(delta_allowed(&kept, &both));
+            assert!(!delta_allowed(&kept, &[0].into()));
+            let mut d = build(&[&a, &b]);
+            d.delta = true;
+            push_generation(&mut kept, d);
+            assert_eq!(kept.len(), i + 2);
+            assert!(!kept[i + 1].replaces);
+        }
+        assert!(!delta_allowed(&kept, &both));
+        // The next full generation replaces the full one and its deltas.
+        push_generation(&mut kept, build(&[&a, &b]));
+        assert_eq!(kept.len(), 1);
+        assert!(kept[0].replaces);
     }
 }
