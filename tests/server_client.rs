@@ -88,6 +88,7 @@ mod child {
             "dmodex" => dmodex(&c, n)?,
             "subsets" => subsets(&c, n)?,
             "rounds" => rounds(&c, n)?,
+            "big" => big(&c, n)?,
             "exit_early" => std::process::exit(0),
             "finalize_at_once" => {}
             "block" => wait_for_parent(),
@@ -360,6 +361,37 @@ mod child {
             )?;
         }
         c.fence(&[], &[]).map_err(|s| format!("full fence: {s}"))
+    }
+
+    /// Commits larger than a socket buffer (written in pieces while the
+    /// caller waits for its fence), collected and read back.
+    fn big(c: &Client, n: u32) -> R {
+        let me = c.proc().clone();
+        let r = me.rank.0;
+        let blob = |p: u32, k: u32| -> Vec<u8> {
+            (0..3_000_000u32).map(|i| (i ^ (p * 7 + k)) as u8).collect()
+        };
+        for k in 0..2u32 {
+            c.put(
+                Scope::Global,
+                &format!("big.{k}"),
+                Value::ByteObject(blob(r, k)),
+            )
+            .map_err(|s| s.to_string())?;
+            c.commit().map_err(|s| s.to_string())?;
+            c.fence(&[], &collect())
+                .map_err(|s| format!("fence {k}: {s}"))?;
+            for p in 0..n {
+                let proc = Proc::new(me.nspace.clone(), Rank(p));
+                for j in 0..=k {
+                    let got = c.get(&proc, &format!("big.{j}"), &optional());
+                    if got != Ok(Value::ByteObject(blob(p, j))) {
+                        return Err(format!("big.{j} of {p} after fence {k} differs"));
+                    }
+                }
+            }
+        }
+        c.fence(&[], &[]).map_err(|s| format!("last fence: {s}"))
     }
 
     /// Many collecting fences (full and delta modex generations, a value
@@ -661,6 +693,12 @@ fn many_collecting_fences_keep_every_value_through_a_host_n3() {
     let rec = Arc::new(Recorder::default());
     let job = Job::single("rounds", 3, Arc::new(LocalHost(rec)));
     assert_all_ok(&run_all(&job, "rounds"));
+}
+
+#[test]
+fn commits_larger_than_a_socket_buffer_n3() {
+    let job = Job::single("big", 3, Arc::new(pmix::server::NoHost));
+    assert_all_ok(&run_all(&job, "big"));
 }
 
 #[test]

@@ -449,9 +449,16 @@ impl Requester {
                 // progress thread must dispatch first.
                 return;
             }
+            // While this thread holds the role it also finishes queued
+            // writes (the progress thread does not while it cannot read).
+            let pending = self.shared.conn.lock().conn.has_pending_output();
             let mut pfd = libc::pollfd {
                 fd: self.fd,
-                events: libc::POLLIN,
+                events: if pending {
+                    libc::POLLIN | libc::POLLOUT
+                } else {
+                    libc::POLLIN
+                },
                 revents: 0,
             };
             // A bounded wait: the connection's end also wakes it (the
