@@ -10,6 +10,7 @@ pub mod info_list;
 pub mod locality;
 pub(crate) mod pointer_cache;
 pub mod regex;
+pub(crate) mod scalar_cache;
 pub mod server;
 pub(crate) mod server_module;
 pub mod strings;
