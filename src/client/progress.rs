@@ -406,6 +406,28 @@ impl Requester {
             if rx.is_ready() || !self.shared.open.load(Ordering::SeqCst) {
                 return;
             }
+            // Wait first: a reply already in the socket makes `poll` return
+            // at once (a reply read by the progress thread before this
+            // thread took the role has made `rx` ready).
+            // While this thread holds the role it also finishes queued
+            // writes (the progress thread does not while it cannot read).
+            let pending = self.shared.conn.lock().conn.has_pending_output();
+            let mut pfd = libc::pollfd {
+                fd: self.fd,
+                events: if pending {
+                    libc::POLLIN | libc::POLLOUT
+                } else {
+                    libc::POLLIN
+                },
+                revents: 0,
+            };
+            // A bounded wait: the connection's end also wakes it (the
+            // progress thread shuts the socket down), the bound is a
+            // safety net.
+            // SAFETY: `pfd` is a valid pollfd for the call; the socket
+            // stays open while `self.shared` lives (it is closed only when
+            // the connection is dropped).
+            unsafe { libc::poll(&mut pfd, 1, 100) };
             let mut frames = Vec::new();
             let res = self
                 .shared
@@ -449,25 +471,6 @@ impl Requester {
                 // progress thread must dispatch first.
                 return;
             }
-            // While this thread holds the role it also finishes queued
-            // writes (the progress thread does not while it cannot read).
-            let pending = self.shared.conn.lock().conn.has_pending_output();
-            let mut pfd = libc::pollfd {
-                fd: self.fd,
-                events: if pending {
-                    libc::POLLIN | libc::POLLOUT
-                } else {
-                    libc::POLLIN
-                },
-                revents: 0,
-            };
-            // A bounded wait: the connection's end also wakes it (the
-            // progress thread shuts the socket down), the bound is a
-            // safety net.
-            // SAFETY: `pfd` is a valid pollfd for the call; the socket
-            // stays open while `self.shared` lives (it is closed only when
-            // the connection is dropped).
-            unsafe { libc::poll(&mut pfd, 1, 100) };
         }
     }
 
