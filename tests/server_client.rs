@@ -87,6 +87,8 @@ mod child {
             "wireup" => wireup(&c, n)?,
             "dmodex" => dmodex(&c, n)?,
             "subsets" => subsets(&c, n)?,
+            "rounds" => rounds(&c, n)?,
+            "big" => big(&c, n)?,
             "exit_early" => std::process::exit(0),
             "finalize_at_once" => {}
             "block" => wait_for_parent(),
@@ -360,6 +362,95 @@ mod child {
         }
         c.fence(&[], &[]).map_err(|s| format!("full fence: {s}"))
     }
+
+    /// Commits larger than a socket buffer (written in pieces while the
+    /// caller waits for its fence), collected and read back.
+    fn big(c: &Client, n: u32) -> R {
+        let me = c.proc().clone();
+        let r = me.rank.0;
+        let blob = |p: u32, k: u32| -> Vec<u8> {
+            (0..3_000_000u32).map(|i| (i ^ (p * 7 + k)) as u8).collect()
+        };
+        for k in 0..2u32 {
+            c.put(
+                Scope::Global,
+                &format!("big.{k}"),
+                Value::ByteObject(blob(r, k)),
+            )
+            .map_err(|s| s.to_string())?;
+            c.commit().map_err(|s| s.to_string())?;
+            c.fence(&[], &collect())
+                .map_err(|s| format!("fence {k}: {s}"))?;
+            for p in 0..n {
+                let proc = Proc::new(me.nspace.clone(), Rank(p));
+                for j in 0..=k {
+                    let got = c.get(&proc, &format!("big.{j}"), &optional());
+                    if got != Ok(Value::ByteObject(blob(p, j))) {
+                        return Err(format!("big.{j} of {p} after fence {k} differs"));
+                    }
+                }
+            }
+        }
+        c.fence(&[], &[]).map_err(|s| format!("last fence: {s}"))
+    }
+
+    /// Many collecting fences (full and delta modex generations, a value
+    /// replaced, a fence over a subset between them): every peer's every
+    /// key is read back from the segments after each fence.
+    fn rounds(c: &Client, n: u32) -> R {
+        let me = c.proc().clone();
+        let r = me.rank.0;
+        let e = |s: pmix::Status| s.to_string();
+        for round in 0..12u32 {
+            c.put(
+                Scope::Global,
+                &format!("round.{round}"),
+                Value::Uint32(r * 1000 + round),
+            )
+            .map_err(e)?;
+            if round % 5 == 3 {
+                // Replaces a value already collected.
+                c.put(Scope::Global, "latest", Value::Uint32(round))
+                    .map_err(e)?;
+            }
+            c.commit().map_err(e)?;
+            if round == 7 {
+                let half: Vec<Proc> = (0..n)
+                    .filter(|x| x % 2 == r % 2)
+                    .map(|x| Proc::new(me.nspace.clone(), Rank(x)))
+                    .collect();
+                c.fence(&half, &collect())
+                    .map_err(|s| format!("subset fence: {s}"))?;
+            } else {
+                c.fence(&[], &collect())
+                    .map_err(|s| format!("fence {round}: {s}"))?;
+            }
+            let peers: Vec<u32> = if round == 7 {
+                (0..n).filter(|x| x % 2 == r % 2).collect()
+            } else {
+                (0..n).collect()
+            };
+            for p in peers {
+                let proc = Proc::new(me.nspace.clone(), Rank(p));
+                for k in 0..=round {
+                    check(
+                        &format!("round.{k} of {p} after fence {round}"),
+                        c.get(&proc, &format!("round.{k}"), &optional()),
+                        Ok(Value::Uint32(p * 1000 + k)),
+                    )?;
+                }
+                if round >= 3 {
+                    let latest = if round >= 8 { 8 } else { 3 };
+                    check(
+                        &format!("latest of {p} after fence {round}"),
+                        c.get(&proc, "latest", &optional()),
+                        Ok(Value::Uint32(latest)),
+                    )?;
+                }
+            }
+        }
+        c.fence(&[], &[]).map_err(|s| format!("last fence: {s}"))
+    }
 }
 
 // ----------------------------------------------------------------------
@@ -589,6 +680,25 @@ fn measure_latencies() {
 fn direct_modex_without_fence_n4() {
     let job = Job::single("dmodex", 4, Arc::new(pmix::server::NoHost));
     assert_all_ok(&run_all(&job, "dmodex"));
+}
+
+#[test]
+fn many_collecting_fences_keep_every_value_n4() {
+    let job = Job::single("rounds", 4, Arc::new(pmix::server::NoHost));
+    assert_all_ok(&run_all(&job, "rounds"));
+}
+
+#[test]
+fn many_collecting_fences_keep_every_value_through_a_host_n3() {
+    let rec = Arc::new(Recorder::default());
+    let job = Job::single("rounds", 3, Arc::new(LocalHost(rec)));
+    assert_all_ok(&run_all(&job, "rounds"));
+}
+
+#[test]
+fn commits_larger_than_a_socket_buffer_n3() {
+    let job = Job::single("big", 3, Arc::new(pmix::server::NoHost));
+    assert_all_ok(&run_all(&job, "big"));
 }
 
 #[test]

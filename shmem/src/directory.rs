@@ -16,7 +16,7 @@
 //! unmaps a segment in [`Directory::reclaim`] (run by every publish) once it
 //! holds the last reference.
 
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crossbeam_epoch::{self as epoch, Atomic, Guard, Owned, Shared};
@@ -89,6 +89,9 @@ pub struct NsState {
 /// One namespace's slot.
 pub struct NsSlot {
     state: Atomic<NsState>,
+    /// The current state's generation (0 before the first), stored after
+    /// each swap: read without pinning (see [`NsHandle::generation`]).
+    generation: AtomicU64,
 }
 
 impl Drop for NsSlot {
@@ -110,6 +113,18 @@ impl Drop for NsSlot {
 /// [`Reader::view`]).
 #[derive(Clone)]
 pub struct NsHandle(Arc<NsSlot>);
+
+impl NsHandle {
+    /// The generation of the namespace's current state, without pinning
+    /// (0 before anything was published). It may lag a publish running
+    /// meanwhile by one generation, never run ahead of it: a cache keyed
+    /// by generation can answer from it as a get made just before that
+    /// publish would have.
+    #[inline]
+    pub fn generation(&self) -> u64 {
+        self.0.generation.load(Ordering::Acquire)
+    }
+}
 
 struct WriterSide {
     /// Every segment published and not yet unmapped.
@@ -209,6 +224,7 @@ impl Directory {
                 let mut next = unsafe { cur.deref() }.clone();
                 let s = Arc::new(NsSlot {
                     state: Atomic::null(),
+                    generation: AtomicU64::new(0),
                 });
                 next.insert(nspace.as_bytes(), s.clone());
                 let old = self.map.swap(Owned::new(next), Ordering::AcqRel, &g);
@@ -252,6 +268,7 @@ impl Directory {
             Ordering::AcqRel,
             &g,
         );
+        slot.generation.store(generation, Ordering::Release);
         if !old.is_null() {
             // SAFETY: `old` was just replaced, so no new reader can load it.
             unsafe { g.defer_destroy(old) };

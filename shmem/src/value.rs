@@ -468,6 +468,7 @@ fn decode_packed(elem_type: u16, b: &[u8]) -> ValueRef<'static> {
 }
 
 /// Decodes an inline cell; `None` if `t` is not an inline type.
+#[inline(always)]
 pub(crate) fn decode_inline(t: u8, d: u32) -> Option<ValueRef<'static>> {
     use ValueRef as R;
     Some(match u16::from(t) {

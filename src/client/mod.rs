@@ -8,20 +8,25 @@
 //!  get: Directory reader (segments) ----X  (no socket, no lock on the
 //!       else local caches                   segment path)
 //!       else DmodexRequest  --written by the caller--> server
-//!  fence/abort/finalize: request + wait <--- reply handler maps segments,
-//!                        on a channel        publishes them, answers
+//!  fence/abort/finalize: request, then   <--- reads the socket when no
+//!    read the own reply (or park until        caller does: handlers, _nb
+//!    the progress thread delivers it)          callbacks, events
 //! ```
 //!
 //! Invariants:
-//! - One progress thread reads the socket; a caller writes its own request
-//!   (under the connection's lock, its reply handler registered first) and
-//!   a blocking call waits on a channel its reply handler answers (no
-//!   polling). Handlers and the callbacks of `_nb` calls run on the
-//!   progress thread and must not call blocking client APIs.
+//! - A caller writes its own request (under the connection's lock, its
+//!   reply handler registered first). A blocking call then reads the
+//!   socket itself for its reply when no one else reads it, else parks on
+//!   a one-value channel its reply handler answers (no polling, no
+//!   spinning); see the `progress` module for the read role. Handlers of `_nb`
+//!   calls, their callbacks and event sinks run on the progress thread and
+//!   must not call blocking client APIs.
 //! - Segments received (job data at init, a modex generation per
-//!   completed fence) are validated when mapped and published into the
-//!   [`Directory`]; from then on gets that find their key there are served
-//!   in the calling thread.
+//!   completed collecting fence) are validated when mapped and published
+//!   into the [`Directory`]; from then on gets that find their key there
+//!   are served in the calling thread. A generation the server marks as
+//!   replacing ([`SegmentKind::ModexReplace`]) replaces the namespace's
+//!   earlier modex segments, which are unmapped once no reader uses them.
 //! - If the server goes away, every pending and later call fails with
 //!   `PMIX_ERR_LOST_CONNECTION`; nothing waits forever on it.
 
@@ -145,12 +150,27 @@ impl Inner {
             match r.kind {
                 SegmentKind::Job => self.directory.publish_job(&ns, Arc::new(seg)),
                 SegmentKind::Modex => self.directory.publish_modex(&ns, Arc::new(seg)),
+                SegmentKind::ModexReplace => self.directory.replace_modex(&ns, vec![Arc::new(seg)]),
             }
             if !mapped.0.contains(&r.nspace) {
                 mapped.0.push(r.nspace.clone());
             }
         }
         Ok(())
+    }
+
+    /// A fence's reply: maps the segments it brought; the fence's status.
+    fn fence_released(&self, r: Reply) -> Status {
+        match r {
+            Ok((Message::FenceRelease(rel), fds)) => rel
+                .status
+                .into_result()
+                .and_then(|_| self.map_segments(&rel.segments, fds))
+                .err()
+                .unwrap_or(Status::SUCCESS),
+            Ok(_) => Status::ERR_COMM_FAILURE,
+            Err(s) => s,
+        }
     }
 
     /// Caches the data a direct-modex reply brought.
@@ -573,15 +593,15 @@ impl Client {
     /// process's namespace) entered the fence; with `PMIX_COLLECT_DATA`,
     /// their committed data is then readable locally.
     pub fn fence(&self, procs: &[Proc], infos: &[Info]) -> Result<(), Status> {
-        let (tx, rx) = crossbeam_channel::bounded(1);
-        self.fence_nb(
-            procs,
-            infos,
-            Box::new(move |s| {
-                let _ = tx.send(s);
-            }),
-        )?;
-        rx.recv()
+        self.inner.check_active()?;
+        let inner = self.inner.clone();
+        let req = Message::FenceRequest(FenceRequest {
+            procs: procs.to_vec(),
+            infos: infos.to_vec(),
+        });
+        self.inner
+            .requester
+            .call_with(req, move |r| inner.fence_released(r))
             .unwrap_or(Status::ERR_LOST_CONNECTION)
             .into_result()
     }
@@ -602,19 +622,7 @@ impl Client {
         });
         self.inner.requester.submit(
             req,
-            Some(Box::new(move |r: Reply| {
-                let status = match r {
-                    Ok((Message::FenceRelease(rel), fds)) => rel
-                        .status
-                        .into_result()
-                        .and_then(|_| inner.map_segments(&rel.segments, fds))
-                        .err()
-                        .unwrap_or(Status::SUCCESS),
-                    Ok(_) => Status::ERR_COMM_FAILURE,
-                    Err(s) => s,
-                };
-                done(status);
-            })),
+            Some(Box::new(move |r: Reply| done(inner.fence_released(r)))),
         );
         Ok(())
     }

@@ -617,6 +617,23 @@ pub fn from_ref(v: &ValueRef<'_>) -> Value {
     match *v {
         ValueRef::String(s) => Value::String(s.map(CStr::to_owned)),
         ValueRef::ByteObject(b) => Value::ByteObject(b.to_vec()),
+        // The common scalars directly (the hot copy-mode get), not through
+        // a stored value.
+        ValueRef::Bool(x) => Value::Bool(x),
+        ValueRef::Byte(x) => Value::Byte(x),
+        ValueRef::Pid(x) => Value::Pid(x),
+        ValueRef::Int(x) => Value::Int(x),
+        ValueRef::Int8(x) => Value::Int8(x),
+        ValueRef::Int16(x) => Value::Int16(x),
+        ValueRef::Int32(x) => Value::Int32(x),
+        ValueRef::Int64(x) => Value::Int64(x),
+        ValueRef::Uint(x) => Value::Uint(x),
+        ValueRef::Uint8(x) => Value::Uint8(x),
+        ValueRef::Uint16(x) => Value::Uint16(x),
+        ValueRef::Uint32(x) => Value::Uint32(x),
+        ValueRef::Uint64(x) => Value::Uint64(x),
+        ValueRef::Float(x) => Value::Float(x),
+        ValueRef::Double(x) => Value::Double(x),
         _ => from_stored(&v.to_stored()),
     }
 }

@@ -49,6 +49,10 @@ struct Peer {
     finalized: bool,
     /// Close once the output queue is written.
     closing: bool,
+    /// Registered for writability too (only while output is queued: a
+    /// permanent write interest would wake the loop each time the client
+    /// reads what it was sent).
+    write_interest: bool,
 }
 
 impl Peer {
@@ -126,6 +130,9 @@ pub(crate) struct EventLoop {
     pub(super) modex: HashMap<Nspace, Vec<ModexSegment>>,
     /// Connects and disconnects in progress.
     pub(super) collectives: super::connect::Collectives,
+    /// What the kept modex generations hold of each local process's
+    /// committed data (for delta generations, see `modex`).
+    fenced: HashMap<Proc, modex::Fenced>,
     fences_by_set: HashMap<Vec<Proc>, u64>,
     fences: HashMap<u64, Tracker>,
     next_fence: u64,
@@ -172,6 +179,7 @@ impl EventLoop {
             departed: HashSet::new(),
             modex: HashMap::new(),
             collectives: Default::default(),
+            fenced: HashMap::new(),
             fences_by_set: HashMap::new(),
             fences: HashMap::new(),
             next_fence: 1,
@@ -188,6 +196,9 @@ impl EventLoop {
     /// Runs until a `Shutdown` command (or the channel closes).
     pub(super) fn run(mut self) {
         let mut events = Events::with_capacity(256);
+        // Commands sent from this thread do not wake the loop: every pass
+        // drains the channel after its work (see `Notifier::send`).
+        self.notifier.enter_loop();
         loop {
             let timeout = self
                 .timers
@@ -217,6 +228,10 @@ impl EventLoop {
                 return;
             }
             self.fire_timers();
+            // What the timers' host callbacks completed at once.
+            if !self.drain_commands() {
+                return;
+            }
         }
     }
 
@@ -232,6 +247,7 @@ impl EventLoop {
                     }
                     self.departed.remove(&p);
                     self.committed.remove(&p);
+                    self.fenced.remove(&p);
                 }
                 Command::Run(task) => task(self),
                 Command::Shutdown => return false,
@@ -262,11 +278,7 @@ impl EventLoop {
             if self
                 .poll
                 .registry()
-                .register(
-                    conn.stream_mut(),
-                    token,
-                    Interest::READABLE | Interest::WRITABLE,
-                )
+                .register(conn.stream_mut(), token, Interest::READABLE)
                 .is_err()
             {
                 continue;
@@ -279,6 +291,7 @@ impl EventLoop {
                     creds,
                     finalized: false,
                     closing: false,
+                    write_interest: false,
                 },
             );
             // Bytes may already be waiting (edge-triggered registration).
@@ -313,7 +326,7 @@ impl EventLoop {
         };
         match p.conn.flush() {
             Ok(true) if p.closing => self.close(token),
-            Ok(_) => {}
+            Ok(_) => self.update_write_interest(token),
             Err(_) => self.close(token),
         }
     }
@@ -324,7 +337,35 @@ impl EventLoop {
         };
         if p.conn.send(id, msg, fds).is_err() {
             self.close(token);
+        } else {
+            self.update_write_interest(token);
         }
+    }
+
+    /// Registers the connection for writability while it has output
+    /// queued, and only then.
+    fn update_write_interest(&mut self, token: Token) {
+        let Some(p) = self.peers.get_mut(&token) else {
+            return;
+        };
+        let want = p.conn.has_pending_output();
+        if want == p.write_interest {
+            return;
+        }
+        let interest = if want {
+            Interest::READABLE | Interest::WRITABLE
+        } else {
+            Interest::READABLE
+        };
+        if self
+            .poll
+            .registry()
+            .reregister(p.conn.stream_mut(), token, interest)
+            .is_err()
+        {
+            return self.close(token);
+        }
+        p.write_interest = want;
     }
 
     /// Sends `msg` then closes the connection once it is written.
@@ -540,7 +581,18 @@ impl EventLoop {
             .into_iter()
             .filter(|p| p.scope != pmix_shmem::Scope::Internal)
             .collect();
-        wire::merge_posted(self.committed.entry(proc.clone()).or_default(), items);
+        let items: Vec<Posted> = items;
+        let n = items.len();
+        let committed = self.committed.entry(proc.clone()).or_default();
+        let before = committed.len();
+        wire::merge_posted(committed, items);
+        if committed.len() != before + n {
+            // A value already committed was replaced: a delta generation
+            // would miss it.
+            if let Some(f) = self.fenced.get_mut(proc) {
+                f.overwritten = true;
+            }
+        }
         self.release_local_waiters(proc);
     }
 
@@ -780,6 +832,17 @@ impl EventLoop {
             Ok(data) if t.collect => match self.build_modex(&t, &data) {
                 Ok(segs) => {
                     segments = segs;
+                    // The generations now hold everything they committed.
+                    for p in &t.expected {
+                        let len = self.committed.get(p).map_or(0, Vec::len);
+                        self.fenced.insert(
+                            p.clone(),
+                            modex::Fenced {
+                                len,
+                                overwritten: false,
+                            },
+                        );
+                    }
                     Status::SUCCESS
                 }
                 Err(s) => s,
@@ -787,10 +850,14 @@ impl EventLoop {
             Ok(_) => Status::SUCCESS,
             Err(s) => s,
         };
-        let refs: Vec<SegmentRef> = segments.iter().map(|(ns, m)| m.seg_ref(ns)).collect();
-        let sealed: Vec<_> = segments.iter().map(|(_, m)| m.sealed.clone()).collect();
+        let mut refs: Vec<SegmentRef> = Vec::with_capacity(segments.len());
+        let mut sealed = Vec::with_capacity(segments.len());
         for (ns, m) in segments {
-            self.modex.entry(ns).or_default().push(m);
+            let kept = self.modex.entry(ns.clone()).or_default();
+            modex::push_generation(kept, m);
+            let m = kept.last().expect("just pushed");
+            refs.push(m.seg_ref(&ns));
+            sealed.push(m.sealed.clone());
         }
         for a in &t.arrived {
             let fds: Result<Vec<OwnedFd>, _> =
@@ -816,13 +883,29 @@ impl EventLoop {
     }
 
     fn build_modex(&self, t: &Tracker, data: &[u8]) -> Result<Vec<(Nspace, ModexSegment)>, Status> {
-        let remote = blob::decode(data).map_err(|_| Status::ERR_UNPACK_FAILURE)?;
+        // When every participant is local the host's answer can only hold
+        // this node's own contribution, which is read from the committed
+        // store below: do not decode it again.
+        let all_local = self.all_local(&t.procs);
+        let remote = if all_local {
+            Vec::new()
+        } else {
+            blob::decode(data).map_err(|_| Status::ERR_UNPACK_FAILURE)?
+        };
+        let delta = all_local && self.delta_allowed(t);
         let empty = Vec::new();
         let mut records: Vec<(&Proc, &Posted)> = Vec::new();
+        let mut participants: Vec<&Proc> = t.expected.iter().collect();
         for p in &t.expected {
             let posted = self.committed.get(p).unwrap_or(&empty);
+            // A delta: only what was committed since the kept generations.
+            let from = if delta {
+                self.fenced.get(p).map_or(0, |f| f.len.min(posted.len()))
+            } else {
+                0
+            };
             records.extend(
-                posted
+                posted[from..]
                     .iter()
                     .filter(|x| Scopes::LOCAL_PEER.contains(x.scope))
                     .map(|x| (p, x)),
@@ -832,6 +915,7 @@ impl EventLoop {
             if t.expected.contains(&rec.proc) || self.registry.is_local(&rec.proc) {
                 continue;
             }
+            participants.push(&rec.proc);
             records.extend(
                 rec.posted
                     .iter()
@@ -840,7 +924,35 @@ impl EventLoop {
             );
         }
         let reg = &self.registry;
-        modex::build_segments(records, || reg.next_generation())
+        let mut segs = modex::build_segments(participants, records, || reg.next_generation())?;
+        for (_, m) in &mut segs {
+            m.delta = delta;
+        }
+        Ok(segs)
+    }
+
+    /// True if the collecting fence `t` (all local) may build a delta
+    /// generation: one namespace, whose current full generation has
+    /// exactly these participants, and none of them replaced a value
+    /// since (see `modex`).
+    fn delta_allowed(&self, t: &Tracker) -> bool {
+        let mut nss = t.expected.iter().map(|p| &p.nspace);
+        let Some(ns) = nss.next() else {
+            return false;
+        };
+        if !nss.all(|n| n == ns) {
+            return false;
+        }
+        let Some(kept) = self.modex.get(ns) else {
+            return false;
+        };
+        let ranks: BTreeSet<u32> = t.expected.iter().map(|p| p.rank.0).collect();
+        modex::delta_allowed(kept, &ranks)
+            && t.expected.iter().all(|p| {
+                self.fenced.get(p).is_some_and(|f| {
+                    !f.overwritten && f.len <= self.committed.get(p).map_or(0, Vec::len)
+                })
+            })
     }
 
     /// `proc` left: fences it belongs to (with `only_missing`, those it
@@ -1128,6 +1240,7 @@ impl EventLoop {
 
     fn nspace_gone(&mut self, ns: &Nspace) {
         self.modex.remove(ns);
+        self.fenced.retain(|p, _| p.nspace != *ns);
         self.committed.retain(|p, _| &p.nspace != ns);
         self.departed.retain(|p| &p.nspace != ns);
     }

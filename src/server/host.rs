@@ -84,13 +84,34 @@ pub(crate) struct Notifier {
     pub(crate) waker: Arc<mio::Waker>,
 }
 
+thread_local! {
+    /// The waker of the event loop that runs on this thread, if one does.
+    static LOOP_WAKER: std::cell::Cell<*const mio::Waker> =
+        const { std::cell::Cell::new(std::ptr::null()) };
+}
+
 impl Notifier {
-    /// Delivers `cmd`; false if the loop is gone.
+    /// Delivers `cmd`; false if the loop is gone. On the loop's own thread
+    /// (a host completing an operation inside the callback that started
+    /// it) the loop is not woken: it drains its commands before it polls
+    /// again, so the command is handled in the same pass.
     pub(crate) fn send(&self, cmd: Command) -> bool {
         if self.tx.send(cmd).is_err() {
             return false;
         }
+        if self.on_loop_thread() {
+            return true;
+        }
         self.waker.wake().is_ok()
+    }
+
+    /// Marks the calling thread as the one running this notifier's loop.
+    pub(crate) fn enter_loop(&self) {
+        LOOP_WAKER.with(|w| w.set(Arc::as_ptr(&self.waker)));
+    }
+
+    fn on_loop_thread(&self) -> bool {
+        LOOP_WAKER.with(|w| std::ptr::eq(w.get(), Arc::as_ptr(&self.waker)))
     }
 }
 

@@ -12,6 +12,7 @@
 //!                                   commit / fence / dmodex / abort /
 //!                                   finalize; host callbacks
 //!  Completion::complete (any thread) --channel + mio::Waker--> loop
+//!    (on the loop thread itself: channel only, drained in the same pass)
 //!  dmodex_request   --channel + mio::Waker--> loop
 //! ```
 //!
@@ -25,8 +26,15 @@
 //!   registered for that process, and it presented the secret `setup_fork`
 //!   generated for it. Anything else is refused and the connection closed.
 //! - Segments handed to clients are sealed memfds; the server keeps each
-//!   namespace's job segment and modex generations open so that clients
-//!   connecting later receive them too.
+//!   namespace's job segment and the modex generations not superseded by
+//!   a later one (see `modex`) open so that clients connecting later
+//!   receive them too.
+//! - Commands sent from the loop thread (a host completing an operation
+//!   inside the callback that started it) do not wake the loop: it drains
+//!   the command channel after handling events and after firing timers,
+//!   before it polls again.
+//! - A connection is registered for writability only while output is
+//!   queued for it (else every read by the client would wake the loop).
 //! - Every pending operation ends: released by its completion, failed when
 //!   a participant's connection is lost, or failed at its `PMIX_TIMEOUT`.
 

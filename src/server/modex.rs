@@ -5,8 +5,24 @@
 //! decided here, by scope: a local peer sees `PMIX_LOCAL` and
 //! `PMIX_GLOBAL`, a peer on another node `PMIX_REMOTE` and `PMIX_GLOBAL`.
 //! `PMIX_INTERNAL` never leaves the process that put it.
+//!
+//! A generation built by a collecting fence holds each participant's whole
+//! committed data (commits accumulate), so it supersedes every earlier
+//! generation of its namespace whose processes all took part in it: the
+//! server drops those, and when none is left it tells the clients that the
+//! new generation replaces the earlier ones ([`SegmentKind::ModexReplace`]),
+//! so that gets look at one modex segment and the old ones are unmapped.
+//!
+//! Rebuilding everything at each fence costs the whole data posted so far.
+//! So when a fence's participants are all local and are exactly those of
+//! the namespace's current full generation, and none of them replaced a
+//! value it had already committed since then, the new generation holds
+//! only what they committed since (a *delta*, added after the earlier
+//! ones, which gets read newest first). After [`MAX_DELTAS`] deltas the
+//! next fence builds a full generation again, which replaces them all:
+//! a get looks at most `MAX_DELTAS + 1` modex segments of a namespace.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use pmix_shmem::{Scopes, SealedSegment, SegmentBuilder};
@@ -19,16 +35,72 @@ use crate::{Nspace, Proc, Status};
 pub(super) struct ModexSegment {
     pub(super) generation: u64,
     pub(super) sealed: Arc<SealedSegment>,
+    /// The ranks of the fence's participants in this namespace (with or
+    /// without data).
+    pub(super) ranks: BTreeSet<u32>,
+    /// Replaces every earlier generation of its namespace (see the module
+    /// documentation).
+    pub(super) replaces: bool,
+    /// Holds only what the participants committed since the generations
+    /// before it: supersedes nothing.
+    pub(super) delta: bool,
+}
+
+/// Delta generations at most after a full one.
+pub(super) const MAX_DELTAS: usize = 4;
+
+/// How much of a local process's committed data the kept generations of
+/// its namespace hold.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Fenced {
+    /// Its first `len` committed values.
+    pub(super) len: usize,
+    /// A commit since replaced one of those: the next generation must be
+    /// a full one.
+    pub(super) overwritten: bool,
+}
+
+/// True if the next generation of a namespace whose generations are
+/// `kept` may be a delta over `ranks` (the participants, all local).
+pub(super) fn delta_allowed(kept: &[ModexSegment], ranks: &BTreeSet<u32>) -> bool {
+    match kept.split_first() {
+        Some((full, deltas)) => {
+            full.replaces
+                && !full.delta
+                && full.ranks == *ranks
+                && deltas.len() < MAX_DELTAS
+                && deltas.iter().all(|d| d.delta)
+        }
+        None => false,
+    }
 }
 
 impl ModexSegment {
     pub(super) fn seg_ref(&self, nspace: &Nspace) -> SegmentRef {
         SegmentRef {
             nspace: nspace.clone(),
-            kind: SegmentKind::Modex,
+            kind: if self.replaces {
+                SegmentKind::ModexReplace
+            } else {
+                SegmentKind::Modex
+            },
             generation: self.generation,
         }
     }
+}
+
+/// Adds `new` to the generations of its namespace, `kept` (oldest first):
+/// drops the earlier ones it supersedes (all their ranks took part in
+/// `new`'s fence) and marks `new` as replacing when none is left.
+pub(super) fn push_generation(kept: &mut Vec<ModexSegment>, mut new: ModexSegment) {
+    if new.delta {
+        new.replaces = false;
+        kept.push(new);
+        return;
+    }
+    kept.retain(|old| !old.ranks.is_subset(&new.ranks));
+    new.replaces = kept.is_empty();
+    kept.push(new);
 }
 
 /// Appends `proc`'s record holding what `scopes` lets through.
@@ -43,12 +115,17 @@ pub(super) fn put_record(
 }
 
 /// Builds one modex segment per namespace from `records` (each process's
-/// posted values, already filtered by visibility), numbering them with
-/// `generation()`.
+/// posted values, already filtered by visibility) of the fence over
+/// `participants`, numbering them with `generation()`.
 pub(super) fn build_segments<'a>(
+    participants: impl IntoIterator<Item = &'a Proc>,
     records: impl IntoIterator<Item = (&'a Proc, &'a Posted)>,
     mut generation: impl FnMut() -> u64,
 ) -> Result<Vec<(Nspace, ModexSegment)>, Status> {
+    let mut ranks: BTreeMap<&Nspace, BTreeSet<u32>> = BTreeMap::new();
+    for p in participants {
+        ranks.entry(&p.nspace).or_default().insert(p.rank.0);
+    }
     let mut builders: BTreeMap<&Nspace, SegmentBuilder> = BTreeMap::new();
     for (proc, p) in records {
         let b = match builders.get_mut(&proc.nspace) {
@@ -80,6 +157,9 @@ pub(super) fn build_segments<'a>(
             ModexSegment {
                 generation: g,
                 sealed: Arc::new(sealed),
+                ranks: ranks.remove(ns).unwrap_or_default(),
+                replaces: false,
+                delta: false,
             },
         ));
     }
@@ -118,6 +198,29 @@ mod tests {
     }
 
     #[test]
+    fn large_merges_agree_with_one_by_one_merges() {
+        // Past the size where merge_posted indexes instead of scanning.
+        let mut base: Vec<Posted> = (0..200)
+            .map(|i| posted(Scope::Global, &format!("k{i}"), i))
+            .collect();
+        base.push(posted(Scope::Local, "k7", 1000));
+        let new: Vec<Posted> = (150..260)
+            .map(|i| posted(Scope::Global, &format!("k{i}"), i + 10_000))
+            .chain([
+                posted(Scope::Local, "k7", 2000),
+                posted(Scope::Global, "k151", 7),
+            ])
+            .collect();
+        let mut bulk = base.clone();
+        crate::wire::merge_posted(&mut bulk, new.clone());
+        let mut single = base;
+        for p in new {
+            crate::wire::merge_posted(&mut single, vec![p]);
+        }
+        assert_eq!(bulk, single);
+    }
+
+    #[test]
     fn records_filter_by_scope() {
         let p = Proc::new(Nspace::new("ns").unwrap(), Rank(0));
         let v = vec![posted(Scope::Local, "l", 1), posted(Scope::Remote, "r", 2)];
@@ -134,7 +237,7 @@ mod tests {
         let pa = posted(Scope::Global, "k", 7);
         let pb = posted(Scope::Local, "k", 8);
         let mut n = 10;
-        let segs = build_segments([(&a, &pa), (&b, &pb)], || {
+        let segs = build_segments([&a, &b], [(&a, &pa), (&b, &pb)], || {
             n += 1;
             n
         })
@@ -147,5 +250,54 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(v.as_u32(), Some(7));
+    }
+
+    #[test]
+    fn generations_of_the_same_participants_replace_earlier_ones() {
+        let a = Proc::new(Nspace::new("a").unwrap(), Rank(0));
+        let b = Proc::new(Nspace::new("a").unwrap(), Rank(1));
+        let pa = posted(Scope::Global, "k", 1);
+        let mut g = 0;
+        let mut next = || {
+            g += 1;
+            g
+        };
+        let mut build = |procs: &[&Proc]| {
+            let recs: Vec<_> = procs.iter().map(|p| (*p, &pa)).collect();
+            build_segments(procs.iter().copied(), recs, &mut next)
+                .unwrap()
+                .pop()
+                .unwrap()
+                .1
+        };
+        let mut kept = Vec::new();
+        push_generation(&mut kept, build(&[&a]));
+        assert!(kept[0].replaces);
+        // Rank 1 alone does not cover rank 0's generation.
+        push_generation(&mut kept, build(&[&b]));
+        assert_eq!(kept.len(), 2);
+        assert!(!kept[1].replaces);
+        // Both ranks: covers everything before.
+        push_generation(&mut kept, build(&[&a, &b]));
+        assert_eq!(kept.len(), 1);
+        assert!(kept[0].replaces);
+        assert_eq!(kept[0].generation, 3);
+        // Deltas over the same participants follow it, up to MAX_DELTAS,
+        // and supersede nothing.
+        let both: BTreeSet<u32> = [0, 1].into();
+        for i in 0..MAX_DELTAS {
+            assert!(delta_allowed(&kept, &both));
+            assert!(!delta_allowed(&kept, &[0].into()));
+            let mut d = build(&[&a, &b]);
+            d.delta = true;
+            push_generation(&mut kept, d);
+            assert_eq!(kept.len(), i + 2);
+            assert!(!kept[i + 1].replaces);
+        }
+        assert!(!delta_allowed(&kept, &both));
+        // The next full generation replaces the full one and its deltas.
+        push_generation(&mut kept, build(&[&a, &b]));
+        assert_eq!(kept.len(), 1);
+        assert!(kept[0].replaces);
     }
 }

@@ -27,6 +27,10 @@ pub enum SegmentKind {
     Job,
     /// Data posted by processes and collected by a fence (one generation).
     Modex,
+    /// A modex generation that holds, for every process of the earlier
+    /// generations of its namespace, data at least as recent: it replaces
+    /// them (the client unmaps them once no reader uses them).
+    ModexReplace,
 }
 
 /// Names the segment whose descriptor travels at the same position.
@@ -251,22 +255,81 @@ fn put_segments(out: &mut Vec<u8>, segs: &[SegmentRef]) -> Result<(), CodecError
         out.push(match s.kind {
             SegmentKind::Job => 0,
             SegmentKind::Modex => 1,
+            SegmentKind::ModexReplace => 2,
         });
         put_u64(out, s.generation);
     }
     Ok(())
 }
 
+/// A multiply-rotate hasher (as FxHash) for the short keys of a merge:
+/// SipHash cost more than the rest of a commit. The keys come from the
+/// committing process itself, which could only slow its own merges.
+#[derive(Default)]
+struct FxHasher(u64);
+
+impl std::hash::Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        for chunk in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
 /// Merges `new` into `into`: a value for an existing (scope, key) replaces
 /// it.
 pub fn merge_posted(into: &mut Vec<Posted>, new: Vec<Posted>) {
-    for p in new {
-        match into
-            .iter_mut()
-            .find(|q| q.scope == p.scope && q.key == p.key)
-        {
-            Some(q) => q.value = p.value,
-            None => into.push(p),
+    // Small merges (a put) scan; larger ones index `new` once, so that a
+    // commit into a process's accumulated data costs O(n + m) rather than
+    // O(n * m).
+    if new.len() <= 8 || into.len().saturating_mul(new.len()) <= 64 {
+        for p in new {
+            match into
+                .iter_mut()
+                .find(|q| q.scope == p.scope && q.key == p.key)
+            {
+                Some(q) => q.value = p.value,
+                None => into.push(p),
+            }
+        }
+        return;
+    }
+    let (assign, append) = {
+        // The last occurrence of each (scope, key) of `new` wins.
+        let mut last: std::collections::HashMap<
+            (u8, &[u8]),
+            usize,
+            std::hash::BuildHasherDefault<FxHasher>,
+        > = std::collections::HashMap::with_capacity_and_hasher(new.len(), Default::default());
+        for (j, p) in new.iter().enumerate() {
+            last.insert((p.scope.raw(), p.key.as_bytes()), j);
+        }
+        let mut assign = Vec::new();
+        for (i, q) in into.iter().enumerate() {
+            if let Some(j) = last.remove(&(q.scope.raw(), q.key.as_bytes())) {
+                assign.push((i, j));
+            }
+        }
+        let mut append: Vec<usize> = last.into_values().collect();
+        append.sort_unstable();
+        (assign, append)
+    };
+    let mut new: Vec<Option<Posted>> = new.into_iter().map(Some).collect();
+    for (i, j) in assign {
+        if let Some(p) = new[j].take() {
+            into[i].value = p.value;
+        }
+    }
+    for j in append {
+        if let Some(p) = new[j].take() {
+            into.push(p);
         }
     }
 }
@@ -515,6 +578,7 @@ fn get_segments(r: &mut Reader<'_>, kind: &'static str) -> Result<Vec<SegmentRef
         let seg_kind = match get_u8(r).map_err(b)? {
             0 => SegmentKind::Job,
             1 => SegmentKind::Modex,
+            2 => SegmentKind::ModexReplace,
             _ => {
                 return Err(WireError::Invalid {
                     kind,

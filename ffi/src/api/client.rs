@@ -41,7 +41,7 @@ use pmix_core::client::{Client, GetOptions, NsHandle, NsView, RealmQualifier, Sc
 use pmix_core::wire::flag;
 use pmix_core::{keys, Info, Nspace, Proc, Rank, Status, Value};
 
-use crate::api::pointer_cache;
+use crate::api::{pointer_cache, scalar_cache};
 use crate::boundary::{calloc_array, guard, malloc_cstr};
 use crate::convert;
 use crate::nonnull;
@@ -503,7 +503,7 @@ fn c_key_is(a: &[c_char], k: &str) -> bool {
 fn c_array_is(a: &[c_char], k: &[u8]) -> bool {
     // SAFETY: c_char and u8 have the same size and alignment.
     let b = unsafe { std::slice::from_raw_parts(a.as_ptr().cast::<u8>(), a.len()) };
-    b.len() > k.len() && b[k.len()] == 0 && &b[..k.len()] == k
+    b.len() > k.len() && b[k.len()] == 0 && crate::api::pointer_cache::eq_short(&b[..k.len()], k)
 }
 
 /// A C boolean directive as `flag` reads it (`PMIX_UNDEF`: true).
@@ -661,8 +661,8 @@ unsafe fn get_fast(
     };
     let q = fast_qualifiers(infos)?;
     // SAFETY: the caller's contract.
-    let key = unsafe { CStr::from_ptr(key) }.to_str().ok()?;
-    if key.is_empty() || key.len() > pmix_core::MAX_KEYLEN {
+    let key_bytes = unsafe { CStr::from_ptr(key) }.to_bytes();
+    if key_bytes.is_empty() || key_bytes.len() > pmix_core::MAX_KEYLEN {
         return None;
     }
     let me = c.proc();
@@ -675,20 +675,50 @@ unsafe fn get_fast(
         Some(p) if p.nspace[0] == 0 || c_array_is(&p.nspace, own_ns) => (own_ns, Rank(p.rank)),
         Some(p) => (c_array_bytes(&p.nspace), Rank(p.rank)),
     };
-    let own_nspace = ns == own_ns;
-    if own_nspace && rank == me.rank && !key.starts_with("pmix") {
+    let own_nspace = std::ptr::eq(ns, own_ns);
+    if own_nspace && rank == me.rank && key_bytes.get(..4) != Some(b"pmix".as_slice()) {
         // This process's own put, unchanged since a pointer-values get
         // cached it: that pointer.
         if q.storage == Storage::Pointer && q.opts.realm == RealmQualifier::None {
+            let key = std::str::from_utf8(key_bytes).ok()?;
             let p = c
                 .own_version(key)
-                .and_then(|ver| pointer_cache::lookup_own(ns, ver, rank.0, key.as_bytes()))?;
+                .and_then(|ver| pointer_cache::lookup_own(ns, ver, rank.0, key_bytes))?;
             // SAFETY: val is a writable out-parameter.
             unsafe { *val = p };
             return Some(Ok(()));
         }
         return None;
     }
+    let pointer = q.storage == Storage::Pointer && q.opts.realm == RealmQualifier::None;
+    if pointer && own_nspace {
+        // A value of the current generation already handed out: no pin,
+        // no view (the generation is read from the handle).
+        let g = own_handle(c)?.generation();
+        if let Some(p) = pointer_cache::lookup(ns, g, rank.0, key_bytes) {
+            // SAFETY: val is a writable out-parameter.
+            unsafe { *val = p };
+            return Some(Ok(()));
+        }
+    }
+    // A scalar of the current generation read before by this thread.
+    let scalars = own_nspace && !pointer && q.opts.realm == RealmQualifier::None;
+    // SAFETY: val is a valid out-parameter (the caller's contract).
+    if q.storage == Storage::Static && unsafe { (*val).is_null() } {
+        return None;
+    }
+    let owner = if scalars {
+        let h = own_handle(c)?;
+        let owner = std::ptr::from_ref(h) as usize;
+        if let Some(v) = scalar_cache::lookup(owner, h.generation(), rank.0, key_bytes) {
+            return Some(put_scalar(q.storage, v, val));
+        }
+        owner
+    } else {
+        0
+    };
+    // Cached keys are valid UTF-8: checked only past the cache.
+    let key = std::str::from_utf8(key_bytes).ok()?;
     let r = c.reader();
     let view = if own_nspace {
         r.view(own_handle(c)?)?
@@ -722,11 +752,23 @@ unsafe fn get_fast(
                 return None;
             }
             let v = c.lookup_in(&r, view, own_nspace, rank, key, &q.opts)?;
+            if scalars && is_scalar(&v) {
+                return Some(
+                    cache_scalar(owner, view.generation(), rank.0, key, &v)
+                        .and_then(|s| put_scalar(Storage::Static, s, val)),
+                );
+            }
             // SAFETY: out is a writable value the caller owns.
             Some(unsafe { convert::value_write(&Value::from(v), out) })
         }
         Storage::Malloc => {
             let v = c.lookup_in(&r, view, own_nspace, rank, key, &q.opts)?;
+            if scalars && is_scalar(&v) {
+                return Some(
+                    cache_scalar(owner, view.generation(), rank.0, key, &v)
+                        .and_then(|s| put_scalar(Storage::Malloc, s, val)),
+                );
+            }
             // SAFETY: val is a writable out-parameter.
             unsafe { *val = null_mut() };
             let p = match v.as_c_str() {
@@ -738,6 +780,72 @@ unsafe fn get_fast(
                 // SAFETY: val is a writable out-parameter.
                 unsafe { *val = p };
             }))
+        }
+    }
+}
+
+/// True for the values without pointers that `scalar_cache` keeps.
+fn is_scalar(v: &ValueRef<'_>) -> bool {
+    use ValueRef as R;
+    matches!(
+        v,
+        R::Bool(_)
+            | R::Byte(_)
+            | R::Pid(_)
+            | R::Int(_)
+            | R::Int8(_)
+            | R::Int16(_)
+            | R::Int32(_)
+            | R::Int64(_)
+            | R::Uint(_)
+            | R::Uint8(_)
+            | R::Uint16(_)
+            | R::Uint32(_)
+            | R::Uint64(_)
+            | R::Float(_)
+            | R::Double(_)
+    )
+}
+
+/// Converts the scalar `v` and keeps it in this thread's cache.
+fn cache_scalar(
+    owner: usize,
+    generation: u64,
+    rank: u32,
+    key: &str,
+    v: &ValueRef<'_>,
+) -> Result<pmix_value_t, Status> {
+    let mut out = pmix_value_t::default();
+    // SAFETY: out is a local value; a scalar's conversion allocates nothing.
+    unsafe { convert::value_write(&Value::from(*v), &mut out) }?;
+    scalar_cache::insert(owner, generation, rank, key.as_bytes(), out);
+    Ok(out)
+}
+
+/// Hands a scalar value out as `storage` asks: into the caller's value
+/// (static) or a fresh `calloc`ed one.
+fn put_scalar(
+    storage: Storage,
+    v: pmix_value_t,
+    val: *mut *mut pmix_value_t,
+) -> Result<(), Status> {
+    match storage {
+        Storage::Static => {
+            // SAFETY: under static values *val is the caller's non-NULL
+            // pmix_value_t (checked by the caller before any lookup).
+            unsafe { (*val).write(v) };
+            Ok(())
+        }
+        _ => {
+            // SAFETY: val is a writable out-parameter.
+            unsafe { *val = null_mut() };
+            let p = calloc_array::<pmix_value_t>(1)?;
+            // SAFETY: p is a fresh value; val a writable out-parameter.
+            unsafe {
+                p.write(v);
+                *val = p;
+            }
+            Ok(())
         }
     }
 }

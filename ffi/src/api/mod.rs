@@ -15,6 +15,7 @@ pub(crate) mod pointer_cache;
 pub mod pubsub;
 pub mod query;
 pub mod regex;
+pub(crate) mod scalar_cache;
 pub mod server;
 pub(crate) mod server_module;
 pub(crate) mod server_pubsub;

@@ -108,6 +108,30 @@ fn hash_of(nspace: &[u8], generation: u64, rank: u32, key: &[u8]) -> u64 {
     h ^ (h >> 32)
 }
 
+/// Byte equality, inline (no `memcmp` call) for the short strings of keys
+/// and namespaces: overlapping 8-byte words up to 32 bytes.
+#[inline(always)]
+pub(crate) fn eq_short(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    #[inline(always)]
+    fn w(s: &[u8], i: usize) -> u64 {
+        u64::from_ne_bytes(s[i..i + 8].try_into().unwrap_or_default())
+    }
+    match n {
+        8..=16 => w(a, 0) == w(b, 0) && w(a, n - 8) == w(b, n - 8),
+        17..=32 => {
+            w(a, 0) == w(b, 0)
+                && w(a, 8) == w(b, 8)
+                && w(a, n - 16) == w(b, n - 16)
+                && w(a, n - 8) == w(b, n - 8)
+        }
+        _ => a == b,
+    }
+}
+
 /// Walks a list for a matching entry.
 fn find(
     mut p: *mut Entry,
@@ -124,8 +148,8 @@ fn find(
         if e.hash == hash
             && e.generation == generation
             && e.rank == rank
-            && *e.nspace == *nspace
-            && *e.key == *key
+            && eq_short(&e.nspace, nspace)
+            && eq_short(&e.key, key)
         {
             return Some(e.value);
         }
