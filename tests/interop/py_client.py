@@ -3,8 +3,17 @@
 get, put + commit, fence with data collection, a peer's get, publish /
 lookup (rank 0 publishes, the others look up after a fence), finalize.
 Prints one line per step; exits non-zero on the first failure."""
+import os
 import sys
 import pmix
+
+
+def say(*args, flush=True):
+    """Prints one line with a single write: the launcher forwards each
+    rank's writes as they come, so a line written in pieces (text, then
+    the newline) can be split by another rank's output."""
+    del flush
+    os.write(1, (" ".join(str(a) for a in args) + "\n").encode())
 
 
 def libpmix():
@@ -17,7 +26,7 @@ def libpmix():
 
 def check(what, rc, want=pmix.PMIX_SUCCESS):
     if rc != want:
-        print("FAIL %s: status %d, want %d" % (what, rc, want), flush=True)
+        say("FAIL %s: status %d, want %d" % (what, rc, want), flush=True)
         sys.exit(1)
 
 
@@ -28,7 +37,7 @@ def main():
     check("init", rc)
     rank = me["rank"]
     if rank == 0:
-        print("python libpmix:", libpmix(), flush=True)
+        say("python libpmix:", libpmix(), flush=True)
     wildcard = {"nspace": me["nspace"], "rank": pmix.PMIX_RANK_WILDCARD}
     rc, size = c.get(wildcard, pmix.PMIX_JOB_SIZE, [])
     check("get job size", rc)
@@ -42,7 +51,7 @@ def main():
     rc, v = c.get(peer, "interop.py", [])
     check("peer get", rc)
     if v["value"] != "py-%d" % peer["rank"]:
-        print("FAIL peer get: %r" % (v,), flush=True)
+        say("FAIL peer get: %r" % (v,), flush=True)
         sys.exit(1)
     if pubsub:
         if rank == 0:
@@ -52,10 +61,10 @@ def main():
         if rank != 0:
             rc, pdata = c.lookup([{"key": "interop.svc", "value": None, "val_type": pmix.PMIX_STRING}], [])
             check("lookup", rc)
-            print("rank %d lookup: %r" % (rank, pdata), flush=True)
+            say("rank %d lookup: %r" % (rank, pdata), flush=True)
         check("fence after lookup", c.fence([wildcard], []))
     check("finalize", c.finalize([]))
-    print("python client %d of %d ok" % (rank, n), flush=True)
+    say("python client %d of %d ok" % (rank, n), flush=True)
 
 
 main()
