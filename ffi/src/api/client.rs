@@ -1,7 +1,12 @@
-//! The client API of `pmix.h`: init/finalize, key-value exchange, fences,
-//! publish/lookup, spawn, connect, events, groups, fabric, and the
-//! topology helpers (queries, logging, job control, monitoring, allocation
-//! and credentials are in [`crate::api::query`]).
+//! The core of the client API of `pmix.h`: init/finalize, abort,
+//! key-value exchange (put, commit, fences, get, store, resolve), and the
+//! stubs of what is not implemented yet (groups, fabric,
+//! `PMIx_Compute_distances`). The rest of the client API has its own
+//! modules: publish/lookup in [`crate::api::pubsub`], spawn and
+//! connect/disconnect in [`crate::api::spawn`], events in
+//! [`crate::api::events`], queries, logging, job control, monitoring,
+//! allocation and credentials in [`crate::api::query`], the tool and IOF
+//! calls in [`crate::api::tool`].
 //!
 //! The client entry points (init/finalize, abort, put/commit/fence,
 //! get, store, resolve) wrap [`pmix_core::client::Client`], held in a
@@ -14,7 +19,7 @@
 //! anything else goes through the owned conversions and `Client::get`.
 //! Non-blocking callbacks run on the client's progress thread.
 //!
-//! The client operations still missing (see docs/FEATURES.md) are stubs:
+//! The client operations still missing here (see docs/FEATURES.md) are stubs:
 //! before `PMIx_Init` they return
 //! `PMIX_ERR_INIT` as OpenPMIx 4.2.2 does (its checks of the
 //! initialization state come before its checks of the arguments, so ours
