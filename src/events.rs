@@ -379,6 +379,9 @@ struct Shared {
 pub struct EventHandlers {
     shared: Arc<Shared>,
     tx: Mutex<Option<Sender<Job>>>,
+    thread: Mutex<Option<std::thread::JoinHandle<()>>>,
+    /// Set by [`EventHandlers::shutdown`]: no dispatcher starts again.
+    stopped: std::sync::atomic::AtomicBool,
 }
 
 impl Default for EventHandlers {
@@ -463,6 +466,8 @@ impl EventHandlers {
                 me: Mutex::new(me),
             }),
             tx: Mutex::new(None),
+            thread: Mutex::new(None),
+            stopped: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -477,15 +482,40 @@ impl EventHandlers {
         if let Some(t) = tx.as_ref() {
             return Some(t.clone());
         }
+        if self.stopped.load(std::sync::atomic::Ordering::Acquire) {
+            return None;
+        }
         let (t, rx) = unbounded();
         let shared = self.shared.clone();
         let back = t.clone();
-        std::thread::Builder::new()
+        let handle = std::thread::Builder::new()
             .name("pmix-events".into())
             .spawn(move || dispatch(shared, rx, back))
             .ok()?;
+        *self.thread.lock() = Some(handle);
         *tx = Some(t.clone());
         Some(t)
+    }
+
+    /// Stops the dispatcher thread once what is queued has run (pending
+    /// registration and notification callbacks are called first) and,
+    /// unless called from that thread, waits for it to end: when the
+    /// process's `PMIx_Finalize` returns, no library thread is still
+    /// inside a caller's callback (the caller may unload that code next,
+    /// as Open MPI unloads its PMIx component). Later deliveries are
+    /// dropped and later callbacks run in the caller's thread.
+    pub fn shutdown(&self) {
+        self.stopped
+            .store(true, std::sync::atomic::Ordering::Release);
+        if let Some(tx) = self.tx.lock().take() {
+            let _ = tx.send(Job::Stop);
+        }
+        let handle = self.thread.lock().take();
+        if let Some(h) = handle {
+            if h.thread().id() != std::thread::current().id() {
+                let _ = h.join();
+            }
+        }
     }
 
     /// `PMIx_Register_event_handler`: registers `handler` for `codes`
@@ -601,9 +631,7 @@ impl Drop for EventHandlers {
     fn drop(&mut self) {
         // Chains still in progress are dropped: their handlers' later
         // completions go nowhere.
-        if let Some(tx) = self.tx.lock().take() {
-            let _ = tx.send(Job::Stop);
-        }
+        self.shutdown();
     }
 }
 

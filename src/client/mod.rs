@@ -710,6 +710,11 @@ impl Client {
         }
         let r = self.inner.requester.call(Message::Finalize);
         self.stop();
+        // No library thread may be inside a caller's event callback once
+        // finalize returns.
+        if let Some(ev) = self.inner.events.get() {
+            ev.shutdown();
+        }
         if let Some(s) = self.singleton.lock().take() {
             s.finalize();
         }

@@ -411,6 +411,7 @@ impl Server {
             self.notifier.send(Command::Shutdown);
             let _ = t.join();
         }
+        self.events.shutdown();
     }
 }
 

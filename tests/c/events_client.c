@@ -11,6 +11,7 @@
  * Prints "events client R of N ok" on success; exits nonzero otherwise.
  * Every wait is on a condition signalled by a handler (the launcher's
  * timeout bounds a hang). */
+#include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,6 +210,42 @@ static void notify_done(pmix_status_t status, void *cbdata)
     }
 }
 
+/* Counts this process's threads named `name` (/proc/self/task/N/comm). */
+static int threads_named(const char *name)
+{
+    int n = 0;
+    DIR *d = opendir("/proc/self/task");
+    struct dirent *e;
+    if (NULL == d) {
+        return -1;
+    }
+    while (NULL != (e = readdir(d))) {
+        char path[300], comm[64] = "";
+        FILE *f;
+        if ('.' == e->d_name[0]) {
+            continue;
+        }
+        snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+        if (NULL != (f = fopen(path, "r"))) {
+            if (NULL != fgets(comm, sizeof comm, f)) {
+                comm[strcspn(comm, "\n")] = '\0';
+                n += 0 == strcmp(comm, name);
+            }
+            fclose(f);
+        }
+    }
+    closedir(d);
+    return n;
+}
+
+/* Deregistration callback: records that it ran. */
+static volatile int dereg_called = 0;
+static void dereg_cb(pmix_status_t status, void *cbdata)
+{
+    (void) cbdata;
+    dereg_called = PMIX_SUCCESS == status ? 1 : -1;
+}
+
 int main(void)
 {
     pmix_status_t code = MYCODE, multi[2] = {OTHER, MYCODE}, flushcode = FLUSH,
@@ -308,8 +345,24 @@ int main(void)
         FAIL("handler check %d failed", bad);
     }
     fence();
+    /* A deregistration with a callback, as Open MPI does just before
+     * PMIx_Finalize and then unloads its PMIx component: the callback has
+     * run and the library's event thread is gone once finalize returns. */
+    if (1 > threads_named("pmix-events")) {
+        FAIL("no event thread before finalize");
+    }
+    rc = PMIx_Deregister_event_handler(ref, dereg_cb, NULL);
+    if (PMIX_SUCCESS != rc) {
+        FAIL("deregister with callback: %d", rc);
+    }
     if (PMIX_SUCCESS != PMIx_Finalize(NULL, 0)) {
         FAIL("finalize");
+    }
+    if (1 != dereg_called) {
+        FAIL("deregistration callback: %d", dereg_called);
+    }
+    if (0 != threads_named("pmix-events")) {
+        FAIL("an event thread outlived PMIx_Finalize");
     }
     printf("events client %u of %u ok\n", me.rank, size);
     return 0;
