@@ -17,9 +17,7 @@
 //! in its environment. Each run checks from `/proc/<pid>/maps` that the
 //! processes mapped OUR library, not the reference.
 //!
-//! Cases that need an API another branch implements are `#[ignore]`d with
-//! the branch named, so that they can be enabled once it is merged; see
-//! docs/INTEROP.md.
+//! What runs and what each case found on the way: docs/INTEROP.md.
 
 mod common;
 

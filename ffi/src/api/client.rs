@@ -57,8 +57,8 @@ use crate::sys::{
 };
 
 /// How many times the library has been initialized (as a client, a server
-/// or a tool) and not finalized. Nothing sets it yet: the control plane of
-/// issue #4 will.
+/// or a tool) and not finalized: `PMIx_Init`/`PMIx_server_init` count it
+/// up, their finalizes down.
 pub(crate) static INIT_COUNT: AtomicI32 = AtomicI32::new(0);
 
 /// True once `PMIx_Init`, `PMIx_tool_init` or `PMIx_server_init` has
