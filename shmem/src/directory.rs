@@ -16,6 +16,7 @@
 //! unmaps a segment in [`Directory::reclaim`] (run by every publish) once it
 //! holds the last reference.
 
+use std::ffi::CStr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -24,8 +25,8 @@ use parking_lot::Mutex;
 
 use crate::dict::{same_bytes, LookupKey};
 use crate::error::Corrupt;
-use crate::reader::{NodeSel, Segment};
-use crate::types::{Scopes, RANK_WILDCARD};
+use crate::reader::{NodeSel, Realm, RowEntries, Segment};
+use crate::types::{Scope, Scopes, RANK_WILDCARD};
 use crate::value::ValueRef;
 
 /// The namespaces, copied on write: a short list searched linearly (the
@@ -501,5 +502,34 @@ impl<'g> NsView<'g> {
             .node_value(node, &key.into())
             .ok()
             .flatten()
+    }
+
+    /// Every key the segments hold for `rank` (a get with no key): what
+    /// it posted, every scope present (newest modex first, so a re-post
+    /// hides the older value), then its process realm, each key once (the
+    /// first found wins). Empty for `RANK_WILDCARD` or an unknown rank.
+    pub fn rank_entries(&self, rank: u32) -> Result<Vec<(&'g CStr, ValueRef<'g>)>, Corrupt> {
+        let mut out: Vec<(&'g CStr, ValueRef<'g>)> = Vec::new();
+        if rank == RANK_WILDCARD {
+            return Ok(out);
+        }
+        let mut add = |entries: RowEntries<'g>| -> Result<(), Corrupt> {
+            for e in entries {
+                let (k, v) = e?;
+                if !out.iter().any(|(o, _)| *o == k) {
+                    out.push((k, v));
+                }
+            }
+            Ok(())
+        };
+        for m in self.state.modex.iter().rev() {
+            for s in Scope::ALL {
+                add(m.row_entries(Realm::Posted(rank, s))?)?;
+            }
+        }
+        if let Some(j) = self.state.job.as_deref() {
+            add(j.row_entries(Realm::Proc(rank))?)?;
+        }
+        Ok(out)
     }
 }

@@ -329,3 +329,47 @@ fn all_entries_of_a_row() {
     assert_eq!(posted[0].0.to_bytes(), b"shm.seg");
     assert_eq!(posted[0].1.as_c_str().unwrap().to_bytes(), b"/dev/shm/2");
 }
+
+#[test]
+fn all_entries_of_a_rank_across_segments() {
+    let job = small_job("ra", 6, 1).build().unwrap().seal().unwrap();
+    let old = small_modex("ra", 6, 2).build().unwrap().seal().unwrap();
+    let mut b = SegmentBuilder::new("ra").unwrap();
+    b.generation(3);
+    b.posted(2, Scope::Global, "btl.addr", StoredValue::Uint32(9))
+        .unwrap();
+    b.posted(2, Scope::Local, "new.key", StoredValue::string("n"))
+        .unwrap();
+    let new = b.build().unwrap().seal().unwrap();
+    let dir = Directory::new();
+    let open = |s: &SealedSegment| Arc::new(Segment::from_fd(s.fd()).unwrap());
+    dir.publish_job("ra", open(&job));
+    dir.publish_modex("ra", open(&old));
+    dir.publish_modex("ra", open(&new));
+    let r = dir.reader();
+    let ns = r.namespace("ra").unwrap();
+    let e = ns.rank_entries(2).unwrap();
+    let mut keys: Vec<&str> = e.iter().map(|(k, _)| k.to_str().unwrap()).collect();
+    // Each key once, posted data first.
+    let posted: Vec<&str> = keys[..4].to_vec();
+    for k in ["btl.addr", "new.key", "shm.seg", "net.ep"] {
+        assert!(posted.contains(&k), "{k} in {posted:?}");
+    }
+    keys.sort();
+    let n = keys.len();
+    keys.dedup();
+    assert_eq!(keys.len(), n, "duplicates");
+    for k in ["pmix.rank", "pmix.lrank", "pmix.hname"] {
+        assert!(keys.contains(&k), "{k} in {keys:?}");
+    }
+    // The newest modex hides the older post of the same key.
+    let addr = e.iter().find(|(k, _)| k.to_bytes() == b"btl.addr").unwrap();
+    assert_eq!(addr.1.as_u32(), Some(9));
+    let rank = e
+        .iter()
+        .find(|(k, _)| k.to_bytes() == b"pmix.rank")
+        .unwrap();
+    assert_eq!(rank.1.as_u32(), Some(2));
+    assert!(ns.rank_entries(RANK_WILDCARD).unwrap().is_empty());
+    assert!(ns.rank_entries(60).unwrap().is_empty());
+}

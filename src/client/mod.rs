@@ -32,6 +32,7 @@
 
 mod connect;
 mod events;
+mod get_all;
 mod lookup;
 mod progress;
 mod pubsub;
@@ -57,6 +58,7 @@ use crate::{keys, Info, Key, Nspace, Proc, Rank, Status, Value};
 
 pub use crate::wire::pubsub::PublishedValue;
 pub use connect::ConnectInfo;
+pub use get_all::GetAllCallback;
 pub use lookup::{GetOptions, RealmQualifier};
 pub use pmix_shmem::{NsHandle, NsView, Scope, ValueRef};
 pub use progress::EventSink;

@@ -118,7 +118,7 @@ pub(crate) fn client() -> Result<&'static Client, Status> {
 ///
 /// # Safety
 /// `info` is NULL or points to `ninfo` valid infos.
-unsafe fn infos_in(info: *const pmix_info_t, ninfo: usize) -> Result<Vec<Info>, Status> {
+pub(crate) unsafe fn infos_in(info: *const pmix_info_t, ninfo: usize) -> Result<Vec<Info>, Status> {
     check_array(info, ninfo)?;
     if ninfo == 0 {
         return Ok(Vec::new());
@@ -146,7 +146,7 @@ unsafe fn procs_in(procs: *const pmix_proc_t, n: usize) -> Result<Vec<Proc>, Sta
 ///
 /// # Safety
 /// `p` is NULL or a valid proc.
-unsafe fn target(c: &Client, p: *const pmix_proc_t) -> Proc {
+pub(crate) unsafe fn target(c: &Client, p: *const pmix_proc_t) -> Proc {
     if p.is_null() {
         return c.proc().clone();
     }
@@ -172,7 +172,7 @@ unsafe fn key_str<'a>(key: *const c_char) -> Result<&'a str, Status> {
 
 /// A C pointer carried to another thread (callback data is opaque to us).
 #[derive(Clone, Copy)]
-struct SendPtr(*mut c_void);
+pub(crate) struct SendPtr(pub(crate) *mut c_void);
 // SAFETY: the pointer is only handed back to the C callback it came with;
 // the PMIx API lets callbacks run on the library's thread.
 unsafe impl Send for SendPtr {}
@@ -348,7 +348,7 @@ pub unsafe extern "C" fn PMIx_Fence_nb(
 
 /// Which storage a get's result goes to.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Storage {
+pub(crate) enum Storage {
     /// A `malloc`ed value the caller releases.
     Malloc,
     /// `PMIX_GET_STATIC_VALUES`: the caller's value.
@@ -357,7 +357,7 @@ enum Storage {
     Pointer,
 }
 
-fn storage(infos: &[Info]) -> Storage {
+pub(crate) fn storage(infos: &[Info]) -> Storage {
     let mut s = Storage::Malloc;
     for i in infos {
         let k = i.key.as_bytes();
@@ -899,6 +899,10 @@ pub unsafe extern "C" fn PMIx_Get(
             }
             (Err(e), None) => return Err(e),
         };
+        if key.is_null() {
+            // SAFETY: the C contract of PMIx_Get.
+            return unsafe { crate::api::get_all::get(c, proc_, info, ninfo, val) };
+        }
         nonnull!(key, val);
         check_array(info, ninfo)?;
         // SAFETY: key is a valid string, proc_ NULL or valid, info ninfo
@@ -952,6 +956,10 @@ pub unsafe extern "C" fn PMIx_Get_nb(
 ) -> c_int {
     guard(|| {
         let c = client()?;
+        if key.is_null() {
+            // SAFETY: the C contract of PMIx_Get_nb.
+            return unsafe { crate::api::get_all::get_nb(c, proc_, info, ninfo, cbfunc, cbdata) };
+        }
         nonnull!(key);
         let f = cbfunc.ok_or(Status::ERR_BAD_PARAM)?;
         // SAFETY: info is NULL or ninfo valid infos (C contract).

@@ -5,6 +5,7 @@ pub mod buffer;
 pub mod client;
 pub mod data_array;
 pub mod events;
+pub(crate) mod get_all;
 #[cfg(test)]
 mod get_hot_path_tests;
 pub(crate) mod host_rm;
