@@ -43,7 +43,9 @@ pub(crate) unsafe fn get(
     ninfo: usize,
     val: *mut *mut pmix_value_t,
 ) -> Result<(), Status> {
-    nonnull!(val);
+    // A NULL proc names this process for a keyed get only (OpenPMIx
+    // refuses it with a NULL key).
+    nonnull!(proc_, val);
     // SAFETY: info is NULL or ninfo valid infos (C contract).
     let infos = unsafe { infos_in(info, ninfo) }?;
     // SAFETY: proc_ is NULL or valid (C contract).
@@ -90,6 +92,7 @@ pub(crate) unsafe fn get_nb(
     cbfunc: pmix_value_cbfunc_t,
     cbdata: *mut c_void,
 ) -> Result<(), Status> {
+    nonnull!(proc_);
     let f = cbfunc.ok_or(Status::ERR_BAD_PARAM)?;
     // SAFETY: info is NULL or ninfo valid infos (C contract).
     let infos = unsafe { infos_in(info, ninfo) }?;
