@@ -102,7 +102,8 @@ fn rust_rank() -> Result<(), String> {
         return Err(format!("own data: {own:?}"));
     }
     c.commit().map_err(|s| format!("commit: {s:?}"))?;
-    // No data collection: the peer's posts come by direct modex.
+    // No data collection: under pmixrun the peer's posts are not in the
+    // segments after this fence, so get_all fetches them by direct modex.
     c.fence(&[], &[]).map_err(|s| format!("fence: {s:?}"))?;
     let peer = Proc::new(me.nspace.clone(), Rank((me.rank.0 + 1) % size));
     let all = c.get_all(&peer, &[]).map_err(|s| format!("peer: {s:?}"))?;
