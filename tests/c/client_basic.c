@@ -227,9 +227,16 @@ int main(void)
             FAIL("missing own key: %s", PMIx_Error_string(rc));
         }
     }
+    /* A NULL key: all of this process's data, one info per key
+     * (tests/get_all.rs checks the contents). */
+    v = NULL;
     rc = PMIx_Get(&me, NULL, NULL, 0, &v);
-    if (PMIX_SUCCESS == rc) {
-        FAIL("NULL key accepted");
+    if (PMIX_SUCCESS != rc || NULL == v || PMIX_DATA_ARRAY != v->type
+        || PMIX_INFO != v->data.darray->type) {
+        FAIL("NULL key: %s", PMIx_Error_string(rc));
+    }
+    if (NULL != v) {
+        PMIX_VALUE_RELEASE(v);
     }
 
     /* Posts in every scope. */
