@@ -28,9 +28,10 @@ use std::ffi::{c_int, c_void};
 use std::ptr::null_mut;
 
 use pmix_core::value::Query;
-use pmix_core::{Info, Proc, Status};
+use pmix_core::{Info, Status};
 
-use crate::api::client::{check_array, initialized};
+use crate::api::client::{infos_in, initialized, procs_in};
+use crate::boundary::SendPtr;
 use crate::boundary::{guard, guard_or};
 use crate::convert;
 use crate::nonnull;
@@ -38,13 +39,6 @@ use crate::sys::{
     pmix_byte_object_t, pmix_credential_cbfunc_t, pmix_info_cbfunc_t, pmix_info_t,
     pmix_op_cbfunc_t, pmix_proc_t, pmix_query_t, pmix_validation_cbfunc_t,
 };
-
-/// A C pointer carried to the progress thread (callback data is opaque).
-#[derive(Clone, Copy)]
-struct SendPtr(*mut c_void);
-// SAFETY: the pointer is only handed back to the C callback it came with;
-// the PMIx API lets callbacks run on the library's thread.
-unsafe impl Send for SendPtr {}
 
 /// The connected client; in a process initialized only as a server or a
 /// tool (which these calls do not serve yet) `PMIX_ERR_NOT_SUPPORTED`,
@@ -57,30 +51,6 @@ fn client() -> Result<&'static pmix_core::client::Client, Status> {
             e
         }
     })
-}
-
-/// Reads an optional C info array.
-///
-/// # Safety
-/// `info` is NULL or points to `n` valid infos.
-unsafe fn infos_in(info: *const pmix_info_t, n: usize) -> Result<Vec<Info>, Status> {
-    check_array(info, n)?;
-    // SAFETY: NULL or n valid infos (checked, caller's contract).
-    unsafe { convert::infos_from_c(info, n) }
-}
-
-/// Reads an optional C proc array.
-///
-/// # Safety
-/// `procs` is NULL or points to `n` valid procs.
-unsafe fn procs_in(procs: *const pmix_proc_t, n: usize) -> Result<Vec<Proc>, Status> {
-    check_array(procs, n)?;
-    if n == 0 {
-        return Ok(Vec::new());
-    }
-    // SAFETY: checked non-NULL; the caller guarantees n elements.
-    let s = unsafe { std::slice::from_raw_parts(procs, n) };
-    Ok(s.iter().map(convert::proc_from_c).collect())
 }
 
 /// Reads the caller's queries: each needs a non-empty, NULL-terminated
