@@ -13,7 +13,11 @@ use pmix::value::DataArray;
 use pmix::{keys as k, DataType, Info, Nspace, Status, Value};
 use pmix_shmem::{LookupKey, NodeSel, Segment};
 
-use common::{info, info_array as arr};
+use common::info;
+
+fn arr(items: Vec<Info>) -> Value {
+    Value::info_array(items)
+}
 
 fn s(v: &str) -> Value {
     Value::string(v)

@@ -8,7 +8,11 @@ mod common;
 use pmix::job::JobDescription;
 use pmix::{keys as k, Info, Nspace, Value};
 
-use common::{info, info_array as arr};
+use common::info;
+
+fn arr(items: Vec<Info>) -> Value {
+    Value::info_array(items)
+}
 
 fn s(v: &str) -> Value {
     Value::string(v)

@@ -725,15 +725,7 @@ mod tests {
                         items,
                     }))
                 }),
-                vec(g.info(inner), 0..4).prop_map(|items| {
-                    Value::DataArray(Box::new(DataArray {
-                        elem_type: DataType::Info,
-                        items: items
-                            .into_iter()
-                            .map(|i| Value::Info(Box::new(i)))
-                            .collect(),
-                    }))
-                }),
+                vec(g.info(inner), 0..4).prop_map(Value::info_array),
             ]
         })
     }

@@ -11,8 +11,7 @@ use std::time::Duration;
 
 use pmix::job::{AppContext, SingleNodeJob};
 use pmix::server::Server;
-use pmix::value::DataArray;
-use pmix::{DataType, Info, Key, Nspace, Proc, Rank, Value};
+use pmix::{Info, Key, Nspace, Proc, Rank, Value};
 
 /// The workspace root.
 pub fn root() -> PathBuf {
@@ -152,17 +151,6 @@ pub fn run_with_watchdog(cmd: &mut Command, limit: Duration, what: &str) -> Outp
 /// The info `key` = `v`.
 pub fn info(key: &str, v: Value) -> Info {
     Info::new(Key::new(key).unwrap(), v)
-}
-
-/// A `PMIX_DATA_ARRAY` of infos.
-pub fn info_array(items: Vec<Info>) -> Value {
-    Value::DataArray(Box::new(DataArray {
-        elem_type: DataType::Info,
-        items: items
-            .into_iter()
-            .map(|i| Value::Info(Box::new(i)))
-            .collect(),
-    }))
 }
 
 /// A command running this test binary's `child_process` test alone, with
