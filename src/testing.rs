@@ -362,6 +362,22 @@ impl ValueGen {
         })
     }
 
+    /// One strategy per type [`ValueGen::nested`] generates, each holding
+    /// values drawn from `inner`.
+    pub fn nesting(&self, inner: BoxedStrategy<Value>) -> Vec<BoxedStrategy<Value>> {
+        [
+            DataType::Value,
+            DataType::Info,
+            DataType::PData,
+            DataType::Kval,
+            DataType::App,
+            DataType::Query,
+        ]
+        .into_iter()
+        .filter_map(|t| self.nested(t, inner.clone()))
+        .collect()
+    }
+
     fn disk(&self) -> impl Strategy<Value = DiskStats> {
         (self.opt_string(), vec(any::<u64>(), 11)).prop_map(|(disk, n)| DiskStats {
             disk,

@@ -119,23 +119,22 @@ fn value() -> BoxedStrategy<Value> {
     let g = gen();
     leaf()
         .prop_recursive(4, 48, 6, move |inner| {
-            let nested = |t| g.nested(t, inner.clone()).unwrap();
-            prop_oneof![
-                nested(DataType::Value),
-                nested(DataType::Info),
-                nested(DataType::PData),
-                nested(DataType::Kval),
-                nested(DataType::App),
-                nested(DataType::Query),
-                same_type(inner.clone(), 4).prop_map(|(elem_type, items)| {
-                    Value::DataArray(Box::new(DataArray { elem_type, items }))
-                }),
+            let mut arms = g.nesting(inner.clone());
+            arms.push(
+                same_type(inner, 4)
+                    .prop_map(|(elem_type, items)| {
+                        Value::DataArray(Box::new(DataArray { elem_type, items }))
+                    })
+                    .boxed(),
+            );
+            arms.push(
                 Just(Value::DataArray(Box::new(DataArray {
                     elem_type: DataType::Undef,
-                    items: vec![]
-                }))),
-            ]
-            .boxed()
+                    items: vec![],
+                })))
+                .boxed(),
+            );
+            proptest::strategy::Union::new(arms).boxed()
         })
         .boxed()
 }

@@ -710,23 +710,20 @@ mod tests {
     fn value() -> impl Strategy<Value = Value> {
         let g = gen();
         leaf().prop_recursive(3, 24, 4, move |inner| {
-            let nested = |t| g.nested(t, inner.clone()).unwrap();
-            prop_oneof![
-                nested(DataType::Value),
-                nested(DataType::Info),
-                nested(DataType::PData),
-                nested(DataType::Kval),
-                nested(DataType::App),
-                nested(DataType::Query),
-                // Arrays of values (not packed): mixed or composite items.
-                vec(inner.clone(), 0..4).prop_map(|items| {
-                    Value::DataArray(Box::new(DataArray {
-                        elem_type: DataType::Value,
-                        items,
-                    }))
-                }),
-                vec(g.info(inner), 0..4).prop_map(Value::info_array),
-            ]
+            let mut arms = g.nesting(inner.clone());
+            // Arrays of values (not packed): mixed or composite items.
+            arms.push(
+                vec(inner.clone(), 0..4)
+                    .prop_map(|items| {
+                        Value::DataArray(Box::new(DataArray {
+                            elem_type: DataType::Value,
+                            items,
+                        }))
+                    })
+                    .boxed(),
+            );
+            arms.push(vec(g.info(inner), 0..4).prop_map(Value::info_array).boxed());
+            proptest::strategy::Union::new(arms)
         })
     }
 
