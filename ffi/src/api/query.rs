@@ -120,6 +120,24 @@ unsafe fn clear_results(results: *mut *mut pmix_info_t, nresults: *mut usize) {
     }
 }
 
+/// A blocking call answering in the caller's `results`/`nresults`: both
+/// are checked and cleared, then `call` runs and its infos are written.
+///
+/// # Safety
+/// Both pointers are NULL or valid for writing.
+unsafe fn answer(
+    results: *mut *mut pmix_info_t,
+    nresults: *mut usize,
+    call: impl FnOnce() -> Result<Vec<Info>, Status>,
+) -> Result<(), Status> {
+    nonnull!(results, nresults);
+    // SAFETY: valid out-parameters (checked non-NULL).
+    unsafe { clear_results(results, nresults) };
+    let r = call()?;
+    // SAFETY: valid out-parameters.
+    unsafe { write_results(&r, results, nresults) }
+}
+
 /// An info array handed to a callback, freed by [`release_infos`].
 struct InfoArray(*mut pmix_info_t, usize);
 
@@ -330,14 +348,13 @@ pub unsafe extern "C" fn PMIx_Allocation_request(
 ) -> c_int {
     guard(|| {
         let c = client()?;
-        nonnull!(results, nresults);
-        // SAFETY: valid out-parameters (checked non-NULL).
-        unsafe { clear_results(results, nresults) };
-        // SAFETY: NULL or ninfo valid infos (C contract).
-        let infos = unsafe { infos_in(info, ninfo) }?;
-        let r = c.allocate(directive, &infos)?;
-        // SAFETY: valid out-parameters.
-        unsafe { write_results(&r, results, nresults) }
+        // SAFETY: out-parameters checked by answer; NULL or ninfo valid
+        // infos (C contract).
+        unsafe {
+            answer(results, nresults, || {
+                c.allocate(directive, &infos_in(info, ninfo)?)
+            })
+        }
     })
 }
 
@@ -370,14 +387,14 @@ pub unsafe extern "C" fn PMIx_Job_control(
 ) -> c_int {
     guard(|| {
         let c = client()?;
-        nonnull!(results, nresults);
-        // SAFETY: valid out-parameters (checked non-NULL).
-        unsafe { clear_results(results, nresults) };
-        // SAFETY: arrays NULL or valid for their counts (C contract).
-        let (t, d) = unsafe { (procs_in(targets, ntargets)?, infos_in(directives, ndirs)?) };
-        let r = c.job_control(&t, &d)?;
-        // SAFETY: valid out-parameters.
-        unsafe { write_results(&r, results, nresults) }
+        // SAFETY: out-parameters checked by answer; arrays NULL or valid
+        // for their counts (C contract).
+        unsafe {
+            answer(results, nresults, || {
+                let (t, d) = (procs_in(targets, ntargets)?, infos_in(directives, ndirs)?);
+                c.job_control(&t, &d)
+            })
+        }
     })
 }
 
@@ -411,14 +428,15 @@ pub unsafe extern "C" fn PMIx_Process_monitor(
 ) -> c_int {
     guard(|| {
         let c = client()?;
-        nonnull!(monitor, results, nresults);
-        // SAFETY: valid out-parameters (checked non-NULL).
-        unsafe { clear_results(results, nresults) };
-        // SAFETY: monitor is a valid info, directives NULL or valid.
-        let (m, d) = unsafe { (convert::info_from_c(monitor)?, infos_in(directives, ndirs)?) };
-        let r = c.monitor(&m, Status(error), &d)?;
-        // SAFETY: valid out-parameters.
-        unsafe { write_results(&r, results, nresults) }
+        nonnull!(monitor);
+        // SAFETY: out-parameters checked by answer; monitor is a valid
+        // info, directives NULL or valid.
+        unsafe {
+            answer(results, nresults, || {
+                let (m, d) = (convert::info_from_c(monitor)?, infos_in(directives, ndirs)?);
+                c.monitor(&m, Status(error), &d)
+            })
+        }
     })
 }
 
@@ -516,14 +534,15 @@ pub unsafe extern "C" fn PMIx_Validate_credential(
 ) -> c_int {
     guard(|| {
         let c = client()?;
-        nonnull!(cred, results, nresults);
-        // SAFETY: valid out-parameters (checked non-NULL).
-        unsafe { clear_results(results, nresults) };
-        // SAFETY: cred is a valid byte object, info NULL or valid.
-        let (bytes, infos) = unsafe { (convert::bo_from_c(&*cred), infos_in(info, ninfo)?) };
-        let r = c.validate_credential(&bytes, &infos)?;
-        // SAFETY: valid out-parameters.
-        unsafe { write_results(&r, results, nresults) }
+        nonnull!(cred);
+        // SAFETY: out-parameters checked by answer; cred is a valid byte
+        // object, info NULL or valid.
+        unsafe {
+            answer(results, nresults, || {
+                let (bytes, infos) = (convert::bo_from_c(&*cred), infos_in(info, ninfo)?);
+                c.validate_credential(&bytes, &infos)
+            })
+        }
     })
 }
 
