@@ -373,6 +373,11 @@ fn start(server: &Server, ns: &Nspace, r: u32, argv: &[String], env: &[(String, 
         .expect("start a client")
 }
 
+/// Starts rank `r` of `ns` as this test binary in `role`.
+fn start_role(server: &Server, ns: &Nspace, r: u32, role: &str) -> Child {
+    start(server, ns, r, &self_cmd(), &[(ROLE.into(), role.into())])
+}
+
 impl HostModule for TestHost {
     fn spawn(
         &self,
@@ -476,13 +481,7 @@ fn rust_api_spawn_connect_disconnect() {
     let server = start_server(host.clone());
     let ns = Nspace::new("rust-parent").unwrap();
     common::register_local_job(&server, &ns, 1, vec![]);
-    let parent = start(
-        &server,
-        &ns,
-        0,
-        &self_cmd(),
-        &[(ROLE.into(), "spawner".into())],
-    );
+    let parent = start_role(&server, &ns, 0, "spawner");
     host.children.lock().unwrap().push(parent);
     let ok = wait_all(&host.children);
     assert_eq!(ok, vec![true; 3], "parent and two children exit 0");
@@ -496,20 +495,8 @@ fn a_connect_fails_when_a_participant_dies() {
     let server = start_server(host.clone());
     let ns = Nspace::new("rust-lost").unwrap();
     common::register_local_job(&server, &ns, 2, vec![]);
-    let a = start(
-        &server,
-        &ns,
-        0,
-        &self_cmd(),
-        &[(ROLE.into(), "connect_lost".into())],
-    );
-    let b = start(
-        &server,
-        &ns,
-        1,
-        &self_cmd(),
-        &[(ROLE.into(), "exit_early".into())],
-    );
+    let a = start_role(&server, &ns, 0, "connect_lost");
+    let b = start_role(&server, &ns, 1, "exit_early");
     host.children.lock().unwrap().extend([a, b]);
     assert_eq!(wait_all(&host.children), vec![true, true]);
     assert_eq!(*host.connects.lock().unwrap(), 0);
@@ -522,13 +509,7 @@ fn a_connect_times_out() {
     let ns = Nspace::new("rust-timeout").unwrap();
     // Rank 1 is registered but never started.
     common::register_local_job(&server, &ns, 2, vec![]);
-    let a = start(
-        &server,
-        &ns,
-        0,
-        &self_cmd(),
-        &[(ROLE.into(), "connect_timeout".into())],
-    );
+    let a = start_role(&server, &ns, 0, "connect_timeout");
     host.children.lock().unwrap().push(a);
     assert_eq!(wait_all(&host.children), vec![true]);
 }
