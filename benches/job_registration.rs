@@ -14,8 +14,7 @@ use std::time::{Duration, Instant};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use pmix::job::JobDescription;
 use pmix::regex::{generate_node_regex, generate_ppn};
-use pmix::value::DataArray;
-use pmix::{keys, DataType, Info, Key, Nspace, Value};
+use pmix::{keys, Info, Key, Nspace, Value};
 
 const PPN: u32 = 64;
 
@@ -55,16 +54,7 @@ fn registration(nranks: u32) -> Vec<Info> {
             info(keys::APP_SIZE, Value::Uint32(size)),
             info(keys::APP_ARGV, Value::string("./bench --flag")),
         ];
-        info(
-            keys::APP_INFO_ARRAY,
-            Value::DataArray(Box::new(DataArray {
-                elem_type: DataType::Info,
-                items: items
-                    .into_iter()
-                    .map(|i| Value::Info(Box::new(i)))
-                    .collect(),
-            })),
-        )
+        info(keys::APP_INFO_ARRAY, Value::info_array(items))
     };
     vec![
         info(
@@ -97,16 +87,7 @@ fn registration_proc_data(nranks: u32) -> Vec<Info> {
             info(keys::NODEID, Value::Uint32(r / PPN)),
             info(keys::HOSTNAME, Value::string(&hostname(r / PPN))),
         ];
-        v.push(info(
-            keys::PROC_DATA,
-            Value::DataArray(Box::new(DataArray {
-                elem_type: DataType::Info,
-                items: items
-                    .into_iter()
-                    .map(|i| Value::Info(Box::new(i)))
-                    .collect(),
-            })),
-        ));
+        v.push(info(keys::PROC_DATA, Value::info_array(items)));
     }
     v
 }

@@ -22,6 +22,9 @@ pub mod regex;
 pub mod server;
 pub mod status;
 pub mod strings;
+#[cfg(any(test, feature = "test-support"))]
+#[doc(hidden)]
+pub mod testing;
 pub mod value;
 pub mod wire;
 

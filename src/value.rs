@@ -362,6 +362,17 @@ impl Value {
         }
     }
 
+    /// A `PMIX_DATA_ARRAY` of infos.
+    pub fn info_array(items: Vec<Info>) -> Value {
+        Value::DataArray(Box::new(DataArray {
+            elem_type: DataType::Info,
+            items: items
+                .into_iter()
+                .map(|i| Value::Info(Box::new(i)))
+                .collect(),
+        }))
+    }
+
     /// A string value from text.
     pub fn string(s: &str) -> Value {
         Value::String(CString::new(s).ok())

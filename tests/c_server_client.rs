@@ -10,10 +10,8 @@
 
 mod common;
 
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::mpsc;
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -30,65 +28,47 @@ fn unique(tag: &str) -> String {
 fn host() -> &'static Path {
     static HOST: OnceLock<PathBuf> = OnceLock::new();
     HOST.get_or_init(|| {
-        let dir = common::scratch(&unique("host"));
-        let exe = dir.join("server_host");
-        let src = common::root().join("tests/c/server_host.c");
-        common::compile_c(
-            &[&src],
-            &exe,
+        common::build_c(
+            "tests/c/server_host.c",
+            &unique("host"),
+            "server_host",
             &common::include_dir(),
-            common::ffi_lib_dir(),
             &["-pthread"],
-        );
-        exe
+        )
     })
 }
 
 /// The client built against `include`.
 fn client(include: &Path, tag: &str) -> PathBuf {
-    let dir = common::scratch(&unique(tag));
-    let exe = dir.join("client_basic");
-    let src = common::root().join("tests/c/client_basic.c");
-    common::compile_c(&[&src], &exe, include, common::ffi_lib_dir(), &["-pthread"]);
-    exe
+    common::build_c(
+        "tests/c/client_basic.c",
+        &unique(tag),
+        "client_basic",
+        include,
+        &["-pthread"],
+    )
 }
 
 /// Runs the host with `n` clients, failing the test on a nonzero exit or
 /// when it outlives [`LIMIT`].
 fn run(n: u32, client: &Path, nspace: &str) {
     let tmp = common::scratch(&unique(&format!("tmp_{nspace}")));
-    let mut child = Command::new(host())
-        .arg(n.to_string())
-        .arg(client)
-        .arg(nspace)
-        .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
-        .env("TMPDIR", &tmp)
-        .stdout(Stdio::inherit())
-        .stderr(Stdio::inherit())
-        .process_group(0)
-        .spawn()
-        .expect("start server_host");
-    let pid = child.id() as i32;
-    let (tx, rx) = mpsc::channel::<()>();
-    let watchdog = std::thread::spawn(move || {
-        if rx.recv_timeout(LIMIT).is_err() {
-            // SAFETY: kill has no memory preconditions; the group is the
-            // host's own (process_group(0) above).
-            unsafe { libc::kill(-pid, libc::SIGKILL) };
-            return true;
-        }
-        false
-    });
-    let status = child.wait().expect("wait for server_host");
-    let _ = tx.send(());
-    let killed = watchdog.join().unwrap();
-    assert!(
-        !killed,
-        "server_host with {n} clients did not finish in {LIMIT:?}"
+    let out = common::run_with_watchdog(
+        Command::new(host())
+            .arg(n.to_string())
+            .arg(client)
+            .arg(nspace)
+            .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
+            .env("TMPDIR", &tmp)
+            .stdout(Stdio::inherit())
+            .stderr(Stdio::inherit()),
+        LIMIT,
+        &format!("server_host with {n} clients"),
     );
     assert!(
-        status.success(),
-        "server_host with {n} clients failed: {status}"
+        out.status.success(),
+        "server_host with {n} clients failed: {}",
+        out.status
     );
 }
 

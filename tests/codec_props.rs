@@ -6,71 +6,52 @@
 use std::ffi::CString;
 
 use pmix::codec::{self, float, Buffer, CodecError, Reader};
+use pmix::testing::ValueGen;
 use pmix::value::*;
-use pmix::{DataType, Info, InfoDirectives, Key, Nspace, Proc, Rank, Value};
+use pmix::{DataType, Info, Key, Nspace, Value};
 use proptest::collection::vec;
 use proptest::prelude::*;
 
 fn cstring() -> impl Strategy<Value = CString> {
     vec(1u8..=255, 0..12).prop_map(|b| CString::new(b).unwrap())
 }
-fn opt() -> impl Strategy<Value = OptString> {
-    proptest::option::of(cstring())
+
+/// Values as the codec carries them: any bytes in strings, keys and
+/// namespaces up to their longest, pointers as NULL, the regex forms the
+/// reference packs, the cpuset and topology sources it knows; a `PMIX_KVAL`
+/// always has a value.
+fn gen() -> ValueGen {
+    let opt = || proptest::option::of(cstring());
+    ValueGen {
+        string: cstring().boxed(),
+        key: prop_oneof![
+            vec(1u8..=255, 0..20).prop_map(|b| Key::new(b).unwrap()),
+            Just(Key::new(vec![b'k'; 511]).unwrap()),
+        ]
+        .boxed(),
+        nspace: prop_oneof![
+            vec(1u8..=255, 0..20).prop_map(|b| Nspace::new(b).unwrap()),
+            Just(Nspace::new(vec![b'n'; 255]).unwrap()),
+        ]
+        .boxed(),
+        pointer: Just(0).boxed(),
+        regex: regex().boxed(),
+        cpuset: (
+            prop_oneof![
+                Just(None),
+                Just(Some(c"hwloc".to_owned())),
+                Just(Some(c"HWLOC2".to_owned()))
+            ],
+            opt(),
+        )
+            .prop_map(|(source, bitmap)| Cpuset { source, bitmap })
+            .boxed(),
+        topology: opt().prop_map(|xml| Topology { source: None, xml }).boxed(),
+        kval_none: false,
+        ..ValueGen::new()
+    }
 }
-fn key() -> impl Strategy<Value = Key> {
-    prop_oneof![
-        vec(1u8..=255, 0..20).prop_map(|b| Key::new(b).unwrap()),
-        Just(Key::new(vec![b'k'; 511]).unwrap()),
-    ]
-}
-fn nspace() -> impl Strategy<Value = Nspace> {
-    prop_oneof![
-        vec(1u8..=255, 0..20).prop_map(|b| Nspace::new(b).unwrap()),
-        Just(Nspace::new(vec![b'n'; 255]).unwrap()),
-    ]
-}
-fn proc_() -> impl Strategy<Value = Proc> {
-    (nspace(), any::<u32>()).prop_map(|(n, r)| Proc::new(n, Rank(r)))
-}
-fn timeval() -> impl Strategy<Value = Timeval> {
-    (any::<i64>(), any::<i64>()).prop_map(|(sec, usec)| Timeval { sec, usec })
-}
-fn finite_f32() -> impl Strategy<Value = f32> {
-    any::<f32>().prop_filter("finite", |f| f.is_finite())
-}
-fn finite_f64() -> impl Strategy<Value = f64> {
-    any::<f64>().prop_filter("finite", |f| f.is_finite())
-}
-fn coord() -> impl Strategy<Value = Coord> {
-    (any::<u8>(), vec(any::<u32>(), 0..4)).prop_map(|(view, coord)| Coord { view, coord })
-}
-fn disk() -> impl Strategy<Value = DiskStats> {
-    (opt(), vec(any::<u64>(), 11)).prop_map(|(disk, f)| DiskStats {
-        disk,
-        num_reads_completed: f[0],
-        num_reads_merged: f[1],
-        num_sectors_read: f[2],
-        milliseconds_reading: f[3],
-        num_writes_completed: f[4],
-        num_writes_merged: f[5],
-        num_sectors_written: f[6],
-        milliseconds_writing: f[7],
-        num_ios_in_progress: f[8],
-        milliseconds_io: f[9],
-        weighted_milliseconds_io: f[10],
-    })
-}
-fn net() -> impl Strategy<Value = NetStats> {
-    (opt(), vec(any::<u64>(), 6)).prop_map(|(net_interface, f)| NetStats {
-        net_interface,
-        num_bytes_recvd: f[0],
-        num_packets_recvd: f[1],
-        num_recv_errs: f[2],
-        num_bytes_sent: f[3],
-        num_packets_sent: f[4],
-        num_send_errs: f[5],
-    })
-}
+
 fn regex() -> impl Strategy<Value = Vec<u8>> {
     let text = || vec(1u8..=255, 0..10);
     prop_oneof![
@@ -94,203 +75,11 @@ fn regex() -> impl Strategy<Value = Vec<u8>> {
 
 /// Values of every type that has no nested values.
 fn leaf() -> BoxedStrategy<Value> {
-    use Value as V;
-    let a = prop_oneof![
-        any::<bool>().prop_map(V::Bool),
-        any::<u8>().prop_map(V::Byte),
-        opt().prop_map(V::String),
-        any::<usize>().prop_map(V::Size),
-        any::<i32>().prop_map(V::Pid),
-        any::<i32>().prop_map(V::Int),
-        any::<i8>().prop_map(V::Int8),
-        any::<i16>().prop_map(V::Int16),
-        any::<i32>().prop_map(V::Int32),
-        any::<i64>().prop_map(V::Int64),
-        any::<u32>().prop_map(V::Uint),
-        any::<u8>().prop_map(V::Uint8),
-        any::<u16>().prop_map(V::Uint16),
-        any::<u32>().prop_map(V::Uint32),
-        any::<u64>().prop_map(V::Uint64),
-        finite_f32().prop_map(V::Float),
-        finite_f64().prop_map(V::Double),
-        timeval().prop_map(V::Timeval),
-        any::<i64>().prop_map(V::Time),
-        any::<i32>().prop_map(V::Status),
-        proc_().prop_map(V::Proc),
-        vec(any::<u8>(), 0..16).prop_map(V::ByteObject),
-        any::<u8>().prop_map(V::Persist),
-        Just(V::Pointer(0)),
-        any::<u8>().prop_map(V::Scope),
-        any::<u8>().prop_map(V::DataRange),
-        any::<u8>().prop_map(V::Command),
-        any::<u32>().prop_map(V::InfoDirectives),
-        any::<u16>().prop_map(V::DataType),
-        any::<u8>().prop_map(V::ProcState),
-    ];
-    let b = prop_oneof![
-        (
-            proc_(),
-            opt(),
-            opt(),
-            any::<i32>(),
-            any::<i32>(),
-            any::<u8>()
-        )
-            .prop_map(|(proc, hostname, executable_name, pid, exit_code, state)| {
-                V::ProcInfo(Box::new(ProcInfo {
-                    proc,
-                    hostname,
-                    executable_name,
-                    pid,
-                    exit_code,
-                    state,
-                }))
-            }),
-        any::<u32>().prop_map(V::ProcRank),
-        vec(any::<u8>(), 0..16).prop_map(V::CompressedString),
-        any::<u8>().prop_map(V::AllocDirective),
-        any::<u16>().prop_map(V::IofChannel),
-        (opt(), opt(), any::<u8>()).prop_map(|(envar, value, separator)| V::Envar(Envar {
-            envar,
-            value,
-            separator
-        })),
-        coord().prop_map(|c| V::Coord(Box::new(c))),
-        (opt(), key(), any::<u16>(), vec(cstring(), 0..3)).prop_map(
-            |(name, string, data_type, description)| {
-                V::RegAttr(Box::new(RegAttr {
-                    name,
-                    string,
-                    data_type,
-                    description,
-                }))
-            }
-        ),
-        regex().prop_map(V::Regex),
-        any::<u8>().prop_map(V::JobState),
-        any::<u8>().prop_map(V::LinkState),
-        (
-            prop_oneof![
-                Just(None),
-                Just(Some(c"hwloc".to_owned())),
-                Just(Some(c"HWLOC2".to_owned()))
-            ],
-            opt()
-        )
-            .prop_map(|(source, bitmap)| V::Cpuset(Box::new(Cpuset { source, bitmap }))),
-        (any::<usize>(), opt(), opt(), vec(coord(), 0..3)).prop_map(
-            |(fabric, uuid, osname, coordinates)| {
-                V::Geometry(Box::new(Geometry {
-                    fabric,
-                    uuid,
-                    osname,
-                    coordinates,
-                }))
-            }
-        ),
-        (opt(), opt(), any::<u64>(), any::<u16>(), any::<u16>()).prop_map(
-            |(uuid, osname, dev_type, mindist, maxdist)| {
-                V::DeviceDist(Box::new(DeviceDistance {
-                    uuid,
-                    osname,
-                    dev_type,
-                    mindist,
-                    maxdist,
-                }))
-            }
-        ),
-        (opt(), opt(), vec(any::<u8>(), 0..8)).prop_map(|(uuid, osname, endpt)| V::Endpoint(
-            Box::new(Endpoint {
-                uuid,
-                osname,
-                endpt
-            })
-        )),
-        opt().prop_map(|xml| V::Topology(Box::new(Topology { source: None, xml }))),
-        any::<u64>().prop_map(V::DevType),
-        any::<u16>().prop_map(V::LocType),
-        vec(any::<u8>(), 0..16).prop_map(V::CompressedByteObject),
-        nspace().prop_map(V::ProcNspace),
-    ];
-    let c = prop_oneof![
-        (
-            (opt(), proc_(), any::<i32>(), opt(), any::<u8>(), timeval()),
-            (
-                finite_f32(),
-                any::<i32>(),
-                any::<u16>(),
-                vec(finite_f32(), 4),
-                any::<u16>(),
-                timeval()
-            )
-        )
-            .prop_map(
-                |(
-                    (node, proc, pid, cmd, state, time),
-                    (percent_cpu, priority, num_threads, f, processor, sample_time),
-                )| {
-                    V::ProcStats(Box::new(ProcStats {
-                        node,
-                        proc,
-                        pid,
-                        cmd,
-                        state,
-                        time,
-                        percent_cpu,
-                        priority,
-                        num_threads,
-                        pss: f[0],
-                        vsize: f[1],
-                        rss: f[2],
-                        peak_vsize: f[3],
-                        processor,
-                        sample_time,
-                    }))
-                }
-            ),
-        disk().prop_map(|d| V::DiskStats(Box::new(d))),
-        net().prop_map(|n| V::NetStats(Box::new(n))),
-        (
-            opt(),
-            vec(finite_f32(), 11),
-            timeval(),
-            vec(disk(), 0..2),
-            vec(net(), 0..2)
-        )
-            .prop_map(|(node, f, sample_time, diskstats, netstats)| {
-                V::NodeStats(Box::new(NodeStats {
-                    node,
-                    la: f[0],
-                    la5: f[1],
-                    la15: f[2],
-                    total_mem: f[3],
-                    free_mem: f[4],
-                    buffers: f[5],
-                    cached: f[6],
-                    swap_cached: f[7],
-                    swap_total: f[8],
-                    swap_free: f[9],
-                    mapped: f[10],
-                    sample_time,
-                    diskstats,
-                    netstats,
-                }))
-            }),
-        vec(any::<u8>(), 0..16).prop_map(V::DataBuffer),
-        any::<u64>().prop_map(V::StorMedium),
-        any::<u64>().prop_map(V::StorAccess),
-        any::<u64>().prop_map(V::StorPersist),
-        any::<u16>().prop_map(V::StorAccessType),
-    ];
-    prop_oneof![a, b, c].boxed()
-}
-
-fn info_of(v: BoxedStrategy<Value>) -> impl Strategy<Value = Info> {
-    (key(), any::<u32>(), v).prop_map(|(key, f, value)| Info {
-        key,
-        flags: InfoDirectives(f),
-        value,
-    })
+    let types = ValueGen::scalar_types()
+        .into_iter()
+        .filter(|t| *t != DataType::Undef)
+        .collect();
+    gen().one_of(types)
 }
 
 /// A strategy for `n` items of one type, drawn from `one`.
@@ -327,47 +116,25 @@ fn vary(v: &Value, seed: u64) -> Value {
 
 /// Any value, structures nested to a few levels.
 fn value() -> BoxedStrategy<Value> {
+    let g = gen();
     leaf()
-        .prop_recursive(4, 48, 6, |inner| {
-            use Value as V;
-            prop_oneof![
-                inner.clone().prop_map(|v| V::Value(Box::new(v))),
-                info_of(inner.clone()).prop_map(|i| V::Info(Box::new(i))),
-                (proc_(), key(), inner.clone())
-                    .prop_map(|(proc, key, value)| V::PData(Box::new(PData { proc, key, value }))),
-                (opt(), inner.clone()).prop_map(|(key, v)| V::Kval(Box::new(Kval {
-                    key,
-                    value: Some(Box::new(v))
-                }))),
-                (
-                    opt(),
-                    vec(cstring(), 0..3),
-                    vec(cstring(), 0..3),
-                    opt(),
-                    any::<i32>(),
-                    vec(info_of(inner.clone()), 0..3)
-                )
-                    .prop_map(|(cmd, argv, env, cwd, maxprocs, info)| {
-                        V::App(Box::new(App {
-                            cmd,
-                            argv,
-                            env,
-                            cwd,
-                            maxprocs,
-                            info,
-                        }))
-                    }),
-                (vec(cstring(), 0..3), vec(info_of(inner.clone()), 0..3))
-                    .prop_map(|(keys, qualifiers)| V::Query(Box::new(Query { keys, qualifiers }))),
-                same_type(inner.clone(), 4).prop_map(|(elem_type, items)| {
-                    V::DataArray(Box::new(DataArray { elem_type, items }))
-                }),
-                Just(V::DataArray(Box::new(DataArray {
+        .prop_recursive(4, 48, 6, move |inner| {
+            let mut arms = g.nesting(inner.clone());
+            arms.push(
+                same_type(inner, 4)
+                    .prop_map(|(elem_type, items)| {
+                        Value::DataArray(Box::new(DataArray { elem_type, items }))
+                    })
+                    .boxed(),
+            );
+            arms.push(
+                Just(Value::DataArray(Box::new(DataArray {
                     elem_type: DataType::Undef,
-                    items: vec![]
-                }))),
-            ]
-            .boxed()
+                    items: vec![],
+                })))
+                .boxed(),
+            );
+            proptest::strategy::Union::new(arms).boxed()
         })
         .boxed()
 }

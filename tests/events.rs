@@ -26,7 +26,6 @@ use std::time::Duration;
 
 use pmix::client::Client;
 use pmix::events::{Event, HandlerCall, Range};
-use pmix::job::{AppContext, SingleNodeJob};
 use pmix::server::{Completion, HostModule, Server, ServerConfig};
 use pmix::{keys, Info, Key, Nspace, Proc, Rank, Status, Value};
 
@@ -179,17 +178,8 @@ impl HostModule for NotifyHost {
 }
 
 fn spawn(server: &Server, proc: &Proc, role: &str) -> Child {
-    let mut cmd = Command::new(std::env::current_exe().unwrap());
-    cmd.args([
-        "--exact",
-        "child_process",
-        "--nocapture",
-        "--test-threads=1",
-    ]);
-    for (k, v) in server.setup_fork(proc).unwrap() {
-        cmd.env(k, v);
-    }
-    cmd.env(ROLE, role)
+    common::child_process_command(server, proc)
+        .env(ROLE, role)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -218,16 +208,8 @@ fn notifications_between_rust_clients_the_server_and_its_host() {
     host.echo.set(Arc::downgrade(&server)).unwrap();
     let nspace = Nspace::new(format!("events-{}", std::process::id())).unwrap();
     let n = 3u32;
-    let infos = SingleNodeJob::new(&nspace, &server.config().hostname)
-        .app(AppContext::new(n))
-        .infos()
-        .unwrap();
-    server.register_nspace(&nspace, n, &infos).unwrap();
-    let (uid, gid) = pmix::net::my_ids();
+    common::register_local_job(&server, &nspace, n, Vec::new());
     let procs: Vec<Proc> = (0..n).map(|r| Proc::new(nspace.clone(), Rank(r))).collect();
-    for p in &procs {
-        server.register_client(p, uid, gid).unwrap();
-    }
     // The server process's own handler: RM-range events and lost clients.
     let (tx, rx) = mpsc::channel::<(Status, Proc)>();
     let tx = Mutex::new(tx);
@@ -321,14 +303,8 @@ fn notifications_between_rust_clients_the_server_and_its_host() {
 fn a_client_hears_that_it_lost_its_server() {
     let server = Server::start(ServerConfig::default(), Arc::new(NotifyHost::default())).unwrap();
     let nspace = Nspace::new(format!("orphan-{}", std::process::id())).unwrap();
-    let infos = SingleNodeJob::new(&nspace, &server.config().hostname)
-        .app(AppContext::new(1))
-        .infos()
-        .unwrap();
-    server.register_nspace(&nspace, 1, &infos).unwrap();
-    let (uid, gid) = pmix::net::my_ids();
+    common::register_local_job(&server, &nspace, 1, Vec::new());
     let p = Proc::new(nspace.clone(), Rank(0));
-    server.register_client(&p, uid, gid).unwrap();
     let mut kid = spawn(&server, &p, "orphan");
     let dog = watchdog(vec![kid.id()]);
     let mut out = BufReader::new(kid.stdout.take().unwrap());
@@ -363,11 +339,13 @@ fn c_program(name: &str, tag: &str) -> std::path::PathBuf {
 
 /// [`c_program`] against the headers in `include`.
 fn c_program_with(name: &str, tag: &str, include: &std::path::Path) -> std::path::PathBuf {
-    let dir = common::scratch(&format!("events_{name}_{tag}_{}", std::process::id()));
-    let exe = dir.join(name);
-    let src = common::root().join(format!("tests/c/{name}.c"));
-    common::compile_c(&[&src], &exe, include, common::ffi_lib_dir(), &["-pthread"]);
-    exe
+    common::build_c(
+        &format!("tests/c/{name}.c"),
+        &format!("events_{name}_{tag}_{}", std::process::id()),
+        name,
+        include,
+        &["-pthread"],
+    )
 }
 
 #[test]
@@ -413,20 +391,18 @@ fn c_server_process_handlers_and_host_notify_event() {
     let host = c_program("events_host", "host");
     let client = c_program("events_client", "host");
     let tmp = common::scratch(&format!("events_host_tmp_{}", std::process::id()));
-    let mut child = Command::new(&host)
-        .arg("2")
-        .arg(&client)
-        .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
-        .env("TMPDIR", &tmp)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("events_host starts");
-    let dog = watchdog(vec![child.id()]);
-    let mut out = String::new();
-    std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut out).unwrap();
-    let st = child.wait().unwrap();
-    drop(dog);
+    let o = common::run_with_watchdog(
+        Command::new(&host)
+            .arg("2")
+            .arg(&client)
+            .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
+            .env("TMPDIR", &tmp)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit()),
+        LIMIT,
+        "events_host",
+    );
+    let (st, out) = (o.status, String::from_utf8_lossy(&o.stdout));
     assert!(st.success(), "events_host: {st}\n{out}");
     assert!(out.contains("events host ok"), "{out}");
 }

@@ -3,30 +3,24 @@
 //! they are written to, and agreement with OpenPMIx 4.2.2 (recorded output
 //! of `tests/data/job/refjob.c`).
 
+mod common;
+
 use std::collections::BTreeMap;
 
 use pmix::job::{stored, AppContext, JobDescription, JobError, SingleNodeJob};
 use pmix::regex::{generate_node_regex, generate_ppn, parse_node_regex, parse_ppn};
 use pmix::value::DataArray;
-use pmix::{keys as k, DataType, Info, Key, Nspace, Status, Value};
+use pmix::{keys as k, DataType, Info, Nspace, Status, Value};
 use pmix_shmem::{LookupKey, NodeSel, Segment};
 
-fn info(key: &str, v: Value) -> Info {
-    Info::new(Key::new(key).unwrap(), v)
+use common::info;
+
+fn arr(items: Vec<Info>) -> Value {
+    Value::info_array(items)
 }
 
 fn s(v: &str) -> Value {
     Value::string(v)
-}
-
-fn arr(items: Vec<Info>) -> Value {
-    Value::DataArray(Box::new(DataArray {
-        elem_type: DataType::Info,
-        items: items
-            .into_iter()
-            .map(|i| Value::Info(Box::new(i)))
-            .collect(),
-    }))
 }
 
 fn ns(n: &str) -> Nspace {

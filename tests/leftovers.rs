@@ -8,7 +8,6 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use pmix::client::{Client, ConnectInfo, Scope};
-use pmix::job::{AppContext, SingleNodeJob};
 use pmix::server::{EnvChange, NoHost, Server, ServerConfig};
 use pmix::{keys, Info, Key, Nspace, Proc, Rank, Status, Value};
 
@@ -19,17 +18,7 @@ fn key(s: &str) -> Key {
 fn job(name: &str, size: u32) -> (Server, Nspace) {
     let server = Server::start(ServerConfig::default(), Arc::new(NoHost)).unwrap();
     let nspace = Nspace::new(format!("{name}-{}", std::process::id())).unwrap();
-    let infos = SingleNodeJob::new(&nspace, &server.config().hostname)
-        .app(AppContext::new(size))
-        .infos()
-        .unwrap();
-    server.register_nspace(&nspace, size, &infos).unwrap();
-    let (uid, gid) = pmix::net::my_ids();
-    for r in 0..size {
-        server
-            .register_client(&Proc::new(nspace.clone(), Rank(r)), uid, gid)
-            .unwrap();
-    }
+    common::register_local_job(&server, &nspace, size, Vec::new());
     (server, nspace)
 }
 

@@ -3,12 +3,15 @@
 //! accepted, and the keys its ranks then read (`orte/mca/ess/pmi`) have the
 //! values it gave.
 
-use pmix::job::JobDescription;
-use pmix::value::DataArray;
-use pmix::{keys as k, DataType, Info, Key, Nspace, Value};
+mod common;
 
-fn info(key: &str, v: Value) -> Info {
-    Info::new(Key::new(key).unwrap(), v)
+use pmix::job::JobDescription;
+use pmix::{keys as k, Info, Nspace, Value};
+
+use common::info;
+
+fn arr(items: Vec<Info>) -> Value {
+    Value::info_array(items)
 }
 
 fn s(v: &str) -> Value {
@@ -17,16 +20,6 @@ fn s(v: &str) -> Value {
 
 fn u32v(v: u32) -> Value {
     Value::Uint32(v)
-}
-
-fn arr(items: Vec<Info>) -> Value {
-    Value::DataArray(Box::new(DataArray {
-        elem_type: DataType::Info,
-        items: items
-            .into_iter()
-            .map(|i| Value::Info(Box::new(i)))
-            .collect(),
-    }))
 }
 
 /// The infos of `mpirun -n np` on one node of `slots` cores (Open MPI

@@ -14,7 +14,6 @@
 
 mod common;
 
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
@@ -31,11 +30,7 @@ fn unique(tag: &str) -> String {
 }
 
 fn compile(src: &str, name: &str, include: &Path, tag: &str) -> PathBuf {
-    let dir = common::scratch(&unique(tag));
-    let exe = dir.join(name);
-    let src = common::root().join(src);
-    common::compile_c(&[&src], &exe, include, common::ffi_lib_dir(), &["-pthread"]);
-    exe
+    common::build_c(src, &unique(tag), name, include, &["-pthread"])
 }
 
 fn pmixrun_job(n: u32, program: &[String], env: &[(&str, &str)]) -> (bool, String, String) {
@@ -105,31 +100,18 @@ fn c_host_module_serves_publish_and_lookup() {
         "hostc",
     );
     let tmp = common::scratch(&unique("hosttmp"));
-    let child = Command::new(&host)
-        .arg("3")
-        .arg(&client)
-        .arg("c-pubsub-job")
-        .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
-        .env("TMPDIR", &tmp)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .process_group(0)
-        .spawn()
-        .expect("start pubsub_host");
-    let pid = child.id() as i32;
-    let (tx, rx) = mpsc::channel::<()>();
-    let watchdog = std::thread::spawn(move || {
-        if rx.recv_timeout(Duration::from_secs(120)).is_err() {
-            // SAFETY: kill has no memory preconditions; the group is the
-            // host's own (process_group(0) above).
-            unsafe { libc::kill(-pid, libc::SIGKILL) };
-            return true;
-        }
-        false
-    });
-    let out = child.wait_with_output().expect("wait for pubsub_host");
-    let _ = tx.send(());
-    assert!(!watchdog.join().unwrap(), "pubsub_host did not finish");
+    let out = common::run_with_watchdog(
+        Command::new(&host)
+            .arg("3")
+            .arg(&client)
+            .arg("c-pubsub-job")
+            .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
+            .env("TMPDIR", &tmp)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit()),
+        Duration::from_secs(120),
+        "pubsub_host",
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_ranks_ok(3, out.status.success(), &stdout, "");
 }

@@ -14,20 +14,16 @@
 
 mod common;
 
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::{mpsc, OnceLock};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 const LIMIT: &str = "120";
 
 fn build_with(src: &str, name: &str, include: &Path, extra: &[&str]) -> PathBuf {
-    let dir = common::scratch(&format!("query_log_{name}_{}", std::process::id()));
-    let exe = dir.join(name);
-    let src = common::root().join(src);
-    common::compile_c(&[&src], &exe, include, common::ffi_lib_dir(), extra);
-    exe
+    let dir = format!("query_log_{name}_{}", std::process::id());
+    common::build_c(src, &dir, name, include, extra)
 }
 
 fn build(src: &str, name: &str, extra: &[&str]) -> PathBuf {
@@ -115,30 +111,17 @@ fn c_host(args: &[&str]) -> (String, String) {
     // One directory per host: two servers must not share a rendezvous.
     let tag = args.first().copied().unwrap_or("plain");
     let tmp = common::scratch(&format!("query_log_tmp_{tag}_{}", std::process::id()));
-    let child = Command::new(host)
-        .arg(client())
-        .args(args)
-        .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
-        .env("TMPDIR", &tmp)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .expect("start rm_host");
-    let pid = child.id() as i32;
-    let (tx, rx) = mpsc::channel::<()>();
-    let watchdog = std::thread::spawn(move || {
-        if rx.recv_timeout(Duration::from_secs(120)).is_err() {
-            // SAFETY: kill has no memory preconditions; the group is the
-            // host's own (process_group(0) above).
-            unsafe { libc::kill(-pid, libc::SIGKILL) };
-            return true;
-        }
-        false
-    });
-    let o = child.wait_with_output().expect("wait for rm_host");
-    let _ = tx.send(());
-    assert!(!watchdog.join().unwrap(), "rm_host did not finish");
+    let o = common::run_with_watchdog(
+        Command::new(host)
+            .arg(client())
+            .args(args)
+            .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
+            .env("TMPDIR", &tmp)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+        Duration::from_secs(120),
+        "rm_host",
+    );
     let (out, err) = (text(&o.stdout), text(&o.stderr));
     assert!(o.status.success(), "{out}\n{err}");
     assert!(out.contains("rm client 0 ok"), "{out}\n{err}");

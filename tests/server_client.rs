@@ -8,14 +8,15 @@
 //! Waits on children are bounded (a watchdog kills them and fails the
 //! test); nothing sleeps to synchronize.
 
+mod common;
+
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
 
 use pmix::client::{Client, ConnectInfo, Scope};
-use pmix::job::{AppContext, SingleNodeJob};
 use pmix::server::{Completion, HostModule, Server, ServerConfig};
 use pmix::{keys, Info, Key, Nspace, Proc, Rank, Status, Value};
 
@@ -523,17 +524,7 @@ impl Job {
     fn single(name: &str, size: u32, host: Arc<dyn HostModule>) -> Job {
         let server = Server::start(ServerConfig::default(), host).expect("server starts");
         let nspace = Nspace::new(format!("{name}-{}", std::process::id())).unwrap();
-        let infos = SingleNodeJob::new(&nspace, &server.config().hostname)
-            .app(AppContext::new(size))
-            .infos()
-            .unwrap();
-        server.register_nspace(&nspace, size, &infos).unwrap();
-        let (uid, gid) = my_ids();
-        for r in 0..size {
-            server
-                .register_client(&Proc::new(nspace.clone(), Rank(r)), uid, gid)
-                .unwrap();
-        }
+        common::register_local_job(&server, &nspace, size, Vec::new());
         Job {
             server: Arc::new(server),
             nspace,
@@ -553,16 +544,7 @@ struct Running {
 }
 
 fn spawn(server: &Server, proc: &Proc, role: &str, size: u32) -> Running {
-    let mut cmd = Command::new(std::env::current_exe().unwrap());
-    cmd.args([
-        "--exact",
-        "child_process",
-        "--nocapture",
-        "--test-threads=1",
-    ]);
-    for (k, v) in server.setup_fork(proc).unwrap() {
-        cmd.env(k, v);
-    }
+    let mut cmd = common::child_process_command(server, proc);
     cmd.env(ROLE, role)
         .env(SIZE, size.to_string())
         .stdin(Stdio::piped())

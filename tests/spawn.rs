@@ -20,14 +20,12 @@
 mod common;
 
 use std::ffi::CString;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{mpsc, Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
 
 use pmix::client::{Client, Scope};
-use pmix::job::{AppContext, SingleNodeJob};
 use pmix::server::{Completion, HostModule, Server, ServerConfig};
 use pmix::value::App;
 use pmix::{keys, Info, Key, Nspace, Proc, Rank, Status, Value};
@@ -43,11 +41,13 @@ fn unique(tag: &str) -> String {
 // C client under pmixrun
 
 fn c_client(include: &Path, tag: &str) -> PathBuf {
-    let dir = common::scratch(&unique(tag));
-    let exe = dir.join("spawn_client");
-    let src = common::root().join("tests/c/spawn_client.c");
-    common::compile_c(&[&src], &exe, include, common::ffi_lib_dir(), &["-pthread"]);
-    exe
+    common::build_c(
+        "tests/c/spawn_client.c",
+        &unique(tag),
+        "spawn_client",
+        include,
+        &["-pthread"],
+    )
 }
 
 struct Out {
@@ -175,52 +175,28 @@ fn c_spawn_client_built_against_the_reference_headers() {
 // ----------------------------------------------------------------------
 // C host on the server API
 
-/// Runs `cmd` in its own process group, killed if it outlives [`LIMIT`].
-fn run_bounded(mut cmd: Command) -> (std::process::ExitStatus, String) {
-    let child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .process_group(0)
-        .spawn()
-        .expect("start");
-    let pid = child.id() as i32;
-    let (tx, rx) = mpsc::channel::<()>();
-    let watchdog = std::thread::spawn(move || {
-        if rx.recv_timeout(LIMIT).is_err() {
-            // SAFETY: kill has no memory preconditions; the group is the
-            // child's own (process_group(0) above).
-            unsafe { libc::kill(-pid, libc::SIGKILL) };
-            return true;
-        }
-        false
-    });
-    let out = child.wait_with_output().expect("wait");
-    let _ = tx.send(());
-    assert!(!watchdog.join().unwrap(), "did not finish in {LIMIT:?}");
-    (
-        out.status,
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-    )
-}
-
 #[test]
 fn c_host_spawn_connect_and_disconnect_upcalls() {
-    let dir = common::scratch(&unique("host"));
-    let host = dir.join("spawn_host");
-    let src = common::root().join("tests/c/spawn_host.c");
-    common::compile_c(
-        &[&src],
-        &host,
+    let host = common::build_c(
+        "tests/c/spawn_host.c",
+        &unique("host"),
+        "spawn_host",
         &common::include_dir(),
-        common::ffi_lib_dir(),
         &["-pthread"],
     );
+    let dir = host.parent().unwrap();
     let client = c_client(&common::include_dir(), "for_host");
-    let mut cmd = Command::new(&host);
-    cmd.arg(&client)
-        .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
-        .env("TMPDIR", &dir);
-    let (status, out) = run_bounded(cmd);
+    let o = common::run_with_watchdog(
+        Command::new(&host)
+            .arg(&client)
+            .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
+            .env("TMPDIR", dir)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit()),
+        LIMIT,
+        "spawn_host",
+    );
+    let (status, out) = (o.status, String::from_utf8_lossy(&o.stdout).into_owned());
     assert!(status.success(), "spawn_host failed: {status}\n{out}");
     assert_spawn_lines(&out, "c-spawn-parent");
     assert!(out.contains("spawn: parent spawned c-spawn-child"), "{out}");
@@ -385,23 +361,6 @@ struct TestHost {
     disconnects: Mutex<u32>,
 }
 
-/// Registers `ns` with `size` ranks (+ `extra` job infos) and its clients.
-fn register(server: &Server, ns: &Nspace, size: u32, extra: Vec<Info>) {
-    let mut job = SingleNodeJob::new(ns, &server.config().hostname).app(AppContext::new(size));
-    for i in extra {
-        job = job.job_info(i);
-    }
-    server
-        .register_nspace(ns, size, &job.infos().unwrap())
-        .unwrap();
-    let (uid, gid) = pmix::net::my_ids();
-    for r in 0..size {
-        server
-            .register_client(&Proc::new(ns.clone(), Rank(r)), uid, gid)
-            .unwrap();
-    }
-}
-
 /// Starts rank `r` of `ns` running `argv` with `env` added.
 fn start(server: &Server, ns: &Nspace, r: u32, argv: &[String], env: &[(String, String)]) -> Child {
     let env_fork = server.setup_fork(&Proc::new(ns.clone(), Rank(r))).unwrap();
@@ -412,6 +371,11 @@ fn start(server: &Server, ns: &Nspace, r: u32, argv: &[String], env: &[(String, 
         .stdin(Stdio::null())
         .spawn()
         .expect("start a client")
+}
+
+/// Starts rank `r` of `ns` as this test binary in `role`.
+fn start_role(server: &Server, ns: &Nspace, r: u32, role: &str) -> Child {
+    start(server, ns, r, &self_cmd(), &[(ROLE.into(), role.into())])
 }
 
 impl HostModule for TestHost {
@@ -435,7 +399,7 @@ impl HostModule for TestHost {
                 Info::new(key(keys::PARENT_ID), Value::Proc(requestor)),
                 Info::new(key(keys::SPAWNED), Value::Bool(true)),
             ];
-            register(&server, &ns, app.maxprocs as u32, extra);
+            common::register_local_job(&server, &ns, app.maxprocs as u32, extra);
             let argv: Vec<String> = app
                 .argv
                 .iter()
@@ -516,14 +480,8 @@ fn rust_api_spawn_connect_disconnect() {
     let host = Arc::new(TestHost::default());
     let server = start_server(host.clone());
     let ns = Nspace::new("rust-parent").unwrap();
-    register(&server, &ns, 1, vec![]);
-    let parent = start(
-        &server,
-        &ns,
-        0,
-        &self_cmd(),
-        &[(ROLE.into(), "spawner".into())],
-    );
+    common::register_local_job(&server, &ns, 1, vec![]);
+    let parent = start_role(&server, &ns, 0, "spawner");
     host.children.lock().unwrap().push(parent);
     let ok = wait_all(&host.children);
     assert_eq!(ok, vec![true; 3], "parent and two children exit 0");
@@ -536,21 +494,9 @@ fn a_connect_fails_when_a_participant_dies() {
     let host = Arc::new(TestHost::default());
     let server = start_server(host.clone());
     let ns = Nspace::new("rust-lost").unwrap();
-    register(&server, &ns, 2, vec![]);
-    let a = start(
-        &server,
-        &ns,
-        0,
-        &self_cmd(),
-        &[(ROLE.into(), "connect_lost".into())],
-    );
-    let b = start(
-        &server,
-        &ns,
-        1,
-        &self_cmd(),
-        &[(ROLE.into(), "exit_early".into())],
-    );
+    common::register_local_job(&server, &ns, 2, vec![]);
+    let a = start_role(&server, &ns, 0, "connect_lost");
+    let b = start_role(&server, &ns, 1, "exit_early");
     host.children.lock().unwrap().extend([a, b]);
     assert_eq!(wait_all(&host.children), vec![true, true]);
     assert_eq!(*host.connects.lock().unwrap(), 0);
@@ -562,14 +508,8 @@ fn a_connect_times_out() {
     let server = start_server(host.clone());
     let ns = Nspace::new("rust-timeout").unwrap();
     // Rank 1 is registered but never started.
-    register(&server, &ns, 2, vec![]);
-    let a = start(
-        &server,
-        &ns,
-        0,
-        &self_cmd(),
-        &[(ROLE.into(), "connect_timeout".into())],
-    );
+    common::register_local_job(&server, &ns, 2, vec![]);
+    let a = start_role(&server, &ns, 0, "connect_timeout");
     host.children.lock().unwrap().push(a);
     assert_eq!(wait_all(&host.children), vec![true]);
 }

@@ -8,10 +8,12 @@
 //! the `libc::malloc` family so that `free()` and the header macros release
 //! it.
 
-use std::ffi::{c_char, CStr};
+use std::ffi::{c_char, c_void, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use pmix_core::Status;
+
+use crate::sys::pmix_op_cbfunc_t;
 
 /// `PMIX_ERROR`, returned when a panic is caught at the boundary.
 pub const PANIC_STATUS: i32 = Status::ERROR.0;
@@ -92,4 +94,29 @@ pub unsafe fn opt_cstr<'a>(p: *const c_char) -> Option<&'a CStr> {
         // SAFETY: the caller guarantees p is a valid NUL-terminated string.
         Some(unsafe { CStr::from_ptr(p) })
     }
+}
+
+/// A C pointer carried to another thread: callback data, opaque to us.
+#[derive(Clone, Copy)]
+pub(crate) struct SendPtr(pub(crate) *mut c_void);
+// SAFETY: the pointer is only handed back to the C callback it came with,
+// which the standard allows to run on any library thread.
+unsafe impl Send for SendPtr {}
+// SAFETY: as above; the library never dereferences it.
+unsafe impl Sync for SendPtr {}
+
+/// The `pmix_op_cbfunc_t` call of a finished operation: `cbfunc` (if set)
+/// gets the status and its `cbdata`, nothing unwinding out of it.
+pub(crate) fn op_callback(
+    cbfunc: pmix_op_cbfunc_t,
+    cbdata: *mut c_void,
+) -> Box<dyn FnOnce(Status) + Send> {
+    let data = SendPtr(cbdata);
+    Box::new(move |s: Status| {
+        let data = data;
+        if let Some(f) = cbfunc {
+            // SAFETY: the caller's callback, given back its cbdata.
+            guard_or((), || unsafe { f(s.0, data.0) });
+        }
+    })
 }

@@ -7,47 +7,40 @@
 
 use std::ffi::CString;
 
+use pmix_core::testing::ValueGen;
 use pmix_core::value::*;
-use pmix_core::{DataType, Info, InfoDirectives, Key, Nspace, Proc, Rank, Value};
+use pmix_core::{DataType, Info, Key, Value};
 use proptest::prelude::*;
 
 use super::*;
 
-fn cstring() -> impl Strategy<Value = CString> {
-    "[a-zA-Z0-9 ._:/=-]{0,12}".prop_map(|s| CString::new(s).unwrap())
-}
-
-fn opt_string() -> impl Strategy<Value = OptString> {
-    proptest::option::of(cstring())
+/// Values as the C forms hold them: regexes as strings, canonical
+/// cpusets and the topology of this library; persistent infos are never
+/// released by design, so not generated.
+fn gen() -> ValueGen {
+    ValueGen {
+        bytes: proptest::collection::vec(any::<u8>(), 0..24).boxed(),
+        regex: "pmix\\[[a-z0-9:,-]{0,10}\\]"
+            .prop_map(|s| CString::new(s).unwrap().into_bytes_with_nul())
+            .boxed(),
+        cpuset: proptest::option::of(cpu_list())
+            .prop_map(|bitmap| Cpuset {
+                source: Some(c"hwloc".to_owned()),
+                bitmap,
+            })
+            .boxed(),
+        topology: Just(Topology {
+            source: Some(c"hwloc".to_owned()),
+            xml: None,
+        })
+        .boxed(),
+        info_flags: any::<u32>().prop_map(|f| f & !0x10).boxed(),
+        ..ValueGen::new()
+    }
 }
 
 fn key() -> impl Strategy<Value = Key> {
-    "[a-z][a-z0-9._]{0,30}".prop_map(|s| Key::new(s).unwrap())
-}
-
-fn nspace() -> impl Strategy<Value = Nspace> {
-    "[a-z0-9._-]{0,40}".prop_map(|s| Nspace::new(s).unwrap())
-}
-
-fn proc_() -> impl Strategy<Value = Proc> {
-    (nspace(), any::<u32>()).prop_map(|(n, r)| Proc::new(n, Rank(r)))
-}
-
-fn finite_f32() -> impl Strategy<Value = f32> {
-    any::<f32>().prop_filter("finite", |x| x.is_finite())
-}
-
-fn timeval() -> impl Strategy<Value = Timeval> {
-    (any::<i64>(), any::<i64>()).prop_map(|(sec, usec)| Timeval { sec, usec })
-}
-
-fn bytes() -> impl Strategy<Value = Vec<u8>> {
-    proptest::collection::vec(any::<u8>(), 0..24)
-}
-
-fn coord() -> impl Strategy<Value = Coord> {
-    (any::<u8>(), proptest::collection::vec(any::<u32>(), 0..4))
-        .prop_map(|(view, coord)| Coord { view, coord })
+    gen().key
 }
 
 /// A canonical hwloc list string (`0-2,5`) for a set of cpu indices.
@@ -69,37 +62,6 @@ fn cpu_list() -> impl Strategy<Value = CString> {
             i = j + 1;
         }
         CString::new(parts.join(",")).unwrap()
-    })
-}
-
-fn disk() -> impl Strategy<Value = DiskStats> {
-    (opt_string(), proptest::array::uniform11(any::<u64>())).prop_map(|(disk, n)| DiskStats {
-        disk,
-        num_reads_completed: n[0],
-        num_reads_merged: n[1],
-        num_sectors_read: n[2],
-        milliseconds_reading: n[3],
-        num_writes_completed: n[4],
-        num_writes_merged: n[5],
-        num_sectors_written: n[6],
-        milliseconds_writing: n[7],
-        num_ios_in_progress: n[8],
-        milliseconds_io: n[9],
-        weighted_milliseconds_io: n[10],
-    })
-}
-
-fn net() -> impl Strategy<Value = NetStats> {
-    (opt_string(), proptest::array::uniform6(any::<u64>())).prop_map(|(net_interface, n)| {
-        NetStats {
-            net_interface,
-            num_bytes_recvd: n[0],
-            num_packets_recvd: n[1],
-            num_recv_errs: n[2],
-            num_bytes_sent: n[3],
-            num_packets_sent: n[4],
-            num_send_errs: n[5],
-        }
     })
 }
 
@@ -139,277 +101,20 @@ fn value_form(depth: u32) -> BoxedStrategy<Value> {
 }
 
 fn info(depth: u32) -> BoxedStrategy<Info> {
-    // Persistent infos are never released by design: not generated.
-    (key(), any::<u32>(), value_form(depth))
-        .prop_map(|(key, flags, value)| Info {
-            key,
-            flags: InfoDirectives(flags & !0x10),
-            value,
-        })
-        .boxed()
-}
-
-fn infos(depth: u32) -> BoxedStrategy<Vec<Info>> {
-    proptest::collection::vec(info(depth), 0..3).boxed()
+    gen().info(value_form(depth))
 }
 
 /// A value of type `t`, nesting at most `depth` more levels of arrays.
 fn value_of(t: DataType, depth: u32) -> BoxedStrategy<Value> {
-    use DataType as T;
     let d = depth.saturating_sub(1);
+    let g = gen();
     match t {
-        T::Undef => Just(Value::Undef).boxed(),
-        T::Bool => any::<bool>().prop_map(Value::Bool).boxed(),
-        T::Byte => any::<u8>().prop_map(Value::Byte).boxed(),
-        T::String => opt_string().prop_map(Value::String).boxed(),
-        T::Size => any::<usize>().prop_map(Value::Size).boxed(),
-        T::Pid => any::<i32>().prop_map(Value::Pid).boxed(),
-        T::Int => any::<i32>().prop_map(Value::Int).boxed(),
-        T::Int8 => any::<i8>().prop_map(Value::Int8).boxed(),
-        T::Int16 => any::<i16>().prop_map(Value::Int16).boxed(),
-        T::Int32 => any::<i32>().prop_map(Value::Int32).boxed(),
-        T::Int64 => any::<i64>().prop_map(Value::Int64).boxed(),
-        T::Uint => any::<u32>().prop_map(Value::Uint).boxed(),
-        T::Uint8 => any::<u8>().prop_map(Value::Uint8).boxed(),
-        T::Uint16 => any::<u16>().prop_map(Value::Uint16).boxed(),
-        T::Uint32 => any::<u32>().prop_map(Value::Uint32).boxed(),
-        T::Uint64 => any::<u64>().prop_map(Value::Uint64).boxed(),
-        T::Float => finite_f32().prop_map(Value::Float).boxed(),
-        T::Double => any::<f64>()
-            .prop_filter("finite", |x| x.is_finite())
-            .prop_map(Value::Double)
-            .boxed(),
-        T::Timeval => timeval().prop_map(Value::Timeval).boxed(),
-        T::Time => any::<i64>().prop_map(Value::Time).boxed(),
-        T::Status => any::<i32>().prop_map(Value::Status).boxed(),
-        T::Value => value_form(d)
-            .prop_map(|v| Value::Value(Box::new(v)))
-            .boxed(),
-        T::Proc => proc_().prop_map(Value::Proc).boxed(),
-        T::App => (
-            opt_string(),
-            proptest::collection::vec(cstring(), 0..3),
-            proptest::collection::vec(cstring(), 0..3),
-            opt_string(),
-            any::<i32>(),
-            infos(d),
-        )
-            .prop_map(|(cmd, argv, env, cwd, maxprocs, info)| {
-                Value::App(Box::new(App {
-                    cmd,
-                    argv,
-                    env,
-                    cwd,
-                    maxprocs,
-                    info,
-                }))
-            })
-            .boxed(),
-        T::Info => info(d).prop_map(|i| Value::Info(Box::new(i))).boxed(),
-        T::PData => (proc_(), key(), value_form(d))
-            .prop_map(|(proc, key, value)| Value::PData(Box::new(PData { proc, key, value })))
-            .boxed(),
-        T::ByteObject => bytes().prop_map(Value::ByteObject).boxed(),
-        T::Kval => Just(Value::Undef).boxed(),
-        T::Persist => any::<u8>().prop_map(Value::Persist).boxed(),
-        T::Pointer => any::<usize>().prop_map(Value::Pointer).boxed(),
-        T::Scope => any::<u8>().prop_map(Value::Scope).boxed(),
-        T::DataRange => any::<u8>().prop_map(Value::DataRange).boxed(),
-        T::Command => any::<u8>().prop_map(Value::Command).boxed(),
-        T::InfoDirectives => any::<u32>().prop_map(Value::InfoDirectives).boxed(),
-        T::DataType => any::<u16>().prop_map(Value::DataType).boxed(),
-        T::ProcState => any::<u8>().prop_map(Value::ProcState).boxed(),
-        T::ProcInfo => (
-            proc_(),
-            opt_string(),
-            opt_string(),
-            any::<i32>(),
-            any::<i32>(),
-            any::<u8>(),
-        )
-            .prop_map(|(proc, hostname, executable_name, pid, exit_code, state)| {
-                Value::ProcInfo(Box::new(ProcInfo {
-                    proc,
-                    hostname,
-                    executable_name,
-                    pid,
-                    exit_code,
-                    state,
-                }))
-            })
-            .boxed(),
-        T::DataArray => data_array(d)
+        DataType::DataArray => data_array(d)
             .prop_map(|a| Value::DataArray(Box::new(a)))
             .boxed(),
-        T::ProcRank => any::<u32>().prop_map(Value::ProcRank).boxed(),
-        T::Query => (proptest::collection::vec(cstring(), 0..3), infos(d))
-            .prop_map(|(keys, qualifiers)| Value::Query(Box::new(Query { keys, qualifiers })))
-            .boxed(),
-        T::CompressedString => bytes().prop_map(Value::CompressedString).boxed(),
-        T::AllocDirective => any::<u8>().prop_map(Value::AllocDirective).boxed(),
-        T::IofChannel => any::<u16>().prop_map(Value::IofChannel).boxed(),
-        T::Envar => (opt_string(), opt_string(), any::<u8>())
-            .prop_map(|(envar, value, separator)| {
-                Value::Envar(Envar {
-                    envar,
-                    value,
-                    separator,
-                })
-            })
-            .boxed(),
-        T::Coord => coord().prop_map(|c| Value::Coord(Box::new(c))).boxed(),
-        T::RegAttr => (
-            opt_string(),
-            key(),
-            any::<u16>(),
-            proptest::collection::vec(cstring(), 0..3),
-        )
-            .prop_map(|(name, string, data_type, description)| {
-                Value::RegAttr(Box::new(RegAttr {
-                    name,
-                    string,
-                    data_type,
-                    description,
-                }))
-            })
-            .boxed(),
-        T::Regex => "pmix\\[[a-z0-9:,-]{0,10}\\]"
-            .prop_map(|s| Value::Regex(CString::new(s).unwrap().into_bytes_with_nul()))
-            .boxed(),
-        T::JobState => any::<u8>().prop_map(Value::JobState).boxed(),
-        T::LinkState => any::<u8>().prop_map(Value::LinkState).boxed(),
-        T::ProcCpuset => proptest::option::of(cpu_list())
-            .prop_map(|bitmap| {
-                Value::Cpuset(Box::new(Cpuset {
-                    source: Some(c"hwloc".to_owned()),
-                    bitmap,
-                }))
-            })
-            .boxed(),
-        T::Geometry => (
-            any::<usize>(),
-            opt_string(),
-            opt_string(),
-            proptest::collection::vec(coord(), 0..3),
-        )
-            .prop_map(|(fabric, uuid, osname, coordinates)| {
-                Value::Geometry(Box::new(Geometry {
-                    fabric,
-                    uuid,
-                    osname,
-                    coordinates,
-                }))
-            })
-            .boxed(),
-        T::DeviceDist => (
-            opt_string(),
-            opt_string(),
-            any::<u64>(),
-            any::<u16>(),
-            any::<u16>(),
-        )
-            .prop_map(|(uuid, osname, dev_type, mindist, maxdist)| {
-                Value::DeviceDist(Box::new(DeviceDistance {
-                    uuid,
-                    osname,
-                    dev_type,
-                    mindist,
-                    maxdist,
-                }))
-            })
-            .boxed(),
-        T::Endpoint => (opt_string(), opt_string(), bytes())
-            .prop_map(|(uuid, osname, endpt)| {
-                Value::Endpoint(Box::new(Endpoint {
-                    uuid,
-                    osname,
-                    endpt,
-                }))
-            })
-            .boxed(),
-        T::Topo => Just(Value::Topology(Box::new(Topology {
-            source: Some(c"hwloc".to_owned()),
-            xml: None,
-        })))
-        .boxed(),
-        T::DevType => any::<u64>().prop_map(Value::DevType).boxed(),
-        T::LocType => any::<u16>().prop_map(Value::LocType).boxed(),
-        T::CompressedByteObject => bytes().prop_map(Value::CompressedByteObject).boxed(),
-        T::ProcNspace => nspace().prop_map(Value::ProcNspace).boxed(),
-        T::ProcStats => (
-            (
-                opt_string(),
-                proc_(),
-                any::<i32>(),
-                opt_string(),
-                any::<u8>(),
-                timeval(),
-            ),
-            (
-                finite_f32(),
-                any::<i32>(),
-                any::<u16>(),
-                proptest::array::uniform4(finite_f32()),
-                any::<u16>(),
-                timeval(),
-            ),
-        )
-            .prop_map(
-                |((node, proc, pid, cmd, state, time), (cpu, pri, thr, f, processor, st))| {
-                    Value::ProcStats(Box::new(ProcStats {
-                        node,
-                        proc,
-                        pid,
-                        cmd,
-                        state,
-                        time,
-                        percent_cpu: cpu,
-                        priority: pri,
-                        num_threads: thr,
-                        pss: f[0],
-                        vsize: f[1],
-                        rss: f[2],
-                        peak_vsize: f[3],
-                        processor,
-                        sample_time: st,
-                    }))
-                },
-            )
-            .boxed(),
-        T::DiskStats => disk().prop_map(|s| Value::DiskStats(Box::new(s))).boxed(),
-        T::NetStats => net().prop_map(|s| Value::NetStats(Box::new(s))).boxed(),
-        T::NodeStats => (
-            opt_string(),
-            proptest::array::uniform11(finite_f32()),
-            timeval(),
-            proptest::collection::vec(disk(), 0..3),
-            proptest::collection::vec(net(), 0..3),
-        )
-            .prop_map(|(node, f, sample_time, diskstats, netstats)| {
-                Value::NodeStats(Box::new(NodeStats {
-                    node,
-                    la: f[0],
-                    la5: f[1],
-                    la15: f[2],
-                    total_mem: f[3],
-                    free_mem: f[4],
-                    buffers: f[5],
-                    cached: f[6],
-                    swap_cached: f[7],
-                    swap_total: f[8],
-                    swap_free: f[9],
-                    mapped: f[10],
-                    sample_time,
-                    diskstats,
-                    netstats,
-                }))
-            })
-            .boxed(),
-        T::DataBuffer => bytes().prop_map(Value::DataBuffer).boxed(),
-        T::StorMedium => any::<u64>().prop_map(Value::StorMedium).boxed(),
-        T::StorAccess => any::<u64>().prop_map(Value::StorAccess).boxed(),
-        T::StorPersist => any::<u64>().prop_map(Value::StorPersist).boxed(),
-        T::StorAccessType => any::<u16>().prop_map(Value::StorAccessType).boxed(),
+        DataType::Kval => Just(Value::Undef).boxed(),
+        t if ValueGen::nests(t) => g.nested(t, value_form(d)).unwrap(),
+        t => g.scalar(t),
     }
 }
 

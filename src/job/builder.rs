@@ -14,8 +14,7 @@ use super::derive::rank_list;
 use super::description::{info, JobDescription};
 use crate::keys as k;
 use crate::regex::{generate_node_regex, generate_ppn};
-use crate::value::DataArray;
-use crate::{DataType, Info, Nspace, Status, Value};
+use crate::{Info, Nspace, Status, Value};
 
 /// One application context (`-n NP PROGRAM ARGS...`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -73,13 +72,7 @@ fn path_value(p: &Path) -> Value {
 }
 
 fn array(items: Vec<Info>) -> Value {
-    Value::DataArray(Box::new(DataArray {
-        elem_type: DataType::Info,
-        items: items
-            .into_iter()
-            .map(|i| Value::Info(Box::new(i)))
-            .collect(),
-    }))
+    Value::info_array(items)
 }
 
 impl SingleNodeJob {

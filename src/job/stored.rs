@@ -647,91 +647,23 @@ impl From<ValueRef<'_>> for Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::{cstring, ValueGen};
     use pmix_shmem::{LookupKey, SegmentBuilder};
     use proptest::collection::vec;
     use proptest::prelude::*;
     use proptest::strategy::ValueTree;
 
-    fn cs() -> impl Strategy<Value = CString> {
-        "[a-z0-9 .:/-]{0,12}".prop_map(|s| CString::new(s).unwrap())
-    }
-
-    fn ocs() -> impl Strategy<Value = OptString> {
-        proptest::option::of(cs())
-    }
-
-    fn proc_() -> impl Strategy<Value = Proc> {
-        ("[a-z0-9.-]{0,20}", any::<u32>())
-            .prop_map(|(n, r)| Proc::new(Nspace::new(n).unwrap(), Rank(r)))
-    }
-
-    fn key_() -> impl Strategy<Value = Key> {
-        "[a-z.]{1,16}".prop_map(|s| Key::new(s).unwrap())
-    }
-
-    fn tv_() -> impl Strategy<Value = Timeval> {
-        (any::<i64>(), any::<i64>()).prop_map(|(sec, usec)| Timeval { sec, usec })
-    }
-
-    fn fl() -> impl Strategy<Value = f32> {
-        -1.0e6f32..1.0e6
-    }
-
-    fn coord_() -> impl Strategy<Value = Coord> {
-        (any::<u8>(), vec(any::<u32>(), 0..4)).prop_map(|(view, coord)| Coord { view, coord })
-    }
-
-    fn disk_() -> impl Strategy<Value = DiskStats> {
-        (ocs(), vec(any::<u64>(), 11)).prop_map(|(disk, n)| DiskStats {
-            disk,
-            num_reads_completed: n[0],
-            num_reads_merged: n[1],
-            num_sectors_read: n[2],
-            milliseconds_reading: n[3],
-            num_writes_completed: n[4],
-            num_writes_merged: n[5],
-            num_sectors_written: n[6],
-            milliseconds_writing: n[7],
-            num_ios_in_progress: n[8],
-            milliseconds_io: n[9],
-            weighted_milliseconds_io: n[10],
-        })
-    }
-
-    fn net_() -> impl Strategy<Value = NetStats> {
-        (ocs(), vec(any::<u64>(), 6)).prop_map(|(net_interface, n)| NetStats {
-            net_interface,
-            num_bytes_recvd: n[0],
-            num_packets_recvd: n[1],
-            num_recv_errs: n[2],
-            num_bytes_sent: n[3],
-            num_packets_sent: n[4],
-            num_send_errs: n[5],
-        })
-    }
-
-    /// Scalars of a fixed-size type (those a packed array holds).
-    fn packable(t: u16) -> BoxedStrategy<Value> {
-        match t {
-            tag::BOOL => any::<bool>().prop_map(Value::Bool).boxed(),
-            tag::BYTE => any::<u8>().prop_map(Value::Byte).boxed(),
-            tag::INT8 => any::<i8>().prop_map(Value::Int8).boxed(),
-            tag::INT16 => any::<i16>().prop_map(Value::Int16).boxed(),
-            tag::UINT16 => any::<u16>().prop_map(Value::Uint16).boxed(),
-            tag::INT32 => any::<i32>().prop_map(Value::Int32).boxed(),
-            tag::UINT32 => any::<u32>().prop_map(Value::Uint32).boxed(),
-            tag::PROC_RANK => any::<u32>().prop_map(Value::ProcRank).boxed(),
-            tag::FLOAT => fl().prop_map(Value::Float).boxed(),
-            tag::SIZE => any::<usize>().prop_map(Value::Size).boxed(),
-            tag::INT64 => any::<i64>().prop_map(Value::Int64).boxed(),
-            tag::UINT64 => any::<u64>().prop_map(Value::Uint64).boxed(),
-            tag::DOUBLE => (-1.0e12f64..1.0e12).prop_map(Value::Double).boxed(),
-            tag::TIMEVAL => tv_().prop_map(Value::Timeval).boxed(),
-            tag::STATUS => any::<i32>().prop_map(Value::Status).boxed(),
-            tag::TIME => any::<i64>().prop_map(Value::Time).boxed(),
-            tag::PID => any::<i32>().prop_map(Value::Pid).boxed(),
-            tag::STOR_ACCESS_TYPE => any::<u16>().prop_map(Value::StorAccessType).boxed(),
-            _ => any::<u8>().prop_map(Value::JobState).boxed(),
+    /// Values as the stored form needs them: small strings, bounded floats.
+    fn gen() -> ValueGen {
+        ValueGen {
+            string: cstring("[a-z0-9 .:/-]{0,12}"),
+            key: "[a-z.]{1,16}".prop_map(|s| Key::new(s).unwrap()).boxed(),
+            nspace: "[a-z0-9.-]{0,20}"
+                .prop_map(|n| Nspace::new(n).unwrap())
+                .boxed(),
+            float: (-1.0e6f32..1.0e6).boxed(),
+            double: (-1.0e12f64..1.0e12).boxed(),
+            ..ValueGen::new()
         }
     }
 
@@ -758,252 +690,40 @@ mod tests {
     ];
 
     fn leaf() -> BoxedStrategy<Value> {
+        let g = gen();
+        let scalars = ValueGen::scalar_types();
+        // As often as any one scalar type:
         prop_oneof![
-            Just(Value::Undef),
-            any::<bool>().prop_map(Value::Bool),
-            any::<u8>().prop_map(Value::Byte),
-            ocs().prop_map(Value::String),
-            any::<usize>().prop_map(Value::Size),
-            any::<i32>().prop_map(Value::Pid),
-            any::<i32>().prop_map(Value::Int),
-            any::<i8>().prop_map(Value::Int8),
-            any::<i16>().prop_map(Value::Int16),
-            any::<i32>().prop_map(Value::Int32),
-            any::<i64>().prop_map(Value::Int64),
-            any::<u32>().prop_map(Value::Uint),
-            any::<u8>().prop_map(Value::Uint8),
-            any::<u16>().prop_map(Value::Uint16),
-            any::<u32>().prop_map(Value::Uint32),
-            any::<u64>().prop_map(Value::Uint64),
-            fl().prop_map(Value::Float),
-            (-1.0e12f64..1.0e12).prop_map(Value::Double),
-            tv_().prop_map(Value::Timeval),
-            any::<i64>().prop_map(Value::Time),
-            any::<i32>().prop_map(Value::Status),
-            proc_().prop_map(Value::Proc),
-            vec(any::<u8>(), 0..16).prop_map(Value::ByteObject),
-            any::<u8>().prop_map(Value::Persist),
-            any::<usize>().prop_map(Value::Pointer),
-            any::<u8>().prop_map(Value::Scope),
-            any::<u8>().prop_map(Value::DataRange),
-            any::<u8>().prop_map(Value::Command),
-            any::<u32>().prop_map(Value::InfoDirectives),
-            any::<u16>().prop_map(Value::DataType),
-            any::<u8>().prop_map(Value::ProcState),
-            (
-                proc_(),
-                ocs(),
-                ocs(),
-                any::<i32>(),
-                any::<i32>(),
-                any::<u8>()
-            )
-                .prop_map(
-                    |(proc, hostname, executable_name, pid, exit_code, state)| {
-                        Value::ProcInfo(Box::new(ProcInfo {
-                            proc,
-                            hostname,
-                            executable_name,
-                            pid,
-                            exit_code,
-                            state,
-                        }))
-                    }
-                ),
-            any::<u32>().prop_map(Value::ProcRank),
-            vec(any::<u8>(), 0..16).prop_map(Value::CompressedString),
-            any::<u8>().prop_map(Value::AllocDirective),
-            any::<u16>().prop_map(Value::IofChannel),
-            (ocs(), ocs(), any::<u8>()).prop_map(|(envar, value, separator)| Value::Envar(Envar {
-                envar,
-                value,
-                separator
-            })),
-            coord_().prop_map(|c| Value::Coord(Box::new(c))),
-            (ocs(), key_(), any::<u16>(), vec(cs(), 0..3)).prop_map(
-                |(name, string, data_type, description)| Value::RegAttr(Box::new(RegAttr {
-                    name,
-                    string,
-                    data_type,
-                    description
-                }))
-            ),
-            vec(any::<u8>(), 0..16).prop_map(Value::Regex),
-            any::<u8>().prop_map(Value::JobState),
-            any::<u8>().prop_map(Value::LinkState),
-            (ocs(), ocs())
-                .prop_map(|(source, bitmap)| Value::Cpuset(Box::new(Cpuset { source, bitmap }))),
-            (any::<usize>(), ocs(), ocs(), vec(coord_(), 0..3)).prop_map(
-                |(fabric, uuid, osname, coordinates)| Value::Geometry(Box::new(Geometry {
-                    fabric,
-                    uuid,
-                    osname,
-                    coordinates
-                }))
-            ),
-            (ocs(), ocs(), any::<u64>(), any::<u16>(), any::<u16>()).prop_map(
-                |(uuid, osname, dev_type, mindist, maxdist)| Value::DeviceDist(Box::new(
-                    DeviceDistance {
-                        uuid,
-                        osname,
-                        dev_type,
-                        mindist,
-                        maxdist
-                    }
-                ))
-            ),
-            (ocs(), ocs(), vec(any::<u8>(), 0..8)).prop_map(|(uuid, osname, endpt)| {
-                Value::Endpoint(Box::new(Endpoint {
-                    uuid,
-                    osname,
-                    endpt,
-                }))
-            }),
-            (ocs(), ocs())
-                .prop_map(|(source, xml)| Value::Topology(Box::new(Topology { source, xml }))),
-            any::<u64>().prop_map(Value::DevType),
-            any::<u16>().prop_map(Value::LocType),
-            vec(any::<u8>(), 0..16).prop_map(Value::CompressedByteObject),
-            "[a-z0-9]{0,12}".prop_map(|n| Value::ProcNspace(Nspace::new(n).unwrap())),
-            (
-                ocs(),
-                proc_(),
-                any::<i32>(),
-                ocs(),
-                any::<u8>(),
-                tv_(),
-                vec(fl(), 6)
-            )
-                .prop_flat_map(|(node, proc, pid, cmd, state, time, f)| {
-                    (any::<i32>(), any::<u16>(), any::<u16>(), tv_()).prop_map(
-                        move |(priority, num_threads, processor, sample_time)| {
-                            Value::ProcStats(Box::new(ProcStats {
-                                node: node.clone(),
-                                proc: proc.clone(),
-                                pid,
-                                cmd: cmd.clone(),
-                                state,
-                                time,
-                                percent_cpu: f[0],
-                                priority,
-                                num_threads,
-                                pss: f[1],
-                                vsize: f[2],
-                                rss: f[3],
-                                peak_vsize: f[4],
-                                processor,
-                                sample_time,
-                            }))
-                        },
-                    )
-                }),
-            disk_().prop_map(|d| Value::DiskStats(Box::new(d))),
-            net_().prop_map(|n| Value::NetStats(Box::new(n))),
-            (
-                ocs(),
-                vec(fl(), 11),
-                tv_(),
-                vec(disk_(), 0..2),
-                vec(net_(), 0..2)
-            )
-                .prop_map(|(node, f, sample_time, diskstats, netstats)| {
-                    Value::NodeStats(Box::new(NodeStats {
-                        node,
-                        la: f[0],
-                        la5: f[1],
-                        la15: f[2],
-                        total_mem: f[3],
-                        free_mem: f[4],
-                        buffers: f[5],
-                        cached: f[6],
-                        swap_cached: f[7],
-                        swap_total: f[8],
-                        swap_free: f[9],
-                        mapped: f[10],
-                        sample_time,
-                        diskstats,
-                        netstats,
-                    }))
-                }),
-            vec(any::<u8>(), 0..16).prop_map(Value::DataBuffer),
-            any::<u64>().prop_map(Value::StorMedium),
-            any::<u64>().prop_map(Value::StorAccess),
-            any::<u64>().prop_map(Value::StorPersist),
-            any::<u16>().prop_map(Value::StorAccessType),
+            scalars.len() as u32 => g.one_of(scalars),
             // Packed arrays: every element of the declared type.
-            proptest::sample::select(PACKABLE).prop_flat_map(|t| {
-                vec(packable(t), 0..9).prop_map(move |items| {
-                    Value::DataArray(Box::new(DataArray {
-                        elem_type: DataType::from_raw(t).unwrap(),
-                        items,
-                    }))
+            1 => proptest::sample::select(PACKABLE).prop_flat_map(move |t| {
+                let t = DataType::from_raw(t).unwrap();
+                vec(g.scalar(t), 0..9).prop_map(move |items| {
+                    Value::DataArray(Box::new(DataArray { elem_type: t, items }))
                 })
             }),
         ]
         .boxed()
     }
 
-    fn info_of_value(v: impl Strategy<Value = Value>) -> impl Strategy<Value = Info> {
-        (key_(), any::<u32>(), v).prop_map(|(key, flags, value)| Info {
-            key,
-            flags: InfoDirectives(flags),
-            value,
-        })
-    }
-
     /// Every data type, nested up to three levels.
     fn value() -> impl Strategy<Value = Value> {
-        leaf().prop_recursive(3, 24, 4, |inner| {
-            prop_oneof![
-                inner.clone().prop_map(|v| Value::Value(Box::new(v))),
-                info_of_value(inner.clone()).prop_map(|i| Value::Info(Box::new(i))),
-                (proc_(), key_(), inner.clone()).prop_map(|(proc, key, value)| {
-                    Value::PData(Box::new(PData { proc, key, value }))
-                }),
-                (ocs(), proptest::option::of(inner.clone())).prop_map(|(key, v)| {
-                    Value::Kval(Box::new(Kval {
-                        key,
-                        value: v.map(Box::new),
-                    }))
-                }),
-                (
-                    ocs(),
-                    vec(cs(), 0..3),
-                    vec(cs(), 0..3),
-                    ocs(),
-                    any::<i32>(),
-                    vec(info_of_value(inner.clone()), 0..3)
-                )
-                    .prop_map(|(cmd, argv, env, cwd, maxprocs, info)| {
-                        Value::App(Box::new(App {
-                            cmd,
-                            argv,
-                            env,
-                            cwd,
-                            maxprocs,
-                            info,
+        let g = gen();
+        leaf().prop_recursive(3, 24, 4, move |inner| {
+            let mut arms = g.nesting(inner.clone());
+            // Arrays of values (not packed): mixed or composite items.
+            arms.push(
+                vec(inner.clone(), 0..4)
+                    .prop_map(|items| {
+                        Value::DataArray(Box::new(DataArray {
+                            elem_type: DataType::Value,
+                            items,
                         }))
-                    }),
-                (vec(cs(), 0..3), vec(info_of_value(inner.clone()), 0..3)).prop_map(
-                    |(keys, qualifiers)| Value::Query(Box::new(Query { keys, qualifiers }))
-                ),
-                // Arrays of values (not packed): mixed or composite items.
-                vec(inner.clone(), 0..4).prop_map(|items| {
-                    Value::DataArray(Box::new(DataArray {
-                        elem_type: DataType::Value,
-                        items,
-                    }))
-                }),
-                vec(info_of_value(inner), 0..4).prop_map(|items| {
-                    Value::DataArray(Box::new(DataArray {
-                        elem_type: DataType::Info,
-                        items: items
-                            .into_iter()
-                            .map(|i| Value::Info(Box::new(i)))
-                            .collect(),
-                    }))
-                }),
-            ]
+                    })
+                    .boxed(),
+            );
+            arms.push(vec(g.info(inner), 0..4).prop_map(Value::info_array).boxed());
+            proptest::strategy::Union::new(arms)
         })
     }
 

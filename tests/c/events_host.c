@@ -10,16 +10,16 @@
  *   (with PMIX_EVENT_PROXY), which hands them back to the server as Open
  *   MPI's mpirun does: the clients and the server's handlers hear them.
  * Prints "events host ok" on success. */
-#include <errno.h>
-#include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <pmix.h>
-#include <pmix_server.h>
+/* Every failure ends the host at once. */
+#define FAIL(...)                                                              \
+    do {                                                                       \
+        fprintf(stderr, "events host: ");                                      \
+        fprintf(stderr, __VA_ARGS__);                                          \
+        fprintf(stderr, "\n");                                                 \
+        exit(1);                                                               \
+    } while (0)
+#define HOST_NAME "events host"
+#include "host_common.h"
 
 #define MYCODE (PMIX_EXTERNAL_ERR_BASE - 1)
 #define SELFCODE (PMIX_EXTERNAL_ERR_BASE - 6)
@@ -31,14 +31,6 @@ static int reg_called, self_seen, rm_seen, ns_seen, up_rm, up_ns, up_proxy, bad;
 static size_t default_ref = 999;
 static pthread_t main_thread;
 static char nspace[PMIX_MAX_NSLEN + 1] = "events-host-job";
-
-#define FAIL(...)                                                              \
-    do {                                                                       \
-        fprintf(stderr, "events host: ");                                      \
-        fprintf(stderr, __VA_ARGS__);                                          \
-        fprintf(stderr, "\n");                                                 \
-        exit(1);                                                               \
-    } while (0)
 
 static void handler(size_t id, pmix_status_t status, const pmix_proc_t *source, pmix_info_t info[],
                     size_t ninfo, pmix_info_t *results, size_t nresults,
@@ -125,9 +117,8 @@ int main(int argc, char **argv)
 {
     pmix_server_module_t module;
     pmix_status_t rc, code = TORM;
-    pmix_info_t *info, name;
-    pmix_proc_t proc;
-    char host[256], procmap[4096];
+    pmix_info_t name;
+    char *cargv[2];
     uint32_t n, r;
     pid_t *pids;
 
@@ -136,6 +127,8 @@ int main(int argc, char **argv)
         return 2;
     }
     main_thread = pthread_self();
+    cargv[0] = argv[2];
+    cargv[1] = NULL;
     n = (uint32_t) atoi(argv[1]);
     memset(&module, 0, sizeof(module));
     module.notify_event = notify_up;
@@ -163,50 +156,17 @@ int main(int argc, char **argv)
     }
     wait_for(&self_seen, 1);
 
-    gethostname(host, sizeof(host));
-    host[sizeof(host) - 1] = '\0';
-    procmap[0] = '\0';
-    for (r = 0; r < n; r++) {
-        size_t len = strlen(procmap);
-        snprintf(procmap + len, sizeof(procmap) - len, r ? ",%u" : "%u", r);
-    }
     snprintf(nspace, sizeof(nspace), "events-host-%d", (int) getpid());
-    PMIX_INFO_CREATE(info, 3);
-    PMIX_INFO_LOAD(&info[0], PMIX_JOB_SIZE, &n, PMIX_UINT32);
-    PMIX_INFO_LOAD(&info[1], PMIX_NODE_MAP, host, PMIX_STRING);
-    PMIX_INFO_LOAD(&info[2], PMIX_PROC_MAP, procmap, PMIX_STRING);
-    if (PMIX_SUCCESS != (rc = PMIx_server_register_nspace(nspace, (int) n, info, 3, NULL, NULL))) {
+    /* No callback: the library must not need one. */
+    if (PMIX_SUCCESS != (rc = host_register_nspace(nspace, n, NULL, 0, false))) {
         FAIL("register_nspace: %d", rc);
     }
-    PMIX_INFO_FREE(info, 3);
 
     pids = calloc(n, sizeof(pid_t));
     for (r = 0; r < n; r++) {
-        char **env = NULL;
-        PMIX_LOAD_PROCID(&proc, nspace, r);
-        if (PMIX_SUCCESS != PMIx_server_register_client(&proc, getuid(), getgid(), NULL, NULL, NULL)
-            || PMIX_SUCCESS != PMIx_server_setup_fork(&proc, &env)) {
-            FAIL("register/setup_fork %u", r);
-        }
-        pids[r] = fork();
-        if (0 == pids[r]) {
-            for (char **e = env; NULL != *e; e++) {
-                putenv(*e);
-            }
-            execl(argv[2], argv[2], (char *) NULL);
-            fprintf(stderr, "events host: exec %s: %s\n", argv[2], strerror(errno));
-            _exit(127);
-        }
-        PMIX_ARGV_FREE(env);
+        pids[r] = host_start_client(nspace, r, NULL, argv[2], cargv);
     }
-    for (r = 0; r < n; r++) {
-        int status = 0;
-        while (waitpid(pids[r], &status, 0) < 0 && EINTR == errno) {
-        }
-        if (!WIFEXITED(status) || 0 != WEXITSTATUS(status)) {
-            FAIL("client %u exited with status 0x%x", r, status);
-        }
-    }
+    host_wait_children(pids, n);
     free(pids);
 
     /* Rank 0 raised TORM with PMIX_RANGE_RM and MYCODE twice. */

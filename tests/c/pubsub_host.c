@@ -10,70 +10,11 @@
  * Runs N clients (with PUBSUB_BASIC=1 in their environment), waits for
  * them, checks their exit codes and that every module function was
  * called. Exits 0 on success. */
-#include <errno.h>
-#include <pthread.h>
-#include <stdatomic.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-
-#include <pmix.h>
-#include <pmix_server.h>
+#define HOST_NAME "pubsub_host"
+#include "host_common.h"
 
 static atomic_int n_publish, n_lookup, n_unpublish, n_unpublish_all;
-static int failures = 0;
 static char nspace_name[PMIX_MAX_NSLEN + 1];
-
-#define FAIL(...)                                            \
-    do {                                                     \
-        fprintf(stderr, "pubsub_host: line %d: ", __LINE__); \
-        fprintf(stderr, __VA_ARGS__);                        \
-        fprintf(stderr, "\n");                               \
-        failures++;                                          \
-    } while (0)
-
-/* ---- one-shot completion, waited on with a bound ---- */
-struct done {
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    int fired;
-    pmix_status_t status;
-};
-
-static void done_init(struct done *d)
-{
-    memset(d, 0, sizeof(*d));
-    pthread_mutex_init(&d->lock, NULL);
-    pthread_cond_init(&d->cond, NULL);
-}
-
-static void op_cb(pmix_status_t status, void *cbdata)
-{
-    struct done *d = cbdata;
-    pthread_mutex_lock(&d->lock);
-    d->status = status;
-    d->fired = 1;
-    pthread_cond_signal(&d->cond);
-    pthread_mutex_unlock(&d->lock);
-}
-
-static pmix_status_t done_wait(struct done *d)
-{
-    struct timespec ts;
-    int rc = 0;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_sec += 60;
-    pthread_mutex_lock(&d->lock);
-    while (!d->fired && 0 == rc) {
-        rc = pthread_cond_timedwait(&d->cond, &d->lock, &ts);
-    }
-    pthread_mutex_unlock(&d->lock);
-    return d->fired ? d->status : PMIX_ERR_TIMEOUT;
-}
 
 /* ---- the datastore ---- */
 #define MAX_ITEMS 64
@@ -288,10 +229,8 @@ int main(int argc, char **argv)
 {
     pmix_server_module_t module;
     pmix_status_t rc;
-    pmix_info_t *info;
-    pmix_proc_t proc;
-    struct done d;
-    char host[256], procmap[4096], sizestr[16];
+    char *extra[] = {"PUBSUB_BASIC=1", NULL};
+    char *cargv[2];
     uint32_t n, r;
     pid_t *pids;
     int bad_exit = 0;
@@ -302,6 +241,8 @@ int main(int argc, char **argv)
     }
     n = (uint32_t) atoi(argv[1]);
     PMIX_LOAD_NSPACE(nspace_name, argc > 3 ? argv[3] : "c-pubsub-job");
+    cargv[0] = argv[2];
+    cargv[1] = NULL;
 
     memset(&module, 0, sizeof(module));
     module.client_finalized = finalized;
@@ -315,66 +256,21 @@ int main(int argc, char **argv)
         return 3;
     }
 
-    gethostname(host, sizeof(host));
-    host[sizeof(host) - 1] = '\0';
-    procmap[0] = '\0';
-    for (r = 0; r < n; r++) {
-        size_t len = strlen(procmap);
-        snprintf(procmap + len, sizeof(procmap) - len, r ? ",%u" : "%u", r);
-    }
-    PMIX_INFO_CREATE(info, 3);
-    PMIX_INFO_LOAD(&info[0], PMIX_JOB_SIZE, &n, PMIX_UINT32);
-    PMIX_INFO_LOAD(&info[1], PMIX_NODE_MAP, host, PMIX_STRING);
-    PMIX_INFO_LOAD(&info[2], PMIX_PROC_MAP, procmap, PMIX_STRING);
-    done_init(&d);
-    rc = PMIx_server_register_nspace(nspace_name, (int) n, info, 3, op_cb, &d);
-    if (PMIX_SUCCESS != rc || PMIX_SUCCESS != (rc = done_wait(&d))) {
+    rc = host_register_nspace(nspace_name, n, NULL, 0, true);
+    if (PMIX_SUCCESS != rc) {
         FAIL("register_nspace: %s", PMIx_Error_string(rc));
         return 4;
     }
-    PMIX_INFO_FREE(info, 3);
 
-    snprintf(sizestr, sizeof(sizestr), "%u", n);
     pids = calloc(n, sizeof(pid_t));
     for (r = 0; r < n; r++) {
-        char **env = NULL;
-        PMIX_LOAD_PROCID(&proc, nspace_name, r);
-        rc = PMIx_server_register_client(&proc, getuid(), getgid(), NULL, NULL, NULL);
-        if (PMIX_SUCCESS != rc) {
-            FAIL("register_client %u: %s", r, PMIx_Error_string(rc));
+        pids[r] = host_start_client(nspace_name, r, extra, argv[2], cargv);
+        if (pids[r] < 0) {
             return 5;
         }
-        rc = PMIx_server_setup_fork(&proc, &env);
-        if (PMIX_SUCCESS != rc || NULL == env) {
-            FAIL("setup_fork %u: %s", r, PMIx_Error_string(rc));
-            return 6;
-        }
-        pids[r] = fork();
-        if (0 == pids[r]) {
-            for (char **e = env; NULL != *e; e++) {
-                putenv(*e);
-            }
-            setenv("PUBSUB_BASIC", "1", 1);
-            execl(argv[2], argv[2], (char *) NULL);
-            fprintf(stderr, "pubsub_host: exec %s: %s\n", argv[2], strerror(errno));
-            _exit(127);
-        }
-        if (pids[r] < 0) {
-            FAIL("fork: %s", strerror(errno));
-            return 7;
-        }
-        PMIX_ARGV_FREE(env);
     }
 
-    for (r = 0; r < n; r++) {
-        int status = 0;
-        while (waitpid(pids[r], &status, 0) < 0 && EINTR == errno) {
-        }
-        if (!WIFEXITED(status) || 0 != WEXITSTATUS(status)) {
-            FAIL("client %u exited with status 0x%x", r, status);
-            bad_exit = 1;
-        }
-    }
+    bad_exit = host_wait_children(pids, n);
     free(pids);
 
     if (!bad_exit) {
@@ -390,25 +286,6 @@ int main(int argc, char **argv)
         }
     }
 
-    for (r = 0; r < n; r++) {
-        PMIX_LOAD_PROCID(&proc, nspace_name, r);
-        done_init(&d);
-        PMIx_server_deregister_client(&proc, op_cb, &d);
-        if (PMIX_SUCCESS != done_wait(&d)) {
-            FAIL("deregister_client %u", r);
-        }
-    }
-    done_init(&d);
-    PMIx_server_deregister_nspace(nspace_name, op_cb, &d);
-    if (PMIX_SUCCESS != done_wait(&d)) {
-        FAIL("deregister_nspace");
-    }
-    rc = PMIx_server_finalize();
-    if (PMIX_SUCCESS != rc) {
-        FAIL("server_finalize: %s", PMIx_Error_string(rc));
-    }
-    if (failures) {
-        fprintf(stderr, "pubsub_host: %d failures\n", failures);
-    }
-    return failures ? 1 : 0;
+    host_teardown(nspace_name, n);
+    return host_exit_code();
 }

@@ -9,69 +9,11 @@
  * With "nolog" the module has no log function: the server itself logs.
  * Exits 0 on success; prints what failed to stderr. Every wait is bounded
  * (callbacks: 60 s; the child: the caller's watchdog). */
-#include <errno.h>
-#include <pthread.h>
-#include <stdatomic.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-
-#include <pmix.h>
-#include <pmix_server.h>
+#define HOST_NAME "rm host"
+#include "host_common.h"
 
 static const char *nspace = "rm-host-job";
 static atomic_int n_queries, n_logs, n_controls, n_monitors, n_allocs, n_creds, n_validations;
-static int failures = 0;
-
-#define FAIL(...)                                            \
-    do {                                                     \
-        fprintf(stderr, "rm host: line %d: ", __LINE__);     \
-        fprintf(stderr, __VA_ARGS__);                        \
-        fprintf(stderr, "\n");                               \
-        failures++;                                          \
-    } while (0)
-
-struct done {
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    int fired;
-    pmix_status_t status;
-};
-
-static void done_init(struct done *d)
-{
-    memset(d, 0, sizeof(*d));
-    pthread_mutex_init(&d->lock, NULL);
-    pthread_cond_init(&d->cond, NULL);
-}
-
-static void op_cb(pmix_status_t status, void *cbdata)
-{
-    struct done *d = cbdata;
-    pthread_mutex_lock(&d->lock);
-    d->status = status;
-    d->fired = 1;
-    pthread_cond_signal(&d->cond);
-    pthread_mutex_unlock(&d->lock);
-}
-
-static pmix_status_t done_wait(struct done *d)
-{
-    struct timespec ts;
-    int rc = 0;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_sec += 60;
-    pthread_mutex_lock(&d->lock);
-    while (!d->fired && 0 == rc) {
-        rc = pthread_cond_timedwait(&d->cond, &d->lock, &ts);
-    }
-    pthread_mutex_unlock(&d->lock);
-    return d->fired ? d->status : PMIX_ERR_TIMEOUT;
-}
 
 static pmix_status_t connected2(const pmix_proc_t *proc, void *server_object, pmix_info_t info[],
                                 size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
@@ -264,19 +206,16 @@ int main(int argc, char **argv)
 {
     pmix_server_module_t module;
     pmix_status_t rc;
-    pmix_info_t *info;
-    pmix_proc_t proc;
-    struct done d;
-    char host[256];
-    uint32_t one = 1;
     pid_t pid;
-    char **env = NULL;
-    int status = 0;
+    char *cargv[3];
 
     if (argc < 2) {
         fprintf(stderr, "usage: rm_host CLIENT\n");
         return 2;
     }
+    cargv[0] = argv[1];
+    cargv[1] = "host";
+    cargv[2] = NULL;
     memset(&module, 0, sizeof(module));
     module.client_connected2 = connected2;
     module.client_finalized = finalized;
@@ -294,42 +233,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "rm host: PMIx_server_init: %s\n", PMIx_Error_string(rc));
         return 3;
     }
-    gethostname(host, sizeof(host));
-    host[sizeof(host) - 1] = '\0';
-    PMIX_INFO_CREATE(info, 3);
-    PMIX_INFO_LOAD(&info[0], PMIX_JOB_SIZE, &one, PMIX_UINT32);
-    PMIX_INFO_LOAD(&info[1], PMIX_NODE_MAP, host, PMIX_STRING);
-    PMIX_INFO_LOAD(&info[2], PMIX_PROC_MAP, "0", PMIX_STRING);
-    done_init(&d);
-    rc = PMIx_server_register_nspace(nspace, 1, info, 3, op_cb, &d);
-    if (PMIX_SUCCESS != rc || PMIX_SUCCESS != (rc = done_wait(&d))) {
+    rc = host_register_nspace(nspace, 1, NULL, 0, true);
+    if (PMIX_SUCCESS != rc) {
         FAIL("register_nspace: %s", PMIx_Error_string(rc));
         return 4;
     }
-    PMIX_INFO_FREE(info, 3);
-
-    PMIX_LOAD_PROCID(&proc, nspace, 0);
-    rc = PMIx_server_register_client(&proc, getuid(), getgid(), NULL, NULL, NULL);
-    if (PMIX_SUCCESS != rc || PMIX_SUCCESS != PMIx_server_setup_fork(&proc, &env)) {
-        FAIL("register_client/setup_fork");
+    pid = host_start_client(nspace, 0, NULL, argv[1], cargv);
+    if (pid < 0) {
         return 5;
     }
-    fflush(stdout);
-    pid = fork();
-    if (0 == pid) {
-        for (char **e = env; NULL != *e; e++) {
-            putenv(*e);
-        }
-        execl(argv[1], argv[1], "host", (char *) NULL);
-        fprintf(stderr, "rm host: exec %s: %s\n", argv[1], strerror(errno));
-        _exit(127);
-    }
-    PMIX_ARGV_FREE(env);
-    while (waitpid(pid, &status, 0) < 0 && EINTR == errno) {
-    }
-    if (!WIFEXITED(status) || 0 != WEXITSTATUS(status)) {
-        FAIL("client exited with status 0x%x", status);
-    }
+    host_wait_children(&pid, 1);
     /* The host process's own query and log. */
     {
         pmix_query_t q;
@@ -364,14 +277,6 @@ int main(int argc, char **argv)
              atomic_load(&n_validations));
     }
 
-    done_init(&d);
-    PMIx_server_deregister_nspace(nspace, op_cb, &d);
-    if (PMIX_SUCCESS != done_wait(&d)) {
-        FAIL("deregister_nspace");
-    }
-    rc = PMIx_server_finalize();
-    if (PMIX_SUCCESS != rc) {
-        FAIL("server_finalize: %s", PMIx_Error_string(rc));
-    }
+    host_teardown(nspace, 0);
     return failures ? 1 : 0;
 }

@@ -8,55 +8,10 @@
  * usage: server_host N CLIENT [NSPACE]
  * Exits 0 on success; prints what failed to stderr. Every wait is bounded
  * (callbacks: 60 s; children: the caller's watchdog). */
-#include <errno.h>
-#include <pthread.h>
-#include <stdatomic.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-
-#include <pmix.h>
-#include <pmix_server.h>
+#define HOST_NAME "host"
+#include "host_common.h"
 
 static atomic_int n_connected, n_finalized, n_fences, n_aborts;
-static int failures = 0;
-
-#define FAIL(...)                                            \
-    do {                                                     \
-        fprintf(stderr, "host: line %d: ", __LINE__);        \
-        fprintf(stderr, __VA_ARGS__);                        \
-        fprintf(stderr, "\n");                               \
-        failures++;                                          \
-    } while (0)
-
-/* ---- one-shot completion, waited on with a bound ---- */
-struct done {
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    int fired;
-    pmix_status_t status;
-};
-
-static void done_init(struct done *d)
-{
-    memset(d, 0, sizeof(*d));
-    pthread_mutex_init(&d->lock, NULL);
-    pthread_cond_init(&d->cond, NULL);
-}
-
-static void op_cb(pmix_status_t status, void *cbdata)
-{
-    struct done *d = cbdata;
-    pthread_mutex_lock(&d->lock);
-    d->status = status;
-    d->fired = 1;
-    pthread_cond_signal(&d->cond);
-    pthread_mutex_unlock(&d->lock);
-}
 
 /* PMIx_server_setup_application's answer, kept until released. */
 static pmix_info_t *app_info;
@@ -80,20 +35,6 @@ static void dmodex_cb(pmix_status_t status, char *data, size_t sz, void *cbdata)
     (void) data;
     dmodex_size = sz;
     op_cb(status, cbdata);
-}
-
-static pmix_status_t done_wait(struct done *d)
-{
-    struct timespec ts;
-    int rc = 0;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_sec += 60;
-    pthread_mutex_lock(&d->lock);
-    while (!d->fired && 0 == rc) {
-        rc = pthread_cond_timedwait(&d->cond, &d->lock, &ts);
-    }
-    pthread_mutex_unlock(&d->lock);
-    return d->fired ? d->status : PMIX_ERR_TIMEOUT;
 }
 
 /* ---- the module ---- */
@@ -178,10 +119,11 @@ int main(int argc, char **argv)
 {
     pmix_server_module_t module;
     pmix_status_t rc;
-    pmix_info_t *info;
     pmix_proc_t proc;
     struct done d;
-    char host[256], procmap[4096], sizestr[16];
+    char sizestr[32], nsvar[PMIX_MAX_NSLEN + 16];
+    char *extra[] = {sizestr, "TEST_APP_SETUP=1", nsvar, NULL};
+    char *cargv[2];
     const char *nspace;
     uint32_t n, r;
     pid_t *pids;
@@ -193,6 +135,8 @@ int main(int argc, char **argv)
     }
     n = (uint32_t) atoi(argv[1]);
     nspace = argc > 3 ? argv[3] : "c-host-job";
+    cargv[0] = argv[2];
+    cargv[1] = NULL;
 
     memset(&module, 0, sizeof(module));
     module.client_connected2 = connected2;
@@ -214,24 +158,11 @@ int main(int argc, char **argv)
     }
 
     /* The namespace: one node (this one), ranks 0..n-1. */
-    gethostname(host, sizeof(host));
-    host[sizeof(host) - 1] = '\0';
-    procmap[0] = '\0';
-    for (r = 0; r < n; r++) {
-        size_t len = strlen(procmap);
-        snprintf(procmap + len, sizeof(procmap) - len, r ? ",%u" : "%u", r);
-    }
-    PMIX_INFO_CREATE(info, 3);
-    PMIX_INFO_LOAD(&info[0], PMIX_JOB_SIZE, &n, PMIX_UINT32);
-    PMIX_INFO_LOAD(&info[1], PMIX_NODE_MAP, host, PMIX_STRING);
-    PMIX_INFO_LOAD(&info[2], PMIX_PROC_MAP, procmap, PMIX_STRING);
-    done_init(&d);
-    rc = PMIx_server_register_nspace(nspace, (int) n, info, 3, op_cb, &d);
-    if (PMIX_SUCCESS != rc || PMIX_SUCCESS != (rc = done_wait(&d))) {
+    rc = host_register_nspace(nspace, n, NULL, 0, true);
+    if (PMIX_SUCCESS != rc) {
         FAIL("register_nspace: %s", PMIx_Error_string(rc));
         return 4;
     }
-    PMIX_INFO_FREE(info, 3);
 
     /* Application setup: the harvested PMIX_MCA_* variable and our own
      * directives come back; local support keeps them for setup_fork. */
@@ -279,24 +210,16 @@ int main(int argc, char **argv)
     }
     unsetenv("PMIX_MCA_test_app_setup");
 
-    snprintf(sizestr, sizeof(sizestr), "%u", n);
+    snprintf(sizestr, sizeof(sizestr), "TEST_SIZE=%u", n);
+    snprintf(nsvar, sizeof(nsvar), "TEST_NSPACE=%s", nspace);
     pids = calloc(n, sizeof(pid_t));
     for (r = 0; r < n; r++) {
         char **env = calloc(3, sizeof(char *));
         env[0] = strdup("TEST_LIST=mid");
         env[1] = strdup("TEST_GONE=1");
-        PMIX_LOAD_PROCID(&proc, nspace, r);
         /* the server object is rank + 1, checked in client_connected2 */
-        rc = PMIx_server_register_client(&proc, getuid(), getgid(), (void *) (uintptr_t) (r + 1),
-                                         NULL, NULL);
-        if (PMIX_SUCCESS != rc) {
-            FAIL("register_client %u: %s", r, PMIx_Error_string(rc));
+        if (PMIX_SUCCESS != host_register_client(nspace, r, (void *) (uintptr_t) (r + 1), &env)) {
             return 5;
-        }
-        rc = PMIx_server_setup_fork(&proc, &env);
-        if (PMIX_SUCCESS != rc || NULL == env) {
-            FAIL("setup_fork %u: %s", r, PMIx_Error_string(rc));
-            return 6;
         }
         /* A second call overwrites rather than duplicates. */
         {
@@ -304,6 +227,7 @@ int main(int argc, char **argv)
             while (env[before]) {
                 before++;
             }
+            PMIX_LOAD_PROCID(&proc, nspace, r);
             rc = PMIx_server_setup_fork(&proc, &env);
             while (env[after]) {
                 after++;
@@ -312,35 +236,14 @@ int main(int argc, char **argv)
                 FAIL("setup_fork again: %zu -> %zu entries", before, after);
             }
         }
-        pids[r] = fork();
-        if (0 == pids[r]) {
-            char **e;
-            for (e = env; NULL != *e; e++) {
-                putenv(*e);
-            }
-            setenv("TEST_SIZE", sizestr, 1);
-            setenv("TEST_APP_SETUP", "1", 1);
-            setenv("TEST_NSPACE", nspace, 1);
-            execl(argv[2], argv[2], (char *) NULL);
-            fprintf(stderr, "host: exec %s: %s\n", argv[2], strerror(errno));
-            _exit(127);
-        }
+        pids[r] = host_fork_exec(env, extra, NULL, argv[2], cargv);
         if (pids[r] < 0) {
-            FAIL("fork: %s", strerror(errno));
             return 7;
         }
         PMIX_ARGV_FREE(env);
     }
 
-    for (r = 0; r < n; r++) {
-        int status = 0;
-        while (waitpid(pids[r], &status, 0) < 0 && EINTR == errno) {
-        }
-        if (!WIFEXITED(status) || 0 != WEXITSTATUS(status)) {
-            FAIL("client %u exited with status 0x%x", r, status);
-            bad_exit = 1;
-        }
-    }
+    bad_exit = host_wait_children(pids, n);
     free(pids);
 
     if (!bad_exit) {
@@ -370,25 +273,6 @@ int main(int argc, char **argv)
         }
     }
 
-    for (r = 0; r < n; r++) {
-        PMIX_LOAD_PROCID(&proc, nspace, r);
-        done_init(&d);
-        PMIx_server_deregister_client(&proc, op_cb, &d);
-        if (PMIX_SUCCESS != done_wait(&d)) {
-            FAIL("deregister_client %u", r);
-        }
-    }
-    done_init(&d);
-    PMIx_server_deregister_nspace(nspace, op_cb, &d);
-    if (PMIX_SUCCESS != done_wait(&d)) {
-        FAIL("deregister_nspace");
-    }
-    rc = PMIx_server_finalize();
-    if (PMIX_SUCCESS != rc) {
-        FAIL("server_finalize: %s", PMIx_Error_string(rc));
-    }
-    if (failures) {
-        fprintf(stderr, "host: %d failures\n", failures);
-    }
-    return failures ? 1 : 0;
+    host_teardown(nspace, n);
+    return host_exit_code();
 }

@@ -12,20 +12,8 @@
  *
  * usage: spawn_host CLIENT
  * Every wait is bounded (60 s; the caller's watchdog for the rest). */
-#include <errno.h>
-#include <pthread.h>
-#include <stdatomic.h>
-#include <stdbool.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-
-#include <pmix.h>
-#include <pmix_server.h>
+#define HOST_NAME "host"
+#include "host_common.h"
 
 #define PARENT_NS "c-spawn-parent"
 #define CHILD_NS "c-spawn-child"
@@ -34,16 +22,6 @@ static atomic_int n_connect, n_disconnect, n_spawn;
 /* The library added PMIX_PARENT_ID (the requestor), PMIX_SPAWNED and
  * PMIX_REQUESTOR_IS_CLIENT to the job infos, as the standard requires. */
 static atomic_int job_info_ok;
-static int failures = 0;
-
-#define FAIL(...)                                     \
-    do {                                              \
-        fprintf(stderr, "host: line %d: ", __LINE__); \
-        fprintf(stderr, __VA_ARGS__);                 \
-        fprintf(stderr, "\n");                        \
-        failures++;                                   \
-    } while (0)
-
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
 
@@ -56,22 +34,6 @@ static struct {
     pmix_spawn_cbfunc_t cbfunc;
     void *cbdata;
 } spawn_req;
-
-/* register_nspace's completion */
-static struct {
-    bool fired;
-    pmix_status_t status;
-} reg_done;
-
-static void op_cb(pmix_status_t status, void *cbdata)
-{
-    (void) cbdata;
-    pthread_mutex_lock(&lock);
-    reg_done.fired = true;
-    reg_done.status = status;
-    pthread_cond_broadcast(&cond);
-    pthread_mutex_unlock(&lock);
-}
 
 /* Waits until *flag (under the lock), at most 60 s. */
 static bool wait_for(bool *flag)
@@ -90,33 +52,20 @@ static bool wait_for(bool *flag)
     return ok;
 }
 
+/* Registers job ns of n ranks; a spawned one with its parent. */
 static pmix_status_t register_job(const char *ns, uint32_t n, const pmix_proc_t *parent)
 {
-    char host[256], procmap[256];
-    pmix_info_t *info;
-    size_t ninfo = parent ? 5 : 3;
+    pmix_info_t extra[2];
     bool yes = true;
-    gethostname(host, sizeof(host));
-    host[sizeof(host) - 1] = '\0';
-    procmap[0] = '\0';
-    for (uint32_t r = 0; r < n; r++) {
-        size_t len = strlen(procmap);
-        snprintf(procmap + len, sizeof(procmap) - len, r ? ",%u" : "%u", r);
+    pmix_status_t rc;
+    if (!parent) {
+        return host_register_nspace(ns, n, NULL, 0, true);
     }
-    PMIX_INFO_CREATE(info, ninfo);
-    PMIX_INFO_LOAD(&info[0], PMIX_JOB_SIZE, &n, PMIX_UINT32);
-    PMIX_INFO_LOAD(&info[1], PMIX_NODE_MAP, host, PMIX_STRING);
-    PMIX_INFO_LOAD(&info[2], PMIX_PROC_MAP, procmap, PMIX_STRING);
-    if (parent) {
-        PMIX_INFO_LOAD(&info[3], PMIX_PARENT_ID, parent, PMIX_PROC);
-        PMIX_INFO_LOAD(&info[4], PMIX_SPAWNED, &yes, PMIX_BOOL);
-    }
-    reg_done.fired = false;
-    pmix_status_t rc = PMIx_server_register_nspace(ns, (int) n, info, ninfo, op_cb, NULL);
-    if (PMIX_SUCCESS == rc) {
-        rc = wait_for(&reg_done.fired) ? reg_done.status : PMIX_ERR_TIMEOUT;
-    }
-    PMIX_INFO_FREE(info, ninfo);
+    PMIX_INFO_LOAD(&extra[0], PMIX_PARENT_ID, parent, PMIX_PROC);
+    PMIX_INFO_LOAD(&extra[1], PMIX_SPAWNED, &yes, PMIX_BOOL);
+    rc = host_register_nspace(ns, n, extra, 2, true);
+    PMIX_INFO_DESTRUCT(&extra[0]);
+    PMIX_INFO_DESTRUCT(&extra[1]);
     return rc;
 }
 
@@ -124,29 +73,13 @@ static pmix_status_t register_job(const char *ns, uint32_t n, const pmix_proc_t 
 static pid_t start_rank(const char *ns, uint32_t r, const char *cmd, char **argv, char **appenv,
                         const char *cwd)
 {
-    pmix_proc_t proc;
     char **env = NULL;
-    PMIX_LOAD_PROCID(&proc, ns, r);
-    if (PMIX_SUCCESS != PMIx_server_register_client(&proc, getuid(), getgid(), NULL, NULL, NULL) ||
-        PMIX_SUCCESS != PMIx_server_setup_fork(&proc, &env)) {
-        FAIL("register/setup_fork %s:%u", ns, r);
+    pid_t pid;
+    if (PMIX_SUCCESS != host_register_client(ns, r, NULL, &env)) {
+        PMIX_ARGV_FREE(env);
         return -1;
     }
-    pid_t pid = fork();
-    if (0 == pid) {
-        for (char **e = appenv; e && *e; e++) {
-            putenv(*e);
-        }
-        for (char **e = env; *e; e++) {
-            putenv(*e);
-        }
-        if (cwd && 0 != chdir(cwd)) {
-            _exit(126);
-        }
-        execv(cmd, argv);
-        fprintf(stderr, "host: exec %s: %s\n", cmd, strerror(errno));
-        _exit(127);
-    }
+    pid = host_fork_exec(appenv, env, cwd, cmd, argv);
     PMIX_ARGV_FREE(env);
     return pid;
 }
@@ -280,17 +213,7 @@ int main(int argc, char **argv)
         spawn_req.cbfunc(PMIX_SUCCESS, ns, spawn_req.cbdata);
     }
 
-    for (int i = 0; i < npids; i++) {
-        int status = 0;
-        if (pids[i] <= 0) {
-            continue;
-        }
-        while (waitpid(pids[i], &status, 0) < 0 && EINTR == errno) {
-        }
-        if (!WIFEXITED(status) || 0 != WEXITSTATUS(status)) {
-            FAIL("process %d exited with status 0x%x", i, status);
-        }
-    }
+    host_wait_children(pids, npids);
     if (1 != atomic_load(&n_spawn)) {
         FAIL("spawn fired %d times", atomic_load(&n_spawn));
     }
@@ -306,8 +229,5 @@ int main(int argc, char **argv)
     if (PMIX_SUCCESS != PMIx_server_finalize()) {
         FAIL("server_finalize");
     }
-    if (failures) {
-        fprintf(stderr, "host: %d failures\n", failures);
-    }
-    return failures ? 1 : 0;
+    return host_exit_code();
 }

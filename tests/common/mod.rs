@@ -1,10 +1,17 @@
-//! Helpers shared by the integration tests: building the C library and
-//! compiling C programs against our headers.
+//! Helpers shared by the integration tests: building the C library,
+//! compiling C programs against our headers, running processes under a
+//! watchdog, building values and starting the tests' client processes.
 #![allow(dead_code)]
 
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::OnceLock;
+use std::process::{Command, Output};
+use std::sync::{mpsc, OnceLock};
+use std::time::Duration;
+
+use pmix::job::{AppContext, SingleNodeJob};
+use pmix::server::Server;
+use pmix::{Info, Key, Nspace, Proc, Rank, Value};
 
 /// The workspace root.
 pub fn root() -> PathBuf {
@@ -100,4 +107,83 @@ pub fn compile_c(sources: &[&Path], out: &Path, include: &Path, libdir: &Path, e
         sources,
         String::from_utf8_lossy(&output.stderr)
     );
+}
+
+/// Compiles the C program `src` (a path relative to the workspace root)
+/// against the headers in `include` into `scratch(dir)/name`, passing
+/// `extra` to the compiler (e.g. `-pthread`); returns the executable.
+pub fn build_c(src: &str, dir: &str, name: &str, include: &Path, extra: &[&str]) -> PathBuf {
+    let exe = scratch(dir).join(name);
+    compile_c(&[&root().join(src)], &exe, include, ffi_lib_dir(), extra);
+    exe
+}
+
+/// Runs `cmd` in its own process group (its stdout and stderr as `cmd`
+/// sets them) and waits for it, killing the group and failing the test
+/// (naming `what`) if it outlives `limit`. Returns its output.
+pub fn run_with_watchdog(cmd: &mut Command, limit: Duration, what: &str) -> Output {
+    let child = cmd
+        .process_group(0)
+        .spawn()
+        .unwrap_or_else(|e| panic!("start {what}: {e}"));
+    let pid = child.id() as i32;
+    let (tx, rx) = mpsc::channel::<()>();
+    let watchdog = std::thread::spawn(move || {
+        if rx.recv_timeout(limit).is_err() {
+            // SAFETY: kill has no memory preconditions; the group is the
+            // child's own (process_group(0) above).
+            unsafe { libc::kill(-pid, libc::SIGKILL) };
+            return true;
+        }
+        false
+    });
+    let out = child
+        .wait_with_output()
+        .unwrap_or_else(|e| panic!("wait for {what}: {e}"));
+    let _ = tx.send(());
+    assert!(
+        !watchdog.join().unwrap(),
+        "{what} did not finish in {limit:?}"
+    );
+    out
+}
+
+/// The info `key` = `v`.
+pub fn info(key: &str, v: Value) -> Info {
+    Info::new(Key::new(key).unwrap(), v)
+}
+
+/// A command running this test binary's `child_process` test alone, with
+/// the environment of `server.setup_fork(proc)`: a client process of the
+/// tests that have one.
+pub fn child_process_command(server: &Server, proc: &Proc) -> Command {
+    let mut cmd = Command::new(std::env::current_exe().unwrap());
+    cmd.args([
+        "--exact",
+        "child_process",
+        "--nocapture",
+        "--test-threads=1",
+    ]);
+    for (k, v) in server.setup_fork(proc).unwrap() {
+        cmd.env(k, v);
+    }
+    cmd
+}
+
+/// Registers `ns` on `server` as a job of `size` ranks on this node (plus
+/// the job infos `extra`), and its `size` clients with this process's ids.
+pub fn register_local_job(server: &Server, ns: &Nspace, size: u32, extra: Vec<Info>) {
+    let mut job = SingleNodeJob::new(ns, &server.config().hostname).app(AppContext::new(size));
+    for i in extra {
+        job = job.job_info(i);
+    }
+    server
+        .register_nspace(ns, size, &job.infos().unwrap())
+        .unwrap();
+    let (uid, gid) = pmix::net::my_ids();
+    for r in 0..size {
+        server
+            .register_client(&Proc::new(ns.clone(), Rank(r)), uid, gid)
+            .unwrap();
+    }
 }

@@ -47,7 +47,7 @@ use pmix_core::wire::flag;
 use pmix_core::{keys, Info, Nspace, Proc, Rank, Status, Value};
 
 use crate::api::{pointer_cache, scalar_cache};
-use crate::boundary::{calloc_array, guard, malloc_cstr};
+use crate::boundary::{calloc_array, guard, malloc_cstr, op_callback, SendPtr};
 use crate::convert;
 use crate::nonnull;
 use crate::sys::{
@@ -131,7 +131,7 @@ pub(crate) unsafe fn infos_in(info: *const pmix_info_t, ninfo: usize) -> Result<
 ///
 /// # Safety
 /// `procs` is NULL or points to `n` valid procs.
-unsafe fn procs_in(procs: *const pmix_proc_t, n: usize) -> Result<Vec<Proc>, Status> {
+pub(crate) unsafe fn procs_in(procs: *const pmix_proc_t, n: usize) -> Result<Vec<Proc>, Status> {
     check_array(procs, n)?;
     if n == 0 {
         return Ok(Vec::new());
@@ -169,13 +169,6 @@ unsafe fn key_str<'a>(key: *const c_char) -> Result<&'a str, Status> {
         .to_str()
         .map_err(|_| Status::ERR_BAD_PARAM)
 }
-
-/// A C pointer carried to another thread (callback data is opaque to us).
-#[derive(Clone, Copy)]
-pub(crate) struct SendPtr(pub(crate) *mut c_void);
-// SAFETY: the pointer is only handed back to the C callback it came with;
-// the PMIx API lets callbacks run on the library's thread.
-unsafe impl Send for SendPtr {}
 
 // ---------------------------------------------------------------------------
 // Initialization
@@ -331,18 +324,7 @@ pub unsafe extern "C" fn PMIx_Fence_nb(
         let c = client()?;
         // SAFETY: arrays are NULL or valid for their counts (C contract).
         let (procs, infos) = unsafe { (procs_in(procs, nprocs)?, infos_in(info, ninfo)?) };
-        let data = SendPtr(cbdata);
-        c.fence_nb(
-            &procs,
-            &infos,
-            Box::new(move |s| {
-                let data = data;
-                if let Some(f) = cbfunc {
-                    // SAFETY: the caller's callback, given back its cbdata.
-                    crate::boundary::guard_or((), || unsafe { f(s.0, data.0) });
-                }
-            }),
-        )
+        c.fence_nb(&procs, &infos, op_callback(cbfunc, cbdata))
     })
 }
 

@@ -26,24 +26,16 @@ use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 
 use pmix_core::events::{Event, EventDone, EventHandler, EventHandlers, HandlerCall, Range};
-use pmix_core::{Info, Proc, Status};
+use pmix_core::{Proc, Status};
 
-use crate::api::client::{check_array, client, require_init};
+use crate::api::client::{check_array, client, infos_in, require_init};
 use crate::boundary::guard;
+use crate::boundary::{op_callback, SendPtr};
 use crate::convert;
 use crate::sys::{
     pmix_hdlr_reg_cbfunc_t, pmix_info_t, pmix_notification_fn_t, pmix_op_cbfunc_t, pmix_proc_t,
     pmix_status_t,
 };
-
-/// A C pointer carried to the event thread.
-#[derive(Clone, Copy)]
-struct SendPtr(*mut c_void);
-// SAFETY: only handed back to the C callback it came with, which the
-// standard allows to run on any library thread.
-unsafe impl Send for SendPtr {}
-// SAFETY: as above; never dereferenced here.
-unsafe impl Sync for SendPtr {}
 
 /// Where this process's handlers live: the client's once `PMIx_Init`
 /// ran, else the server's.
@@ -69,19 +61,6 @@ impl Role {
             Role::Server(s) => s.server.events().clone(),
         }
     }
-}
-
-/// Reads an optional C info array.
-///
-/// # Safety
-/// `info` is NULL or points to `ninfo` valid infos.
-unsafe fn infos_in(info: *const pmix_info_t, ninfo: usize) -> Result<Vec<Info>, Status> {
-    check_array(info, ninfo)?;
-    if ninfo == 0 {
-        return Ok(Vec::new());
-    }
-    // SAFETY: checked non-NULL; the caller guarantees ninfo elements.
-    unsafe { convert::infos_from_c(info, ninfo) }
 }
 
 /// One event in a C handler's hands: what it was given and the chain's
@@ -310,14 +289,7 @@ pub unsafe extern "C" fn PMIx_Notify_event(
         };
         // SAFETY: info is NULL or ninfo valid infos (C contract).
         let infos = unsafe { infos_in(info, ninfo) }?;
-        let data = SendPtr(cbdata);
-        let done = cbfunc.map(|cb| {
-            Box::new(move |s: Status| {
-                let data = data;
-                // SAFETY: the caller's callback with its own cbdata.
-                crate::boundary::guard_or((), || unsafe { cb(s.0, data.0) });
-            }) as Box<dyn FnOnce(Status) + Send>
-        });
+        let done = cbfunc.map(|_| op_callback(cbfunc, cbdata));
         match role {
             Role::Client(c) => c.notify_event(Status(status), src.as_ref(), range, &infos, done),
             Role::Server(s) => {

@@ -9,8 +9,9 @@ use std::ptr::null_mut;
 use pmix_core::value::DataArray;
 use pmix_core::{DataType, Info, InfoDirectives, Status, Value};
 
-use crate::api::client::{infos_in, storage, target, SendPtr, Storage};
+use crate::api::client::{infos_in, storage, target, Storage};
 use crate::api::pointer_cache;
+use crate::boundary::SendPtr;
 use crate::convert;
 use crate::nonnull;
 use crate::sys::{pmix_info_t, pmix_proc_t, pmix_value_cbfunc_t, pmix_value_t};

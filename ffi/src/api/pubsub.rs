@@ -20,32 +20,13 @@
 use std::ffi::{c_char, c_int, c_void};
 
 use pmix_core::client::PublishedValue;
-use pmix_core::{Info, Key, Status};
+use pmix_core::{Key, Status};
 
-use crate::api::client::{check_array, client, require_init};
-use crate::boundary::{calloc_array, guard, guard_or};
+use crate::api::client::{client, infos_in, require_init};
+use crate::boundary::{calloc_array, guard, guard_or, op_callback, SendPtr};
 use crate::convert;
 use crate::nonnull;
 use crate::sys::{pmix_info_t, pmix_lookup_cbfunc_t, pmix_op_cbfunc_t, pmix_pdata_t};
-
-/// The caller's `cbdata`, carried to its callback on the progress thread.
-struct CbData(*mut c_void);
-// SAFETY: the pointer is only handed back to the C callback it came with;
-// the PMIx API lets callbacks run on the library's thread.
-unsafe impl Send for CbData {}
-
-/// Reads an info array: NULL only with a zero count.
-///
-/// # Safety
-/// `info` is NULL or points to `ninfo` valid infos.
-unsafe fn infos_in(info: *const pmix_info_t, ninfo: usize) -> Result<Vec<Info>, Status> {
-    check_array(info, ninfo)?;
-    if ninfo == 0 {
-        return Ok(Vec::new());
-    }
-    // SAFETY: checked non-NULL; the caller guarantees ninfo elements.
-    unsafe { convert::infos_from_c(info, ninfo) }
-}
 
 /// Reads a NULL-terminated key array (NULL: `None`); an empty or
 /// over-long key is `PMIX_ERR_BAD_PARAM`.
@@ -69,18 +50,6 @@ unsafe fn keys_in(keys: *const *mut c_char) -> Result<Option<Vec<Key>>, Status> 
         })
         .collect::<Result<Vec<_>, _>>()
         .map(Some)
-}
-
-/// The `pmix_op_cbfunc_t` call of a finished operation.
-fn op_callback(cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> Box<dyn FnOnce(Status) + Send> {
-    let data = CbData(cbdata);
-    Box::new(move |s: Status| {
-        let data = data;
-        if let Some(f) = cbfunc {
-            // SAFETY: the caller's callback, given back its cbdata.
-            guard_or((), || unsafe { f(s.0, data.0) });
-        }
-    })
 }
 
 /// `PMIx_Publish`.
@@ -229,7 +198,7 @@ pub unsafe extern "C" fn PMIx_Lookup_nb(
         }
         // SAFETY: ninfo valid infos (C contract).
         let infos = unsafe { infos_in(info, ninfo)? };
-        let data = CbData(cbdata);
+        let data = SendPtr(cbdata);
         let asked = keys.clone();
         c.lookup_published_nb(
             &keys,

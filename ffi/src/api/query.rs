@@ -28,9 +28,10 @@ use std::ffi::{c_int, c_void};
 use std::ptr::null_mut;
 
 use pmix_core::value::Query;
-use pmix_core::{Info, Proc, Status};
+use pmix_core::{Info, Status};
 
-use crate::api::client::{check_array, initialized};
+use crate::api::client::{infos_in, initialized, procs_in};
+use crate::boundary::SendPtr;
 use crate::boundary::{guard, guard_or};
 use crate::convert;
 use crate::nonnull;
@@ -38,13 +39,6 @@ use crate::sys::{
     pmix_byte_object_t, pmix_credential_cbfunc_t, pmix_info_cbfunc_t, pmix_info_t,
     pmix_op_cbfunc_t, pmix_proc_t, pmix_query_t, pmix_validation_cbfunc_t,
 };
-
-/// A C pointer carried to the progress thread (callback data is opaque).
-#[derive(Clone, Copy)]
-struct SendPtr(*mut c_void);
-// SAFETY: the pointer is only handed back to the C callback it came with;
-// the PMIx API lets callbacks run on the library's thread.
-unsafe impl Send for SendPtr {}
 
 /// The connected client; in a process initialized only as a server or a
 /// tool (which these calls do not serve yet) `PMIX_ERR_NOT_SUPPORTED`,
@@ -57,30 +51,6 @@ fn client() -> Result<&'static pmix_core::client::Client, Status> {
             e
         }
     })
-}
-
-/// Reads an optional C info array.
-///
-/// # Safety
-/// `info` is NULL or points to `n` valid infos.
-unsafe fn infos_in(info: *const pmix_info_t, n: usize) -> Result<Vec<Info>, Status> {
-    check_array(info, n)?;
-    // SAFETY: NULL or n valid infos (checked, caller's contract).
-    unsafe { convert::infos_from_c(info, n) }
-}
-
-/// Reads an optional C proc array.
-///
-/// # Safety
-/// `procs` is NULL or points to `n` valid procs.
-unsafe fn procs_in(procs: *const pmix_proc_t, n: usize) -> Result<Vec<Proc>, Status> {
-    check_array(procs, n)?;
-    if n == 0 {
-        return Ok(Vec::new());
-    }
-    // SAFETY: checked non-NULL; the caller guarantees n elements.
-    let s = unsafe { std::slice::from_raw_parts(procs, n) };
-    Ok(s.iter().map(convert::proc_from_c).collect())
 }
 
 /// Reads the caller's queries: each needs a non-empty, NULL-terminated
@@ -148,6 +118,24 @@ unsafe fn clear_results(results: *mut *mut pmix_info_t, nresults: *mut usize) {
         *results = null_mut();
         *nresults = 0;
     }
+}
+
+/// A blocking call answering in the caller's `results`/`nresults`: both
+/// are checked and cleared, then `call` runs and its infos are written.
+///
+/// # Safety
+/// Both pointers are NULL or valid for writing.
+unsafe fn answer(
+    results: *mut *mut pmix_info_t,
+    nresults: *mut usize,
+    call: impl FnOnce() -> Result<Vec<Info>, Status>,
+) -> Result<(), Status> {
+    nonnull!(results, nresults);
+    // SAFETY: valid out-parameters (checked non-NULL).
+    unsafe { clear_results(results, nresults) };
+    let r = call()?;
+    // SAFETY: valid out-parameters.
+    unsafe { write_results(&r, results, nresults) }
 }
 
 /// An info array handed to a callback, freed by [`release_infos`].
@@ -360,14 +348,13 @@ pub unsafe extern "C" fn PMIx_Allocation_request(
 ) -> c_int {
     guard(|| {
         let c = client()?;
-        nonnull!(results, nresults);
-        // SAFETY: valid out-parameters (checked non-NULL).
-        unsafe { clear_results(results, nresults) };
-        // SAFETY: NULL or ninfo valid infos (C contract).
-        let infos = unsafe { infos_in(info, ninfo) }?;
-        let r = c.allocate(directive, &infos)?;
-        // SAFETY: valid out-parameters.
-        unsafe { write_results(&r, results, nresults) }
+        // SAFETY: out-parameters checked by answer; NULL or ninfo valid
+        // infos (C contract).
+        unsafe {
+            answer(results, nresults, || {
+                c.allocate(directive, &infos_in(info, ninfo)?)
+            })
+        }
     })
 }
 
@@ -400,14 +387,14 @@ pub unsafe extern "C" fn PMIx_Job_control(
 ) -> c_int {
     guard(|| {
         let c = client()?;
-        nonnull!(results, nresults);
-        // SAFETY: valid out-parameters (checked non-NULL).
-        unsafe { clear_results(results, nresults) };
-        // SAFETY: arrays NULL or valid for their counts (C contract).
-        let (t, d) = unsafe { (procs_in(targets, ntargets)?, infos_in(directives, ndirs)?) };
-        let r = c.job_control(&t, &d)?;
-        // SAFETY: valid out-parameters.
-        unsafe { write_results(&r, results, nresults) }
+        // SAFETY: out-parameters checked by answer; arrays NULL or valid
+        // for their counts (C contract).
+        unsafe {
+            answer(results, nresults, || {
+                let (t, d) = (procs_in(targets, ntargets)?, infos_in(directives, ndirs)?);
+                c.job_control(&t, &d)
+            })
+        }
     })
 }
 
@@ -441,14 +428,15 @@ pub unsafe extern "C" fn PMIx_Process_monitor(
 ) -> c_int {
     guard(|| {
         let c = client()?;
-        nonnull!(monitor, results, nresults);
-        // SAFETY: valid out-parameters (checked non-NULL).
-        unsafe { clear_results(results, nresults) };
-        // SAFETY: monitor is a valid info, directives NULL or valid.
-        let (m, d) = unsafe { (convert::info_from_c(monitor)?, infos_in(directives, ndirs)?) };
-        let r = c.monitor(&m, Status(error), &d)?;
-        // SAFETY: valid out-parameters.
-        unsafe { write_results(&r, results, nresults) }
+        nonnull!(monitor);
+        // SAFETY: out-parameters checked by answer; monitor is a valid
+        // info, directives NULL or valid.
+        unsafe {
+            answer(results, nresults, || {
+                let (m, d) = (convert::info_from_c(monitor)?, infos_in(directives, ndirs)?);
+                c.monitor(&m, Status(error), &d)
+            })
+        }
     })
 }
 
@@ -546,14 +534,15 @@ pub unsafe extern "C" fn PMIx_Validate_credential(
 ) -> c_int {
     guard(|| {
         let c = client()?;
-        nonnull!(cred, results, nresults);
-        // SAFETY: valid out-parameters (checked non-NULL).
-        unsafe { clear_results(results, nresults) };
-        // SAFETY: cred is a valid byte object, info NULL or valid.
-        let (bytes, infos) = unsafe { (convert::bo_from_c(&*cred), infos_in(info, ninfo)?) };
-        let r = c.validate_credential(&bytes, &infos)?;
-        // SAFETY: valid out-parameters.
-        unsafe { write_results(&r, results, nresults) }
+        nonnull!(cred);
+        // SAFETY: out-parameters checked by answer; cred is a valid byte
+        // object, info NULL or valid.
+        unsafe {
+            answer(results, nresults, || {
+                let (bytes, infos) = (convert::bo_from_c(&*cred), infos_in(info, ninfo)?);
+                c.validate_credential(&bytes, &infos)
+            })
+        }
     })
 }
 

@@ -28,10 +28,12 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, RwLock};
 
 use pmix_core::server::{Server, ServerConfig};
-use pmix_core::{Info, Nspace, Status};
+use pmix_core::{Nspace, Status};
 
+pub(crate) use crate::api::client::infos_in;
 use crate::api::client::{check_array, require_init, unsupported, INIT_COUNT};
 use crate::api::server_module::{pmix_server_module_t, CHost, ServerObjects};
+pub(crate) use crate::boundary::SendPtr;
 use crate::boundary::{guard, malloc_cstr};
 use crate::convert;
 use crate::nonnull;
@@ -70,19 +72,6 @@ pub(crate) fn with_server<R>(f: impl FnOnce(&Server) -> R) -> Result<R, Status> 
     Ok(f(&server()?.server))
 }
 
-/// Reads an optional C info array.
-///
-/// # Safety
-/// `info` is NULL or points to `ninfo` valid infos.
-pub(crate) unsafe fn infos_in(info: *const pmix_info_t, ninfo: usize) -> Result<Vec<Info>, Status> {
-    check_array(info, ninfo)?;
-    if ninfo == 0 {
-        return Ok(Vec::new());
-    }
-    // SAFETY: checked non-NULL; the caller guarantees ninfo elements.
-    unsafe { convert::infos_from_c(info, ninfo) }
-}
-
 /// Reads a namespace name argument.
 ///
 /// # Safety
@@ -92,13 +81,6 @@ pub(crate) unsafe fn nspace_in(p: *const c_char) -> Result<Nspace, Status> {
     let s = unsafe { CStr::from_ptr(p) };
     Nspace::from_cstring(s.to_owned())
 }
-
-/// A C pointer carried to another thread.
-#[derive(Clone, Copy)]
-pub(crate) struct SendPtr(pub(crate) *mut c_void);
-// SAFETY: only handed back to the C callback it came with, which the
-// standard allows to run on any library thread.
-unsafe impl Send for SendPtr {}
 
 /// Reports `status` through an optional `pmix_op_cbfunc_t`.
 ///

@@ -14,33 +14,18 @@
 
 use std::ffi::{c_char, c_int, c_void};
 
+use pmix_core::client::Client;
 use pmix_core::value::App;
 use pmix_core::{DataType, Info, Nspace, Proc, Status, Value};
 
-use crate::api::client::{check_array, client, require_init};
+use crate::api::client::{client, infos_in, require_init};
 use crate::boundary::guard;
+use crate::boundary::{op_callback, SendPtr};
 use crate::convert;
 use crate::sys::{
     pmix_app_t, pmix_info_t, pmix_nspace_t, pmix_op_cbfunc_t, pmix_proc_t, pmix_spawn_cbfunc_t,
     PMIX_MAX_NSLEN,
 };
-
-/// The caller's `cbdata`, handed back to its callback on our thread.
-struct CbData(*mut c_void);
-// SAFETY: the pointer is only handed back to the C callback it came with;
-// the PMIx API lets callbacks run on the library's thread.
-unsafe impl Send for CbData {}
-
-/// # Safety
-/// `info` is NULL or `ninfo` valid infos.
-unsafe fn infos_in(info: *const pmix_info_t, ninfo: usize) -> Result<Vec<Info>, Status> {
-    check_array(info, ninfo)?;
-    if ninfo == 0 {
-        return Ok(Vec::new());
-    }
-    // SAFETY: non-NULL with ninfo valid infos (caller's contract).
-    unsafe { convert::infos_from_c(info, ninfo) }
-}
 
 /// # Safety
 /// `apps` is NULL or `napps` valid apps.
@@ -123,7 +108,7 @@ pub unsafe extern "C" fn PMIx_Spawn_nb(
         let c = client()?;
         // SAFETY: arrays valid for their counts (C contract).
         let (infos, apps) = unsafe { (infos_in(job_info, ninfo)?, apps_in(apps, napps)?) };
-        let data = CbData(cbdata);
+        let data = SendPtr(cbdata);
         c.spawn_nb(
             &infos,
             &apps,
@@ -146,15 +131,22 @@ pub unsafe extern "C" fn PMIx_Spawn_nb(
     })
 }
 
-fn op_callback(cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> Box<dyn FnOnce(Status) + Send> {
-    let data = CbData(cbdata);
-    Box::new(move |s: Status| {
-        let data = data;
-        if let Some(f) = cbfunc {
-            // SAFETY: the caller's callback, given back its cbdata.
-            crate::boundary::guard_or((), || unsafe { f(s.0, data.0) });
-        }
-    })
+/// The client and the arguments of a connect or disconnect call.
+///
+/// # Safety
+/// `procs` is NULL or `nprocs` valid procs; `info` is NULL or `ninfo`
+/// valid infos.
+unsafe fn connect_args(
+    procs: *const pmix_proc_t,
+    nprocs: usize,
+    info: *const pmix_info_t,
+    ninfo: usize,
+) -> Result<(&'static Client, Vec<Proc>, Vec<Info>), Status> {
+    require_init()?;
+    let c = client()?;
+    // SAFETY: the caller's contract.
+    let (procs, infos) = unsafe { (procs_in(procs, nprocs)?, infos_in(info, ninfo)?) };
+    Ok((c, procs, infos))
 }
 
 /// `PMIx_Connect`: collective over `procs` (of any namespaces).
@@ -166,10 +158,8 @@ pub unsafe extern "C" fn PMIx_Connect(
     ninfo: usize,
 ) -> c_int {
     guard(|| {
-        require_init()?;
-        let c = client()?;
         // SAFETY: arrays valid for their counts (C contract).
-        let (procs, infos) = unsafe { (procs_in(procs, nprocs)?, infos_in(info, ninfo)?) };
+        let (c, procs, infos) = unsafe { connect_args(procs, nprocs, info, ninfo) }?;
         c.connect_procs(&procs, &infos)
     })
 }
@@ -185,10 +175,8 @@ pub unsafe extern "C" fn PMIx_Connect_nb(
     cbdata: *mut c_void,
 ) -> c_int {
     guard(|| {
-        require_init()?;
-        let c = client()?;
         // SAFETY: arrays valid for their counts (C contract).
-        let (procs, infos) = unsafe { (procs_in(procs, nprocs)?, infos_in(info, ninfo)?) };
+        let (c, procs, infos) = unsafe { connect_args(procs, nprocs, info, ninfo) }?;
         c.connect_procs_nb(&procs, &infos, op_callback(cbfunc, cbdata))
     })
 }
@@ -202,10 +190,8 @@ pub unsafe extern "C" fn PMIx_Disconnect(
     ninfo: usize,
 ) -> c_int {
     guard(|| {
-        require_init()?;
-        let c = client()?;
         // SAFETY: arrays valid for their counts (C contract).
-        let (procs, infos) = unsafe { (procs_in(procs, nprocs)?, infos_in(info, ninfo)?) };
+        let (c, procs, infos) = unsafe { connect_args(procs, nprocs, info, ninfo) }?;
         c.disconnect_procs(&procs, &infos)
     })
 }
@@ -221,10 +207,8 @@ pub unsafe extern "C" fn PMIx_Disconnect_nb(
     cbdata: *mut c_void,
 ) -> c_int {
     guard(|| {
-        require_init()?;
-        let c = client()?;
         // SAFETY: arrays valid for their counts (C contract).
-        let (procs, infos) = unsafe { (procs_in(procs, nprocs)?, infos_in(info, ninfo)?) };
+        let (c, procs, infos) = unsafe { connect_args(procs, nprocs, info, ninfo) }?;
         c.disconnect_procs_nb(&procs, &infos, op_callback(cbfunc, cbdata))
     })
 }
