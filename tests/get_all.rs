@@ -14,7 +14,6 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use pmix::client::{Client, Scope};
 use pmix::{keys, Info, Proc, Rank, Status, Value};
@@ -30,39 +29,12 @@ fn compile(include: &Path, tag: &str) -> PathBuf {
     exe
 }
 
-fn pmixrun_job(n: u32, program: &[String], env: &[(&str, &str)]) -> (bool, String, String) {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_pmixrun"));
-    c.stdin(Stdio::null())
-        .args(["--timeout", LIMIT, "-n", &n.to_string()])
-        .args(program)
-        .env("LD_LIBRARY_PATH", common::ffi_lib_dir());
-    for (k, v) in env {
-        c.env(k, v);
-    }
-    let o = c.output().expect("pmixrun starts");
-    (
-        o.status.success(),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
-
-fn assert_ranks_ok(n: u32, ok: bool, out: &str, err: &str, tag: &str) {
-    assert!(ok, "stdout:\n{out}\nstderr:\n{err}");
-    for r in 0..n {
-        assert!(
-            out.contains(&format!("{tag} {r} ok")),
-            "rank {r}: stdout:\n{out}\nstderr:\n{err}"
-        );
-    }
-}
-
 #[test]
 fn c_client_gets_all_of_its_own_and_a_peers_data() {
     let exe = compile(&common::include_dir(), "own");
     for n in [2, 3] {
-        let (ok, out, err) = pmixrun_job(n, &[exe.display().to_string()], &[]);
-        assert_ranks_ok(n, ok, &out, &err, "get_all");
+        let (ok, out, err) = common::pmixrun_job(n, &[exe.display().to_string()], &[], LIMIT);
+        common::assert_ranks_ok(n, ok, &out, &err, "get_all");
     }
 }
 
@@ -72,8 +44,8 @@ fn c_client_built_against_the_reference_headers() {
         return;
     };
     let exe = compile(&include, "ref");
-    let (ok, out, err) = pmixrun_job(2, &[exe.display().to_string()], &[]);
-    assert_ranks_ok(2, ok, &out, &err, "get_all");
+    let (ok, out, err) = common::pmixrun_job(2, &[exe.display().to_string()], &[], LIMIT);
+    common::assert_ranks_ok(2, ok, &out, &err, "get_all");
 }
 
 // ----------------------------------------------------------------------
@@ -130,31 +102,14 @@ fn rust_rank() -> Result<(), String> {
 /// The rank's entry point when this binary runs under `pmixrun`.
 #[test]
 fn rust_rank_entry() {
-    if std::env::var(ROLE).as_deref() != Ok("rank") {
-        return;
+    if std::env::var(ROLE).as_deref() == Ok("rank") {
+        common::exit_with("rust get_all", rust_rank());
     }
-    let code = match rust_rank() {
-        Ok(()) => 0,
-        Err(e) => {
-            eprintln!(
-                "rust get_all rank {}: {e}",
-                std::env::var("PMIX_RANK").unwrap_or_default()
-            );
-            1
-        }
-    };
-    std::process::exit(code);
 }
 
 #[test]
 fn rust_api_get_all_under_pmixrun() {
-    let program = vec![
-        std::env::current_exe().unwrap().display().to_string(),
-        "--exact".into(),
-        "rust_rank_entry".into(),
-        "--nocapture".into(),
-        "--quiet".into(),
-    ];
-    let (ok, out, err) = pmixrun_job(2, &program, &[(ROLE, "rank")]);
-    assert_ranks_ok(2, ok, &out, &err, "rust get_all");
+    let program = common::this_test_as_program("rust_rank_entry");
+    let (ok, out, err) = common::pmixrun_job(2, &program, &[(ROLE, "rank")], LIMIT);
+    common::assert_ranks_ok(2, ok, &out, &err, "rust get_all");
 }

@@ -24,28 +24,12 @@ fn probe_entry() {
         return;
     };
     let args: Vec<String> = args.split_whitespace().map(String::from).collect();
-    let code = match probe::run(&args) {
-        Ok(()) => 0,
-        Err(e) => {
-            eprintln!(
-                "probe rank {}: {e}",
-                std::env::var("PMIX_RANK").unwrap_or_default()
-            );
-            1
-        }
-    };
-    std::process::exit(code);
+    common::exit_with("probe", probe::run(&args));
 }
 
 /// The command line of one probe rank.
 fn probe_cmd() -> Vec<String> {
-    vec![
-        std::env::current_exe().unwrap().display().to_string(),
-        "--exact".into(),
-        "probe_entry".into(),
-        "--nocapture".into(),
-        "--quiet".into(),
-    ]
+    common::this_test_as_program("probe_entry")
 }
 
 fn pmixrun() -> Command {

@@ -33,37 +33,9 @@ fn compile(src: &str, name: &str, include: &Path, tag: &str) -> PathBuf {
     common::build_c(src, &unique(tag), name, include, &["-pthread"])
 }
 
-fn pmixrun_job(n: u32, program: &[String], env: &[(&str, &str)]) -> (bool, String, String) {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_pmixrun"));
-    c.stdin(Stdio::null())
-        .args(["--timeout", LIMIT, "-n", &n.to_string()])
-        .args(program)
-        .env("LD_LIBRARY_PATH", common::ffi_lib_dir());
-    for (k, v) in env {
-        c.env(k, v);
-    }
-    let o = c.output().expect("pmixrun starts");
-    (
-        o.status.success(),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
-
-fn assert_ranks_ok(n: u32, ok: bool, stdout: &str, stderr: &str) {
-    assert!(ok, "stdout:\n{stdout}\nstderr:\n{stderr}");
-    for r in 0..n {
-        let line = format!("pubsub rank {r} ok");
-        assert!(
-            stdout.contains(&line),
-            "missing {line:?} in\n{stdout}\n{stderr}"
-        );
-    }
-}
-
 fn c_job(exe: &Path, n: u32) {
-    let (ok, out, err) = pmixrun_job(n, &[exe.display().to_string()], &[]);
-    assert_ranks_ok(n, ok, &out, &err);
+    let (ok, out, err) = common::pmixrun_job(n, &[exe.display().to_string()], &[], LIMIT);
+    common::assert_ranks_ok(n, ok, &out, &err, "pubsub rank");
 }
 
 #[test]
@@ -113,7 +85,7 @@ fn c_host_module_serves_publish_and_lookup() {
         "pubsub_host",
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_ranks_ok(3, out.status.success(), &stdout, "");
+    common::assert_ranks_ok(3, out.status.success(), &stdout, "", "pubsub rank");
 }
 
 // ----------------------------------------------------------------------
@@ -202,33 +174,16 @@ fn rust_rank() -> Result<(), String> {
 /// The rank's entry point when this binary runs under `pmixrun`.
 #[test]
 fn rust_rank_entry() {
-    if std::env::var(ROLE).as_deref() != Ok("rank") {
-        return;
+    if std::env::var(ROLE).as_deref() == Ok("rank") {
+        common::exit_with("rust pubsub", rust_rank());
     }
-    let code = match rust_rank() {
-        Ok(()) => 0,
-        Err(e) => {
-            eprintln!(
-                "rust pubsub rank {}: {e}",
-                std::env::var("PMIX_RANK").unwrap_or_default()
-            );
-            1
-        }
-    };
-    std::process::exit(code);
 }
 
 #[test]
 fn rust_api_publish_lookup_unpublish_under_pmixrun() {
-    let program = vec![
-        std::env::current_exe().unwrap().display().to_string(),
-        "--exact".into(),
-        "rust_rank_entry".into(),
-        "--nocapture".into(),
-        "--quiet".into(),
-    ];
-    let (ok, out, err) = pmixrun_job(2, &program, &[(ROLE, "rank")]);
-    assert_ranks_ok(2, ok, &out, &err);
+    let program = common::this_test_as_program("rust_rank_entry");
+    let (ok, out, err) = common::pmixrun_job(2, &program, &[(ROLE, "rank")], LIMIT);
+    common::assert_ranks_ok(2, ok, &out, &err, "pubsub rank");
 }
 
 /// python3-pmix (OpenPMIx 4.2's own bindings) on our library.
@@ -252,6 +207,6 @@ fn python_bindings_publish_and_lookup_under_pmixrun() {
         "ignore".into(),
         script.display().to_string(),
     ];
-    let (ok, out, err) = pmixrun_job(2, &program, &[]);
-    assert_ranks_ok(2, ok, &out, &err);
+    let (ok, out, err) = common::pmixrun_job(2, &program, &[], LIMIT);
+    common::assert_ranks_ok(2, ok, &out, &err, "pubsub rank");
 }

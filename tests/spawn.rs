@@ -211,14 +211,7 @@ fn client_process() {
     let Ok(role) = std::env::var(ROLE) else {
         return;
     };
-    let code = match role_main(&role) {
-        Ok(()) => 0,
-        Err(msg) => {
-            eprintln!("client {role} rank {:?}: {msg}", std::env::var("PMIX_RANK"));
-            1
-        }
-    };
-    std::process::exit(code);
+    common::exit_with(&format!("client {role}"), role_main(&role));
 }
 
 fn key(s: &str) -> Key {
@@ -234,13 +227,7 @@ fn check<T: PartialEq + std::fmt::Debug>(what: &str, got: T, want: T) -> Result<
 }
 
 fn self_cmd() -> Vec<String> {
-    vec![
-        std::env::current_exe().unwrap().display().to_string(),
-        "--exact".into(),
-        "client_process".into(),
-        "--nocapture".into(),
-        "--quiet".into(),
-    ]
+    common::this_test_as_program("client_process")
 }
 
 fn role_main(role: &str) -> Result<(), String> {

@@ -187,3 +187,66 @@ pub fn register_local_job(server: &Server, ns: &Nspace, size: u32, extra: Vec<In
             .unwrap();
     }
 }
+
+/// The command line that runs this test binary's test `entry` alone: how
+/// a test makes ranks (or children) of itself under `pmixrun`.
+pub fn this_test_as_program(entry: &str) -> Vec<String> {
+    vec![
+        std::env::current_exe().unwrap().display().to_string(),
+        "--exact".into(),
+        entry.into(),
+        "--nocapture".into(),
+        "--quiet".into(),
+    ]
+}
+
+/// Ends a process started through [`this_test_as_program`]: status 0 if
+/// `result` is Ok, else `{what} rank N: error` on stderr and status 1.
+pub fn exit_with(what: &str, result: Result<(), String>) -> ! {
+    let code = match result {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!(
+                "{what} rank {}: {e}",
+                std::env::var("PMIX_RANK").unwrap_or_default()
+            );
+            1
+        }
+    };
+    std::process::exit(code);
+}
+
+/// Runs `program` as `n` ranks under `pmixrun --timeout limit_secs` on our
+/// library, with `env` added; returns (success, stdout, stderr).
+pub fn pmixrun_job(
+    n: u32,
+    program: &[String],
+    env: &[(&str, &str)],
+    limit_secs: &str,
+) -> (bool, String, String) {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_pmixrun"));
+    c.stdin(std::process::Stdio::null())
+        .args(["--timeout", limit_secs, "-n", &n.to_string()])
+        .args(program)
+        .env("LD_LIBRARY_PATH", ffi_lib_dir())
+        .envs(env.iter().copied());
+    let o = c.output().expect("pmixrun starts");
+    (
+        o.status.success(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// Asserts that a job of `n` ranks succeeded and that every rank printed
+/// `{tag} {rank} ok`.
+pub fn assert_ranks_ok(n: u32, ok: bool, out: &str, err: &str, tag: &str) {
+    assert!(ok, "stdout:\n{out}\nstderr:\n{err}");
+    for r in 0..n {
+        let line = format!("{tag} {r} ok");
+        assert!(
+            out.contains(&line),
+            "rank {r}: missing {line:?} in stdout:\n{out}\nstderr:\n{err}"
+        );
+    }
+}
