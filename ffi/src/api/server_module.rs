@@ -212,9 +212,22 @@ unsafe extern "C" fn op_done(status: pmix_status_t, cbdata: *mut c_void) {
     })
 }
 
-/// The `pmix_modex_cbfunc_t` handed to the host for fence and direct
-/// modex: copies the blob, lets the host release its buffer.
-unsafe extern "C" fn modex_done(
+/// The box behind the `cbdata` of a `pmix_modex_cbfunc_t`: a direct
+/// modex's [`Op`] or a fence's [`FenceOp`].
+trait ModexOp {
+    fn complete(self: Box<Self>, result: Result<Vec<u8>, Status>);
+}
+
+impl ModexOp for Op<Vec<u8>> {
+    fn complete(self: Box<Self>, result: Result<Vec<u8>, Status>) {
+        self.done.complete(result);
+    }
+}
+
+/// The `pmix_modex_cbfunc_t` handed to the host for fence (`B` =
+/// [`FenceOp`]) and direct modex (`B` = `Op<Vec<u8>>`): copies the blob,
+/// lets the host release its buffer, completes the operation.
+unsafe extern "C" fn modex_done<B: ModexOp>(
     status: pmix_status_t,
     data: *const c_char,
     ndata: usize,
@@ -232,9 +245,10 @@ unsafe extern "C" fn modex_done(
         if cbdata.is_null() {
             return;
         }
-        // SAFETY: cbdata is the box `call_host` leaked, reclaimed once.
-        let op = unsafe { Box::from_raw(cbdata.cast::<Op<Vec<u8>>>()) };
-        op.done.complete(result_of(status).map(|_| blob));
+        // SAFETY: cbdata is the `B` box `call_host` or `fence_call` leaked
+        // for this operation, reclaimed once (the host calls back once).
+        let op = unsafe { Box::from_raw(cbdata.cast::<B>()) };
+        op.complete(result_of(status).map(|_| blob));
     })
 }
 
@@ -365,7 +379,7 @@ impl HostModule for CHost {
         fence_call(holder, |cb, info, n| {
             // SAFETY: the host's function; procs, infos and data live in
             // the operation box until the host calls back.
-            unsafe { f(pp, np, info, n, dp, dn, Some(fence_done), cb) }
+            unsafe { f(pp, np, info, n, dp, dn, Some(modex_done::<FenceOp>), cb) }
         })
     }
 
@@ -380,7 +394,7 @@ impl HostModule for CHost {
         call_host(op(done, infos, Vec::new())?, |cb, info, n| {
             // SAFETY: the host's function; the proc lives for the call,
             // the infos in the operation box until the host calls back.
-            unsafe { f(&cp, info, n, Some(modex_done), cb) }
+            unsafe { f(&cp, info, n, Some(modex_done::<Op<Vec<u8>>>), cb) }
         })
     }
 
@@ -538,29 +552,10 @@ struct FenceOp {
     _procs: Box<[pmix_proc_t]>,
 }
 
-/// `pmix_modex_cbfunc_t` for fences (the box is a [`FenceOp`]).
-unsafe extern "C" fn fence_done(
-    status: pmix_status_t,
-    data: *const c_char,
-    ndata: usize,
-    cbdata: *mut c_void,
-    release_fn: pmix_release_cbfunc_t,
-    release_cbdata: *mut c_void,
-) {
-    crate::boundary::guard_or((), || {
-        // SAFETY: data is NULL or ndata readable bytes (C contract).
-        let blob = unsafe { convert::bytes_from_c(data, ndata) };
-        if let Some(f) = release_fn {
-            // SAFETY: the host's release callback with its own cbdata.
-            unsafe { f(release_cbdata) };
-        }
-        if cbdata.is_null() {
-            return;
-        }
-        // SAFETY: cbdata is the box `fence_call` leaked, reclaimed once.
-        let fo = unsafe { Box::from_raw(cbdata.cast::<FenceOp>()) };
-        fo.op.done.complete(result_of(status).map(|_| blob));
-    })
+impl ModexOp for FenceOp {
+    fn complete(self: Box<Self>, result: Result<Vec<u8>, Status>) {
+        self.op.done.complete(result);
+    }
 }
 
 fn fence_call(
