@@ -953,25 +953,32 @@ pub unsafe extern "C" fn PMIx_Get_nb(
             &proc,
             key,
             &infos,
-            Box::new(move |r| {
-                let data = data;
-                crate::boundary::guard_or((), || {
-                    let (status, v) = match r.and_then(|v| convert::value_to_c_new(&v)) {
-                        Ok(v) => (Status::SUCCESS, v),
-                        Err(s) => (s, null_mut()),
-                    };
-                    // SAFETY: the caller's callback, given its cbdata; v is
-                    // NULL or ours, released once the callback returned.
-                    unsafe {
-                        f(status.0, v, data.0);
-                        if !v.is_null() {
-                            convert::value_destruct(v);
-                            libc::free(v.cast());
-                        }
-                    }
-                })
-            }),
+            Box::new(move |r| deliver_value(f, data, r)),
         )
+    })
+}
+
+/// The caller's `pmix_value_cbfunc_t` of a `_nb` get.
+pub(crate) type ValueCbFn = unsafe extern "C" fn(c_int, *mut pmix_value_t, *mut c_void);
+
+/// Hands a `_nb` get's result to the caller's callback `f` with its
+/// cbdata: a value of ours (NULL on error), released once `f` returned, as
+/// OpenPMIx does.
+pub(crate) fn deliver_value(f: ValueCbFn, data: SendPtr, r: Result<Value, Status>) {
+    crate::boundary::guard_or((), || {
+        let (status, v) = match r.and_then(|v| convert::value_to_c_new(&v)) {
+            Ok(v) => (Status::SUCCESS, v),
+            Err(s) => (s, null_mut()),
+        };
+        // SAFETY: the caller's callback, given its cbdata; v is NULL or
+        // ours, released once the callback returned.
+        unsafe {
+            f(status.0, v, data.0);
+            if !v.is_null() {
+                convert::value_destruct(v);
+                libc::free(v.cast());
+            }
+        }
     })
 }
 

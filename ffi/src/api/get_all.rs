@@ -9,7 +9,7 @@ use std::ptr::null_mut;
 use pmix_core::value::DataArray;
 use pmix_core::{DataType, Info, InfoDirectives, Status, Value};
 
-use crate::api::client::{infos_in, storage, target, Storage};
+use crate::api::client::{deliver_value, infos_in, storage, target, Storage};
 use crate::api::pointer_cache;
 use crate::boundary::SendPtr;
 use crate::convert;
@@ -103,23 +103,6 @@ pub(crate) unsafe fn get_nb(
     c.get_all_nb(
         &proc,
         &infos,
-        Box::new(move |r| {
-            let data = data;
-            crate::boundary::guard_or((), || {
-                let (status, v) = match r.and_then(|i| convert::value_to_c_new(&as_value(i))) {
-                    Ok(v) => (Status::SUCCESS, v),
-                    Err(s) => (s, null_mut()),
-                };
-                // SAFETY: the caller's callback, given its cbdata; v is
-                // NULL or ours, released once the callback returned.
-                unsafe {
-                    f(status.0, v, data.0);
-                    if !v.is_null() {
-                        convert::value_destruct(v);
-                        libc::free(v.cast());
-                    }
-                }
-            })
-        }),
+        Box::new(move |r| deliver_value(f, data, r.map(as_value))),
     )
 }
