@@ -1,7 +1,7 @@
 //! The host module `pmixrun` gives its server. One node: a fence has no
 //! other node to exchange with, so `fence_nb` completes at once with this
-//! node's data, and so do `connect` and `disconnect` (every participant is
-//! local). What the main loop must act on (aborts, finalizes, lost
+//! node's data. It has no `connect`/`disconnect`: every participant is
+//! local, and the server completes an all-local set itself. What the main loop must act on (aborts, finalizes, lost
 //! clients, spawn and job-control requests) is recorded in [`JobState`]
 //! and announced with [`signals::wake`]. Published data lives in a
 //! [`PublishedData`] store: one node, one session, so every namespace
@@ -197,27 +197,6 @@ impl HostModule for RunHost {
             done,
         });
         signals::wake();
-        Ok(())
-    }
-
-    fn connect(
-        &self,
-        _procs: &[Proc],
-        _infos: &[Info],
-        done: Completion<()>,
-    ) -> Result<(), Status> {
-        // Every participant is on this node: the server gathered them all.
-        done.complete(Ok(()));
-        Ok(())
-    }
-
-    fn disconnect(
-        &self,
-        _procs: &[Proc],
-        _infos: &[Info],
-        done: Completion<()>,
-    ) -> Result<(), Status> {
-        done.complete(Ok(()));
         Ok(())
     }
 
