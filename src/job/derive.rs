@@ -12,7 +12,8 @@ use super::description::{
 };
 use super::error::JobError;
 use crate::keys as k;
-use crate::{Nspace, Value};
+use crate::value::DataArray;
+use crate::{DataType, Nspace, Proc, Rank, Value};
 
 fn mismatch(what: impl Into<String>, given: impl ToString, derived: impl ToString) -> JobError {
     JobError::Mismatch {
@@ -375,9 +376,33 @@ impl JobDescription {
             placed_all = true;
         }
 
-        // --- This node, and the node keys given on their own.
-        let mut local = find_named(&nodes, local_hostname);
+        // --- This node, and the node keys given on their own. Found by
+        // host name or alias; where the host names its nodes its own way
+        // (Slurm's NodeName need not be the kernel's host name), by the
+        // PMIX_NODEID the registration gives for this node, else by the
+        // ranks of its PMIX_LOCAL_PEERS.
         let mut local_kv = local_node;
+        let mut local = find_named(&nodes, local_hostname)
+            .or_else(|| {
+                let id = local_kv.get(k::NODEID).and_then(Value::as_u32)?;
+                nodes.iter().position(|n| n.id == Some(id)).or_else(|| {
+                    let i = id as usize;
+                    // Ids number the node map's nodes where no node says
+                    // otherwise.
+                    (i < map_nodes && nodes.iter().all(|n| n.id.is_none())).then_some(i)
+                })
+            })
+            .or_else(|| {
+                let v = local_kv.get(k::LOCAL_PEERS)?;
+                let list = want_string(k::LOCAL_PEERS, v).ok()?;
+                let mut want: Vec<u32> = crate::regex::parse_ppn(list.as_bytes()).ok()?.concat();
+                want.sort_unstable();
+                node_ranks.iter().position(|ranks| {
+                    let mut have = ranks.clone();
+                    have.sort_unstable();
+                    !have.is_empty() && have == want
+                })
+            });
         if !local_kv.is_empty() {
             let l = match local {
                 Some(l) => l,
@@ -442,11 +467,25 @@ impl JobDescription {
         // an id a rank's PMIX_PROC_DATA gives names that rank's node. A
         // node the host did not number gets its place in the node map if
         // free, else the next free number.
+        //
+        // Which source wins when they disagree: a node's own description
+        // (PMIX_NODE_INFO_ARRAY) and the PMIX_NODEID given for this node,
+        // then the maps' placement of a rank over the id in its
+        // PMIX_PROC_DATA. Slurm 22.05 puts the registering node's id in
+        // every rank's data: an id that another node has is ignored, as
+        // the maps say where the rank runs (OpenPMIx stores it unchecked).
+        // Two different ids for one node that no other node explains leave
+        // no way to tell which is right: refused.
         for (&r, p) in &procs {
             let (Some(id), n) = (p.nodeid, rank_node[r as usize]) else {
                 continue;
             };
-            if n == NONE {
+            if n == NONE
+                || nodes
+                    .iter()
+                    .enumerate()
+                    .any(|(i, x)| i != n as usize && x.id == Some(id))
+            {
                 continue;
             }
             let node = &mut nodes[n as usize];
@@ -852,6 +891,20 @@ impl JobDescription {
                     .infos
                     .set_default(k::LOCAL_CPUSETS, || Value::string(&joined.join(":")));
             }
+            // PMIX_LOCAL_PROCS, this node's only: a proc is some 260 bytes
+            // in C, too many to keep for every node of a large job.
+            if !ranks.is_empty() {
+                let nspace = &self.nspace;
+                self.nodes[l].infos.set_default(k::LOCAL_PROCS, || {
+                    Value::DataArray(Box::new(DataArray {
+                        elem_type: DataType::Proc,
+                        items: ranks
+                            .iter()
+                            .map(|&r| Value::Proc(Proc::new(nspace.clone(), Rank(r))))
+                            .collect(),
+                    }))
+                });
+            }
             for (r, cs) in ranks.iter().zip(&cpusets) {
                 let e = self.procs.extra.entry(*r).or_default();
                 if let Some(cs) = cs {
@@ -860,9 +913,12 @@ impl JobDescription {
                 if let Some(dir) = &nsdir {
                     e.set_default(k::PROCDIR, || Value::string(&format!("{dir}/{r}")));
                 }
-                if e.is_empty() {
-                    self.procs.extra.remove(r);
-                }
+                // Every local peer has a locality string: a NULL string
+                // until one is computed from a known cpuset
+                // (`derive_localities`), which is how Open MPI's mpirun
+                // registers an unbound rank and what OpenPMIx's
+                // `PMIx_server_generate_locality_string` gives for one.
+                e.set_default(k::LOCALITY_STRING, || Value::String(None));
             }
         }
     }

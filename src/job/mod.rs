@@ -123,7 +123,8 @@ impl JobDescription {
 
     /// Computes `PMIX_LOCALITY_STRING` for each local rank whose cpuset is
     /// known (`PMIX_CPUSET`, or this node's `PMIX_LOCAL_CPUSETS`) and which
-    /// the host gave none: `locality` maps a cpuset in hwloc list syntax
+    /// the host gave none, or a NULL one (the derived default of every
+    /// local rank, "unbound"): `locality` maps a cpuset in hwloc list syntax
     /// (`0-3,8`) to the locality string of those PUs on this node's
     /// topology (`PMIx_server_generate_locality_string`), `None` for an
     /// unbound process. Returns the number of strings added.
@@ -133,7 +134,7 @@ impl JobDescription {
             let Some(e) = self.procs.extra.get_mut(&r) else {
                 continue;
             };
-            if e.get(k::LOCALITY_STRING).is_some() {
+            if matches!(e.get(k::LOCALITY_STRING), Some(v) if *v != Value::String(None)) {
                 continue;
             }
             let cpuset = match e.get(k::CPUSET) {

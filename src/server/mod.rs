@@ -120,6 +120,11 @@ pub struct ServerConfig {
     /// the clients run as another user than the server (a root server
     /// launching a user's job); `None`: the server's own.
     pub rendezvous_owner: Option<(u32, u32)>,
+    /// The locality string of a cpuset (hwloc list syntax) on this node's
+    /// topology, for the local ranks whose cpuset a registration gives but
+    /// whose `PMIX_LOCALITY_STRING` it does not (the C library sets it to
+    /// its hwloc generator); `None`: such ranks keep a NULL string.
+    pub locality: Option<fn(&str) -> Option<String>>,
 }
 
 impl Default for ServerConfig {
@@ -138,6 +143,7 @@ impl Default for ServerConfig {
             hostname: local_hostname(),
             max_message: crate::wire::DEFAULT_MAX_BODY,
             rendezvous_owner: None,
+            locality: None,
         }
     }
 }
@@ -281,8 +287,13 @@ impl Server {
         nlocalprocs: u32,
         infos: &[Info],
     ) -> Result<(), Status> {
-        self.registry
-            .register_nspace(nspace, nlocalprocs, infos, &self.config.hostname)
+        self.registry.register_nspace(
+            nspace,
+            nlocalprocs,
+            infos,
+            &self.config.hostname,
+            self.config.locality,
+        )
     }
 
     /// `PMIx_server_deregister_nspace`: forgets the namespace, its clients,

@@ -98,8 +98,12 @@ impl Registry {
         nlocalprocs: u32,
         infos: &[Info],
         hostname: &str,
+        locality: Option<fn(&str) -> Option<String>>,
     ) -> Result<(), Status> {
-        let job = JobDescription::from_registration(nspace, nlocalprocs, infos, hostname)?;
+        let mut job = JobDescription::from_registration(nspace, nlocalprocs, infos, hostname)?;
+        if let Some(f) = locality {
+            job.derive_localities(f);
+        }
         let generation = self.next_generation();
         let image = job.build_segment()?;
         let job_segment = image.seal().map_err(|_| Status::ERR_OUT_OF_RESOURCE)?;

@@ -342,6 +342,30 @@ pub unsafe extern "C" fn PMIx_server_generate_locality_string(
     })
 }
 
+/// The locality string of the PUs in `list` (hwloc list syntax) on this
+/// node's topology, for the server's registration
+/// ([`pmix_core::server::ServerConfig::locality`]); `None` for a process
+/// that is not bound (all PUs), an unreadable list or no topology.
+pub(crate) fn locality_of_list(list: &str) -> Option<String> {
+    let list = CString::new(list).ok()?;
+    let topo = node_topology().ok()?;
+    // SAFETY: no preconditions; checked for NULL.
+    let bitmap = unsafe { hwloc_bitmap_alloc() };
+    if bitmap.is_null() {
+        return None;
+    }
+    // SAFETY: bitmap is valid and ours, list a C string, topo loaded; the
+    // bitmap is freed once, here.
+    unsafe {
+        let s = (hwloc_bitmap_list_sscanf(bitmap, list.as_ptr()) == 0
+            && hw::hwloc_bitmap_isfull(bitmap) == 0)
+            .then(|| locality_string(topo, bitmap))
+            .flatten();
+        hwloc_bitmap_free(bitmap);
+        s
+    }
+}
+
 /// `PMIx_Get_relative_locality`: accepts OpenPMIx's bare locality strings
 /// and the standard's `hwloc:`-prefixed form, and returns success (OpenPMIx
 /// 4.2.2 demands the prefix its own generator omits, and returns an

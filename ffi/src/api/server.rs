@@ -144,7 +144,10 @@ pub unsafe extern "C" fn PMIx_server_init(
             module,
             objects: objects.clone(),
         });
-        let config = ServerConfig::from_infos(&infos)?;
+        let config = ServerConfig {
+            locality: Some(super::locality::locality_of_list),
+            ..ServerConfig::from_infos(&infos)?
+        };
         let server = Server::start(config, host)?;
         *SERVER.write().unwrap_or_else(|e| e.into_inner()) =
             Some(Arc::new(Running { server, objects }));

@@ -284,23 +284,37 @@ fn op<T: OpOutput>(done: Completion<T>, infos: &[Info], data: Vec<u8>) -> Result
 
 impl HostModule for CHost {
     fn client_connected(&self, proc: &Proc, done: Completion<()>) -> Result<(), Status> {
+        // As OpenPMIx 4.2: the host is told with no callback and not
+        // waited for (Slurm returns success and never calls back). An
+        // error from `client_connected` refuses the client; one from
+        // `client_connected2` does not.
         let cp = convert::proc_to_c(proc);
         let obj = self.objects.get(proc);
-        if let Some(f) = self.module.client_connected2 {
-            return call_host(op(done, &[], Vec::new())?, |cb, info, n| {
-                // SAFETY: the host's function, with valid arguments that
-                // live until it calls back (the proc only for the call).
-                unsafe { f(&cp, obj, info.cast_mut(), n, Some(op_done), cb) }
-            });
-        }
-        let f = self
-            .module
-            .client_connected
-            .ok_or(Status::ERR_NOT_SUPPORTED)?;
-        call_host(op(done, &[], Vec::new())?, |cb, _, _| {
+        let result = if let Some(f) = self.module.client_connected2 {
+            // SAFETY: the host's function; the proc lives for the call, and
+            // no callback is passed.
+            unsafe {
+                f(
+                    &cp,
+                    obj,
+                    std::ptr::null_mut(),
+                    0,
+                    None,
+                    std::ptr::null_mut(),
+                )
+            };
+            Ok(())
+        } else if let Some(f) = self.module.client_connected {
             // SAFETY: as above.
-            unsafe { f(&cp, obj, Some(op_done), cb) }
-        })
+            match unsafe { f(&cp, obj, None, std::ptr::null_mut()) } {
+                rc if rc == Status::SUCCESS.0 || rc == Status::OPERATION_SUCCEEDED.0 => Ok(()),
+                rc => Err(Status(rc)),
+            }
+        } else {
+            Ok(())
+        };
+        done.complete(result);
+        Ok(())
     }
 
     fn client_finalized(&self, proc: &Proc, done: Completion<()>) -> Result<(), Status> {

@@ -1,0 +1,318 @@
+/* A PMIx client for multi-node hosts (Slurm's srun --mpi=pmix, Open MPI's
+ * mpirun across nodes), built against Debian's OpenPMIx headers and run on
+ * either library.
+ *
+ *   pmix_wireup [--ours] [--no-collect] [--keys N] [--exit-early RANK]
+ *
+ * Every rank puts its host name (as gethostname() sees it), its node id (as
+ * PMIx_Get says) and N data keys, commits, and fences with data collection
+ * (or, with --no-collect, without: every remote get then goes through
+ * direct modex). It then reads, for every peer:
+ *   - the peer's posted data (each of the N keys, with its value);
+ *   - PMIX_HOSTNAME and PMIX_NODEID, which must equal what the peer posted
+ *     of itself (a host that gives a remote rank the registering node's id
+ *     or name fails here);
+ *   - PMIX_LOCAL_RANK, PMIX_NODE_RANK, PMIX_APPNUM, PMIX_GLOBAL_RANK;
+ *   - with --ours, for a peer on the same node: PMIX_LOCALITY_STRING
+ *     (present, a string, NULL for an unbound process).
+ * and the job-level keys Open MPI reads: PMIX_JOB_SIZE, PMIX_UNIV_SIZE,
+ * PMIX_LOCAL_SIZE, PMIX_LOCAL_PEERS (whose ranks must be exactly the peers
+ * that posted this host name), PMIX_LOCALLDR, PMIX_LOCAL_PROCS (where
+ * given; with --ours it must be),
+ * PMIX_NUM_NODES (the number of distinct host names posted).
+ *
+ * --ours asks for the keys our library derives where the reference relies on
+ * the host (which Slurm and Open MPI 4.1 do not give): PMIX_LOCAL_PROCS and
+ * every local peer's PMIX_LOCALITY_STRING.
+ *
+ * With --exit-early RANK that rank calls _exit(3) after PMIx_Init, without
+ * finalizing: the host must end the job with an error, and the others must
+ * not hang (the fence they are in fails or the host kills them).
+ *
+ * Each rank prints "wireup rank R of N on HOST (node ID): ok" and exits 0,
+ * or names the first mismatch on stderr and exits 1. Rank 0 also prints
+ * "wireup: N ranks on M nodes". Every rank prints
+ * "wireup rank R pid P ppid Q" first, so that a test can read the maps of
+ * the process and of its parent (the server) while they run.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <pmix.h>
+
+static pmix_proc_t me;
+
+#define FAIL(...)                                                                      \
+    do {                                                                               \
+        fprintf(stderr, "wireup rank %u: ", me.rank);                                  \
+        fprintf(stderr, __VA_ARGS__);                                                  \
+        fprintf(stderr, "\n");                                                         \
+        exit(1);                                                                       \
+    } while (0)
+
+#define CHECK(expr)                                                                    \
+    do {                                                                               \
+        pmix_status_t rc_ = (expr);                                                    \
+        if (PMIX_SUCCESS != rc_) {                                                     \
+            FAIL("%s: %s", #expr, PMIx_Error_string(rc_));                             \
+        }                                                                              \
+    } while (0)
+
+/* PMIx_Get that must succeed, with the value's type checked. */
+static pmix_value_t *get_typed(const pmix_proc_t *p, const char *key, pmix_data_type_t t)
+{
+    pmix_value_t *v = NULL;
+    pmix_status_t rc = PMIx_Get(p, key, NULL, 0, &v);
+    if (PMIX_SUCCESS != rc || NULL == v) {
+        FAIL("get %s of %s:%d: %s", key, p->nspace, (int) p->rank, PMIx_Error_string(rc));
+    }
+    if (v->type != t) {
+        FAIL("get %s of %s:%d: type %s, want %s", key, p->nspace, (int) p->rank,
+             PMIx_Data_type_string(v->type), PMIx_Data_type_string(t));
+    }
+    return v;
+}
+
+static uint32_t get_u32(const pmix_proc_t *p, const char *key)
+{
+    pmix_value_t *v = get_typed(p, key, PMIX_UINT32);
+    uint32_t x = v->data.uint32;
+    PMIX_VALUE_RELEASE(v);
+    return x;
+}
+
+static uint16_t get_u16(const pmix_proc_t *p, const char *key)
+{
+    pmix_value_t *v = get_typed(p, key, PMIX_UINT16);
+    uint16_t x = v->data.uint16;
+    PMIX_VALUE_RELEASE(v);
+    return x;
+}
+
+/* A string key, malloc'ed (NULL for a NULL string). */
+static char *get_str(const pmix_proc_t *p, const char *key)
+{
+    pmix_value_t *v = get_typed(p, key, PMIX_STRING);
+    char *s = NULL == v->data.string ? NULL : strdup(v->data.string);
+    PMIX_VALUE_RELEASE(v);
+    return s;
+}
+
+/* A rank or uint32 (hosts register some keys in either type). */
+static uint32_t get_rankish(const pmix_proc_t *p, const char *key)
+{
+    pmix_value_t *v = NULL;
+    pmix_status_t rc = PMIx_Get(p, key, NULL, 0, &v);
+    if (PMIX_SUCCESS != rc || NULL == v) {
+        FAIL("get %s of rank %d: %s", key, (int) p->rank, PMIx_Error_string(rc));
+    }
+    uint32_t x;
+    if (PMIX_PROC_RANK == v->type) {
+        x = v->data.rank;
+    } else if (PMIX_UINT32 == v->type) {
+        x = v->data.uint32;
+    } else if (PMIX_INT == v->type) {
+        x = (uint32_t) v->data.integer;
+    } else {
+        FAIL("get %s of rank %d: type %s", key, (int) p->rank, PMIx_Data_type_string(v->type));
+    }
+    PMIX_VALUE_RELEASE(v);
+    return x;
+}
+
+static void put_str(const char *key, const char *s)
+{
+    pmix_value_t val;
+    PMIX_VALUE_LOAD(&val, s, PMIX_STRING);
+    CHECK(PMIx_Put(PMIX_GLOBAL, key, &val));
+    PMIX_VALUE_DESTRUCT(&val);
+}
+
+/* Whether rank r is in the comma-separated rank list s. */
+static bool in_list(const char *s, uint32_t r)
+{
+    const char *p = s;
+    while (NULL != p && '\0' != *p) {
+        char *end;
+        unsigned long x = strtoul(p, &end, 10);
+        if (end == p) {
+            return false;
+        }
+        if (x == r) {
+            return true;
+        }
+        p = ',' == *end ? end + 1 : end;
+    }
+    return false;
+}
+
+static size_t list_len(const char *s)
+{
+    size_t n = 0;
+    for (const char *p = s; NULL != p && '\0' != *p; p++) {
+        n += ',' == *p;
+    }
+    return NULL == s || '\0' == *s ? 0 : n + 1;
+}
+
+int main(int argc, char **argv)
+{
+    bool collect = true;
+    int nkeys = 4;
+    long exit_early = -1;
+    bool ours = false;
+    for (int i = 1; i < argc; i++) {
+        if (0 == strcmp(argv[i], "--no-collect")) {
+            collect = false;
+        } else if (0 == strcmp(argv[i], "--ours")) {
+            ours = true;
+        } else if (0 == strcmp(argv[i], "--keys") && i + 1 < argc) {
+            nkeys = atoi(argv[++i]);
+        } else if (0 == strcmp(argv[i], "--exit-early") && i + 1 < argc) {
+            exit_early = atol(argv[++i]);
+        } else {
+            fprintf(stderr, "usage: pmix_wireup [--ours] [--no-collect] [--keys N] [--exit-early RANK]\n");
+            return 2;
+        }
+    }
+
+    CHECK(PMIx_Init(&me, NULL, 0));
+    printf("wireup rank %u pid %d ppid %d\n", me.rank, (int) getpid(), (int) getppid());
+    fflush(stdout);
+    if (exit_early == (long) me.rank) {
+        _exit(3);
+    }
+
+    pmix_proc_t wild, peer;
+    PMIX_PROC_LOAD(&wild, me.nspace, PMIX_RANK_WILDCARD);
+    uint32_t n = get_u32(&wild, PMIX_JOB_SIZE);
+    uint32_t univ = get_u32(&wild, PMIX_UNIV_SIZE);
+    uint32_t lsize = get_u32(&wild, PMIX_LOCAL_SIZE);
+    uint32_t nnodes = get_u32(&wild, PMIX_NUM_NODES);
+    char *peers = get_str(&wild, PMIX_LOCAL_PEERS);
+    uint32_t ldr = get_rankish(&wild, PMIX_LOCALLDR);
+    if (univ < n || lsize != list_len(peers) || !in_list(peers, me.rank) || !in_list(peers, ldr)) {
+        FAIL("job keys: size %u univ %u local size %u peers '%s' leader %u", n, univ, lsize, peers,
+             ldr);
+    }
+    /* PMIX_LOCAL_PROCS: the same ranks as PMIX_LOCAL_PEERS, as procs. */
+    pmix_value_t *lp = NULL;
+    if (ours || PMIX_SUCCESS == PMIx_Get(&wild, PMIX_LOCAL_PROCS, NULL, 0, &lp)) {
+        if (NULL != lp) {
+            PMIX_VALUE_RELEASE(lp);
+        }
+        lp = get_typed(&wild, PMIX_LOCAL_PROCS, PMIX_DATA_ARRAY);
+    }
+    if (NULL != lp
+        && (NULL == lp->data.darray || PMIX_PROC != lp->data.darray->type
+            || lp->data.darray->size != lsize)) {
+        FAIL("PMIX_LOCAL_PROCS: not %u procs", lsize);
+    }
+    for (size_t i = 0; NULL != lp && i < lp->data.darray->size; i++) {
+        pmix_proc_t *p = &((pmix_proc_t *) lp->data.darray->array)[i];
+        if (!PMIX_CHECK_NSPACE(p->nspace, me.nspace) || !in_list(peers, p->rank)) {
+            FAIL("PMIX_LOCAL_PROCS[%zu] = %s:%u, not in PMIX_LOCAL_PEERS '%s'", i, p->nspace,
+                 p->rank, peers);
+        }
+    }
+    if (NULL != lp) {
+        PMIX_VALUE_RELEASE(lp);
+    }
+
+    char host[256];
+    if (0 != gethostname(host, sizeof(host))) {
+        FAIL("gethostname");
+    }
+    host[sizeof(host) - 1] = '\0';
+    uint32_t my_node = get_u32(&me, PMIX_NODEID);
+    char *my_host = get_str(&me, PMIX_HOSTNAME);
+    char buf[512];
+    put_str("wireup.host", host);
+    snprintf(buf, sizeof(buf), "%u", my_node);
+    put_str("wireup.nodeid", buf);
+    for (int k = 0; k < nkeys; k++) {
+        char key[64];
+        snprintf(key, sizeof(key), "wireup.k%d", k);
+        snprintf(buf, sizeof(buf), "rank %u key %d on %s", me.rank, k, host);
+        put_str(key, buf);
+    }
+    CHECK(PMIx_Commit());
+    pmix_info_t info;
+    bool yes = true;
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+    CHECK(PMIx_Fence(&wild, 1, collect ? &info : NULL, collect ? 1 : 0));
+    PMIX_INFO_DESTRUCT(&info);
+
+    /* Every peer: posted data, and reserved keys that agree with it. */
+    char **hosts = calloc(n, sizeof(char *));
+    for (uint32_t r = 0; r < n; r++) {
+        PMIX_PROC_LOAD(&peer, me.nspace, r);
+        char *h = get_str(&peer, "wireup.host");
+        char *id = get_str(&peer, "wireup.nodeid");
+        for (int k = 0; k < nkeys; k++) {
+            char key[64], want[512];
+            snprintf(key, sizeof(key), "wireup.k%d", k);
+            snprintf(want, sizeof(want), "rank %u key %d on %s", r, k, h);
+            char *got = get_str(&peer, key);
+            if (NULL == got || 0 != strcmp(got, want)) {
+                FAIL("%s of rank %u: '%s', want '%s'", key, r, got, want);
+            }
+            free(got);
+        }
+        char *rh = get_str(&peer, PMIX_HOSTNAME);
+        uint32_t rid = get_u32(&peer, PMIX_NODEID);
+        snprintf(buf, sizeof(buf), "%u", rid);
+        /* Hosts name nodes as they like (Slurm's NodeName), not always the
+         * kernel's host name: compare node ids, and host names between
+         * ranks (same node, same PMIX_HOSTNAME). */
+        if (0 != strcmp(buf, id)) {
+            FAIL("PMIX_NODEID of rank %u is %u, the rank says %s", r, rid, id);
+        }
+        bool same_node = 0 == strcmp(h, host);
+        if (same_node != (0 == strcmp(rh, my_host)) || same_node != (rid == my_node)) {
+            FAIL("rank %u runs on %s (PMIX_HOSTNAME %s, node %u); I run on %s (%s, node %u)", r,
+                 h, rh, rid, host, my_host, my_node);
+        }
+        if (same_node != in_list(peers, r)) {
+            FAIL("rank %u on %s: PMIX_LOCAL_PEERS '%s' says otherwise", r, h, peers);
+        }
+        (void) get_u16(&peer, PMIX_LOCAL_RANK);
+        (void) get_u16(&peer, PMIX_NODE_RANK);
+        (void) get_u32(&peer, PMIX_APPNUM);
+        if (get_rankish(&peer, PMIX_GLOBAL_RANK) != r) {
+            FAIL("PMIX_GLOBAL_RANK of rank %u", r);
+        }
+        if (same_node && ours) {
+            pmix_value_t *loc = get_typed(&peer, PMIX_LOCALITY_STRING, PMIX_STRING);
+            PMIX_VALUE_RELEASE(loc);
+        }
+        hosts[r] = h;
+        free(id);
+        free(rh);
+    }
+    uint32_t distinct = 0;
+    for (uint32_t r = 0; r < n; r++) {
+        bool seen = false;
+        for (uint32_t s = 0; s < r; s++) {
+            seen = seen || 0 == strcmp(hosts[r], hosts[s]);
+        }
+        distinct += !seen;
+    }
+    if (distinct != nnodes) {
+        FAIL("PMIX_NUM_NODES is %u, ranks posted %u host names", nnodes, distinct);
+    }
+
+    printf("wireup rank %u of %u on %s (node %u): ok\n", me.rank, n, host, my_node);
+    if (0 == me.rank) {
+        printf("wireup: %u ranks on %u nodes\n", n, nnodes);
+    }
+    fflush(stdout);
+    /* Nobody leaves before everyone has read: a last fence. */
+    CHECK(PMIx_Fence(&wild, 1, NULL, 0));
+    CHECK(PMIx_Finalize(NULL, 0));
+    return 0;
+}
