@@ -52,9 +52,15 @@ fn client(include: &Path, tag: &str) -> PathBuf {
 /// Runs the host with `n` clients, failing the test on a nonzero exit or
 /// when it outlives [`LIMIT`].
 fn run(n: u32, client: &Path, nspace: &str) {
+    run_host(n, client, nspace, &[]);
+}
+
+/// [`run`] with extra environment for the host.
+fn run_host(n: u32, client: &Path, nspace: &str, env: &[(&str, &str)]) {
     let tmp = common::scratch(&unique(&format!("tmp_{nspace}")));
     let out = common::run_with_watchdog(
         Command::new(host())
+            .envs(env.iter().copied())
             .arg(n.to_string())
             .arg(client)
             .arg(nspace)
@@ -85,6 +91,19 @@ fn c_host_runs_two_clients() {
 #[test]
 fn c_host_runs_four_clients() {
     run(4, &client(&common::include_dir(), "ours4"), "c-job-4");
+}
+
+/// A host whose `client_connected` returns success and never calls back
+/// (Slurm 22.05's mpi_pmix_v4): the clients' init must not wait for it,
+/// as OpenPMIx 4.2 passes no callback and does not wait.
+#[test]
+fn c_host_client_connected_without_callback() {
+    run_host(
+        2,
+        &client(&common::include_dir(), "ours_v1"),
+        "c-job-v1",
+        &[("HOST_CONNECTED_V1", "1")],
+    );
 }
 
 /// A client compiled against the reference headers runs on our library.

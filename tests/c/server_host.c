@@ -6,6 +6,9 @@
  * that client_finalized fired N times.
  *
  * usage: server_host N CLIENT [NSPACE]
+ * With HOST_CONNECTED_V1 set in its environment the host registers
+ * client_connected instead, which returns success and never calls back
+ * (as Slurm's mpi_pmix_v4 does).
  * Exits 0 on success; prints what failed to stderr. Every wait is bounded
  * (callbacks: 60 s; children: the caller's watchdog). */
 #define HOST_NAME "host"
@@ -52,6 +55,21 @@ static pmix_status_t connected2(const pmix_proc_t *proc, void *server_object, pm
     atomic_fetch_add(&n_connected, 1);
     /* done at once: the library must not wait for the callback */
     return PMIX_OPERATION_SUCCEEDED;
+}
+
+/* Slurm's way (mpi_pmix_v4's _client_connected): the old upcall, success
+ * returned, the callback never called. The library must not wait for it. */
+static pmix_status_t connected_v1(const pmix_proc_t *proc, void *server_object,
+                                  pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void) cbfunc;
+    (void) cbdata;
+    if ((void *) (uintptr_t) (proc->rank + 1) != server_object) {
+        fprintf(stderr, "host: connected: rank %u has the wrong server object\n", proc->rank);
+        return PMIX_ERR_NOT_FOUND;
+    }
+    atomic_fetch_add(&n_connected, 1);
+    return PMIX_SUCCESS;
 }
 
 static pmix_status_t finalized(const pmix_proc_t *proc, void *server_object,
@@ -139,7 +157,11 @@ int main(int argc, char **argv)
     cargv[1] = NULL;
 
     memset(&module, 0, sizeof(module));
-    module.client_connected2 = connected2;
+    if (NULL != getenv("HOST_CONNECTED_V1")) {
+        module.client_connected = connected_v1;
+    } else {
+        module.client_connected2 = connected2;
+    }
     module.client_finalized = finalized;
     module.abort = abort_fn;
     module.fence_nb = fence_nb;
@@ -248,7 +270,7 @@ int main(int argc, char **argv)
 
     if (!bad_exit) {
         if ((int) n != atomic_load(&n_connected)) {
-            FAIL("client_connected2 fired %d times, want %u", atomic_load(&n_connected), n);
+            FAIL("client_connected(2) fired %d times, want %u", atomic_load(&n_connected), n);
         }
         if ((int) n != atomic_load(&n_finalized)) {
             FAIL("client_finalized fired %d times, want %u", atomic_load(&n_finalized), n);

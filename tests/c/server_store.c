@@ -81,9 +81,46 @@ int main(int argc, char **argv)
     if (PMIX_ERR_NOT_FOUND != rc) {
         FAIL("get of a key stored for another process: %s", PMIx_Error_string(rc));
     }
+    /* A NULL key: all of the process's values as a data array of infos
+     * (mpirun's odls sends its own so to the daemons of other nodes). */
+    v = NULL;
     rc = PMIx_Get(&me, NULL, NULL, 0, &v);
-    if (PMIX_ERR_BAD_PARAM != rc) {
+    if (PMIX_SUCCESS != rc || NULL == v || PMIX_DATA_ARRAY != v->type
+        || NULL == v->data.darray || PMIX_INFO != v->data.darray->type) {
         FAIL("get with a NULL key: %s", PMIx_Error_string(rc));
+    } else {
+        pmix_info_t *all = (pmix_info_t *) v->data.darray->array;
+        size_t n = v->data.darray->size, found = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (PMIX_CHECK_KEY(&all[i], "opal.puri") && PMIX_STRING == all[i].value.type
+                && 0 == strcmp(all[i].value.data.string, "1234567890.0;tcp://10.0.0.1:4242")) {
+                found++;
+            }
+        }
+        if (1 != found) {
+            FAIL("get with a NULL key: %zu infos, opal.puri found %zu times", n, found);
+        }
+    }
+    if (NULL != v) {
+        PMIX_VALUE_RELEASE(v);
+    }
+    v = NULL;
+    rc = PMIx_Get(&other, NULL, NULL, 0, &v);
+    if (PMIX_SUCCESS != rc || NULL == v || PMIX_DATA_ARRAY != v->type
+        || NULL == v->data.darray || 1 > v->data.darray->size
+        || !PMIX_CHECK_KEY(&((pmix_info_t *) v->data.darray->array)[0], "my.count")
+        || 8 != ((pmix_info_t *) v->data.darray->array)[0].value.data.uint32) {
+        FAIL("get of another process with a NULL key: %s", PMIx_Error_string(rc));
+    }
+    if (NULL != v) {
+        PMIX_VALUE_RELEASE(v);
+    }
+    /* a process nothing was stored for */
+    PMIX_PROC_LOAD(&other, "1234567892", 0);
+    v = NULL;
+    rc = PMIx_Get(&other, NULL, NULL, 0, &v);
+    if (PMIX_ERR_NOT_FOUND != rc) {
+        FAIL("NULL-key get of a process with no values: %s", PMIx_Error_string(rc));
     }
 
     rc = PMIx_server_finalize();

@@ -51,12 +51,27 @@ pub(crate) unsafe fn get(
     let infos = unsafe { infos_in(info, ninfo) }?;
     // SAFETY: proc_ is NULL or valid (C contract).
     let proc = unsafe { target(c, proc_) };
-    let mode = storage(&infos);
+    // SAFETY: val is writable (and *val the caller's under static values).
+    unsafe { deliver(c.get_all(&proc, &infos), &infos, val) }
+}
+
+/// Hands a process's data (`data`: its infos, or why there are none) to
+/// a blocking caller in the storage `infos` ask for.
+///
+/// # Safety
+/// `val` is writable, and under `PMIX_GET_STATIC_VALUES` `*val` is the
+/// caller's value.
+pub(crate) unsafe fn deliver(
+    data: Result<Vec<Info>, Status>,
+    infos: &[Info],
+    val: *mut *mut pmix_value_t,
+) -> Result<(), Status> {
+    let mode = storage(infos);
     if mode != Storage::Static {
         // SAFETY: val is a writable out-parameter.
         unsafe { *val = null_mut() };
     }
-    let v = as_value(c.get_all(&proc, &infos)?);
+    let v = as_value(data?);
     match mode {
         Storage::Static => {
             // SAFETY: under static values *val is the caller's value.

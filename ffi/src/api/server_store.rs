@@ -9,6 +9,11 @@
 //! process (as a malloc'd value by default, in the caller's storage under
 //! `PMIX_GET_STATIC_VALUES`, or library-owned under
 //! `PMIX_GET_POINTER_VALUES`). A key stored for no process of the map is
+//! `PMIX_ERR_NOT_FOUND`. A NULL key returns all of a process's values, in
+//! the order first stored, as the client's NULL-key get does (a
+//! `PMIX_DATA_ARRAY` of infos): Open MPI's `mpirun` reads its own that way
+//! to send it to the daemons of other nodes
+//! (`orte/mca/odls/base/odls_base_default_fns.c`); a process with none is
 //! `PMIX_ERR_NOT_FOUND`. The client paths are not involved: a process
 //! that called `PMIx_Init` uses its client's store.
 
@@ -16,13 +21,14 @@ use std::collections::HashMap;
 use std::ffi::{c_char, CStr};
 use std::sync::Mutex;
 
-use pmix_core::{keys, Info, Proc, Status, Value};
+use pmix_core::{keys, Info, Key, Proc, Status, Value};
 
 use crate::convert;
 use crate::sys::{pmix_proc_t, pmix_value_t};
 
-/// Values stored by this server process, by process and key.
-static STORE: Mutex<Option<HashMap<(Proc, String), Value>>> = Mutex::new(None);
+/// Values stored by this server process, by process, in the order their
+/// keys were first stored (a key stored again keeps its place).
+static STORE: Mutex<Option<HashMap<Proc, Vec<(String, Value)>>>> = Mutex::new(None);
 
 /// Library-owned values handed out under `PMIX_GET_POINTER_VALUES`, by
 /// address (valid until the process exits: never freed, never reused).
@@ -71,11 +77,12 @@ pub(crate) unsafe fn store(
     }
     // SAFETY: valid arguments (contract, checked non-NULL).
     let (p, k, v) = unsafe { (target(proc_, me), key_of(key)?, convert::value_from_c(val)?) };
-    STORE
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get_or_insert_with(HashMap::new)
-        .insert((p, k), v);
+    let mut g = STORE.lock().unwrap_or_else(|e| e.into_inner());
+    let kvs = g.get_or_insert_with(HashMap::new).entry(p).or_default();
+    match kvs.iter_mut().find(|(x, _)| *x == k) {
+        Some(slot) => slot.1 = v,
+        None => kvs.push((k, v)),
+    }
     Ok(())
 }
 
@@ -97,16 +104,31 @@ pub(crate) unsafe fn get(
     infos: &[Info],
     val: *mut *mut pmix_value_t,
 ) -> Result<(), Status> {
-    if key.is_null() || val.is_null() {
+    if val.is_null() {
         return Err(Status::ERR_BAD_PARAM);
     }
-    // SAFETY: valid arguments (contract, checked non-NULL).
-    let (p, k) = unsafe { (target(proc_, me), key_of(key)?) };
-    let v = STORE
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
+    // SAFETY: proc_ NULL or valid (contract).
+    let p = unsafe { target(proc_, me) };
+    let store = || STORE.lock().unwrap_or_else(|e| e.into_inner());
+    if key.is_null() {
+        let all = match store().as_ref().and_then(|m| m.get(&p)) {
+            Some(kvs) if !kvs.is_empty() => kvs
+                .iter()
+                .map(|(k, v)| Ok(Info::new(Key::new(k.as_str())?, v.clone())))
+                .collect(),
+            _ => Err(Status::ERR_NOT_FOUND),
+        };
+        // SAFETY: val is writable (checked), *val the caller's under static
+        // values (contract).
+        return unsafe { crate::api::get_all::deliver(all, infos, val) };
+    }
+    // SAFETY: key is a valid string (contract, checked non-NULL).
+    let k = unsafe { key_of(key)? };
+    let v = store()
         .as_ref()
-        .and_then(|m| m.get(&(p, k)).cloned())
+        .and_then(|m| m.get(&p))
+        .and_then(|kvs| kvs.iter().find(|(x, _)| *x == k))
+        .map(|(_, v)| v.clone())
         .ok_or(Status::ERR_NOT_FOUND)?;
     if flag(infos, keys::GET_POINTER_VALUES) {
         let out = convert::value_to_c_new(&v)?;
