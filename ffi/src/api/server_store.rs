@@ -26,9 +26,12 @@ use pmix_core::{keys, Info, Key, Proc, Status, Value};
 use crate::convert;
 use crate::sys::{pmix_proc_t, pmix_value_t};
 
-/// Values stored by this server process, by process, in the order their
-/// keys were first stored (a key stored again keeps its place).
-static STORE: Mutex<Option<HashMap<Proc, Vec<(String, Value)>>>> = Mutex::new(None);
+/// One process's stored values, in the order their keys were first stored
+/// (a key stored again keeps its place).
+type Stored = Vec<(String, Value)>;
+
+/// Values stored by this server process, by process.
+static STORE: Mutex<Option<HashMap<Proc, Stored>>> = Mutex::new(None);
 
 /// Library-owned values handed out under `PMIX_GET_POINTER_VALUES`, by
 /// address (valid until the process exits: never freed, never reused).
