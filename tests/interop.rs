@@ -183,7 +183,9 @@ impl Run {
     }
 
     /// Panics unless every `<who> libpmix: <path>` line names our library
-    /// (and at least one such line per `who` is there).
+    /// (and at least one such line per `who` is there). The text may
+    /// follow another process's unterminated output on the same line
+    /// (python3-pmix prints "CLIENT STARTING THREAD" without a newline).
     fn assert_our_lib(&self, whos: &[&str]) {
         let ours = our_lib();
         for who in whos {
@@ -191,7 +193,7 @@ impl Run {
             let paths: Vec<&str> = self
                 .stdout
                 .lines()
-                .filter_map(|l| l.strip_prefix(&prefix))
+                .filter_map(|l| l.find(&prefix).map(|i| &l[i + prefix.len()..]))
                 .collect();
             assert!(
                 !paths.is_empty(),
