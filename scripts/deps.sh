@@ -11,7 +11,7 @@
 set -euo pipefail
 
 packages=(gcc g++ pkg-config libhwloc-dev libudev-dev libpmix-dev binutils
-          openmpi-bin libopenmpi-dev python3-pmix)
+          openmpi-bin libopenmpi-dev python3-pmix slurmd slurmctld slurm-client)
 
 [ "${PMIX_SKIP_APT:-0}" = 1 ] && exit 0
 

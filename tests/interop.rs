@@ -223,26 +223,7 @@ const MARK: &str = "PMIX_INTEROP_RUN";
 /// Kills (SIGKILL) every process whose environment holds `MARK=mark`.
 /// Returns how many there were.
 fn kill_marked(mark: &str) -> usize {
-    let needle = format!("{MARK}={mark}");
-    let mut n = 0;
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return 0;
-    };
-    for e in dir.flatten() {
-        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else {
-            continue;
-        };
-        let Ok(env) = std::fs::read(format!("/proc/{pid}/environ")) else {
-            continue;
-        };
-        if env.split(|b| *b == 0).any(|v| v == needle.as_bytes()) {
-            // SAFETY: kill(2) has no memory preconditions; the pid carries
-            // our own run's marker.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
-            n += 1;
-        }
-    }
-    n
+    common::orte::kill_marked(MARK, mark)
 }
 
 /// Runs `cmd` (in its own process group, marked) with a hard limit; at

@@ -250,6 +250,7 @@ impl EventLoop {
                     self.fenced.remove(&p);
                 }
                 Command::Run(task) => task(self),
+                Command::Defer(f) => f(),
                 Command::Shutdown => return false,
             }
         }

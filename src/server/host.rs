@@ -38,6 +38,8 @@ pub(crate) enum Command {
     /// API calls that need it: notifications, IOF, ...).
     #[allow(dead_code)]
     Run(LoopTask),
+    /// Run a closure on the progress thread ([`super::Server::defer`]).
+    Defer(Box<dyn FnOnce() + Send>),
     /// Stop the loop.
     Shutdown,
 }
@@ -96,13 +98,18 @@ impl Notifier {
     /// it) the loop is not woken: it drains its commands before it polls
     /// again, so the command is handled in the same pass.
     pub(crate) fn send(&self, cmd: Command) -> bool {
-        if self.tx.send(cmd).is_err() {
-            return false;
+        self.try_send(cmd).is_ok()
+    }
+
+    /// [`send`](Self::send), giving the command back if the loop is gone.
+    pub(crate) fn try_send(&self, cmd: Command) -> Result<(), Command> {
+        self.tx.send(cmd).map_err(|e| e.0)?;
+        if !self.on_loop_thread() {
+            // A loop that cannot be woken is stopping: it drops what is
+            // queued.
+            let _ = self.waker.wake();
         }
-        if self.on_loop_thread() {
-            return true;
-        }
-        self.waker.wake().is_ok()
+        Ok(())
     }
 
     /// Marks the calling thread as the one running this notifier's loop.

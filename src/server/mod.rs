@@ -412,6 +412,18 @@ impl Server {
         Ok(())
     }
 
+    /// Runs `f` on the progress thread, after what is queued there now;
+    /// gives `f` back if the server has stopped. For work that must not
+    /// run in the caller's thread: a host that calls back while holding a
+    /// lock its own release function takes (Slurm 22.05's fence) gets that
+    /// release function called from here, after its callback returned.
+    pub fn defer(&self, f: Box<dyn FnOnce() + Send>) -> Result<(), Box<dyn FnOnce() + Send>> {
+        match self.notifier.try_send(Command::Defer(f)) {
+            Err(Command::Defer(f)) => Err(f),
+            _ => Ok(()),
+        }
+    }
+
     /// `PMIx_server_finalize`: stops the server.
     pub fn finalize(mut self) {
         self.stop();

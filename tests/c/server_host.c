@@ -99,10 +99,22 @@ static pmix_status_t abort_fn(const pmix_proc_t *proc, void *server_object, int 
     return PMIX_SUCCESS;
 }
 
-/* Single node: this node's contribution is everyone's. */
+/* The lock a host's collective holds while it completes the fence, and
+ * that its release function takes too, as Slurm 22.05's does (coll->lock):
+ * the library must call the release function after the callback returned,
+ * not inside it. Error-checking, so that a release inside the callback
+ * fails the test instead of hanging it. */
+static pthread_mutex_t coll_lock;
+static atomic_int n_released_inside;
+
 /* Frees a fence contribution once the library released it. */
 static void release_fence_data(void *data)
 {
+    if (EDEADLK == pthread_mutex_lock(&coll_lock)) {
+        atomic_fetch_add(&n_released_inside, 1);
+    } else {
+        pthread_mutex_unlock(&coll_lock);
+    }
     free(data);
 }
 
@@ -117,7 +129,10 @@ static pmix_status_t fence_nb(const pmix_proc_t procs[], size_t nprocs, const pm
     atomic_fetch_add(&n_fences, 1);
     /* The host owns the contribution (standard 16.3.6): released once the
      * library has taken what it needs, as Open MPI's mpirun does. */
+    pthread_mutex_lock(&coll_lock);
+    /* Single node: this node's contribution is everyone's. */
     cbfunc(PMIX_SUCCESS, data, ndata, cbdata, release_fence_data, data);
+    pthread_mutex_unlock(&coll_lock);
     return PMIX_SUCCESS;
 }
 
@@ -155,6 +170,11 @@ int main(int argc, char **argv)
     nspace = argc > 3 ? argv[3] : "c-host-job";
     cargv[0] = argv[2];
     cargv[1] = NULL;
+
+    pthread_mutexattr_t attr;
+    pthread_mutexattr_init(&attr);
+    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ERRORCHECK);
+    pthread_mutex_init(&coll_lock, &attr);
 
     memset(&module, 0, sizeof(module));
     if (NULL != getenv("HOST_CONNECTED_V1")) {
@@ -280,6 +300,10 @@ int main(int argc, char **argv)
         }
         if (atomic_load(&n_fences) < 1) {
             FAIL("fence_nb never called");
+        }
+        if (0 != atomic_load(&n_released_inside)) {
+            FAIL("fence data released %d times inside the fence callback",
+                 atomic_load(&n_released_inside));
         }
     }
 

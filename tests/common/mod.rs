@@ -13,6 +13,9 @@ use pmix::job::{AppContext, SingleNodeJob};
 use pmix::server::Server;
 use pmix::{Info, Key, Nspace, Proc, Rank, Value};
 
+pub mod orte;
+pub mod slurm;
+
 /// The workspace root.
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -226,10 +226,7 @@ unsafe extern "C" fn info_done(
     guard_or((), || {
         // SAFETY: NULL or ninfo valid infos (C contract).
         let infos = unsafe { copy_infos(info, ninfo) };
-        if let Some(f) = release_fn {
-            // SAFETY: the host's release callback with its own cbdata.
-            unsafe { f(release_cbdata) };
-        }
+        crate::api::server::release_later(release_fn, release_cbdata);
         if cbdata.is_null() {
             return;
         }

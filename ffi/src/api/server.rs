@@ -34,10 +34,10 @@ pub(crate) use crate::api::client::infos_in;
 use crate::api::client::{check_array, require_init, unsupported, INIT_COUNT};
 use crate::api::server_module::{pmix_server_module_t, CHost, ServerObjects};
 pub(crate) use crate::boundary::SendPtr;
-use crate::boundary::{guard, malloc_cstr};
+use crate::boundary::{guard, guard_or, malloc_cstr};
 use crate::convert;
 use crate::nonnull;
-use crate::sys::{pmix_info_t, pmix_op_cbfunc_t, pmix_proc_t};
+use crate::sys::{pmix_info_t, pmix_op_cbfunc_t, pmix_proc_t, pmix_release_cbfunc_t};
 
 /// `pmix_op_cbfunc_t`.
 type OpCbFunc = pmix_op_cbfunc_t;
@@ -64,6 +64,32 @@ pub(crate) fn server() -> Result<Arc<Running>, Status> {
         .unwrap_or_else(|e| e.into_inner())
         .clone()
         .ok_or(Status::ERR_INIT)
+}
+
+/// Calls the host's `release_fn` for data it handed a callback of ours,
+/// once that callback has returned: from the server's progress thread, as
+/// OpenPMIx does. Slurm 22.05 completes a fence while holding the lock its
+/// release function takes, so calling it inside the callback deadlocks.
+/// Without a running server there is no such thread: called at once.
+pub(crate) fn release_later(release_fn: pmix_release_cbfunc_t, cbdata: *mut c_void) {
+    let Some(f) = release_fn else {
+        return;
+    };
+    let data = SendPtr(cbdata);
+    let release: Box<dyn FnOnce() + Send> = Box::new(move || {
+        let data = data;
+        // SAFETY: the host's release function with its own cbdata, called
+        // once; nothing unwinds out of it.
+        guard_or((), || unsafe { f(data.0) });
+    });
+    let release = match server() {
+        Ok(s) => match s.server.defer(release) {
+            Ok(()) => return,
+            Err(r) => r,
+        },
+        Err(_) => release,
+    };
+    release();
 }
 
 /// Runs `f` on the running core server (for the client calls a host

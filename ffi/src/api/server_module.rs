@@ -238,10 +238,7 @@ unsafe extern "C" fn modex_done<B: ModexOp>(
     crate::boundary::guard_or((), || {
         // SAFETY: data is NULL or ndata readable bytes (C contract).
         let blob = unsafe { convert::bytes_from_c(data, ndata) };
-        if let Some(f) = release_fn {
-            // SAFETY: the host's release callback with its own cbdata.
-            unsafe { f(release_cbdata) };
-        }
+        crate::api::server::release_later(release_fn, release_cbdata);
         if cbdata.is_null() {
             return;
         }
