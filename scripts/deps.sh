@@ -4,7 +4,10 @@
 #   and the reference OpenPMIx 4.2.2 (libpmix-dev) that the ABI and
 #   compatibility tests compare against; Open MPI 4.1 (openmpi-bin,
 #   libopenmpi-dev) and OpenPMIx's Python bindings (python3-pmix), which
-#   the interoperability suite (tests/interop.rs) runs on our library.
+#   the interoperability suite (tests/interop.rs) runs on our library;
+#   Slurm 22.05 (slurmd, slurmctld, slurm-client), whose cluster of
+#   namespaced nodes tests/slurm.rs starts itself (no service is started
+#   or configured under /etc).
 # Runs apt-get as root, or through sudo; does nothing for packages already
 # installed. Set PMIX_SKIP_APT=1 to skip (tests needing a missing reference
 # then report themselves as skipped).
