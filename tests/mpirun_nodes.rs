@@ -10,11 +10,14 @@
 //! 1. MPI: `tests/interop/mpi_hello.c` (MPI_Init, Allreduce, Finalize),
 //!    `tests/multinode/mpi_nodes.c` (the same with every rank's host name,
 //!    and every rank's and every orted's libpmix), `tests/interop/mpi_ring.c`,
-//!    `tests/interop/mpi_split.c`;
-//! 2. PMIx clients: `tests/multinode/orte_wireup.c` (put, commit, fence with
-//!    and without data collection, every peer's data, the reserved keys
-//!    mpirun gives) and `tests/multinode/pmix_wireup.c --ours` (stricter:
-//!    reserved keys of remote ranks, local procs, locality strings);
+//!    `tests/interop/mpi_split.c`, `tests/multinode/mpi_split_node.c`
+//!    (`MPI_Comm_split_type` SHARED: each node communicator must be the
+//!    ranks of that node);
+//! 2. the PMIx client `tests/multinode/pmix_wireup.c --ours` (shared with
+//!    the Slurm tests): put, commit, fence with and without data collection,
+//!    every peer's data and reserved keys (of remote ranks too), local
+//!    procs, locality strings, and which libpmix every rank and its orted
+//!    mapped, by device and inode;
 //! 3. events across nodes (`tests/multinode/orte_event.c`): the last rank
 //!    (on the last node) calls `PMIx_Abort`: mpirun must end the job with
 //!    the abort's status, without a hang; rank 0 notifies a custom event
@@ -25,11 +28,13 @@
 //!    nodes (of 2, of 4).
 //!
 //! The same cases on the reference OpenPMIx 4.2.2 at 2 nodes prove the
-//! fixture and each case's expectations right (`reference_*`), except two
-//! that the reference cannot pass, kept `#[ignore]`d to show why:
-//! `pmix_wireup.c` (OpenPMIx 4.2 gives no `PMIX_NODEID` of a remote rank
-//! under mpirun) and the custom event (OpenPMIx 4.2's server deadlocks on
-//! a client's non-local event under mpirun: see `reference_custom_event_*`).
+//! fixture and each case's expectations right (`reference_*`; the same
+//! `pmix_wireup.c`, without `--ours`: it then reads a remote rank's
+//! `PMIX_NODEID` where given, which OpenPMIx 4.2 under mpirun does not,
+//! and no local procs or locality strings, which mpirun does not
+//! register), except one that the reference cannot pass, kept `#[ignore]`d
+//! to show why: the custom event (OpenPMIx 4.2's server deadlocks on a
+//! client's non-local event under mpirun: see `reference_custom_event_*`).
 //!
 //! Every run is bounded, leaves nothing behind (the daemons, which leave
 //! the test's process group, are found by a marker variable) and checks
@@ -119,33 +124,17 @@ fn mpi_split(lib: Lib, nodes: u32) {
     mpi_simple(lib, nodes, "tests/interop/mpi_split.c", &line);
 }
 
+fn mpi_split_node(lib: Lib, nodes: u32) {
+    let n = nodes * PER_NODE;
+    let line = format!("split_node ok: {n} ranks on {nodes} nodes");
+    mpi_simple(lib, nodes, "tests/multinode/mpi_split_node.c", &line);
+}
+
 // ---------------------------------------------------------------------------
 // 2. PMIx clients
 
-fn orte_wireup(lib: Lib, nodes: u32, collect: bool) {
-    if !orte::available() {
-        return;
-    }
-    let n = nodes * PER_NODE;
-    let prog = orte::pmix_program("tests/multinode/orte_wireup.c");
-    let args: &[&str] = if collect { &[] } else { &["--no-collect"] };
-    let r = Job::new(lib, nodes, PER_NODE, &prog).args(args).run();
-    r.assert_ok();
-    for rank in 0..n {
-        r.assert_line(&format!(
-            "orte_wireup rank {rank} of {n} on {}: ok",
-            node_of(rank)
-        ));
-    }
-    r.assert_line(&format!(
-        "orte_wireup: {n} ranks on {nodes} nodes, {}",
-        if collect { "collect" } else { "no collect" }
-    ));
-    r.assert_lib(&["rank", "orted"], Some(n as usize));
-}
-
-/// `tests/multinode/pmix_wireup.c` (another engineer's multi-node client,
-/// shared with the Slurm tests); `--ours` where our library derives more.
+/// `tests/multinode/pmix_wireup.c` (the multi-node client, shared with the
+/// Slurm tests); `--ours` on ours, which derives more than mpirun gives.
 fn pmix_wireup(lib: Lib, nodes: u32, collect: bool) {
     if !orte::available() {
         return;
@@ -171,6 +160,7 @@ fn pmix_wireup(lib: Lib, nodes: u32, collect: bool) {
     }
     r.assert_line(&format!("wireup: {n} ranks on {nodes} nodes"));
     r.assert_lib(&[], None);
+    r.assert_lib_ids(n);
 }
 
 // ---------------------------------------------------------------------------
@@ -270,11 +260,9 @@ cases! {
     mpi_ring_4_nodes => mpi_ring(Lib::Ours, 4);
     mpi_split_2_nodes => mpi_split(Lib::Ours, 2);
     mpi_split_4_nodes => mpi_split(Lib::Ours, 4);
+    mpi_split_node_2_nodes => mpi_split_node(Lib::Ours, 2);
+    mpi_split_node_4_nodes => mpi_split_node(Lib::Ours, 4);
 
-    orte_wireup_collect_2_nodes => orte_wireup(Lib::Ours, 2, true);
-    orte_wireup_collect_4_nodes => orte_wireup(Lib::Ours, 4, true);
-    orte_wireup_no_collect_2_nodes => orte_wireup(Lib::Ours, 2, false);
-    orte_wireup_no_collect_4_nodes => orte_wireup(Lib::Ours, 4, false);
     pmix_wireup_collect_2_nodes => pmix_wireup(Lib::Ours, 2, true);
     pmix_wireup_collect_4_nodes => pmix_wireup(Lib::Ours, 4, true);
     pmix_wireup_no_collect_2_nodes => pmix_wireup(Lib::Ours, 2, false);
@@ -293,17 +281,11 @@ cases! {
     reference_mpi_nodes_2_nodes => mpi_nodes(Lib::Reference, 2);
     reference_mpi_ring_2_nodes => mpi_ring(Lib::Reference, 2);
     reference_mpi_split_2_nodes => mpi_split(Lib::Reference, 2);
-    reference_orte_wireup_collect_2_nodes => orte_wireup(Lib::Reference, 2, true);
-    reference_orte_wireup_no_collect_2_nodes => orte_wireup(Lib::Reference, 2, false);
+    reference_mpi_split_node_2_nodes => mpi_split_node(Lib::Reference, 2);
+    reference_pmix_wireup_collect_2_nodes => pmix_wireup(Lib::Reference, 2, true);
+    reference_pmix_wireup_no_collect_2_nodes => pmix_wireup(Lib::Reference, 2, false);
     reference_abort_crosses_nodes_2_nodes => abort_crosses_nodes(Lib::Reference, 2);
     reference_publish_lookup_2_nodes => publish_lookup(Lib::Reference, 2);
-
-    /// pmix_wireup.c reads `PMIX_NODEID` of every peer; under mpirun,
-    /// OpenPMIx 4.2 answers NOT-FOUND for a rank on another node, although
-    /// mpirun registers it in every rank's `PMIX_PROC_DATA` (it answers for
-    /// the ranks of the asking rank's own node).
-    #[ignore = "the reference gives no PMIX_NODEID of remote ranks under mpirun"]
-    reference_pmix_wireup_2_nodes => pmix_wireup(Lib::Reference, 2, true);
 
     /// On the reference the remote node's ranks get the event, but the
     /// notifier's orted deadlocks: OpenPMIx 4.2's `pmix_prm_base_notify`
@@ -331,7 +313,7 @@ cases! {
 ///   like every client here), `-g 20000 -f 200 -m 10`: a fence without
 ///   data, put of 100 keys + commit + fence with data collection, PMIx_Init;
 ///   each run's figure is the bench's own median across ranks;
-/// - `dmodex_get`: tests/multinode/orte_wireup.c `--no-collect`: a fence
+/// - `dmodex_get`: tests/multinode/pmix_wireup.c `--no-collect --times`: a fence
 ///   without data collection, then the first get of a key of a rank on
 ///   another node (the direct-modex round trip through both orteds); each
 ///   run's figure is the median across ranks;
@@ -352,7 +334,7 @@ fn bench() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(5);
     let pmix_bench = orte::pmix_program("benches/c/pmix_bench.c");
-    let wireup = orte::pmix_program("tests/multinode/orte_wireup.c");
+    let wireup = orte::pmix_program("tests/multinode/pmix_wireup.c");
     let hello = orte::mpi_program("tests/interop/mpi_hello.c");
     // (metric, nodes, lib) -> one figure per repetition.
     let mut samples: BTreeMap<(&'static str, u32, &'static str), Vec<f64>> = BTreeMap::new();
@@ -400,12 +382,12 @@ fn bench() {
                 }
 
                 let r = Job::new(lib, nodes, PER_NODE, &wireup)
-                    .args(&["--no-collect"])
+                    .args(&["--no-collect", "--times"])
                     .run();
                 r.assert_ok();
-                r.assert_lib(&["rank", "orted"], None);
+                r.assert_lib_ids(nodes * PER_NODE);
                 let mut gets: Vec<f64> = r
-                    .lines_with("orte_wireup rank ")
+                    .lines_with("wireup rank ")
                     .filter_map(|l| l.split_once(" remote_get_us="))
                     .map(|(_, v)| v.trim().parse::<f64>().unwrap())
                     .filter(|v| *v >= 0.0)

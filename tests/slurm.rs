@@ -6,33 +6,34 @@
 //! One cluster serves the whole binary, with two partitions side by side:
 //! `ref` (nodes `ref1`, `ref2`: the reference OpenPMIx 4.2.2, which proves
 //! each case and the fixture right) and `ours` (`ours1`, `ours2`: our
-//! library). Every case runs on both (save two, ours only, as said
+//! library). Every case runs on both (save one, ours only, as said
 //! below), at one node and two (`-N1 -n2`, `-N2 -n4`, `-N2 -n8`):
 //!
-//! - `client`: `tests/multinode/pmix_fence_client.c` — init, job keys,
+//! - `wireup`: `tests/multinode/pmix_wireup.c` — init, job keys,
 //!   put/commit, fence with data collection and without (direct modex),
-//!   every peer's data; under both of Slurm's fence algorithms
-//!   (`SLURM_PMIX_FENCE=tree|ring`) at two nodes;
-//! - `wireup` (ours only): `tests/multinode/pmix_wireup.c --ours`, the
-//!   stricter client, same matrix. It asks for what Slurm does not give
-//!   and the reference therefore lacks: `PMIX_APPNUM` as a `uint32`
-//!   (Slurm registers a `PMIX_INT`) and `PMIX_LOCAL_RANK`/`PMIX_NODE_RANK`
-//!   of ranks on other nodes (Slurm registers them for local ranks only);
-//!   `SLURM_WIREUP_REF=1` adds its runs on the reference (without
-//!   `--ours`), which fail on those two for that reason;
-//! - `mpi-hello`, `mpi-ring`, `mpi-split`: Open MPI 4.1 programs built with
-//!   `mpicc` (`tests/multinode/mpi_hello_ids.c`, `tests/interop/mpi_ring.c`,
-//!   `tests/interop/mpi_split.c`), TCP between ranks on loopback;
+//!   every peer's data and reserved keys; under both of Slurm's fence
+//!   algorithms (`SLURM_PMIX_FENCE=tree|ring`) at two nodes. On ours it
+//!   runs with `--ours`, asking for what Slurm does not give and the
+//!   reference therefore lacks: `PMIX_APPNUM` as a `uint32` (Slurm
+//!   registers a `PMIX_INT`), `PMIX_LOCAL_RANK`/`PMIX_NODE_RANK` of ranks
+//!   on other nodes (Slurm registers them for local ranks only), local
+//!   procs and locality strings;
+//! - `mpi-hello`, `mpi-ring`, `mpi-split`, `mpi-split-node`: Open MPI 4.1
+//!   programs built with `mpicc` (`tests/multinode/mpi_hello_ids.c`,
+//!   `tests/interop/mpi_ring.c`, `tests/interop/mpi_split.c`,
+//!   `tests/multinode/mpi_split_node.c`: `MPI_Comm_split_type` SHARED, whose
+//!   node communicators must be the ranks of each node), TCP between ranks
+//!   on loopback;
 //! - `python`: `tests/interop/py_client.py` (python3-pmix);
-//! - `exit-after-fence`: rank 1 calls `_exit(3)` after the first fence
-//!   while the others wait in the next: the PMIx server must tell Slurm
-//!   (whose error handler kills the step); `exit-early-K`: the last rank
-//!   exits right after `PMIx_Init` under `srun -K1`; `exit-early` (ours
-//!   only, see [`exit_early_case`]): rank 1 right after `PMIx_Init`,
-//!   without `-K1`. Each time the step must end with an error naming the
-//!   task, and nothing may hang.
+//! - `exit-after-fence`: rank 1 of `pmix_wireup` calls `_exit(3)` after
+//!   the first fence while the others wait in the next: the PMIx server
+//!   must tell Slurm (whose error handler kills the step); `exit-early-K`:
+//!   the last rank exits right after `PMIx_Init` under `srun -K1`;
+//!   `exit-early` (ours only, see [`exit_early_case`]): rank 1 right after
+//!   `PMIx_Init`, without `-K1`. Each time the step must end with an error
+//!   naming the task, and nothing may hang.
 //!
-//! The client and the MPI hello report, for every rank, the device and
+//! `pmix_wireup` and the MPI hello report, for every rank, the device and
 //! inode of the libpmix file the task and its parent `slurmstepd` mapped,
 //! which must be the partition's library. After each case the nodes must
 //! be back to idle with nothing but `slurmd` running within 10 s (a
@@ -115,13 +116,11 @@ fn unavailable() -> Option<String> {
 
 /// The programs the cases run, built once.
 struct Programs {
-    client: PathBuf,
-    /// Another engineer's program: its absence or a build failure fails
-    /// its cases only.
-    wireup: Result<PathBuf, String>,
+    wireup: PathBuf,
     mpi_hello: PathBuf,
     mpi_ring: PathBuf,
     mpi_split: PathBuf,
+    mpi_split_node: PathBuf,
 }
 
 fn multinode() -> PathBuf {
@@ -185,24 +184,12 @@ fn build_programs() -> Programs {
         out
     };
     let interop = common::root().join("tests/interop");
-    let wireup_src = multinode().join("pmix_wireup.c");
     Programs {
-        client: pmix("pmix_fence_client", multinode().join("pmix_fence_client.c")),
-        wireup: if wireup_src.exists() {
-            let out = dir.join("pmix_wireup");
-            std::panic::catch_unwind(|| build_pmix_c(&wireup_src, &out))
-                .map(|()| out)
-                .map_err(|e| {
-                    e.downcast_ref::<String>()
-                        .cloned()
-                        .unwrap_or_else(|| "build failed".into())
-                })
-        } else {
-            Err("tests/multinode/pmix_wireup.c is missing".into())
-        },
+        wireup: pmix("pmix_wireup", multinode().join("pmix_wireup.c")),
         mpi_hello: mpi("mpi_hello_ids", multinode().join("mpi_hello_ids.c")),
         mpi_ring: mpi("mpi_ring", interop.join("mpi_ring.c")),
         mpi_split: mpi("mpi_split", interop.join("mpi_split.c")),
+        mpi_split_node: mpi("mpi_split_node", multinode().join("mpi_split_node.c")),
     }
 }
 
@@ -305,45 +292,6 @@ fn layout_name((nodes, tasks): (u32, u32)) -> String {
     format!("N{nodes}n{tasks}")
 }
 
-fn client_case(lib: Lib, layout: (u32, u32), collect: bool, fence: Option<&'static str>) -> Case {
-    let name = format!(
-        "{}/client/{}/{}/{}",
-        lib.partition(),
-        layout_name(layout),
-        if collect { "collect" } else { "direct-modex" },
-        fence.unwrap_or("default-fence")
-    );
-    Case::new(
-        name,
-        Box::new(move |ctx| {
-            let prog = ctx.progs.client.display().to_string();
-            let mut program = vec![prog.as_str()];
-            if !collect {
-                program.push("--no-collect");
-            }
-            let env: Vec<(&str, &str)> =
-                fence.map(|f| ("SLURM_PMIX_FENCE", f)).into_iter().collect();
-            let r = srun_job(ctx, lib, layout, &[], &program, &env);
-            ok_or_report(&r)?;
-            let (nodes, tasks) = layout;
-            let mut want: Vec<String> = Vec::new();
-            want.push(format!("client: {tasks} ranks on {nodes} hosts"));
-            for rank in 0..tasks {
-                let prefix = format!("client rank {rank} of {tasks} on ");
-                if !r
-                    .stdout
-                    .lines()
-                    .any(|l| l.starts_with(&prefix) && l.ends_with(": ok"))
-                {
-                    return Err(format!("rank {rank} did not report ok\n{}", r.report()));
-                }
-            }
-            expect_lines(&r, &want)?;
-            expect_ids(ctx, lib, &r, tasks)
-        }),
-    )
-}
-
 fn wireup_case(lib: Lib, layout: (u32, u32), collect: bool, fence: Option<&'static str>) -> Case {
     let name = format!(
         "{}/wireup/{}/{}/{}",
@@ -355,7 +303,7 @@ fn wireup_case(lib: Lib, layout: (u32, u32), collect: bool, fence: Option<&'stat
     Case::new(
         name,
         Box::new(move |ctx| {
-            let prog = ctx.progs.wireup.clone()?.display().to_string();
+            let prog = ctx.progs.wireup.display().to_string();
             let mut program = vec![prog.as_str()];
             if lib == Lib::Ours {
                 program.push("--ours");
@@ -398,6 +346,10 @@ fn mpi_case(lib: Lib, layout: (u32, u32), which: &'static str) -> Case {
                 "ring" => (
                     &ctx.progs.mpi_ring,
                     format!("ring ok: {n} ranks, token {sum}"),
+                ),
+                "split-node" => (
+                    &ctx.progs.mpi_split_node,
+                    format!("split_node ok: {n} ranks on {} nodes", layout.0),
                 ),
                 _ => (
                     &ctx.progs.mpi_split,
@@ -484,7 +436,7 @@ fn exit_early_case(lib: Lib, layout: (u32, u32), how: Early) -> Case {
             } else {
                 1
             };
-            let prog = ctx.progs.client.display().to_string();
+            let prog = ctx.progs.wireup.display().to_string();
             let rank_s = rank.to_string();
             let flag = if how == Early::AfterFence {
                 "--exit-after-fence"
@@ -530,25 +482,11 @@ fn cases() -> Vec<Case> {
             };
             for collect in [true, false] {
                 for &f in fences {
-                    v.push(client_case(lib, layout, collect, f));
+                    v.push(wireup_case(lib, layout, collect, f));
                 }
             }
         }
-        if lib == Lib::Ours || std::env::var("SLURM_WIREUP_REF").as_deref() == Ok("1") {
-            for layout in LAYOUTS {
-                let fences: &[Option<&'static str>] = if layout.0 == 1 {
-                    &[None]
-                } else {
-                    &[Some("tree"), Some("ring")]
-                };
-                for collect in [true, false] {
-                    for &f in fences {
-                        v.push(wireup_case(lib, layout, collect, f));
-                    }
-                }
-            }
-        }
-        for which in ["hello", "ring", "split"] {
+        for which in ["hello", "ring", "split", "split-node"] {
             for layout in LAYOUTS {
                 v.push(mpi_case(lib, layout, which));
             }

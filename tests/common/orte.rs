@@ -35,7 +35,9 @@
 //!
 //! The programs report which libpmix they and their parent (the node's
 //! `orted`) mapped with `tests/interop/maps.h` (`<who> libpmix: PATH`
-//! lines), checked by [`Run::assert_lib`]; `mpirun`'s own maps are read
+//! lines), checked by [`Run::assert_lib`], or with
+//! `tests/multinode/libpmix_id.h` (`libpmix-id` lines: the file's device and
+//! inode), checked by [`Run::assert_lib_ids`]; `mpirun`'s own maps are read
 //! when the first line of output arrives ([`Run::mpirun_lib`]).
 //!
 //! Prerequisites: root (namespaces), Debian's `openmpi-bin`,
@@ -639,6 +641,16 @@ impl Run {
     /// The lines of stdout starting with `prefix`.
     pub fn lines_with<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = &'a str> + 'a {
         self.stdout.lines().filter(move |l| l.starts_with(prefix))
+    }
+
+    /// Panics unless, for each of the `ntasks` ranks, the `libpmix-id`
+    /// lines of `tests/multinode/libpmix_id.h` show the rank and its parent
+    /// `orted` with the run's library mapped (by device and inode).
+    pub fn assert_lib_ids(&self, ntasks: u32) {
+        let want = super::slurm::FileId::of(&self.lib.path());
+        if let Err(e) = super::slurm::check_libpmix_ids_under(&self.stdout, ntasks, want, "orted") {
+            panic!("{e}\n{}", self.report());
+        }
     }
 
     /// Panics unless there are `count` `<who> libpmix: PATH` lines for

@@ -203,6 +203,17 @@ impl fmt::Display for FileId {
 /// `ntasks` tasks printed: for every rank a `task` line and a `parent`
 /// line whose process is `slurmstepd`, both with the file `want` mapped.
 pub fn check_libpmix_ids(stdout: &str, ntasks: u32, want: FileId) -> Result<(), String> {
+    check_libpmix_ids_under(stdout, ntasks, want, "slurmstepd")
+}
+
+/// [`check_libpmix_ids`] with the parent's process name `parent` (the
+/// PMIx server: `slurmstepd`, `orted`).
+pub fn check_libpmix_ids_under(
+    stdout: &str,
+    ntasks: u32,
+    want: FileId,
+    parent: &str,
+) -> Result<(), String> {
     let mut seen: BTreeSet<(String, u32)> = BTreeSet::new();
     for line in stdout.lines() {
         let Some(rest) = line.strip_prefix("libpmix-id ") else {
@@ -226,9 +237,9 @@ pub fn check_libpmix_ids(stdout: &str, ntasks: u32, want: FileId) -> Result<(), 
                 got.map_or("no libpmix".to_string(), |g| g.to_string())
             ));
         }
-        if who == "parent" && field("comm") != "slurmstepd" {
+        if who == "parent" && field("comm") != parent {
             return Err(format!(
-                "rank {rank}: parent is {:?}, not slurmstepd: {line:?}",
+                "rank {rank}: parent is {:?}, not {parent}: {line:?}",
                 field("comm")
             ));
         }

@@ -1,19 +1,25 @@
 /* A PMIx client for multi-node hosts (Slurm's srun --mpi=pmix, Open MPI's
  * mpirun across nodes), built against Debian's OpenPMIx headers and run on
- * either library.
+ * either library: the one client of tests/slurm.rs and tests/mpirun_nodes.rs,
+ * which run it on the reference OpenPMIx 4.2.2 too (without --ours) to
+ * prove their fixtures.
  *
- *   pmix_wireup [--ours] [--no-collect] [--keys N] [--exit-early RANK]
+ *   pmix_wireup [--ours] [--no-collect] [--keys N] [--times]
+ *               [--exit-early RANK] [--exit-after-fence RANK]
  *
  * Every rank puts its host name (as gethostname() sees it), its node id (as
- * PMIx_Get says) and N data keys, commits, and fences with data collection
- * (or, with --no-collect, without: every remote get then goes through
- * direct modex). It then reads, for every peer:
+ * PMIx_Get says) and N data keys (default 4), commits, and fences with data
+ * collection (or, with --no-collect, without: every remote get then goes
+ * through direct modex). It then reads, for every peer:
  *   - the peer's posted data (each of the N keys, with its value);
  *   - PMIX_HOSTNAME and PMIX_NODEID, which must equal what the peer posted
  *     of itself (a host that gives a remote rank the registering node's id
  *     or name fails here; the reference has no PMIX_NODEID of a remote rank
  *     under mpirun, so without --ours it is checked where given);
- *   - PMIX_LOCAL_RANK, PMIX_NODE_RANK, PMIX_APPNUM, PMIX_GLOBAL_RANK;
+ *   - PMIX_LOCAL_RANK and PMIX_NODE_RANK (uint16), of a peer on the same
+ *     node only unless --ours (Slurm registers them for local ranks only);
+ *   - PMIX_APPNUM (a uint32 with --ours; without, a PMIX_INT as Slurm
+ *     registers it, a rank or a uint32 also do) and PMIX_GLOBAL_RANK;
  *   - with --ours, for a peer on the same node: PMIX_LOCALITY_STRING
  *     (present, a string, NULL for an unbound process).
  * and the job-level keys Open MPI reads: PMIX_JOB_SIZE, PMIX_UNIV_SIZE,
@@ -22,25 +28,34 @@
  * given; with --ours it must be),
  * PMIX_NUM_NODES (the number of distinct host names posted).
  *
- * --ours asks for the keys our library derives where the reference relies on
- * the host (which Slurm and Open MPI 4.1 do not give): PMIX_LOCAL_PROCS and
- * every local peer's PMIX_LOCALITY_STRING.
+ * --ours asks for what our library derives where the reference relies on
+ * the host (which Slurm and Open MPI 4.1 do not give): PMIX_LOCAL_PROCS,
+ * every local peer's PMIX_LOCALITY_STRING, every remote peer's
+ * PMIX_NODEID, PMIX_LOCAL_RANK and PMIX_NODE_RANK, PMIX_APPNUM as a uint32.
  *
- * With --exit-early RANK that rank calls _exit(3) after PMIx_Init, without
- * finalizing: the host must end the job with an error, and the others must
- * not hang (the fence they are in fails or the host kills them).
+ * With --exit-early RANK that rank calls _exit(3) right after PMIx_Init
+ * (and its libpmix-id lines), without finalizing; with --exit-after-fence
+ * RANK it does so once the first fence has completed, while the others
+ * wait in the next one. The host must end the job with an error, and the
+ * others must not hang (the fence they are in fails or the host kills
+ * them).
  *
  * Each rank prints "wireup rank R of N on HOST (node ID): ok" and exits 0,
  * or names the first mismatch on stderr and exits 1. Rank 0 also prints
- * "wireup: N ranks on M nodes". Every rank first prints which libpmix it
- * and its parent (the server: slurmstepd, orted) mapped, by device and
- * inode (libpmix_id.h), for the test to compare with the library it meant.
+ * "wireup: N ranks on M nodes". With --times each rank also prints
+ * "wireup rank R times: fence_us=F remote_get_us=G" (F: the first fence;
+ * G: the first get of a key of a rank on another node, -1 without one: with
+ * --no-collect, the direct-modex round trip). Every rank first prints which
+ * libpmix it and its parent (the server: slurmstepd, orted) mapped, by
+ * device and inode (libpmix_id.h), for the test to compare with the
+ * library it meant.
  */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <pmix.h>
@@ -127,6 +142,13 @@ static uint32_t get_rankish(const pmix_proc_t *p, const char *key)
     return x;
 }
 
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec * 1e6 + (double) ts.tv_nsec / 1e3;
+}
+
 static void put_str(const char *key, const char *s)
 {
     pmix_value_t val;
@@ -166,8 +188,8 @@ int main(int argc, char **argv)
 {
     bool collect = true;
     int nkeys = 4;
-    long exit_early = -1;
-    bool ours = false;
+    long exit_early = -1, exit_after_fence = -1;
+    bool ours = false, times = false;
     for (int i = 1; i < argc; i++) {
         if (0 == strcmp(argv[i], "--no-collect")) {
             collect = false;
@@ -175,10 +197,15 @@ int main(int argc, char **argv)
             ours = true;
         } else if (0 == strcmp(argv[i], "--keys") && i + 1 < argc) {
             nkeys = atoi(argv[++i]);
+        } else if (0 == strcmp(argv[i], "--times")) {
+            times = true;
         } else if (0 == strcmp(argv[i], "--exit-early") && i + 1 < argc) {
             exit_early = atol(argv[++i]);
+        } else if (0 == strcmp(argv[i], "--exit-after-fence") && i + 1 < argc) {
+            exit_after_fence = atol(argv[++i]);
         } else {
-            fprintf(stderr, "usage: pmix_wireup [--ours] [--no-collect] [--keys N] [--exit-early RANK]\n");
+            fprintf(stderr, "usage: pmix_wireup [--ours] [--no-collect] [--keys N] [--times]\n"
+                            "                   [--exit-early RANK] [--exit-after-fence RANK]\n");
             return 2;
         }
     }
@@ -191,6 +218,39 @@ int main(int argc, char **argv)
 
     pmix_proc_t wild, peer;
     PMIX_PROC_LOAD(&wild, me.nspace, PMIX_RANK_WILDCARD);
+    char host[256];
+    if (0 != gethostname(host, sizeof(host))) {
+        FAIL("gethostname");
+    }
+    host[sizeof(host) - 1] = '\0';
+    uint32_t my_node = get_u32(&me, PMIX_NODEID);
+    char *my_host = get_str(&me, PMIX_HOSTNAME);
+    char buf[512];
+    put_str("wireup.host", host);
+    snprintf(buf, sizeof(buf), "%u", my_node);
+    put_str("wireup.nodeid", buf);
+    for (int k = 0; k < nkeys; k++) {
+        char key[64];
+        snprintf(key, sizeof(key), "wireup.k%d", k);
+        snprintf(buf, sizeof(buf), "rank %u key %d on %s", me.rank, k, host);
+        put_str(key, buf);
+    }
+    CHECK(PMIx_Commit());
+    pmix_info_t info;
+    bool yes = true;
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+    double t0 = now_us();
+    CHECK(PMIx_Fence(&wild, 1, collect ? &info : NULL, collect ? 1 : 0));
+    double fence_us = now_us() - t0;
+    PMIX_INFO_DESTRUCT(&info);
+    if (exit_after_fence == (long) me.rank) {
+        fflush(stdout);
+        _exit(3);
+    }
+    /* The job keys after the fence: before it as little as possible, for
+     * the ranks to reach it early (when one leaves early, a late fence
+     * races the host's ending of the job: Slurm under -K1 then retries its
+     * fence message to the gone node's slurmstepd for a while). */
     uint32_t n = get_u32(&wild, PMIX_JOB_SIZE);
     uint32_t univ = get_u32(&wild, PMIX_UNIV_SIZE);
     uint32_t lsize = get_u32(&wild, PMIX_LOCAL_SIZE);
@@ -224,36 +284,17 @@ int main(int argc, char **argv)
     if (NULL != lp) {
         PMIX_VALUE_RELEASE(lp);
     }
-
-    char host[256];
-    if (0 != gethostname(host, sizeof(host))) {
-        FAIL("gethostname");
-    }
-    host[sizeof(host) - 1] = '\0';
-    uint32_t my_node = get_u32(&me, PMIX_NODEID);
-    char *my_host = get_str(&me, PMIX_HOSTNAME);
-    char buf[512];
-    put_str("wireup.host", host);
-    snprintf(buf, sizeof(buf), "%u", my_node);
-    put_str("wireup.nodeid", buf);
-    for (int k = 0; k < nkeys; k++) {
-        char key[64];
-        snprintf(key, sizeof(key), "wireup.k%d", k);
-        snprintf(buf, sizeof(buf), "rank %u key %d on %s", me.rank, k, host);
-        put_str(key, buf);
-    }
-    CHECK(PMIx_Commit());
-    pmix_info_t info;
-    bool yes = true;
-    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
-    CHECK(PMIx_Fence(&wild, 1, collect ? &info : NULL, collect ? 1 : 0));
-    PMIX_INFO_DESTRUCT(&info);
+    double remote_get_us = -1;
 
     /* Every peer: posted data, and reserved keys that agree with it. */
     char **hosts = calloc(n, sizeof(char *));
     for (uint32_t r = 0; r < n; r++) {
         PMIX_PROC_LOAD(&peer, me.nspace, r);
+        t0 = now_us();
         char *h = get_str(&peer, "wireup.host");
+        if (remote_get_us < 0 && 0 != strcmp(h, host)) {
+            remote_get_us = now_us() - t0;
+        }
         char *id = get_str(&peer, "wireup.nodeid");
         for (int k = 0; k < nkeys; k++) {
             char key[64], want[512];
@@ -291,9 +332,13 @@ int main(int argc, char **argv)
         if (same_node != in_list(peers, r)) {
             FAIL("rank %u on %s: PMIX_LOCAL_PEERS '%s' says otherwise", r, h, peers);
         }
-        (void) get_u16(&peer, PMIX_LOCAL_RANK);
-        (void) get_u16(&peer, PMIX_NODE_RANK);
-        (void) get_u32(&peer, PMIX_APPNUM);
+        /* Slurm registers these two for local ranks only. */
+        if (ours || same_node) {
+            (void) get_u16(&peer, PMIX_LOCAL_RANK);
+            (void) get_u16(&peer, PMIX_NODE_RANK);
+        }
+        /* Slurm registers PMIX_APPNUM as a PMIX_INT. */
+        (void) (ours ? get_u32(&peer, PMIX_APPNUM) : get_rankish(&peer, PMIX_APPNUM));
         if (get_rankish(&peer, PMIX_GLOBAL_RANK) != r) {
             FAIL("PMIX_GLOBAL_RANK of rank %u", r);
         }
@@ -318,6 +363,10 @@ int main(int argc, char **argv)
     }
 
     printf("wireup rank %u of %u on %s (node %u): ok\n", me.rank, n, host, my_node);
+    if (times) {
+        printf("wireup rank %u times: fence_us=%.1f remote_get_us=%.1f\n", me.rank, fence_us,
+               remote_get_us);
+    }
     if (0 == me.rank) {
         printf("wireup: %u ranks on %u nodes\n", n, nnodes);
     }
