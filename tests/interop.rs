@@ -45,19 +45,14 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
 // ---------------------------------------------------------------------------
 // Prerequisites
 
-/// Whether a Debian package is installed.
-fn installed(pkg: &str) -> bool {
-    Command::new("dpkg-query")
-        .args(["-W", "-f=${Status}", pkg])
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).contains("install ok installed"))
-        .unwrap_or(false)
-}
-
 /// True when every package is there; otherwise prints why the caller
 /// skips, or panics under `PMIX_REQUIRE_REFERENCE=1`.
 fn require(pkgs: &[&str]) -> bool {
-    let missing: Vec<&str> = pkgs.iter().copied().filter(|p| !installed(p)).collect();
+    let missing: Vec<&str> = pkgs
+        .iter()
+        .copied()
+        .filter(|p| !common::installed(p))
+        .collect();
     if missing.is_empty() {
         return true;
     }

@@ -86,14 +86,6 @@ fn case_limit() -> Duration {
 // ---------------------------------------------------------------------------
 // Prerequisites and programs
 
-fn installed(pkg: &str) -> bool {
-    Command::new("dpkg-query")
-        .args(["-W", "-f=${Status}", pkg])
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).contains("install ok installed"))
-        .unwrap_or(false)
-}
-
 /// Why this binary cannot run here, if it cannot.
 fn unavailable() -> Option<String> {
     if let Some(why) = slurm::unavailable() {
@@ -106,7 +98,7 @@ fn unavailable() -> Option<String> {
         "libpmix-dev",
     ]
     .into_iter()
-    .filter(|p| !installed(p))
+    .filter(|p| !common::installed(p))
     .collect();
     if !missing.is_empty() {
         return Some(format!("{} not installed", missing.join(", ")));

@@ -79,6 +79,15 @@ pub fn reference_pmix() -> Option<(PathBuf, PathBuf)> {
     None
 }
 
+/// Whether a Debian package is installed.
+pub fn installed(pkg: &str) -> bool {
+    Command::new("dpkg-query")
+        .args(["-W", "-f=${Status}", pkg])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).contains("install ok installed"))
+        .unwrap_or(false)
+}
+
 /// A scratch directory for one test, emptied first.
 pub fn scratch(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
