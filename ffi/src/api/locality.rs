@@ -345,7 +345,8 @@ pub unsafe extern "C" fn PMIx_server_generate_locality_string(
 /// The locality string of the PUs in `list` (hwloc list syntax) on this
 /// node's topology, for the server's registration
 /// ([`pmix_core::server::ServerConfig::locality`]); `None` for a process
-/// that is not bound (all PUs), an unreadable list or no topology.
+/// that is not bound (the full set, as `PMIx_server_generate_locality_string`
+/// has it), an unreadable list or no topology.
 pub(crate) fn locality_of_list(list: &str) -> Option<String> {
     let list = CString::new(list).ok()?;
     let topo = node_topology().ok()?;
@@ -476,6 +477,21 @@ pub unsafe extern "C" fn PMIx_Get_cpuset(cpuset: *mut pmix_cpuset_t, ref_: u8) -
 mod tests {
     use super::hw;
     use std::process::Command;
+
+    /// The server's generator for registered cpusets: a bound process gets
+    /// the locality of its PUs, an unbound one (the full set, `0-`) none,
+    /// as `PMIx_server_generate_locality_string`.
+    #[test]
+    fn registration_localities() {
+        let one = super::locality_of_list("0").expect("PU 0 has a locality");
+        assert!(one.split(':').any(|t| t == "HT0"), "{one}");
+        assert_eq!(
+            super::locality_of_list("0-"),
+            None,
+            "the full set is unbound"
+        );
+        assert_eq!(super::locality_of_list("not a list"), None);
+    }
 
     /// Our view of `struct hwloc_obj` and of the hwloc constants matches
     /// the installed hwloc header.
