@@ -520,6 +520,11 @@ struct Daemon {
     child: Child,
     /// Its UTS namespace (`uts:[N]`), once known and not the test's own.
     uts: Option<String>,
+    /// That namespace, held open: the kernel reuses a freed namespace's
+    /// number at once, and another test's node made meanwhile (a
+    /// concurrent `mpirun_nodes` run) would then look like one of ours to
+    /// the clean-up that kills whatever is left in our namespaces.
+    _uts_held: Option<fs::File>,
 }
 
 impl Daemon {
@@ -536,9 +541,13 @@ impl Daemon {
         let Ok(mine) = fs::read_link("/proc/self/ns/uts") else {
             return;
         };
-        if let Ok(ns) = fs::read_link(format!("/proc/{}/ns/uts", self.child.id())) {
+        let path = format!("/proc/{}/ns/uts", self.child.id());
+        // Opened first: the name read afterwards is then the held one's.
+        let held = fs::File::open(&path);
+        if let (Ok(ns), Ok(held)) = (fs::read_link(&path), held) {
             if ns != mine {
                 self.uts = Some(ns.display().to_string());
+                self._uts_held = Some(held);
             }
         }
     }
@@ -771,6 +780,7 @@ impl SlurmCluster {
             name: name.to_string(),
             child,
             uts: None,
+            _uts_held: None,
         });
     }
 
