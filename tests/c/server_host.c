@@ -41,6 +41,18 @@ static void dmodex_cb(pmix_status_t status, char *data, size_t sz, void *cbdata)
 }
 
 /* ---- the module ---- */
+/* A client connected: counts it, after checking its server object (rank
+ * + 1, given at registration). */
+static pmix_status_t count_connected(const pmix_proc_t *proc, void *server_object)
+{
+    if ((void *) (uintptr_t) (proc->rank + 1) != server_object) {
+        fprintf(stderr, "host: connected: rank %u has the wrong server object\n", proc->rank);
+        return PMIX_ERR_NOT_FOUND;
+    }
+    atomic_fetch_add(&n_connected, 1);
+    return PMIX_SUCCESS;
+}
+
 static pmix_status_t connected2(const pmix_proc_t *proc, void *server_object, pmix_info_t info[],
                                 size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
@@ -48,13 +60,9 @@ static pmix_status_t connected2(const pmix_proc_t *proc, void *server_object, pm
     (void) ninfo;
     (void) cbfunc;
     (void) cbdata;
-    if ((void *) (uintptr_t) (proc->rank + 1) != server_object) {
-        fprintf(stderr, "host: connected: rank %u has the wrong server object\n", proc->rank);
-        return PMIX_ERR_NOT_FOUND;
-    }
-    atomic_fetch_add(&n_connected, 1);
+    pmix_status_t rc = count_connected(proc, server_object);
     /* done at once: the library must not wait for the callback */
-    return PMIX_OPERATION_SUCCEEDED;
+    return PMIX_SUCCESS == rc ? PMIX_OPERATION_SUCCEEDED : rc;
 }
 
 /* Slurm's way (mpi_pmix_v4's _client_connected): the old upcall, success
@@ -64,12 +72,7 @@ static pmix_status_t connected_v1(const pmix_proc_t *proc, void *server_object,
 {
     (void) cbfunc;
     (void) cbdata;
-    if ((void *) (uintptr_t) (proc->rank + 1) != server_object) {
-        fprintf(stderr, "host: connected: rank %u has the wrong server object\n", proc->rank);
-        return PMIX_ERR_NOT_FOUND;
-    }
-    atomic_fetch_add(&n_connected, 1);
-    return PMIX_SUCCESS;
+    return count_connected(proc, server_object);
 }
 
 static pmix_status_t finalized(const pmix_proc_t *proc, void *server_object,
