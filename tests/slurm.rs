@@ -22,8 +22,10 @@
 //!   programs built with `mpicc` (`tests/multinode/mpi_hello_ids.c`,
 //!   `tests/interop/mpi_ring.c`, `tests/interop/mpi_split.c`,
 //!   `tests/multinode/mpi_split_node.c`: `MPI_Comm_split_type` SHARED, whose
-//!   node communicators must be the ranks of each node), TCP between ranks
-//!   on loopback;
+//!   node communicators must be the ranks of each node), shared memory
+//!   on a node and TCP on loopback between nodes; on the reference only
+//!   up to `-N2 -n4` (at 8 ranks Open MPI's own TCP set-up hangs now and
+//!   then, whichever PMIx library runs);
 //! - `python`: `tests/interop/py_client.py` (python3-pmix);
 //! - `exit-after-fence`: rank 1 of `pmix_wireup` calls `_exit(3)` after
 //!   the first fence while the others wait in the next: the PMIx server
@@ -64,10 +66,11 @@ use common::slurm::{self, check_libpmix_ids, Bounded, Partition, SlurmCluster};
 /// Debian's OpenPMIx, which every program here is built against.
 const REF_PREFIX: &str = "/usr/lib/x86_64-linux-gnu/pmix2";
 
-/// Open MPI between ranks: TCP on loopback for every pair, on one node or
-/// across two.
+/// Open MPI between ranks: shared memory on a node, TCP on loopback across
+/// nodes (TCP between every pair at 8 ranks on 2 cores hung a reference
+/// run in Open MPI's connection set-up).
 const MPI_ENV: [(&str, &str); 2] = [
-    ("OMPI_MCA_btl", "tcp,self"),
+    ("OMPI_MCA_btl", "tcp,self,vader"),
     ("OMPI_MCA_btl_tcp_if_include", "lo"),
 ];
 
@@ -479,7 +482,14 @@ fn cases() -> Vec<Case> {
             }
         }
         for which in ["hello", "ring", "split", "split-node"] {
+            // The reference proves the MPI cases up to 2 nodes × 4; at 8
+            // ranks Open MPI's own TCP set-up hangs now and then (a
+            // reference run of the ring did in CI), which says nothing of
+            // either PMIx library.
             for layout in LAYOUTS {
+                if lib == Lib::Ref && layout.1 > 4 {
+                    continue;
+                }
                 v.push(mpi_case(lib, layout, which));
             }
         }
