@@ -98,18 +98,19 @@ impl Notifier {
     /// it) the loop is not woken: it drains its commands before it polls
     /// again, so the command is handled in the same pass.
     pub(crate) fn send(&self, cmd: Command) -> bool {
-        self.try_send(cmd).is_ok()
+        self.try_send(cmd).is_ok() && self.wake()
     }
 
-    /// [`send`](Self::send), giving the command back if the loop is gone.
+    /// Queues `cmd` without waking the loop; gives it back if the loop is
+    /// gone.
     pub(crate) fn try_send(&self, cmd: Command) -> Result<(), Command> {
-        self.tx.send(cmd).map_err(|e| e.0)?;
-        if !self.on_loop_thread() {
-            // A loop that cannot be woken is stopping: it drops what is
-            // queued.
-            let _ = self.waker.wake();
-        }
-        Ok(())
+        self.tx.send(cmd).map_err(|e| e.0)
+    }
+
+    /// Wakes the loop unless this is its own thread; false if it cannot be
+    /// woken.
+    pub(crate) fn wake(&self) -> bool {
+        self.on_loop_thread() || self.waker.wake().is_ok()
     }
 
     /// Marks the calling thread as the one running this notifier's loop.

@@ -420,7 +420,12 @@ impl Server {
     pub fn defer(&self, f: Box<dyn FnOnce() + Send>) -> Result<(), Box<dyn FnOnce() + Send>> {
         match self.notifier.try_send(Command::Defer(f)) {
             Err(Command::Defer(f)) => Err(f),
-            _ => Ok(()),
+            _ => {
+                // A loop that cannot be woken is stopping; what it had
+                // queued is dropped with it.
+                self.notifier.wake();
+                Ok(())
+            }
         }
     }
 
