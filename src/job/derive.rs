@@ -45,6 +45,13 @@ fn find_named(nodes: &[NodeRecord], name: &str) -> Option<usize> {
     }
 }
 
+/// The ranks a `PMIX_LOCAL_PEERS` value lists (commas, ranges, and the
+/// `;` some hosts use between nodes' lists).
+fn peer_ranks(v: &Value) -> Result<Vec<u32>, JobError> {
+    let list = want_string(k::LOCAL_PEERS, v)?;
+    Ok(crate::regex::parse_ppn(list.replace(';', ",").as_bytes())?.concat())
+}
+
 /// The comma-separated decimal list of `ranks`.
 pub(crate) fn rank_list(ranks: &[u32]) -> String {
     let mut s = String::with_capacity(ranks.len() * 7);
@@ -344,9 +351,7 @@ impl JobDescription {
                 let Some(v) = node.infos.get(k::LOCAL_PEERS) else {
                     continue;
                 };
-                let list = want_string(k::LOCAL_PEERS, v)?;
-                let ranks: Vec<u32> =
-                    crate::regex::parse_ppn(list.replace(';', ",").as_bytes())?.concat();
+                let ranks = peer_ranks(v)?;
                 for &r in &ranks {
                     if r >= size {
                         return Err(JobError::RankOutOfRange { rank: r, size });
@@ -393,9 +398,7 @@ impl JobDescription {
                 })
             })
             .or_else(|| {
-                let v = local_kv.get(k::LOCAL_PEERS)?;
-                let list = want_string(k::LOCAL_PEERS, v).ok()?;
-                let mut want: Vec<u32> = crate::regex::parse_ppn(list.as_bytes()).ok()?.concat();
+                let mut want = peer_ranks(local_kv.get(k::LOCAL_PEERS)?).ok()?;
                 want.sort_unstable();
                 node_ranks.iter().position(|ranks| {
                     let mut have = ranks.clone();
