@@ -14,9 +14,9 @@
 use std::ffi::CString;
 use std::io::Write;
 
-use super::event_loop::EventLoop;
+use super::connections::Caller;
 use super::query::{Tap, NOBODY};
-use super::services::Caller;
+use super::state::State;
 use super::Server;
 use crate::wire::rm;
 use crate::{Info, Proc, Status, Value};
@@ -190,7 +190,7 @@ impl Server {
         }
         let me = self.proc();
         let tap: Tap = Box::new(move |r| cb(r.as_ref().err().copied().unwrap_or(Status::SUCCESS)));
-        if self.run_on_loop(move |el| el.log_for(NOBODY, &me, data, directives, Some(tap))) {
+        if self.run_on_loop(move |el| log_for(el, NOBODY, &me, data, directives, Some(tap))) {
             Ok(())
         } else {
             Err(Status::ERR_INIT)
@@ -198,144 +198,141 @@ impl Server {
     }
 }
 
-impl EventLoop {
-    /// Handles `Op::LOG` from `proc`.
-    pub(crate) fn log(&mut self, caller: Caller, proc: &Proc, body: &[u8]) {
-        match rm::get_two_lists(body) {
-            Ok((data, directives)) => self.log_for(caller, proc, data, directives, None),
-            Err(e) => self.respond(caller, Err(e.status())),
+/// Handles `Op::LOG` from `proc`.
+pub(super) fn log(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) {
+    match rm::get_two_lists(body) {
+        Ok((data, directives)) => log_for(st, caller, proc, data, directives, None),
+        Err(e) => st.respond(caller, Err(e.status())),
+    }
+}
+
+/// Logs `data` for `proc`, answering `caller` and `tap` (see
+/// [`super::query`]).
+fn log_for(
+    st: &mut State,
+    caller: Caller,
+    proc: &Proc,
+    data: Vec<Info>,
+    mut directives: Vec<Info>,
+    tap: Option<Tap>,
+) {
+    if find(&directives, LOG_SOURCE).is_none() {
+        if let Ok(k) = crate::Key::new(LOG_SOURCE) {
+            directives.push(Info::new(k, Value::Proc(proc.clone())));
         }
     }
-
-    /// Logs `data` for `proc`, answering `caller` and `tap` (see
-    /// [`super::query`]).
-    fn log_for(
-        &mut self,
-        caller: Caller,
-        proc: &Proc,
-        data: Vec<Info>,
-        mut directives: Vec<Info>,
-        tap: Option<Tap>,
-    ) {
-        if find(&directives, LOG_SOURCE).is_none() {
-            if let Ok(k) = crate::Key::new(LOG_SOURCE) {
-                directives.push(Info::new(k, Value::Proc(proc.clone())));
+    let source = log_source(proc, &directives);
+    let (d, dirs) = (data.clone(), directives.clone());
+    let (op, done) = st.host_op_or_fallback(caller, move |r: Result<(), Status>| {
+        let r = match r {
+            Ok(()) => Ok(Vec::new()),
+            Err(Status::ERR_NOT_SUPPORTED) => {
+                let prefix = format!("[{}:{}] ", source.nspace.to_string_lossy(), source.rank.0);
+                log_locally(&prefix, &d, &dirs).map(|()| Vec::new())
             }
+            Err(s) => Err(s),
+        };
+        if let Some(t) = tap {
+            t(&r);
         }
-        let source = log_source(proc, &directives);
-        let (d, dirs) = (data.clone(), directives.clone());
-        let (op, done) = self.host_op_or_fallback(caller, move |r: Result<(), Status>| {
-            let r = match r {
-                Ok(()) => Ok(Vec::new()),
-                Err(Status::ERR_NOT_SUPPORTED) => {
-                    let prefix =
-                        format!("[{}:{}] ", source.nspace.to_string_lossy(), source.rank.0);
-                    log_locally(&prefix, &d, &dirs).map(|()| Vec::new())
-                }
-                Err(s) => Err(s),
-            };
-            if let Some(t) = tap {
-                t(&r);
+        r
+    });
+    let host = st.host();
+    if let Err(s) = host.log(proc, &data, &directives, done) {
+        st.refuse_op(op, s);
+    }
+}
+
+/// Handles `Op::JOB_CONTROL` from `proc`.
+pub(super) fn job_control(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) {
+    let (targets, directives) = match rm::get_job_control(body) {
+        Ok(v) => v,
+        Err(e) => return st.respond(caller, Err(e.status())),
+    };
+    let (op, done) = st.host_op(caller, |r: Vec<Info>| {
+        rm::put_list(&r).map_err(Status::from)
+    });
+    let host = st.host();
+    if let Err(s) = host.job_control(proc, &targets, &directives, done) {
+        st.refuse_op(op, s);
+    }
+}
+
+/// Handles `Op::MONITOR` from `proc`.
+pub(super) fn monitor(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) {
+    let (monitor, error, directives) = match rm::get_monitor(body) {
+        Ok(v) => v,
+        Err(e) => return st.respond(caller, Err(e.status())),
+    };
+    let (op, done) = st.host_op(caller, |r: Vec<Info>| {
+        rm::put_list(&r).map_err(Status::from)
+    });
+    let host = st.host();
+    if let Err(s) = host.monitor(proc, &monitor, error, &directives, done) {
+        st.refuse_op(op, s);
+    }
+}
+
+/// Handles `Op::ALLOCATE` from `proc`.
+pub(super) fn allocate(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) {
+    let (directive, infos) = match rm::get_allocate(body) {
+        Ok(v) => v,
+        Err(e) => return st.respond(caller, Err(e.status())),
+    };
+    let (op, done) = st.host_op(caller, |r: Vec<Info>| {
+        rm::put_list(&r).map_err(Status::from)
+    });
+    let host = st.host();
+    if let Err(s) = host.allocate(proc, directive, &infos, done) {
+        st.refuse_op(op, s);
+    }
+}
+
+/// Handles `Op::GET_CREDENTIAL` from `proc`: the host's credential,
+/// else a native one (see [`super::credential`]).
+pub(super) fn get_credential(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) {
+    let directives = match rm::get_list(body) {
+        Ok(v) => v,
+        Err(e) => return st.respond(caller, Err(e.status())),
+    };
+    let native = st
+        .peer_creds(proc)
+        .map(|c| super::credential::issue(proc, c));
+    let (op, done) = st.host_op_or_fallback(
+        caller,
+        move |r: Result<(Vec<u8>, Vec<Info>), Status>| match r {
+            Ok((cred, infos)) => rm::put_credential(&cred, &infos).map_err(Status::from),
+            Err(Status::ERR_NOT_SUPPORTED) => {
+                let cred = native.ok_or(Status::ERR_NOT_SUPPORTED)?;
+                rm::put_credential(&cred, &[]).map_err(Status::from)
             }
-            r
-        });
-        let host = self.host_module();
-        if let Err(s) = host.log(proc, &data, &directives, done) {
-            self.refuse_op(op, s);
-        }
+            Err(s) => Err(s),
+        },
+    );
+    let host = st.host();
+    if let Err(s) = host.get_credential(proc, &directives, done) {
+        st.refuse_op(op, s);
     }
+}
 
-    /// Handles `Op::JOB_CONTROL` from `proc`.
-    pub(crate) fn job_control(&mut self, caller: Caller, proc: &Proc, body: &[u8]) {
-        let (targets, directives) = match rm::get_job_control(body) {
-            Ok(v) => v,
-            Err(e) => return self.respond(caller, Err(e.status())),
+/// Handles `Op::VALIDATE_CREDENTIAL` from `proc`: the host's verdict,
+/// else the native check (see [`super::credential`]).
+pub(super) fn validate_credential(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) {
+    let (cred, directives) = match rm::get_credential(body) {
+        Ok(v) => v,
+        Err(e) => return st.respond(caller, Err(e.status())),
+    };
+    let c2 = cred.clone();
+    let (op, done) = st.host_op_or_fallback(caller, move |r: Result<Vec<Info>, Status>| {
+        let infos = match r {
+            Err(Status::ERR_NOT_SUPPORTED) => super::credential::validate(&c2)?,
+            r => r?,
         };
-        let (op, done) = self.host_op(caller, |r: Vec<Info>| {
-            rm::put_list(&r).map_err(Status::from)
-        });
-        let host = self.host_module();
-        if let Err(s) = host.job_control(proc, &targets, &directives, done) {
-            self.refuse_op(op, s);
-        }
-    }
-
-    /// Handles `Op::MONITOR` from `proc`.
-    pub(crate) fn monitor(&mut self, caller: Caller, proc: &Proc, body: &[u8]) {
-        let (monitor, error, directives) = match rm::get_monitor(body) {
-            Ok(v) => v,
-            Err(e) => return self.respond(caller, Err(e.status())),
-        };
-        let (op, done) = self.host_op(caller, |r: Vec<Info>| {
-            rm::put_list(&r).map_err(Status::from)
-        });
-        let host = self.host_module();
-        if let Err(s) = host.monitor(proc, &monitor, error, &directives, done) {
-            self.refuse_op(op, s);
-        }
-    }
-
-    /// Handles `Op::ALLOCATE` from `proc`.
-    pub(crate) fn allocate(&mut self, caller: Caller, proc: &Proc, body: &[u8]) {
-        let (directive, infos) = match rm::get_allocate(body) {
-            Ok(v) => v,
-            Err(e) => return self.respond(caller, Err(e.status())),
-        };
-        let (op, done) = self.host_op(caller, |r: Vec<Info>| {
-            rm::put_list(&r).map_err(Status::from)
-        });
-        let host = self.host_module();
-        if let Err(s) = host.allocate(proc, directive, &infos, done) {
-            self.refuse_op(op, s);
-        }
-    }
-
-    /// Handles `Op::GET_CREDENTIAL` from `proc`: the host's credential,
-    /// else a native one (see [`super::credential`]).
-    pub(crate) fn get_credential(&mut self, caller: Caller, proc: &Proc, body: &[u8]) {
-        let directives = match rm::get_list(body) {
-            Ok(v) => v,
-            Err(e) => return self.respond(caller, Err(e.status())),
-        };
-        let native = self
-            .peer_creds(proc)
-            .map(|c| super::credential::issue(proc, c));
-        let (op, done) = self.host_op_or_fallback(
-            caller,
-            move |r: Result<(Vec<u8>, Vec<Info>), Status>| match r {
-                Ok((cred, infos)) => rm::put_credential(&cred, &infos).map_err(Status::from),
-                Err(Status::ERR_NOT_SUPPORTED) => {
-                    let cred = native.ok_or(Status::ERR_NOT_SUPPORTED)?;
-                    rm::put_credential(&cred, &[]).map_err(Status::from)
-                }
-                Err(s) => Err(s),
-            },
-        );
-        let host = self.host_module();
-        if let Err(s) = host.get_credential(proc, &directives, done) {
-            self.refuse_op(op, s);
-        }
-    }
-
-    /// Handles `Op::VALIDATE_CREDENTIAL` from `proc`: the host's verdict,
-    /// else the native check (see [`super::credential`]).
-    pub(crate) fn validate_credential(&mut self, caller: Caller, proc: &Proc, body: &[u8]) {
-        let (cred, directives) = match rm::get_credential(body) {
-            Ok(v) => v,
-            Err(e) => return self.respond(caller, Err(e.status())),
-        };
-        let c2 = cred.clone();
-        let (op, done) = self.host_op_or_fallback(caller, move |r: Result<Vec<Info>, Status>| {
-            let infos = match r {
-                Err(Status::ERR_NOT_SUPPORTED) => super::credential::validate(&c2)?,
-                r => r?,
-            };
-            rm::put_list(&infos).map_err(Status::from)
-        });
-        let host = self.host_module();
-        if let Err(s) = host.validate_credential(proc, &cred, &directives, done) {
-            self.refuse_op(op, s);
-        }
+        rm::put_list(&infos).map_err(Status::from)
+    });
+    let host = st.host();
+    if let Err(s) = host.validate_credential(proc, &cred, &directives, done) {
+        st.refuse_op(op, s);
     }
 }
 

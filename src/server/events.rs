@@ -21,9 +21,9 @@
 
 use std::sync::Arc;
 
-use super::event_loop::EventLoop;
+use super::connections::Caller;
 use super::host::OpResult;
-use super::services::Caller;
+use super::state::State;
 use super::Server;
 use crate::events::{decode_event, encode_event, Event, EventHandler, EventHandlers, Range};
 use crate::{keys, Info, Key, Proc, Status, Value};
@@ -61,7 +61,7 @@ impl Server {
             return Err(Status::ERR_BAD_PARAM);
         }
         let ok = self.run_on_loop(move |el| {
-            el.deliver_from_host(event);
+            deliver_from_host(el, event);
             if let Some(d) = done {
                 d(Status::SUCCESS);
             }
@@ -74,70 +74,58 @@ impl Server {
     }
 }
 
-impl EventLoop {
-    /// Sends `event` to every connected local client it reaches, except
-    /// its source (which delivered it to itself).
-    fn push_to_clients(&mut self, event: &Event) {
-        let Ok(body) = encode_event(event) else {
-            return;
+/// Sends `event` to every connected local client it reaches, except
+/// its source (which delivered it to itself).
+fn push_to_clients(st: &mut State, event: &Event) {
+    let Ok(body) = encode_event(event) else {
+        return;
+    };
+    for p in st.connected_procs() {
+        if p != event.source && event.reaches(&p) {
+            st.send_event(&p, body.clone());
+        }
+    }
+}
+
+/// A host's notification (or the server's own): the local clients in
+/// range, and this process's handlers.
+pub(super) fn deliver_from_host(st: &mut State, event: Event) {
+    if event.range != Range::PROC_LOCAL {
+        push_to_clients(st, &event);
+    }
+    st.events().deliver(event);
+}
+
+/// `Op::NOTIFY_EVENT` from the local client `proc`.
+pub(super) fn notify_from_client(st: &mut State, caller: Caller, _proc: &Proc, body: &[u8]) {
+    let event = match decode_event(body) {
+        Ok(e) if e.range != Range::PROC_LOCAL => e,
+        _ => return st.respond(caller, Err(Status::ERR_BAD_PARAM)),
+    };
+    // The notifying client has delivered it to itself already.
+    if event.range == Range::LOCAL {
+        push_to_clients(st, &event);
+        st.events().deliver(event);
+        return st.respond(caller, Ok(Vec::new()));
+    }
+    // Beyond this node: the host distributes it, back to this server
+    // too (through `PMIx_Notify_event`), as OpenPMIx relies on.
+    let mut infos = event.infos.clone();
+    if let Ok(k) = Key::new(keys::EVENT_PROXY) {
+        infos.push(Info::new(k, Value::Proc(st.server_proc().clone())));
+    }
+    let (op, done) = st.host_op::<()>(caller, |()| Ok(Vec::new()));
+    let r = st
+        .host()
+        .notify_event(event.status, &event.source, event.range, &infos, done);
+    if let Err(s) = r {
+        // A host without event support: this node is all there is.
+        let result: OpResult = if s == Status::ERR_NOT_SUPPORTED {
+            deliver_from_host(st, event);
+            Ok(Box::new(()))
+        } else {
+            Err(s)
         };
-        for p in self.connected_procs() {
-            if p != event.source && event.reaches(&p) {
-                self.send_event(&p, body.clone());
-            }
-        }
-    }
-
-    /// A host's notification (or the server's own): the local clients in
-    /// range, and this process's handlers.
-    pub(super) fn deliver_from_host(&mut self, event: Event) {
-        if event.range != Range::PROC_LOCAL {
-            self.push_to_clients(&event);
-        }
-        self.events.deliver(event);
-    }
-
-    /// `Op::NOTIFY_EVENT` from the local client `proc`.
-    pub(super) fn notify_from_client(&mut self, caller: Caller, _proc: &Proc, body: &[u8]) {
-        let event = match decode_event(body) {
-            Ok(e) if e.range != Range::PROC_LOCAL => e,
-            _ => return self.respond(caller, Err(Status::ERR_BAD_PARAM)),
-        };
-        // The notifying client has delivered it to itself already.
-        if event.range == Range::LOCAL {
-            self.push_to_clients(&event);
-            self.events.deliver(event);
-            return self.respond(caller, Ok(Vec::new()));
-        }
-        // Beyond this node: the host distributes it, back to this server
-        // too (through `PMIx_Notify_event`), as OpenPMIx relies on.
-        let mut infos = event.infos.clone();
-        if let Ok(k) = Key::new(keys::EVENT_PROXY) {
-            infos.push(Info::new(k, Value::Proc(self.server_proc().clone())));
-        }
-        let (op, done) = self.host_op::<()>(caller, |()| Ok(Vec::new()));
-        let r =
-            self.host_module()
-                .notify_event(event.status, &event.source, event.range, &infos, done);
-        if let Err(s) = r {
-            // A host without event support: this node is all there is.
-            let result: OpResult = if s == Status::ERR_NOT_SUPPORTED {
-                self.deliver_from_host(event);
-                Ok(Box::new(()))
-            } else {
-                Err(s)
-            };
-            self.finish_op(op, result);
-        }
-    }
-
-    /// A client left without finalizing.
-    pub(super) fn client_lost_event(&mut self, proc: &Proc) {
-        self.events.deliver(Event {
-            status: Status::ERR_LOST_CONNECTION,
-            source: proc.clone(),
-            range: Range::PROC_LOCAL,
-            infos: Vec::new(),
-        });
+        st.finish_service(op, result);
     }
 }

@@ -1,114 +1,113 @@
-//! Fence trackers: which local processes a fence waits for, who arrived,
-//! and the directives that apply.
+//! `PMIx_Fence` on the server: a collective of kind [`Kind::Fence`] on the
+//! collective engine, whose host call carries this node's contribution and
+//! whose completion builds the new modex generations.
 //!
-//! A fence is identified by its participant set, sorted and without
-//! duplicates (`PMIX_RANK_WILDCARD` standing for a whole namespace): the
-//! local processes that call `PMIx_Fence` with the same set join the same
-//! tracker. Directives are merged: data is collected if any participant
-//! asked for it, and the shortest `PMIX_TIMEOUT` applies. Once every local
-//! participant arrived, the tracker leaves the by-set index (a later fence
-//! over the same set is a new one) and goes to the host. A fence that fails
-//! before that (a participant left, its timeout passed) stays in the index,
-//! failed, until every local participant arrived or left: late arrivals
-//! then fail at once and the host hears of the failure once.
+//! What is particular to a fence (the rest — arrivals, departures,
+//! deadlines, failures — is the engine's and [`State`]'s):
+//! - When every local participant arrived, a collecting fence's
+//!   contribution is the local participants' records that other nodes may
+//!   see; the host's `fence_nb` gets it. A host without `fence_nb` can
+//!   complete a fence whose participants are all local: the server then
+//!   completes it itself.
+//! - On success, a collecting fence builds one new modex generation per
+//!   namespace (see `modex`) and every participant's release carries the
+//!   segments and their descriptors; a fence without data releases with
+//!   none.
 
-use std::collections::BTreeSet;
-use std::time::Instant;
+use std::os::fd::OwnedFd;
 
-use mio::Token;
+use super::collective::{normalize, Call, Kind};
+use super::connections::Caller;
+use super::ops::PendingOp;
+use super::state::State;
+use crate::wire::{Directives, FenceRelease, FenceRequest, Message};
+use crate::{Proc, Status};
 
-use crate::{Info, Proc, Rank, Status};
-
-/// A participant that arrived: who, on which connection, with which
-/// request id.
-#[derive(Clone, Debug)]
-pub(super) struct Arrival {
-    pub(super) proc: Proc,
-    pub(super) token: Token,
-    pub(super) id: u32,
-}
-
-/// One fence in progress on this server.
-#[derive(Debug)]
-pub(super) struct Tracker {
-    /// The participant set, normalized.
-    pub(super) procs: Vec<Proc>,
-    /// Directives of the first participant, passed to the host.
-    pub(super) infos: Vec<Info>,
-    /// Collect data (`PMIX_COLLECT_DATA` from any participant).
-    pub(super) collect: bool,
-    /// The local processes that must arrive.
-    pub(super) expected: BTreeSet<Proc>,
-    /// Those that did.
-    pub(super) arrived: Vec<Arrival>,
-    /// When the fence fails with `PMIX_ERR_TIMEOUT`.
-    pub(super) deadline: Option<Instant>,
-    /// The host operation, once handed to the host.
-    pub(super) host_op: Option<u64>,
-    /// Failed before reaching the host (a participant left, or the
-    /// timeout passed): later arrivals fail at once with this status.
-    pub(super) failed: Option<Status>,
-}
-
-impl Tracker {
-    /// True once every expected local participant arrived.
-    pub(super) fn complete(&self) -> bool {
-        self.expected
-            .iter()
-            .all(|p| self.arrived.iter().any(|a| &a.proc == p))
-    }
-
-    /// True if `proc` is one of the local participants.
-    pub(super) fn involves(&self, proc: &Proc) -> bool {
-        self.expected.contains(proc)
-    }
-}
-
-/// Sorted, deduplicated participant set; an empty list means the caller's
-/// whole namespace.
-pub(super) fn normalize(procs: Vec<Proc>, caller: &Proc) -> Vec<Proc> {
-    let mut procs = if procs.is_empty() {
-        vec![Proc::new(caller.nspace.clone(), Rank::WILDCARD)]
-    } else {
-        procs
+/// A `FenceRequest` from `proc`.
+pub(super) fn enter(st: &mut State, caller: Caller, proc: &Proc, req: FenceRequest) {
+    let d = Directives::parse(&req.infos);
+    let call = Call {
+        kind: Kind::Fence,
+        procs: normalize(req.procs, proc),
+        collect: d.collect,
+        deadline: d.deadline(),
+        infos: req.infos,
     };
-    procs.sort();
-    procs.dedup();
-    procs
+    if let Some(cid) = st.enter_collective(caller, proc, call) {
+        start(st, cid);
+    }
 }
 
-/// True if `set` includes `proc` (by rank or by its namespace's wildcard).
-pub(super) fn includes(set: &[Proc], proc: &Proc) -> bool {
-    set.iter()
-        .any(|p| p.nspace == proc.nspace && (p.rank == proc.rank || p.rank == Rank::WILDCARD))
+/// Every local participant of fence `cid` arrived: hand it to the host, or
+/// complete it here.
+fn start(st: &mut State, cid: u64) {
+    let Some(c) = st.collectives.get(cid) else {
+        return;
+    };
+    let data = if c.collect {
+        match st.modex.contribution(&c.expected) {
+            Ok(d) => d,
+            Err(s) => return st.collective_failed(cid, s),
+        }
+    } else {
+        Vec::new()
+    };
+    let (procs, infos) = (c.procs.clone(), c.infos.clone());
+    let (op, done) = st.start_op(PendingOp::Collective(cid));
+    st.collectives.at_host(cid, op);
+    match st.host().fence_nb(&procs, &infos, data, done) {
+        Ok(()) => {}
+        Err(s) if s == Status::ERR_NOT_SUPPORTED && st.registry().all_local(&procs) => {
+            // Single node: the local participants' data is all there is
+            // (the generations are built from the committed store).
+            st.ops.take(op);
+            done_ok(st, cid, Vec::new());
+        }
+        Err(s) => st.collective_failed(cid, s),
+    }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::Nspace;
-
-    fn p(ns: &str, r: u32) -> Proc {
-        Proc::new(Nspace::new(ns).unwrap(), Rank(r))
+/// The host completed fence `cid` with every node's contribution `data`:
+/// builds the new modex generations and releases the local participants.
+pub(super) fn done_ok(st: &mut State, cid: u64, data: Vec<u8>) {
+    let Some(c) = st.collectives.finish(cid, &mut st.timers) else {
+        return;
+    };
+    let mut status = Status::SUCCESS;
+    let mut gens = None;
+    if c.collect {
+        let registry = st.registry().clone();
+        let all_local = registry.all_local(&c.procs);
+        match st.modex.fence_generations(
+            &c.expected,
+            all_local,
+            &data,
+            |p| registry.is_local(p),
+            || registry.next_generation(),
+        ) {
+            Ok(g) => gens = Some(g),
+            Err(s) => status = s,
+        }
     }
-
-    #[test]
-    fn sets_normalize_to_sorted_unique() {
-        let caller = p("a", 1);
-        assert_eq!(
-            normalize(vec![p("b", 2), p("a", 1), p("b", 2)], &caller),
-            vec![p("a", 1), p("b", 2)]
-        );
-        assert_eq!(
-            normalize(vec![], &caller),
-            vec![Proc::new(caller.nspace.clone(), Rank::WILDCARD)]
-        );
+    for (_, caller) in &c.arrived {
+        let (m, fds) = match &gens {
+            None => (release(status, Vec::new()), Vec::new()),
+            Some(g) => {
+                let fds: Result<Vec<OwnedFd>, _> = g
+                    .sealed
+                    .iter()
+                    .map(|s| s.fd().try_clone_to_owned())
+                    .collect();
+                match fds {
+                    Ok(fds) => (release(status, g.refs.clone()), fds),
+                    Err(_) => (release(Status::ERR_OUT_OF_RESOURCE, Vec::new()), Vec::new()),
+                }
+            }
+        };
+        st.conns.send(caller.token, caller.id, &m, fds);
     }
+}
 
-    #[test]
-    fn wildcard_includes_every_rank_of_its_namespace() {
-        let set = vec![Proc::new(Nspace::new("a").unwrap(), Rank::WILDCARD)];
-        assert!(includes(&set, &p("a", 5)));
-        assert!(!includes(&set, &p("b", 5)));
-    }
+fn release(status: Status, segments: Vec<crate::wire::SegmentRef>) -> Message {
+    Message::FenceRelease(FenceRelease { status, segments })
 }

@@ -19,33 +19,8 @@ use std::any::Any;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-use crossbeam_channel::Sender;
-
 use crate::value::App;
 use crate::{Info, Nspace, Proc, Status};
-
-/// What the loop receives from completions and from API calls.
-pub(crate) enum Command {
-    /// A host operation finished.
-    OpDone { op: u64, result: OpResult },
-    /// The host asks for a local process's data (`dmodex_request`).
-    HostDmodex { proc: Proc, done: DmodexCallback },
-    /// A namespace was deregistered: drop its modex data and segments.
-    NspaceGone(crate::Nspace),
-    /// A client was deregistered: forget it and close its connection.
-    ClientGone(Proc),
-    /// Run a closure on the progress thread with the loop's state (server
-    /// API calls that need it: notifications, IOF, ...).
-    #[allow(dead_code)]
-    Run(LoopTask),
-    /// Run a closure on the progress thread ([`super::Server::defer`]).
-    Defer(Box<dyn FnOnce() + Send>),
-    /// Stop the loop.
-    Shutdown,
-}
-
-/// A closure run on the server's progress thread (see [`Command::Run`]).
-pub(crate) type LoopTask = Box<dyn FnOnce(&mut super::event_loop::EventLoop) + Send + 'static>;
 
 /// Callback receiving the answer to [`super::Server::dmodex_request`].
 pub type DmodexCallback = Box<dyn FnOnce(Result<Vec<u8>, Status>) + Send + 'static>;
@@ -79,48 +54,11 @@ pub(crate) fn take_result<T: 'static>(r: OpResult) -> Result<T, Status> {
     r.and_then(|b| b.downcast::<T>().map(|b| *b).map_err(|_| Status::ERROR))
 }
 
-/// Sends commands to the progress thread and wakes it.
-#[derive(Clone)]
-pub(crate) struct Notifier {
-    pub(crate) tx: Sender<Command>,
-    pub(crate) waker: Arc<mio::Waker>,
-}
-
-thread_local! {
-    /// The waker of the event loop that runs on this thread, if one does.
-    static LOOP_WAKER: std::cell::Cell<*const mio::Waker> =
-        const { std::cell::Cell::new(std::ptr::null()) };
-}
-
-impl Notifier {
-    /// Delivers `cmd`; false if the loop is gone. On the loop's own thread
-    /// (a host completing an operation inside the callback that started
-    /// it) the loop is not woken: it drains its commands before it polls
-    /// again, so the command is handled in the same pass.
-    pub(crate) fn send(&self, cmd: Command) -> bool {
-        self.try_send(cmd).is_ok() && self.wake()
-    }
-
-    /// Queues `cmd` without waking the loop; gives it back if the loop is
-    /// gone.
-    pub(crate) fn try_send(&self, cmd: Command) -> Result<(), Command> {
-        self.tx.send(cmd).map_err(|e| e.0)
-    }
-
-    /// Wakes the loop unless this is its own thread; false if it cannot be
-    /// woken.
-    pub(crate) fn wake(&self) -> bool {
-        self.on_loop_thread() || self.waker.wake().is_ok()
-    }
-
-    /// Marks the calling thread as the one running this notifier's loop.
-    pub(crate) fn enter_loop(&self) {
-        LOOP_WAKER.with(|w| w.set(Arc::as_ptr(&self.waker)));
-    }
-
-    fn on_loop_thread(&self) -> bool {
-        LOOP_WAKER.with(|w| std::ptr::eq(w.get(), Arc::as_ptr(&self.waker)))
-    }
+/// Where a [`Completion`] delivers its operation's result: the server's
+/// progress thread (see `command::Notifier`).
+pub(crate) trait OpSink: Send + Sync + 'static {
+    /// Hands the result of operation `op` to the loop.
+    fn done(&self, op: u64, result: OpResult);
 }
 
 /// The handle through which a host completes one operation, from any
@@ -128,37 +66,31 @@ impl Notifier {
 /// operation with `PMIX_ERROR`.
 pub struct Completion<T: OpOutput> {
     op: u64,
-    notifier: Option<Notifier>,
+    sink: Option<Arc<dyn OpSink>>,
     _t: PhantomData<fn(T)>,
 }
 
 impl<T: OpOutput> Completion<T> {
-    pub(crate) fn new(op: u64, notifier: Notifier) -> Self {
+    pub(crate) fn new(op: u64, sink: Arc<dyn OpSink>) -> Self {
         Completion {
             op,
-            notifier: Some(notifier),
+            sink: Some(sink),
             _t: PhantomData,
         }
     }
 
     /// Reports the operation's result to the server.
     pub fn complete(mut self, result: Result<T, Status>) {
-        if let Some(n) = self.notifier.take() {
-            n.send(Command::OpDone {
-                op: self.op,
-                result: T::wrap(result).0,
-            });
+        if let Some(s) = self.sink.take() {
+            s.done(self.op, T::wrap(result).0);
         }
     }
 }
 
 impl<T: OpOutput> Drop for Completion<T> {
     fn drop(&mut self) {
-        if let Some(n) = self.notifier.take() {
-            n.send(Command::OpDone {
-                op: self.op,
-                result: Err(Status::ERROR),
-            });
+        if let Some(s) = self.sink.take() {
+            s.done(self.op, Err(Status::ERROR));
         }
     }
 }

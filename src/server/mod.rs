@@ -39,21 +39,31 @@
 //!   a participant's connection is lost, or failed at its `PMIX_TIMEOUT`.
 
 mod app_setup;
+mod clients;
+mod collective;
+mod command;
 mod connect;
+mod connections;
 mod control;
 mod credential;
+mod dmodex;
 mod env;
-pub(crate) mod event_loop;
+mod event_loop;
 mod events;
 mod fence;
 mod host;
 mod modex;
+mod modex_store;
+mod ops;
 mod published;
 mod pubsub;
 mod query;
 mod registry;
 mod services;
 mod spawn;
+mod state;
+mod timers;
+mod waiters;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -73,7 +83,7 @@ pub use host::{Completion, DmodexCallback, HostModule, NoHost, OpOutput};
 pub use published::{DataRange, LookupDone, Participant, Persistence, PublishedData};
 pub use query::ServerQueryCallback;
 
-use host::{Command, Notifier};
+use command::{Command, Notifier};
 use registry::Registry;
 
 /// Errors starting a server.
@@ -221,10 +231,10 @@ impl Server {
         let registry = Arc::new(Registry::new());
         let poll = mio::Poll::new().map_err(ServerError::Loop)?;
         let waker = Arc::new(
-            mio::Waker::new(poll.registry(), event_loop::WAKER).map_err(ServerError::Loop)?,
+            mio::Waker::new(poll.registry(), connections::WAKER).map_err(ServerError::Loop)?,
         );
         let (tx, rx) = unbounded();
-        let notifier = Notifier { tx, waker };
+        let notifier = Notifier::new(tx, waker);
         let server_proc = Proc::new(config.nspace.clone(), config.rank);
         let events = Arc::new(crate::events::EventHandlers::new(Some(server_proc.clone())));
         let el = event_loop::EventLoop::new(

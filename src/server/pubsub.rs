@@ -11,71 +11,68 @@
 //! requested key → `PMIX_SUCCESS`, some → `PMIX_ERR_PARTIAL_SUCCESS`
 //! (both with the data), none → the host's error or `PMIX_ERR_NOT_FOUND`.
 
-use super::event_loop::EventLoop;
-use super::services::Caller;
+use super::connections::Caller;
+use super::state::State;
 use crate::wire::pubsub::{self, PublishedValue};
 use crate::wire::{Op, Request};
 use crate::{keys, Info, Key, Proc, Status, Value};
 
-impl EventLoop {
-    /// Serves one publish/lookup/unpublish request from `proc`.
-    pub(super) fn pubsub(&mut self, caller: Caller, proc: &Proc, req: Request) {
-        let r = match req.op {
-            Op::PUBLISH => self.publish(caller, proc, &req.body),
-            Op::LOOKUP => self.lookup(caller, proc, &req.body),
-            _ => self.unpublish(caller, proc, &req.body),
-        };
-        if let Err(s) = r {
-            self.respond(caller, Err(s));
-        }
+/// Serves one publish/lookup/unpublish request from `proc`.
+pub(super) fn serve(st: &mut State, caller: Caller, proc: &Proc, req: &Request) {
+    let r = match req.op {
+        Op::PUBLISH => publish(st, caller, proc, &req.body),
+        Op::LOOKUP => lookup(st, caller, proc, &req.body),
+        _ => unpublish(st, caller, proc, &req.body),
+    };
+    if let Err(s) = r {
+        st.respond(caller, Err(s));
     }
+}
 
-    /// The caller's infos plus its effective ids.
-    fn with_ids(&self, proc: &Proc, mut infos: Vec<Info>) -> Result<Vec<Info>, Status> {
-        let (uid, gid) = self.registry().ids_of(proc).ok_or(Status::ERR_NOT_FOUND)?;
-        infos.retain(|i| {
-            i.key.as_bytes() != keys::USERID.as_bytes()
-                && i.key.as_bytes() != keys::GRPID.as_bytes()
-        });
-        for (k, v) in [(keys::USERID, uid), (keys::GRPID, gid)] {
-            infos.push(Info::new(Key::new(k)?, Value::Uint32(v)));
-        }
-        Ok(infos)
+/// The caller's infos plus its effective ids.
+fn with_ids(st: &State, proc: &Proc, mut infos: Vec<Info>) -> Result<Vec<Info>, Status> {
+    let (uid, gid) = st.registry().ids_of(proc).ok_or(Status::ERR_NOT_FOUND)?;
+    infos.retain(|i| {
+        i.key.as_bytes() != keys::USERID.as_bytes() && i.key.as_bytes() != keys::GRPID.as_bytes()
+    });
+    for (k, v) in [(keys::USERID, uid), (keys::GRPID, gid)] {
+        infos.push(Info::new(Key::new(k)?, Value::Uint32(v)));
     }
+    Ok(infos)
+}
 
-    fn publish(&mut self, caller: Caller, proc: &Proc, body: &[u8]) -> Result<(), Status> {
-        let infos = self.with_ids(proc, pubsub::decode_publish(body).map_err(bad_request)?)?;
-        let host = self.host_module();
-        let (op, done) = self.host_op::<()>(caller, |()| Ok(Vec::new()));
-        if let Err(s) = host.publish(proc, &infos, done) {
-            self.refuse_op(op, s);
-        }
-        Ok(())
+fn publish(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) -> Result<(), Status> {
+    let infos = with_ids(st, proc, pubsub::decode_publish(body).map_err(bad_request)?)?;
+    let host = st.host();
+    let (op, done) = st.host_op::<()>(caller, |()| Ok(Vec::new()));
+    if let Err(s) = host.publish(proc, &infos, done) {
+        st.refuse_op(op, s);
     }
+    Ok(())
+}
 
-    fn lookup(&mut self, caller: Caller, proc: &Proc, body: &[u8]) -> Result<(), Status> {
-        let (keys, infos) = pubsub::decode_lookup(body).map_err(bad_request)?;
-        let infos = self.with_ids(proc, infos)?;
-        let host = self.host_module();
-        let wanted = keys.clone();
-        let (op, done) =
-            self.host_op::<Vec<PublishedValue>>(caller, move |found| lookup_reply(&wanted, found));
-        if let Err(s) = host.lookup(proc, &keys, &infos, done) {
-            self.refuse_op(op, s);
-        }
-        Ok(())
+fn lookup(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) -> Result<(), Status> {
+    let (keys, infos) = pubsub::decode_lookup(body).map_err(bad_request)?;
+    let infos = with_ids(st, proc, infos)?;
+    let host = st.host();
+    let wanted = keys.clone();
+    let (op, done) =
+        st.host_op::<Vec<PublishedValue>>(caller, move |found| lookup_reply(&wanted, found));
+    if let Err(s) = host.lookup(proc, &keys, &infos, done) {
+        st.refuse_op(op, s);
     }
+    Ok(())
+}
 
-    fn unpublish(&mut self, caller: Caller, proc: &Proc, body: &[u8]) -> Result<(), Status> {
-        let (keys, infos) = pubsub::decode_unpublish(body).map_err(bad_request)?;
-        let infos = self.with_ids(proc, infos)?;
-        let host = self.host_module();
-        let (op, done) = self.host_op::<()>(caller, |()| Ok(Vec::new()));
-        if let Err(s) = host.unpublish(proc, keys.as_deref().unwrap_or(&[]), &infos, done) {
-            self.refuse_op(op, s);
-        }
-        Ok(())
+fn unpublish(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) -> Result<(), Status> {
+    let (keys, infos) = pubsub::decode_unpublish(body).map_err(bad_request)?;
+    let infos = with_ids(st, proc, infos)?;
+    let host = st.host();
+    let (op, done) = st.host_op::<()>(caller, |()| Ok(Vec::new()));
+    if let Err(s) = host.unpublish(proc, keys.as_deref().unwrap_or(&[]), &infos, done) {
+        st.refuse_op(op, s);
     }
+    Ok(())
 }
 
 /// A request body that does not decode: the caller's mistake.

@@ -25,9 +25,8 @@
 use std::collections::HashSet;
 use std::ffi::CString;
 
-use super::event_loop::{EventLoop, PendingOp};
-use super::host::{take_result, Completion};
-use super::services::{Caller, Encoder};
+use super::connections::Caller;
+use super::state::State;
 use super::Server;
 use crate::data_type::DataType;
 use crate::value::{DataArray, ProcInfo, Query};
@@ -64,7 +63,7 @@ impl Server {
             cb(r.clone()
                 .and_then(|b| rm::get_query_answer(&b).map_err(|_| Status::ERR_UNPACK_FAILURE)))
         });
-        if self.run_on_loop(move |el| el.query_for(NOBODY, &me, queries, Some(tap))) {
+        if self.run_on_loop(move |el| query_for(el, NOBODY, &me, queries, Some(tap))) {
             Ok(())
         } else {
             Err(Status::ERR_INIT)
@@ -123,169 +122,155 @@ fn target(requester: &Proc, qualifiers: &[Info]) -> Proc {
     Proc::new(ns, rank)
 }
 
-impl EventLoop {
-    /// A host operation whose encoder also sees the host's failure (a
-    /// query's partial answers survive a host that refuses).
-    pub(super) fn host_op_or_fallback<T: Send + 'static>(
-        &mut self,
-        caller: Caller,
-        encode: impl FnOnce(Result<T, Status>) -> Result<Vec<u8>, Status> + Send + 'static,
-    ) -> (u64, Completion<T>) {
-        let encoder: Encoder = Box::new(move |r| encode(take_result::<T>(r)));
-        let op = self.new_pending(PendingOp::Service { caller, encoder });
-        (op, Completion::new(op, self.notifier().clone()))
+/// Handles `Op::QUERY` from `proc`.
+pub(super) fn serve(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) {
+    match rm::get_queries(body) {
+        Ok(q) => query_for(st, caller, proc, q, None),
+        Err(e) => st.respond(caller, Err(e.status())),
     }
+}
 
-    /// Handles `Op::QUERY` from `proc`.
-    pub(crate) fn query(&mut self, caller: Caller, proc: &Proc, body: &[u8]) {
-        match rm::get_queries(body) {
-            Ok(q) => self.query_for(caller, proc, q, None),
-            Err(e) => self.respond(caller, Err(e.status())),
+/// Answers `queries` of `proc` to `caller`, also handing the answer
+/// to `tap` (the server's own calls, whose caller is [`NOBODY`]).
+fn query_for(st: &mut State, caller: Caller, proc: &Proc, queries: Vec<Query>, tap: Option<Tap>) {
+    let mut answers = Vec::new();
+    let mut unresolved = Vec::new();
+    for q in &queries {
+        let mut left = Vec::new();
+        for k in &q.keys {
+            match answer_query(st, proc, k.to_bytes(), &q.qualifiers) {
+                Some(i) => answers.push(i),
+                None => left.push(k.clone()),
+            }
+        }
+        if !left.is_empty() {
+            unresolved.push(Query {
+                keys: left,
+                qualifiers: q.qualifiers.clone(),
+            });
         }
     }
+    if unresolved.is_empty() {
+        let r = rm::put_query_answer(Status::SUCCESS, &answers).map_err(Status::from);
+        if let Some(t) = tap {
+            t(&r);
+        }
+        return st.respond(caller, r);
+    }
+    let asked: Vec<CString> = unresolved.iter().flat_map(|q| q.keys.clone()).collect();
+    let (op, done) = st.host_op_or_fallback(caller, move |r: Result<Vec<Info>, Status>| {
+        let r = finish_query(answers, asked, r);
+        if let Some(t) = tap {
+            t(&r);
+        }
+        r
+    });
+    let host = st.host();
+    if let Err(s) = host.query(proc, &unresolved, done) {
+        st.refuse_op(op, s);
+    }
+}
 
-    /// Answers `queries` of `proc` to `caller`, also handing the answer
-    /// to `tap` (the server's own calls, whose caller is [`NOBODY`]).
-    fn query_for(&mut self, caller: Caller, proc: &Proc, queries: Vec<Query>, tap: Option<Tap>) {
-        let mut answers = Vec::new();
-        let mut unresolved = Vec::new();
-        for q in &queries {
-            let mut left = Vec::new();
-            for k in &q.keys {
-                match self.answer_query(proc, k.to_bytes(), &q.qualifiers) {
-                    Some(i) => answers.push(i),
-                    None => left.push(k.clone()),
-                }
-            }
-            if !left.is_empty() {
-                unresolved.push(Query {
-                    keys: left,
-                    qualifiers: q.qualifiers.clone(),
-                });
-            }
+/// Step 1: what the server knows about `key`.
+fn answer_query(st: &State, requester: &Proc, key: &[u8], qualifiers: &[Info]) -> Option<Info> {
+    let key = std::str::from_utf8(key).ok()?;
+    match key {
+        keys::QUERY_NAMESPACES => {
+            let names: Vec<String> = st
+                .registry()
+                .nspaces()
+                .iter()
+                .map(|n| n.to_string_lossy().into_owned())
+                .collect();
+            info(key, Value::string(&names.join(",")))
         }
-        if unresolved.is_empty() {
-            let r = rm::put_query_answer(Status::SUCCESS, &answers).map_err(Status::from);
-            if let Some(t) = tap {
-                t(&r);
+        keys::QUERY_NAMESPACE_INFO => {
+            let mut items = Vec::new();
+            for ns in st.registry().nspaces() {
+                // Deregistered since it was listed: not active any more.
+                let Some(rec) = st.registry().nspace(&ns) else {
+                    continue;
+                };
+                let fields = vec![
+                    Value::Info(Box::new(Info::new(
+                        Key::new(keys::NSPACE).ok()?,
+                        Value::String(Some(ns.as_c_str().to_owned())),
+                    ))),
+                    Value::Info(Box::new(Info::new(
+                        Key::new(keys::JOB_SIZE).ok()?,
+                        Value::Uint32(rec.size),
+                    ))),
+                ];
+                items.push(Value::DataArray(Box::new(DataArray {
+                    elem_type: DataType::Info,
+                    items: fields,
+                })));
             }
-            return self.respond(caller, r);
+            info(
+                key,
+                Value::DataArray(Box::new(DataArray {
+                    elem_type: DataType::DataArray,
+                    items,
+                })),
+            )
         }
-        let asked: Vec<CString> = unresolved.iter().flat_map(|q| q.keys.clone()).collect();
-        let (op, done) = self.host_op_or_fallback(caller, move |r: Result<Vec<Info>, Status>| {
-            let r = finish_query(answers, asked, r);
-            if let Some(t) = tap {
-                t(&r);
+        keys::QUERY_LOCAL_PROC_TABLE | keys::QUERY_PROC_TABLE => {
+            let ns = target(requester, qualifiers).nspace;
+            let rec = st.registry().nspace(&ns)?;
+            if key == keys::QUERY_PROC_TABLE && !rec.all_local() {
+                // The host knows where the other processes are.
+                return None;
             }
-            r
-        });
-        let host = self.host_module();
-        if let Err(s) = host.query(proc, &unresolved, done) {
-            self.refuse_op(op, s);
+            let seg = rec.job_segment.open().ok();
+            let items = rec
+                .local_ranks
+                .iter()
+                .map(|&r| {
+                    let executable_name = seg
+                        .as_ref()
+                        .and_then(|s| executable(s, r))
+                        .and_then(|e| CString::new(e).ok());
+                    let p = Proc::new(ns.clone(), Rank(r));
+                    let pid = st.peer_creds(&p).map(|c| c.pid);
+                    Value::ProcInfo(Box::new(ProcInfo {
+                        proc: p,
+                        hostname: CString::new(rec.hostname.clone()).ok(),
+                        executable_name,
+                        pid: pid.unwrap_or(0),
+                        exit_code: 0,
+                        state: if pid.is_some() {
+                            PROC_STATE_RUNNING
+                        } else {
+                            PROC_STATE_UNDEF
+                        },
+                    }))
+                })
+                .collect();
+            info(
+                key,
+                Value::DataArray(Box::new(DataArray {
+                    elem_type: DataType::ProcInfo,
+                    items,
+                })),
+            )
         }
+        keys::QUERY_SUPPORTED_KEYS => info(key, Value::string(&SERVER_KEYS.join(","))),
+        _ => job_data(st, &target(requester, qualifiers), key),
     }
+}
 
-    /// Step 1: what the server knows about `key`.
-    fn answer_query(&self, requester: &Proc, key: &[u8], qualifiers: &[Info]) -> Option<Info> {
-        let key = std::str::from_utf8(key).ok()?;
-        match key {
-            keys::QUERY_NAMESPACES => {
-                let names: Vec<String> = self
-                    .registry()
-                    .nspaces()
-                    .iter()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .collect();
-                info(key, Value::string(&names.join(",")))
-            }
-            keys::QUERY_NAMESPACE_INFO => {
-                let mut items = Vec::new();
-                for ns in self.registry().nspaces() {
-                    // Deregistered since it was listed: not active any more.
-                    let Some(rec) = self.registry().nspace(&ns) else {
-                        continue;
-                    };
-                    let fields = vec![
-                        Value::Info(Box::new(Info::new(
-                            Key::new(keys::NSPACE).ok()?,
-                            Value::String(Some(ns.as_c_str().to_owned())),
-                        ))),
-                        Value::Info(Box::new(Info::new(
-                            Key::new(keys::JOB_SIZE).ok()?,
-                            Value::Uint32(rec.size),
-                        ))),
-                    ];
-                    items.push(Value::DataArray(Box::new(DataArray {
-                        elem_type: DataType::Info,
-                        items: fields,
-                    })));
-                }
-                info(
-                    key,
-                    Value::DataArray(Box::new(DataArray {
-                        elem_type: DataType::DataArray,
-                        items,
-                    })),
-                )
-            }
-            keys::QUERY_LOCAL_PROC_TABLE | keys::QUERY_PROC_TABLE => {
-                let ns = target(requester, qualifiers).nspace;
-                let rec = self.registry().nspace(&ns)?;
-                if key == keys::QUERY_PROC_TABLE && !rec.all_local() {
-                    // The host knows where the other processes are.
-                    return None;
-                }
-                let seg = rec.job_segment.open().ok();
-                let items = rec
-                    .local_ranks
-                    .iter()
-                    .map(|&r| {
-                        let executable_name = seg
-                            .as_ref()
-                            .and_then(|s| executable(s, r))
-                            .and_then(|e| CString::new(e).ok());
-                        let p = Proc::new(ns.clone(), Rank(r));
-                        let pid = self.peer_creds(&p).map(|c| c.pid);
-                        Value::ProcInfo(Box::new(ProcInfo {
-                            proc: p,
-                            hostname: CString::new(rec.hostname.clone()).ok(),
-                            executable_name,
-                            pid: pid.unwrap_or(0),
-                            exit_code: 0,
-                            state: if pid.is_some() {
-                                PROC_STATE_RUNNING
-                            } else {
-                                PROC_STATE_UNDEF
-                            },
-                        }))
-                    })
-                    .collect();
-                info(
-                    key,
-                    Value::DataArray(Box::new(DataArray {
-                        elem_type: DataType::ProcInfo,
-                        items,
-                    })),
-                )
-            }
-            keys::QUERY_SUPPORTED_KEYS => info(key, Value::string(&SERVER_KEYS.join(","))),
-            _ => self.job_data(&target(requester, qualifiers), key),
-        }
-    }
-
-    /// A key of the registered job data of `proc` (its job realm for the
-    /// wildcard rank), as OpenPMIx's server answers from its own store.
-    fn job_data(&self, proc: &Proc, key: &str) -> Option<Info> {
-        let rec = self.registry().nspace(&proc.nspace)?;
-        let seg = rec.job_segment.open().ok()?;
-        let k = pmix_shmem::LookupKey::from(key);
-        let v = if proc.rank == Rank::WILDCARD {
-            seg.job_value(&k).ok()??
-        } else {
-            seg.proc_value(proc.rank.0, &k).ok()??
-        };
-        info(key, Value::from(v))
-    }
+/// A key of the registered job data of `proc` (its job realm for the
+/// wildcard rank), as OpenPMIx's server answers from its own store.
+fn job_data(st: &State, proc: &Proc, key: &str) -> Option<Info> {
+    let rec = st.registry().nspace(&proc.nspace)?;
+    let seg = rec.job_segment.open().ok()?;
+    let k = pmix_shmem::LookupKey::from(key);
+    let v = if proc.rank == Rank::WILDCARD {
+        seg.job_value(&k).ok()??
+    } else {
+        seg.proc_value(proc.rank.0, &k).ok()??
+    };
+    info(key, Value::from(v))
 }
 
 /// The program of `rank`: the first word of its application's

@@ -3,7 +3,7 @@
 //! Shared between the host's threads and the progress thread; the mutex
 //! is held only for lookups and inserts, never while building a segment.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::io::Read;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -227,6 +227,40 @@ impl Registry {
     pub(crate) fn is_local(&self, proc: &Proc) -> bool {
         self.nspace(&proc.nspace)
             .is_some_and(|ns| ns.is_local(proc.rank.0))
+    }
+
+    /// The local processes of the set `procs`: every local rank of a
+    /// wildcard's namespace, and the listed ranks that are local.
+    pub(crate) fn local_participants(&self, procs: &[Proc]) -> BTreeSet<Proc> {
+        let mut out = BTreeSet::new();
+        for p in procs {
+            let Some(ns) = self.nspace(&p.nspace) else {
+                continue;
+            };
+            if p.rank == Rank::WILDCARD {
+                out.extend(
+                    ns.local_ranks
+                        .iter()
+                        .map(|&r| Proc::new(p.nspace.clone(), Rank(r))),
+                );
+            } else if ns.is_local(p.rank.0) {
+                out.insert(p.clone());
+            }
+        }
+        out
+    }
+
+    /// True if every process of the set `procs` runs on this node.
+    pub(crate) fn all_local(&self, procs: &[Proc]) -> bool {
+        procs.iter().all(|p| {
+            self.nspace(&p.nspace).is_some_and(|ns| {
+                if p.rank == Rank::WILDCARD {
+                    ns.all_local()
+                } else {
+                    ns.is_local(p.rank.0)
+                }
+            })
+        })
     }
 }
 

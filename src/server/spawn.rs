@@ -8,8 +8,8 @@
 //! `PMIX_REQUESTOR_IS_CLIENT` (true) and `PMIX_REQUESTOR_IS_TOOL` (false),
 //! unless the caller gave them.
 
-use super::event_loop::EventLoop;
-use super::services::Caller;
+use super::connections::Caller;
+use super::state::State;
 use crate::wire::process_mgmt;
 use crate::{keys, Info, Key, Proc, Value};
 
@@ -31,20 +31,17 @@ fn add_required(infos: &mut Vec<Info>, requestor: &Proc) {
     }
 }
 
-impl EventLoop {
-    /// Handles a [`crate::wire::Op::SPAWN`] request from `proc`.
-    pub(super) fn spawn_request(&mut self, caller: Caller, proc: &Proc, body: &[u8]) {
-        let (mut infos, apps) = match process_mgmt::decode_spawn(body) {
-            Ok(x) => x,
-            Err(s) => return self.respond(caller, Err(s)),
-        };
-        add_required(&mut infos, proc);
-        let (op, done) =
-            self.host_op::<crate::Nspace>(caller, |ns| process_mgmt::encode_nspace(&ns));
-        let host = self.host_module();
-        if let Err(s) = host.spawn(proc, &infos, &apps, done) {
-            self.refuse_op(op, s);
-        }
+/// Handles a [`crate::wire::Op::SPAWN`] request from `proc`.
+pub(super) fn serve(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) {
+    let (mut infos, apps) = match process_mgmt::decode_spawn(body) {
+        Ok(x) => x,
+        Err(s) => return st.respond(caller, Err(s)),
+    };
+    add_required(&mut infos, proc);
+    let (op, done) = st.host_op::<crate::Nspace>(caller, |ns| process_mgmt::encode_nspace(&ns));
+    let host = st.host();
+    if let Err(s) = host.spawn(proc, &infos, &apps, done) {
+        st.refuse_op(op, s);
     }
 }
 

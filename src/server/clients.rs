@@ -1,0 +1,142 @@
+//! A client's life on the server: handshake, the host's
+//! `client_connected`, `PMIx_Abort`, `PMIx_Finalize`.
+//!
+//! A handshake is served only once it proved the identity it claims: the
+//! connection's `SO_PEERCRED` uid/gid equal what the host registered for
+//! that process, and it presented the secret `setup_fork` generated for
+//! it; a second connection for the same process is refused. The host then
+//! hears of the client (`client_connected`; a host without it accepts
+//! everyone), and the reply carries the namespace's job segment and modex
+//! generations. A refused handshake is answered with its status and the
+//! connection closed.
+
+use super::connections::{Caller, PeerState};
+use super::host::OpResult;
+use super::ops::PendingOp;
+use super::state::State;
+use crate::wire::{self, Abort, HandshakeReply, Message};
+use crate::{Proc, Status};
+
+fn refuse(st: &mut State, caller: Caller, status: Status) {
+    let m = Message::HandshakeReply(HandshakeReply {
+        status,
+        server: st.server_proc().clone(),
+        segments: Vec::new(),
+    });
+    st.conns.send_and_close(caller.token, caller.id, &m);
+}
+
+/// A handshake on a connection that has not authenticated yet.
+pub(super) fn handshake(st: &mut State, caller: Caller, h: wire::Handshake) {
+    if h.version != u32::from(wire::PROTOCOL_VERSION) {
+        return refuse(st, caller, Status::ERR_NOT_SUPPORTED);
+    }
+    let Some(creds) = st.conns.creds(caller.token) else {
+        return;
+    };
+    if let Err(s) = st.registry().authenticate(&h.proc, &creds, &h.secret) {
+        return refuse(st, caller, s);
+    }
+    if st.conns.is_claimed(&h.proc) {
+        return refuse(st, caller, Status::ERR_EXISTS);
+    }
+    let proc = h.proc;
+    st.conns.authenticated(caller.token, &proc);
+    let (op, done) = st.start_op(PendingOp::Connect(caller));
+    if let Err(s) = st.host().client_connected(&proc, done) {
+        st.ops.take(op);
+        connected(st, caller, unsupported_is_ok(s));
+    }
+}
+
+/// The host's word on a client that authenticated on `caller`.
+pub(super) fn connected(st: &mut State, caller: Caller, result: Result<(), Status>) {
+    let Some(PeerState::Connecting(proc)) = st.conns.state(caller.token).cloned() else {
+        return;
+    };
+    if let Err(s) = result {
+        st.conns.unauthenticated(caller.token);
+        return refuse(st, caller, s);
+    }
+    let (status, mut segments, mut fds) = match st.nspace_segments(&proc.nspace) {
+        Ok((refs, fds)) => (Status::SUCCESS, refs, fds),
+        Err(Status::ERR_NOT_FOUND) => {
+            st.conns.unauthenticated(caller.token);
+            return refuse(st, caller, Status::ERR_NOT_FOUND);
+        }
+        Err(s) => (s, Vec::new(), Vec::new()),
+    };
+    st.conns.ready(caller.token);
+    // One frame carries a bounded number of descriptors: what does not
+    // fit the reply's frame goes ahead of it.
+    while segments.len() > wire::frame::MAX_FDS_PER_FRAME {
+        let rest_s = segments.split_off(wire::frame::MAX_FDS_PER_FRAME);
+        let rest_f = fds.split_off(wire::frame::MAX_FDS_PER_FRAME);
+        let head = Message::Segments(std::mem::replace(&mut segments, rest_s));
+        let head_fds = std::mem::replace(&mut fds, rest_f);
+        st.conns.send(caller.token, caller.id, &head, head_fds);
+    }
+    let m = Message::HandshakeReply(HandshakeReply {
+        status,
+        server: st.server_proc().clone(),
+        segments,
+    });
+    st.conns.send(caller.token, caller.id, &m, fds);
+}
+
+/// `PMIx_Abort` from `proc`: the host decides.
+pub(super) fn abort(st: &mut State, caller: Caller, proc: &Proc, a: Abort) {
+    let (op, done) = st.start_op(PendingOp::Abort(caller));
+    let msg = a.message.as_ref().map(|m| m.to_string_lossy().into_owned());
+    if let Err(s) = st
+        .host()
+        .abort(proc, a.status, msg.as_deref(), &a.procs, done)
+    {
+        st.ops.take(op);
+        answer(st, caller, Message::AbortReply(s));
+    }
+}
+
+/// `PMIx_Finalize` from `proc`: it departs (what it never entered fails),
+/// then the host hears of it.
+pub(super) fn finalize(st: &mut State, caller: Caller, proc: &Proc) {
+    st.conns.finalized(caller.token, proc);
+    st.departed(proc, true);
+    let (op, done) = st.start_op(PendingOp::Finalize(caller));
+    if let Err(s) = st.host().client_finalized(proc, done) {
+        st.ops.take(op);
+        let s = unsupported_is_ok(s).err().unwrap_or(Status::SUCCESS);
+        answer(st, caller, Message::FinalizeReply(s));
+    }
+}
+
+/// The host completed a client's connect, abort or finalize.
+pub(super) fn host_done(st: &mut State, op: PendingOp, result: OpResult) {
+    let unit = result.map(|_| ());
+    match op {
+        PendingOp::Connect(caller) => connected(st, caller, unit),
+        PendingOp::Finalize(caller) => {
+            let s = unit.err().unwrap_or(Status::SUCCESS);
+            answer(st, caller, Message::FinalizeReply(s));
+        }
+        PendingOp::Abort(caller) => {
+            let s = unit.err().unwrap_or(Status::SUCCESS);
+            answer(st, caller, Message::AbortReply(s));
+        }
+        _ => {}
+    }
+}
+
+fn answer(st: &mut State, caller: Caller, m: Message) {
+    st.conns.send(caller.token, caller.id, &m, Vec::new());
+}
+
+/// A host's refusal of a notification: without the callback, the
+/// operation (connect, finalize) simply succeeds.
+fn unsupported_is_ok(s: Status) -> Result<(), Status> {
+    if s == Status::ERR_NOT_SUPPORTED {
+        Ok(())
+    } else {
+        Err(s)
+    }
+}

@@ -1,0 +1,616 @@
+//! The collective engine: one participant-set tracker for every
+//! collective the server runs (fence, connect, disconnect; groups next).
+//!
+//! A collective is identified by its kind and its participant set, sorted
+//! and without duplicates (`PMIX_RANK_WILDCARD` standing for a whole
+//! namespace): the local processes that call it with the same set join the
+//! same tracker. Its expected participants are the local processes of the
+//! set (wildcards expanded when the tracker is made), plus any caller.
+//! Directives merge: data is collected if any participant asked for it,
+//! the shortest `PMIX_TIMEOUT` applies. Once every expected participant
+//! arrived the tracker leaves the by-set index (a later call over the same
+//! set is a new collective) and goes to the host, once for this node.
+//!
+//! Invariants:
+//! - Every participant that arrived is answered exactly once: with the
+//!   collective's result when it finishes ([`Collectives::finish`]), or
+//!   with the failure status at the moment the collective fails, or at
+//!   once on arrival if it had failed already.
+//! - A collective fails, before it reaches the host, when an expected
+//!   participant departs without having arrived (or, lost rather than
+//!   finalized, after arriving), or its deadline passes. A failed
+//!   collective stays in the index, failed, until every expected
+//!   participant arrived or departed, so that late arrivals fail at once
+//!   (a caller that already got the failure and calls again starts a new
+//!   one). At the host, it ends with the host's answer or its deadline.
+//! - A collective's deadline is armed in the loop's timers exactly while
+//!   it is active and not failed.
+
+use std::collections::{BTreeSet, HashMap};
+use std::time::Instant;
+
+use super::connections::Caller;
+use super::timers::{TimerKey, Timers};
+use crate::wire::{FenceRelease, Message, Response};
+use crate::{Info, Proc, Rank, Status};
+
+/// Which collective.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub(super) enum Kind {
+    Fence,
+    Connect,
+    Disconnect,
+}
+
+impl Kind {
+    /// The answer to a participant when the collective fails with
+    /// `status` (or its call is refused).
+    pub(super) fn failure(self, status: Status) -> Message {
+        match self {
+            Kind::Fence => Message::FenceRelease(FenceRelease {
+                status,
+                segments: Vec::new(),
+            }),
+            Kind::Connect | Kind::Disconnect => Message::Response(Response {
+                status,
+                body: Vec::new(),
+            }),
+        }
+    }
+
+    /// True if the host hears of a failure before it was handed the
+    /// collective (with `PMIX_LOCAL_COLLECTIVE_STATUS`), so that the
+    /// servers of other nodes do not wait for this node forever.
+    pub(super) fn reports_failure(self) -> bool {
+        self == Kind::Fence
+    }
+}
+
+/// One participant's call.
+pub(super) struct Call {
+    pub(super) kind: Kind,
+    /// The participant set, normalized (see [`normalize`]).
+    pub(super) procs: Vec<Proc>,
+    pub(super) infos: Vec<Info>,
+    /// `PMIX_COLLECT_DATA`.
+    pub(super) collect: bool,
+    /// From its `PMIX_TIMEOUT`.
+    pub(super) deadline: Option<Instant>,
+}
+
+/// One collective in progress.
+pub(super) struct Collective {
+    pub(super) kind: Kind,
+    pub(super) procs: Vec<Proc>,
+    /// Directives of the first participant, passed to the host.
+    pub(super) infos: Vec<Info>,
+    pub(super) collect: bool,
+    /// The local processes that must arrive.
+    pub(super) expected: BTreeSet<Proc>,
+    /// Those that did, and where to answer them.
+    pub(super) arrived: Vec<(Proc, Caller)>,
+    deadline: Option<Instant>,
+    host_op: Option<u64>,
+    failed: Option<Status>,
+}
+
+impl Collective {
+    fn has_arrived(&self, proc: &Proc) -> bool {
+        self.arrived.iter().any(|(p, _)| p == proc)
+    }
+}
+
+/// What a participant's arrival leads to.
+pub(super) enum Arrival {
+    /// Others are still expected.
+    Waiting,
+    /// Every expected participant is in: hand collective `cid` to the host.
+    Ready(u64),
+    /// The call is refused at once (it is already in this collective).
+    Refused(Status),
+    /// Collective `cid` cannot complete: fail it with this status.
+    Fail(u64, Status),
+    /// Collective `cid` had failed with this status: answer the caller so,
+    /// then [`Collectives::retire`] it.
+    Late(u64, Status),
+}
+
+/// Where a collective stands.
+pub(super) enum Stage {
+    Gathering,
+    /// Handed to the host as operation `op`.
+    AtHost(u64),
+    Failed,
+}
+
+/// A collective that failed before reaching the host.
+pub(super) struct Failure {
+    pub(super) kind: Kind,
+    /// Those to answer with the failure.
+    pub(super) arrived: Vec<Caller>,
+    pub(super) procs: Vec<Proc>,
+    pub(super) infos: Vec<Info>,
+}
+
+/// The collectives in progress on this server.
+#[derive(Default)]
+pub(super) struct Collectives {
+    by_set: HashMap<(Kind, Vec<Proc>), u64>,
+    active: HashMap<u64, Collective>,
+    next: u64,
+}
+
+impl Collectives {
+    /// `proc` calls `call` (on `caller`). `local` expands a new
+    /// collective's set to its local processes; `departed` says which
+    /// processes left.
+    pub(super) fn arrive(
+        &mut self,
+        caller: Caller,
+        proc: &Proc,
+        call: Call,
+        local: impl FnOnce(&[Proc]) -> BTreeSet<Proc>,
+        departed: impl Fn(&Proc) -> bool,
+        timers: &mut Timers,
+    ) -> Arrival {
+        if !includes(&call.procs, proc) {
+            return Arrival::Refused(Status::ERR_BAD_PARAM);
+        }
+        let key = (call.kind, call.procs);
+        let existing = self.by_set.get(&key).copied().filter(|cid| {
+            // A failed collective the caller already left is over for it:
+            // a new attempt over the same set starts afresh.
+            let stale = self
+                .active
+                .get(cid)
+                .is_some_and(|c| c.failed.is_some() && c.has_arrived(proc));
+            if stale {
+                self.active.remove(cid);
+            }
+            !stale
+        });
+        let cid = match existing {
+            Some(cid) => cid,
+            None => {
+                self.next += 1;
+                let cid = self.next;
+                let expected = local(&key.1);
+                self.active.insert(
+                    cid,
+                    Collective {
+                        kind: call.kind,
+                        procs: key.1.clone(),
+                        infos: call.infos,
+                        collect: false,
+                        expected,
+                        arrived: Vec::new(),
+                        deadline: None,
+                        host_op: None,
+                        failed: None,
+                    },
+                );
+                self.by_set.insert(key, cid);
+                cid
+            }
+        };
+        let Some(c) = self.active.get_mut(&cid) else {
+            return Arrival::Refused(Status::ERROR);
+        };
+        if c.has_arrived(proc) {
+            return Arrival::Refused(Status::ERR_BAD_PARAM);
+        }
+        c.expected.insert(proc.clone());
+        c.arrived.push((proc.clone(), caller));
+        if let Some(s) = c.failed {
+            return Arrival::Late(cid, s);
+        }
+        if c.expected.iter().any(|p| departed(p) && !c.has_arrived(p)) {
+            return Arrival::Fail(cid, Status::ERR_LOST_CONNECTION);
+        }
+        c.collect |= call.collect;
+        if let Some(dl) = call.deadline {
+            if c.deadline.map_or(true, |old| dl < old) {
+                if let Some(old) = c.deadline {
+                    timers.cancel(old, TimerKey::Collective(cid));
+                }
+                c.deadline = Some(dl);
+                timers.set(dl, TimerKey::Collective(cid));
+            }
+        }
+        if c.expected.iter().all(|p| c.has_arrived(p)) {
+            Arrival::Ready(cid)
+        } else {
+            Arrival::Waiting
+        }
+    }
+
+    /// Collective `cid`, if active.
+    pub(super) fn get(&self, cid: u64) -> Option<&Collective> {
+        self.active.get(&cid)
+    }
+
+    /// Where collective `cid` stands; `None` if it is over.
+    pub(super) fn stage(&self, cid: u64) -> Option<Stage> {
+        let c = self.active.get(&cid)?;
+        Some(match (c.failed, c.host_op) {
+            (Some(_), _) => Stage::Failed,
+            (None, Some(op)) => Stage::AtHost(op),
+            (None, None) => Stage::Gathering,
+        })
+    }
+
+    /// Collective `cid` goes to the host as operation `op`: a later call
+    /// over the same set is a new collective.
+    pub(super) fn at_host(&mut self, cid: u64, op: u64) {
+        if let Some(c) = self.active.get_mut(&cid) {
+            c.host_op = Some(op);
+            if self.by_set.get(&(c.kind, c.procs.clone())) == Some(&cid) {
+                self.by_set.remove(&(c.kind, c.procs.clone()));
+            }
+        }
+    }
+
+    /// Collective `cid` ends (its result is known): returns it, for its
+    /// participants to be answered.
+    pub(super) fn finish(&mut self, cid: u64, timers: &mut Timers) -> Option<Collective> {
+        let c = self.active.remove(&cid)?;
+        if self.by_set.get(&(c.kind, c.procs.clone())) == Some(&cid) {
+            self.by_set.remove(&(c.kind, c.procs.clone()));
+        }
+        if let Some(dl) = c.deadline {
+            timers.cancel(dl, TimerKey::Collective(cid));
+        }
+        Some(c)
+    }
+
+    /// Collective `cid`, not at the host, fails with `status`: returns who
+    /// to answer and what to tell the host. `None` if it failed already,
+    /// is at the host, or is over.
+    pub(super) fn fail(
+        &mut self,
+        cid: u64,
+        status: Status,
+        timers: &mut Timers,
+    ) -> Option<Failure> {
+        let c = self.active.get_mut(&cid)?;
+        if c.failed.is_some() || c.host_op.is_some() {
+            return None;
+        }
+        c.failed = Some(status);
+        if let Some(dl) = c.deadline.take() {
+            timers.cancel(dl, TimerKey::Collective(cid));
+        }
+        Some(Failure {
+            kind: c.kind,
+            arrived: c.arrived.iter().map(|(_, caller)| *caller).collect(),
+            procs: c.procs.clone(),
+            infos: c.infos.clone(),
+        })
+    }
+
+    /// Forgets failed collective `cid` once no expected participant can
+    /// still arrive.
+    pub(super) fn retire(&mut self, cid: u64, departed: impl Fn(&Proc) -> bool) {
+        let Some(c) = self.active.get(&cid) else {
+            return;
+        };
+        if c.failed.is_some() && c.expected.iter().all(|p| departed(p) || c.has_arrived(p)) {
+            if self.by_set.get(&(c.kind, c.procs.clone())) == Some(&cid) {
+                self.by_set.remove(&(c.kind, c.procs.clone()));
+            }
+            self.active.remove(&cid);
+        }
+    }
+
+    /// `proc` departed (`finalized`, or its connection was lost): the
+    /// collectives not at the host that can no longer complete because of
+    /// it (it is expected and did not arrive; lost, also if it arrived).
+    pub(super) fn blocked_by(&self, proc: &Proc, finalized: bool) -> Vec<u64> {
+        let mut ids: Vec<u64> = self
+            .active
+            .iter()
+            .filter(|(_, c)| {
+                c.host_op.is_none()
+                    && c.failed.is_none()
+                    && c.expected.contains(proc)
+                    && !(finalized && c.has_arrived(proc))
+            })
+            .map(|(&id, _)| id)
+            .collect();
+        ids.sort_unstable();
+        ids
+    }
+
+    /// Failed collectives `proc` is expected in (to retire once it left).
+    pub(super) fn failed_with(&self, proc: &Proc) -> Vec<u64> {
+        self.active
+            .iter()
+            .filter(|(_, c)| c.failed.is_some() && c.expected.contains(proc))
+            .map(|(&id, _)| id)
+            .collect()
+    }
+}
+
+/// Sorted, deduplicated participant set; an empty list means the caller's
+/// whole namespace.
+pub(super) fn normalize(procs: Vec<Proc>, caller: &Proc) -> Vec<Proc> {
+    let mut procs = if procs.is_empty() {
+        vec![Proc::new(caller.nspace.clone(), Rank::WILDCARD)]
+    } else {
+        procs
+    };
+    procs.sort();
+    procs.dedup();
+    procs
+}
+
+/// True if `set` includes `proc` (by rank or by its namespace's wildcard).
+pub(super) fn includes(set: &[Proc], proc: &Proc) -> bool {
+    set.iter()
+        .any(|p| p.nspace == proc.nspace && (p.rank == proc.rank || p.rank == Rank::WILDCARD))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Nspace;
+    use mio::Token;
+    use std::time::Duration;
+
+    fn p(ns: &str, r: u32) -> Proc {
+        Proc::new(Nspace::new(ns).unwrap(), Rank(r))
+    }
+
+    fn caller(n: usize) -> Caller {
+        Caller {
+            token: Token(n),
+            id: n as u32,
+        }
+    }
+
+    fn call(kind: Kind, procs: Vec<Proc>, deadline: Option<Instant>) -> Call {
+        Call {
+            kind,
+            procs,
+            infos: Vec::new(),
+            collect: false,
+            deadline,
+        }
+    }
+
+    /// Local processes: ranks 0..3 of "a".
+    fn local(set: &[Proc]) -> BTreeSet<Proc> {
+        let mut out = BTreeSet::new();
+        for q in set {
+            if q.rank == Rank::WILDCARD {
+                out.extend((0..3).map(|r| Proc::new(q.nspace.clone(), Rank(r))));
+            } else {
+                out.insert(q.clone());
+            }
+        }
+        out
+    }
+
+    fn all_a() -> Vec<Proc> {
+        vec![Proc::new(Nspace::new("a").unwrap(), Rank::WILDCARD)]
+    }
+
+    #[test]
+    fn sets_normalize_to_sorted_unique() {
+        let caller = p("a", 1);
+        assert_eq!(
+            normalize(vec![p("b", 2), p("a", 1), p("b", 2)], &caller),
+            vec![p("a", 1), p("b", 2)]
+        );
+        assert_eq!(normalize(vec![], &caller), all_a());
+    }
+
+    #[test]
+    fn wildcard_includes_every_rank_of_its_namespace() {
+        let set = all_a();
+        assert!(includes(&set, &p("a", 5)));
+        assert!(!includes(&set, &p("b", 5)));
+    }
+
+    #[test]
+    fn ready_once_every_local_participant_arrived_and_kinds_do_not_mix() {
+        for kind in [Kind::Fence, Kind::Connect, Kind::Disconnect] {
+            let mut c = Collectives::default();
+            let mut t = Timers::default();
+            let none = |_: &Proc| false;
+            for r in 0..2 {
+                let a = c.arrive(
+                    caller(r),
+                    &p("a", r as u32),
+                    call(kind, all_a(), None),
+                    local,
+                    none,
+                    &mut t,
+                );
+                assert!(matches!(a, Arrival::Waiting));
+            }
+            // The same set in another kind is another collective.
+            let other = if kind == Kind::Fence {
+                Kind::Connect
+            } else {
+                Kind::Fence
+            };
+            let a = c.arrive(
+                caller(9),
+                &p("a", 2),
+                call(other, all_a(), None),
+                local,
+                none,
+                &mut t,
+            );
+            assert!(matches!(a, Arrival::Waiting));
+            let a = c.arrive(
+                caller(2),
+                &p("a", 2),
+                call(kind, all_a(), None),
+                local,
+                none,
+                &mut t,
+            );
+            let Arrival::Ready(cid) = a else {
+                panic!("not ready")
+            };
+            c.at_host(cid, 7);
+            assert!(matches!(c.stage(cid), Some(Stage::AtHost(7))));
+            // At the host, a new call over the set is a new collective.
+            let a = c.arrive(
+                caller(0),
+                &p("a", 0),
+                call(kind, all_a(), None),
+                local,
+                none,
+                &mut t,
+            );
+            assert!(matches!(a, Arrival::Waiting));
+            let done = c.finish(cid, &mut t).unwrap();
+            assert_eq!(done.arrived.len(), 3);
+            assert!(c.stage(cid).is_none());
+        }
+    }
+
+    #[test]
+    fn a_duplicate_arrival_or_a_caller_outside_the_set_is_refused() {
+        let mut c = Collectives::default();
+        let mut t = Timers::default();
+        let none = |_: &Proc| false;
+        let a = c.arrive(
+            caller(0),
+            &p("a", 0),
+            call(Kind::Fence, all_a(), None),
+            local,
+            none,
+            &mut t,
+        );
+        assert!(matches!(a, Arrival::Waiting));
+        let a = c.arrive(
+            caller(0),
+            &p("a", 0),
+            call(Kind::Fence, all_a(), None),
+            local,
+            none,
+            &mut t,
+        );
+        assert!(matches!(a, Arrival::Refused(s) if s == Status::ERR_BAD_PARAM));
+        let a = c.arrive(
+            caller(5),
+            &p("b", 0),
+            call(Kind::Fence, all_a(), None),
+            local,
+            none,
+            &mut t,
+        );
+        assert!(matches!(a, Arrival::Refused(s) if s == Status::ERR_BAD_PARAM));
+    }
+
+    #[test]
+    fn a_departed_participant_fails_the_collective_and_late_arrivals_fail_at_once() {
+        let mut c = Collectives::default();
+        let mut t = Timers::default();
+        let none = |_: &Proc| false;
+        let a = c.arrive(
+            caller(0),
+            &p("a", 0),
+            call(Kind::Connect, all_a(), None),
+            local,
+            none,
+            &mut t,
+        );
+        assert!(matches!(a, Arrival::Waiting));
+        // Rank 1 is lost before arriving.
+        let ids = c.blocked_by(&p("a", 1), false);
+        assert_eq!(ids.len(), 1);
+        let f = c.fail(ids[0], Status::ERR_LOST_CONNECTION, &mut t).unwrap();
+        assert_eq!(f.arrived, vec![caller(0)]);
+        assert!(
+            c.fail(ids[0], Status::ERR_TIMEOUT, &mut t).is_none(),
+            "fails once"
+        );
+        let gone = |q: &Proc| q == &p("a", 1);
+        c.retire(ids[0], gone);
+        assert!(c.stage(ids[0]).is_some(), "rank 2 may still arrive");
+        let a = c.arrive(
+            caller(2),
+            &p("a", 2),
+            call(Kind::Connect, all_a(), None),
+            local,
+            gone,
+            &mut t,
+        );
+        assert!(matches!(a, Arrival::Late(_, s) if s == Status::ERR_LOST_CONNECTION));
+        c.retire(ids[0], gone);
+        assert!(c.stage(ids[0]).is_none(), "everyone accounted for");
+    }
+
+    #[test]
+    fn arriving_after_a_departure_fails_and_a_finalized_arrival_does_not_block() {
+        let mut c = Collectives::default();
+        let mut t = Timers::default();
+        let gone = |q: &Proc| q == &p("a", 1);
+        let a = c.arrive(
+            caller(0),
+            &p("a", 0),
+            call(Kind::Fence, all_a(), None),
+            local,
+            gone,
+            &mut t,
+        );
+        assert!(matches!(a, Arrival::Fail(_, s) if s == Status::ERR_LOST_CONNECTION));
+        let mut c = Collectives::default();
+        let none = |_: &Proc| false;
+        c.arrive(
+            caller(0),
+            &p("a", 0),
+            call(Kind::Fence, all_a(), None),
+            local,
+            none,
+            &mut t,
+        );
+        assert!(
+            c.blocked_by(&p("a", 0), true).is_empty(),
+            "finalized after arriving"
+        );
+        assert_eq!(
+            c.blocked_by(&p("a", 0), false).len(),
+            1,
+            "lost after arriving"
+        );
+    }
+
+    #[test]
+    fn the_shortest_deadline_is_armed_and_disarmed_when_the_collective_ends() {
+        let mut c = Collectives::default();
+        let mut t = Timers::default();
+        let none = |_: &Proc| false;
+        let now = Instant::now();
+        let long = Some(now + Duration::from_secs(10));
+        let short = Some(now + Duration::from_secs(1));
+        c.arrive(
+            caller(0),
+            &p("a", 0),
+            call(Kind::Fence, all_a(), long),
+            local,
+            none,
+            &mut t,
+        );
+        c.arrive(
+            caller(1),
+            &p("a", 1),
+            call(Kind::Fence, all_a(), short),
+            local,
+            none,
+            &mut t,
+        );
+        assert_eq!(t.next_in(now), Some(Duration::from_secs(1)));
+        let cid = 1;
+        let later = now + Duration::from_secs(2);
+        assert_eq!(t.pop_expired(later), Some(TimerKey::Collective(cid)));
+        assert_eq!(t.pop_expired(later), None, "the longer one was disarmed");
+        assert!(c.fail(cid, Status::ERR_TIMEOUT, &mut t).is_some());
+        assert_eq!(t.next_in(later), None);
+    }
+}

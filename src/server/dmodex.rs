@@ -1,0 +1,100 @@
+//! Posted data on request: commits, and direct-modex requests from local
+//! clients (`DmodexRequest`) and from the host (`dmodex_request`).
+//!
+//! A request for a local process is answered from its committed data, or
+//! waits for its first commit (unless `PMIX_IMMEDIATE`, or it departed:
+//! `PMIX_ERR_NOT_FOUND`); one for a remote process goes to the host's
+//! `direct_modex`, once per process however many wait for it (a host
+//! without it: `PMIX_ERR_NOT_FOUND`). A client sees what local peers may
+//! see (`PMIX_LOCAL`, `PMIX_GLOBAL`), the host what other nodes may see.
+//! A waiter's `PMIX_TIMEOUT` ends its wait with `PMIX_ERR_TIMEOUT`.
+
+use pmix_shmem::Scopes;
+
+use super::connections::Caller;
+use super::host::{take_result, DmodexCallback, OpResult};
+use super::ops::PendingOp;
+use super::state::State;
+use super::timers::TimerKey;
+use super::waiters::WaiterTo;
+use crate::wire::{Directives, DmodexRequest, Posted};
+use crate::{Proc, Rank, Status};
+
+/// `proc` committed `items`.
+pub(super) fn commit(st: &mut State, proc: &Proc, items: Vec<Posted>) {
+    st.modex.commit(proc, items);
+    st.release_local_waiters(proc);
+}
+
+/// A local client's request for `req.proc`'s data.
+pub(super) fn client_request(st: &mut State, caller: Caller, req: DmodexRequest) {
+    let d = Directives::parse(&req.infos);
+    let target = req.proc;
+    if target.rank.0 > Rank::VALID.0 {
+        return st.reply_dmodex(caller, Err(Status::ERR_BAD_PARAM));
+    }
+    let dl = d.deadline();
+    let to = WaiterTo::Client(caller);
+    let id = if st.registry().is_local(&target) {
+        if let Some(r) = st.modex.record(&target, Scopes::LOCAL_PEER) {
+            return st.reply_dmodex(caller, r);
+        }
+        if st.conns.departed(&target) || d.immediate {
+            return st.reply_dmodex(caller, Err(Status::ERR_NOT_FOUND));
+        }
+        st.waiters.wait_local(target, to, dl)
+    } else {
+        let (id, first) = st.waiters.wait_remote(target.clone(), to, dl);
+        if first {
+            let (op, done) = st.start_op(PendingOp::DirectModex(target.clone()));
+            if let Err(s) = st.host().direct_modex(&target, &req.infos, done) {
+                let s = if s == Status::ERR_NOT_SUPPORTED {
+                    Status::ERR_NOT_FOUND
+                } else {
+                    s
+                };
+                st.ops.take(op);
+                return remote_answer(st, &target, Err(s));
+            }
+        }
+        id
+    };
+    if let Some(dl) = dl {
+        st.timers.set(dl, TimerKey::Waiter(id));
+    }
+}
+
+/// The host's request for local `proc`'s data.
+pub(super) fn host_request(st: &mut State, proc: Proc, done: DmodexCallback) {
+    if !st.registry().is_local(&proc) {
+        return done(Err(Status::ERR_NOT_FOUND));
+    }
+    if let Some(r) = st.modex.record(&proc, Scopes::REMOTE_PEER) {
+        return done(r);
+    }
+    if st.conns.departed(&proc) {
+        return done(Err(Status::ERR_NOT_FOUND));
+    }
+    st.waiters.wait_local(proc, WaiterTo::Host(done), None);
+}
+
+/// The host's `direct_modex` about remote `proc` completed.
+pub(super) fn host_answer(st: &mut State, proc: &Proc, result: OpResult) {
+    remote_answer(st, proc, take_result::<Vec<u8>>(result));
+}
+
+fn remote_answer(st: &mut State, proc: &Proc, r: Result<Vec<u8>, Status>) {
+    for w in st.waiters.take_remote(proc) {
+        if let Some(dl) = w.deadline {
+            st.timers.cancel(dl, TimerKey::Waiter(w.id));
+        }
+        st.answer_waiter(w.to, r.clone());
+    }
+}
+
+/// Waiter `id`'s deadline passed.
+pub(super) fn timed_out(st: &mut State, id: u64) {
+    if let Some(w) = st.waiters.take(id) {
+        st.answer_waiter(w.to, Err(Status::ERR_TIMEOUT));
+    }
+}

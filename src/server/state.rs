@@ -1,0 +1,365 @@
+//! Everything the progress thread owns, in its rooms, and the few actions
+//! that span several of them: answering a request, handing an operation to
+//! the host, the fan-out when a process departs, and a collective's
+//! failure, handled here once for every kind of collective.
+//!
+//! Invariants:
+//! - Only the progress thread touches a `State` (host threads reach it
+//!   through the command channel, [`super::command`]).
+//! - Each room owns its data and keeps its own invariant: connections
+//!   ([`Connections`]), committed data and modex generations
+//!   ([`ModexStore`]), direct-modex waiters ([`Waiters`]), operations at
+//!   the host ([`PendingOps`]), deadlines ([`Timers`]), collectives
+//!   ([`Collectives`]). Handlers use their methods, never their fields.
+//! - Every request is answered once (see [`State::respond`]); every
+//!   participant of a failed collective gets the failure (see
+//!   [`State::collective_failed`]).
+
+use std::os::fd::OwnedFd;
+use std::sync::Arc;
+
+use super::collective::{Arrival, Call, Collectives, Stage};
+use super::connections::{Caller, Connections};
+use super::host::{take_result, Completion, HostModule, OpResult, OpSink};
+use super::modex_store::ModexStore;
+use super::ops::{Encoder, PendingOp, PendingOps};
+use super::registry::Registry;
+use super::timers::Timers;
+use super::waiters::{WaiterTo, Waiters};
+use crate::events::{Event, EventHandlers, Range};
+use crate::wire::{DmodexReply, Message, Response, SegmentKind, SegmentRef};
+use crate::{keys, Info, Key, Nspace, Proc, Status, Value};
+
+/// The progress thread's state.
+pub(crate) struct State {
+    pub(super) conns: Connections,
+    pub(super) modex: ModexStore,
+    pub(super) waiters: Waiters,
+    pub(super) ops: PendingOps,
+    pub(super) timers: Timers,
+    pub(super) collectives: Collectives,
+    registry: Arc<Registry>,
+    host: Arc<dyn HostModule>,
+    sink: Arc<dyn OpSink>,
+    server: Proc,
+    events: Arc<EventHandlers>,
+}
+
+impl State {
+    pub(super) fn new(
+        conns: Connections,
+        registry: Arc<Registry>,
+        host: Arc<dyn HostModule>,
+        sink: Arc<dyn OpSink>,
+        server: Proc,
+        events: Arc<EventHandlers>,
+    ) -> State {
+        State {
+            conns,
+            modex: ModexStore::default(),
+            waiters: Waiters::default(),
+            ops: PendingOps::default(),
+            timers: Timers::default(),
+            collectives: Collectives::default(),
+            registry,
+            host,
+            sink,
+            server,
+            events,
+        }
+    }
+
+    /// The registered namespaces and clients.
+    pub(crate) fn registry(&self) -> &Arc<Registry> {
+        &self.registry
+    }
+
+    /// The host module (a clone: a handler calls it while it changes the
+    /// state).
+    pub(crate) fn host(&self) -> Arc<dyn HostModule> {
+        self.host.clone()
+    }
+
+    /// The server's own identity.
+    pub(crate) fn server_proc(&self) -> &Proc {
+        &self.server
+    }
+
+    /// The server process's own event handlers.
+    pub(crate) fn events(&self) -> &Arc<EventHandlers> {
+        &self.events
+    }
+
+    /// Records `op` as pending at the host; returns its number and the
+    /// completion to give the host.
+    pub(super) fn start_op<T: Send + 'static>(&mut self, op: PendingOp) -> (u64, Completion<T>) {
+        let id = self.ops.start(op);
+        (id, Completion::new(id, self.sink.clone()))
+    }
+
+    /// Answers a request.
+    pub(crate) fn respond(&mut self, caller: Caller, r: Result<Vec<u8>, Status>) {
+        let m = Message::Response(match r {
+            Ok(body) => Response {
+                status: Status::SUCCESS,
+                body,
+            },
+            Err(status) => Response {
+                status,
+                body: Vec::new(),
+            },
+        });
+        self.conns.send(caller.token, caller.id, &m, Vec::new());
+    }
+
+    /// Starts a host operation answering `caller`: returns the operation's
+    /// number (for [`State::refuse_op`]) and the completion to give the
+    /// host. When the host completes with a `T`, `encode` makes the
+    /// response body from it.
+    pub(crate) fn host_op<T: Send + 'static>(
+        &mut self,
+        caller: Caller,
+        encode: impl FnOnce(T) -> Result<Vec<u8>, Status> + Send + 'static,
+    ) -> (u64, Completion<T>) {
+        self.host_op_or_fallback(caller, move |r| r.and_then(encode))
+    }
+
+    /// A host operation whose encoder also sees the host's failure (a
+    /// query's partial answers survive a host that refuses).
+    pub(crate) fn host_op_or_fallback<T: Send + 'static>(
+        &mut self,
+        caller: Caller,
+        encode: impl FnOnce(Result<T, Status>) -> Result<Vec<u8>, Status> + Send + 'static,
+    ) -> (u64, Completion<T>) {
+        let encoder: Encoder = Box::new(move |r| encode(take_result::<T>(r)));
+        self.start_op(PendingOp::Service { caller, encoder })
+    }
+
+    /// Resolves service operation `op` (the host refused it synchronously,
+    /// or it completed at once).
+    pub(crate) fn finish_service(&mut self, op: u64, result: OpResult) {
+        if let Some(PendingOp::Service { caller, encoder }) = self.ops.take(op) {
+            let r = encoder(result);
+            self.respond(caller, r);
+        }
+    }
+
+    /// Resolves service operation `op` with the host's synchronous refusal.
+    pub(crate) fn refuse_op(&mut self, op: u64, status: Status) {
+        self.finish_service(op, Err(status));
+    }
+
+    /// Pushes an event notification to the connected client `proc`;
+    /// false if it is not connected.
+    pub(crate) fn send_event(&mut self, proc: &Proc, body: Vec<u8>) -> bool {
+        self.conns.send_event(proc, body)
+    }
+
+    /// Every connected, authenticated client.
+    pub(crate) fn connected_procs(&self) -> Vec<Proc> {
+        self.conns.connected_procs()
+    }
+
+    /// The kernel's credentials (pid, uid, gid) of the connected client
+    /// `proc`'s socket.
+    pub(crate) fn peer_creds(&self, proc: &Proc) -> Option<crate::net::PeerCredentials> {
+        self.conns.peer_creds(proc)
+    }
+
+    /// The job segment and modex generations of `ns` with a descriptor
+    /// each, as a client of `ns` (or a process connected to it) maps them.
+    pub(super) fn nspace_segments(
+        &self,
+        ns: &Nspace,
+    ) -> Result<(Vec<SegmentRef>, Vec<OwnedFd>), Status> {
+        let rec = self.registry.nspace(ns).ok_or(Status::ERR_NOT_FOUND)?;
+        let fd = rec
+            .job_segment
+            .fd()
+            .try_clone_to_owned()
+            .map_err(|_| Status::ERR_OUT_OF_RESOURCE)?;
+        let mut refs = vec![SegmentRef {
+            nspace: ns.clone(),
+            kind: SegmentKind::Job,
+            generation: rec.generation,
+        }];
+        let mut fds = vec![fd];
+        if !self.modex.push_generations(ns, &mut refs, &mut fds) {
+            return Err(Status::ERR_OUT_OF_RESOURCE);
+        }
+        Ok((refs, fds))
+    }
+
+    // ------------------------------------------------------------------
+    // Direct-modex answers
+
+    /// Answers `to` with `proc`'s data, or the failure.
+    pub(super) fn answer_waiter(&mut self, to: WaiterTo, r: Result<Vec<u8>, Status>) {
+        match to {
+            WaiterTo::Client(caller) => self.reply_dmodex(caller, r),
+            WaiterTo::Host(done) => done(r),
+        }
+    }
+
+    pub(super) fn reply_dmodex(&mut self, caller: Caller, r: Result<Vec<u8>, Status>) {
+        let m = Message::DmodexReply(match r {
+            Ok(data) => DmodexReply {
+                status: Status::SUCCESS,
+                data,
+            },
+            Err(status) => DmodexReply {
+                status,
+                data: Vec::new(),
+            },
+        });
+        self.conns.send(caller.token, caller.id, &m, Vec::new());
+    }
+
+    /// `proc` committed, finalized or left: answers whoever waits for its
+    /// data.
+    pub(super) fn release_local_waiters(&mut self, proc: &Proc) {
+        for w in self.waiters.take_local(proc) {
+            if let Some(dl) = w.deadline {
+                self.timers
+                    .cancel(dl, super::timers::TimerKey::Waiter(w.id));
+            }
+            let scopes = match w.to {
+                WaiterTo::Client(_) => pmix_shmem::Scopes::LOCAL_PEER,
+                WaiterTo::Host(_) => pmix_shmem::Scopes::REMOTE_PEER,
+            };
+            let r = self
+                .modex
+                .record(proc, scopes)
+                .unwrap_or(Err(Status::ERR_NOT_FOUND));
+            self.answer_waiter(w.to, r);
+        }
+    }
+
+    // ------------------------------------------------------------------
+    // Departures and collective failures
+
+    /// `proc` departed (`finalized`, or its connection was lost): whatever
+    /// waits on it fails, and, if lost, the host and the server's handlers
+    /// hear of it.
+    pub(super) fn departed(&mut self, proc: &Proc, finalized: bool) {
+        self.release_local_waiters(proc);
+        for cid in self.collectives.blocked_by(proc, finalized) {
+            self.collective_failed(cid, Status::ERR_LOST_CONNECTION);
+        }
+        for cid in self.collectives.failed_with(proc) {
+            let conns = &self.conns;
+            self.collectives.retire(cid, |p| conns.departed(p));
+        }
+        if !finalized {
+            self.host.client_lost(proc);
+            self.events.deliver(Event {
+                status: Status::ERR_LOST_CONNECTION,
+                source: proc.clone(),
+                range: Range::PROC_LOCAL,
+                infos: Vec::new(),
+            });
+        }
+    }
+
+    /// `proc` calls `call` on `caller`: enters it on the collective engine
+    /// and answers what is decided at once (a refusal, a failure); returns
+    /// the collective's number once every local participant is in, for the
+    /// caller to hand it to the host.
+    pub(super) fn enter_collective(
+        &mut self,
+        caller: Caller,
+        proc: &Proc,
+        call: Call,
+    ) -> Option<u64> {
+        let kind = call.kind;
+        let registry = self.registry.clone();
+        let conns = &self.conns;
+        let a = self.collectives.arrive(
+            caller,
+            proc,
+            call,
+            |set| registry.local_participants(set),
+            |p| conns.departed(p),
+            &mut self.timers,
+        );
+        match a {
+            Arrival::Waiting => {}
+            Arrival::Ready(cid) => return Some(cid),
+            Arrival::Refused(s) => {
+                self.conns
+                    .send(caller.token, caller.id, &kind.failure(s), Vec::new())
+            }
+            Arrival::Fail(cid, s) => self.collective_failed(cid, s),
+            Arrival::Late(cid, s) => self.collective_late(cid, caller, s),
+        }
+        None
+    }
+
+    /// Collective `cid` fails with `status` (a participant departed, its
+    /// deadline passed, the host failed it): every participant that
+    /// arrived gets the failure. Before the host had it, the collective
+    /// stays failed for late arrivals, and the host hears of the failure
+    /// if the kind asks for that; at the host, the host's answer, if it
+    /// still comes, is ignored.
+    pub(super) fn collective_failed(&mut self, cid: u64, status: Status) {
+        match self.collectives.stage(cid) {
+            None | Some(Stage::Failed) => {}
+            Some(Stage::AtHost(op)) => {
+                self.ops.take(op);
+                if let Some(c) = self.collectives.finish(cid, &mut self.timers) {
+                    let m = c.kind.failure(status);
+                    for (_, caller) in c.arrived {
+                        self.conns.send(caller.token, caller.id, &m, Vec::new());
+                    }
+                }
+            }
+            Some(Stage::Gathering) => {
+                let Some(f) = self.collectives.fail(cid, status, &mut self.timers) else {
+                    return;
+                };
+                let m = f.kind.failure(status);
+                for caller in &f.arrived {
+                    self.conns.send(caller.token, caller.id, &m, Vec::new());
+                }
+                if f.kind.reports_failure() {
+                    let mut infos = f.infos;
+                    if let Ok(k) = Key::new(keys::LOCAL_COLLECTIVE_STATUS) {
+                        infos.push(Info::new(k, Value::Status(status.code())));
+                    }
+                    let (op, done) = self.start_op::<Vec<u8>>(PendingOp::Ignored);
+                    if self
+                        .host
+                        .fence_nb(&f.procs, &infos, Vec::new(), done)
+                        .is_err()
+                    {
+                        self.ops.take(op);
+                    }
+                }
+                let conns = &self.conns;
+                self.collectives.retire(cid, |p| conns.departed(p));
+            }
+        }
+    }
+
+    /// A late arrival at failed collective `cid` gets its failure.
+    pub(super) fn collective_late(&mut self, cid: u64, caller: Caller, status: Status) {
+        if let Some(kind) = self.collectives.get(cid).map(|c| c.kind) {
+            self.conns
+                .send(caller.token, caller.id, &kind.failure(status), Vec::new());
+        }
+        let conns = &self.conns;
+        self.collectives.retire(cid, |p| conns.departed(p));
+    }
+
+    /// The host deregistered namespace `ns`.
+    pub(super) fn nspace_gone(&mut self, ns: &Nspace) {
+        self.modex.forget_nspace(ns);
+        self.conns.forget_nspace(ns);
+    }
+
+    /// The host deregistered client `proc`.
+    pub(super) fn client_gone(&mut self, proc: &Proc) {
+        self.conns.forget(proc);
+        self.modex.forget(proc);
+    }
+}
