@@ -22,6 +22,7 @@ pub mod regex;
 pub mod server;
 pub mod status;
 pub mod strings;
+mod sys;
 #[cfg(any(test, feature = "test-support"))]
 #[doc(hidden)]
 pub mod testing;

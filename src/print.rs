@@ -26,6 +26,7 @@
 use std::ffi::CStr;
 
 use crate::codec::float::{c_float, format_f};
+use crate::sys;
 use crate::value::{
     Coord, Cpuset, DataArray, DeviceDistance, DiskStats, Endpoint, Envar, Geometry, NetStats,
     NodeStats, OptString, PData, ProcInfo, ProcStats, Query, RegAttr, Timeval, Topology,
@@ -541,19 +542,18 @@ fn f2(x: f32, width: usize) -> String {
     c_float(f64::from(x), 2, width)
 }
 
-/// `ctime()` without its newline, in the process's local time zone.
+/// `ctime()` without its newline, in the process's local time zone
+/// (`(null)` for a time it cannot represent).
 fn ctime(t: i64) -> Vec<u8> {
-    let mut buf = [0 as libc::c_char; 64];
-    let tt: libc::time_t = t;
-    // SAFETY: ctime_r writes at most 26 bytes (NUL included) into the
-    // 64-byte buffer, or returns NULL for an unrepresentable time.
-    let r = unsafe { libc::ctime_r(&tt, buf.as_mut_ptr()) };
-    if r.is_null() {
-        return b"(null)".to_vec();
+    match sys::ctime(t) {
+        Ok(mut s) => {
+            if s.last() == Some(&b'\n') {
+                s.pop();
+            }
+            s
+        }
+        Err(_) => b"(null)".to_vec(),
     }
-    // SAFETY: ctime_r wrote a NUL-terminated string into buf.
-    let s = unsafe { CStr::from_ptr(buf.as_ptr()) }.to_bytes();
-    s.strip_suffix(b"\n").unwrap_or(s).to_vec()
 }
 
 /// The names of the bits set in `bits`, joined by `:`.

@@ -318,7 +318,7 @@ proptest! {
 
     #[test]
     fn print_never_panics(v in value(), prefix in proptest::option::of("[ -~]{0,4}")) {
-        let _ = codec::print_full(prefix.as_deref().map(str::as_bytes), v.data_type(), &v);
+        let _ = pmix::print::print_full(prefix.as_deref().map(str::as_bytes), v.data_type(), &v);
     }
 }
 

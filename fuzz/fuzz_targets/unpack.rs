@@ -26,7 +26,7 @@ fuzz_target!(|data: &[u8]| {
     assert!(u.values.len() <= room);
 
     for v in &u.values {
-        let _ = codec::print_full(None, ty, v);
+        let _ = pmix::print::print_full(None, ty, v);
     }
 
     // Whatever was accepted is a set of valid values: it packs, and what it

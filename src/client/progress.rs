@@ -47,6 +47,7 @@ use crossbeam_channel::{unbounded, Receiver, Sender};
 use mio::{Events, Interest, Poll, Token};
 use parking_lot::{Condvar, Mutex};
 
+use crate::sys;
 use crate::wire::{Connection, Frame, Message, ReadState};
 use crate::Status;
 
@@ -429,22 +430,18 @@ impl Requester {
             // While this thread holds the role it also finishes queued
             // writes (the progress thread does not while it cannot read).
             let pending = self.shared.conn.lock().conn.has_pending_output();
-            let mut pfd = libc::pollfd {
-                fd: self.fd,
-                events: if pending {
-                    libc::POLLIN | libc::POLLOUT
-                } else {
-                    libc::POLLIN
-                },
-                revents: 0,
+            let events = if pending {
+                libc::POLLIN | libc::POLLOUT
+            } else {
+                libc::POLLIN
             };
             // A bounded wait: the connection's end also wakes it (the
             // progress thread shuts the socket down), the bound is a
-            // safety net.
-            // SAFETY: `pfd` is a valid pollfd for the call; the socket
-            // stays open while `self.shared` lives (it is closed only when
-            // the connection is dropped).
-            unsafe { libc::poll(&mut pfd, 1, 100) };
+            // safety net. The socket stays open while `self.shared` lives
+            // (it is closed only when the connection is dropped). Whatever
+            // the wait ends with (ready, timeout, interrupted), the
+            // connection is read next and tells.
+            let _ = sys::poll_one(self.fd, events, 100);
             let mut frames = Vec::new();
             let res = self
                 .shared

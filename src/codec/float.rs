@@ -234,18 +234,11 @@ mod tests {
                 2 => f64::from(f32::from_bits(x as u32)),
                 _ => (x % 1000) as f64 / 128.0,
             };
-            let mut buf = [0u8; 512];
-            let fmt = c"%f";
-            // SAFETY: the buffer is writable for its length and the format
-            // takes exactly one double.
-            let n = unsafe { libc::snprintf(buf.as_mut_ptr().cast(), buf.len(), fmt.as_ptr(), v) };
-            let c = String::from_utf8_lossy(&buf[..(n as usize).min(buf.len() - 1)]).into_owned();
+            let c = crate::sys::c_text::format_f(v).expect("snprintf");
             if c.len() < 500 {
                 assert_eq!(format_f(v), c, "value bits {:#x}", v.to_bits());
             }
-            let text = std::ffi::CString::new(c.clone()).unwrap();
-            // SAFETY: text is a valid NUL-terminated string.
-            let back = unsafe { libc::strtod(text.as_ptr(), std::ptr::null_mut()) };
+            let back = crate::sys::c_text::strtod(&c);
             let ours = parse_f64(c.as_bytes());
             assert!(
                 back.to_bits() == ours.to_bits() || (back.is_nan() && ours.is_nan()),

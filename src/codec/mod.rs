@@ -35,7 +35,6 @@ pub mod unpack;
 pub mod varint;
 pub mod wire;
 
-pub use crate::print::{print_full, print_type, Printed};
 pub use buffer::{Buffer, Reader};
 pub use compress::{compress, decompress, zlib_frame};
 pub use error::CodecError;

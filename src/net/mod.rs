@@ -2,10 +2,10 @@
 //! directory, listening and connecting, descriptor passing and peer
 //! credentials.
 //!
-//! This module is the only place in the crate that makes socket system
-//! calls (its private `sys` module, plus what `mio` does inside the types
-//! wrapped here). Everything above it (the wire protocol, the server and
-//! the client) sees a [`Stream`] that moves bytes and descriptors.
+//! This module is the only user of the crate's socket system calls (made
+//! in `crate::sys`, plus what `mio` does inside the types wrapped here).
+//! Everything above it (the wire protocol, the server and the client) sees
+//! a [`Stream`] that moves bytes and descriptors.
 //!
 //! Invariants:
 //! - A [`RendezvousDir`] is created fresh (never reused), mode `0700`,
@@ -16,13 +16,13 @@
 //!   looks at the message, so none leaks, even on error.
 //! - Writes never raise `SIGPIPE` (`MSG_NOSIGNAL`).
 
-mod sys;
-
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
+
+use crate::sys;
 
 pub use sys::{PeerCredentials, MAX_FDS_PER_MSG};
 

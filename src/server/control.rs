@@ -169,9 +169,7 @@ fn syslog(pri: i32, msg: &str) -> bool {
     let Ok(m) = CString::new(msg.replace('\0', " ")) else {
         return false;
     };
-    // SAFETY: a constant "%s" format with one valid NUL-terminated string
-    // argument, as syslog(3) requires.
-    unsafe { libc::syslog(pri, c"%s".as_ptr(), m.as_ptr()) };
+    crate::sys::syslog(pri, &m);
     true
 }
 

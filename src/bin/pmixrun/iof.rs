@@ -7,6 +7,8 @@
 use std::io::{self, Write};
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 
+use crate::sys;
+
 /// Which of the rank's streams.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -24,14 +26,7 @@ pub struct Stream {
 
 impl Stream {
     pub fn new(fd: OwnedFd, kind: Kind, nspace: &str, rank: u32, tag: bool) -> io::Result<Self> {
-        let raw = fd.as_raw_fd();
-        // SAFETY: fcntl on a descriptor we own; no memory involved.
-        unsafe {
-            let fl = libc::fcntl(raw, libc::F_GETFL);
-            if fl < 0 || libc::fcntl(raw, libc::F_SETFL, fl | libc::O_NONBLOCK) < 0 {
-                return Err(io::Error::last_os_error());
-            }
-        }
+        sys::set_nonblocking(fd.as_raw_fd())?;
         let prefix = tag.then(|| {
             let s = match kind {
                 Kind::Stdout => "stdout",
@@ -57,26 +52,25 @@ impl Stream {
         let mut buf = [0u8; 65536];
         let mut open = true;
         loop {
-            // SAFETY: `buf` is valid for `buf.len()` bytes of writing.
-            let n = unsafe { libc::read(self.fd(), buf.as_mut_ptr().cast(), buf.len()) };
-            if n > 0 {
-                self.partial.extend_from_slice(&buf[..n as usize]);
-                if (n as usize) < buf.len() {
-                    break;
-                }
-                continue;
-            }
-            if n == 0 {
-                open = false;
-                break;
-            }
-            match io::Error::last_os_error().kind() {
-                io::ErrorKind::Interrupted => continue,
-                io::ErrorKind::WouldBlock => break,
-                _ => {
+            match sys::read(self.fd(), &mut buf) {
+                Ok(0) => {
                     open = false;
                     break;
                 }
+                Ok(n) => {
+                    self.partial.extend_from_slice(&buf[..n]);
+                    if n < buf.len() {
+                        break;
+                    }
+                }
+                Err(e) => match e.kind() {
+                    io::ErrorKind::Interrupted => continue,
+                    io::ErrorKind::WouldBlock => break,
+                    _ => {
+                        open = false;
+                        break;
+                    }
+                },
             }
         }
         self.forward(!open);

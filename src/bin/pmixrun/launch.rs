@@ -11,6 +11,7 @@ use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 
 use crate::cli::Context;
+use crate::sys;
 
 /// What Open MPI 4.1 needs to take a direct launch by a PMIx server that
 /// is neither its own runtime nor a resource manager it knows: its
@@ -39,8 +40,7 @@ pub struct Started {
 /// may read the launcher's stdin.
 pub fn start(ctx: &Context, env: &[(String, String)], first: bool) -> io::Result<Started> {
     let mut cmd = Command::new(&ctx.argv[0]);
-    // SAFETY: isatty(3) on descriptor 0 has no memory preconditions.
-    let stdin_tty = unsafe { libc::isatty(0) } == 1;
+    let stdin_tty = sys::isatty(0);
     let stdin = if first && !stdin_tty {
         Stdio::inherit()
     } else {

@@ -35,6 +35,7 @@ mod host;
 mod iof;
 mod launch;
 mod signals;
+mod sys;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -151,12 +152,9 @@ impl Job<'_> {
 
     fn reap(&mut self) {
         loop {
-            let mut status = 0;
-            // SAFETY: `status` is a valid int for waitpid to fill.
-            let pid = unsafe { libc::waitpid(-1, &mut status, libc::WNOHANG) };
-            if pid <= 0 {
+            let Ok(Some((pid, status))) = sys::wait_any_nohang() else {
                 return;
-            }
+            };
             if let Some(&idx) = self.by_pid.get(&pid) {
                 self.exited(idx, status);
             }
@@ -171,18 +169,16 @@ impl Job<'_> {
         }
         let who = self.describe(idx);
         let proc = self.ranks[idx].proc.clone();
-        let clean = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
+        let clean = sys::exit_code(status) == Some(0);
         if !clean || self.running > 0 && self.left_unfinalized(&proc) {
             self.notify_aborted(&proc);
         }
-        if libc::WIFSIGNALED(status) {
-            let sig = libc::WTERMSIG(status);
+        if let Some(sig) = sys::killed_by(status) {
             self.fail(
                 format!("{who} was killed by {}", signals::name(sig)),
                 128 + sig,
             );
-        } else if libc::WIFEXITED(status) && libc::WEXITSTATUS(status) != 0 {
-            let code = libc::WEXITSTATUS(status);
+        } else if let Some(code) = sys::exit_code(status).filter(|&c| c != 0) {
             self.fail(format!("{who} exited with status {code}"), code);
         } else if self.running > 0 && self.left_unfinalized(&proc) {
             self.fail(
@@ -282,16 +278,9 @@ fn main() {
 /// Raises the soft limit on open files to the hard one: two pipes per
 /// rank plus the server's connections.
 fn raise_fd_limit() {
-    let mut lim = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: `lim` is a valid rlimit for getrlimit to fill and
-    // setrlimit to read.
-    unsafe {
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 && lim.rlim_cur < lim.rlim_max {
-            lim.rlim_cur = lim.rlim_max;
-            libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
+    if let Ok((soft, hard)) = sys::nofile_limit() {
+        if soft < hard {
+            let _ = sys::set_nofile_limit(hard, hard);
         }
     }
 }
@@ -619,14 +608,10 @@ fn run(opts: cli::Options) -> Result<i32, String> {
                 revents: 0,
             })
             .collect();
-        // SAFETY: `fds` is a valid array of `fds.len()` pollfd structs.
-        let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout_ms) };
-        if n < 0 {
-            let e = std::io::Error::last_os_error();
-            if e.kind() == std::io::ErrorKind::Interrupted {
-                continue;
-            }
-            return Err(format!("poll: {e}"));
+        match sys::poll(&mut fds, timeout_ms) {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(format!("poll: {e}")),
         }
         // Output first, so that a rank's last words precede the report
         // of its exit.

@@ -1,23 +1,54 @@
-//! The raw socket calls: `sendmsg`/`recvmsg` with `SCM_RIGHTS`,
-//! `SO_PEERCRED`. Every libc call of the crate's networking goes through
-//! [`syscall!`] here.
+//! The only place this crate calls the operating system (and the C
+//! library around it). Every call that reports failure in its return value
+//! (`-1`, or a null pointer, with the reason in `errno`) checks it with
+//! [`cvt`], the one helper, which turns the failure into an [`io::Error`];
+//! the few calls that cannot fail (`geteuid`, `syslog`, ...) say so in the
+//! `SAFETY` comment of their `unsafe` block. Everything outside this module
+//! calls the safe functions below (constants and types such as
+//! `libc::POLLIN` may be named anywhere).
+//!
+//! What goes through other crates is not here: the server's sockets and
+//! readiness (`mio`), shared-memory segments (`pmix-shmem`).
 
+use std::ffi::CStr;
 use std::io;
 use std::mem;
 use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 
-/// Calls a libc function and turns `-1` into the thread's `errno`.
-macro_rules! syscall {
-    ($fn:ident ( $($arg:expr),* $(,)? )) => {{
-        #[allow(unused_unsafe)]
-        // SAFETY: each caller documents the preconditions of its call.
-        let res = unsafe { libc::$fn($($arg),*) };
-        if res == -1 {
-            Err(std::io::Error::last_os_error())
-        } else {
-            Ok(res)
-        }
-    }};
+/// A C return value that can flag a failure, whose reason is then in
+/// `errno`.
+pub(crate) trait Fallible: Copy {
+    /// Whether the value is the failure mark.
+    fn failed(self) -> bool;
+}
+
+impl Fallible for libc::c_int {
+    fn failed(self) -> bool {
+        self == -1
+    }
+}
+
+impl Fallible for libc::ssize_t {
+    fn failed(self) -> bool {
+        self == -1
+    }
+}
+
+impl<T> Fallible for *mut T {
+    fn failed(self) -> bool {
+        self.is_null()
+    }
+}
+
+/// The one helper: the value of a C call, or `errno` as an [`io::Error`]
+/// if the value is the call's failure mark. Must be called right after the
+/// call, before anything else can change `errno`.
+pub(crate) fn cvt<T: Fallible>(r: T) -> io::Result<T> {
+    if r.failed() {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(r)
+    }
 }
 
 /// Most descriptors one `sendmsg` may carry (the kernel's `SCM_MAX_FD`).
@@ -85,11 +116,13 @@ pub fn send_with_fds(
     // SAFETY: `msg` points at `iov` (valid for `data.len()` bytes of
     // reading) and at `cbuf`, both alive for the call; `sock` is an open
     // descriptor.
-    let n = syscall!(sendmsg(
-        sock.as_raw_fd(),
-        &msg,
-        libc::MSG_NOSIGNAL | libc::MSG_DONTWAIT
-    ))?;
+    let n = cvt(unsafe {
+        libc::sendmsg(
+            sock.as_raw_fd(),
+            &msg,
+            libc::MSG_NOSIGNAL | libc::MSG_DONTWAIT,
+        )
+    })?;
     Ok(n as usize)
 }
 
@@ -115,11 +148,13 @@ pub fn recv_with_fds(
     msg.msg_controllen = cbuf.0.len();
     // SAFETY: `msg` points at `iov` (valid for `buf.len()` bytes of
     // writing) and at `cbuf`, both alive for the call.
-    let n = syscall!(recvmsg(
-        sock.as_raw_fd(),
-        &mut msg,
-        libc::MSG_CMSG_CLOEXEC | libc::MSG_DONTWAIT
-    ))?;
+    let n = cvt(unsafe {
+        libc::recvmsg(
+            sock.as_raw_fd(),
+            &mut msg,
+            libc::MSG_CMSG_CLOEXEC | libc::MSG_DONTWAIT,
+        )
+    })?;
     // Take ownership of every descriptor received before judging anything,
     // so none leaks.
     // SAFETY: after a successful recvmsg, the control buffer holds
@@ -172,13 +207,15 @@ pub fn peer_credentials(sock: BorrowedFd<'_>) -> io::Result<PeerCredentials> {
     let mut len = mem::size_of::<libc::ucred>() as libc::socklen_t;
     // SAFETY: `cred` is a writable ucred and `len` holds its size, as
     // SO_PEERCRED requires.
-    syscall!(getsockopt(
-        sock.as_raw_fd(),
-        libc::SOL_SOCKET,
-        libc::SO_PEERCRED,
-        (&mut cred as *mut libc::ucred).cast(),
-        &mut len
-    ))?;
+    cvt(unsafe {
+        libc::getsockopt(
+            sock.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_PEERCRED,
+            (&mut cred as *mut libc::ucred).cast(),
+            &mut len,
+        )
+    })?;
     Ok(PeerCredentials {
         pid: cred.pid,
         uid: cred.uid,
@@ -190,4 +227,77 @@ pub fn peer_credentials(sock: BorrowedFd<'_>) -> io::Result<PeerCredentials> {
 pub fn my_ids() -> (u32, u32) {
     // SAFETY: geteuid/getegid cannot fail and touch no memory.
     unsafe { (libc::geteuid(), libc::getegid()) }
+}
+
+/// Waits up to `timeout_ms` (-1: without bound) until `fd` is ready for
+/// one of `events` (`libc::POLLIN`, ...). The events that occurred (none
+/// at the timeout).
+pub fn poll_one(
+    fd: RawFd,
+    events: libc::c_short,
+    timeout_ms: libc::c_int,
+) -> io::Result<libc::c_short> {
+    let mut pfd = libc::pollfd {
+        fd,
+        events,
+        revents: 0,
+    };
+    // SAFETY: `pfd` is a valid pollfd for the call, which reads and writes
+    // only it; a closed or invalid `fd` is reported in `revents` (POLLNVAL),
+    // not undefined.
+    cvt(unsafe { libc::poll(&mut pfd, 1, timeout_ms) })?;
+    Ok(pfd.revents)
+}
+
+/// `ctime_r(3)`: the time `t` (seconds since the epoch) in the process's
+/// local time zone, as `"Thu Jan  1 00:00:00 1970\n"`. An error for a
+/// time the C library cannot represent.
+pub fn ctime(t: i64) -> io::Result<Vec<u8>> {
+    let mut buf = [0 as libc::c_char; 64];
+    let tt: libc::time_t = t;
+    // SAFETY: `tt` is a valid time_t; ctime_r writes at most 26 bytes (NUL
+    // included) into the 64-byte buffer, or returns NULL for an
+    // unrepresentable time.
+    cvt(unsafe { libc::ctime_r(&tt, buf.as_mut_ptr()) })?;
+    // SAFETY: ctime_r succeeded: it wrote a NUL-terminated string into buf.
+    let s = unsafe { CStr::from_ptr(buf.as_ptr()) };
+    Ok(s.to_bytes().to_vec())
+}
+
+/// `syslog(3)` of `msg` as it is (no format directives are interpreted)
+/// at priority `pri`.
+pub fn syslog(pri: libc::c_int, msg: &CStr) {
+    // SAFETY: a constant "%s" format with one valid NUL-terminated string
+    // argument, as syslog(3) requires; syslog returns nothing and reports
+    // no failure.
+    unsafe { libc::syslog(pri, c"%s".as_ptr(), msg.as_ptr()) };
+}
+
+/// The C library's own conversions, to check the crate's reproductions
+/// of them (`codec::float`) against.
+#[cfg(test)]
+pub mod c_text {
+    use super::cvt;
+    use std::ffi::CString;
+    use std::io;
+
+    /// `snprintf(buf, 512, "%f", v)`: the text (at most 511 bytes of it).
+    pub fn format_f(v: f64) -> io::Result<String> {
+        let mut buf = [0u8; 512];
+        let fmt = c"%f";
+        // SAFETY: the buffer is writable for its length and the format
+        // takes exactly one double.
+        let n =
+            cvt(unsafe { libc::snprintf(buf.as_mut_ptr().cast(), buf.len(), fmt.as_ptr(), v) })?;
+        Ok(String::from_utf8_lossy(&buf[..(n as usize).min(buf.len() - 1)]).into_owned())
+    }
+
+    /// `strtod(text, NULL)`. `text` must not contain a NUL byte.
+    pub fn strtod(text: &str) -> f64 {
+        let text = CString::new(text).expect("no NUL byte");
+        // SAFETY: `text` is a valid NUL-terminated string and the end
+        // pointer may be NULL; strtod cannot fail (it reads no number as
+        // 0.0).
+        unsafe { libc::strtod(text.as_ptr(), std::ptr::null_mut()) }
+    }
 }
