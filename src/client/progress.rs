@@ -124,9 +124,10 @@ impl Io {
         &mut self,
         registry: &mio::Registry,
         frames: &mut Vec<Frame>,
+        short_read_ends: bool,
     ) -> Result<ReadState, crate::wire::WireError> {
         let r = match self.conn.flush() {
-            Ok(_) => self.conn.read_frames(frames),
+            Ok(_) => self.conn.read_frames_until(frames, short_read_ends),
             Err(e) => Err(e),
         };
         self.sync(registry);
@@ -447,7 +448,9 @@ impl Requester {
                 .shared
                 .conn
                 .lock()
-                .flush_and_read(&self.shared.registry, &mut frames);
+                // `poll` is level-triggered: what a short read leaves (a
+                // hang-up) is reported again.
+                .flush_and_read(&self.shared.registry, &mut frames, true);
             let mut mine = None;
             {
                 let mut fwd = self.shared.forwarded.lock();
@@ -641,7 +644,7 @@ impl Progress {
             .shared
             .conn
             .lock()
-            .flush_and_read(&self.shared.registry, &mut frames);
+            .flush_and_read(&self.shared.registry, &mut frames, false);
         let decoded = self.shared.dispatch(frames);
         drop(_role);
         if !decoded || !matches!(res, Ok(ReadState::Open)) {

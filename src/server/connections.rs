@@ -134,10 +134,16 @@ impl Connections {
 
     /// Reads what `token` sent: its complete frames, and false if the
     /// connection ended (the caller closes it after handling the frames).
-    pub(super) fn read(&mut self, token: Token) -> (Vec<Frame>, bool) {
+    /// `hung_up`: the readiness event reported the peer's hang-up (its end
+    /// of stream is then read, else a short read ends the reading, see
+    /// [`Connection::read_frames_until`]).
+    pub(super) fn read(&mut self, token: Token, hung_up: bool) -> (Vec<Frame>, bool) {
         let mut frames = Vec::new();
         let open = match self.peers.get_mut(&token) {
-            Some(p) => matches!(p.conn.read_frames(&mut frames), Ok(ReadState::Open)),
+            Some(p) => matches!(
+                p.conn.read_frames_until(&mut frames, !hung_up),
+                Ok(ReadState::Open)
+            ),
             None => false,
         };
         (frames, open)

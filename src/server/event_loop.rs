@@ -85,14 +85,16 @@ impl EventLoop {
                 match ev.token() {
                     LISTENER => {
                         for t in self.st.conns.accept(&self.listener) {
-                            // Bytes may already wait (edge-triggered).
-                            self.read(t);
+                            // Bytes may already wait (edge-triggered), or
+                            // the peer's end: read it all.
+                            self.read(t, true);
                         }
                     }
                     WAKER => {}
                     t => {
-                        if ev.is_readable() || ev.is_read_closed() || ev.is_error() {
-                            self.read(t);
+                        let hung_up = ev.is_read_closed() || ev.is_error();
+                        if ev.is_readable() || hung_up {
+                            self.read(t, hung_up);
                         }
                         if ev.is_writable() {
                             self.st.conns.flush(t);
@@ -137,8 +139,8 @@ impl EventLoop {
         }
     }
 
-    fn read(&mut self, token: Token) {
-        let (frames, open) = self.st.conns.read(token);
+    fn read(&mut self, token: Token, hung_up: bool) {
+        let (frames, open) = self.st.conns.read(token, hung_up);
         for f in frames {
             if self.st.conns.state(token).is_none() {
                 return;

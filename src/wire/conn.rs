@@ -110,11 +110,29 @@ impl Connection {
     /// Frames read before an end of stream or an error are still
     /// delivered (in `frames`) before the state or error is returned.
     pub fn read_frames(&mut self, frames: &mut Vec<Frame>) -> Result<ReadState, WireError> {
+        self.read_frames_until(frames, false)
+    }
+
+    /// As [`read_frames`](Self::read_frames); with `short_read_ends`, a
+    /// short read that brought no descriptors ends the reading: it took
+    /// all the socket held (a stream read stops early only at a message
+    /// carrying descriptors or from another writer), and bytes arriving
+    /// later raise a new readiness event, so reading again only to hear
+    /// "would block" is a wasted system call (two per request and reply).
+    /// Not when the peer's hang-up was reported: its end of stream must be
+    /// read, no later event announces it.
+    pub fn read_frames_until(
+        &mut self,
+        frames: &mut Vec<Frame>,
+        short_read_ends: bool,
+    ) -> Result<ReadState, WireError> {
         loop {
             self.parse(frames)?;
             if self.end == self.buf.len() {
                 self.make_room(READ_CHUNK);
             }
+            let want = self.buf.len() - self.end;
+            let fds_before = self.fds_in.len();
             let r = self
                 .stream
                 .recv(&mut self.buf[self.end..], &mut self.fds_in);
@@ -132,7 +150,13 @@ impl Connection {
                     self.parse(frames)?;
                     return Ok(ReadState::Closed);
                 }
-                Ok(n) => self.end += n,
+                Ok(n) => {
+                    self.end += n;
+                    if short_read_ends && n < want && self.fds_in.len() == fds_before {
+                        self.parse(frames)?;
+                        return Ok(ReadState::Open);
+                    }
+                }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                     self.parse(frames)?;
                     return Ok(ReadState::Open);
