@@ -273,6 +273,93 @@ pub fn syslog(pri: libc::c_int, msg: &CStr) {
     unsafe { libc::syslog(pri, c"%s".as_ptr(), msg.as_ptr()) };
 }
 
+/// A new anonymous shared-memory file of `len` zero bytes
+/// (`memfd_create`, close-on-exec), for the job barrier page.
+pub fn memfd(name: &CStr, len: usize) -> io::Result<OwnedFd> {
+    // SAFETY: `name` is a valid NUL-terminated string for the call.
+    let fd = cvt(unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) })?;
+    // SAFETY: `fd` was just returned by memfd_create and is owned by no
+    // one else.
+    let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+    let len = libc::off_t::try_from(len).map_err(|_| io::ErrorKind::InvalidInput)?;
+    // SAFETY: ftruncate on a descriptor this function owns.
+    cvt(unsafe { libc::ftruncate(fd.as_raw_fd(), len) })?;
+    Ok(fd)
+}
+
+/// The size of the file behind `fd` (`fstat`).
+pub fn file_len(fd: BorrowedFd<'_>) -> io::Result<u64> {
+    // SAFETY: an all-zero `stat` is a valid value of the plain C struct.
+    let mut st: libc::stat = unsafe { mem::zeroed() };
+    // SAFETY: `fd` is an open descriptor and `st` a writable stat buffer.
+    cvt(unsafe { libc::fstat(fd.as_raw_fd(), &mut st) })?;
+    u64::try_from(st.st_size).map_err(|_| io::ErrorKind::InvalidData.into())
+}
+
+/// Maps `len` bytes of `fd` shared, readable and writable.
+pub fn map_shared_rw(fd: BorrowedFd<'_>, len: usize) -> io::Result<*mut u8> {
+    // SAFETY: a fresh mapping chosen by the kernel (no address given), of
+    // a descriptor that is open; the result is checked.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED,
+            fd.as_raw_fd(),
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(p.cast())
+}
+
+/// Unmaps what [`map_shared_rw`] mapped.
+///
+/// # Safety
+/// `(p, len)` is a mapping of [`map_shared_rw`] that nothing uses any more.
+pub unsafe fn unmap(p: *mut u8, len: usize) {
+    // SAFETY: the caller's contract; munmap of a whole mapping does not
+    // fail in a way this could act on.
+    unsafe { libc::munmap(p.cast(), len) };
+}
+
+/// Sleeps while the shared 32-bit word at `word` holds `expected`, at most
+/// `timeout` (`FUTEX_WAIT` on a shared mapping: processes mapping the same
+/// file wait on the same word). Returns on a wake, a change, a signal or
+/// the timeout alike: the caller looks at the word again.
+pub fn futex_wait(
+    word: &std::sync::atomic::AtomicU32,
+    expected: u32,
+    timeout: std::time::Duration,
+) {
+    let ts = libc::timespec {
+        tv_sec: libc::time_t::try_from(timeout.as_secs()).unwrap_or(libc::time_t::MAX),
+        tv_nsec: libc::c_long::from(timeout.subsec_nanos() as i32),
+    };
+    // SAFETY: `word` is a valid, aligned 32-bit word for the call's
+    // duration, `ts` a valid timespec; FUTEX_WAIT only reads them. Its
+    // result (woken, changed, interrupted, timed out) needs no check.
+    unsafe {
+        libc::syscall(
+            libc::SYS_futex,
+            word.as_ptr(),
+            libc::FUTEX_WAIT,
+            expected,
+            &ts as *const libc::timespec,
+        )
+    };
+}
+
+/// Wakes every process sleeping in [`futex_wait`] on `word`.
+pub fn futex_wake_all(word: &std::sync::atomic::AtomicU32) {
+    // SAFETY: `word` is a valid, aligned 32-bit word; FUTEX_WAKE does not
+    // touch memory. Nothing to do if it fails (no one waits).
+    unsafe { libc::syscall(libc::SYS_futex, word.as_ptr(), libc::FUTEX_WAKE, i32::MAX) };
+}
+
 /// The C library's own conversions, to check the crate's reproductions
 /// of them (`codec::float`) against.
 #[cfg(test)]

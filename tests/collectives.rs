@@ -10,7 +10,10 @@
 //!   thread (its status), drops its completion (`PMIX_ERROR`), or never
 //!   answers while a `PMIX_TIMEOUT` runs (`TIMEOUT`),
 //!
-//! with a server in this process and clients in real child processes (this
+//! — and the fences again with a host that leaves fences of jobs wholly on
+//! the node to the server, so that they go through the job's barrier page
+//! (`crate::barrier`) —, with a server in this process and clients in real
+//! child processes (this
 //! binary re-executed). Every survivor must get the status named, within
 //! the job's time limit; nothing sleeps to synchronize (the victim is
 //! killed once every survivor announced it is entering the call).
@@ -94,8 +97,9 @@ fn run_child(role: &str) -> Result<(), String> {
         "disconnect" => c.disconnect_procs(&all, &infos),
         other => return Err(format!("unknown kind {other}")),
     };
-    if r != Err(Status(want)) {
-        return Err(format!("{kind}: {r:?}, expected {}", Status(want)));
+    let expected = if want == 0 { Ok(()) } else { Err(Status(want)) };
+    if r != expected {
+        return Err(format!("{kind}: {r:?}, expected {expected:?}"));
     }
     // Finalizing after a failed collective must not hang either.
     let _ = c.finalize();
@@ -119,14 +123,21 @@ enum HostDoes {
 
 struct Host {
     does: HostDoes,
+    /// Leaves fences of jobs wholly on the node to the server (which then
+    /// gives the job a barrier page).
+    local_fences: bool,
     held: Mutex<Vec<Box<dyn std::any::Any + Send>>>,
+    /// `fence_nb` calls (failure reports excluded).
+    fences: std::sync::atomic::AtomicU32,
 }
 
 impl Host {
-    fn new(does: HostDoes) -> Arc<Host> {
+    fn new(does: HostDoes, local_fences: bool) -> Arc<Host> {
         Arc::new(Host {
             does,
+            local_fences,
             held: Mutex::new(Vec::new()),
+            fences: Default::default(),
         })
     }
 
@@ -148,6 +159,10 @@ impl Host {
 }
 
 impl HostModule for Host {
+    fn fences_are_local(&self) -> bool {
+        self.local_fences
+    }
+
     fn fence_nb(
         &self,
         _: &[Proc],
@@ -163,6 +178,8 @@ impl HostModule for Host {
         {
             return Err(Status::ERR_NOT_SUPPORTED);
         }
+        self.fences
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         self.handle(done)
     }
 
@@ -213,13 +230,40 @@ enum Victim {
     Idle,
     /// Calls like the survivors.
     Joins,
+    /// Calls the same collective as the survivors, with the role's
+    /// directives (`KIND:STATUS`), which may differ from theirs.
+    JoinsAs(&'static str),
 }
 
 /// Runs one case: rank 0 as `victim`, ranks 1 and 2 calling `kind` and
 /// expecting `want`; fails the test on a wrong status or a hang.
 fn case(kind: &str, victim: Victim, host: HostDoes, timeout: bool, want: Status) {
-    let what = format!("{kind} / {victim:?} / host {host:?} / timeout {timeout}");
-    let job = Job::new(&kind.replace('_', "-"), Host::new(host));
+    case_on(kind, victim, Host::new(host, false), timeout, want)
+}
+
+/// As [`case`], the job with a barrier page: a fence over the job goes
+/// through the page (a collecting one then through the server).
+fn case_local_fences(kind: &str, victim: Victim, timeout: bool, want: Status) {
+    case_on(
+        kind,
+        victim,
+        Host::new(HostDoes::Nothing, true),
+        timeout,
+        want,
+    )
+}
+
+fn case_on(kind: &str, victim: Victim, host: Arc<Host>, timeout: bool, want: Status) {
+    let what = format!(
+        "{kind} / {victim:?} / host {:?}{} / timeout {timeout}",
+        host.does,
+        if host.local_fences {
+            " (local fences)"
+        } else {
+            ""
+        }
+    );
+    let job = Job::new(&kind.replace('_', "-"), host);
     let role = format!(
         "{kind}:{}{}",
         want.code(),
@@ -231,6 +275,7 @@ fn case(kind: &str, victim: Victim, host: HostDoes, timeout: bool, want: Status)
             Victim::ExitsBefore => "exit",
             Victim::KilledDuring | Victim::Idle => "idle",
             Victim::Joins => &role,
+            Victim::JoinsAs(r) => r,
         },
     );
     let mut survivors: Vec<Child> = (1..SIZE).map(|r| job.spawn(r, &role)).collect();
@@ -238,7 +283,7 @@ fn case(kind: &str, victim: Victim, host: HostDoes, timeout: bool, want: Status)
         assert!(v.wait().unwrap().success(), "{what}: the victim failed");
     }
     let mut all: Vec<&mut Child> = survivors.iter_mut().collect();
-    if victim == Victim::Joins {
+    if matches!(victim, Victim::Joins | Victim::JoinsAs(_)) {
         all.push(&mut v);
     }
     // Release the callers; wait until each announced it is entering.
@@ -279,10 +324,10 @@ fn case(kind: &str, victim: Victim, host: HostDoes, timeout: bool, want: Status)
     // The victim killed is the only rank that may end in failure.
     let killed = (victim == Victim::KilledDuring).then(|| v.id());
     let mut ends = vec![survivors];
-    if victim != Victim::Joins {
-        ends.push(vec![v]);
-    } else {
+    if matches!(victim, Victim::Joins | Victim::JoinsAs(_)) {
         ends[0].push(v);
+    } else {
+        ends.push(vec![v]);
     }
     for group in ends {
         let (tx, rx) = std::sync::mpsc::channel();
@@ -318,6 +363,10 @@ fn a_participant_that_exits_before_the_call_fails_it() {
             Status::ERR_LOST_CONNECTION,
         );
     }
+    for kind in ["fence", "fence_collect"] {
+        let s = Status::ERR_LOST_CONNECTION;
+        case_local_fences(kind, Victim::ExitsBefore, false, s);
+    }
 }
 
 #[test]
@@ -330,6 +379,10 @@ fn a_participant_killed_during_the_call_fails_it() {
             false,
             Status::ERR_LOST_CONNECTION,
         );
+    }
+    for kind in ["fence", "fence_collect"] {
+        let s = Status::ERR_LOST_CONNECTION;
+        case_local_fences(kind, Victim::KilledDuring, false, s);
     }
 }
 
@@ -385,5 +438,40 @@ fn a_host_that_never_answers_is_timed_out() {
             true,
             Status::ERR_TIMEOUT,
         );
+    }
+}
+
+#[test]
+fn a_job_with_a_barrier_page_fences_without_the_host_unless_data_is_collected() {
+    for (kind, local, calls) in [
+        ("fence", true, 0),
+        ("fence_collect", true, 1),
+        ("fence", false, 1),
+    ] {
+        let host = Host::new(HostDoes::Nothing, local);
+        case_on(kind, Victim::Joins, host.clone(), false, Status::SUCCESS);
+        let got = host.fences.load(std::sync::atomic::Ordering::SeqCst);
+        assert_eq!(got, calls, "{kind}, local fences {local}: fence_nb calls");
+    }
+}
+
+#[test]
+fn processes_that_differ_in_directives_still_meet_at_the_barrier_page() {
+    // Rank 0 collects, the others do not (and the other way round): every
+    // one ends in the same fence through the server.
+    for (victim, others, calls) in [
+        ("fence_collect:0", "fence", 1),
+        ("fence:0", "fence_collect", 1),
+    ] {
+        let host = Host::new(HostDoes::Nothing, true);
+        case_on(
+            others,
+            Victim::JoinsAs(victim),
+            host.clone(),
+            false,
+            Status::SUCCESS,
+        );
+        let got = host.fences.load(std::sync::atomic::Ordering::SeqCst);
+        assert_eq!(got, calls, "{victim} with {others}: fence_nb calls");
     }
 }

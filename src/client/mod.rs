@@ -32,6 +32,7 @@
 
 mod connect;
 mod events;
+mod fast_fence;
 mod get_all;
 mod lookup;
 mod progress;
@@ -134,6 +135,8 @@ struct Inner {
     finalized: AtomicBool,
     /// This process's event handlers (see [`events`]), set up on first use.
     events: std::sync::OnceLock<std::sync::Arc<crate::events::EventHandlers>>,
+    /// Fences through the job barrier page (see [`fast_fence`]).
+    fast: fast_fence::FastFence,
 }
 
 impl Inner {
@@ -147,12 +150,22 @@ impl Inner {
             if !mapped.1.insert(r.generation) {
                 continue;
             }
+            if r.kind == SegmentKind::Barrier {
+                // Only this process's own job has one for it.
+                if r.nspace == self.proc.nspace {
+                    let page = crate::barrier::BarrierPage::from_fd(fd)
+                        .map_err(|_| Status::ERR_COMM_FAILURE)?;
+                    self.fast.set_page(page);
+                }
+                continue;
+            }
             let seg = Segment::from_fd(fd.as_fd()).map_err(|_| Status::ERR_COMM_FAILURE)?;
             let ns = r.nspace.to_string_lossy();
             match r.kind {
                 SegmentKind::Job => self.directory.publish_job(&ns, Arc::new(seg)),
                 SegmentKind::Modex => self.directory.publish_modex(&ns, Arc::new(seg)),
                 SegmentKind::ModexReplace => self.directory.replace_modex(&ns, vec![Arc::new(seg)]),
+                SegmentKind::Barrier => {}
             }
             if !mapped.0.contains(&r.nspace) {
                 mapped.0.push(r.nspace.clone());
@@ -173,6 +186,27 @@ impl Inner {
             Ok(_) => Status::ERR_COMM_FAILURE,
             Err(s) => s,
         }
+    }
+
+    /// A fence (see [`Client::fence`]): through the job barrier page when
+    /// it applies, else (or when the page sends it on) through the server.
+    fn fence(inner: &Arc<Inner>, procs: &[Proc], infos: &[Info]) -> Result<(), Status> {
+        let commits = match inner.fast.route(inner, procs, infos) {
+            fast_fence::Route::Done(r) => return r,
+            fast_fence::Route::Server(commits) => commits,
+        };
+        let i = inner.clone();
+        let req = Message::FenceRequest(FenceRequest {
+            procs: procs.to_vec(),
+            infos: infos.to_vec(),
+        });
+        inner
+            .requester
+            .call_with(req, move |r| i.fence_released(r))
+            .unwrap_or(Status::ERR_LOST_CONNECTION)
+            .into_result()?;
+        inner.fast.synced(commits);
+        Ok(())
     }
 
     /// Caches the data a direct-modex reply brought.
@@ -370,6 +404,7 @@ impl Client {
             mapped: Mutex::new((Vec::new(), HashSet::new())),
             finalized: AtomicBool::new(false),
             events: std::sync::OnceLock::new(),
+            fast: Default::default(),
         });
         for (refs, early) in progress.take_early_segments() {
             inner.map_segments(&refs, early)?;
@@ -587,6 +622,7 @@ impl Client {
     pub fn commit(&self) -> Result<(), Status> {
         self.inner.check_active()?;
         let items = std::mem::take(&mut self.inner.local.write().uncommitted);
+        self.inner.fast.committed();
         self.inner.requester.submit(Message::Commit(items), None);
         Ok(())
     }
@@ -596,16 +632,7 @@ impl Client {
     /// their committed data is then readable locally.
     pub fn fence(&self, procs: &[Proc], infos: &[Info]) -> Result<(), Status> {
         self.inner.check_active()?;
-        let inner = self.inner.clone();
-        let req = Message::FenceRequest(FenceRequest {
-            procs: procs.to_vec(),
-            infos: infos.to_vec(),
-        });
-        self.inner
-            .requester
-            .call_with(req, move |r| inner.fence_released(r))
-            .unwrap_or(Status::ERR_LOST_CONNECTION)
-            .into_result()
+        Inner::fence(&self.inner, procs, infos)
     }
 
     /// `PMIx_Fence_nb`: as [`fence`](Self::fence); `done` runs on the
@@ -617,14 +644,37 @@ impl Client {
         done: StatusCallback,
     ) -> Result<(), Status> {
         self.inner.check_active()?;
+        if self.inner.fast.applies(&self.inner.proc, procs) {
+            // The page's wait blocks: a thread of its own waits, and the
+            // callback runs on the progress thread as every `_nb` one.
+            let inner = self.inner.clone();
+            let (procs, infos) = (procs.to_vec(), infos.to_vec());
+            std::thread::Builder::new()
+                .name("pmix-fence-nb".into())
+                .spawn(move || {
+                    let s = Inner::fence(&inner, &procs, &infos)
+                        .err()
+                        .unwrap_or(Status::SUCCESS);
+                    inner.requester.run_there(Box::new(move || done(s)));
+                })
+                .map_err(|_| Status::ERR_OUT_OF_RESOURCE)?;
+            return Ok(());
+        }
         let inner = self.inner.clone();
+        let commits = self.inner.fast.commits();
         let req = Message::FenceRequest(FenceRequest {
             procs: procs.to_vec(),
             infos: infos.to_vec(),
         });
         self.inner.requester.submit(
             req,
-            Some(Box::new(move |r: Reply| done(inner.fence_released(r)))),
+            Some(Box::new(move |r: Reply| {
+                let s = inner.fence_released(r);
+                if s == Status::SUCCESS {
+                    inner.fast.synced(commits);
+                }
+                done(s)
+            })),
         );
         Ok(())
     }

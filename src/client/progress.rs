@@ -367,6 +367,11 @@ impl Requester {
         }
     }
 
+    /// True while the connection to the server is open.
+    pub(crate) fn is_open(&self) -> bool {
+        self.shared.open.load(Ordering::SeqCst)
+    }
+
     /// Sends `msg` and blocks until its reply (or the connection's end).
     pub(crate) fn call(&self, msg: Message) -> Reply {
         self.call_with(msg, |r| r)

@@ -58,7 +58,7 @@ pub(super) fn connected(st: &mut State, caller: Caller, result: Result<(), Statu
         st.conns.unauthenticated(caller.token);
         return refuse(st, caller, s);
     }
-    let (status, mut segments, mut fds) = match st.nspace_segments(&proc.nspace) {
+    let (status, mut segments, mut fds) = match st.nspace_segments(&proc.nspace, true) {
         Ok((refs, fds)) => (Status::SUCCESS, refs, fds),
         Err(Status::ERR_NOT_FOUND) => {
             st.conns.unauthenticated(caller.token);

@@ -97,7 +97,7 @@ pub(super) fn done_ok(st: &mut State, cid: u64) {
 /// Answers a `NspaceRequest`: the job segment and modex generations of
 /// `ns`, or `PMIX_ERR_NOT_FOUND` if it is not registered here.
 pub(super) fn nspace_segments(st: &mut State, caller: Caller, ns: &Nspace) {
-    let (status, segments, fds) = match st.nspace_segments(ns) {
+    let (status, segments, fds) = match st.nspace_segments(ns, false) {
         Ok((refs, fds)) => (Status::SUCCESS, refs, fds),
         Err(s) => (s, Vec::new(), Vec::new()),
     };

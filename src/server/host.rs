@@ -141,6 +141,15 @@ pub trait HostModule: Send + Sync + 'static {
     /// every node's contribution (in any order). Without this callback, a
     /// fence whose participants are all local completes locally; others
     /// fail with `PMIX_ERR_NOT_SUPPORTED`.
+    /// True if the host takes no part in fences whose participants are
+    /// all on this node (it completes them at once, or has no `fence_nb`):
+    /// the processes of a job wholly on this node may then agree on a
+    /// fence among themselves, through a shared page (see
+    /// `crate::barrier`), without a host call. Asked once, at start.
+    fn fences_are_local(&self) -> bool {
+        false
+    }
+
     fn fence_nb(
         &self,
         procs: &[Proc],

@@ -228,7 +228,7 @@ impl Server {
             config.rank.0,
             dir.socket_path().display()
         );
-        let registry = Arc::new(Registry::new());
+        let registry = Arc::new(Registry::new(host.fences_are_local()));
         let poll = mio::Poll::new().map_err(ServerError::Loop)?;
         let waker = Arc::new(
             mio::Waker::new(poll.registry(), connections::WAKER).map_err(ServerError::Loop)?,

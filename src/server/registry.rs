@@ -11,6 +11,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use pmix_shmem::SealedSegment;
 
+use crate::barrier::BarrierPage;
 use crate::job::JobDescription;
 use crate::net::PeerCredentials;
 use crate::{Info, Nspace, Proc, Rank, Status};
@@ -27,6 +28,10 @@ pub(crate) struct NsRecord {
     pub(crate) generation: u64,
     /// This node's name, as registered.
     pub(crate) hostname: String,
+    /// The job barrier page and its generation number, for a job wholly
+    /// on this node whose host leaves such fences to the server (see
+    /// `crate::barrier`).
+    pub(crate) barrier: Option<(Arc<BarrierPage>, u64)>,
 }
 
 impl NsRecord {
@@ -56,6 +61,8 @@ struct Inner {
 pub(crate) struct Registry {
     inner: Mutex<Inner>,
     next_generation: AtomicU64,
+    /// Jobs wholly on this node get a barrier page.
+    barriers: bool,
 }
 
 /// A fresh secret: 16 bytes from the kernel's generator, as hex.
@@ -76,8 +83,11 @@ fn secrets_equal(a: &[u8], b: &[u8]) -> bool {
 }
 
 impl Registry {
-    pub(crate) fn new() -> Registry {
+    /// `barriers`: the host takes no part in fences of jobs wholly on this
+    /// node, which may then use a barrier page.
+    pub(crate) fn new(barriers: bool) -> Registry {
         Registry {
+            barriers,
             inner: Mutex::new(Inner {
                 nspaces: HashMap::new(),
                 clients: HashMap::new(),
@@ -110,17 +120,32 @@ impl Registry {
         let mut local_ranks: Vec<u32> = job.local_ranks().to_vec();
         local_ranks.sort_unstable();
         local_ranks.dedup();
+        let size = job.size();
+        let all_local = size > 0 && local_ranks.len() as u64 == u64::from(size);
+        let mut g = self.inner.lock();
+        // A namespace registered again keeps its page while its size
+        // stays: clients that connected before use it too.
+        let kept = g
+            .nspaces
+            .get(nspace)
+            .and_then(|r| r.barrier.clone())
+            .filter(|(p, _)| p.size() == size);
+        let barrier = match kept {
+            Some(b) => Some(b),
+            None if self.barriers && all_local => BarrierPage::create(size)
+                .ok()
+                .map(|p| (Arc::new(p), self.next_generation())),
+            None => None,
+        };
         let rec = NsRecord {
-            size: job.size(),
+            size,
             local_ranks,
             job_segment,
             generation,
             hostname: hostname.to_owned(),
+            barrier,
         };
-        self.inner
-            .lock()
-            .nspaces
-            .insert(nspace.clone(), Arc::new(rec));
+        g.nspaces.insert(nspace.clone(), Arc::new(rec));
         Ok(())
     }
 

@@ -167,10 +167,12 @@ impl State {
     }
 
     /// The job segment and modex generations of `ns` with a descriptor
-    /// each, as a client of `ns` (or a process connected to it) maps them.
+    /// each, as a client of `ns` (or a process connected to it) maps them;
+    /// with `own`, for a client of `ns`, its barrier page too.
     pub(super) fn nspace_segments(
         &self,
         ns: &Nspace,
+        own: bool,
     ) -> Result<(Vec<SegmentRef>, Vec<OwnedFd>), Status> {
         let rec = self.registry.nspace(ns).ok_or(Status::ERR_NOT_FOUND)?;
         let fd = rec
@@ -186,6 +188,18 @@ impl State {
         let mut fds = vec![fd];
         if !self.modex.push_generations(ns, &mut refs, &mut fds) {
             return Err(Status::ERR_OUT_OF_RESOURCE);
+        }
+        if let Some((page, generation)) = rec.barrier.as_ref().filter(|_| own) {
+            let fd = page
+                .fd()
+                .try_clone_to_owned()
+                .map_err(|_| Status::ERR_OUT_OF_RESOURCE)?;
+            refs.push(SegmentRef {
+                nspace: ns.clone(),
+                kind: SegmentKind::Barrier,
+                generation: *generation,
+            });
+            fds.push(fd);
         }
         Ok((refs, fds))
     }
@@ -242,6 +256,14 @@ impl State {
     /// waits on it fails, and, if lost, the host and the server's handlers
     /// hear of it.
     pub(super) fn departed(&mut self, proc: &Proc, finalized: bool) {
+        // Fences over its job through the barrier page cannot complete.
+        if let Some((page, _)) = self
+            .registry
+            .nspace(&proc.nspace)
+            .and_then(|r| r.barrier.clone())
+        {
+            page.fail(Status::ERR_LOST_CONNECTION);
+        }
         self.release_local_waiters(proc);
         for cid in self.collectives.blocked_by(proc, finalized) {
             self.collective_failed(cid, Status::ERR_LOST_CONNECTION);

@@ -31,6 +31,9 @@ pub enum SegmentKind {
     /// generations of its namespace, data at least as recent: it replaces
     /// them (the client unmaps them once no reader uses them).
     ModexReplace,
+    /// The job barrier page of the client's own namespace (read-write,
+    /// see `crate::barrier`), at the handshake only.
+    Barrier,
 }
 
 /// Names the segment whose descriptor travels at the same position.
@@ -256,6 +259,7 @@ fn put_segments(out: &mut Vec<u8>, segs: &[SegmentRef]) -> Result<(), CodecError
             SegmentKind::Job => 0,
             SegmentKind::Modex => 1,
             SegmentKind::ModexReplace => 2,
+            SegmentKind::Barrier => 3,
         });
         put_u64(out, s.generation);
     }
@@ -579,6 +583,7 @@ fn get_segments(r: &mut Reader<'_>, kind: &'static str) -> Result<Vec<SegmentRef
             0 => SegmentKind::Job,
             1 => SegmentKind::Modex,
             2 => SegmentKind::ModexReplace,
+            3 => SegmentKind::Barrier,
             _ => {
                 return Err(WireError::Invalid {
                     kind,

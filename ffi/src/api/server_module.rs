@@ -353,6 +353,12 @@ impl HostModule for CHost {
         })
     }
 
+    fn fences_are_local(&self) -> bool {
+        // Without `fence_nb`, fences of jobs wholly on this node complete
+        // in the server.
+        self.module.fence_nb.is_none()
+    }
+
     fn fence_nb(
         &self,
         procs: &[Proc],
