@@ -57,11 +57,17 @@ fn main() {
     let vals = values();
     let keys: Vec<String> = (0..KEYS).map(|k| format!("bench.k32.{k:02}")).collect();
     let names = [
-        "collect", "build", "seal", "map", "first get", "warm get", "drop",
+        "collect",
+        "build",
+        "seal",
+        "map",
+        "first get",
+        "warm get",
+        "drop",
     ];
     let mut t: Vec<Vec<f64>> = vec![Vec::with_capacity(reps); names.len()];
     let mut size = 0;
-    let mut faults: Vec<Vec<i64>> = vec![Vec::new(); 2];
+    let mut faults: Vec<Vec<i64>> = Vec::new();
     for rep in 0..reps {
         let f0 = minflt();
         let a = Instant::now();
@@ -108,14 +114,30 @@ fn main() {
         drop(sealed);
         let t7 = Instant::now();
         let f7 = minflt();
-        for (i, (x, y)) in [(a, t1), (t1, t2), (t2, t3), (t3, t4), (t4, t5), (t5, t6), (t6, t7)]
-            .into_iter()
-            .enumerate()
+        for (i, (x, y)) in [
+            (a, t1),
+            (t1, t2),
+            (t2, t3),
+            (t3, t4),
+            (t4, t5),
+            (t5, t6),
+            (t6, t7),
+        ]
+        .into_iter()
+        .enumerate()
         {
             t[i].push((y - x).as_secs_f64() * 1e6);
         }
         if rep < 2 {
-            faults[rep] = vec![f1 - f0, f2 - f1, f3 - f2, f4 - f3, f5 - f4, f6 - f5, f7 - f6];
+            faults.push(vec![
+                f1 - f0,
+                f2 - f1,
+                f3 - f2,
+                f4 - f3,
+                f5 - f4,
+                f6 - f5,
+                f7 - f6,
+            ]);
         }
     }
     println!("segment {size} B, {reps} repetitions: median us, first us, page faults first/second");
