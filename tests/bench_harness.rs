@@ -71,3 +71,46 @@ fn pmix_bench_runs_under_pmixrun() {
         "no done line in\n{stdout}"
     );
 }
+
+/// `--first`: the first collecting fence after init (32 values of 1 KiB
+/// per rank) and a get of a peer's value after it, in a job of its own.
+#[test]
+fn pmix_bench_first_fence_runs_under_pmixrun() {
+    let dir = common::scratch(&format!("bench_harness_first_{}", std::process::id()));
+    let exe = dir.join("pmix_bench");
+    let src = common::root().join("benches/c/pmix_bench.c");
+    let lib = common::ffi_lib_dir();
+    common::compile_c(&[&src], &exe, &common::include_dir(), lib, &[]);
+
+    let o = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
+        .args(["--timeout", "120", "-n", "2"])
+        .arg(&exe)
+        .args(["--first", "-g", "1000"])
+        .env("LD_LIBRARY_PATH", lib)
+        .stdin(Stdio::null())
+        .output()
+        .expect("pmixrun starts");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{}\n{stdout}\n{stderr}", o.status);
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with("pmix_bench lib=") && l.contains(" mode=first ")),
+        "{stdout}"
+    );
+    for m in ["modex32k_first", "modex32k_get"] {
+        let prefix = format!("pmix_bench result={m} unit=");
+        let line = stdout
+            .lines()
+            .find(|l| l.starts_with(&prefix))
+            .unwrap_or_else(|| panic!("missing {m} in\n{stdout}"));
+        let median: f64 = line
+            .split_whitespace()
+            .find_map(|f| f.strip_prefix("median="))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no median in {line}"));
+        assert!(median.is_finite() && median > 0.0, "{line}");
+    }
+    assert!(stdout.lines().any(|l| l == "pmix_bench done"), "{stdout}");
+}

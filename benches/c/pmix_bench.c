@@ -21,6 +21,16 @@
  *                 (every round's fence carries all the keys posted so far,
  *                 so this grows with the number of rounds);
  *   modex100_first the same, first round only (100 keys in all)
+ *   modex32k_first (with --first only) the first fence after PMIx_Init:
+ *                 each rank puts 32 values of 1 KiB of random bytes
+ *                 (PMIX_BYTE_OBJECT, PMIX_GLOBAL, distinct keys), commits,
+ *                 and this times the one PMIx_Fence(PMIX_COLLECT_DATA)
+ *                 over the namespace that follows (commit not included;
+ *                 the ranks enter it at the same instant, so launch skew
+ *                 is not counted, and leave it for a barrier, so no rank's
+ *                 work after it is counted in another's figure)
+ *   modex32k_get  (with --first only) PMIx_Get of one of the peer's 1 KiB
+ *                 values after that fence, as get_* (value released)
  *   maxrss        getrusage(RUSAGE_SELF).ru_maxrss at the end, in KiB
  *
  * The ranks' results are exchanged through PMIx itself (a put + collecting
@@ -31,13 +41,16 @@
  *   pmix_bench result=<metric> unit=<ns|us|KiB> min=<x> median=<x> max=<x>
  *   pmix_bench done
  *
- * Usage: pmix_bench [-g GET_ITERS] [-f FENCE_ITERS] [-m MODEX_ROUNDS]
+ * Usage: pmix_bench [--first] [-g GET_ITERS] [-f FENCE_ITERS] [-m MODEX_ROUNDS]
  * (defaults 100000, 1000, 20; the environment variables PMIX_BENCH_GET,
- * PMIX_BENCH_FENCE and PMIX_BENCH_MODEX set them too).
+ * PMIX_BENCH_FENCE and PMIX_BENCH_MODEX set them too). With --first the
+ * process measures only modex32k_first and modex32k_get (a fence must be
+ * the first after init to be measured, so it has a run of its own).
  */
 #define _GNU_SOURCE
 #include <pmix.h>
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,6 +222,163 @@ static const char *const units[M_COUNT] = {
     "us", "ns", "ns", "ns", "ns", "ns", "ns", "us", "us", "us", "KiB",
 };
 
+#define FIRST_KEYS 32
+#define FIRST_LEN 1024
+
+enum { F_MODEX32K_FIRST, F_MODEX32K_GET, F_COUNT };
+static const char *const first_names[F_COUNT] = {"modex32k_first", "modex32k_get"};
+static const char *const first_units[F_COUNT] = {"us", "ns"};
+
+/* The 1 KiB value `k` of `rank`: random-looking bytes (xorshift64*), the
+ * same in every process so that a peer's value can be checked. */
+static void first_value(uint32_t rank, int k, unsigned char *out)
+{
+    uint64_t x = 0x9E3779B97F4A7C15ull ^ ((uint64_t) rank << 32) ^ (uint64_t) (k + 1);
+    for (int i = 0; i < FIRST_LEN; i += 8) {
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        uint64_t w = x * 0x2545F4914F6CDD1Dull;
+        memcpy(out + i, &w, 8);
+    }
+}
+
+/* Exchanges every rank's `count` results and the mapped library's path
+ * (a put + collecting fence), and rank 0 prints them. Returns the exit
+ * status. */
+static int report(uint32_t n, const char *header, const double *res,
+                  int count, const char *const *rnames, const char *const *runits)
+{
+    pmix_value_t *val = NULL;
+    char lib[1024];
+    mapped_libpmix(lib, sizeof lib);
+    char out[2048];
+    size_t off = (size_t) snprintf(out, sizeof out, "%s", lib);
+    for (int m = 0; m < count; m++) {
+        off += (size_t) snprintf(out + off, sizeof out - off, " %.3f", res[m]);
+    }
+    put_string("bench.results", out);
+    CHECK(PMIx_Commit(), "PMIx_Commit");
+    fence_collect();
+
+    int status = 0;
+    if (0 == me.rank) {
+        double *all = calloc((size_t) n * (size_t) count, sizeof *all);
+        printf("pmix_bench lib=%s ranks=%u %s\n", lib, n, header);
+        for (uint32_t r = 0; r < n; r++) {
+            pmix_proc_t p;
+            PMIX_PROC_CONSTRUCT(&p);
+            PMIX_LOAD_PROCID(&p, me.nspace, r);
+            CHECK(PMIx_Get(&p, "bench.results", NULL, 0, &val), "PMIx_Get(bench.results)");
+            char *s = val->data.string;
+            char *sp = strchr(s, ' ');
+            if (NULL == sp) {
+                fprintf(stderr, "pmix_bench: bad results of rank %u\n", r);
+                return 3;
+            }
+            if ((size_t) (sp - s) != strlen(lib) || 0 != strncmp(s, lib, strlen(lib))) {
+                fprintf(stderr, "pmix_bench: rank %u mapped %.*s, rank 0 %s\n", r,
+                        (int) (sp - s), s, lib);
+                status = 4;
+            }
+            char *q = sp;
+            for (int m = 0; m < count; m++) {
+                all[(size_t) m * n + r] = strtod(q, &q);
+            }
+            PMIX_VALUE_RELEASE(val);
+        }
+        for (int m = 0; m < count; m++) {
+            double *v = &all[(size_t) m * n];
+            double med = median(v, n); /* sorts v */
+            printf("pmix_bench result=%s unit=%s min=%.1f median=%.1f max=%.1f\n", rnames[m],
+                   runits[m], v[0], med, v[n - 1]);
+        }
+        free(all);
+        printf("pmix_bench done\n");
+        fflush(stdout);
+    }
+
+    /* Nobody finalizes while rank 0 still reads. */
+    CHECK(PMIx_Fence(NULL, 0, NULL, 0), "PMIx_Fence");
+    pmix_status_t rc = PMIx_Finalize(NULL, 0);
+    if (PMIX_SUCCESS != rc) {
+        fprintf(stderr, "pmix_bench rank %u: PMIx_Finalize: %s\n", me.rank, PMIx_Error_string(rc));
+        return 2;
+    }
+    return status;
+}
+
+/* --first: the first collecting fence after init, with 32 KiB per rank. */
+static int first_fence(long get_iters)
+{
+    pmix_proc_t wild;
+    PMIX_PROC_CONSTRUCT(&wild);
+    PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
+    pmix_value_t *val = NULL;
+    CHECK(PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &val), "PMIx_Get(PMIX_JOB_SIZE)");
+    uint32_t n = val->data.uint32;
+    PMIX_VALUE_RELEASE(val);
+    pmix_proc_t peer;
+    PMIX_PROC_CONSTRUCT(&peer);
+    PMIX_LOAD_PROCID(&peer, me.nspace, (me.rank + 1) % n);
+
+    double res[F_COUNT];
+    static unsigned char bytes[FIRST_LEN];
+    char key[PMIX_MAX_KEYLEN + 1];
+    for (int k = 0; k < FIRST_KEYS; k++) {
+        first_value(me.rank, k, bytes);
+        snprintf(key, sizeof key, "bench.k32.%02d", k);
+        pmix_value_t v;
+        PMIX_VALUE_CONSTRUCT(&v);
+        v.type = PMIX_BYTE_OBJECT;
+        v.data.bo.bytes = (char *) bytes;
+        v.data.bo.size = FIRST_LEN;
+        CHECK(PMIx_Put(PMIX_GLOBAL, key, &v), "PMIx_Put");
+    }
+    CHECK(PMIx_Commit(), "PMIx_Commit");
+    /* The ranks were launched at different times; so that the figure is
+     * the fence's and not the launch's skew, they all enter it at the same
+     * instant: the next whole second of CLOCK_REALTIME at least 10 ms away
+     * (one clock for every process of the node). */
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    const int64_t tick = 1000000000;
+    int64_t at = ((int64_t) now.tv_sec * 1000000000 + now.tv_nsec + 10000000 + tick - 1) / tick * tick;
+    struct timespec start = {.tv_sec = at / 1000000000, .tv_nsec = at % 1000000000};
+    while (EINTR == clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &start, NULL)) {
+    }
+    pmix_info_t info;
+    bool t = true;
+    PMIX_INFO_CONSTRUCT(&info);
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &t, PMIX_BOOL);
+    double a = now_ns();
+    CHECK(PMIx_Fence(NULL, 0, &info, 1), "PMIx_Fence(collect)");
+    res[F_MODEX32K_FIRST] = (now_ns() - a) / 1e3;
+    PMIX_INFO_DESTRUCT(&info);
+    /* Nobody computes before every rank left the timed fence: with fewer
+     * cores than ranks, a released rank busy with its gets would delay
+     * the others' return from the fence (and count in their figure). */
+    CHECK(PMIx_Fence(NULL, 0, NULL, 0), "PMIx_Fence");
+
+    /* Check every value of the peer (untimed). */
+    for (int k = 0; k < FIRST_KEYS; k++) {
+        snprintf(key, sizeof key, "bench.k32.%02d", k);
+        CHECK(PMIx_Get(&peer, key, NULL, 0, &val), "PMIx_Get(bench.k32)");
+        first_value(peer.rank, k, bytes);
+        if (PMIX_BYTE_OBJECT != val->type || FIRST_LEN != val->data.bo.size ||
+            0 != memcmp(val->data.bo.bytes, bytes, FIRST_LEN)) {
+            fprintf(stderr, "pmix_bench rank %u: wrong %s of rank %u\n", me.rank, key, peer.rank);
+            return 3;
+        }
+        PMIX_VALUE_RELEASE(val);
+    }
+    res[F_MODEX32K_GET] = bench_get(&peer, "bench.k32.17", 0, get_iters);
+
+    char header[128];
+    snprintf(header, sizeof header, "mode=first get_iters=%ld", get_iters);
+    return report(n, header, res, F_COUNT, first_names, first_units);
+}
+
 int main(int argc, char **argv)
 {
     long get_iters = arg_or_env(argc, argv, "-g", "PMIX_BENCH_GET", 100000);
@@ -218,6 +388,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "pmix_bench: iteration counts must be positive\n");
         return 1;
     }
+    int first = 0;
+    for (int i = 1; i < argc; i++) {
+        if (0 == strcmp(argv[i], "--first")) {
+            first = 1;
+        }
+    }
     double res[M_COUNT];
 
     double t0 = now_ns();
@@ -226,6 +402,9 @@ int main(int argc, char **argv)
     if (PMIX_SUCCESS != rc) {
         fprintf(stderr, "pmix_bench: PMIx_Init failed: %s\n", PMIx_Error_string(rc));
         return 2;
+    }
+    if (first) {
+        return first_fence(get_iters);
     }
     res[M_INIT] = (t1 - t0) / 1e3;
 
@@ -308,62 +487,8 @@ int main(int argc, char **argv)
     getrusage(RUSAGE_SELF, &ru);
     res[M_MAXRSS] = (double) ru.ru_maxrss;
 
-    /* Exchange the results and the mapped library's path. */
-    char lib[1024];
-    mapped_libpmix(lib, sizeof lib);
-    char out[2048];
-    size_t off = (size_t) snprintf(out, sizeof out, "%s", lib);
-    for (int m = 0; m < M_COUNT; m++) {
-        off += (size_t) snprintf(out + off, sizeof out - off, " %.3f", res[m]);
-    }
-    put_string("bench.results", out);
-    CHECK(PMIx_Commit(), "PMIx_Commit");
-    fence_collect();
-
-    int status = 0;
-    if (0 == me.rank) {
-        double *all = calloc((size_t) n * M_COUNT, sizeof *all);
-        printf("pmix_bench lib=%s ranks=%u get_iters=%ld fence_iters=%ld modex_rounds=%ld\n", lib,
-               n, get_iters, fence_iters, modex_rounds);
-        for (uint32_t r = 0; r < n; r++) {
-            pmix_proc_t p;
-            PMIX_PROC_CONSTRUCT(&p);
-            PMIX_LOAD_PROCID(&p, me.nspace, r);
-            CHECK(PMIx_Get(&p, "bench.results", NULL, 0, &val), "PMIx_Get(bench.results)");
-            char *s = val->data.string;
-            char *sp = strchr(s, ' ');
-            if (NULL == sp) {
-                fprintf(stderr, "pmix_bench: bad results of rank %u\n", r);
-                return 3;
-            }
-            if ((size_t) (sp - s) != strlen(lib) || 0 != strncmp(s, lib, strlen(lib))) {
-                fprintf(stderr, "pmix_bench: rank %u mapped %.*s, rank 0 %s\n", r,
-                        (int) (sp - s), s, lib);
-                status = 4;
-            }
-            char *q = sp;
-            for (int m = 0; m < M_COUNT; m++) {
-                all[(size_t) m * n + r] = strtod(q, &q);
-            }
-            PMIX_VALUE_RELEASE(val);
-        }
-        for (int m = 0; m < M_COUNT; m++) {
-            double *v = &all[(size_t) m * n];
-            double med = median(v, n); /* sorts v */
-            printf("pmix_bench result=%s unit=%s min=%.1f median=%.1f max=%.1f\n", names[m],
-                   units[m], v[0], med, v[n - 1]);
-        }
-        free(all);
-        printf("pmix_bench done\n");
-        fflush(stdout);
-    }
-
-    /* Nobody finalizes while rank 0 still reads. */
-    CHECK(PMIx_Fence(NULL, 0, NULL, 0), "PMIx_Fence");
-    rc = PMIx_Finalize(NULL, 0);
-    if (PMIX_SUCCESS != rc) {
-        fprintf(stderr, "pmix_bench rank %u: PMIx_Finalize: %s\n", me.rank, PMIx_Error_string(rc));
-        return 2;
-    }
-    return status;
+    char header[128];
+    snprintf(header, sizeof header, "get_iters=%ld fence_iters=%ld modex_rounds=%ld", get_iters,
+             fence_iters, modex_rounds);
+    return report(n, header, res, M_COUNT, names, units);
 }

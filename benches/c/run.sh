@@ -11,6 +11,8 @@
 # Every value in the table is the median over the repetitions of the
 # per-run figure, which is the median across ranks (the bench's own
 # `median=`); "best" is the minimum over the repetitions of that figure.
+# Each repetition also runs the bench with --first (the first collecting
+# fence after init: the modex32k_* rows), a job of its own.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -69,15 +71,20 @@ check_lib() { # file expected
 
 rm -f "$OUT"/raw/*.txt
 for i in $(seq 1 "$REPS"); do
-    echo "run $i/$REPS: ours under pmixrun" >&2
-    LD_LIBRARY_PATH="$OUT/lib" target/release/pmixrun --timeout 600 -n "$NP" \
-        "$OUT/pmix_bench_ours" "${ARGS[@]}" >"$OUT/raw/ours.$i.txt"
-    check_lib "$OUT/raw/ours.$i.txt" "$OURS_LIB"
-    echo "run $i/$REPS: reference under mpirun" >&2
-    # mpirun itself loads libpmix.so.2: never point it at ours.
-    env -u LD_LIBRARY_PATH timeout 900 mpirun -np "$NP" --oversubscribe --allow-run-as-root \
-        "$OUT/pmix_bench_ref" "${ARGS[@]}" >"$OUT/raw/ref.$i.txt"
-    check_lib "$OUT/raw/ref.$i.txt" "$REF_LIB"
+    for mode in "" first; do
+        sfx="${mode:+_$mode}"
+        flag=()
+        [ -n "$mode" ] && flag=(--"$mode")
+        echo "run $i/$REPS${mode:+ ($mode)}: ours under pmixrun" >&2
+        LD_LIBRARY_PATH="$OUT/lib" target/release/pmixrun --timeout 600 -n "$NP" \
+            "$OUT/pmix_bench_ours" "${flag[@]}" "${ARGS[@]}" >"$OUT/raw/ours$sfx.$i.txt"
+        check_lib "$OUT/raw/ours$sfx.$i.txt" "$OURS_LIB"
+        echo "run $i/$REPS${mode:+ ($mode)}: reference under mpirun" >&2
+        # mpirun itself loads libpmix.so.2: never point it at ours.
+        env -u LD_LIBRARY_PATH timeout 900 mpirun -np "$NP" --oversubscribe --allow-run-as-root \
+            "$OUT/pmix_bench_ref" "${flag[@]}" "${ARGS[@]}" >"$OUT/raw/ref$sfx.$i.txt"
+        check_lib "$OUT/raw/ref$sfx.$i.txt" "$REF_LIB"
+    done
 done
 
 # --- table -------------------------------------------------------------
@@ -95,7 +102,7 @@ function med(a, n,   i, j, t) {
     return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
 /^pmix_bench result=/ {
-    side = (FILENAME ~ /\/ours\.[0-9]+\.txt$/) ? "ours" : "ref"
+    side = (FILENAME ~ /\/ours(_[a-z]+)?\.[0-9]+\.txt$/) ? "ours" : "ref"
     for (f = 2; f <= NF; f++) { split($f, kv, "="); v[kv[1]] = kv[2] }
     m = v["result"]
     if (!(m in unit)) { order[++nm] = m; unit[m] = v["unit"] }
@@ -116,4 +123,4 @@ END {
         ratio = M["ours"] > 0 ? sprintf("%.1fx", M["ref"] / M["ours"]) : "-"
         printf "| %-14s | %-4s | %12.1f | %12.1f | %12.1f | %12.1f | %9s |\n", m, unit[m], M["ours"], B["ours"], M["ref"], B["ref"], ratio
     }
-}' "$OUT"/raw/ours.*.txt "$OUT"/raw/ref.*.txt
+}' "$OUT"/raw/ours.*.txt "$OUT"/raw/ours_*.txt "$OUT"/raw/ref.*.txt "$OUT"/raw/ref_*.txt

@@ -27,6 +27,12 @@ pub const HEADER_LEN: usize = 64;
 /// Alignment of the index and of every block within the segment.
 pub const ALIGN: usize = 16;
 
+/// `n` rounded up to the segment alignment (the padding after a block is
+/// part of what its checksum covers).
+pub(crate) fn padded(n: usize) -> usize {
+    n.div_ceil(ALIGN) * ALIGN
+}
+
 /// A parsed, checked header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Header {

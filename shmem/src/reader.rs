@@ -21,12 +21,11 @@ use rkyv::Portable;
 use crate::checksum::xxh64;
 use crate::dict::{self, LookupKey};
 use crate::error::{Corrupt, CorruptKind, Region, SegmentError};
-use crate::header::{check_range, Header, HEADER_LEN};
+use crate::header::{check_range, padded, Header, HEADER_LEN};
 use crate::schema::*;
 use crate::sys;
 use crate::types::{Scope, Scopes};
 use crate::value::{decode_inline, ValueRef};
-use crate::writer::padded;
 
 /// How a node is addressed (`PMIX_NODEID` or `PMIX_HOSTNAME` qualifier).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -110,8 +109,8 @@ impl Block for ArchivedTable {
                 continue;
             }
             let memo = &mut seen[(data.wrapping_mul(0x9E37_79B1) >> 24) as usize];
-            // `u32::MAX` (offset 2^22 - 1, length 1023) never fits in a
-            // heap that a cell can address, so it never passes as seen.
+            // The memo starts as `u32::MAX`: that value is never taken as
+            // seen, so it is checked like any other the first time.
             if *memo == data && data != u32::MAX {
                 continue;
             }

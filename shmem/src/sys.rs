@@ -1,6 +1,6 @@
-//! The few system calls of this crate: `memfd_create`, `ftruncate`,
-//! `pwrite`, seals (`fcntl`), `fstat`, `mmap`/`munmap`. Nothing else in the
-//! crate talks to the kernel.
+//! The few system calls of this crate: `memfd_create`, `pwrite`, seals
+//! (`fcntl`), `fstat`, `mmap`/`munmap`. Nothing else in the crate talks to
+//! the kernel, and every libc call here goes through [`syscall!`].
 
 use std::ffi::CStr;
 use std::io;
@@ -16,83 +16,108 @@ pub const REQUIRED_SEALS: u32 = (libc::F_SEAL_SEAL
     | libc::F_SEAL_WRITE
     | libc::F_SEAL_FUTURE_WRITE) as u32;
 
-fn check(op: &'static str, rc: libc::c_int) -> Result<libc::c_int, (&'static str, io::Error)> {
-    if rc < 0 {
-        Err((op, io::Error::last_os_error()))
-    } else {
-        Ok(rc)
-    }
-}
-
 /// Result of a system call: the call's name and its error.
 pub type SysResult<T> = Result<T, (&'static str, io::Error)>;
 
+/// The error value of a libc call: `-1`, or `MAP_FAILED` for `mmap`.
+pub trait IsMinusOne: Copy {
+    /// True if the call failed (and set `errno`).
+    fn is_minus_one(self) -> bool;
+}
+
+macro_rules! impl_is_minus_one {
+    ($($t:ty),*) => {$(
+        impl IsMinusOne for $t {
+            #[inline]
+            fn is_minus_one(self) -> bool {
+                self == -1
+            }
+        }
+    )*};
+}
+impl_is_minus_one!(libc::c_int, libc::ssize_t);
+
+impl IsMinusOne for *mut libc::c_void {
+    #[inline]
+    fn is_minus_one(self) -> bool {
+        self == libc::MAP_FAILED
+    }
+}
+
+/// Calls a libc function and turns its error value (`-1`, `MAP_FAILED`)
+/// into `(name of the call, the thread's errno)`.
+macro_rules! syscall {
+    ($fn:ident ( $($arg:expr),* $(,)? )) => {{
+        #[allow(unused_unsafe)]
+        // SAFETY: each caller documents the preconditions of its call.
+        let res = unsafe { libc::$fn($($arg),*) };
+        if IsMinusOne::is_minus_one(res) {
+            Err((stringify!($fn), std::io::Error::last_os_error()))
+        } else {
+            Ok(res)
+        }
+    }};
+}
+
 /// A new sealable, close-on-exec memfd.
 pub fn memfd_create(name: &CStr) -> SysResult<OwnedFd> {
-    // SAFETY: `name` is a valid NUL-terminated string; the flags are valid.
-    let fd =
-        unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC | libc::MFD_ALLOW_SEALING) };
-    let fd = check("memfd_create", fd)?;
+    // `name` is a valid NUL-terminated string; the flags are valid.
+    let fd = syscall!(memfd_create(
+        name.as_ptr(),
+        libc::MFD_CLOEXEC | libc::MFD_ALLOW_SEALING
+    ))?;
     // SAFETY: `fd` was just returned by the kernel and nobody else owns it.
     Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
-/// Sets the file's length.
-pub fn set_len(fd: BorrowedFd<'_>, len: u64) -> SysResult<()> {
-    let len = libc::off_t::try_from(len)
-        .map_err(|_| ("ftruncate", io::ErrorKind::InvalidInput.into()))?;
-    // SAFETY: plain syscall on a valid descriptor.
-    check("ftruncate", unsafe { libc::ftruncate(fd.as_raw_fd(), len) })?;
-    Ok(())
-}
-
-/// Writes all of `data` at offset 0, without mapping the file.
+/// Writes all of `data` at offset 0, without mapping the file (which
+/// grows to at least `data.len()` bytes).
 pub fn write_all(fd: BorrowedFd<'_>, mut data: &[u8]) -> SysResult<()> {
     let mut off: libc::off_t = 0;
     while !data.is_empty() {
-        // SAFETY: `data` is a valid readable buffer of `data.len()` bytes.
-        let n = unsafe { libc::pwrite(fd.as_raw_fd(), data.as_ptr().cast(), data.len(), off) };
-        if n < 0 {
-            let e = io::Error::last_os_error();
-            if e.kind() == io::ErrorKind::Interrupted {
-                continue;
+        // `data` is a valid readable buffer of `data.len()` bytes.
+        match syscall!(pwrite(
+            fd.as_raw_fd(),
+            data.as_ptr().cast(),
+            data.len(),
+            off
+        )) {
+            Ok(0) => return Err(("pwrite", io::ErrorKind::WriteZero.into())),
+            Ok(n) => {
+                // 0 < n <= data.len().
+                data = &data[n as usize..];
+                off += n as libc::off_t;
             }
-            return Err(("pwrite", e));
+            Err((_, e)) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
         }
-        if n == 0 {
-            return Err(("pwrite", io::ErrorKind::WriteZero.into()));
-        }
-        data = &data[n as usize..];
-        off += n as libc::off_t;
     }
     Ok(())
 }
 
 /// Adds seals.
 pub fn add_seals(fd: BorrowedFd<'_>, seals: u32) -> SysResult<()> {
-    // SAFETY: plain fcntl on a valid descriptor.
-    check("fcntl(F_ADD_SEALS)", unsafe {
-        libc::fcntl(fd.as_raw_fd(), libc::F_ADD_SEALS, seals as libc::c_int)
-    })?;
+    // Plain fcntl on a valid descriptor.
+    syscall!(fcntl(
+        fd.as_raw_fd(),
+        libc::F_ADD_SEALS,
+        seals as libc::c_int
+    ))?;
     Ok(())
 }
 
 /// The seals of the file.
 pub fn seals(fd: BorrowedFd<'_>) -> SysResult<u32> {
-    // SAFETY: plain fcntl on a valid descriptor.
-    let s = check("fcntl(F_GET_SEALS)", unsafe {
-        libc::fcntl(fd.as_raw_fd(), libc::F_GET_SEALS)
-    })?;
+    // Plain fcntl on a valid descriptor.
+    let s = syscall!(fcntl(fd.as_raw_fd(), libc::F_GET_SEALS))?;
     Ok(s as u32)
 }
 
 /// The file's length.
 pub fn file_len(fd: BorrowedFd<'_>) -> SysResult<u64> {
     let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
-    // SAFETY: `st` is valid for writes of a `stat`.
-    check("fstat", unsafe {
-        libc::fstat(fd.as_raw_fd(), st.as_mut_ptr())
-    })?;
+    // `st` is valid for writes of a `stat`.
+    syscall!(fstat(fd.as_raw_fd(), st.as_mut_ptr()))?;
     // SAFETY: fstat succeeded, so it initialized `st`.
     let st = unsafe { st.assume_init() };
     Ok(st.st_size as u64)
@@ -116,21 +141,16 @@ impl Mapping {
         if len == 0 {
             return Err(("mmap", io::ErrorKind::InvalidInput.into()));
         }
-        // SAFETY: a new mapping chosen by the kernel (NULL hint); it aliases
-        // no Rust object. The arguments are valid for `mmap`.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ,
-                libc::MAP_SHARED,
-                fd.as_raw_fd(),
-                0,
-            )
-        };
-        if p == libc::MAP_FAILED {
-            return Err(("mmap", io::Error::last_os_error()));
-        }
+        // A new mapping chosen by the kernel (NULL hint); it aliases no
+        // Rust object. The arguments are valid for `mmap`.
+        let p = syscall!(mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ,
+            libc::MAP_SHARED,
+            fd.as_raw_fd(),
+            0
+        ))?;
         let ptr = NonNull::new(p.cast::<u8>()).ok_or(("mmap", io::ErrorKind::Other.into()))?;
         Ok(Mapping { ptr, len })
     }
@@ -148,10 +168,9 @@ impl Mapping {
 
 impl Drop for Mapping {
     fn drop(&mut self) {
-        // SAFETY: `ptr`/`len` are exactly what mmap returned, and no borrow
-        // of the bytes outlives `self` (they are tied to `&self`).
-        unsafe {
-            libc::munmap(self.ptr.as_ptr().cast(), self.len);
-        }
+        // `ptr`/`len` are exactly what mmap returned, and no borrow of the
+        // bytes outlives `self` (they are tied to `&self`). Nothing to do
+        // if it fails.
+        let _ = syscall!(munmap(self.ptr.as_ptr().cast(), self.len));
     }
 }

@@ -1,5 +1,9 @@
 //! Building segments: collect a namespace's data, serialize it to a heap
 //! buffer of exact size, copy it into a `memfd` and seal it.
+//!
+//! The dependency between the two halves of the crate goes one way: the
+//! writer knows the reader (to open what it built), the reader never the
+//! writer; what both need of the layout lives in `header` and `schema`.
 
 use std::collections::{BTreeMap, HashMap};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
@@ -8,7 +12,7 @@ use rkyv::util::AlignedVec;
 
 use crate::checksum::xxh64;
 use crate::error::{BuildError, SegmentError};
-use crate::header::{Header, ALIGN, HEADER_LEN};
+use crate::header::{padded, Header, ALIGN, HEADER_LEN};
 use crate::reader::Segment;
 use crate::schema::*;
 use crate::types::{tag, Scope};
@@ -133,6 +137,22 @@ fn dedup_hash(v: &StoredValue) -> Option<u64> {
         V::Double(d) => word(d.to_bits(), &mut buf),
         _ => return None,
     })
+}
+
+/// About how many bytes `v` takes in a block when it is not inline (its
+/// heap bytes, or its archived form in a pool): what `build` reserves, so
+/// that the segment is serialized into one allocation.
+fn payload_len(v: &StoredValue) -> usize {
+    use StoredValue as V;
+    match v {
+        V::String(Some(s)) | V::ProcNspace(s) => s.as_bytes().len() + 1,
+        V::ByteObject(b)
+        | V::Regex(b)
+        | V::CompressedString(b)
+        | V::CompressedByteObject(b)
+        | V::DataBuffer(b) => b.len(),
+        _ => 64,
+    }
 }
 
 fn check_key(key: &str) -> Result<(), BuildError> {
@@ -343,8 +363,15 @@ impl SegmentBuilder {
         } = self;
         let ncells = procs.cells.len() + posted.cells.len();
         let nrows = procs.nrows + posted.nrows;
+        // Every value once, plus room for the archives' own structure: a
+        // value used by several blocks is copied in each, which may still
+        // grow the buffer.
+        let payload: usize = pool.iter().map(|v| payload_len(v) + ALIGN).sum();
+        let names: usize = key_names.iter().map(|k| k.as_bytes().len() + 16).sum();
         let mut e = Emitter {
-            buf: AlignedVec::with_capacity(HEADER_LEN + ncells * 8 + nrows * 5 + 4096),
+            buf: AlignedVec::with_capacity(
+                HEADER_LEN + ncells * 8 + nrows * 5 + payload + 2 * names + 4096,
+            ),
             blocks: Vec::new(),
             stamp: vec![0; pool.len()],
             local: vec![(0, 0); pool.len()],
@@ -429,11 +456,6 @@ fn heap_cell(v: &StoredValue, heap: &mut Vec<u8>) -> Option<(u8, u32)> {
     heap.extend_from_slice(bytes);
     heap.resize(heap.len() + nul, 0);
     Some((tag, off as u32 | (bytes.len() as u32) << HEAP_OFFSET_BITS))
-}
-
-/// `n` rounded up to the segment alignment.
-pub(crate) fn padded(n: usize) -> usize {
-    n.div_ceil(ALIGN) * ALIGN
 }
 
 struct Emitter {
@@ -524,7 +546,19 @@ impl Emitter {
             let mut row_starts = Vec::with_capacity(last - first + 1);
             let mut out = Vec::with_capacity(starts[last] - starts[first]);
             let mut pool = Vec::new();
-            let mut heap = Vec::new();
+            // What the heap may hold, reserved at once (a value shared by
+            // rows of this block counts for each: an over-estimate).
+            let heap_len: usize = cells[starts[first]..starts[last]]
+                .iter()
+                .filter(|c| c.key_tag & 0xFF == u32::from(TAG_POOL))
+                .map(|c| match &self.pool[c.data as usize] {
+                    StoredValue::String(Some(s)) => s.as_bytes().len() + 1,
+                    StoredValue::ByteObject(b) => b.len(),
+                    _ => 0,
+                })
+                .filter(|&l| l <= HEAP_MAX_LEN + 1)
+                .sum();
+            let mut heap = Vec::with_capacity(heap_len.min(HEAP_MAX_OFFSET + HEAP_MAX_LEN + 1));
             for r in first..last {
                 row_starts.push(u32::try_from(out.len()).map_err(|_| BuildError::TooLarge)?);
                 let row = &mut cells[starts[r]..starts[r + 1]];
@@ -595,7 +629,7 @@ impl SegmentImage {
     pub fn seal(&self) -> Result<SealedSegment, BuildError> {
         let os = |(op, source): (&'static str, std::io::Error)| BuildError::Os { op, source };
         let fd = sys::memfd_create(c"pmix-segment").map_err(os)?;
-        sys::set_len(fd.as_fd(), self.bytes.len() as u64).map_err(os)?;
+        // Writing at offset 0 sizes the (empty) file exactly.
         sys::write_all(fd.as_fd(), &self.bytes).map_err(os)?;
         sys::add_seals(fd.as_fd(), sys::REQUIRED_SEALS).map_err(os)?;
         Ok(SealedSegment {

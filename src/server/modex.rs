@@ -29,7 +29,7 @@ use pmix_shmem::{Scopes, SealedSegment, SegmentBuilder};
 
 use crate::job::stored::to_stored;
 use crate::wire::{blob, Posted, SegmentKind, SegmentRef};
-use crate::{Nspace, Proc, Status};
+use crate::{Nspace, Proc, Status, Value};
 
 /// One sealed modex generation of one namespace.
 pub(super) struct ModexSegment {
@@ -111,6 +111,24 @@ pub(super) fn put_record(
     scopes: Scopes,
 ) -> Result<(), Status> {
     let visible: Vec<&Posted> = posted.iter().filter(|p| scopes.contains(p.scope)).collect();
+    // Reserve the record's size at once (an estimate: the bytes of the
+    // large values, plus room for keys, types and lengths), rather than
+    // growing `out` by doublings, each a copy of everything so far.
+    let estimate: usize = visible
+        .iter()
+        .map(|p| {
+            let payload = match &p.value {
+                Value::ByteObject(b)
+                | Value::CompressedString(b)
+                | Value::Regex(b)
+                | Value::CompressedByteObject(b)
+                | Value::DataBuffer(b) => b.len(),
+                _ => 16,
+            };
+            p.key.as_bytes().len() + payload + 16
+        })
+        .sum();
+    out.reserve(estimate + 64);
     blob::put_record(out, proc, visible.into_iter()).map_err(Status::from)
 }
 
