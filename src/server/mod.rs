@@ -48,6 +48,7 @@ mod events;
 mod fence;
 mod host;
 mod modex;
+pub mod own_store;
 mod published;
 mod pubsub;
 mod query;

@@ -1,17 +1,27 @@
-//! The exported `PMIx_*` functions, grouped as the standard groups them.
+//! The exported `PMIx_*` functions, grouped as the standard groups them,
+//! and what they share: the library's state ([`state`]) and the readers
+//! of their C arguments ([`args`]).
+//!
+//! Invariant: no import circle among these modules — the shared ones
+//! (`state`, `args`, the caches) use none of the others, and no module
+//! that exports C functions is used by another one (`server_module` uses
+//! the bridges `host_rm`, `server_pubsub` and `spawn_host`, which use only
+//! the shared ones).
 
 pub mod app_setup;
+pub(crate) mod args;
 pub mod buffer;
 pub mod client;
 pub mod data_array;
 pub mod events;
-pub(crate) mod get_all;
+pub mod get;
 #[cfg(test)]
 mod get_hot_path_tests;
 pub(crate) mod host_rm;
 pub mod info;
 pub mod info_list;
 pub mod locality;
+pub(crate) mod own_cache;
 pub(crate) mod pointer_cache;
 pub mod pubsub;
 pub mod query;
@@ -20,9 +30,9 @@ pub(crate) mod scalar_cache;
 pub mod server;
 pub(crate) mod server_module;
 pub(crate) mod server_pubsub;
-pub(crate) mod server_store;
 pub mod spawn;
 pub(crate) mod spawn_host;
+pub(crate) mod state;
 pub mod strings;
-pub mod tool;
+pub mod stubs;
 pub mod value;
