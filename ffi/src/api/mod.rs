@@ -2,11 +2,14 @@
 //! and what they share: the library's state ([`state`]) and the readers
 //! of their C arguments ([`args`]).
 //!
-//! Invariant: no import circle among these modules — the shared ones
-//! (`state`, `args`, the caches) use none of the others, and no module
-//! that exports C functions is used by another one (`server_module` uses
-//! the bridges `host_rm`, `server_pubsub` and `spawn_host`, which use only
-//! the shared ones).
+//! Invariant: no import circle among these modules (a module A uses B
+//! and B uses A, directly or through others). They form layers: the
+//! shared modules (`state`, `args` and the caches `pointer_cache`,
+//! `scalar_cache`, `own_cache`) use no API module but `pointer_cache`;
+//! the bridges of the host's module functions (`host_rm`,
+//! `server_pubsub`, `spawn_host`) use only `state`; `server_module` uses
+//! those bridges; every other module uses only the layers below it
+//! (`server` also `server_module`, `app_setup` and `locality`).
 
 pub mod app_setup;
 pub(crate) mod args;
