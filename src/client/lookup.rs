@@ -69,6 +69,10 @@ impl GetOptions {
     /// layer's read in place (see [`InfoItem`]). The one parser of a get's
     /// qualifiers.
     pub fn parse<I: InfoItem>(infos: &[I]) -> GetOptions {
+        if infos.is_empty() {
+            // The common get: no qualifier (kept cheap for the hot path).
+            return GetOptions::default();
+        }
         let mut realm = RealmQualifier::None;
         let mut storage = ValueStorage::Copy;
         let (mut id, mut host, mut app) = (None, None, None);

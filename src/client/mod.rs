@@ -269,7 +269,9 @@ impl Inner {
         key: &str,
         opts: &GetOptions,
     ) -> Option<Answer<'r>> {
-        let own_nspace = target.nspace == self.proc.nspace.as_bytes();
+        let own = self.proc.nspace.as_bytes();
+        // The C layer names its own namespace by this very slice.
+        let own_nspace = std::ptr::eq(target.nspace, own) || target.nspace == own;
         let mine = own_nspace && target.rank == self.proc.rank;
         let shadowed_by_puts = mine && !keys::is_reserved(key);
         if shadowed_by_puts {
@@ -536,6 +538,7 @@ impl Client {
     /// [`get_with`](Self::get_with) asks the server. No allocation, no
     /// lock, no syscall when the segments answer a key that is not one of
     /// this process's own.
+    #[inline]
     pub fn resolve<'r>(
         &self,
         reader: &'r Reader<'_>,
