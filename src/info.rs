@@ -56,3 +56,91 @@ impl Info {
         self.flags.contains(InfoDirectives::REQUIRED)
     }
 }
+
+/// A qualifier's or directive's value as the core's parsers of infos read
+/// it ([`crate::client::GetOptions::parse`],
+/// [`crate::wire::Directives::parse`]): a view, borrowed from wherever the
+/// info lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ValueView<'a> {
+    /// `PMIX_BOOL`.
+    Bool(bool),
+    /// `PMIX_UNDEF` (a flag given without a value: true).
+    Undef,
+    /// Any integer type, if its value fits an `i64`.
+    Int(i64),
+    /// A non-NULL `PMIX_STRING` that is UTF-8.
+    Str(&'a str),
+    /// Anything else.
+    Other,
+}
+
+impl<'a> ValueView<'a> {
+    /// The view of a core value.
+    pub fn of(v: &'a Value) -> ValueView<'a> {
+        match *v {
+            Value::Bool(b) => ValueView::Bool(b),
+            Value::Undef => ValueView::Undef,
+            Value::String(_) => v.as_str().map_or(ValueView::Other, ValueView::Str),
+            Value::Int(x) | Value::Int32(x) => ValueView::Int(x.into()),
+            Value::Int8(x) => ValueView::Int(x.into()),
+            Value::Int16(x) => ValueView::Int(x.into()),
+            Value::Int64(x) => ValueView::Int(x),
+            Value::Uint(x) | Value::Uint32(x) => ValueView::Int(x.into()),
+            Value::Uint8(x) => ValueView::Int(x.into()),
+            Value::Uint16(x) => ValueView::Int(x.into()),
+            Value::Uint64(x) => i64::try_from(x).map_or(ValueView::Other, ValueView::Int),
+            Value::Size(x) => i64::try_from(x).map_or(ValueView::Other, ValueView::Int),
+            _ => ValueView::Other,
+        }
+    }
+
+    /// A boolean directive: true for a true `PMIX_BOOL` or a bare key
+    /// (`PMIX_UNDEF`), false otherwise.
+    pub fn flag(self) -> bool {
+        match self {
+            ValueView::Bool(b) => b,
+            ValueView::Undef => true,
+            _ => false,
+        }
+    }
+
+    /// An integer directive of any integer type.
+    pub fn int(self) -> Option<i64> {
+        match self {
+            ValueView::Int(x) => Some(x),
+            _ => None,
+        }
+    }
+
+    /// A string qualifier.
+    pub fn str(self) -> Option<&'a str> {
+        match self {
+            ValueView::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// One key/value pair of a list of infos, read where it lives: the core's
+/// [`Info`], or the C layer's `pmix_info_t` read in place (no copy). The
+/// core's parsers of qualifiers and directives take a slice of any
+/// `InfoItem`, so that one parser serves both.
+pub trait InfoItem {
+    /// True if the key is exactly `key`.
+    fn key_is(&self, key: &str) -> bool;
+    /// The value, as the parsers read it.
+    fn view(&self) -> ValueView<'_>;
+}
+
+impl InfoItem for Info {
+    #[inline]
+    fn key_is(&self, key: &str) -> bool {
+        self.key.as_bytes() == key.as_bytes()
+    }
+
+    #[inline]
+    fn view(&self) -> ValueView<'_> {
+        ValueView::of(&self.value)
+    }
+}

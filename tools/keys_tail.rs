@@ -13,6 +13,15 @@ pub fn by_string(string: &[u8]) -> Option<&'static Attribute> {
         .find(|a| a.string.as_bytes().eq_ignore_ascii_case(string))
 }
 
+/// True if `key` is a reserved key: its name starts with "pmix", the
+/// check OpenPMIx makes (`PMIX_CHECK_RESERVED_KEY`). Reserved keys come
+/// from the host's job data only, never from a process's posts, and a
+/// process's own puts never shadow them.
+#[inline]
+pub fn is_reserved(key: impl AsRef<[u8]>) -> bool {
+    key.as_ref().starts_with(b"pmix")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,6 +12,7 @@
  *                   job   PMIX_JOB_SIZE of PMIX_RANK_WILDCARD
  *                   peer  PMIX_LOCAL_RANK of rank (me+1)%n
  *                   post  a key rank (me+1)%n put before a collecting fence
+ *                   own   the same key of this rank (its own put)
  *                 each with PMIX_GET_POINTER_VALUES (the value is not
  *                 freed, _ptr) and without (PMIX_VALUE_RELEASE each, _copy)
  *   fence         PMIx_Fence of the whole namespace without data, the
@@ -207,6 +208,8 @@ enum {
     M_GET_PEER_COPY,
     M_GET_POST_PTR,
     M_GET_POST_COPY,
+    M_GET_OWN_PTR,
+    M_GET_OWN_COPY,
     M_FENCE,
     M_MODEX100,
     M_MODEX100_FIRST,
@@ -215,11 +218,11 @@ enum {
 };
 static const char *const names[M_COUNT] = {
     "init",          "get_job_ptr",    "get_job_copy", "get_peer_ptr", "get_peer_copy",
-    "get_post_ptr", "get_post_copy", "fence",         "modex100",     "modex100_first",
-    "maxrss",
+    "get_post_ptr", "get_post_copy", "get_own_ptr",   "get_own_copy", "fence",
+    "modex100",     "modex100_first", "maxrss",
 };
 static const char *const units[M_COUNT] = {
-    "us", "ns", "ns", "ns", "ns", "ns", "ns", "us", "us", "us", "KiB",
+    "us", "ns", "ns", "ns", "ns", "ns", "ns", "ns", "ns", "us", "us", "us", "KiB",
 };
 
 #define FIRST_KEYS 32
@@ -440,6 +443,8 @@ int main(int argc, char **argv)
     res[M_GET_PEER_COPY] = bench_get(&peer, PMIX_LOCAL_RANK, 0, get_iters);
     res[M_GET_POST_PTR] = bench_get(&peer, "bench.post", 1, get_iters);
     res[M_GET_POST_COPY] = bench_get(&peer, "bench.post", 0, get_iters);
+    res[M_GET_OWN_PTR] = bench_get(&me, "bench.post", 1, get_iters);
+    res[M_GET_OWN_COPY] = bench_get(&me, "bench.post", 0, get_iters);
 
     /* Fence without data. */
     for (int i = 0; i < 10; i++) {

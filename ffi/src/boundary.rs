@@ -120,3 +120,24 @@ pub(crate) fn op_callback(
         }
     })
 }
+
+/// Calls `cbfunc` with `status` from another thread, as OpenPMIx calls
+/// it from its progress thread (a host may hold a lock its callback
+/// takes while it calls us).
+pub(crate) fn report_later(cbfunc: pmix_op_cbfunc_t, status: Status, cbdata: *mut c_void) {
+    let Some(f) = cbfunc else { return };
+    let data = SendPtr(cbdata);
+    let run = move || {
+        let data = data;
+        // SAFETY: the host's callback with its own cbdata.
+        guard_or((), || unsafe { f(status.0, data.0) });
+    };
+    if std::thread::Builder::new()
+        .name("pmix-server-cb".into())
+        .spawn(run)
+        .is_err()
+    {
+        // SAFETY: as above; no thread: call it here rather than never.
+        guard_or((), || unsafe { f(status.0, cbdata) });
+    }
+}

@@ -7,4 +7,5 @@
 pub mod api;
 pub mod boundary;
 pub mod convert;
+mod os;
 pub mod sys;

@@ -15,6 +15,9 @@ use std::ffi::{c_char, c_int, c_void};
 
 pub use libc::{pid_t, time_t, timeval};
 
+pub mod server;
+pub use server::*;
+
 // ---------------------------------------------------------------------------
 // Scalar typedefs
 

@@ -15,8 +15,9 @@
 
 use pmix_shmem::{NodeSel, NsView, Reader, ValueRef};
 
-use crate::wire::{flag, int, Directives};
-use crate::{keys, Info, Nspace, Proc, Rank, Status};
+use crate::info::InfoItem;
+use crate::wire::Directives;
+use crate::{keys, Nspace, Proc, Rank, Status};
 
 /// The realm a qualifier asks for.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -37,6 +38,21 @@ pub enum RealmQualifier {
     App(Option<u32>),
 }
 
+/// How the C API hands a get's value to its caller
+/// (`PMIX_GET_STATIC_VALUES`, `PMIX_GET_POINTER_VALUES`); the core itself
+/// ignores it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ValueStorage {
+    /// A fresh copy the caller releases (the default).
+    #[default]
+    Copy,
+    /// `PMIX_GET_STATIC_VALUES`: written into the caller's value.
+    Static,
+    /// `PMIX_GET_POINTER_VALUES`: a value the library owns (it wins over
+    /// static values).
+    Pointer,
+}
+
 /// The qualifiers and directives of one get, parsed once.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GetOptions {
@@ -44,30 +60,53 @@ pub struct GetOptions {
     pub realm: RealmQualifier,
     /// `PMIX_OPTIONAL`, `PMIX_IMMEDIATE`, `PMIX_TIMEOUT`.
     pub directives: Directives,
+    /// How the C API hands the value out.
+    pub storage: ValueStorage,
 }
 
 impl GetOptions {
-    /// Reads the qualifiers among `infos`.
-    pub fn parse(infos: &[Info]) -> GetOptions {
+    /// Reads the qualifiers among `infos`: the core's infos, or the C
+    /// layer's read in place (see [`InfoItem`]). The one parser of a get's
+    /// qualifiers.
+    pub fn parse<I: InfoItem>(infos: &[I]) -> GetOptions {
+        if infos.is_empty() {
+            // The common get: no qualifier (kept cheap for the hot path).
+            return GetOptions::default();
+        }
         let mut realm = RealmQualifier::None;
+        let mut storage = ValueStorage::Copy;
         let (mut id, mut host, mut app) = (None, None, None);
+        let u32_of = |i: &I| i.view().int().and_then(|v| u32::try_from(v).ok());
         for i in infos {
-            let k = i.key.as_bytes();
-            if k == keys::SESSION_INFO.as_bytes() && flag(&i.value) {
-                realm = RealmQualifier::Session;
-            } else if k == keys::NODE_INFO.as_bytes() && flag(&i.value) {
-                realm = RealmQualifier::Node {
-                    id: None,
-                    hostname: None,
-                };
-            } else if k == keys::APP_INFO.as_bytes() && flag(&i.value) {
-                realm = RealmQualifier::App(None);
-            } else if k == keys::NODEID.as_bytes() {
-                id = int(&i.value).and_then(|v| u32::try_from(v).ok());
-            } else if k == keys::HOSTNAME.as_bytes() {
-                host = i.value.as_str().map(str::to_owned);
-            } else if k == keys::APPNUM.as_bytes() {
-                app = int(&i.value).and_then(|v| u32::try_from(v).ok());
+            if i.key_is(keys::GET_POINTER_VALUES) {
+                if i.view().flag() {
+                    storage = ValueStorage::Pointer;
+                }
+            } else if i.key_is(keys::GET_STATIC_VALUES) {
+                if i.view().flag() && storage == ValueStorage::Copy {
+                    storage = ValueStorage::Static;
+                }
+            } else if i.key_is(keys::SESSION_INFO) {
+                if i.view().flag() {
+                    realm = RealmQualifier::Session;
+                }
+            } else if i.key_is(keys::NODE_INFO) {
+                if i.view().flag() {
+                    realm = RealmQualifier::Node {
+                        id: None,
+                        hostname: None,
+                    };
+                }
+            } else if i.key_is(keys::APP_INFO) {
+                if i.view().flag() {
+                    realm = RealmQualifier::App(None);
+                }
+            } else if i.key_is(keys::NODEID) {
+                id = u32_of(i);
+            } else if i.key_is(keys::HOSTNAME) {
+                host = i.view().str().map(str::to_owned);
+            } else if i.key_is(keys::APPNUM) {
+                app = u32_of(i);
             }
         }
         match &mut realm {
@@ -81,6 +120,7 @@ impl GetOptions {
         GetOptions {
             realm,
             directives: Directives::parse(infos),
+            storage,
         }
     }
 }
@@ -276,7 +316,7 @@ pub(crate) fn nodes_of(reader: &Reader<'_>, nspace: &Nspace) -> Result<Vec<Strin
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Key, Value};
+    use crate::{Info, Key, Value};
 
     #[test]
     fn qualifiers_select_realms() {

@@ -44,7 +44,7 @@ mod spawn;
 
 use std::collections::{HashMap, HashSet};
 use std::os::fd::{AsFd, OwnedFd};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
@@ -60,7 +60,7 @@ use crate::{keys, Info, Key, Nspace, Proc, Rank, Status, Value};
 pub use crate::wire::pubsub::PublishedValue;
 pub use connect::ConnectInfo;
 pub use get_all::GetAllCallback;
-pub use lookup::{GetOptions, RealmQualifier};
+pub use lookup::{GetOptions, RealmQualifier, ValueStorage};
 pub use pmix_shmem::{NsHandle, NsView, Scope, ValueRef};
 pub use progress::EventSink;
 pub use pubsub::LookupCallback;
@@ -82,6 +82,68 @@ fn fetch_request(proc: &Proc, key: &str, qualifiers: &[Info]) -> Message {
         key: Key::new(key).ok(),
         infos: qualifiers.to_vec(),
     })
+}
+
+/// A process named by borrowed parts: a get's target as the C layer reads
+/// it from a `pmix_proc_t` in place, without allocating.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ProcRef<'a> {
+    /// The namespace's bytes (without the NUL).
+    pub nspace: &'a [u8],
+    /// The rank.
+    pub rank: Rank,
+}
+
+impl<'a> From<&'a Proc> for ProcRef<'a> {
+    fn from(p: &'a Proc) -> ProcRef<'a> {
+        ProcRef {
+            nspace: p.nspace.as_bytes(),
+            rank: p.rank,
+        }
+    }
+}
+
+/// A get's value and where it came from (see [`Client::resolve`]): what a
+/// caller may cache it by.
+pub enum Answer<'r> {
+    /// The mapped segments, borrowed from the reader. It stays the answer
+    /// while the namespace's generation is current, unless `until_put`:
+    /// a non-reserved key of this process's own rank, which its next put
+    /// of the key supersedes.
+    Segment {
+        /// The value.
+        value: ValueRef<'r>,
+        /// The namespace's state it was read from (its generation, its
+        /// segments).
+        view: NsView<'r>,
+        /// The answer may change at this process's next put.
+        until_put: bool,
+    },
+    /// This process's latest put of the key. `version` changes whenever
+    /// the key is put again; `epoch` is [`Client::put_epoch`] when it was
+    /// read: the answer stands while the epoch does.
+    Own {
+        /// The value put.
+        value: Value,
+        /// The put's version (per key).
+        version: u64,
+        /// The number of puts when it was read.
+        epoch: u64,
+    },
+    /// The internal store (`PMIx_Store_internal`, `PMIX_INTERNAL` puts,
+    /// the client's identity keys) or data fetched by direct modex: not
+    /// to be cached by the caller.
+    Local(Value),
+}
+
+impl Answer<'_> {
+    /// The value, owned.
+    pub fn into_value(self) -> Value {
+        match self {
+            Answer::Segment { value, .. } => Value::from(value),
+            Answer::Own { value, .. } | Answer::Local(value) => value,
+        }
+    }
 }
 
 /// What the client keeps outside the segments.
@@ -129,6 +191,8 @@ struct Inner {
     directory: Directory,
     requester: Requester,
     local: RwLock<LocalData>,
+    /// `LocalData::put_seq`, readable without the lock (written under it).
+    put_epoch: AtomicU64,
     /// Namespaces with a segment in the directory, and the generations
     /// mapped (a segment received twice is mapped once).
     mapped: Mutex<(Vec<Nspace>, HashSet<u64>)>,
@@ -224,40 +288,81 @@ impl Inner {
         Ok(())
     }
 
-    /// Everything a get can answer without the server. A process's own
-    /// puts come first for its non-reserved keys (a modex segment may hold
-    /// an older value).
-    fn get_local(
+    /// The answer of the sources a get reads without the server, in
+    /// their one order: this process's own puts (for its non-reserved
+    /// keys: a modex segment may hold an older value), the mapped segments
+    /// (`view`: the target's namespace, if mapped; see
+    /// [`lookup`](lookup) for the realms), the internal store, data
+    /// fetched by direct modex. No allocation and no lock when the
+    /// segments answer a key that is not this process's own.
+    fn resolve<'r>(
         &self,
-        proc: &Proc,
+        reader: &'r Reader<'_>,
+        view: Option<NsView<'r>>,
+        target: ProcRef<'_>,
         key: &str,
-        reserved: bool,
         opts: &GetOptions,
-    ) -> Option<Value> {
-        if !reserved && proc == &self.proc {
-            let local = self.local.read();
-            if let Some(v) = local.own.get(&Key::new(key).ok()?) {
-                return Some(v.clone());
+    ) -> Option<Answer<'r>> {
+        let own = self.proc.nspace.as_bytes();
+        // The C layer names its own namespace by this very slice.
+        let own_nspace = std::ptr::eq(target.nspace, own) || target.nspace == own;
+        let mine = own_nspace && target.rank == self.proc.rank;
+        let shadowed_by_puts = mine && !keys::is_reserved(key);
+        if shadowed_by_puts {
+            if let Some(a) = self.own_answer(key) {
+                return Some(a);
             }
         }
-        {
-            let r = self.directory.reader();
-            if let Some(v) = lookup::in_segments(&r, &self.proc, proc, key, opts) {
-                return Some(Value::from(v));
+        if let Some(ns) = view {
+            let found = lookup::in_view(reader, ns, &self.proc, own_nspace, target.rank, key, opts);
+            if let Some(value) = found {
+                return Some(Answer::Segment {
+                    value,
+                    view: ns,
+                    until_put: shadowed_by_puts,
+                });
             }
         }
         let k = Key::new(key).ok()?;
+        let proc = Proc::new(Nspace::new(target.nspace).ok()?, target.rank);
         let local = self.local.read();
         if let Some(v) = local.internal.get(&(proc.clone(), k.clone())) {
-            return Some(v.clone());
+            return Some(Answer::Local(v.clone()));
         }
         local
             .fetched
-            .get(proc)?
+            .get(&proc)?
             .iter()
             .rev()
             .find(|p| p.key == k)
-            .map(|p| p.value.clone())
+            .map(|p| Answer::Local(p.value.clone()))
+    }
+
+    /// This process's latest put of `key`, if any.
+    fn own_answer(&self, key: &str) -> Option<Answer<'static>> {
+        let k = Key::new(key).ok()?;
+        let local = self.local.read();
+        let value = local.own.get(&k)?.clone();
+        let version = *local.own_version.get(key.as_bytes())?;
+        Some(Answer::Own {
+            value,
+            version,
+            epoch: local.put_seq,
+        })
+    }
+
+    /// The view of namespace `nspace` in `reader`, if mapped.
+    fn view_of<'r>(reader: &'r Reader<'_>, nspace: &[u8]) -> Option<NsView<'r>> {
+        reader.namespace(&String::from_utf8_lossy(nspace))
+    }
+
+    /// [`resolve`](Self::resolve) with a reader of its own, as a value.
+    fn local_value(&self, proc: &Proc, key: &str, opts: &GetOptions) -> Option<Value> {
+        let r = self.directory.reader();
+        let target = ProcRef::from(proc);
+        let view = Inner::view_of(&r, target.nspace);
+        self.resolve(&r, view, target, key, opts)
+            .map(Answer::into_value)
     }
 
     fn check_active(&self) -> Result<(), Status> {
@@ -279,8 +384,8 @@ fn get_nb_rest(
     done: GetCallback,
 ) {
     let opts = GetOptions::parse(&qualifiers);
-    let reserved = key.starts_with("pmix");
-    let local = inner.get_local(&proc, &key, reserved, &opts);
+    let reserved = keys::is_reserved(&key);
+    let local = inner.local_value(&proc, &key, &opts);
     let mine = proc == inner.proc;
     if local.is_some()
         || reserved
@@ -401,6 +506,7 @@ impl Client {
             directory: Directory::new(),
             requester,
             local: RwLock::new(LocalData::with_identity(&info.proc, &reply.server)),
+            put_epoch: AtomicU64::new(0),
             mapped: Mutex::new((Vec::new(), HashSet::new())),
             finalized: AtomicBool::new(false),
             events: std::sync::OnceLock::new(),
@@ -458,22 +564,37 @@ impl Client {
         lookup::in_segments(reader, &self.inner.proc, proc, key, opts)
     }
 
-    /// [`lookup`](Self::lookup) with the namespace already resolved to
-    /// `ns` (a view of `reader`, e.g. through an [`NsHandle`] or a name
-    /// borrowed from the caller; `own_nspace`: it is this process's
-    /// namespace) and the process given by `rank`: no allocation, no lock,
-    /// no syscall. Like `lookup`, it does not look at this process's own
-    /// puts: callers serve a process's own non-reserved keys otherwise.
-    pub fn lookup_in<'r>(
+    /// The answer of the sources a get reads without the server, and
+    /// where it came from, in their one order: this process's own puts
+    /// (for its non-reserved keys), the mapped segments (`view`: the
+    /// target's namespace in `reader`, e.g. through an [`NsHandle`] or
+    /// [`view_of`](Self::view_of), `None` if not mapped), the internal
+    /// store, data fetched by direct modex. `None` if none has it: then
+    /// [`get_with`](Self::get_with) asks the server. No allocation, no
+    /// lock, no syscall when the segments answer a key that is not one of
+    /// this process's own.
+    #[inline]
+    pub fn resolve<'r>(
         &self,
         reader: &'r Reader<'_>,
-        ns: NsView<'r>,
-        own_nspace: bool,
-        rank: Rank,
+        view: Option<NsView<'r>>,
+        target: ProcRef<'_>,
         key: &str,
         opts: &GetOptions,
-    ) -> Option<ValueRef<'r>> {
-        lookup::in_view(reader, ns, &self.inner.proc, own_nspace, rank, key, opts)
+    ) -> Option<Answer<'r>> {
+        self.inner.resolve(reader, view, target, key, opts)
+    }
+
+    /// The view of namespace `nspace` in `reader`, if mapped.
+    pub fn view_of<'r>(&self, reader: &'r Reader<'_>, nspace: &[u8]) -> Option<NsView<'r>> {
+        Inner::view_of(reader, nspace)
+    }
+
+    /// How many puts this process made, read without a lock: an
+    /// [`Answer::Own`] read at epoch `e` is still the answer while
+    /// `put_epoch()` is `e`.
+    pub fn put_epoch(&self) -> u64 {
+        self.inner.put_epoch.load(Ordering::Acquire)
     }
 
     /// A handle on this process's namespace in the directory, which saves
@@ -486,73 +607,61 @@ impl Client {
             .handle(self.inner.proc.nspace.as_c_str().to_str().ok()?)
     }
 
-    /// `PMIx_Get`: the value of `key` for `proc`. Served from the mapped
-    /// segments when there (in this thread), else from this process's own
-    /// puts and internal store, else from data already fetched, else (for
-    /// a non-reserved key of a specific rank, unless `PMIX_OPTIONAL`) by
-    /// direct modex through the server, waiting for the peer to commit
-    /// (bounded by `PMIX_TIMEOUT`). `PMIX_ERR_NOT_FOUND` if absent.
+    /// `PMIx_Get`: the value of `key` for `proc` (see
+    /// [`get_with`](Self::get_with)).
     pub fn get(&self, proc: &Proc, key: &str, qualifiers: &[Info]) -> Result<Value, Status> {
+        self.get_with(proc, key, qualifiers, |a| a.into_value())
+    }
+
+    /// `PMIx_Get`, handing the answer and where it came from to `f`
+    /// (borrowed from the segments while `f` runs). The one question a
+    /// get asks: the local sources in their order
+    /// ([`resolve`](Self::resolve)); then another namespace's job data
+    /// (spawned, parent, connected) is mapped and looked at; then, for a
+    /// non-reserved key of a specific rank other than this process,
+    /// unless `PMIX_OPTIONAL`, its data is fetched by direct modex through
+    /// the server, waiting for the peer to commit (bounded by
+    /// `PMIX_TIMEOUT`). `PMIX_ERR_NOT_FOUND` if absent.
+    pub fn get_with<R>(
+        &self,
+        proc: &Proc,
+        key: &str,
+        qualifiers: &[Info],
+        f: impl FnOnce(Answer<'_>) -> R,
+    ) -> Result<R, Status> {
         self.inner.check_active()?;
         if key.is_empty() || key.len() > crate::MAX_KEYLEN {
             return Err(Status::ERR_BAD_PARAM);
         }
         let opts = GetOptions::parse(qualifiers);
-        // Reserved keys ("pmix" prefix, as OpenPMIx checks) come from the
-        // host's job data only, never from a peer's posts.
-        let reserved = key.starts_with("pmix");
-        if let Some(v) = self.get_local(proc, key, reserved, &opts) {
+        let target = ProcRef::from(proc);
+        let mut f = Some(f);
+        // No reader stays pinned while this waits for the server.
+        let mut attempt = || {
+            let r = self.reader();
+            let view = Inner::view_of(&r, target.nspace);
+            let a = self.inner.resolve(&r, view, target, key, &opts)?;
+            f.take().map(|f| f(a))
+        };
+        if let Some(v) = attempt() {
             return Ok(v);
         }
         // Another namespace's job data (spawned, parent, connected).
         if self.fetch_if_unknown(&proc.nspace) {
-            if let Some(v) = self.get_local(proc, key, reserved, &opts) {
+            if let Some(v) = attempt() {
                 return Ok(v);
             }
         }
-        // Nobody but this process can supply its own data: never wait
-        // for it through the server (as OpenPMIx).
+        // Reserved keys come from the host's job data only, never from a
+        // peer's posts; nobody but this process can supply its own data:
+        // never wait for it through the server (as OpenPMIx).
         let mine = proc == &self.inner.proc;
-        if reserved || mine || proc.rank.0 > Rank::VALID.0 || opts.directives.optional {
+        if keys::is_reserved(key) || mine || proc.rank.0 > Rank::VALID.0 || opts.directives.optional
+        {
             return Err(Status::ERR_NOT_FOUND);
         }
         self.fetch(proc, key, qualifiers)?;
-        self.get_local(proc, key, reserved, &opts)
-            .ok_or(Status::ERR_NOT_FOUND)
-    }
-
-    /// Everything a get can answer without the server (see
-    /// [`Inner::get_local`]).
-    fn get_local(
-        &self,
-        proc: &Proc,
-        key: &str,
-        reserved: bool,
-        opts: &GetOptions,
-    ) -> Option<Value> {
-        self.inner.get_local(proc, key, reserved, opts)
-    }
-
-    /// The version of this process's latest put of `key` (a number that
-    /// changes whenever the key is put again), if it put it. No
-    /// allocation.
-    pub fn own_version(&self, key: &str) -> Option<u64> {
-        self.inner
-            .local
-            .read()
-            .own_version
-            .get(key.as_bytes())
-            .copied()
-    }
-
-    /// This process's latest put of `key` with its
-    /// [`own_version`](Self::own_version), read together.
-    pub fn own_value(&self, key: &str) -> Option<(Value, u64)> {
-        let k = Key::new(key).ok()?;
-        let local = self.inner.local.read();
-        let v = local.own.get(&k)?.clone();
-        let ver = *local.own_version.get(key.as_bytes())?;
-        Some((v, ver))
+        attempt().ok_or(Status::ERR_NOT_FOUND)
     }
 
     /// `PMIx_Get_nb`: as [`get`](Self::get); `done` runs on the progress
@@ -569,8 +678,7 @@ impl Client {
             return Err(Status::ERR_BAD_PARAM);
         }
         let opts = GetOptions::parse(qualifiers);
-        let reserved = key.starts_with("pmix");
-        if let Some(v) = self.get_local(proc, key, reserved, &opts) {
+        if let Some(v) = self.inner.local_value(proc, key, &opts) {
             self.inner
                 .requester
                 .run_there(Box::new(move || done(Ok(v))));
@@ -609,6 +717,7 @@ impl Client {
         local.put_seq += 1;
         let seq = local.put_seq;
         local.own_version.insert(key.as_bytes().to_vec(), seq);
+        self.inner.put_epoch.store(seq, Ordering::Release);
         if scope == Scope::Internal {
             local.internal.insert((self.inner.proc.clone(), key), value);
             return Ok(());

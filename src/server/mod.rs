@@ -55,6 +55,7 @@ mod host;
 mod modex;
 mod modex_store;
 mod ops;
+pub mod own_store;
 mod published;
 mod pubsub;
 mod query;

@@ -2,31 +2,17 @@
 
 use std::time::{Duration, Instant};
 
-use crate::{keys, Info, Value};
+use crate::info::{InfoItem, ValueView};
+use crate::{keys, Value};
 
 /// The value of a boolean directive: `true`, or present without a value.
 pub fn flag(v: &Value) -> bool {
-    match v {
-        Value::Bool(b) => *b,
-        Value::Undef => true,
-        _ => false,
-    }
+    ValueView::of(v).flag()
 }
 
 /// An integer directive of any integer type.
 pub fn int(v: &Value) -> Option<i64> {
-    Some(match *v {
-        Value::Int(x) | Value::Int32(x) => x.into(),
-        Value::Int8(x) => x.into(),
-        Value::Int16(x) => x.into(),
-        Value::Int64(x) => x,
-        Value::Uint(x) | Value::Uint32(x) => x.into(),
-        Value::Uint8(x) => x.into(),
-        Value::Uint16(x) => x.into(),
-        Value::Uint64(x) => i64::try_from(x).ok()?,
-        Value::Size(x) => i64::try_from(x).ok()?,
-        _ => return None,
-    })
+    ValueView::of(v).int()
 }
 
 /// The directives of a fence, a get or a direct modex that the control
@@ -44,20 +30,23 @@ pub struct Directives {
 }
 
 impl Directives {
-    /// Reads the directives among `infos` (others are ignored).
-    pub fn parse(infos: &[Info]) -> Directives {
+    /// Reads the directives among `infos` (others are ignored): core
+    /// infos or C infos read in place.
+    pub fn parse<I: InfoItem>(infos: &[I]) -> Directives {
         let mut d = Directives::default();
         for i in infos {
-            match i.key.as_bytes() {
-                k if k == keys::COLLECT_DATA.as_bytes() => d.collect = flag(&i.value),
-                k if k == keys::IMMEDIATE.as_bytes() => d.immediate = flag(&i.value),
-                k if k == keys::OPTIONAL.as_bytes() => d.optional = flag(&i.value),
-                k if k == keys::TIMEOUT.as_bytes() => {
-                    d.timeout = int(&i.value)
-                        .filter(|&s| s > 0)
-                        .map(|s| Duration::from_secs(s as u64));
-                }
-                _ => {}
+            if i.key_is(keys::COLLECT_DATA) {
+                d.collect = i.view().flag();
+            } else if i.key_is(keys::IMMEDIATE) {
+                d.immediate = i.view().flag();
+            } else if i.key_is(keys::OPTIONAL) {
+                d.optional = i.view().flag();
+            } else if i.key_is(keys::TIMEOUT) {
+                d.timeout = i
+                    .view()
+                    .int()
+                    .filter(|&s| s > 0)
+                    .map(|s| Duration::from_secs(s as u64));
             }
         }
         d
@@ -72,7 +61,7 @@ impl Directives {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Key;
+    use crate::{Info, Key};
 
     #[test]
     fn directives_parse() {

@@ -14,23 +14,12 @@ use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use pmix_core::server::{EnvChange, Server};
 use pmix_core::{Proc, Status};
 
-use crate::api::server::{infos_in, nspace_in, report_later, server, setenv_in, SendPtr};
-use crate::boundary::guard;
+use crate::api::args::{infos_in, nspace_in};
+use crate::api::state::server;
+use crate::boundary::{guard, malloc_cstr, report_later, SendPtr};
 use crate::convert;
 use crate::nonnull;
-use crate::sys::{pmix_info_t, pmix_op_cbfunc_t};
-
-/// `pmix_setup_application_cbfunc_t`.
-type SetupAppCbFunc = Option<
-    unsafe extern "C" fn(
-        status: c_int,
-        info: *mut pmix_info_t,
-        ninfo: usize,
-        provided_cbdata: *mut c_void,
-        cbfunc: pmix_op_cbfunc_t,
-        cbdata: *mut c_void,
-    ),
->;
+use crate::sys::{pmix_info_t, pmix_op_cbfunc_t, SetupAppCbFunc};
 
 /// The info array handed to the host, released by [`release_infos`].
 struct Handed {
@@ -171,25 +160,81 @@ unsafe fn getenv_in(arr: *mut *mut c_char, name: &str) -> Option<String> {
     }
 }
 
+/// Sets `name=value` in an environment array as the header's
+/// `pmix_setenv` does with overwrite: the process environment itself
+/// through `setenv`, otherwise replacing an existing entry or appending a
+/// `malloc`ed one (the array is `realloc`ed and stays NULL-terminated).
+///
+/// # Safety
+/// `env` points to NULL, `environ`, or a `malloc`ed NULL-terminated array
+/// of `malloc`ed strings.
+unsafe fn setenv_in(env: *mut *mut *mut c_char, name: &str, value: &str) -> Result<(), Status> {
+    let cname = CString::new(name).map_err(|_| Status::ERR_BAD_PARAM)?;
+    let cvalue = CString::new(value).map_err(|_| Status::ERR_BAD_PARAM)?;
+    // SAFETY: env is valid (contract).
+    let arr = unsafe { *env };
+    if !arr.is_null() && arr == crate::os::environ_ptr() {
+        return crate::os::setenv(&cname, &cvalue).map_err(|_| Status::ERR_NOMEM);
+    }
+    let entry = CString::new(format!("{name}={value}")).map_err(|_| Status::ERR_BAD_PARAM)?;
+    let prefix = format!("{name}=");
+    let mut n = 0usize;
+    if !arr.is_null() {
+        loop {
+            // SAFETY: the array is NULL-terminated (contract).
+            let e = unsafe { *arr.add(n) };
+            if e.is_null() {
+                break;
+            }
+            // SAFETY: each entry is a valid string.
+            if unsafe { CStr::from_ptr(e) }
+                .to_bytes()
+                .starts_with(prefix.as_bytes())
+            {
+                let new = malloc_cstr(&entry)?;
+                // SAFETY: the old entry is malloc'd (contract); replaced.
+                unsafe {
+                    libc::free(e.cast());
+                    *arr.add(n) = new;
+                }
+                return Ok(());
+            }
+            n += 1;
+        }
+    }
+    let new = malloc_cstr(&entry)?;
+    // SAFETY: arr is NULL or malloc'd (contract); grown to n + 2 slots.
+    let grown = unsafe { libc::realloc(arr.cast(), (n + 2) * std::mem::size_of::<*mut c_char>()) }
+        as *mut *mut c_char;
+    if grown.is_null() {
+        // SAFETY: new was malloc'd above and is unused.
+        unsafe { libc::free(new.cast()) };
+        return Err(Status::ERR_NOMEM);
+    }
+    // SAFETY: grown holds n + 2 slots; env is writable.
+    unsafe {
+        *grown.add(n) = new;
+        *grown.add(n + 1) = std::ptr::null_mut();
+        *env = grown;
+    }
+    Ok(())
+}
+
 /// Removes `name` from the environment `*env` (see `setenv_in` for the
 /// forms `*env` may take).
 ///
 /// # Safety
 /// As `setenv_in`.
 unsafe fn unsetenv_in(env: *mut *mut *mut c_char, name: &str) -> Result<(), Status> {
-    extern "C" {
-        static mut environ: *mut *mut c_char;
-    }
     // SAFETY: env is valid (contract).
     let arr = unsafe { *env };
     if arr.is_null() {
         return Ok(());
     }
-    // SAFETY: reading the pointer value of environ.
-    if arr == unsafe { environ } {
+    if arr == crate::os::environ_ptr() {
         let c = CString::new(name).map_err(|_| Status::ERR_BAD_PARAM)?;
-        // SAFETY: a valid name.
-        unsafe { libc::unsetenv(c.as_ptr()) };
+        // As OpenPMIx: a variable that cannot be removed stays.
+        let _ = crate::os::unsetenv(&c);
         return Ok(());
     }
     let prefix = format!("{name}=");

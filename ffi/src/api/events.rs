@@ -28,7 +28,8 @@ use std::sync::Arc;
 use pmix_core::events::{Event, EventDone, EventHandler, EventHandlers, HandlerCall, Range};
 use pmix_core::{Proc, Status};
 
-use crate::api::client::{check_array, client, infos_in, require_init};
+use crate::api::args::{check_array, infos_in};
+use crate::api::state::{self, require_init, Role};
 use crate::boundary::guard;
 use crate::boundary::{op_callback, SendPtr};
 use crate::convert;
@@ -39,26 +40,24 @@ use crate::sys::{
 
 /// Where this process's handlers live: the client's once `PMIx_Init`
 /// ran, else the server's.
-enum Role {
+enum Side {
     Client(&'static pmix_core::client::Client),
-    Server(Arc<crate::api::server::Running>),
+    Server(Arc<crate::api::state::Running>),
 }
 
-fn role() -> Result<Role, Status> {
+fn side() -> Result<Side, Status> {
     require_init()?;
-    if let Ok(c) = client() {
-        if c.is_initialized() {
-            return Ok(Role::Client(c));
-        }
+    match state::role() {
+        Role::Client(c) if c.is_initialized() => Ok(Side::Client(c)),
+        _ => state::server().map(Side::Server),
     }
-    crate::api::server::server().map(Role::Server)
 }
 
-impl Role {
+impl Side {
     fn handlers(&self) -> Arc<EventHandlers> {
         match self {
-            Role::Client(c) => c.events().clone(),
-            Role::Server(s) => s.server.events().clone(),
+            Side::Client(c) => c.events().clone(),
+            Side::Server(s) => s.server.events().clone(),
         }
     }
 }
@@ -194,7 +193,7 @@ pub unsafe extern "C" fn PMIx_Register_event_handler(
 ) -> c_int {
     let mut id = None;
     let rc = guard(|| {
-        let role = role()?;
+        let role = side()?;
         check_array(codes, ncodes)?;
         let f = evhdlr.ok_or(Status::ERR_BAD_PARAM)?;
         let codes: Vec<Status> = if ncodes == 0 {
@@ -247,7 +246,7 @@ pub unsafe extern "C" fn PMIx_Deregister_event_handler(
     cbdata: *mut c_void,
 ) -> c_int {
     guard(|| {
-        let handlers = role()?.handlers();
+        let handlers = side()?.handlers();
         // OpenPMIx reports success for an unknown reference too.
         let _ = handlers.deregister(evhdlr_ref);
         if let Some(cb) = cbfunc {
@@ -276,7 +275,7 @@ pub unsafe extern "C" fn PMIx_Notify_event(
     cbdata: *mut c_void,
 ) -> c_int {
     guard(|| {
-        let role = role()?;
+        let role = side()?;
         let range = Range(range);
         if !range.is_valid() {
             return Err(Status::ERR_BAD_PARAM);
@@ -291,8 +290,8 @@ pub unsafe extern "C" fn PMIx_Notify_event(
         let infos = unsafe { infos_in(info, ninfo) }?;
         let done = cbfunc.map(|_| op_callback(cbfunc, cbdata));
         match role {
-            Role::Client(c) => c.notify_event(Status(status), src.as_ref(), range, &infos, done),
-            Role::Server(s) => {
+            Side::Client(c) => c.notify_event(Status(status), src.as_ref(), range, &infos, done),
+            Side::Server(s) => {
                 let source = src.unwrap_or_else(|| s.server.proc());
                 s.server.notify_event(
                     Event {

@@ -27,7 +27,8 @@ use pmix_core::job::{AppContext, SingleNodeJob};
 use pmix_core::server::{Completion, HostModule, Server, ServerConfig};
 use pmix_core::{keys, Nspace, Proc, Rank, Status};
 
-use crate::api::client::{PMIx_Commit, PMIx_Fence, PMIx_Finalize, PMIx_Get, PMIx_Init, PMIx_Put};
+use crate::api::client::{PMIx_Commit, PMIx_Fence, PMIx_Finalize, PMIx_Init, PMIx_Put};
+use crate::api::get::PMIx_Get;
 use crate::sys::{pmix_info_t, pmix_proc_t, pmix_value_t, PMIX_BOOL, PMIX_STRING, PMIX_UINT32};
 
 /// Counts the Rust heap allocations of each thread.

@@ -21,89 +21,10 @@ use pmix_core::{Info, Proc, Status};
 use crate::boundary::{calloc_array, guard_or};
 use crate::convert;
 use crate::sys::{
-    pmix_byte_object_t, pmix_credential_cbfunc_t, pmix_info_cbfunc_t, pmix_info_t,
-    pmix_op_cbfunc_t, pmix_proc_t, pmix_query_t, pmix_release_cbfunc_t, pmix_status_t,
-    pmix_validation_cbfunc_t,
+    pmix_byte_object_t, pmix_info_t, pmix_proc_t, pmix_query_t, pmix_release_cbfunc_t,
+    pmix_status_t,
 };
-
-/// `pmix_server_query_fn_t`.
-pub type QueryFn = Option<
-    unsafe extern "C" fn(
-        proct: *mut pmix_proc_t,
-        queries: *mut pmix_query_t,
-        nqueries: usize,
-        cbfunc: pmix_info_cbfunc_t,
-        cbdata: *mut c_void,
-    ) -> pmix_status_t,
->;
-/// `pmix_server_log_fn_t` (no return value: the host always calls back).
-pub type LogFn = Option<
-    unsafe extern "C" fn(
-        client: *const pmix_proc_t,
-        data: *const pmix_info_t,
-        ndata: usize,
-        directives: *const pmix_info_t,
-        ndirs: usize,
-        cbfunc: pmix_op_cbfunc_t,
-        cbdata: *mut c_void,
-    ),
->;
-/// `pmix_server_alloc_fn_t`.
-pub type AllocFn = Option<
-    unsafe extern "C" fn(
-        client: *const pmix_proc_t,
-        directive: u8,
-        data: *const pmix_info_t,
-        ndata: usize,
-        cbfunc: pmix_info_cbfunc_t,
-        cbdata: *mut c_void,
-    ) -> pmix_status_t,
->;
-/// `pmix_server_job_control_fn_t`.
-pub type JobControlFn = Option<
-    unsafe extern "C" fn(
-        requestor: *const pmix_proc_t,
-        targets: *const pmix_proc_t,
-        ntargets: usize,
-        directives: *const pmix_info_t,
-        ndirs: usize,
-        cbfunc: pmix_info_cbfunc_t,
-        cbdata: *mut c_void,
-    ) -> pmix_status_t,
->;
-/// `pmix_server_monitor_fn_t`.
-pub type MonitorFn = Option<
-    unsafe extern "C" fn(
-        requestor: *const pmix_proc_t,
-        monitor: *const pmix_info_t,
-        error: pmix_status_t,
-        directives: *const pmix_info_t,
-        ndirs: usize,
-        cbfunc: pmix_info_cbfunc_t,
-        cbdata: *mut c_void,
-    ) -> pmix_status_t,
->;
-/// `pmix_server_get_cred_fn_t`.
-pub type GetCredFn = Option<
-    unsafe extern "C" fn(
-        proc_: *const pmix_proc_t,
-        directives: *const pmix_info_t,
-        ndirs: usize,
-        cbfunc: pmix_credential_cbfunc_t,
-        cbdata: *mut c_void,
-    ) -> pmix_status_t,
->;
-/// `pmix_server_validate_cred_fn_t`.
-pub type ValidateCredFn = Option<
-    unsafe extern "C" fn(
-        proc_: *const pmix_proc_t,
-        cred: *const pmix_byte_object_t,
-        directives: *const pmix_info_t,
-        ndirs: usize,
-        cbfunc: pmix_validation_cbfunc_t,
-        cbdata: *mut c_void,
-    ) -> pmix_status_t,
->;
+use crate::sys::{AllocFn, GetCredFn, JobControlFn, LogFn, MonitorFn, QueryFn, ValidateCredFn};
 
 /// The C arguments of one upcall, freed on drop.
 struct CArgs {
@@ -226,7 +147,7 @@ unsafe extern "C" fn info_done(
     guard_or((), || {
         // SAFETY: NULL or ninfo valid infos (C contract).
         let infos = unsafe { copy_infos(info, ninfo) };
-        crate::api::server::release_later(release_fn, release_cbdata);
+        crate::api::state::release_later(release_fn, release_cbdata);
         if cbdata.is_null() {
             return;
         }

@@ -1,17 +1,30 @@
-//! The exported `PMIx_*` functions, grouped as the standard groups them.
+//! The exported `PMIx_*` functions, grouped as the standard groups them,
+//! and what they share: the library's state ([`state`]) and the readers
+//! of their C arguments ([`args`]).
+//!
+//! Invariant: no import circle among these modules (a module A uses B
+//! and B uses A, directly or through others). They form layers: the
+//! shared modules (`state`, `args` and the caches `pointer_cache`,
+//! `scalar_cache`, `own_cache`) use no API module but `pointer_cache`;
+//! the bridges of the host's module functions (`host_rm`,
+//! `server_pubsub`, `spawn_host`) use only `state`; `server_module` uses
+//! those bridges; every other module uses only the layers below it
+//! (`server` also `server_module`, `app_setup` and `locality`).
 
 pub mod app_setup;
+pub(crate) mod args;
 pub mod buffer;
 pub mod client;
 pub mod data_array;
 pub mod events;
-pub(crate) mod get_all;
+pub mod get;
 #[cfg(test)]
 mod get_hot_path_tests;
 pub(crate) mod host_rm;
 pub mod info;
 pub mod info_list;
 pub mod locality;
+pub(crate) mod own_cache;
 pub(crate) mod pointer_cache;
 pub mod pubsub;
 pub mod query;
@@ -20,9 +33,9 @@ pub(crate) mod scalar_cache;
 pub mod server;
 pub(crate) mod server_module;
 pub(crate) mod server_pubsub;
-pub(crate) mod server_store;
 pub mod spawn;
 pub(crate) mod spawn_host;
+pub(crate) mod state;
 pub mod strings;
-pub mod tool;
+pub mod stubs;
 pub mod value;

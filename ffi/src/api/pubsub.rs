@@ -22,7 +22,8 @@ use std::ffi::{c_char, c_int, c_void};
 use pmix_core::client::PublishedValue;
 use pmix_core::{Key, Status};
 
-use crate::api::client::{client, infos_in, require_init};
+use crate::api::args::infos_in;
+use crate::api::state::{client, require_init};
 use crate::boundary::{calloc_array, guard, guard_or, op_callback, SendPtr};
 use crate::convert;
 use crate::nonnull;

@@ -30,7 +30,8 @@ use std::ptr::null_mut;
 use pmix_core::value::Query;
 use pmix_core::{Info, Status};
 
-use crate::api::client::{infos_in, initialized, procs_in};
+use crate::api::args::{infos_in, procs_in};
+use crate::api::state::{self, Role};
 use crate::boundary::SendPtr;
 use crate::boundary::{guard, guard_or};
 use crate::convert;
@@ -44,13 +45,11 @@ use crate::sys::{
 /// tool (which these calls do not serve yet) `PMIX_ERR_NOT_SUPPORTED`,
 /// before any init `PMIX_ERR_INIT`.
 fn client() -> Result<&'static pmix_core::client::Client, Status> {
-    crate::api::client::client().map_err(|e| {
-        if initialized() {
-            Status::ERR_NOT_SUPPORTED
-        } else {
-            e
-        }
-    })
+    match state::role() {
+        Role::Client(c) => Ok(c),
+        Role::None => Err(Status::ERR_INIT),
+        Role::Server | Role::Tool => Err(Status::ERR_NOT_SUPPORTED),
+    }
 }
 
 /// Reads the caller's queries: each needs a non-empty, NULL-terminated
@@ -198,17 +197,11 @@ enum Requester {
 }
 
 fn requester() -> Result<Requester, Status> {
-    match crate::api::client::client() {
-        Ok(c) => Ok(Requester::Client(c)),
-        Err(e) => {
-            if crate::api::server::with_server(|_| ()).is_ok() {
-                Ok(Requester::Server)
-            } else if initialized() {
-                Err(Status::ERR_NOT_SUPPORTED)
-            } else {
-                Err(e)
-            }
-        }
+    match state::role() {
+        Role::Client(c) => Ok(Requester::Client(c)),
+        Role::Server => Ok(Requester::Server),
+        Role::Tool => Err(Status::ERR_NOT_SUPPORTED),
+        Role::None => Err(Status::ERR_INIT),
     }
 }
 
@@ -243,9 +236,7 @@ pub unsafe extern "C" fn PMIx_Query_info(
         let qs = unsafe { queries_in(queries, nqueries) }?;
         let (status, infos) = match who {
             Requester::Client(c) => c.query(&qs)?,
-            Requester::Server => {
-                server_wait(|cb| crate::api::server::with_server(|s| s.query_nb(qs, cb))?)??
-            }
+            Requester::Server => server_wait(|cb| state::with_server(|s| s.query_nb(qs, cb))?)??,
         };
         // SAFETY: valid out-parameters.
         unsafe { write_results(&infos, results, nresults) }?;
@@ -275,7 +266,7 @@ pub unsafe extern "C" fn PMIx_Query_info_nb(
         });
         match who {
             Requester::Client(c) => c.query_nb(&qs, cb),
-            Requester::Server => crate::api::server::with_server(|s| s.query_nb(qs, cb))?,
+            Requester::Server => state::with_server(|s| s.query_nb(qs, cb))?,
         }
     })
 }
@@ -298,8 +289,7 @@ pub unsafe extern "C" fn PMIx_Log(
         match who {
             Requester::Client(c) => c.log(&d, &dirs),
             Requester::Server => {
-                server_wait(|cb| crate::api::server::with_server(|s| s.log_nb(d, dirs, cb))?)?
-                    .into_result()
+                server_wait(|cb| state::with_server(|s| s.log_nb(d, dirs, cb))?)?.into_result()
             }
         }
     })
@@ -329,7 +319,7 @@ pub unsafe extern "C" fn PMIx_Log_nb(
         });
         match who {
             Requester::Client(c) => c.log_nb(&d, &dirs, cb),
-            Requester::Server => crate::api::server::with_server(|s| s.log_nb(d, dirs, cb))?,
+            Requester::Server => state::with_server(|s| s.log_nb(d, dirs, cb))?,
         }
     })
 }

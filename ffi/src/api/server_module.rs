@@ -11,160 +11,20 @@
 //! `PMIX_OPERATION_SUCCEEDED` (done, no callback), anything else (refused,
 //! no callback).
 
-use std::collections::HashMap;
-use std::ffi::{c_char, c_int, c_void, CString};
-use std::sync::Mutex;
+use std::ffi::{c_char, c_void, CString};
 
 use pmix_core::server::{Completion, HostModule, OpOutput};
 use pmix_core::{Info, Proc, Status};
 
 use crate::convert;
 use crate::sys::{
-    pmix_info_t, pmix_modex_cbfunc_t, pmix_op_cbfunc_t, pmix_proc_t, pmix_release_cbfunc_t,
-    pmix_status_t,
+    pmix_info_t, pmix_proc_t, pmix_release_cbfunc_t, pmix_server_module_t, pmix_status_t,
 };
-
-/// A module function this library never calls (only its size matters).
-pub type UnusedFn = Option<unsafe extern "C" fn()>;
-
-/// `pmix_server_client_connected_fn_t`.
-pub type ClientConnectedFn = Option<
-    unsafe extern "C" fn(
-        proc_: *const pmix_proc_t,
-        server_object: *mut c_void,
-        cbfunc: pmix_op_cbfunc_t,
-        cbdata: *mut c_void,
-    ) -> pmix_status_t,
->;
-/// `pmix_server_client_connected2_fn_t`.
-pub type ClientConnected2Fn = Option<
-    unsafe extern "C" fn(
-        proc_: *const pmix_proc_t,
-        server_object: *mut c_void,
-        info: *mut pmix_info_t,
-        ninfo: usize,
-        cbfunc: pmix_op_cbfunc_t,
-        cbdata: *mut c_void,
-    ) -> pmix_status_t,
->;
-/// `pmix_server_client_finalized_fn_t` (same shape as connected).
-pub type ClientFinalizedFn = ClientConnectedFn;
-/// `pmix_server_abort_fn_t`.
-pub type AbortFn = Option<
-    unsafe extern "C" fn(
-        proc_: *const pmix_proc_t,
-        server_object: *mut c_void,
-        status: c_int,
-        msg: *const c_char,
-        procs: *mut pmix_proc_t,
-        nprocs: usize,
-        cbfunc: pmix_op_cbfunc_t,
-        cbdata: *mut c_void,
-    ) -> pmix_status_t,
->;
-/// `pmix_server_fencenb_fn_t`.
-pub type FenceNbFn = Option<
-    unsafe extern "C" fn(
-        procs: *const pmix_proc_t,
-        nprocs: usize,
-        info: *const pmix_info_t,
-        ninfo: usize,
-        data: *mut c_char,
-        ndata: usize,
-        cbfunc: pmix_modex_cbfunc_t,
-        cbdata: *mut c_void,
-    ) -> pmix_status_t,
->;
-/// `pmix_server_dmodex_req_fn_t`.
-pub type DmodexReqFn = Option<
-    unsafe extern "C" fn(
-        proc_: *const pmix_proc_t,
-        info: *const pmix_info_t,
-        ninfo: usize,
-        cbfunc: pmix_modex_cbfunc_t,
-        cbdata: *mut c_void,
-    ) -> pmix_status_t,
->;
-
-/// `pmix_server_notify_event_fn_t`.
-pub type NotifyEventFn = Option<
-    unsafe extern "C" fn(
-        code: pmix_status_t,
-        source: *const pmix_proc_t,
-        range: u8,
-        info: *mut pmix_info_t,
-        ninfo: usize,
-        cbfunc: pmix_op_cbfunc_t,
-        cbdata: *mut c_void,
-    ) -> pmix_status_t,
->;
-
-/// `pmix_server_module_t` (the 4.x layout: every version's functions in
-/// order, `client_connected2` last).
-#[repr(C)]
-#[derive(Clone, Copy, Default)]
-pub struct pmix_server_module_t {
-    pub client_connected: ClientConnectedFn,
-    pub client_finalized: ClientFinalizedFn,
-    pub abort: AbortFn,
-    pub fence_nb: FenceNbFn,
-    pub direct_modex: DmodexReqFn,
-    pub publish: crate::api::server_pubsub::PublishFn,
-    pub lookup: crate::api::server_pubsub::LookupFn,
-    pub unpublish: crate::api::server_pubsub::UnpublishFn,
-    pub spawn: crate::api::spawn_host::SpawnFn,
-    pub connect: crate::api::spawn_host::ConnectFn,
-    pub disconnect: crate::api::spawn_host::ConnectFn,
-    pub register_events: UnusedFn,
-    pub deregister_events: UnusedFn,
-    pub listener: UnusedFn,
-    pub notify_event: NotifyEventFn,
-    pub query: crate::api::host_rm::QueryFn,
-    pub tool_connected: UnusedFn,
-    pub log: crate::api::host_rm::LogFn,
-    pub allocate: crate::api::host_rm::AllocFn,
-    pub job_control: crate::api::host_rm::JobControlFn,
-    pub monitor: crate::api::host_rm::MonitorFn,
-    pub get_credential: crate::api::host_rm::GetCredFn,
-    pub validate_credential: crate::api::host_rm::ValidateCredFn,
-    pub iof_pull: UnusedFn,
-    pub push_stdin: UnusedFn,
-    pub group: UnusedFn,
-    pub fabric: UnusedFn,
-    pub client_connected2: ClientConnected2Fn,
-}
-
-/// The `server_object` pointers hosts gave `PMIx_server_register_client`,
-/// handed back in the upcalls about that client.
-#[derive(Default)]
-pub(crate) struct ServerObjects(Mutex<HashMap<Proc, usize>>);
-
-impl ServerObjects {
-    pub(crate) fn set(&self, p: &Proc, obj: *mut c_void) {
-        let mut m = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        m.insert(p.clone(), obj as usize);
-    }
-
-    pub(crate) fn remove(&self, p: &Proc) {
-        let mut m = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        m.remove(p);
-    }
-
-    pub(crate) fn remove_nspace(&self, ns: &pmix_core::Nspace) {
-        let mut m = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        m.retain(|p, _| &p.nspace != ns);
-    }
-
-    fn get(&self, p: &Proc) -> *mut c_void {
-        let m = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        m.get(p).copied().unwrap_or(0) as *mut c_void
-    }
-}
 
 /// The C host's module, as a [`HostModule`].
 pub(crate) struct CHost {
     pub(crate) module: pmix_server_module_t,
-    pub(crate) objects: std::sync::Arc<ServerObjects>,
+    pub(crate) objects: std::sync::Arc<crate::api::state::ServerObjects>,
 }
 
 /// An operation in the host's hands: the completion and the C data that
@@ -238,7 +98,7 @@ unsafe extern "C" fn modex_done<B: ModexOp>(
     crate::boundary::guard_or((), || {
         // SAFETY: data is NULL or ndata readable bytes (C contract).
         let blob = unsafe { convert::bytes_from_c(data, ndata) };
-        crate::api::server::release_later(release_fn, release_cbdata);
+        crate::api::state::release_later(release_fn, release_cbdata);
         if cbdata.is_null() {
             return;
         }

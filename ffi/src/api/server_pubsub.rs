@@ -17,42 +17,8 @@ use pmix_core::server::{Completion, OpOutput, PublishedValue};
 use pmix_core::{Info, Key, Proc, Status};
 
 use crate::convert;
-use crate::sys::{
-    pmix_info_t, pmix_lookup_cbfunc_t, pmix_op_cbfunc_t, pmix_pdata_t, pmix_proc_t, pmix_status_t,
-};
-
-/// `pmix_server_publish_fn_t`.
-pub type PublishFn = Option<
-    unsafe extern "C" fn(
-        proc_: *const pmix_proc_t,
-        info: *const pmix_info_t,
-        ninfo: usize,
-        cbfunc: pmix_op_cbfunc_t,
-        cbdata: *mut c_void,
-    ) -> pmix_status_t,
->;
-/// `pmix_server_lookup_fn_t`.
-pub type LookupFn = Option<
-    unsafe extern "C" fn(
-        proc_: *const pmix_proc_t,
-        keys: *mut *mut c_char,
-        info: *const pmix_info_t,
-        ninfo: usize,
-        cbfunc: pmix_lookup_cbfunc_t,
-        cbdata: *mut c_void,
-    ) -> pmix_status_t,
->;
-/// `pmix_server_unpublish_fn_t`.
-pub type UnpublishFn = Option<
-    unsafe extern "C" fn(
-        proc_: *const pmix_proc_t,
-        keys: *mut *mut c_char,
-        info: *const pmix_info_t,
-        ninfo: usize,
-        cbfunc: pmix_op_cbfunc_t,
-        cbdata: *mut c_void,
-    ) -> pmix_status_t,
->;
+use crate::sys::{pmix_info_t, pmix_pdata_t, pmix_status_t};
+use crate::sys::{LookupFn, PublishFn, UnpublishFn};
 
 /// An operation in the host's hands, with the C arrays it was given.
 struct PubOp<T: OpOutput> {

@@ -18,7 +18,8 @@ use pmix_core::client::Client;
 use pmix_core::value::App;
 use pmix_core::{DataType, Info, Nspace, Proc, Status, Value};
 
-use crate::api::client::{client, infos_in, require_init};
+use crate::api::args::infos_in;
+use crate::api::state::{client, require_init};
 use crate::boundary::guard;
 use crate::boundary::{op_callback, SendPtr};
 use crate::convert;

@@ -15,36 +15,8 @@ use pmix_core::value::App;
 use pmix_core::{DataType, Info, Nspace, Proc, Status, Value};
 
 use crate::convert;
-use crate::sys::{
-    pmix_app_t, pmix_info_t, pmix_op_cbfunc_t, pmix_proc_t, pmix_spawn_cbfunc_t, pmix_status_t,
-    PMIX_MAX_NSLEN,
-};
-
-/// `pmix_server_spawn_fn_t`.
-pub type SpawnFn = Option<
-    unsafe extern "C" fn(
-        proc_: *const pmix_proc_t,
-        job_info: *const pmix_info_t,
-        ninfo: usize,
-        apps: *const pmix_app_t,
-        napps: usize,
-        cbfunc: pmix_spawn_cbfunc_t,
-        cbdata: *mut c_void,
-    ) -> pmix_status_t,
->;
-
-/// `pmix_server_connect_fn_t` (and `pmix_server_disconnect_fn_t`, same
-/// shape).
-pub type ConnectFn = Option<
-    unsafe extern "C" fn(
-        procs: *const pmix_proc_t,
-        nprocs: usize,
-        info: *const pmix_info_t,
-        ninfo: usize,
-        cbfunc: pmix_op_cbfunc_t,
-        cbdata: *mut c_void,
-    ) -> pmix_status_t,
->;
+use crate::sys::{pmix_app_t, pmix_info_t, pmix_proc_t, pmix_status_t, PMIX_MAX_NSLEN};
+use crate::sys::{ConnectFn, SpawnFn};
 
 /// `calloc`ed C arrays of one type, freed on drop.
 struct CItems(DataType, *mut c_void, usize);

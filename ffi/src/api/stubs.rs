@@ -1,0 +1,639 @@
+//! The exported functions not implemented yet: groups, fabric,
+//! `PMIx_Compute_distances`, the tool and IOF calls of `pmix_tool.h`,
+//! and the server's IOF delivery, inventory, resources, process sets and
+//! attribute registration.
+//!
+//! Invariant: a stub checks what OpenPMIx 4.2.2 checks, in its order, and
+//! then returns `PMIX_ERR_NOT_SUPPORTED`: before any init `PMIX_ERR_INIT`
+//! (OpenPMIx checks the initialization state before the arguments, so
+//! these do too), then `PMIX_ERR_BAD_PARAM` for a required pointer that is
+//! NULL or a NULL array with a nonzero count. Non-blocking stubs never
+//! call their callback. `PMIx_tool_init` honestly reports
+//! `PMIX_ERR_NOT_SUPPORTED` (a NULL `proc` refused first, as OpenPMIx),
+//! and finalizing a tool that is not initialized is a successful no-op.
+//!
+//! Struct pointers are typed `*const c_void` / `*mut c_void`: every C
+//! object pointer has the same ABI, and the stubs do not look inside.
+//! Callback pointers that are never called are typed the same way.
+//!
+//! # Safety
+//!
+//! Every exported function has the safety contract of its C prototype:
+//! each pointer argument is NULL or valid for what the PMIx standard says
+//! the function does with it. The `# Safety` lint is silenced for that reason.
+#![allow(clippy::missing_safety_doc)]
+
+use std::ffi::{c_char, c_int, c_void};
+
+use pmix_core::Status;
+
+use crate::api::args::check_array;
+use crate::api::state::{initialized, require_init};
+use crate::boundary::guard;
+use crate::nonnull;
+
+/// What a stub returns once its checks pass: the operation itself is not
+/// implemented yet.
+fn unsupported() -> Result<(), Status> {
+    Err(Status::ERR_NOT_SUPPORTED)
+}
+
+// ---------------------------------------------------------------------------
+// Groups
+
+/// `PMIx_Group_construct`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Group_construct(
+    grp: *const c_char,
+    procs: *const c_void,
+    nprocs: usize,
+    directives: *const c_void,
+    ndirs: usize,
+    results: *mut *mut c_void,
+    nresults: *mut usize,
+) -> c_int {
+    guard(|| {
+        require_init()?;
+        nonnull!(grp, procs, results, nresults);
+        check_array(procs, nprocs)?;
+        check_array(directives, ndirs)?;
+        unsupported()
+    })
+}
+
+/// `PMIx_Group_construct_nb`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Group_construct_nb(
+    grp: *const c_char,
+    procs: *const c_void,
+    nprocs: usize,
+    info: *const c_void,
+    ninfo: usize,
+    cbfunc: *const c_void,
+    cbdata: *mut c_void,
+) -> c_int {
+    let _ = (cbfunc, cbdata);
+    guard(|| {
+        require_init()?;
+        nonnull!(grp, procs);
+        check_array(procs, nprocs)?;
+        check_array(info, ninfo)?;
+        unsupported()
+    })
+}
+
+/// `PMIx_Group_destruct`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Group_destruct(
+    grp: *const c_char,
+    info: *const c_void,
+    ninfo: usize,
+) -> c_int {
+    guard(|| {
+        require_init()?;
+        nonnull!(grp);
+        check_array(info, ninfo)?;
+        unsupported()
+    })
+}
+
+/// `PMIx_Group_destruct_nb`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Group_destruct_nb(
+    grp: *const c_char,
+    info: *const c_void,
+    ninfo: usize,
+    cbfunc: *const c_void,
+    cbdata: *mut c_void,
+) -> c_int {
+    let _ = (cbfunc, cbdata);
+    guard(|| {
+        require_init()?;
+        nonnull!(grp);
+        check_array(info, ninfo)?;
+        unsupported()
+    })
+}
+
+/// `PMIx_Group_invite`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Group_invite(
+    grp: *const c_char,
+    procs: *const c_void,
+    nprocs: usize,
+    info: *const c_void,
+    ninfo: usize,
+    results: *mut *mut c_void,
+    nresult: *mut usize,
+) -> c_int {
+    guard(|| {
+        require_init()?;
+        nonnull!(grp, procs, results, nresult);
+        check_array(procs, nprocs)?;
+        check_array(info, ninfo)?;
+        unsupported()
+    })
+}
+
+/// `PMIx_Group_invite_nb`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Group_invite_nb(
+    grp: *const c_char,
+    procs: *const c_void,
+    nprocs: usize,
+    info: *const c_void,
+    ninfo: usize,
+    cbfunc: *const c_void,
+    cbdata: *mut c_void,
+) -> c_int {
+    let _ = (cbfunc, cbdata);
+    guard(|| {
+        require_init()?;
+        nonnull!(grp, procs);
+        check_array(procs, nprocs)?;
+        check_array(info, ninfo)?;
+        unsupported()
+    })
+}
+
+/// `PMIx_Group_join`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Group_join(
+    grp: *const c_char,
+    leader: *const c_void,
+    opt: c_int,
+    info: *const c_void,
+    ninfo: usize,
+    results: *mut *mut c_void,
+    nresult: *mut usize,
+) -> c_int {
+    let _ = opt;
+    guard(|| {
+        require_init()?;
+        nonnull!(grp, leader, results, nresult);
+        check_array(info, ninfo)?;
+        unsupported()
+    })
+}
+
+/// `PMIx_Group_join_nb`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Group_join_nb(
+    grp: *const c_char,
+    leader: *const c_void,
+    opt: c_int,
+    info: *const c_void,
+    ninfo: usize,
+    cbfunc: *const c_void,
+    cbdata: *mut c_void,
+) -> c_int {
+    let _ = (opt, cbfunc, cbdata);
+    guard(|| {
+        require_init()?;
+        nonnull!(grp, leader);
+        check_array(info, ninfo)?;
+        unsupported()
+    })
+}
+
+/// `PMIx_Group_leave`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Group_leave(
+    grp: *const c_char,
+    info: *const c_void,
+    ninfo: usize,
+) -> c_int {
+    guard(|| {
+        require_init()?;
+        nonnull!(grp);
+        check_array(info, ninfo)?;
+        unsupported()
+    })
+}
+
+/// `PMIx_Group_leave_nb`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Group_leave_nb(
+    grp: *const c_char,
+    info: *const c_void,
+    ninfo: usize,
+    cbfunc: *const c_void,
+    cbdata: *mut c_void,
+) -> c_int {
+    let _ = (cbfunc, cbdata);
+    guard(|| {
+        require_init()?;
+        nonnull!(grp);
+        check_array(info, ninfo)?;
+        unsupported()
+    })
+}
+
+// ---------------------------------------------------------------------------
+// Fabric
+
+/// `PMIx_Fabric_register`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Fabric_register(
+    fabric: *mut c_void,
+    directives: *const c_void,
+    ndirs: usize,
+) -> c_int {
+    guard(|| {
+        require_init()?;
+        nonnull!(fabric);
+        check_array(directives, ndirs)?;
+        unsupported()
+    })
+}
+
+/// `PMIx_Fabric_register_nb`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Fabric_register_nb(
+    fabric: *mut c_void,
+    directives: *const c_void,
+    ndirs: usize,
+    cbfunc: *const c_void,
+    cbdata: *mut c_void,
+) -> c_int {
+    let _ = (cbfunc, cbdata);
+    guard(|| {
+        require_init()?;
+        nonnull!(fabric);
+        check_array(directives, ndirs)?;
+        unsupported()
+    })
+}
+
+/// `PMIx_Fabric_update`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Fabric_update(fabric: *mut c_void) -> c_int {
+    guard(|| {
+        require_init()?;
+        nonnull!(fabric);
+        unsupported()
+    })
+}
+
+/// `PMIx_Fabric_update_nb`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Fabric_update_nb(
+    fabric: *mut c_void,
+    cbfunc: *const c_void,
+    cbdata: *mut c_void,
+) -> c_int {
+    let _ = (cbfunc, cbdata);
+    guard(|| {
+        require_init()?;
+        nonnull!(fabric);
+        unsupported()
+    })
+}
+
+/// `PMIx_Fabric_deregister`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Fabric_deregister(fabric: *mut c_void) -> c_int {
+    guard(|| {
+        require_init()?;
+        nonnull!(fabric);
+        unsupported()
+    })
+}
+
+/// `PMIx_Fabric_deregister_nb`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Fabric_deregister_nb(
+    fabric: *mut c_void,
+    cbfunc: *const c_void,
+    cbdata: *mut c_void,
+) -> c_int {
+    let _ = (cbfunc, cbdata);
+    guard(|| {
+        require_init()?;
+        nonnull!(fabric);
+        unsupported()
+    })
+}
+
+// ---------------------------------------------------------------------------
+// Topology
+
+/// `PMIx_Compute_distances`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Compute_distances(
+    topo: *mut c_void,
+    cpuset: *mut c_void,
+    info: *mut c_void,
+    ninfo: usize,
+    distances: *mut *mut c_void,
+    ndist: *mut usize,
+) -> c_int {
+    let _ = (topo, cpuset);
+    guard(|| {
+        require_init()?;
+        check_array(info, ninfo)?;
+        nonnull!(distances, ndist);
+        unsupported()
+    })
+}
+
+/// `PMIx_Compute_distances_nb`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Compute_distances_nb(
+    topo: *mut c_void,
+    cpuset: *mut c_void,
+    info: *mut c_void,
+    ninfo: usize,
+    cbfunc: *const c_void,
+    cbdata: *mut c_void,
+) -> c_int {
+    let _ = (topo, cpuset, cbdata);
+    guard(|| {
+        require_init()?;
+        check_array(info, ninfo)?;
+        nonnull!(cbfunc);
+        unsupported()
+    })
+}
+
+// ---------------------------------------------------------------------------
+// Tool and IOF (`pmix_tool.h`)
+
+/// `PMIx_tool_init`: not supported yet. A NULL `proc` is refused first, as
+/// OpenPMIx does.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_tool_init(
+    proc_: *mut c_void,
+    info: *mut c_void,
+    ninfo: usize,
+) -> c_int {
+    guard(|| {
+        nonnull!(proc_);
+        check_array(info, ninfo)?;
+        unsupported()
+    })
+}
+
+/// `PMIx_tool_finalize`: like OpenPMIx, finalizing a library that is not
+/// initialized is a successful no-op.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_tool_finalize() -> c_int {
+    guard(|| if initialized() { unsupported() } else { Ok(()) })
+}
+
+/// `PMIx_tool_disconnect`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_tool_disconnect(server: *const c_void) -> c_int {
+    guard(|| {
+        require_init()?;
+        nonnull!(server);
+        unsupported()
+    })
+}
+
+/// `PMIx_tool_attach_to_server`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_tool_attach_to_server(
+    myproc: *mut c_void,
+    server: *mut c_void,
+    info: *mut c_void,
+    ninfo: usize,
+) -> c_int {
+    let _ = (myproc, server);
+    guard(|| {
+        require_init()?;
+        check_array(info, ninfo)?;
+        unsupported()
+    })
+}
+
+/// `PMIx_tool_connect_to_server` (deprecated form of
+/// `PMIx_tool_attach_to_server`).
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_tool_connect_to_server(
+    proc_: *mut c_void,
+    info: *mut c_void,
+    ninfo: usize,
+) -> c_int {
+    let _ = proc_;
+    guard(|| {
+        require_init()?;
+        check_array(info, ninfo)?;
+        unsupported()
+    })
+}
+
+/// `PMIx_tool_get_servers`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_tool_get_servers(
+    servers: *mut *mut c_void,
+    nservers: *mut usize,
+) -> c_int {
+    guard(|| {
+        require_init()?;
+        nonnull!(servers, nservers);
+        unsupported()
+    })
+}
+
+/// `PMIx_tool_set_server`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_tool_set_server(
+    server: *const c_void,
+    info: *mut c_void,
+    ninfo: usize,
+) -> c_int {
+    guard(|| {
+        require_init()?;
+        nonnull!(server);
+        check_array(info, ninfo)?;
+        unsupported()
+    })
+}
+
+/// `PMIx_IOF_pull`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_IOF_pull(
+    procs: *const c_void,
+    nprocs: usize,
+    directives: *const c_void,
+    ndirs: usize,
+    channel: u16,
+    cbfunc: *const c_void,
+    regcbfunc: *const c_void,
+    regcbdata: *mut c_void,
+) -> c_int {
+    let _ = (channel, cbfunc, regcbfunc, regcbdata);
+    guard(|| {
+        require_init()?;
+        check_array(procs, nprocs)?;
+        check_array(directives, ndirs)?;
+        unsupported()
+    })
+}
+
+/// `PMIx_IOF_deregister`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_IOF_deregister(
+    iofhdlr: usize,
+    directives: *const c_void,
+    ndirs: usize,
+    cbfunc: *const c_void,
+    cbdata: *mut c_void,
+) -> c_int {
+    let _ = (iofhdlr, cbfunc, cbdata);
+    guard(|| {
+        require_init()?;
+        check_array(directives, ndirs)?;
+        unsupported()
+    })
+}
+
+/// `PMIx_IOF_push`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_IOF_push(
+    targets: *const c_void,
+    ntargets: usize,
+    bo: *mut c_void,
+    directives: *const c_void,
+    ndirs: usize,
+    cbfunc: *const c_void,
+    cbdata: *mut c_void,
+) -> c_int {
+    let _ = (bo, cbfunc, cbdata);
+    guard(|| {
+        require_init()?;
+        check_array(targets, ntargets)?;
+        check_array(directives, ndirs)?;
+        unsupported()
+    })
+}
+
+// ---------------------------------------------------------------------------
+// Server (`pmix_server.h`)
+
+/// `PMIx_server_IOF_deliver`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_server_IOF_deliver(
+    source: *const c_void,
+    channel: u16,
+    bo: *const c_void,
+    info: *const c_void,
+    ninfo: usize,
+    cbfunc: *const c_void,
+    cbdata: *mut c_void,
+) -> c_int {
+    let _ = (channel, cbfunc, cbdata);
+    guard(|| {
+        require_init()?;
+        nonnull!(source, bo);
+        check_array(info, ninfo)?;
+        unsupported()
+    })
+}
+
+/// `PMIx_server_collect_inventory`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_server_collect_inventory(
+    directives: *mut c_void,
+    ndirs: usize,
+    cbfunc: *const c_void,
+    cbdata: *mut c_void,
+) -> c_int {
+    let _ = (cbfunc, cbdata);
+    guard(|| {
+        require_init()?;
+        check_array(directives, ndirs)?;
+        unsupported()
+    })
+}
+
+/// `PMIx_server_deliver_inventory`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_server_deliver_inventory(
+    info: *mut c_void,
+    ninfo: usize,
+    directives: *mut c_void,
+    ndirs: usize,
+    cbfunc: *const c_void,
+    cbdata: *mut c_void,
+) -> c_int {
+    let _ = (cbfunc, cbdata);
+    guard(|| {
+        require_init()?;
+        check_array(info, ninfo)?;
+        check_array(directives, ndirs)?;
+        unsupported()
+    })
+}
+
+/// `PMIx_server_register_resources`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_server_register_resources(
+    info: *mut c_void,
+    ninfo: usize,
+    cbfunc: *const c_void,
+    cbdata: *mut c_void,
+) -> c_int {
+    let _ = (cbfunc, cbdata);
+    guard(|| {
+        require_init()?;
+        check_array(info, ninfo)?;
+        unsupported()
+    })
+}
+
+/// `PMIx_server_deregister_resources`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_server_deregister_resources(
+    info: *mut c_void,
+    ninfo: usize,
+    cbfunc: *const c_void,
+    cbdata: *mut c_void,
+) -> c_int {
+    let _ = (cbfunc, cbdata);
+    guard(|| {
+        require_init()?;
+        check_array(info, ninfo)?;
+        unsupported()
+    })
+}
+
+/// `PMIx_server_define_process_set`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_server_define_process_set(
+    members: *const c_void,
+    nmembers: usize,
+    pset_name: *const c_char,
+) -> c_int {
+    guard(|| {
+        require_init()?;
+        check_array(members, nmembers)?;
+        nonnull!(pset_name);
+        unsupported()
+    })
+}
+
+/// `PMIx_server_delete_process_set`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_server_delete_process_set(pset_name: *mut c_char) -> c_int {
+    guard(|| {
+        require_init()?;
+        nonnull!(pset_name);
+        unsupported()
+    })
+}
+
+/// `PMIx_Register_attributes` (declared in `pmix_server.h`: a host
+/// registers the attributes its module functions support).
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Register_attributes(
+    function: *mut c_char,
+    attrs: *mut *mut c_char,
+) -> c_int {
+    guard(|| {
+        require_init()?;
+        nonnull!(function, attrs);
+        unsupported()
+    })
+}
