@@ -145,3 +145,15 @@ pub(crate) fn check_range(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::ALIGN;
+    use crate::schema::{ArchivedIndex, ArchivedStoredValue};
+
+    #[test]
+    fn blocks_are_aligned_for_every_archived_type() {
+        assert!(std::mem::align_of::<ArchivedStoredValue>() <= ALIGN);
+        assert!(std::mem::align_of::<ArchivedIndex>() <= ALIGN);
+    }
+}
