@@ -24,6 +24,15 @@ pub mod server;
 pub mod status;
 pub mod strings;
 mod sys;
+
+/// The one helper with which the crate's private `sys` module checks its
+/// calls to the OS, for the package's own binaries (`pmixrun`), whose
+/// `sys` modules call the OS the same way.
+#[doc(hidden)]
+pub mod os_call {
+    pub use crate::sys::{cvt, Fallible};
+}
+
 #[cfg(any(test, feature = "test-support"))]
 #[doc(hidden)]
 pub mod testing;

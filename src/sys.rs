@@ -17,7 +17,7 @@ use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 
 /// A C return value that can flag a failure, whose reason is then in
 /// `errno`.
-pub(crate) trait Fallible: Copy {
+pub trait Fallible: Copy {
     /// Whether the value is the failure mark.
     fn failed(self) -> bool;
 }
@@ -42,8 +42,9 @@ impl<T> Fallible for *mut T {
 
 /// The one helper: the value of a C call, or `errno` as an [`io::Error`]
 /// if the value is the call's failure mark. Must be called right after the
-/// call, before anything else can change `errno`.
-pub(crate) fn cvt<T: Fallible>(r: T) -> io::Result<T> {
+/// call, before anything else can change `errno`. Async-signal-safe (it
+/// reads `errno` and allocates nothing).
+pub fn cvt<T: Fallible>(r: T) -> io::Result<T> {
     if r.failed() {
         Err(io::Error::last_os_error())
     } else {

@@ -21,28 +21,46 @@ const METRICS: &[&str] = &[
     "maxrss",
 ];
 
-#[test]
-fn pmix_bench_runs_under_pmixrun() {
-    // Per test process: concurrent runs sharing the target directory must
-    // not replace each other's program.
-    let dir = common::scratch(&format!("bench_harness_{}", std::process::id()));
+/// Builds `benches/c/pmix_bench.c` against our library (per test process:
+/// concurrent runs sharing the target directory must not replace each
+/// other's program) and runs it with `args` as 2 ranks under `pmixrun`;
+/// its standard output, once it succeeded.
+fn run_bench(tag: &str, args: &[&str]) -> String {
+    let dir = common::scratch(&format!("bench_harness_{tag}_{}", std::process::id()));
     let exe = dir.join("pmix_bench");
     let src = common::root().join("benches/c/pmix_bench.c");
     let lib = common::ffi_lib_dir();
     common::compile_c(&[&src], &exe, &common::include_dir(), lib, &[]);
-
     let o = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
         .args(["--timeout", "120", "-n", "2"])
         .arg(&exe)
-        .args(["-g", "1000", "-f", "20", "-m", "2"])
+        .args(args)
         .env("LD_LIBRARY_PATH", lib)
         .stdin(Stdio::null())
         .output()
         .expect("pmixrun starts");
-    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{}\n{stdout}\n{stderr}", o.status);
+    stdout
+}
 
+/// The value of `field` (`median=`, ...) on metric `m`'s result line.
+fn field(stdout: &str, m: &str, field: &str) -> f64 {
+    let prefix = format!("pmix_bench result={m} unit=");
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with(&prefix))
+        .unwrap_or_else(|| panic!("missing {m} in\n{stdout}"));
+    line.split_whitespace()
+        .find_map(|f| f.strip_prefix(field))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no {field} in {line}"))
+}
+
+#[test]
+fn pmix_bench_runs_under_pmixrun() {
+    let stdout = run_bench("all", &["-g", "1000", "-f", "20", "-m", "2"]);
     let header = stdout
         .lines()
         .find(|l| l.starts_with("pmix_bench lib="))
@@ -50,20 +68,9 @@ fn pmix_bench_runs_under_pmixrun() {
     assert!(header.contains("libpmix.so"), "{header}");
     assert!(header.contains(" ranks=2 "), "{header}");
     for m in METRICS {
-        let prefix = format!("pmix_bench result={m} unit=");
-        let line = stdout
-            .lines()
-            .find(|l| l.starts_with(&prefix))
-            .unwrap_or_else(|| panic!("missing {m} in\n{stdout}"));
-        for field in ["min=", "median=", "max="] {
-            let v = line
-                .split_whitespace()
-                .find_map(|f| f.strip_prefix(field))
-                .unwrap_or_else(|| panic!("no {field} in {line}"));
-            let v: f64 = v
-                .parse()
-                .unwrap_or_else(|_| panic!("bad {field} in {line}"));
-            assert!(v.is_finite() && v >= 0.0, "{line}");
+        for f in ["min=", "median=", "max="] {
+            let v = field(&stdout, m, f);
+            assert!(v.is_finite() && v >= 0.0, "{m} {f}{v}");
         }
     }
     assert!(
@@ -76,23 +83,7 @@ fn pmix_bench_runs_under_pmixrun() {
 /// per rank) and a get of a peer's value after it, in a job of its own.
 #[test]
 fn pmix_bench_first_fence_runs_under_pmixrun() {
-    let dir = common::scratch(&format!("bench_harness_first_{}", std::process::id()));
-    let exe = dir.join("pmix_bench");
-    let src = common::root().join("benches/c/pmix_bench.c");
-    let lib = common::ffi_lib_dir();
-    common::compile_c(&[&src], &exe, &common::include_dir(), lib, &[]);
-
-    let o = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
-        .args(["--timeout", "120", "-n", "2"])
-        .arg(&exe)
-        .args(["--first", "-g", "1000"])
-        .env("LD_LIBRARY_PATH", lib)
-        .stdin(Stdio::null())
-        .output()
-        .expect("pmixrun starts");
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{}\n{stdout}\n{stderr}", o.status);
+    let stdout = run_bench("first", &["--first", "-g", "1000"]);
     assert!(
         stdout
             .lines()
@@ -100,17 +91,8 @@ fn pmix_bench_first_fence_runs_under_pmixrun() {
         "{stdout}"
     );
     for m in ["modex32k_first", "modex32k_get"] {
-        let prefix = format!("pmix_bench result={m} unit=");
-        let line = stdout
-            .lines()
-            .find(|l| l.starts_with(&prefix))
-            .unwrap_or_else(|| panic!("missing {m} in\n{stdout}"));
-        let median: f64 = line
-            .split_whitespace()
-            .find_map(|f| f.strip_prefix("median="))
-            .and_then(|v| v.parse().ok())
-            .unwrap_or_else(|| panic!("no median in {line}"));
-        assert!(median.is_finite() && median > 0.0, "{line}");
+        let median = field(&stdout, m, "median=");
+        assert!(median.is_finite() && median > 0.0, "{m} median={median}");
     }
     assert!(stdout.lines().any(|l| l == "pmix_bench done"), "{stdout}");
 }

@@ -311,19 +311,30 @@ static int report(uint32_t n, const char *header, const double *res,
     return status;
 }
 
+/* This rank's namespace (wildcard), its next peer, and the job's size. */
+static pmix_status_t job_and_peer(pmix_proc_t *wild, pmix_proc_t *peer, uint32_t *n)
+{
+    PMIX_PROC_CONSTRUCT(wild);
+    PMIX_LOAD_PROCID(wild, me.nspace, PMIX_RANK_WILDCARD);
+    pmix_value_t *val = NULL;
+    pmix_status_t rc = PMIx_Get(wild, PMIX_JOB_SIZE, NULL, 0, &val);
+    if (PMIX_SUCCESS != rc) {
+        return rc;
+    }
+    *n = val->data.uint32;
+    PMIX_VALUE_RELEASE(val);
+    PMIX_PROC_CONSTRUCT(peer);
+    PMIX_LOAD_PROCID(peer, me.nspace, (me.rank + 1) % *n);
+    return PMIX_SUCCESS;
+}
+
 /* --first: the first collecting fence after init, with 32 KiB per rank. */
 static int first_fence(long get_iters)
 {
-    pmix_proc_t wild;
-    PMIX_PROC_CONSTRUCT(&wild);
-    PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
+    pmix_proc_t wild, peer;
     pmix_value_t *val = NULL;
-    CHECK(PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &val), "PMIx_Get(PMIX_JOB_SIZE)");
-    uint32_t n = val->data.uint32;
-    PMIX_VALUE_RELEASE(val);
-    pmix_proc_t peer;
-    PMIX_PROC_CONSTRUCT(&peer);
-    PMIX_LOAD_PROCID(&peer, me.nspace, (me.rank + 1) % n);
+    uint32_t n = 0;
+    CHECK(job_and_peer(&wild, &peer, &n), "PMIx_Get(PMIX_JOB_SIZE)");
 
     double res[F_COUNT];
     static unsigned char bytes[FIRST_LEN];
@@ -411,17 +422,10 @@ int main(int argc, char **argv)
     }
     res[M_INIT] = (t1 - t0) / 1e3;
 
-    pmix_proc_t wild;
-    PMIX_PROC_CONSTRUCT(&wild);
-    PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
+    pmix_proc_t wild, peer;
     pmix_value_t *val = NULL;
-    CHECK(PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &val), "PMIx_Get(PMIX_JOB_SIZE)");
-    uint32_t n = val->data.uint32;
-    PMIX_VALUE_RELEASE(val);
-
-    pmix_proc_t peer;
-    PMIX_PROC_CONSTRUCT(&peer);
-    PMIX_LOAD_PROCID(&peer, me.nspace, (me.rank + 1) % n);
+    uint32_t n = 0;
+    CHECK(job_and_peer(&wild, &peer, &n), "PMIx_Get(PMIX_JOB_SIZE)");
 
     /* The posted key every rank reads of its peer. */
     char buf[64];

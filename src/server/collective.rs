@@ -412,22 +412,43 @@ mod tests {
         assert!(!includes(&set, &p("b", 5)));
     }
 
+    /// An engine over namespace "a" (ranks 0..3 local), with the processes
+    /// in `gone` departed.
+    #[derive(Default)]
+    struct Engine {
+        c: Collectives,
+        t: Timers,
+        gone: Vec<Proc>,
+    }
+
+    impl Engine {
+        /// Rank `r` of "a" (on connection `token`) calls `kind` over the
+        /// whole of "a".
+        fn arrive_on(&mut self, token: usize, r: u32, kind: Kind, dl: Option<Instant>) -> Arrival {
+            let gone = self.gone.clone();
+            let departed = move |q: &Proc| gone.contains(q);
+            let call = call(kind, all_a(), dl);
+            self.c.arrive(
+                caller(token),
+                &p("a", r),
+                call,
+                local,
+                departed,
+                &mut self.t,
+            )
+        }
+
+        fn arrive(&mut self, r: u32, kind: Kind) -> Arrival {
+            self.arrive_on(r as usize, r, kind, None)
+        }
+    }
+
     #[test]
     fn ready_once_every_local_participant_arrived_and_kinds_do_not_mix() {
         for kind in [Kind::Fence, Kind::Connect, Kind::Disconnect] {
-            let mut c = Collectives::default();
-            let mut t = Timers::default();
-            let none = |_: &Proc| false;
+            let mut e = Engine::default();
             for r in 0..2 {
-                let a = c.arrive(
-                    caller(r),
-                    &p("a", r as u32),
-                    call(kind, all_a(), None),
-                    local,
-                    none,
-                    &mut t,
-                );
-                assert!(matches!(a, Arrival::Waiting));
+                assert!(matches!(e.arrive(r, kind), Arrival::Waiting));
             }
             // The same set in another kind is another collective.
             let other = if kind == Kind::Fence {
@@ -435,147 +456,79 @@ mod tests {
             } else {
                 Kind::Fence
             };
-            let a = c.arrive(
-                caller(9),
-                &p("a", 2),
-                call(other, all_a(), None),
-                local,
-                none,
-                &mut t,
-            );
-            assert!(matches!(a, Arrival::Waiting));
-            let a = c.arrive(
-                caller(2),
-                &p("a", 2),
-                call(kind, all_a(), None),
-                local,
-                none,
-                &mut t,
-            );
-            let Arrival::Ready(cid) = a else {
+            assert!(matches!(e.arrive_on(9, 2, other, None), Arrival::Waiting));
+            let Arrival::Ready(cid) = e.arrive(2, kind) else {
                 panic!("not ready")
             };
-            c.at_host(cid, 7);
-            assert!(matches!(c.stage(cid), Some(Stage::AtHost(7))));
+            e.c.at_host(cid, 7);
+            assert!(matches!(e.c.stage(cid), Some(Stage::AtHost(7))));
             // At the host, a new call over the set is a new collective.
-            let a = c.arrive(
-                caller(0),
-                &p("a", 0),
-                call(kind, all_a(), None),
-                local,
-                none,
-                &mut t,
-            );
-            assert!(matches!(a, Arrival::Waiting));
-            let done = c.finish(cid, &mut t).unwrap();
+            assert!(matches!(e.arrive(0, kind), Arrival::Waiting));
+            let done = e.c.finish(cid, &mut e.t).unwrap();
             assert_eq!(done.arrived.len(), 3);
-            assert!(c.stage(cid).is_none());
+            assert!(e.c.stage(cid).is_none());
         }
     }
 
     #[test]
     fn a_duplicate_arrival_or_a_caller_outside_the_set_is_refused() {
-        let mut c = Collectives::default();
-        let mut t = Timers::default();
+        let mut e = Engine::default();
+        assert!(matches!(e.arrive(0, Kind::Fence), Arrival::Waiting));
+        let refused = |a| matches!(a, Arrival::Refused(s) if s == Status::ERR_BAD_PARAM);
+        assert!(refused(e.arrive(0, Kind::Fence)));
+        let outside = call(Kind::Fence, all_a(), None);
         let none = |_: &Proc| false;
-        let a = c.arrive(
-            caller(0),
-            &p("a", 0),
-            call(Kind::Fence, all_a(), None),
-            local,
-            none,
-            &mut t,
-        );
-        assert!(matches!(a, Arrival::Waiting));
-        let a = c.arrive(
-            caller(0),
-            &p("a", 0),
-            call(Kind::Fence, all_a(), None),
-            local,
-            none,
-            &mut t,
-        );
-        assert!(matches!(a, Arrival::Refused(s) if s == Status::ERR_BAD_PARAM));
-        let a = c.arrive(
+        assert!(refused(e.c.arrive(
             caller(5),
             &p("b", 0),
-            call(Kind::Fence, all_a(), None),
+            outside,
             local,
             none,
-            &mut t,
-        );
-        assert!(matches!(a, Arrival::Refused(s) if s == Status::ERR_BAD_PARAM));
+            &mut e.t
+        )));
     }
 
     #[test]
     fn a_departed_participant_fails_the_collective_and_late_arrivals_fail_at_once() {
-        let mut c = Collectives::default();
-        let mut t = Timers::default();
-        let none = |_: &Proc| false;
-        let a = c.arrive(
-            caller(0),
-            &p("a", 0),
-            call(Kind::Connect, all_a(), None),
-            local,
-            none,
-            &mut t,
-        );
-        assert!(matches!(a, Arrival::Waiting));
+        let mut e = Engine::default();
+        assert!(matches!(e.arrive(0, Kind::Connect), Arrival::Waiting));
         // Rank 1 is lost before arriving.
-        let ids = c.blocked_by(&p("a", 1), false);
+        let ids = e.c.blocked_by(&p("a", 1), false);
         assert_eq!(ids.len(), 1);
-        let f = c.fail(ids[0], Status::ERR_LOST_CONNECTION, &mut t).unwrap();
+        let f =
+            e.c.fail(ids[0], Status::ERR_LOST_CONNECTION, &mut e.t)
+                .unwrap();
         assert_eq!(f.arrived, vec![caller(0)]);
         assert!(
-            c.fail(ids[0], Status::ERR_TIMEOUT, &mut t).is_none(),
+            e.c.fail(ids[0], Status::ERR_TIMEOUT, &mut e.t).is_none(),
             "fails once"
         );
+        e.gone.push(p("a", 1));
         let gone = |q: &Proc| q == &p("a", 1);
-        c.retire(ids[0], gone);
-        assert!(c.stage(ids[0]).is_some(), "rank 2 may still arrive");
-        let a = c.arrive(
-            caller(2),
-            &p("a", 2),
-            call(Kind::Connect, all_a(), None),
-            local,
-            gone,
-            &mut t,
-        );
-        assert!(matches!(a, Arrival::Late(_, s) if s == Status::ERR_LOST_CONNECTION));
-        c.retire(ids[0], gone);
-        assert!(c.stage(ids[0]).is_none(), "everyone accounted for");
+        e.c.retire(ids[0], gone);
+        assert!(e.c.stage(ids[0]).is_some(), "rank 2 may still arrive");
+        let late = e.arrive(2, Kind::Connect);
+        assert!(matches!(late, Arrival::Late(_, s) if s == Status::ERR_LOST_CONNECTION));
+        e.c.retire(ids[0], gone);
+        assert!(e.c.stage(ids[0]).is_none(), "everyone accounted for");
     }
 
     #[test]
     fn arriving_after_a_departure_fails_and_a_finalized_arrival_does_not_block() {
-        let mut c = Collectives::default();
-        let mut t = Timers::default();
-        let gone = |q: &Proc| q == &p("a", 1);
-        let a = c.arrive(
-            caller(0),
-            &p("a", 0),
-            call(Kind::Fence, all_a(), None),
-            local,
-            gone,
-            &mut t,
-        );
+        let mut e = Engine {
+            gone: vec![p("a", 1)],
+            ..Default::default()
+        };
+        let a = e.arrive(0, Kind::Fence);
         assert!(matches!(a, Arrival::Fail(_, s) if s == Status::ERR_LOST_CONNECTION));
-        let mut c = Collectives::default();
-        let none = |_: &Proc| false;
-        c.arrive(
-            caller(0),
-            &p("a", 0),
-            call(Kind::Fence, all_a(), None),
-            local,
-            none,
-            &mut t,
-        );
+        let mut e = Engine::default();
+        e.arrive(0, Kind::Fence);
         assert!(
-            c.blocked_by(&p("a", 0), true).is_empty(),
+            e.c.blocked_by(&p("a", 0), true).is_empty(),
             "finalized after arriving"
         );
         assert_eq!(
-            c.blocked_by(&p("a", 0), false).len(),
+            e.c.blocked_by(&p("a", 0), false).len(),
             1,
             "lost after arriving"
         );
@@ -583,34 +536,16 @@ mod tests {
 
     #[test]
     fn the_shortest_deadline_is_armed_and_disarmed_when_the_collective_ends() {
-        let mut c = Collectives::default();
-        let mut t = Timers::default();
-        let none = |_: &Proc| false;
+        let mut e = Engine::default();
         let now = Instant::now();
-        let long = Some(now + Duration::from_secs(10));
-        let short = Some(now + Duration::from_secs(1));
-        c.arrive(
-            caller(0),
-            &p("a", 0),
-            call(Kind::Fence, all_a(), long),
-            local,
-            none,
-            &mut t,
-        );
-        c.arrive(
-            caller(1),
-            &p("a", 1),
-            call(Kind::Fence, all_a(), short),
-            local,
-            none,
-            &mut t,
-        );
-        assert_eq!(t.next_in(now), Some(Duration::from_secs(1)));
+        e.arrive_on(0, 0, Kind::Fence, Some(now + Duration::from_secs(10)));
+        e.arrive_on(1, 1, Kind::Fence, Some(now + Duration::from_secs(1)));
+        assert_eq!(e.t.next_in(now), Some(Duration::from_secs(1)));
         let cid = 1;
         let later = now + Duration::from_secs(2);
-        assert_eq!(t.pop_expired(later), Some(TimerKey::Collective(cid)));
-        assert_eq!(t.pop_expired(later), None, "the longer one was disarmed");
-        assert!(c.fail(cid, Status::ERR_TIMEOUT, &mut t).is_some());
-        assert_eq!(t.next_in(later), None);
+        assert_eq!(e.t.pop_expired(later), Some(TimerKey::Collective(cid)));
+        assert_eq!(e.t.pop_expired(later), None, "the longer one was disarmed");
+        assert!(e.c.fail(cid, Status::ERR_TIMEOUT, &mut e.t).is_some());
+        assert_eq!(e.t.next_in(later), None);
     }
 }

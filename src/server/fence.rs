@@ -44,7 +44,12 @@ fn start(st: &mut State, cid: u64) {
     let Some(c) = st.collectives.get(cid) else {
         return;
     };
-    let data = if c.collect {
+    // When every participant is local the host's answer can only be this
+    // node's contribution, which the new generations read from the
+    // committed store anyway: the host gets none (a host allgathering it
+    // would copy it for nothing).
+    let all_local = st.registry().all_local(&c.procs);
+    let data = if c.collect && !all_local {
         match st.modex.contribution(&c.expected) {
             Ok(d) => d,
             Err(s) => return st.collective_failed(cid, s),
@@ -57,7 +62,7 @@ fn start(st: &mut State, cid: u64) {
     st.collectives.at_host(cid, op);
     match st.host().fence_nb(&procs, &infos, data, done) {
         Ok(()) => {}
-        Err(s) if s == Status::ERR_NOT_SUPPORTED && st.registry().all_local(&procs) => {
+        Err(s) if s == Status::ERR_NOT_SUPPORTED && all_local => {
             // Single node: the local participants' data is all there is
             // (the generations are built from the committed store).
             st.ops.take(op);

@@ -44,19 +44,7 @@ thread_local! {
 
 #[inline(always)]
 fn index(key: &[u8]) -> usize {
-    const K: u64 = 0x517c_c1b7_2722_0a95;
-    let add = |h: u64, w: u64| (h.rotate_left(5) ^ w).wrapping_mul(K);
-    let mut h = add(0, key.len() as u64);
-    let mut words = key.chunks_exact(8);
-    for w in &mut words {
-        h = add(h, u64::from_le_bytes(w.try_into().unwrap_or_default()));
-    }
-    let mut w = 0u64;
-    for (i, &b) in words.remainder().iter().enumerate() {
-        w |= u64::from(b) << (8 * i);
-    }
-    h = add(h, w);
-    ((h ^ (h >> 29)) as usize) % SLOTS
+    (super::scalar_cache::slot_hash(0, key) as usize) % SLOTS
 }
 
 /// Runs `f` on the entry of (`client`, `epoch`, `key`), if this thread

@@ -38,9 +38,15 @@ thread_local! {
 
 #[inline(always)]
 fn index(rank: u32, key: &[u8]) -> usize {
+    (slot_hash(u64::from(rank), key) as usize) % SLOTS
+}
+
+/// The hash that places `key` (with `seed`) in a per-thread cache's slots.
+#[inline(always)]
+pub(crate) fn slot_hash(seed: u64, key: &[u8]) -> u64 {
     const K: u64 = 0x517c_c1b7_2722_0a95;
     let add = |h: u64, w: u64| (h.rotate_left(5) ^ w).wrapping_mul(K);
-    let mut h = add(u64::from(rank), key.len() as u64);
+    let mut h = add(seed, key.len() as u64);
     // Whole words, then the rest gathered in a register (a copy through
     // memory would stall the load that follows).
     let mut words = key.chunks_exact(8);
@@ -52,7 +58,7 @@ fn index(rank: u32, key: &[u8]) -> usize {
         w |= u64::from(b) << (8 * i);
     }
     h = add(h, w);
-    ((h ^ (h >> 29)) as usize) % SLOTS
+    h ^ (h >> 29)
 }
 
 /// The cached value of (`owner`, `generation`, `rank`, `key`), if any.

@@ -10,36 +10,10 @@
 use std::io;
 use std::os::fd::{FromRawFd, OwnedFd, RawFd};
 
-/// A C return value that can flag a failure, whose reason is then in
-/// `errno`.
-pub trait Fallible: Copy {
-    /// Whether the value is the failure mark.
-    fn failed(self) -> bool;
-}
-
-impl Fallible for libc::c_int {
-    fn failed(self) -> bool {
-        self == -1
-    }
-}
-
-impl Fallible for libc::ssize_t {
-    fn failed(self) -> bool {
-        self == -1
-    }
-}
-
-/// The one helper: the value of a C call, or `errno` as an [`io::Error`]
-/// if the value is the call's failure mark. Must be called right after the
-/// call, before anything else can change `errno`. Async-signal-safe (it
-/// reads `errno` and allocates nothing).
-pub fn cvt<T: Fallible>(r: T) -> io::Result<T> {
-    if r.failed() {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(r)
-    }
-}
+/// The one helper (the library's: the same for every crate of this
+/// package): a C call's value, or `errno` as an [`io::Error`] if the
+/// value is the call's failure mark. Async-signal-safe.
+pub use pmix::os_call::cvt;
 
 /// A pipe whose two ends have `flags` (`O_CLOEXEC`, `O_NONBLOCK`):
 /// `(read, write)`.
