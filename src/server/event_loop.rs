@@ -73,6 +73,7 @@ impl EventLoop {
     pub(super) fn run(mut self) {
         let mut events = Events::with_capacity(256);
         self.notifier.enter_loop();
+        super::modex_store::warm_up();
         loop {
             let timeout = self.st.timers.next_in(Instant::now());
             if let Err(e) = self.poll.poll(&mut events, timeout) {

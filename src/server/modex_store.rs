@@ -213,3 +213,63 @@ impl ModexStore {
         self.committed.retain(|p, _| &p.nspace != ns);
     }
 }
+
+/// Prepares this thread's allocator for the first collecting fence, whose
+/// segment is built from buffers of the size of the data collected: one
+/// large allocation freed (the C library then serves allocations up to
+/// its size from the thread's heap instead of fresh mappings), then one
+/// block of the heap written page by page and freed (its pages stay with
+/// the heap). Without it the first fence pays a page fault per 4 KiB of
+/// every buffer (about half its time on this machine, see
+/// docs/PERFORMANCE.md).
+pub(super) fn warm_up() {
+    warm_allocator();
+    rehearse();
+}
+
+fn warm_allocator() {
+    const LARGE: usize = 4 << 20;
+    const WARM: usize = 2 << 20;
+    drop(std::hint::black_box(Vec::<u8>::with_capacity(LARGE)));
+    let mut v = Vec::<u8>::with_capacity(WARM);
+    let spare = v.spare_capacity_mut();
+    for i in (0..spare.len()).step_by(4096) {
+        spare[i].write(0);
+    }
+    drop(std::hint::black_box(v));
+}
+
+/// Builds, seals and reads back a small generation and drops it: the code
+/// of a fence's build (serialization, checksums, sealing, lookups) is then
+/// in memory, where the first collecting fence would otherwise fault it
+/// in page by page while its participants wait (a third of that fence on
+/// this machine).
+fn rehearse() {
+    let (Ok(ns), Ok(key)) = (
+        Nspace::new("pmix-rehearsal"),
+        crate::Key::new("pmix.rehearsal"),
+    ) else {
+        return;
+    };
+    let proc = Proc::new(ns, crate::Rank(0));
+    let posted = [
+        Posted {
+            scope: Scope::Global,
+            key: key.clone(),
+            value: crate::Value::ByteObject(vec![7; 1024]),
+        },
+        Posted {
+            scope: Scope::Local,
+            key,
+            value: crate::Value::Uint32(7),
+        },
+    ];
+    let records = posted.iter().map(|p| (&proc, p));
+    if let Ok(segs) = modex::build_segments([&proc], records, || 0) {
+        for (_, m) in segs {
+            if let Ok(seg) = m.sealed.open() {
+                let _ = seg.posted_value(0, Scopes::ALL, &"pmix.rehearsal".into());
+            }
+        }
+    }
+}
