@@ -609,6 +609,12 @@ fn run_all(job: &Job, role: &str) -> Vec<ExitStatus> {
     wait_all(kids)
 }
 
+/// A job of `n` ranks on one server with `host`, every rank running
+/// `role`; all must succeed.
+fn run_single(name: &str, n: u32, host: Arc<dyn HostModule>, role: &str) {
+    assert_all_ok(&run_all(&Job::single(name, n, host), role));
+}
+
 fn assert_all_ok(st: &[ExitStatus]) {
     for (r, s) in st.iter().enumerate() {
         assert!(s.success(), "rank {r} failed: {s}");
@@ -660,33 +666,28 @@ fn measure_latencies() {
 
 #[test]
 fn direct_modex_without_fence_n4() {
-    let job = Job::single("dmodex", 4, Arc::new(pmix::server::NoHost));
-    assert_all_ok(&run_all(&job, "dmodex"));
+    run_single("dmodex", 4, Arc::new(pmix::server::NoHost), "dmodex");
 }
 
 #[test]
 fn many_collecting_fences_keep_every_value_n4() {
-    let job = Job::single("rounds", 4, Arc::new(pmix::server::NoHost));
-    assert_all_ok(&run_all(&job, "rounds"));
+    run_single("rounds", 4, Arc::new(pmix::server::NoHost), "rounds");
 }
 
 #[test]
 fn many_collecting_fences_keep_every_value_through_a_host_n3() {
     let rec = Arc::new(Recorder::default());
-    let job = Job::single("rounds", 3, Arc::new(LocalHost(rec)));
-    assert_all_ok(&run_all(&job, "rounds"));
+    run_single("rounds", 3, Arc::new(LocalHost(rec)), "rounds");
 }
 
 #[test]
 fn commits_larger_than_a_socket_buffer_n3() {
-    let job = Job::single("big", 3, Arc::new(pmix::server::NoHost));
-    assert_all_ok(&run_all(&job, "big"));
+    run_single("big", 3, Arc::new(pmix::server::NoHost), "big");
 }
 
 #[test]
 fn fences_over_subsets_n4() {
-    let job = Job::single("subsets", 4, Arc::new(pmix::server::NoHost));
-    assert_all_ok(&run_all(&job, "subsets"));
+    run_single("subsets", 4, Arc::new(pmix::server::NoHost), "subsets");
 }
 
 #[test]

@@ -187,6 +187,7 @@ struct Target<'a> {
 /// # Safety
 /// `val` is writable; under static values `*val` is the caller's non-NULL
 /// value.
+#[inline]
 unsafe fn deliver(
     c: &'static Client,
     answer: Answer<'_>,
@@ -464,6 +465,7 @@ unsafe fn put_scalar(
 }
 
 /// A `malloc`ed `PMIX_STRING` value holding a `malloc`ed copy of `s`.
+#[inline]
 fn malloc_string_value(s: &CStr) -> Result<*mut pmix_value_t, Status> {
     let copy = malloc_cstr(s)?;
     let v = match calloc_array::<pmix_value_t>(1) {

@@ -129,13 +129,33 @@ pub unsafe extern "C" fn PMIx_server_register_nspace(
         let nlocal = u32::try_from(nlocalprocs).map_err(|_| Status::ERR_BAD_PARAM)?;
         // SAFETY: valid string and info array (C contract).
         let (ns, infos) = unsafe { (nspace_in(nspace)?, infos_in(info, ninfo)?) };
-        let r = s.server.register_nspace(&ns, nlocal, &infos);
-        if cbfunc.is_none() {
-            return r;
-        }
-        report_later(cbfunc, r.err().unwrap_or(Status::SUCCESS), cbdata);
-        Ok(())
+        answer(
+            s.server.register_nspace(&ns, nlocal, &infos),
+            cbfunc,
+            cbdata,
+        )
     })
+}
+
+/// A registration's outcome: returned when there is no callback, else
+/// given to the callback from another thread (and the call succeeds).
+fn answer(r: Result<(), Status>, cbfunc: OpCbFunc, cbdata: *mut c_void) -> Result<(), Status> {
+    if cbfunc.is_none() {
+        return r;
+    }
+    report_later(cbfunc, r.err().unwrap_or(Status::SUCCESS), cbdata);
+    Ok(())
+}
+
+/// A deregistration's outcome (`status`, the call returns nothing): to the
+/// callback, from another thread when it succeeded.
+fn answer_void(status: c_int, cbfunc: OpCbFunc, cbdata: *mut c_void) {
+    if status == Status::SUCCESS.0 {
+        report_later(cbfunc, Status(status), cbdata);
+    } else {
+        // SAFETY: the C caller hands us a valid callback (or NULL).
+        crate::boundary::guard_or((), || unsafe { report(cbfunc, Status(status), cbdata) });
+    }
 }
 
 /// `PMIx_server_deregister_nspace`: returns nothing, so every outcome
@@ -155,12 +175,7 @@ pub unsafe extern "C" fn PMIx_server_deregister_nspace(
         s.objects.remove_nspace(&ns);
         Ok(())
     });
-    if status == Status::SUCCESS.0 {
-        report_later(cbfunc, Status(status), cbdata);
-    } else {
-        // SAFETY: the C caller hands us a valid callback (or NULL).
-        crate::boundary::guard_or((), || unsafe { report(cbfunc, Status(status), cbdata) });
-    }
+    answer_void(status, cbfunc, cbdata);
 }
 
 /// `PMIx_server_register_client`: the process and the uid/gid it will run
@@ -184,11 +199,7 @@ pub unsafe extern "C" fn PMIx_server_register_client(
         if r.is_ok() {
             s.objects.set(&p, server_object);
         }
-        if cbfunc.is_none() {
-            return r;
-        }
-        report_later(cbfunc, r.err().unwrap_or(Status::SUCCESS), cbdata);
-        Ok(())
+        answer(r, cbfunc, cbdata)
     })
 }
 
@@ -209,12 +220,7 @@ pub unsafe extern "C" fn PMIx_server_deregister_client(
         s.objects.remove(&p);
         Ok(())
     });
-    if status == Status::SUCCESS.0 {
-        report_later(cbfunc, Status(status), cbdata);
-    } else {
-        // SAFETY: the C caller hands us a valid callback (or NULL).
-        crate::boundary::guard_or((), || unsafe { report(cbfunc, Status(status), cbdata) });
-    }
+    answer_void(status, cbfunc, cbdata);
 }
 
 /// `PMIx_server_setup_fork`: adds the variables the child that will be
