@@ -20,8 +20,12 @@
 //!   only hands it out. Any commit of a process of `ns`, any new
 //!   generation of `ns` and any forgetting drops it (its generation number
 //!   is then left unused: numbers need only be unique).
+//! - `speculated` holds the namespaces that had a speculative generation
+//!   since their last new generation: at most one is built per fence, so
+//!   that processes committing several times before it do not make the
+//!   server rebuild at each commit.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::os::fd::OwnedFd;
 use std::sync::Arc;
 
@@ -45,6 +49,7 @@ pub(super) struct ModexStore {
     fenced: HashMap<Proc, modex::Fenced>,
     generations: HashMap<Nspace, Vec<ModexSegment>>,
     speculative: HashMap<Nspace, Speculation>,
+    speculated: HashSet<Nspace>,
 }
 
 /// A generation built ahead of its fence (see the module documentation).
@@ -112,6 +117,9 @@ impl ModexStore {
         is_local: impl Fn(&Proc) -> bool,
         generation: impl FnMut() -> u64,
     ) -> Result<NewGenerations, Status> {
+        for p in local {
+            self.speculated.remove(&p.nspace);
+        }
         if let Some(ready) = self.take_speculation(local, all_local) {
             let ns = ready.segment_ns.clone();
             return Ok(self.keep(local, vec![(ns, ready.segment)], ready.delta));
@@ -122,6 +130,7 @@ impl ModexStore {
         let (segs, delta) = self.build(local, all_local, remote, is_local, generation)?;
         for (ns, _) in &segs {
             self.speculative.remove(ns);
+            self.speculated.remove(ns);
         }
         Ok(self.keep(local, segs, delta))
     }
@@ -154,7 +163,7 @@ impl ModexStore {
         local: impl FnOnce() -> BTreeSet<Proc>,
         generation: impl FnMut() -> u64,
     ) {
-        if !all_local || self.speculative.contains_key(ns) {
+        if !all_local || self.speculated.contains(ns) {
             return;
         }
         let local = local();
@@ -175,6 +184,7 @@ impl ModexStore {
         let Ok((mut segs, delta)) = self.build(&local, true, &[], |_| true, generation) else {
             return;
         };
+        self.speculated.insert(ns.clone());
         if let (Some((_, segment)), true) = (segs.pop(), segs.is_empty()) {
             self.speculative.insert(
                 ns.clone(),
@@ -324,6 +334,7 @@ impl ModexStore {
     /// The host deregistered namespace `ns`.
     pub(super) fn forget_nspace(&mut self, ns: &Nspace) {
         self.speculative.remove(ns);
+        self.speculated.remove(ns);
         self.generations.remove(ns);
         self.fenced.retain(|p, _| p.nspace != *ns);
         self.committed.retain(|p, _| &p.nspace != ns);
@@ -455,6 +466,8 @@ mod tests {
         m.commit(p[1], put("d", 4));
         m.speculate(&ns, true, all, &mut gen);
         m.commit(p[1], put("d", 5));
+        m.speculate(&ns, true, all, &mut gen);
+        assert!(m.speculative.is_empty(), "one speculation per fence");
         let g = m
             .fence_generations(&procs, true, &[], |_| true, &mut gen)
             .unwrap();
