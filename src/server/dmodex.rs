@@ -24,6 +24,17 @@ use crate::{Proc, Rank, Status};
 pub(super) fn commit(st: &mut State, proc: &Proc, items: Vec<Posted>) {
     st.modex.commit(proc, items);
     st.release_local_waiters(proc);
+    // The next collecting fence's generation, built while the processes
+    // still compute (see `modex_store`).
+    let registry = st.registry().clone();
+    let all_local = registry.nspace(&proc.nspace).is_some_and(|r| r.all_local());
+    let wildcard = [Proc::new(proc.nspace.clone(), Rank::WILDCARD)];
+    st.modex.speculate(
+        &proc.nspace,
+        all_local,
+        || registry.local_participants(&wildcard),
+        || registry.next_generation(),
+    );
 }
 
 /// A local client's request for `req.proc`'s data.

@@ -13,8 +13,19 @@
 //! - `generations[ns]` are the sealed generations a client of `ns` must
 //!   map, oldest first: a full one, then at most `MAX_DELTAS` deltas; a
 //!   full generation drops every earlier one whose ranks all took part.
+//! - `speculative[ns]`, when present, is the generation the next
+//!   collecting fence over exactly its `local` processes (all of `ns`'s,
+//!   the job wholly on this node) would build: built and sealed when the
+//!   last of them committed, while they still compute, so that the fence
+//!   only hands it out. Any commit of a process of `ns`, any new
+//!   generation of `ns` and any forgetting drops it (its generation number
+//!   is then left unused: numbers need only be unique).
+//! - `speculated` holds the namespaces that had a speculative generation
+//!   since their last new generation: at most one is built per fence, so
+//!   that processes committing several times before it do not make the
+//!   server rebuild at each commit.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::os::fd::OwnedFd;
 use std::sync::Arc;
 
@@ -37,6 +48,17 @@ pub(super) struct ModexStore {
     committed: HashMap<Proc, Vec<Posted>>,
     fenced: HashMap<Proc, modex::Fenced>,
     generations: HashMap<Nspace, Vec<ModexSegment>>,
+    speculative: HashMap<Nspace, Speculation>,
+    speculated: HashSet<Nspace>,
+}
+
+/// A generation built ahead of its fence (see the module documentation).
+struct Speculation {
+    /// The local participants it was built for.
+    local: BTreeSet<Proc>,
+    /// Whether it is a delta.
+    delta: bool,
+    segment: ModexSegment,
 }
 
 impl ModexStore {
@@ -48,6 +70,10 @@ impl ModexStore {
             .filter(|p| p.scope != Scope::Internal)
             .collect();
         let n = items.len();
+        if n == 0 {
+            return;
+        }
+        self.speculative.remove(&proc.nspace);
         let committed = self.committed.entry(proc.clone()).or_default();
         let before = committed.len();
         wire::merge_posted(committed, items);
@@ -91,6 +117,97 @@ impl ModexStore {
         is_local: impl Fn(&Proc) -> bool,
         generation: impl FnMut() -> u64,
     ) -> Result<NewGenerations, Status> {
+        for p in local {
+            self.speculated.remove(&p.nspace);
+        }
+        if let Some(ready) = self.take_speculation(local, all_local) {
+            let ns = ready.segment_ns.clone();
+            return Ok(self.keep(local, vec![(ns, ready.segment)], ready.delta));
+        }
+        for p in local {
+            self.speculative.remove(&p.nspace);
+        }
+        let (segs, delta) = self.build(local, all_local, remote, is_local, generation)?;
+        for (ns, _) in &segs {
+            self.speculative.remove(ns);
+            self.speculated.remove(ns);
+        }
+        Ok(self.keep(local, segs, delta))
+    }
+
+    /// The speculative generation built for a fence over exactly `local`
+    /// (all local), if any.
+    fn take_speculation(&mut self, local: &BTreeSet<Proc>, all_local: bool) -> Option<Ready> {
+        if !all_local {
+            return None;
+        }
+        let ns = single_nspace(local)?.clone();
+        let s = self.speculative.remove(&ns)?;
+        (s.local == *local).then_some(Ready {
+            segment_ns: ns,
+            delta: s.delta,
+            segment: s.segment,
+        })
+    }
+
+    /// Called after a commit of a process of `ns`, whose local processes
+    /// are `local` (`all_local`: the job runs wholly on this node): when
+    /// each of them committed data the kept generations do not hold yet,
+    /// builds the generation the next collecting fence over them would
+    /// (see the module documentation). A failed build is no error: the
+    /// fence builds its own.
+    pub(super) fn speculate(
+        &mut self,
+        ns: &Nspace,
+        all_local: bool,
+        local: impl FnOnce() -> BTreeSet<Proc>,
+        generation: impl FnMut() -> u64,
+    ) {
+        if !all_local || self.speculated.contains(ns) {
+            return;
+        }
+        let local = local();
+        if local.is_empty() || local.iter().any(|p| p.nspace != *ns) {
+            return;
+        }
+        let fresh = |p: &Proc| {
+            self.committed
+                .get(p)
+                .is_some_and(|c| match self.fenced.get(p) {
+                    None => !c.is_empty(),
+                    Some(f) => f.overwritten || c.len() > f.len,
+                })
+        };
+        if !local.iter().all(fresh) {
+            return;
+        }
+        let Ok((mut segs, delta)) = self.build(&local, true, &[], |_| true, generation) else {
+            return;
+        };
+        self.speculated.insert(ns.clone());
+        if let (Some((_, segment)), true) = (segs.pop(), segs.is_empty()) {
+            self.speculative.insert(
+                ns.clone(),
+                Speculation {
+                    local,
+                    delta,
+                    segment,
+                },
+            );
+        }
+    }
+
+    /// Builds the generations of a collecting fence (see
+    /// [`fence_generations`](Self::fence_generations)) and whether they
+    /// are deltas, without keeping them.
+    fn build(
+        &self,
+        local: &BTreeSet<Proc>,
+        all_local: bool,
+        remote: &[u8],
+        is_local: impl Fn(&Proc) -> bool,
+        generation: impl FnMut() -> u64,
+    ) -> Result<(Vec<(Nspace, ModexSegment)>, bool), Status> {
         // When every participant is local the host's answer can only hold
         // this node's own contribution, which is read from the committed
         // store: do not decode it again.
@@ -130,6 +247,17 @@ impl ModexStore {
             );
         }
         let segs = modex::build_segments(participants, records, generation)?;
+        Ok((segs, delta))
+    }
+
+    /// Keeps the new generations `segs` of a collecting fence over `local`
+    /// (deltas if `delta`) and returns what its participants get.
+    fn keep(
+        &mut self,
+        local: &BTreeSet<Proc>,
+        segs: Vec<(Nspace, ModexSegment)>,
+        delta: bool,
+    ) -> NewGenerations {
         // The generations now hold everything the participants committed.
         for p in local {
             let len = self.committed.get(p).map_or(0, Vec::len);
@@ -153,7 +281,7 @@ impl ModexStore {
             out.refs.push(m.seg_ref(&ns));
             out.sealed.push(m.sealed.clone());
         }
-        Ok(out)
+        out
     }
 
     /// True if the collecting fence over `local` (all local) may build a
@@ -161,13 +289,9 @@ impl ModexStore {
     /// exactly these participants, and none of them replaced a value
     /// since.
     fn delta_allowed(&self, local: &BTreeSet<Proc>) -> bool {
-        let mut nss = local.iter().map(|p| &p.nspace);
-        let Some(ns) = nss.next() else {
+        let Some(ns) = single_nspace(local) else {
             return false;
         };
-        if !nss.all(|n| n == ns) {
-            return false;
-        }
         let Some(kept) = self.generations.get(ns) else {
             return false;
         };
@@ -202,16 +326,33 @@ impl ModexStore {
 
     /// The host deregistered `proc`.
     pub(super) fn forget(&mut self, proc: &Proc) {
+        self.speculative.remove(&proc.nspace);
         self.committed.remove(proc);
         self.fenced.remove(proc);
     }
 
     /// The host deregistered namespace `ns`.
     pub(super) fn forget_nspace(&mut self, ns: &Nspace) {
+        self.speculative.remove(ns);
+        self.speculated.remove(ns);
         self.generations.remove(ns);
         self.fenced.retain(|p, _| p.nspace != *ns);
         self.committed.retain(|p, _| &p.nspace != ns);
     }
+}
+
+/// A speculative generation taken for its fence.
+struct Ready {
+    segment_ns: Nspace,
+    delta: bool,
+    segment: ModexSegment,
+}
+
+/// The one namespace of `procs`, `None` if they are none or of several.
+fn single_nspace(procs: &BTreeSet<Proc>) -> Option<&Nspace> {
+    let mut nss = procs.iter().map(|p| &p.nspace);
+    let ns = nss.next()?;
+    nss.all(|n| n == ns).then_some(ns)
 }
 
 /// Prepares this thread's allocator for the first collecting fence, whose
@@ -271,5 +412,78 @@ fn rehearse() {
                 let _ = seg.posted_value(0, Scopes::ALL, &"pmix.rehearsal".into());
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Key, Rank, Value};
+
+    fn put(k: &str, v: u32) -> Vec<Posted> {
+        vec![Posted {
+            scope: Scope::Global,
+            key: Key::new(k).unwrap(),
+            value: Value::Uint32(v),
+        }]
+    }
+
+    fn value(g: &NewGenerations, rank: u32, k: &str) -> Option<u32> {
+        let seg = g.sealed.last()?.open().ok()?;
+        let v = seg.posted_value(rank, Scopes::ALL, &k.into()).ok()??;
+        v.as_u32()
+    }
+
+    #[test]
+    fn a_speculative_generation_serves_its_fence_unless_a_commit_follows() {
+        let ns = Nspace::new("ns").unwrap();
+        let procs: BTreeSet<Proc> = (0..2).map(|r| Proc::new(ns.clone(), Rank(r))).collect();
+        let all = || procs.clone();
+        let mut next = 0;
+        let mut gen = || {
+            next += 1;
+            next
+        };
+        let mut m = ModexStore::default();
+        let p: Vec<&Proc> = procs.iter().collect();
+        m.commit(p[0], put("a", 1));
+        m.speculate(&ns, true, all, &mut gen);
+        assert!(m.speculative.is_empty(), "rank 1 has not committed");
+        m.commit(p[1], put("b", 2));
+        m.speculate(&ns, true, all, &mut gen);
+        assert!(m.speculative.contains_key(&ns));
+        // An empty commit changes nothing.
+        m.commit(p[1], Vec::new());
+        assert!(m.speculative.contains_key(&ns));
+        let g = m
+            .fence_generations(&procs, true, &[], |_| true, &mut gen)
+            .unwrap();
+        assert_eq!(g.refs[0].generation, 1, "the speculative one");
+        assert_eq!((value(&g, 0, "a"), value(&g, 1, "b")), (Some(1), Some(2)));
+
+        // A commit after the speculation: the fence builds its own.
+        m.commit(p[0], put("c", 3));
+        m.commit(p[1], put("d", 4));
+        m.speculate(&ns, true, all, &mut gen);
+        m.commit(p[1], put("d", 5));
+        m.speculate(&ns, true, all, &mut gen);
+        assert!(m.speculative.is_empty(), "one speculation per fence");
+        let g = m
+            .fence_generations(&procs, true, &[], |_| true, &mut gen)
+            .unwrap();
+        assert_eq!(g.refs[0].generation, 3);
+        assert_eq!(value(&g, 1, "d"), Some(5));
+        assert!(m.speculative.is_empty());
+
+        // A fence over other participants discards it.
+        m.commit(p[0], put("e", 6));
+        m.commit(p[1], put("f", 7));
+        m.speculate(&ns, true, all, &mut gen);
+        let one: BTreeSet<Proc> = [p[0].clone()].into();
+        let g = m
+            .fence_generations(&one, true, &[], |_| true, &mut gen)
+            .unwrap();
+        assert_eq!(g.refs[0].generation, 5);
+        assert!(m.speculative.is_empty());
     }
 }
