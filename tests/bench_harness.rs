@@ -96,3 +96,19 @@ fn pmix_bench_first_fence_runs_under_pmixrun() {
     }
     assert!(stdout.lines().any(|l| l == "pmix_bench done"), "{stdout}");
 }
+
+/// `--first-commit`: the same, the commit timed with the fence.
+#[test]
+fn pmix_bench_first_commit_fence_runs_under_pmixrun() {
+    let stdout = run_bench("first_commit", &["--first-commit", "-g", "1000"]);
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with("pmix_bench lib=") && l.contains(" mode=first-commit ")),
+        "{stdout}"
+    );
+    for m in ["modex32k_commit_fence", "modex32k_get"] {
+        let median = field(&stdout, m, "median=");
+        assert!(median.is_finite() && median > 0.0, "{m} median={median}");
+    }
+}

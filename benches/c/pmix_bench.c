@@ -30,6 +30,9 @@
  *                 the ranks enter it at the same instant, so launch skew
  *                 is not counted, and leave it for a barrier, so no rank's
  *                 work after it is counted in another's figure)
+ *   modex32k_commit_fence (with --first-commit only) the same, the ranks
+ *                 entering at the same instant before the commit, which is
+ *                 timed with the fence (back to back, as MPI_Init does)
  *   modex32k_get  (with --first only) PMIx_Get of one of the peer's 1 KiB
  *                 values after that fence, as get_* (value released)
  *   maxrss        getrusage(RUSAGE_SELF).ru_maxrss at the end, in KiB
@@ -42,7 +45,8 @@
  *   pmix_bench result=<metric> unit=<ns|us|KiB> min=<x> median=<x> max=<x>
  *   pmix_bench done
  *
- * Usage: pmix_bench [--first] [-g GET_ITERS] [-f FENCE_ITERS] [-m MODEX_ROUNDS]
+ * Usage: pmix_bench [--first|--first-commit] [-g GET_ITERS] [-f FENCE_ITERS]
+ *                   [-m MODEX_ROUNDS]
  * (defaults 100000, 1000, 20; the environment variables PMIX_BENCH_GET,
  * PMIX_BENCH_FENCE and PMIX_BENCH_MODEX set them too). With --first the
  * process measures only modex32k_first and modex32k_get (a fence must be
@@ -230,6 +234,7 @@ static const char *const units[M_COUNT] = {
 
 enum { F_MODEX32K_FIRST, F_MODEX32K_GET, F_COUNT };
 static const char *const first_names[F_COUNT] = {"modex32k_first", "modex32k_get"};
+static const char *const commit_names[F_COUNT] = {"modex32k_commit_fence", "modex32k_get"};
 static const char *const first_units[F_COUNT] = {"us", "ns"};
 
 /* The 1 KiB value `k` of `rank`: random-looking bytes (xorshift64*), the
@@ -329,7 +334,7 @@ static pmix_status_t job_and_peer(pmix_proc_t *wild, pmix_proc_t *peer, uint32_t
 }
 
 /* --first: the first collecting fence after init, with 32 KiB per rank. */
-static int first_fence(long get_iters)
+static int first_fence(long get_iters, int with_commit)
 {
     pmix_proc_t wild, peer;
     pmix_value_t *val = NULL;
@@ -349,7 +354,9 @@ static int first_fence(long get_iters)
         v.data.bo.size = FIRST_LEN;
         CHECK(PMIx_Put(PMIX_GLOBAL, key, &v), "PMIx_Put");
     }
-    CHECK(PMIx_Commit(), "PMIx_Commit");
+    if (!with_commit) {
+        CHECK(PMIx_Commit(), "PMIx_Commit");
+    }
     /* The ranks were launched at different times; so that the figure is
      * the fence's and not the launch's skew, they all enter it at the same
      * instant: the next whole second of CLOCK_REALTIME at least 10 ms away
@@ -366,6 +373,9 @@ static int first_fence(long get_iters)
     PMIX_INFO_CONSTRUCT(&info);
     PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &t, PMIX_BOOL);
     double a = now_ns();
+    if (with_commit) {
+        CHECK(PMIx_Commit(), "PMIx_Commit");
+    }
     CHECK(PMIx_Fence(NULL, 0, &info, 1), "PMIx_Fence(collect)");
     res[F_MODEX32K_FIRST] = (now_ns() - a) / 1e3;
     PMIX_INFO_DESTRUCT(&info);
@@ -389,8 +399,9 @@ static int first_fence(long get_iters)
     res[F_MODEX32K_GET] = bench_get(&peer, "bench.k32.17", 0, get_iters);
 
     char header[128];
-    snprintf(header, sizeof header, "mode=first get_iters=%ld", get_iters);
-    return report(n, header, res, F_COUNT, first_names, first_units);
+    snprintf(header, sizeof header, "mode=%s get_iters=%ld", with_commit ? "first-commit" : "first",
+             get_iters);
+    return report(n, header, res, F_COUNT, with_commit ? commit_names : first_names, first_units);
 }
 
 int main(int argc, char **argv)
@@ -406,6 +417,8 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (0 == strcmp(argv[i], "--first")) {
             first = 1;
+        } else if (0 == strcmp(argv[i], "--first-commit")) {
+            first = 2;
         }
     }
     double res[M_COUNT];
@@ -418,7 +431,7 @@ int main(int argc, char **argv)
         return 2;
     }
     if (first) {
-        return first_fence(get_iters);
+        return first_fence(get_iters, first == 2);
     }
     res[M_INIT] = (t1 - t0) / 1e3;
 

@@ -12,7 +12,9 @@
 # per-run figure, which is the median across ranks (the bench's own
 # `median=`); "best" is the minimum over the repetitions of that figure.
 # Each repetition also runs the bench with --first (the first collecting
-# fence after init: the modex32k_* rows), a job of its own.
+# fence after init: the modex32k_* rows) and with --first-commit (the same
+# with the commit timed too, back to back with the fence), jobs of their
+# own.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -71,7 +73,7 @@ check_lib() { # file expected
 
 rm -f "$OUT"/raw/*.txt
 for i in $(seq 1 "$REPS"); do
-    for mode in "" first; do
+    for mode in "" first first-commit; do
         sfx="${mode:+_$mode}"
         flag=()
         [ -n "$mode" ] && flag=(--"$mode")
@@ -102,7 +104,7 @@ function med(a, n,   i, j, t) {
     return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
 /^pmix_bench result=/ {
-    side = (FILENAME ~ /\/ours(_[a-z]+)?\.[0-9]+\.txt$/) ? "ours" : "ref"
+    side = (FILENAME ~ /\/ours(_[a-z-]+)?\.[0-9]+\.txt$/) ? "ours" : "ref"
     for (f = 2; f <= NF; f++) { split($f, kv, "="); v[kv[1]] = kv[2] }
     m = v["result"]
     if (!(m in unit)) { order[++nm] = m; unit[m] = v["unit"] }
