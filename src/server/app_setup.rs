@@ -28,6 +28,9 @@
 //! a value already among the separated elements is not added again, so
 //! that calling `setup_fork` twice on one environment changes nothing).
 //! Other infos are ignored. Deregistering the namespace forgets them.
+//!
+//! Invariant: applying the same edits twice to one environment changes
+//! nothing the second time (a separated element is never added twice).
 
 use crate::{keys, Info, Key, Status, Value};
 

@@ -9,6 +9,11 @@
 //! everyone), and the reply carries the namespace's job segment and modex
 //! generations. A refused handshake is answered with its status and the
 //! connection closed.
+//!
+//! Invariant: a connection is served only once it authenticated and the
+//! host accepted it; every handshake, abort and finalize gets exactly one
+//! answer (the host's, or at once when the host has no callback or
+//! refuses).
 
 use super::connections::{Caller, PeerState};
 use super::host::OpResult;

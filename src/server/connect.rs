@@ -17,6 +17,10 @@
 //! other namespaces' job segments, which a client asks for with a
 //! `NspaceRequest` (see [`nspace_segments`]), and their posted data by
 //! direct modex, which serves any local process whatever its namespace.
+//!
+//! Invariant: a process gets another namespace's segments only through a
+//! `NspaceRequest` (never that namespace's barrier page); every connect or
+//! disconnect call gets exactly one answer (through the collective engine).
 
 use super::collective::{normalize, Call, Kind};
 use super::connections::Caller;

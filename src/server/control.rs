@@ -10,6 +10,10 @@
 //! server's native ones ([`super::credential`]). Job control, monitoring
 //! and allocation have no server default: without the host they fail with
 //! `PMIX_ERR_NOT_SUPPORTED`.
+//!
+//! Invariant: every log, job-control, monitor, allocation and credential
+//! request gets exactly one answer: the host's, the server's default, or
+//! `PMIX_ERR_NOT_SUPPORTED`.
 
 use std::ffi::CString;
 use std::io::Write;

@@ -12,6 +12,9 @@
 //!
 //! Layout: `"PMIXNTV1"`, uid (u32 LE), gid (u32 LE), rank (u32 LE), the
 //! namespace's length (u8) and bytes, then the 16-byte code.
+//!
+//! Invariant: a credential validates only if it was issued by this server
+//! process, unaltered (the code covers every byte before it).
 
 use std::hash::{BuildHasher, Hasher};
 use std::sync::OnceLock;

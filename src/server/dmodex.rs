@@ -8,6 +8,11 @@
 //! without it: `PMIX_ERR_NOT_FOUND`). A client sees what local peers may
 //! see (`PMIX_LOCAL`, `PMIX_GLOBAL`), the host what other nodes may see.
 //! A waiter's `PMIX_TIMEOUT` ends its wait with `PMIX_ERR_TIMEOUT`.
+//!
+//! Invariant: every request is answered exactly once (data,
+//! `PMIX_ERR_NOT_FOUND`, `PMIX_ERR_TIMEOUT`, or the host's error), and a
+//! host's `direct_modex` is asked at most once per remote process at a
+//! time.
 
 use pmix_shmem::Scopes;
 

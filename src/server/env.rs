@@ -15,6 +15,10 @@
 //! | `PMIX_HOSTNAME` | the server's node name |
 //! | `PMIX_VERSION` | `4.2.2` |
 //! | `PMIX_RS_SECRET` | the client's secret (hex) |
+//!
+//! Invariant: `setup_fork` gives every client the same variables in the
+//! same order, its own secret included, and nothing that depends on the
+//! client's current environment.
 
 use std::path::Path;
 

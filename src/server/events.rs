@@ -18,6 +18,10 @@
 //! A client whose connection closes before it finalized makes the server
 //! raise `PMIX_ERR_LOST_CONNECTION` (source: that client, range
 //! `PMIX_RANGE_PROC_LOCAL`) to its own handlers, as OpenPMIx does.
+//!
+//! Invariant: an event reaches each local client in its range at most once
+//! and never its source (which delivered it to itself); every client
+//! notification request gets one answer.
 
 use std::sync::Arc;
 

@@ -13,6 +13,9 @@
 //!   namespace (see `modex`) and every participant's release carries the
 //!   segments and their descriptors; a fence without data releases with
 //!   none.
+//!
+//! Invariant: a fence's participants are answered by the engine once; on
+//! success every one of them gets the same segments (a descriptor each).
 
 use std::os::fd::OwnedFd;
 

@@ -14,6 +14,9 @@
 //! the operation with `status` at once and ignores the completion handle.
 //! A completion dropped without being called resolves its operation with
 //! `PMIX_ERROR`, so a host that loses one cannot hang the clients.
+//!
+//! Invariant: every operation handed to the host is resolved exactly once
+//! (completion, refusal, drop, or a timeout that gave up on it).
 
 use std::any::Any;
 use std::marker::PhantomData;

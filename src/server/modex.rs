@@ -21,6 +21,10 @@
 //! ones, which gets read newest first). After [`MAX_DELTAS`] deltas the
 //! next fence builds a full generation again, which replaces them all:
 //! a get looks at most `MAX_DELTAS + 1` modex segments of a namespace.
+//!
+//! Invariant: the kept generations of a namespace are a full one and at
+//! most `MAX_DELTAS` deltas after it; a get never needs more than
+//! `MAX_DELTAS + 1` modex segments.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;

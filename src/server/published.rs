@@ -37,6 +37,9 @@
 //!
 //! Callbacks (lookup answers) never run under the store's lock, so they
 //! may call back into the store.
+//!
+//! Invariant: a lookup's callback runs exactly once, never under the
+//! store's lock (with what it found, or its failure at the wait's end).
 
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};

@@ -10,6 +10,10 @@
 //! A lookup's answer status is derived from what the host found: every
 //! requested key → `PMIX_SUCCESS`, some → `PMIX_ERR_PARTIAL_SUCCESS`
 //! (both with the data), none → the host's error or `PMIX_ERR_NOT_FOUND`.
+//!
+//! Invariant: the identity the host gets with a publish or lookup is the
+//! one the caller's connection proved (`PMIX_USERID`/`PMIX_GRPID` given by
+//! the caller are replaced); every request gets one answer.
 
 use super::connections::Caller;
 use super::state::State;

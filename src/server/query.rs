@@ -21,6 +21,10 @@
 //! The answer's status is `PMIX_SUCCESS` when every key got an answer,
 //! `PMIX_ERR_PARTIAL_SUCCESS` when some did, and otherwise the host's error
 //! (`PMIX_ERR_NOT_FOUND` when the host had nothing to say either).
+//!
+//! Invariant: every query gets one answer, whose status tells how many keys
+//! were answered; the host is asked only the keys the server could not
+//! answer itself.
 
 use std::collections::HashSet;
 use std::ffi::CString;

@@ -2,6 +2,10 @@
 //! clients (with the uid/gid they must connect as) and per-client secrets.
 //! Shared between the host's threads and the progress thread; the mutex
 //! is held only for lookups and inserts, never while building a segment.
+//!
+//! Invariant: a namespace's record (job segment, barrier page) is replaced
+//! whole, never changed in place, so a reader holding it sees one
+//! consistent registration.
 
 use std::collections::{BTreeSet, HashMap};
 use std::io::Read;

@@ -7,6 +7,9 @@
 //! hands the operation to the host with [`State::host_op`] and answers
 //! when the host's completion arrives. Every request gets exactly one
 //! response: an unknown operation is `PMIX_ERR_NOT_SUPPORTED`.
+//!
+//! Invariant: one response per request (see above); services reach the
+//! loop's state only through `State`'s methods.
 
 use super::command::Command;
 use super::connections::Caller;

@@ -7,6 +7,9 @@
 //! the caller's, `PMIX_SPAWNED` (true), `PMIX_PARENT_ID` (the requestor),
 //! `PMIX_REQUESTOR_IS_CLIENT` (true) and `PMIX_REQUESTOR_IS_TOOL` (false),
 //! unless the caller gave them.
+//!
+//! Invariant: the host gets the required attributes exactly once (the
+//! caller's own win), and every spawn request gets one answer.
 
 use super::connections::Caller;
 use super::state::State;

@@ -20,6 +20,9 @@
 //! Every exported function has the safety contract of its C prototype:
 //! each pointer argument is NULL or valid for what the PMIx standard says
 //! the function does with it. The `# Safety` lint is silenced for that reason.
+//!
+//! Invariant: a C handler's copies of an event stay valid until it calls
+//! its completion callback, and that callback is honoured once.
 #![allow(clippy::missing_safety_doc)]
 
 use std::ffi::{c_int, c_void};

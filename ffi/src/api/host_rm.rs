@@ -10,6 +10,9 @@
 //! frees our C arguments) and completes the operation. Return values
 //! follow the standard: `PMIX_SUCCESS` (the callback will come),
 //! `PMIX_OPERATION_SUCCEEDED` (done, no callback), anything else refuses.
+//!
+//! Invariant: the C arrays handed to the host stay valid until it calls
+//! back, and are freed exactly once after that.
 
 use std::ffi::c_void;
 use std::ptr::null_mut;

@@ -34,6 +34,10 @@
 //!
 //! Lifetime: every pointer handed out stays valid until `PMIx_Finalize`
 //! (the last one, when init was counted), which releases all of them.
+//!
+//! Invariant: an entry, once pushed, is never unlinked or changed while the
+//! client runs: a pointer handed out stays valid until the last
+//! `PMIx_Finalize`.
 
 use std::ptr::null_mut;
 use std::sync::atomic::{AtomicPtr, Ordering};

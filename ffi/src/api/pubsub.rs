@@ -15,6 +15,9 @@
 //! # Safety
 //!
 //! Every exported function has the safety contract of its C prototype.
+//!
+//! Invariant: the elements of the caller's `pmix_pdata_t` array whose key
+//! was not found are never written.
 #![allow(clippy::missing_safety_doc)]
 
 use std::ffi::{c_char, c_int, c_void};

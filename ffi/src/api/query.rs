@@ -22,6 +22,9 @@
 //! Every exported function has the safety contract of its C prototype:
 //! each pointer argument is NULL or valid for what the PMIx standard says
 //! the function does with it.
+//!
+//! Invariant: every `_nb` callback runs once, on the progress thread; a
+//! blocking call's results are `malloc`ed, the caller's to free.
 #![allow(clippy::missing_safety_doc)]
 
 use std::ffi::{c_int, c_void};

@@ -12,6 +12,9 @@
 //! generation (any publish to the namespace) makes them miss. The cache is
 //! direct-mapped and fixed in size ([`SLOTS`] entries per thread), so it
 //! never grows.
+//!
+//! Invariant: an entry owns nothing and is keyed by its owner and
+//! generation, so a value of a superseded generation is never returned.
 
 use std::cell::RefCell;
 

@@ -22,6 +22,9 @@
 //! Every exported function has the safety contract of its C prototype:
 //! each pointer argument is NULL or valid for what the PMIx standard says
 //! the function does with it. The `# Safety` lint is silenced for that reason.
+//!
+//! Invariant: the running server and its objects belong to `state`; this
+//! module only checks and converts arguments and results.
 #![allow(clippy::missing_safety_doc)]
 
 use std::ffi::{c_char, c_int, c_void};

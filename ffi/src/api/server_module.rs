@@ -10,6 +10,9 @@
 //! standard: `PMIX_SUCCESS` (the callback will come),
 //! `PMIX_OPERATION_SUCCEEDED` (done, no callback), anything else (refused,
 //! no callback).
+//!
+//! Invariant: every operation box handed to the host is reclaimed exactly
+//! once: by our `cbfunc`, or at once when the host refuses.
 
 use std::ffi::{c_char, c_void, CString};
 

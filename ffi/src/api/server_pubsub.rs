@@ -10,6 +10,9 @@
 //! host's: it is copied before the callback returns.
 //!
 //! [`HostModule`]: pmix_core::server::HostModule
+//!
+//! Invariant: the C arrays handed to the host stay valid until it calls
+//! back, and are freed exactly once after that.
 
 use std::ffi::{c_char, c_void};
 

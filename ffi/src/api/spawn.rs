@@ -10,6 +10,9 @@
 //! # Safety
 //!
 //! Every exported function has the safety contract of its C prototype.
+//!
+//! Invariant: nothing of the caller's arrays is referenced after the call
+//! returns (deep copies), `_nb` forms included.
 #![allow(clippy::missing_safety_doc)]
 
 use std::ffi::{c_char, c_int, c_void};

@@ -7,6 +7,9 @@
 //! the host calls the `cbfunc`, after which the library frees them; the
 //! host must copy what it keeps. The namespace the host passes to the
 //! `pmix_spawn_cbfunc_t` is the host's, read during the callback.
+//!
+//! Invariant: the C arrays handed to the host stay valid until it calls
+//! back, and are freed exactly once after that.
 
 use std::ffi::{c_char, c_void, CStr};
 
