@@ -76,6 +76,10 @@ pub mod codes {
     pub const ERR_PROC_TERM_WO_SYNC: Status = Status(-200);
     /// `PMIX_EVENT_JOB_END`.
     pub const JOB_END: Status = Status(-145);
+    /// `PMIX_PROCESS_SET_DEFINE`.
+    pub const PROCESS_SET_DEFINE: Status = Status(-55);
+    /// `PMIX_PROCESS_SET_DELETE`.
+    pub const PROCESS_SET_DELETE: Status = Status(-56);
 }
 
 /// One event: its code, who raised it, how far it goes and what it says.

@@ -78,7 +78,8 @@ impl Notifier {
         LOOP_WAKER.with(|w| w.set(Arc::as_ptr(&self.waker)));
     }
 
-    fn on_loop_thread(&self) -> bool {
+    /// True on the thread running this notifier's loop.
+    pub(crate) fn on_loop_thread(&self) -> bool {
         LOOP_WAKER.with(|w| std::ptr::eq(w.get(), Arc::as_ptr(&self.waker)))
     }
 }

@@ -19,6 +19,14 @@
 //! raise `PMIX_ERR_LOST_CONNECTION` (source: that client, range
 //! `PMIX_RANGE_PROC_LOCAL`) to its own handlers, as OpenPMIx does.
 //!
+//! Process sets: [`Server::define_process_set`] and
+//! [`Server::delete_process_set`] change the table (`psets.rs`) and raise
+//! `PMIX_PROCESS_SET_DEFINE` (`PMIX_PSET_NAME`, `PMIX_PSET_MEMBERS`) /
+//! `PMIX_PROCESS_SET_DELETE` (`PMIX_PSET_NAME`), source the server,
+//! `PMIX_RANGE_LOCAL`, marked `PMIX_EVENT_NON_DEFAULT` (default handlers do
+//! not get them), to every connected local client and the server's own
+//! handlers, as OpenPMIx 4.2 does.
+//!
 //! Invariant: an event reaches each local client in its range at most once
 //! and never its source (which delivered it to itself); every client
 //! notification request gets one answer.
@@ -27,8 +35,10 @@ use std::sync::Arc;
 
 use super::connections::Caller;
 use super::host::OpResult;
+use super::psets::members_value;
 use super::state::State;
 use super::Server;
+use crate::events::codes::{PROCESS_SET_DEFINE, PROCESS_SET_DELETE};
 use crate::events::{decode_event, encode_event, Event, EventHandler, EventHandlers, Range};
 use crate::{keys, Info, Key, Proc, Status, Value};
 
@@ -54,6 +64,49 @@ impl Server {
     /// `PMIx_Deregister_event_handler` in the server process.
     pub fn deregister_event_handler(&self, id: usize) -> Result<(), Status> {
         self.events.deregister(id)
+    }
+
+    /// `PMIx_server_define_process_set`: defines (or redefines) the
+    /// process set `name` and tells the local clients (see the module
+    /// documentation). An empty name is `PMIX_ERR_BAD_PARAM`.
+    pub fn define_process_set(&self, name: &str, members: Vec<Proc>) -> Result<(), Status> {
+        if name.is_empty() {
+            return Err(Status::ERR_BAD_PARAM);
+        }
+        let name = name.to_owned();
+        self.pset_change(move |st| define_pset(st, &name, members))
+    }
+
+    /// `PMIx_server_delete_process_set`: deletes the process set `name`
+    /// and tells the local clients. `PMIX_ERR_NOT_FOUND` if there is no
+    /// such set, `PMIX_ERR_BAD_PARAM` for an empty name.
+    pub fn delete_process_set(&self, name: &str) -> Result<(), Status> {
+        if name.is_empty() {
+            return Err(Status::ERR_BAD_PARAM);
+        }
+        let name = name.to_owned();
+        self.pset_change(move |st| delete_pset(st, &name))
+    }
+
+    /// Runs `change` on the loop and waits for its result; on the loop's
+    /// own thread (from a host callback) it is queued and reported done,
+    /// since waiting there would never end.
+    fn pset_change(
+        &self,
+        change: impl FnOnce(&mut State) -> Result<(), Status> + Send + 'static,
+    ) -> Result<(), Status> {
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        let queued = self.run_on_loop(move |st| {
+            let _ = tx.send(change(st));
+        });
+        if !queued {
+            return Err(Status::ERR_INIT);
+        }
+        if self.notifier.on_loop_thread() {
+            return Ok(());
+        }
+        // A loop that stops drops the task, and with it the sender.
+        rx.recv().unwrap_or(Err(Status::ERR_INIT))
     }
 
     /// `PMIx_Notify_event` from the host: delivers `event` to the local
@@ -132,4 +185,40 @@ pub(super) fn notify_from_client(st: &mut State, caller: Caller, _proc: &Proc, b
         };
         st.finish_service(op, result);
     }
+}
+
+/// Records set `name` and raises `PMIX_PROCESS_SET_DEFINE`.
+fn define_pset(st: &mut State, name: &str, members: Vec<Proc>) -> Result<(), Status> {
+    let value = members_value(&members);
+    st.psets.define(name, members)?;
+    raise_pset_event(st, PROCESS_SET_DEFINE, name, Some(value));
+    Ok(())
+}
+
+/// Forgets set `name` and raises `PMIX_PROCESS_SET_DELETE`.
+fn delete_pset(st: &mut State, name: &str) -> Result<(), Status> {
+    st.psets.delete(name)?;
+    raise_pset_event(st, PROCESS_SET_DELETE, name, None);
+    Ok(())
+}
+
+fn raise_pset_event(st: &mut State, code: Status, name: &str, members: Option<Value>) {
+    let mut infos = Vec::with_capacity(3);
+    let mut add = |k: &str, v: Value| {
+        if let Ok(k) = Key::new(k) {
+            infos.push(Info::new(k, v));
+        }
+    };
+    add(keys::EVENT_NON_DEFAULT, Value::Bool(true));
+    add(keys::PSET_NAME, Value::string(name));
+    if let Some(m) = members {
+        add(keys::PSET_MEMBERS, m);
+    }
+    let event = Event {
+        status: code,
+        source: st.server_proc().clone(),
+        range: Range::LOCAL,
+        infos,
+    };
+    deliver_from_host(st, event);
 }

@@ -56,6 +56,7 @@ mod modex;
 mod modex_store;
 mod ops;
 pub mod own_store;
+mod psets;
 mod published;
 mod pubsub;
 mod query;
@@ -291,20 +292,30 @@ impl Server {
     /// form of job description the standard allows, see
     /// [`crate::job::JobDescription`]); clients of the namespace receive it
     /// when they connect. Registering an existing namespace replaces its
-    /// description for clients that connect afterwards.
+    /// description for clients that connect afterwards. The process sets
+    /// the registration carries (an application's `PMIX_PSET_NAME`, as
+    /// PRRTE registers `--pset`) join the server's table, without events.
     pub fn register_nspace(
         &self,
         nspace: &Nspace,
         nlocalprocs: u32,
         infos: &[Info],
     ) -> Result<(), Status> {
-        self.registry.register_nspace(
+        let psets = self.registry.register_nspace(
             nspace,
             nlocalprocs,
             infos,
             &self.config.hostname,
             self.config.locality,
-        )
+        )?;
+        if !psets.is_empty() {
+            self.run_on_loop(move |st| {
+                for (name, members) in psets {
+                    let _ = st.psets.define(&name, members);
+                }
+            });
+        }
+        Ok(())
     }
 
     /// `PMIx_server_deregister_nspace`: forgets the namespace, its clients,

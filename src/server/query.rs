@@ -9,14 +9,19 @@
 //!    of this node (`PMIX_QUERY_LOCAL_PROC_TABLE`, and
 //!    `PMIX_QUERY_PROC_TABLE` for a job wholly on this node; executables
 //!    from the applications' `PMIX_APP_ARGV`), the list
-//!    of those keys (`PMIX_QUERY_SUPPORTED_KEYS`), and any other key found
+//!    of those keys (`PMIX_QUERY_SUPPORTED_KEYS`), the process sets of
+//!    its table (`PMIX_QUERY_NUM_PSETS`, `PMIX_QUERY_PSET_NAMES` as a
+//!    comma-separated string, `PMIX_QUERY_PSET_MEMBERSHIP` of the set the
+//!    `PMIX_PSET_NAME` qualifier names: a data array of procs; without the
+//!    qualifier the query fails with `PMIX_ERR_BAD_PARAM`, for an unknown
+//!    set with `PMIX_ERR_NOT_FOUND`), and any other key found
 //!    in the registered job data of the process the qualifiers name (job
 //!    realm for the wildcard rank);
 //! 2. the rest goes to the host's `query` callback;
 //! 3. what the host did not answer (or the whole rest, if it has no
-//!    callback or refused) falls back on the server's defaults: no process
-//!    sets are defined through this server (`PMIX_QUERY_NUM_PSETS` is 0,
-//!    `PMIX_QUERY_PSET_NAMES` empty).
+//!    callback or refused) falls back on the server's defaults (kept for
+//!    a key that reaches this step: `PMIX_QUERY_NUM_PSETS` 0,
+//!    `PMIX_QUERY_PSET_NAMES` empty; step 1 answers both today).
 //!
 //! The answer's status is `PMIX_SUCCESS` when every key got an answer,
 //! `PMIX_ERR_PARTIAL_SUCCESS` when some did, and otherwise the host's error
@@ -30,6 +35,7 @@ use std::collections::HashSet;
 use std::ffi::CString;
 
 use super::connections::Caller;
+use super::psets::members_value;
 use super::state::State;
 use super::Server;
 use crate::data_type::DataType;
@@ -89,6 +95,7 @@ const SERVER_KEYS: &[&str] = &[
     keys::QUERY_SUPPORTED_KEYS,
     keys::QUERY_NUM_PSETS,
     keys::QUERY_PSET_NAMES,
+    keys::QUERY_PSET_MEMBERSHIP,
 ];
 
 fn info(key: &str, value: Value) -> Option<Info> {
@@ -142,6 +149,19 @@ fn query_for(st: &mut State, caller: Caller, proc: &Proc, queries: Vec<Query>, t
     for q in &queries {
         let mut left = Vec::new();
         for k in &q.keys {
+            if k.to_bytes() == keys::QUERY_PSET_MEMBERSHIP.as_bytes() {
+                match pset_membership(st, &q.qualifiers) {
+                    Ok(i) => answers.push(i),
+                    Err(s) => {
+                        let r = Err(s);
+                        if let Some(t) = tap {
+                            t(&r);
+                        }
+                        return st.respond(caller, r);
+                    }
+                }
+                continue;
+            }
             match answer_query(st, proc, k.to_bytes(), &q.qualifiers) {
                 Some(i) => answers.push(i),
                 None => left.push(k.clone()),
@@ -259,8 +279,23 @@ fn answer_query(st: &State, requester: &Proc, key: &[u8], qualifiers: &[Info]) -
             )
         }
         keys::QUERY_SUPPORTED_KEYS => info(key, Value::string(&SERVER_KEYS.join(","))),
+        keys::QUERY_NUM_PSETS => info(key, Value::Size(st.psets.len())),
+        keys::QUERY_PSET_NAMES => info(key, Value::string(&st.psets.names().join(","))),
         _ => job_data(st, &target(requester, qualifiers), key),
     }
+}
+
+/// `PMIX_QUERY_PSET_MEMBERSHIP`: the members of the set the
+/// `PMIX_PSET_NAME` qualifier names.
+fn pset_membership(st: &State, qualifiers: &[Info]) -> Result<Info, Status> {
+    let name = qualifiers
+        .iter()
+        .find(|q| q.key.as_c_str().to_bytes() == keys::PSET_NAME.as_bytes())
+        .and_then(|q| q.value.as_str())
+        .filter(|n| !n.is_empty())
+        .ok_or(Status::ERR_BAD_PARAM)?;
+    let members = st.psets.members(name).ok_or(Status::ERR_NOT_FOUND)?;
+    info(keys::QUERY_PSET_MEMBERSHIP, members_value(members)).ok_or(Status::ERROR)
 }
 
 /// A key of the registered job data of `proc` (its job realm for the

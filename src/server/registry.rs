@@ -15,6 +15,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use pmix_shmem::SealedSegment;
 
+use super::psets::registered_sets;
 use crate::barrier::BarrierPage;
 use crate::job::JobDescription;
 use crate::net::PeerCredentials;
@@ -106,6 +107,8 @@ impl Registry {
         self.next_generation.fetch_add(1, Ordering::Relaxed)
     }
 
+    /// Registers (or replaces) a namespace; returns the process sets its
+    /// registration carries (see [`registered_sets`]).
     pub(crate) fn register_nspace(
         &self,
         nspace: &Nspace,
@@ -113,8 +116,9 @@ impl Registry {
         infos: &[Info],
         hostname: &str,
         locality: Option<fn(&str) -> Option<String>>,
-    ) -> Result<(), Status> {
+    ) -> Result<Vec<(String, Vec<Proc>)>, Status> {
         let mut job = JobDescription::from_registration(nspace, nlocalprocs, infos, hostname)?;
+        let psets = registered_sets(nspace, &job);
         if let Some(f) = locality {
             job.derive_localities(f);
         }
@@ -150,7 +154,7 @@ impl Registry {
             barrier,
         };
         g.nspaces.insert(nspace.clone(), Arc::new(rec));
-        Ok(())
+        Ok(psets)
     }
 
     /// Removes a namespace and its clients; returns the clients removed.

@@ -10,7 +10,7 @@
 //!   ([`Connections`]), committed data and modex generations
 //!   ([`ModexStore`]), direct-modex waiters ([`Waiters`]), operations at
 //!   the host ([`PendingOps`]), deadlines ([`Timers`]), collectives
-//!   ([`Collectives`]). Handlers use their methods, never their fields.
+//!   ([`Collectives`]), process sets ([`ProcessSets`]). Handlers use their methods, never their fields.
 //! - Every request is answered once (see [`State::respond`]); every
 //!   participant of a failed collective gets the failure (see
 //!   [`State::collective_failed`]).
@@ -23,6 +23,7 @@ use super::connections::{Caller, Connections};
 use super::host::{take_result, Completion, HostModule, OpResult, OpSink};
 use super::modex_store::ModexStore;
 use super::ops::{Encoder, PendingOp, PendingOps};
+use super::psets::ProcessSets;
 use super::registry::Registry;
 use super::timers::Timers;
 use super::waiters::{WaiterTo, Waiters};
@@ -38,6 +39,7 @@ pub(crate) struct State {
     pub(super) ops: PendingOps,
     pub(super) timers: Timers,
     pub(super) collectives: Collectives,
+    pub(super) psets: ProcessSets,
     registry: Arc<Registry>,
     host: Arc<dyn HostModule>,
     sink: Arc<dyn OpSink>,
@@ -61,6 +63,7 @@ impl State {
             ops: PendingOps::default(),
             timers: Timers::default(),
             collectives: Collectives::default(),
+            psets: ProcessSets::default(),
             registry,
             host,
             sink,

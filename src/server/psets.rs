@@ -1,0 +1,149 @@
+//! The process sets this server knows: those its host defined with
+//! `PMIx_server_define_process_set` and those a job registration carried
+//! (`PMIX_PSET_NAME`, with `PMIX_PSET_MEMBERS` or else the application's
+//! ranks, as PRRTE registers `--pset`).
+//!
+//! Invariant: every set has a nonempty name, unique in the table (defining
+//! an existing name replaces its members); members are kept in the order
+//! given, without duplicates. Names are listed in the order they were
+//! first defined.
+
+use crate::data_type::DataType;
+use crate::job::JobDescription;
+use crate::value::DataArray;
+use crate::{keys, Nspace, Proc, Rank, Status, Value};
+
+/// The table of process sets (owned by the progress thread's `State`).
+#[derive(Default)]
+pub(crate) struct ProcessSets {
+    sets: Vec<(String, Vec<Proc>)>,
+}
+
+impl ProcessSets {
+    /// Defines (or redefines) set `name`.
+    pub(crate) fn define(&mut self, name: &str, members: Vec<Proc>) -> Result<(), Status> {
+        if name.is_empty() {
+            return Err(Status::ERR_BAD_PARAM);
+        }
+        let mut uniq: Vec<Proc> = Vec::with_capacity(members.len());
+        for p in members {
+            if !uniq.contains(&p) {
+                uniq.push(p);
+            }
+        }
+        match self.sets.iter_mut().find(|(n, _)| n == name) {
+            Some((_, m)) => *m = uniq,
+            None => self.sets.push((name.to_owned(), uniq)),
+        }
+        Ok(())
+    }
+
+    /// Deletes set `name`: `PMIX_ERR_NOT_FOUND` if there is none.
+    pub(crate) fn delete(&mut self, name: &str) -> Result<(), Status> {
+        if name.is_empty() {
+            return Err(Status::ERR_BAD_PARAM);
+        }
+        let before = self.sets.len();
+        self.sets.retain(|(n, _)| n != name);
+        if self.sets.len() == before {
+            Err(Status::ERR_NOT_FOUND)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// How many sets there are.
+    pub(crate) fn len(&self) -> usize {
+        self.sets.len()
+    }
+
+    /// The names, in order of first definition.
+    pub(crate) fn names(&self) -> Vec<&str> {
+        self.sets.iter().map(|(n, _)| n.as_str()).collect()
+    }
+
+    /// The members of set `name`.
+    pub(crate) fn members(&self, name: &str) -> Option<&[Proc]> {
+        self.sets
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, m)| m.as_slice())
+    }
+}
+
+/// `members` as the value of `PMIX_PSET_MEMBERS`: a data array of procs.
+pub(crate) fn members_value(members: &[Proc]) -> Value {
+    Value::DataArray(Box::new(DataArray {
+        elem_type: DataType::Proc,
+        items: members.iter().cloned().map(Value::Proc).collect(),
+    }))
+}
+
+/// The procs of a `PMIX_PSET_MEMBERS` value (a data array of procs, or
+/// one proc).
+fn members_of(v: &Value) -> Option<Vec<Proc>> {
+    match v {
+        Value::Proc(p) => Some(vec![p.clone()]),
+        Value::DataArray(a) => Some(
+            a.items
+                .iter()
+                .filter_map(|v| match v {
+                    Value::Proc(p) => Some(p.clone()),
+                    _ => None,
+                })
+                .collect(),
+        ),
+        _ => None,
+    }
+}
+
+/// The sets a job registration carries: each application with a
+/// `PMIX_PSET_NAME` is a set, whose members are its `PMIX_PSET_MEMBERS`
+/// if given, else the application's ranks.
+pub(crate) fn registered_sets(nspace: &Nspace, job: &JobDescription) -> Vec<(String, Vec<Proc>)> {
+    let mut out = Vec::new();
+    for app in job.apps() {
+        let Some(name) = app.info(keys::PSET_NAME).and_then(Value::as_str) else {
+            continue;
+        };
+        if name.is_empty() {
+            continue;
+        }
+        let members = app
+            .info(keys::PSET_MEMBERS)
+            .and_then(members_of)
+            .unwrap_or_else(|| {
+                app.ranks()
+                    .iter()
+                    .map(|&r| Proc::new(nspace.clone(), Rank(r)))
+                    .collect()
+            });
+        out.push((name.to_owned(), members));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(r: u32) -> Proc {
+        Proc::new(Nspace::new("ns").unwrap(), Rank(r))
+    }
+
+    #[test]
+    fn define_replace_delete() {
+        let mut t = ProcessSets::default();
+        assert_eq!(t.define("", vec![]), Err(Status::ERR_BAD_PARAM));
+        t.define("a", vec![p(0), p(1), p(0)]).unwrap();
+        t.define("b", vec![p(2)]).unwrap();
+        assert_eq!(t.members("a").unwrap(), &[p(0), p(1)]);
+        t.define("a", vec![p(3)]).unwrap();
+        assert_eq!(t.names(), vec!["a", "b"]);
+        assert_eq!(t.members("a").unwrap(), &[p(3)]);
+        assert_eq!(t.delete("zz"), Err(Status::ERR_NOT_FOUND));
+        t.delete("a").unwrap();
+        assert_eq!(t.len(), 1);
+        assert!(t.members("a").is_none());
+    }
+}
