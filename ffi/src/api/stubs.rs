@@ -599,31 +599,6 @@ pub unsafe extern "C" fn PMIx_server_deregister_resources(
     })
 }
 
-/// `PMIx_server_define_process_set`.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_server_define_process_set(
-    members: *const c_void,
-    nmembers: usize,
-    pset_name: *const c_char,
-) -> c_int {
-    guard(|| {
-        require_init()?;
-        check_array(members, nmembers)?;
-        nonnull!(pset_name);
-        unsupported()
-    })
-}
-
-/// `PMIx_server_delete_process_set`.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_server_delete_process_set(pset_name: *mut c_char) -> c_int {
-    guard(|| {
-        require_init()?;
-        nonnull!(pset_name);
-        unsupported()
-    })
-}
-
 /// `PMIx_Register_attributes` (declared in `pmix_server.h`: a host
 /// registers the attributes its module functions support).
 #[no_mangle]
