@@ -621,7 +621,8 @@ impl Client {
     /// non-reserved key of a specific rank other than this process,
     /// unless `PMIX_OPTIONAL`, its data is fetched by direct modex through
     /// the server, waiting for the peer to commit (bounded by
-    /// `PMIX_TIMEOUT`). `PMIX_ERR_NOT_FOUND` if absent.
+    /// `PMIX_TIMEOUT`). `PMIX_ERR_NOT_FOUND` if absent. `PMIX_PSET_NAMES`
+    /// is asked of the server (see `query::pset_names`).
     pub fn get_with<R>(
         &self,
         proc: &Proc,
@@ -632,6 +633,10 @@ impl Client {
         self.inner.check_active()?;
         if key.is_empty() || key.len() > crate::MAX_KEYLEN {
             return Err(Status::ERR_BAD_PARAM);
+        }
+        if key == keys::PSET_NAMES {
+            // Sets change after the job data was made: the server knows.
+            return self.pset_names(proc).map(|v| f(Answer::Local(v)));
         }
         let opts = GetOptions::parse(qualifiers);
         let target = ProcRef::from(proc);
@@ -676,6 +681,9 @@ impl Client {
         self.inner.check_active()?;
         if key.is_empty() || key.len() > crate::MAX_KEYLEN {
             return Err(Status::ERR_BAD_PARAM);
+        }
+        if key == keys::PSET_NAMES {
+            return self.pset_names_nb(proc, done);
         }
         let opts = GetOptions::parse(qualifiers);
         if let Some(v) = self.inner.local_value(proc, key, &opts) {

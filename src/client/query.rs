@@ -19,7 +19,7 @@ use crate::value::Query;
 use crate::wire::{rm, Op};
 use crate::{keys, Info, Key, Nspace, Proc, Rank, Status, Value};
 
-use super::{Client, StatusCallback};
+use super::{Client, GetCallback, StatusCallback};
 
 /// Callback of [`Client::query_nb`]: the status (`PMIX_SUCCESS` or
 /// `PMIX_ERR_PARTIAL_SUCCESS`) and results, or the failure.
@@ -111,6 +111,31 @@ fn decode_credential(body: Result<Vec<u8>, Status>) -> Result<(Vec<u8>, Vec<Info
     rm::get_credential(&body?).map_err(|_| Status::ERR_UNPACK_FAILURE)
 }
 
+/// The query of `PMIX_PSET_NAMES` for `proc`.
+fn pset_names_query(proc: &Proc) -> Result<Vec<u8>, Status> {
+    let q = Query {
+        keys: vec![std::ffi::CString::new(keys::PSET_NAMES).map_err(|_| Status::ERR_BAD_PARAM)?],
+        qualifiers: vec![Info::new(
+            Key::new(keys::PROCID)?,
+            Value::Proc(proc.clone()),
+        )],
+    };
+    let mut body = Vec::new();
+    rm::put_queries(&mut body, &[q])?;
+    Ok(body)
+}
+
+/// The answer to [`pset_names_query`]: a nonempty string, else not found.
+fn pset_names_of(r: Result<(Status, Vec<Info>), Status>) -> Result<Value, Status> {
+    let (_, infos) = r?;
+    infos
+        .into_iter()
+        .find(|i| is(i, keys::PSET_NAMES))
+        .map(|i| i.value)
+        .filter(|v| v.as_str().is_some_and(|s| !s.is_empty()))
+        .ok_or(Status::ERR_NOT_FOUND)
+}
+
 fn decode_answer(body: Result<Vec<u8>, Status>) -> Result<(Status, Vec<Info>), Status> {
     let (s, infos) = rm::get_query_answer(&body?).map_err(|_| Status::ERR_UNPACK_FAILURE)?;
     if s != Status::SUCCESS && s != Status::ERR_PARTIAL_SUCCESS {
@@ -151,6 +176,28 @@ impl Client {
             }
         }
         Ok((found, rest))
+    }
+
+    /// `PMIx_Get(proc, PMIX_PSET_NAMES)`: the process sets `proc` belongs
+    /// to, asked of the server (whose table knows every set, also those
+    /// defined before this process connected) as a query of the key for
+    /// `proc`; a comma-separated string, as OpenPMIx's master answers (the
+    /// header says an array of strings). `PMIX_ERR_NOT_FOUND` when it
+    /// belongs to none.
+    pub(crate) fn pset_names(&self, proc: &Proc) -> Result<Value, Status> {
+        pset_names_of(decode_answer(
+            self.request(Op::QUERY, pset_names_query(proc)?),
+        ))
+    }
+
+    /// [`pset_names`](Self::pset_names) without waiting; `done` runs on
+    /// the progress thread.
+    pub(crate) fn pset_names_nb(&self, proc: &Proc, done: GetCallback) -> Result<(), Status> {
+        self.request_nb(
+            Op::QUERY,
+            pset_names_query(proc)?,
+            Box::new(move |r| done(pset_names_of(decode_answer(r)))),
+        )
     }
 
     /// `PMIx_Query_info`: the answers to `queries` (see the module

@@ -69,6 +69,20 @@ impl ProcessSets {
             .find(|(n, _)| n == name)
             .map(|(_, m)| m.as_slice())
     }
+
+    /// The names of the sets `proc` belongs to (a member given with the
+    /// wildcard rank holds every rank of its namespace).
+    pub(crate) fn sets_of(&self, proc: &Proc) -> Vec<&str> {
+        self.sets
+            .iter()
+            .filter(|(_, m)| {
+                m.iter().any(|p| {
+                    p.nspace == proc.nspace && (p.rank == proc.rank || p.rank == Rank::WILDCARD)
+                })
+            })
+            .map(|(n, _)| n.as_str())
+            .collect()
+    }
 }
 
 /// `members` as the value of `PMIX_PSET_MEMBERS`: a data array of procs.
@@ -145,5 +159,13 @@ mod tests {
         t.delete("a").unwrap();
         assert_eq!(t.len(), 1);
         assert!(t.members("a").is_none());
+        assert_eq!(t.sets_of(&p(2)), vec!["b"]);
+        assert!(t.sets_of(&p(3)).is_empty());
+        t.define(
+            "all",
+            vec![Proc::new(Nspace::new("ns").unwrap(), Rank::WILDCARD)],
+        )
+        .unwrap();
+        assert_eq!(t.sets_of(&p(2)), vec!["b", "all"]);
     }
 }

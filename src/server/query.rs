@@ -14,7 +14,9 @@
 //!    comma-separated string, `PMIX_QUERY_PSET_MEMBERSHIP` of the set the
 //!    `PMIX_PSET_NAME` qualifier names: a data array of procs; without the
 //!    qualifier the query fails with `PMIX_ERR_BAD_PARAM`, for an unknown
-//!    set with `PMIX_ERR_NOT_FOUND`), and any other key found
+//!    set with `PMIX_ERR_NOT_FOUND`), `PMIX_PSET_NAMES` of the process the
+//!    qualifiers name (the sets it belongs to, comma-separated: how a
+//!    client's `PMIx_Get` of that key is answered), and any other key found
 //!    in the registered job data of the process the qualifiers name (job
 //!    realm for the wildcard rank);
 //! 2. the rest goes to the host's `query` callback;
@@ -279,6 +281,10 @@ fn answer_query(st: &State, requester: &Proc, key: &[u8], qualifiers: &[Info]) -
             )
         }
         keys::QUERY_SUPPORTED_KEYS => info(key, Value::string(&SERVER_KEYS.join(","))),
+        keys::PSET_NAMES => {
+            let p = target(requester, qualifiers);
+            info(key, Value::string(&st.psets.sets_of(&p).join(",")))
+        }
         keys::QUERY_NUM_PSETS => info(key, Value::Size(st.psets.len())),
         keys::QUERY_PSET_NAMES => info(key, Value::string(&st.psets.names().join(","))),
         _ => job_data(st, &target(requester, qualifiers), key),

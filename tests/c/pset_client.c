@@ -5,8 +5,9 @@
  *   rank), then tells the host it is ready (event READY, local range);
  * - waits for the host's definition of "pset-a" (ranks 0 and 2), checks
  *   the event's name and members, the queries (number, names, membership,
- *   missing qualifier, unknown set), acknowledges (event ACK);
- * - waits for the deletion, checks the queries again.
+ *   missing qualifier, unknown set) and PMIx_Get(PMIX_PSET_NAMES) of
+ *   itself and of peers, acknowledges (event ACK);
+ * - waits for the deletion, checks the queries and gets again.
  * Every wait is bounded (60 s). Prints "pset client R ok". */
 #include <pthread.h>
 #include <stdio.h>
@@ -190,6 +191,22 @@ static void expect_rc(const char *key, const char *pset, pmix_status_t want)
     if (res) PMIX_INFO_FREE(res, nres);
 }
 
+/* PMIx_Get(rank r of my namespace, PMIX_PSET_NAMES): the sets it is in. */
+static void check_get(pmix_rank_t r, const char *want)
+{
+    pmix_proc_t p;
+    pmix_value_t *v = NULL;
+    pmix_status_t rc;
+    PMIX_LOAD_PROCID(&p, me.nspace, r);
+    rc = PMIx_Get(&p, PMIX_PSET_NAMES, NULL, 0, &v);
+    if (PMIX_SUCCESS != rc || NULL == v || PMIX_STRING != v->type
+        || 0 != strcmp(want, v->data.string)) {
+        FAIL("get pset names of %u: %s (%s), want %s", r, PMIx_Error_string(rc),
+             v && PMIX_STRING == v->type ? v->data.string : "?", want);
+    }
+    if (v) PMIX_VALUE_RELEASE(v);
+}
+
 static void tell_host(pmix_status_t code)
 {
     pmix_status_t rc = PMIx_Notify_event(code, &me, PMIX_RANGE_LOCAL, NULL, 0, NULL, NULL);
@@ -221,6 +238,7 @@ int main(void)
     check_num(1);
     check_names("app-set");
     check_members("app-set", all, 3);
+    check_get(me.rank, "app-set");
     tell_host(READY);
 
     if (!wait_flag(&defined)) {
@@ -241,6 +259,9 @@ int main(void)
     check_num(2);
     check_names("app-set,pset-a");
     check_members("pset-a", set_a, 2);
+    check_get(me.rank, 1 == me.rank ? "app-set" : "app-set,pset-a");
+    check_get(2, "app-set,pset-a");
+    check_get(1, "app-set");
     expect_rc(PMIX_QUERY_PSET_MEMBERSHIP, NULL, PMIX_ERR_BAD_PARAM);
     expect_rc(PMIX_QUERY_PSET_MEMBERSHIP, "nope", PMIX_ERR_NOT_FOUND);
     tell_host(ACK);
@@ -252,6 +273,8 @@ int main(void)
     }
     check_num(1);
     check_names("app-set");
+    check_get(me.rank, "app-set");
+    check_get(2, "app-set");
     expect_rc(PMIX_QUERY_PSET_MEMBERSHIP, "pset-a", PMIX_ERR_NOT_FOUND);
     pthread_mutex_lock(&mu);
     if (default_saw_pset) {
