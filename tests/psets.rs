@@ -5,7 +5,8 @@
 //! non-default `PMIX_PROCESS_SET_DEFINE`/`DELETE` events and the pset
 //! queries (number, names, membership, refusals) before and after.
 //!
-//! Also the Rust API in this process: define, redefine, delete, the
+//! `pmixrun --pset NAME` (a program context's ranks form a set) with the
+//! same client. Also the Rust API in this process: define, redefine, delete, the
 //! server's own handlers, host-registered sets and the queries.
 //!
 //! The C run is bounded by a watchdog that kills the host's process group;
@@ -57,6 +58,48 @@ fn c_host_defines_and_deletes_a_process_set() {
         out.status
     );
     assert!(stdout.contains("pset host ok"), "{stdout}");
+    for r in 0..3 {
+        assert!(stdout.contains(&format!("pset client {r} ok")), "{stdout}");
+    }
+}
+
+#[test]
+fn pmixrun_pset_makes_each_context_a_set() {
+    let client = common::build_c(
+        "tests/c/pset_client.c",
+        &unique("pmixrun_client"),
+        "pset_client",
+        &common::include_dir(),
+        &["-pthread"],
+    );
+    let c = client.to_str().unwrap();
+    let out = common::run_with_watchdog(
+        Command::new(env!("CARGO_BIN_EXE_pmixrun"))
+            .args([
+                "--timeout",
+                "120",
+                "--pset",
+                "left",
+                "-n",
+                "2",
+                c,
+                "pmixrun",
+                "left",
+            ])
+            .args([":", "--pset", "right", "-n", "1", c, "pmixrun", "right"])
+            .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit()),
+        LIMIT,
+        "pmixrun --pset",
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "pmixrun failed: {}\n{stdout}",
+        out.status
+    );
     for r in 0..3 {
         assert!(stdout.contains(&format!("pset client {r} ok")), "{stdout}");
     }

@@ -25,6 +25,9 @@ pub struct AppContext {
     pub argv: Vec<String>,
     /// The working directory (`PMIX_WDIR`).
     pub cwd: Option<PathBuf>,
+    /// The process set its ranks form (`PMIX_PSET_NAME`, as PRRTE's
+    /// `--pset`).
+    pub pset: Option<String>,
 }
 
 impl AppContext {
@@ -49,6 +52,12 @@ impl AppContext {
     /// With a working directory.
     pub fn cwd(mut self, cwd: impl Into<PathBuf>) -> Self {
         self.cwd = Some(cwd.into());
+        self
+    }
+
+    /// Whose ranks form the process set `name`.
+    pub fn pset(mut self, name: impl Into<String>) -> Self {
+        self.pset = Some(name.into());
         self
     }
 }
@@ -223,6 +232,9 @@ impl SingleNodeJob {
             }
             if let Some(cwd) = &app.cwd {
                 a.push(info(k::WDIR, path_value(cwd)));
+            }
+            if let Some(name) = &app.pset {
+                a.push(info(k::PSET_NAME, Value::string(name)));
             }
             v.push(info(k::APP_INFO_ARRAY, array(a)));
             for i in 0..app.np {

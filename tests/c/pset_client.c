@@ -8,6 +8,8 @@
  *   missing qualifier, unknown set) and PMIx_Get(PMIX_PSET_NAMES) of
  *   itself and of peers, acknowledges (event ACK);
  * - waits for the deletion, checks the queries and gets again.
+ * With arguments `pmixrun SET` (run by pmixrun with --pset, see
+ * under_pmixrun): the sets pmixrun registered, and PMIx_Get of them.
  * Every wait is bounded (60 s). Prints "pset client R ok". */
 #include <pthread.h>
 #include <stdio.h>
@@ -215,7 +217,28 @@ static void tell_host(pmix_status_t code)
     }
 }
 
-int main(void)
+/* Under `pmixrun --pset left -n 2 C pmixrun left : --pset right -n 1 C
+ * pmixrun right`: the job's sets, and the one this rank is in (want). */
+static int under_pmixrun(const char *want)
+{
+    const pmix_rank_t left[2] = {0, 1}, right[1] = {2};
+    check_num(2);
+    check_names("left,right");
+    check_members("left", left, 2);
+    check_members("right", right, 1);
+    check_get(me.rank, want);
+    check_get(2, "right");
+    pmix_status_t rc = PMIx_Finalize(NULL, 0);
+    if (PMIX_SUCCESS != rc) {
+        FAIL("finalize: %s", PMIx_Error_string(rc));
+    }
+    if (0 == failures) {
+        printf("pset client %u ok\n", me.rank);
+    }
+    return failures ? 1 : 0;
+}
+
+int main(int argc, char **argv)
 {
     pmix_status_t codes[2] = {PMIX_PROCESS_SET_DEFINE, PMIX_PROCESS_SET_DELETE};
     const pmix_rank_t all[3] = {0, 1, 2}, set_a[2] = {0, 2};
@@ -224,6 +247,9 @@ int main(void)
     if (PMIX_SUCCESS != (rc = PMIx_Init(&me, NULL, 0))) {
         fprintf(stderr, "pset client: init: %s\n", PMIx_Error_string(rc));
         return 1;
+    }
+    if (argc > 2 && 0 == strcmp(argv[1], "pmixrun")) {
+        return under_pmixrun(argv[2]);
     }
     rc = PMIx_Register_event_handler(codes, 2, NULL, 0, pset_handler, NULL, NULL);
     if (rc < 0) {

@@ -5,7 +5,8 @@
 //! ```
 //!
 //! `--tag-output`, `--timeout` and `-x` apply to the whole job wherever
-//! they appear; `-n` and `--wdir` to the program context they precede.
+//! they appear; `-n`, `--wdir` and `--pset` to the program context they
+//! precede (`--pset NAME`: the context's ranks form the process set NAME).
 
 use std::path::PathBuf;
 
@@ -15,6 +16,8 @@ pub struct Context {
     pub np: u32,
     pub argv: Vec<String>,
     pub wdir: Option<PathBuf>,
+    /// `--pset NAME`: the context's ranks form this process set.
+    pub pset: Option<String>,
 }
 
 /// The parsed command line.
@@ -28,7 +31,7 @@ pub struct Options {
 }
 
 pub const USAGE: &str = "usage: pmixrun [--tag-output] [--timeout SECS] [-x VAR[=val]] \
-[--wdir DIR] -n N PROGRAM [ARGS...] [: -n M PROGRAM2 [ARGS...]]...";
+[--wdir DIR] [--pset NAME] -n N PROGRAM [ARGS...] [: -n M PROGRAM2 [ARGS...]]...";
 
 /// What the command line asks for.
 #[derive(Debug, PartialEq, Eq)]
@@ -59,6 +62,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
         // One program context.
         let mut np: Option<u32> = None;
         let mut wdir = None;
+        let mut pset = None;
         let mut argv: Vec<String> = Vec::new();
         let mut more = false;
         while let Some(a) = it.next() {
@@ -108,6 +112,13 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
                 "--wdir" | "-wdir" | "--wd" => {
                     wdir = Some(PathBuf::from(value(name, inline, &mut it)?));
                 }
+                "--pset" => {
+                    let v = value(name, inline, &mut it)?;
+                    if v.is_empty() || v.contains(',') {
+                        return Err(format!("--pset: not a set name: {v:?}"));
+                    }
+                    pset = Some(v.to_owned());
+                }
                 ":" => return Err("empty program context before ':'".into()),
                 s if s.starts_with('-') && s.len() > 1 => {
                     return Err(format!("unknown option {s}"));
@@ -122,6 +133,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
             np: np.unwrap_or(1),
             argv,
             wdir,
+            pset,
         });
         if !more {
             break;
@@ -157,6 +169,18 @@ mod tests {
         assert_eq!(o.contexts[0].wdir, Some(PathBuf::from("/tmp")));
         assert_eq!(o.contexts[1].np, 3);
         assert_eq!(o.contexts[1].argv, vec!["b"]);
+        assert_eq!(o.contexts[1].pset, None);
+    }
+
+    #[test]
+    fn pset_names_a_context() {
+        let Parsed::Run(o) = p("--pset left -n 2 a : --pset=right b").unwrap() else {
+            panic!()
+        };
+        assert_eq!(o.contexts[0].pset.as_deref(), Some("left"));
+        assert_eq!(o.contexts[1].pset.as_deref(), Some("right"));
+        assert!(p("--pset a,b a").is_err());
+        assert!(p("--pset").is_err());
     }
 
     #[test]

@@ -442,6 +442,7 @@ impl Launcher<'_> {
                     np,
                     argv: run_argv,
                     wdir: cwd,
+                    pset: None,
                 },
                 env,
             ));
@@ -499,6 +500,9 @@ fn run(opts: cli::Options) -> Result<i32, String> {
         };
         if let Some(d) = cwd {
             app = app.cwd(d);
+        }
+        if let Some(name) = &c.pset {
+            app = app.pset(name.clone());
         }
         job_desc = job_desc.app(app);
     }
