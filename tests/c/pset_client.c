@@ -209,6 +209,43 @@ static void check_get(pmix_rank_t r, const char *want)
     if (v) PMIX_VALUE_RELEASE(v);
 }
 
+static int nb_done;
+static char nb_value[256];
+static pmix_status_t nb_status;
+
+static void get_cb(pmix_status_t status, pmix_value_t *kv, void *cbdata)
+{
+    (void) cbdata;
+    pthread_mutex_lock(&mu);
+    nb_status = status;
+    if (PMIX_SUCCESS == status && kv && PMIX_STRING == kv->type) {
+        snprintf(nb_value, sizeof(nb_value), "%s", kv->data.string);
+    }
+    nb_done = 1;
+    pthread_cond_broadcast(&cv);
+    pthread_mutex_unlock(&mu);
+}
+
+/* PMIx_Get_nb(rank r, PMIX_PSET_NAMES), waited for (60 s at most). */
+static void check_get_nb(pmix_rank_t r, const char *want)
+{
+    pmix_proc_t p;
+    pmix_status_t rc;
+    PMIX_LOAD_PROCID(&p, me.nspace, r);
+    nb_done = 0;
+    rc = PMIx_Get_nb(&p, PMIX_PSET_NAMES, NULL, 0, get_cb, NULL);
+    if (PMIX_SUCCESS != rc) {
+        FAIL("get_nb pset names of %u: %s", r, PMIx_Error_string(rc));
+        return;
+    }
+    if (!wait_flag(&nb_done)) {
+        FAIL("get_nb pset names of %u: no callback", r);
+    } else if (PMIX_SUCCESS != nb_status || 0 != strcmp(want, nb_value)) {
+        FAIL("get_nb pset names of %u: %s (%s), want %s", r, PMIx_Error_string(nb_status),
+             nb_value, want);
+    }
+}
+
 static void tell_host(pmix_status_t code)
 {
     pmix_status_t rc = PMIx_Notify_event(code, &me, PMIX_RANGE_LOCAL, NULL, 0, NULL, NULL);
@@ -288,6 +325,7 @@ int main(int argc, char **argv)
     check_get(me.rank, 1 == me.rank ? "app-set" : "app-set,pset-a");
     check_get(2, "app-set,pset-a");
     check_get(1, "app-set");
+    check_get_nb(0, "app-set,pset-a");
     expect_rc(PMIX_QUERY_PSET_MEMBERSHIP, NULL, PMIX_ERR_BAD_PARAM);
     expect_rc(PMIX_QUERY_PSET_MEMBERSHIP, "nope", PMIX_ERR_NOT_FOUND);
     tell_host(ACK);
