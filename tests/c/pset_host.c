@@ -11,13 +11,13 @@
 #define HOST_NAME "pset host"
 #include "host_common.h"
 
+#include "pset_common.h"
+
 #define READY (PMIX_EXTERNAL_ERR_BASE - 21)
 #define ACK (PMIX_EXTERNAL_ERR_BASE - 22)
 #define N 3
 
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
-static int ready, acked, own_define, own_delete, default_saw_pset;
+static int ready, acked, own_define, own_delete;
 
 static void handler(size_t id, pmix_status_t status, const pmix_proc_t *source,
                     pmix_info_t info[], size_t ninfo, pmix_info_t *results, size_t nresults,
@@ -36,22 +36,6 @@ static void handler(size_t id, pmix_status_t status, const pmix_proc_t *source,
     }
     pthread_cond_broadcast(&cv);
     pthread_mutex_unlock(&mu);
-    if (NULL != cbfunc) {
-        cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
-    }
-}
-
-static void default_handler(size_t id, pmix_status_t status, const pmix_proc_t *source,
-                            pmix_info_t info[], size_t ninfo, pmix_info_t *results,
-                            size_t nresults, pmix_event_notification_cbfunc_fn_t cbfunc,
-                            void *cbdata)
-{
-    (void) id; (void) source; (void) info; (void) ninfo; (void) results; (void) nresults;
-    if (PMIX_PROCESS_SET_DEFINE == status || PMIX_PROCESS_SET_DELETE == status) {
-        pthread_mutex_lock(&mu);
-        default_saw_pset++;
-        pthread_mutex_unlock(&mu);
-    }
     if (NULL != cbfunc) {
         cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
     }
