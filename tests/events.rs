@@ -63,20 +63,9 @@ fn child(role: &str) -> Result<(), String> {
     }
     let c = Client::init(&[]).map_err(|s| format!("init {s:?}"))?;
     let me = c.proc().clone();
-    let (tx, rx) = mpsc::channel::<(Status, Proc, Vec<Info>)>();
-    let tx = Mutex::new(tx);
+    let (handler, rx) = common::event_forwarder();
     let id = c
-        .register_event_handler(
-            &[CODE, FROM_SERVER, TO_RM],
-            &[],
-            Arc::new(move |call: HandlerCall| {
-                let _ =
-                    tx.lock()
-                        .unwrap()
-                        .send((call.status, call.source.clone(), call.infos.clone()));
-                call.done.complete(Status::SUCCESS, Vec::new());
-            }),
-        )
+        .register_event_handler(&[CODE, FROM_SERVER, TO_RM], &[], handler)
         .map_err(|s| format!("register {s:?}"))?;
     c.fence(&[], &[]).map_err(|s| format!("fence {s:?}"))?;
     if me.rank == Rank(0) {
@@ -391,20 +380,13 @@ fn c_server_process_handlers_and_host_notify_event() {
     let host = c_program("events_host", "host");
     let client = c_program("events_client", "host");
     let tmp = common::scratch(&format!("events_host_tmp_{}", std::process::id()));
-    let o = common::run_with_watchdog(
-        Command::new(&host)
-            .arg("2")
-            .arg(&client)
-            .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
-            .env("TMPDIR", &tmp)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit()),
+    common::run_c_host(
+        &host,
+        &["2".as_ref(), client.as_os_str()],
+        &tmp,
         LIMIT,
-        "events_host",
+        "events host ok",
     );
-    let (st, out) = (o.status, String::from_utf8_lossy(&o.stdout));
-    assert!(st.success(), "events_host: {st}\n{out}");
-    assert!(out.contains("events host ok"), "{out}");
 }
 
 #[test]

@@ -41,23 +41,7 @@ fn c_host_defines_and_deletes_a_process_set() {
         &["-pthread"],
     );
     let tmp = common::scratch(&unique("tmp"));
-    let out = common::run_with_watchdog(
-        Command::new(&host)
-            .arg(&client)
-            .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
-            .env("TMPDIR", &tmp)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit()),
-        LIMIT,
-        "pset_host",
-    );
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "pset_host failed: {}\n{stdout}",
-        out.status
-    );
-    assert!(stdout.contains("pset host ok"), "{stdout}");
+    let stdout = common::run_c_host(&host, &[client.as_os_str()], &tmp, LIMIT, "pset host ok");
     for r in 0..3 {
         assert!(stdout.contains(&format!("pset client {r} ok")), "{stdout}");
     }
@@ -109,9 +93,9 @@ fn pmixrun_pset_makes_each_context_a_set() {
 // The Rust API, in this process (no clients).
 
 use std::ffi::CString;
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::{mpsc, Arc};
 
-use pmix::events::{codes, HandlerCall};
+use pmix::events::codes;
 use pmix::server::{NoHost, Server, ServerConfig};
 use pmix::value::{DataArray, Query};
 use pmix::{keys, DataType, Info, Key, Nspace, Proc, Rank, Status, Value};
@@ -186,19 +170,12 @@ fn rust_api_defines_deletes_and_answers_queries() {
     ];
     server.register_nspace(&ns, 2, &infos).unwrap();
 
-    let (tx, rx) = mpsc::channel();
-    let tx = Mutex::new(tx);
+    let (handler, rx) = common::event_forwarder();
     server
         .register_event_handler(
             &[codes::PROCESS_SET_DEFINE, codes::PROCESS_SET_DELETE],
             &[],
-            Arc::new(move |call: HandlerCall| {
-                let _ =
-                    tx.lock()
-                        .unwrap()
-                        .send((call.status, call.source.clone(), call.infos.clone()));
-                call.done.complete(Status::SUCCESS, Vec::new());
-            }),
+            handler,
         )
         .unwrap();
 

@@ -476,12 +476,18 @@ fn rust_api_spawn_connect_disconnect() {
     assert_eq!(*host.disconnects.lock().unwrap(), 1);
 }
 
-#[test]
-fn a_connect_fails_when_a_participant_dies() {
+/// A server with a [`TestHost`] and a registered job `name` of 2 ranks.
+fn two_rank_job(name: &str) -> (Arc<TestHost>, Arc<Server>, Nspace) {
     let host = Arc::new(TestHost::default());
     let server = start_server(host.clone());
-    let ns = Nspace::new("rust-lost").unwrap();
+    let ns = Nspace::new(name).unwrap();
     common::register_local_job(&server, &ns, 2, vec![]);
+    (host, server, ns)
+}
+
+#[test]
+fn a_connect_fails_when_a_participant_dies() {
+    let (host, server, ns) = two_rank_job("rust-lost");
     let a = start_role(&server, &ns, 0, "connect_lost");
     let b = start_role(&server, &ns, 1, "exit_early");
     host.children.lock().unwrap().extend([a, b]);
@@ -491,11 +497,8 @@ fn a_connect_fails_when_a_participant_dies() {
 
 #[test]
 fn a_connect_times_out() {
-    let host = Arc::new(TestHost::default());
-    let server = start_server(host.clone());
-    let ns = Nspace::new("rust-timeout").unwrap();
     // Rank 1 is registered but never started.
-    common::register_local_job(&server, &ns, 2, vec![]);
+    let (host, server, ns) = two_rank_job("rust-timeout");
     let a = start_role(&server, &ns, 0, "connect_timeout");
     host.children.lock().unwrap().push(a);
     assert_eq!(wait_all(&host.children), vec![true]);

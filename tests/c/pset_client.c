@@ -272,13 +272,9 @@ int main(int argc, char **argv)
     if (argc > 2 && 0 == strcmp(argv[1], "pmixrun")) {
         return under_pmixrun(argv[2]);
     }
-    rc = PMIx_Register_event_handler(codes, 2, NULL, 0, pset_handler, NULL, NULL);
-    if (rc < 0) {
-        FAIL("register pset handler: %s", PMIx_Error_string(rc));
-    }
-    rc = PMIx_Register_event_handler(NULL, 0, NULL, 0, default_handler, NULL, NULL);
-    if (rc < 0) {
-        FAIL("register default handler: %s", PMIx_Error_string(rc));
+    const char *err = register_pset_handlers(codes, 2, pset_handler);
+    if (NULL != err) {
+        FAIL("register handlers: %s", err);
     }
 
     /* The set the host registered with the job. */

@@ -27,4 +27,17 @@ static void default_handler(size_t id, pmix_status_t status, const pmix_proc_t *
     }
 }
 
+/* Registers `handler` for `codes` and the counting default handler; a
+ * status text on failure, NULL on success. */
+static const char *register_pset_handlers(pmix_status_t codes[], size_t ncodes,
+                                          pmix_notification_fn_t handler)
+{
+    pmix_status_t rc = PMIx_Register_event_handler(codes, ncodes, NULL, 0, handler, NULL, NULL);
+    if (rc < 0) {
+        return PMIx_Error_string(rc);
+    }
+    rc = PMIx_Register_event_handler(NULL, 0, NULL, 0, default_handler, NULL, NULL);
+    return rc < 0 ? PMIx_Error_string(rc) : NULL;
+}
+
 #endif

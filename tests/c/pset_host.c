@@ -84,13 +84,9 @@ int main(int argc, char **argv)
         FAIL("server_init: %s", PMIx_Error_string(rc));
         return host_exit_code();
     }
-    rc = PMIx_Register_event_handler(codes, 4, NULL, 0, handler, NULL, NULL);
-    if (rc < 0) {
-        FAIL("register handler: %s", PMIx_Error_string(rc));
-    }
-    rc = PMIx_Register_event_handler(NULL, 0, NULL, 0, default_handler, NULL, NULL);
-    if (rc < 0) {
-        FAIL("register default handler: %s", PMIx_Error_string(rc));
+    const char *err = register_pset_handlers(codes, 4, handler);
+    if (NULL != err) {
+        FAIL("register handlers: %s", err);
     }
 
     /* The application's info: PMIX_APPNUM 0, PMIX_PSET_NAME "app-set". */

@@ -160,6 +160,55 @@ pub fn run_with_watchdog(cmd: &mut Command, limit: Duration, what: &str) -> Outp
     out
 }
 
+/// Runs the C host program `host` with `args` on our library (its
+/// temporary directory `tmp`) under [`run_with_watchdog`]; fails the test
+/// unless it exits 0 having printed `ok_line`. Returns its standard output.
+pub fn run_c_host(
+    host: &Path,
+    args: &[&std::ffi::OsStr],
+    tmp: &Path,
+    limit: Duration,
+    ok_line: &str,
+) -> String {
+    let what = host
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let out = run_with_watchdog(
+        Command::new(host)
+            .args(args)
+            .env("LD_LIBRARY_PATH", ffi_lib_dir())
+            .env("TMPDIR", tmp)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::inherit()),
+        limit,
+        &what,
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{what}: {}\n{stdout}", out.status);
+    assert!(
+        stdout.contains(ok_line),
+        "{what}: no {ok_line:?} in\n{stdout}"
+    );
+    stdout
+}
+
+/// An event seen by [`event_forwarder`]: its code, source and infos.
+pub type SeenEvent = (pmix::Status, Proc, Vec<Info>);
+
+/// An event handler that sends every event it gets to the returned
+/// receiver and completes it with `PMIX_SUCCESS`.
+pub fn event_forwarder() -> (pmix::events::EventHandler, mpsc::Receiver<SeenEvent>) {
+    let (tx, rx) = mpsc::channel::<SeenEvent>();
+    let tx = std::sync::Mutex::new(tx);
+    let handler: pmix::events::EventHandler =
+        std::sync::Arc::new(move |call: pmix::events::HandlerCall| {
+            let seen = (call.status, call.source.clone(), call.infos.clone());
+            let _ = tx.lock().unwrap().send(seen);
+            call.done.complete(pmix::Status::SUCCESS, Vec::new());
+        });
+    (handler, rx)
+}
+
 /// The info `key` = `v`.
 pub fn info(key: &str, v: Value) -> Info {
     Info::new(Key::new(key).unwrap(), v)
