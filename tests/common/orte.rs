@@ -423,7 +423,10 @@ impl Job {
             .args(["--mca", "if_base_do_not_resolve", "1"])
             .args(&self.mpirun_args)
             .arg(&self.program)
-            .args(&self.args);
+            .args(&self.args)
+            // See `mpirun` in tests/interop.rs: Open MPI's lazy binding
+            // race with its own component unloading.
+            .env("LD_BIND_NOW", "1");
         c
     }
 
