@@ -241,7 +241,7 @@ fn log_for(
     });
     let host = st.host();
     if let Err(s) = host.log(proc, &data, &directives, done) {
-        st.refuse_op(op, s);
+        st.finish_service(op, Err(s));
     }
 }
 
@@ -256,7 +256,7 @@ pub(super) fn job_control(st: &mut State, caller: Caller, proc: &Proc, body: &[u
     });
     let host = st.host();
     if let Err(s) = host.job_control(proc, &targets, &directives, done) {
-        st.refuse_op(op, s);
+        st.finish_service(op, Err(s));
     }
 }
 
@@ -271,7 +271,7 @@ pub(super) fn monitor(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) 
     });
     let host = st.host();
     if let Err(s) = host.monitor(proc, &monitor, error, &directives, done) {
-        st.refuse_op(op, s);
+        st.finish_service(op, Err(s));
     }
 }
 
@@ -286,7 +286,7 @@ pub(super) fn allocate(st: &mut State, caller: Caller, proc: &Proc, body: &[u8])
     });
     let host = st.host();
     if let Err(s) = host.allocate(proc, directive, &infos, done) {
-        st.refuse_op(op, s);
+        st.finish_service(op, Err(s));
     }
 }
 
@@ -298,6 +298,7 @@ pub(super) fn get_credential(st: &mut State, caller: Caller, proc: &Proc, body: 
         Err(e) => return st.respond(caller, Err(e.status())),
     };
     let native = st
+        .conns
         .peer_creds(proc)
         .map(|c| super::credential::issue(proc, c));
     let (op, done) = st.host_op_or_fallback(
@@ -313,7 +314,7 @@ pub(super) fn get_credential(st: &mut State, caller: Caller, proc: &Proc, body: 
     );
     let host = st.host();
     if let Err(s) = host.get_credential(proc, &directives, done) {
-        st.refuse_op(op, s);
+        st.finish_service(op, Err(s));
     }
 }
 
@@ -334,7 +335,7 @@ pub(super) fn validate_credential(st: &mut State, caller: Caller, proc: &Proc, b
     });
     let host = st.host();
     if let Err(s) = host.validate_credential(proc, &cred, &directives, done) {
-        st.refuse_op(op, s);
+        st.finish_service(op, Err(s));
     }
 }
 

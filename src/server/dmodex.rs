@@ -101,16 +101,13 @@ pub(super) fn host_answer(st: &mut State, proc: &Proc, result: OpResult) {
 
 fn remote_answer(st: &mut State, proc: &Proc, r: Result<Vec<u8>, Status>) {
     for w in st.waiters.take_remote(proc) {
-        if let Some(dl) = w.deadline {
-            st.timers.cancel(dl, TimerKey::Waiter(w.id));
-        }
-        st.answer_waiter(w.to, r.clone());
+        st.answer_waiter(w, r.clone());
     }
 }
 
 /// Waiter `id`'s deadline passed.
 pub(super) fn timed_out(st: &mut State, id: u64) {
     if let Some(w) = st.waiters.take(id) {
-        st.answer_waiter(w.to, Err(Status::ERR_TIMEOUT));
+        st.answer_waiter(w, Err(Status::ERR_TIMEOUT));
     }
 }

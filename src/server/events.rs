@@ -137,9 +137,9 @@ fn push_to_clients(st: &mut State, event: &Event) {
     let Ok(body) = encode_event(event) else {
         return;
     };
-    for p in st.connected_procs() {
+    for p in st.conns.connected_procs() {
         if p != event.source && event.reaches(&p) {
-            st.send_event(&p, body.clone());
+            st.conns.send_event(&p, body.clone());
         }
     }
 }

@@ -50,7 +50,7 @@ fn publish(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) -> Result<(
     let host = st.host();
     let (op, done) = st.host_op::<()>(caller, |()| Ok(Vec::new()));
     if let Err(s) = host.publish(proc, &infos, done) {
-        st.refuse_op(op, s);
+        st.finish_service(op, Err(s));
     }
     Ok(())
 }
@@ -63,7 +63,7 @@ fn lookup(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) -> Result<()
     let (op, done) =
         st.host_op::<Vec<PublishedValue>>(caller, move |found| lookup_reply(&wanted, found));
     if let Err(s) = host.lookup(proc, &keys, &infos, done) {
-        st.refuse_op(op, s);
+        st.finish_service(op, Err(s));
     }
     Ok(())
 }
@@ -74,7 +74,7 @@ fn unpublish(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) -> Result
     let host = st.host();
     let (op, done) = st.host_op::<()>(caller, |()| Ok(Vec::new()));
     if let Err(s) = host.unpublish(proc, keys.as_deref().unwrap_or(&[]), &infos, done) {
-        st.refuse_op(op, s);
+        st.finish_service(op, Err(s));
     }
     Ok(())
 }

@@ -193,7 +193,7 @@ fn query_for(st: &mut State, caller: Caller, proc: &Proc, queries: Vec<Query>, t
     });
     let host = st.host();
     if let Err(s) = host.query(proc, &unresolved, done) {
-        st.refuse_op(op, s);
+        st.finish_service(op, Err(s));
     }
 }
 
@@ -257,7 +257,7 @@ fn answer_query(st: &State, requester: &Proc, key: &[u8], qualifiers: &[Info]) -
                         .and_then(|s| executable(s, r))
                         .and_then(|e| CString::new(e).ok());
                     let p = Proc::new(ns.clone(), Rank(r));
-                    let pid = st.peer_creds(&p).map(|c| c.pid);
+                    let pid = st.conns.peer_creds(&p).map(|c| c.pid);
                     Value::ProcInfo(Box::new(ProcInfo {
                         proc: p,
                         hostname: CString::new(rec.hostname.clone()).ok(),

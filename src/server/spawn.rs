@@ -44,7 +44,7 @@ pub(super) fn serve(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) {
     let (op, done) = st.host_op::<crate::Nspace>(caller, |ns| process_mgmt::encode_nspace(&ns));
     let host = st.host();
     if let Err(s) = host.spawn(proc, &infos, &apps, done) {
-        st.refuse_op(op, s);
+        st.finish_service(op, Err(s));
     }
 }
 

@@ -18,15 +18,15 @@
 use std::os::fd::OwnedFd;
 use std::sync::Arc;
 
-use super::collective::{Arrival, Call, Collectives, Stage};
+use super::collective::{Arrival, Call, Collectives, Kind, Stage};
 use super::connections::{Caller, Connections};
 use super::host::{take_result, Completion, HostModule, OpResult, OpSink};
 use super::modex_store::ModexStore;
 use super::ops::{Encoder, PendingOp, PendingOps};
 use super::psets::ProcessSets;
 use super::registry::Registry;
-use super::timers::Timers;
-use super::waiters::{WaiterTo, Waiters};
+use super::timers::{TimerKey, Timers};
+use super::waiters::{Waiter, WaiterTo, Waiters};
 use crate::events::{Event, EventHandlers, Range};
 use crate::wire::{DmodexReply, Message, Response, SegmentKind, SegmentRef};
 use crate::{keys, Info, Key, Nspace, Proc, Status, Value};
@@ -116,7 +116,7 @@ impl State {
     }
 
     /// Starts a host operation answering `caller`: returns the operation's
-    /// number (for [`State::refuse_op`]) and the completion to give the
+    /// number (for [`State::finish_service`]) and the completion to give the
     /// host. When the host completes with a `T`, `encode` makes the
     /// response body from it.
     pub(crate) fn host_op<T: Send + 'static>(
@@ -145,28 +145,6 @@ impl State {
             let r = encoder(result);
             self.respond(caller, r);
         }
-    }
-
-    /// Resolves service operation `op` with the host's synchronous refusal.
-    pub(crate) fn refuse_op(&mut self, op: u64, status: Status) {
-        self.finish_service(op, Err(status));
-    }
-
-    /// Pushes an event notification to the connected client `proc`;
-    /// false if it is not connected.
-    pub(crate) fn send_event(&mut self, proc: &Proc, body: Vec<u8>) -> bool {
-        self.conns.send_event(proc, body)
-    }
-
-    /// Every connected, authenticated client.
-    pub(crate) fn connected_procs(&self) -> Vec<Proc> {
-        self.conns.connected_procs()
-    }
-
-    /// The kernel's credentials (pid, uid, gid) of the connected client
-    /// `proc`'s socket.
-    pub(crate) fn peer_creds(&self, proc: &Proc) -> Option<crate::net::PeerCredentials> {
-        self.conns.peer_creds(proc)
     }
 
     /// The job segment and modex generations of `ns` with a descriptor
@@ -210,9 +188,13 @@ impl State {
     // ------------------------------------------------------------------
     // Direct-modex answers
 
-    /// Answers `to` with `proc`'s data, or the failure.
-    pub(super) fn answer_waiter(&mut self, to: WaiterTo, r: Result<Vec<u8>, Status>) {
-        match to {
+    /// Answers waiter `w` (taken out of `waiters`) with the data or the
+    /// failure, and disarms its deadline.
+    pub(super) fn answer_waiter(&mut self, w: Waiter, r: Result<Vec<u8>, Status>) {
+        if let Some(dl) = w.deadline {
+            self.timers.cancel(dl, TimerKey::Waiter(w.id));
+        }
+        match w.to {
             WaiterTo::Client(caller) => self.reply_dmodex(caller, r),
             WaiterTo::Host(done) => done(r),
         }
@@ -236,10 +218,6 @@ impl State {
     /// data.
     pub(super) fn release_local_waiters(&mut self, proc: &Proc) {
         for w in self.waiters.take_local(proc) {
-            if let Some(dl) = w.deadline {
-                self.timers
-                    .cancel(dl, super::timers::TimerKey::Waiter(w.id));
-            }
             let scopes = match w.to {
                 WaiterTo::Client(_) => pmix_shmem::Scopes::LOCAL_PEER,
                 WaiterTo::Host(_) => pmix_shmem::Scopes::REMOTE_PEER,
@@ -248,7 +226,7 @@ impl State {
                 .modex
                 .record(proc, scopes)
                 .unwrap_or(Err(Status::ERR_NOT_FOUND));
-            self.answer_waiter(w.to, r);
+            self.answer_waiter(w, r);
         }
     }
 
@@ -272,8 +250,7 @@ impl State {
             self.collective_failed(cid, Status::ERR_LOST_CONNECTION);
         }
         for cid in self.collectives.failed_with(proc) {
-            let conns = &self.conns;
-            self.collectives.retire(cid, |p| conns.departed(p));
+            self.retire_collective(cid);
         }
         if !finalized {
             self.host.client_lost(proc);
@@ -310,10 +287,7 @@ impl State {
         match a {
             Arrival::Waiting => {}
             Arrival::Ready(cid) => return Some(cid),
-            Arrival::Refused(s) => {
-                self.conns
-                    .send(caller.token, caller.id, &kind.failure(s), Vec::new())
-            }
+            Arrival::Refused(s) => self.send_failure(kind, [caller], s),
             Arrival::Fail(cid, s) => self.collective_failed(cid, s),
             Arrival::Late(cid, s) => self.collective_late(cid, caller, s),
         }
@@ -332,20 +306,15 @@ impl State {
             Some(Stage::AtHost(op)) => {
                 self.ops.take(op);
                 if let Some(c) = self.collectives.finish(cid, &mut self.timers) {
-                    let m = c.kind.failure(status);
-                    for (_, caller) in c.arrived {
-                        self.conns.send(caller.token, caller.id, &m, Vec::new());
-                    }
+                    let callers = c.arrived.into_iter().map(|(_, caller)| caller);
+                    self.send_failure(c.kind, callers, status);
                 }
             }
             Some(Stage::Gathering) => {
                 let Some(f) = self.collectives.fail(cid, status, &mut self.timers) else {
                     return;
                 };
-                let m = f.kind.failure(status);
-                for caller in &f.arrived {
-                    self.conns.send(caller.token, caller.id, &m, Vec::new());
-                }
+                self.send_failure(f.kind, f.arrived, status);
                 if f.kind.reports_failure() {
                     let mut infos = f.infos;
                     if let Ok(k) = Key::new(keys::LOCAL_COLLECTIVE_STATUS) {
@@ -360,8 +329,7 @@ impl State {
                         self.ops.take(op);
                     }
                 }
-                let conns = &self.conns;
-                self.collectives.retire(cid, |p| conns.departed(p));
+                self.retire_collective(cid);
             }
         }
     }
@@ -369,9 +337,27 @@ impl State {
     /// A late arrival at failed collective `cid` gets its failure.
     pub(super) fn collective_late(&mut self, cid: u64, caller: Caller, status: Status) {
         if let Some(kind) = self.collectives.get(cid).map(|c| c.kind) {
-            self.conns
-                .send(caller.token, caller.id, &kind.failure(status), Vec::new());
+            self.send_failure(kind, [caller], status);
         }
+        self.retire_collective(cid);
+    }
+
+    /// Answers `callers` of a `kind` collective with its failure `status`.
+    fn send_failure(
+        &mut self,
+        kind: Kind,
+        callers: impl IntoIterator<Item = Caller>,
+        status: Status,
+    ) {
+        let m = kind.failure(status);
+        for caller in callers {
+            self.conns.send(caller.token, caller.id, &m, Vec::new());
+        }
+    }
+
+    /// Forgets failed collective `cid` once its participants all arrived
+    /// or departed.
+    fn retire_collective(&mut self, cid: u64) {
         let conns = &self.conns;
         self.collectives.retire(cid, |p| conns.departed(p));
     }
