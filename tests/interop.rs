@@ -21,11 +21,9 @@
 
 mod common;
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::mpsc;
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -247,25 +245,9 @@ fn run(mut cmd: Command, limit: Duration, ours: bool) -> Run {
     let start = Instant::now();
     let mut child = cmd.spawn().unwrap_or_else(|e| panic!("spawn {what}: {e}"));
     let pgid = child.id() as i32;
-    let mut out = child.stdout.take().unwrap();
-    let mut err = child.stderr.take().unwrap();
-    let t_out = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = out.read_to_string(&mut s);
-        s
-    });
-    let t_err = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = err.read_to_string(&mut s);
-        s
-    });
-    let (tx, rx) = mpsc::channel();
-    let waiter = std::thread::spawn(move || {
-        let st = child.wait();
-        let _ = tx.send(());
-        st
-    });
-    let timed_out = rx.recv_timeout(limit).is_err();
+    let t_out = common::read_in_thread(child.stdout.take().unwrap());
+    let t_err = common::read_in_thread(child.stderr.take().unwrap());
+    let (waiter, timed_out) = common::wait_at_most(child, limit);
     if timed_out {
         // SAFETY: kill(2) on our own child's process group.
         unsafe { libc::kill(-pgid, libc::SIGKILL) };

@@ -209,6 +209,37 @@ pub fn event_forwarder() -> (pmix::events::EventHandler, mpsc::Receiver<SeenEven
     (handler, rx)
 }
 
+/// Reads all of `r` as text on a thread of its own (a child's pipe, which
+/// must be drained while the child runs).
+pub fn read_in_thread<R: std::io::Read + Send + 'static>(
+    mut r: R,
+) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = r.read_to_string(&mut s);
+        s
+    })
+}
+
+/// Waits for `child` on a thread of its own, at most `limit`: the waiter
+/// (join it for the exit status, once the child is killed if need be) and
+/// whether the limit passed first.
+pub fn wait_at_most(
+    mut child: std::process::Child,
+    limit: Duration,
+) -> (
+    std::thread::JoinHandle<std::io::Result<std::process::ExitStatus>>,
+    bool,
+) {
+    let (tx, rx) = mpsc::channel();
+    let waiter = std::thread::spawn(move || {
+        let st = child.wait();
+        let _ = tx.send(());
+        st
+    });
+    (waiter, rx.recv_timeout(limit).is_err())
+}
+
 /// The info `key` = `v`.
 pub fn info(key: &str, v: Value) -> Info {
     Info::new(Key::new(key).unwrap(), v)

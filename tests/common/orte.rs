@@ -44,12 +44,12 @@
 //! `libopenmpi-dev` and `libpmix-dev`; without them [`available`] prints
 //! `SKIPPED: ...`, or panics under `PMIX_REQUIRE_REFERENCE=1` (CI).
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{mpsc, Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 /// Debian's OpenPMIx 4.2.2: the headers every PMIx program here is built
@@ -466,7 +466,7 @@ impl Job {
         let mut child = cmd.spawn().unwrap_or_else(|e| panic!("spawn {what}: {e}"));
         let pid = child.id() as i32;
         let mut out = child.stdout.take().unwrap();
-        let mut err = child.stderr.take().unwrap();
+        let err = child.stderr.take().unwrap();
         // mpirun's maps, read when the first line of output arrives (the
         // HNP has loaded libpmix long before any rank runs).
         let hnp_lib: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
@@ -484,18 +484,8 @@ impl Job {
             }
             s
         });
-        let t_err = std::thread::spawn(move || {
-            let mut s = String::new();
-            let _ = err.read_to_string(&mut s);
-            s
-        });
-        let (tx, rx) = mpsc::channel();
-        let waiter = std::thread::spawn(move || {
-            let st = child.wait();
-            let _ = tx.send(());
-            st
-        });
-        let timed_out = rx.recv_timeout(self.limit).is_err();
+        let t_err = super::read_in_thread(err);
+        let (waiter, timed_out) = super::wait_at_most(child, self.limit);
         let mut notes = String::new();
         if timed_out {
             let pids = marked(MARK, &mark);
