@@ -12,6 +12,7 @@ pub mod codec;
 pub mod compare;
 pub mod data_type;
 pub mod events;
+pub mod group;
 pub mod info;
 pub mod job;
 pub mod keys;

@@ -373,6 +373,31 @@ impl Value {
         }))
     }
 
+    /// A `PMIX_DATA_ARRAY` of procs (memberships of sets and groups).
+    pub fn proc_array(procs: &[Proc]) -> Value {
+        Value::DataArray(Box::new(DataArray {
+            elem_type: DataType::Proc,
+            items: procs.iter().cloned().map(Value::Proc).collect(),
+        }))
+    }
+
+    /// The procs of a data array of procs (or of a single proc).
+    pub fn procs(&self) -> Option<Vec<Proc>> {
+        match self {
+            Value::Proc(p) => Some(vec![p.clone()]),
+            Value::DataArray(a) if a.elem_type == DataType::Proc => Some(
+                a.items
+                    .iter()
+                    .filter_map(|v| match v {
+                        Value::Proc(p) => Some(p.clone()),
+                        _ => None,
+                    })
+                    .collect(),
+            ),
+            _ => None,
+        }
+    }
+
     /// A string value from text.
     pub fn string(s: &str) -> Value {
         Value::String(CString::new(s).ok())

@@ -31,11 +31,15 @@ impl Client {
         self.inner.events.get_or_init(|| {
             let handlers = Arc::new(EventHandlers::new(Some(self.inner.proc.clone())));
             let h = handlers.clone();
+            let weak: Weak<Inner> = Arc::downgrade(&self.inner);
             self.set_event_sink(Some(Arc::new(move |body: Vec<u8>| {
                 // A malformed event is dropped: the server is trusted
                 // for nothing it sends, and one bad event is no reason
                 // to lose the connection.
                 if let Ok(e) = decode_event(&body) {
+                    if let Some(inner) = weak.upgrade() {
+                        inner.groups.observe(&e);
+                    }
                     h.deliver(e);
                 }
             })));

@@ -34,6 +34,7 @@ mod connect;
 mod events;
 mod fast_fence;
 mod get_all;
+mod group;
 mod lookup;
 mod progress;
 mod pubsub;
@@ -201,6 +202,8 @@ struct Inner {
     events: std::sync::OnceLock<std::sync::Arc<crate::events::EventHandlers>>,
     /// Fences through the job barrier page (see [`fast_fence`]).
     fast: fast_fence::FastFence,
+    /// The groups this process belongs to (see [`group`]).
+    groups: group::GroupTable,
 }
 
 impl Inner {
@@ -511,6 +514,7 @@ impl Client {
             finalized: AtomicBool::new(false),
             events: std::sync::OnceLock::new(),
             fast: Default::default(),
+            groups: Default::default(),
         });
         for (refs, early) in progress.take_early_segments() {
             inner.map_segments(&refs, early)?;

@@ -47,7 +47,7 @@ impl Client {
     }
 
     /// `PMIX_ERR_UNREACH` for an operation a singleton cannot serve.
-    fn check_reachable(&self, op: Op) -> Result<(), Status> {
+    pub(super) fn check_reachable(&self, op: Op) -> Result<(), Status> {
         if self.is_singleton() && !super::singleton::serves(op) {
             return Err(Status::ERR_UNREACH);
         }

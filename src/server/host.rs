@@ -359,6 +359,36 @@ pub trait HostModule: Send + Sync + 'static {
         Err(Status::ERR_NOT_SUPPORTED)
     }
 
+    /// The host's part of a group construct or destruct (the server
+    /// module's `group`): called once per server and operation when every
+    /// local participant arrived (a member added by a leader, or any
+    /// participant of a bootstrap, is passed on alone at once). `procs` is
+    /// the membership as this server knows it, sorted; `directives` are
+    /// the first caller's, plus `PMIX_SORTED_PROC_ARRAY`,
+    /// `PMIX_LOCAL_COLLECTIVE_STATUS` and, for a construct, this server's
+    /// `PMIX_GROUP_ENDPT_DATA` (a byte object). The host runs the
+    /// allgather among the servers involved (keyed by `id`), then
+    /// completes `done` with `PMIX_GROUP_CONTEXT_ID` (any integer type) if
+    /// one was asked for (`PMIX_GROUP_ASSIGN_CONTEXT_ID`), every server's
+    /// `PMIX_GROUP_ENDPT_DATA` (one info each), and optionally
+    /// `PMIX_GROUP_MEMBERSHIP`. `done` may be completed from any thread,
+    /// also before this returns. Returning `PMIX_OPERATION_SUCCEEDED` means
+    /// done, with no results; any other error fails the operation for
+    /// every local participant. Without this callback a server completes
+    /// the groups whose members are all its own clients and that need no
+    /// context id; others fail with `PMIX_ERR_NOT_SUPPORTED`.
+    fn group(
+        &self,
+        op: crate::group::GroupOp,
+        id: &str,
+        procs: &[Proc],
+        directives: &[Info],
+        done: Completion<Vec<Info>>,
+    ) -> Result<(), Status> {
+        let _ = (op, id, procs, directives, done);
+        Err(Status::ERR_NOT_SUPPORTED)
+    }
+
     /// A local client notified an event whose range reaches beyond this
     /// node (`notify_event`): the host delivers it to the servers of every
     /// node in `range`, this one included, each of which gets it through

@@ -8,9 +8,7 @@
 //! given, without duplicates. Names are listed in the order they were
 //! first defined.
 
-use crate::data_type::DataType;
 use crate::job::JobDescription;
-use crate::value::DataArray;
 use crate::{keys, Nspace, Proc, Rank, Status, Value};
 
 /// The table of process sets (owned by the progress thread's `State`).
@@ -87,28 +85,13 @@ impl ProcessSets {
 
 /// `members` as the value of `PMIX_PSET_MEMBERS`: a data array of procs.
 pub(crate) fn members_value(members: &[Proc]) -> Value {
-    Value::DataArray(Box::new(DataArray {
-        elem_type: DataType::Proc,
-        items: members.iter().cloned().map(Value::Proc).collect(),
-    }))
+    Value::proc_array(members)
 }
 
 /// The procs of a `PMIX_PSET_MEMBERS` value (a data array of procs, or
 /// one proc).
 fn members_of(v: &Value) -> Option<Vec<Proc>> {
-    match v {
-        Value::Proc(p) => Some(vec![p.clone()]),
-        Value::DataArray(a) => Some(
-            a.items
-                .iter()
-                .filter_map(|v| match v {
-                    Value::Proc(p) => Some(p.clone()),
-                    _ => None,
-                })
-                .collect(),
-        ),
-        _ => None,
-    }
+    v.procs()
 }
 
 /// The sets a job registration carries: each application with a

@@ -189,6 +189,12 @@ impl Op {
     pub const IOF_PUSH: Op = Op(20);
     /// `PMIx_IOF_deregister`.
     pub const IOF_DEREGISTER: Op = Op(21);
+    /// `PMIx_Group_invite`.
+    pub const GROUP_INVITE: Op = Op(22);
+    /// `PMIx_Group_join`.
+    pub const GROUP_JOIN: Op = Op(23);
+    /// `PMIx_Group_leave`.
+    pub const GROUP_LEAVE: Op = Op(24);
 }
 
 /// `Request`: a service operation and its body.

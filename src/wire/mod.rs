@@ -33,6 +33,7 @@ mod conn;
 mod directives;
 mod error;
 pub mod frame;
+pub mod group;
 mod message;
 pub mod process_mgmt;
 pub mod pubsub;

@@ -1,0 +1,357 @@
+//! Process groups in a client: `PMIx_Group_construct`, `_destruct`,
+//! `_invite`, `_join`, `_leave` and the client's view of the groups it
+//! belongs to.
+//!
+//! Every call is a request to the server, which runs the collective (see
+//! the server's `groups` module) and answers with the group's result. The
+//! client keeps the groups it is a member of ([`GroupTable`]): their
+//! membership, so that `{grp, r}` names member `r` of group `grp` in a
+//! get, and what each member contributed with `PMIX_GROUP_INFO`, which a
+//! get qualified by the group's `PMIX_GROUP_CONTEXT_ID` reads. The table
+//! follows the group's life: a construct, an invite or a join that
+//! completes adds it, `PMIX_GROUP_CONSTRUCT_COMPLETE` (an invited group)
+//! adds it, `PMIX_GROUP_LEFT` removes the leaver, a destruct or a leave
+//! removes it.
+//!
+//! Order of checks (as OpenPMIx): not initialized → `PMIX_ERR_INIT`, a
+//! singleton → `PMIX_ERR_UNREACH`, then the arguments → `PMIX_ERR_BAD_PARAM`.
+
+use std::collections::HashMap;
+
+use parking_lot::Mutex;
+
+use super::{Client, StatusCallback};
+use crate::events::Event;
+use crate::group::{events as codes, GroupCallback, GroupOpt, GroupResult};
+use crate::wire::{group as body, Op};
+use crate::{keys, Info, Proc, Rank, Status, Value};
+
+/// The groups this process belongs to, by id.
+#[derive(Default)]
+pub(crate) struct GroupTable {
+    groups: Mutex<HashMap<String, GroupResult>>,
+}
+
+impl GroupTable {
+    fn insert(&self, g: &GroupResult) {
+        if !g.members.is_empty() {
+            self.groups.lock().insert(g.id.clone(), g.clone());
+        }
+    }
+
+    fn remove(&self, id: &str) {
+        self.groups.lock().remove(id);
+    }
+
+    /// The group `id`, as this process knows it.
+    pub(crate) fn get(&self, id: &str) -> Option<GroupResult> {
+        self.groups.lock().get(id).cloned()
+    }
+
+    /// `{grp, r}` as the process it names: `None` if `proc` names no
+    /// group this process knows, `PMIX_ERR_BAD_PARAM` for a rank beyond
+    /// the group's size.
+    pub(crate) fn translate(&self, proc: &Proc) -> Option<Result<Proc, Status>> {
+        let groups = self.groups.lock();
+        let g = groups.get(std::str::from_utf8(proc.nspace.as_bytes()).ok()?)?;
+        if proc.rank == Rank::WILDCARD || proc.rank.0 > Rank::VALID.0 {
+            return Some(Err(Status::ERR_BAD_PARAM));
+        }
+        Some(
+            g.members
+                .get(proc.rank.0 as usize)
+                .cloned()
+                .ok_or(Status::ERR_BAD_PARAM),
+        )
+    }
+
+    /// What `proc` contributed with `PMIX_GROUP_INFO` under `key`, in the
+    /// group whose context id is `cid`.
+    pub(crate) fn contributed(&self, cid: u64, proc: &Proc, key: &str) -> Option<Value> {
+        let groups = self.groups.lock();
+        let g = groups.values().find(|g| g.context_id == Some(cid))?;
+        g.info
+            .iter()
+            .find(|(p, _)| p == proc)?
+            .1
+            .iter()
+            .find(|i| i.key.as_bytes() == key.as_bytes())
+            .map(|i| i.value.clone())
+    }
+
+    /// The names of the groups `proc` belongs to, as far as this process
+    /// knows.
+    pub(crate) fn names_of(&self, proc: &Proc) -> Vec<String> {
+        let groups = self.groups.lock();
+        let mut v: Vec<String> = groups
+            .values()
+            .filter(|g| g.members.contains(proc))
+            .map(|g| g.id.clone())
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// Follows the group events the server pushes.
+    pub(crate) fn observe(&self, e: &Event) {
+        let id = e
+            .infos
+            .iter()
+            .find(|i| i.key.as_bytes() == keys::GROUP_ID.as_bytes())
+            .and_then(|i| i.value.as_str().map(str::to_owned));
+        let Some(id) = id else { return };
+        if e.status == codes::CONSTRUCT_COMPLETE {
+            let members = e
+                .infos
+                .iter()
+                .find(|i| i.key.as_bytes() == keys::GROUP_MEMBERSHIP.as_bytes())
+                .and_then(|i| i.value.procs())
+                .unwrap_or_default();
+            let context_id = e
+                .infos
+                .iter()
+                .find(|i| i.key.as_bytes() == keys::GROUP_CONTEXT_ID.as_bytes())
+                .and_then(|i| crate::wire::int(&i.value))
+                .map(|c| c as u64);
+            let mut groups = self.groups.lock();
+            groups.entry(id.clone()).or_insert(GroupResult {
+                status: Status::SUCCESS,
+                id,
+                context_id,
+                members,
+                info: Vec::new(),
+            });
+        } else if e.status == codes::LEFT || e.status == codes::MEMBER_FAILED {
+            let mut groups = self.groups.lock();
+            if let Some(g) = groups.get_mut(&id) {
+                let gone = e.affected();
+                if e.status == codes::LEFT {
+                    g.members.retain(|m| !gone.contains(m));
+                }
+            }
+        }
+    }
+}
+
+impl Client {
+    /// The checks before a group request: initialized, not a singleton,
+    /// a valid id.
+    fn group_checks(&self, op: Op, id: &str) -> Result<(), Status> {
+        self.inner.check_active()?;
+        self.check_reachable(op)?;
+        if !body::valid_id(id) {
+            return Err(Status::ERR_BAD_PARAM);
+        }
+        // Group events update the table (see `events`).
+        let _ = self.events();
+        Ok(())
+    }
+
+    /// Sends a group request whose answer is a group result.
+    fn group_result_nb(&self, op: Op, req: Vec<u8>, done: GroupCallback) -> Result<(), Status> {
+        let inner = self.inner.clone();
+        self.request_nb(
+            op,
+            req,
+            Box::new(move |r| {
+                let r = r.and_then(|b| body::decode_result(&b));
+                if let Ok(g) = &r {
+                    inner.groups.insert(g);
+                }
+                done(r)
+            }),
+        )
+    }
+
+    /// `PMIx_Group_construct`: a collective of every process of `procs`
+    /// (the leaders; `PMIX_RANK_WILDCARD` for a whole namespace) with
+    /// group id `id`; returns the group once every participant called
+    /// it. A process added by a leader (`PMIX_GROUP_ADD_MEMBERS`), or a
+    /// member of a bootstrap (`pmix.grp.btstrp`), passes no procs.
+    pub fn group_construct(
+        &self,
+        id: &str,
+        procs: &[Proc],
+        directives: &[Info],
+    ) -> Result<GroupResult, Status> {
+        wait(|done| self.group_construct_nb(id, procs, directives, done))
+    }
+
+    /// `PMIx_Group_construct_nb`: `done` runs on the progress thread.
+    pub fn group_construct_nb(
+        &self,
+        id: &str,
+        procs: &[Proc],
+        directives: &[Info],
+        done: GroupCallback,
+    ) -> Result<(), Status> {
+        self.group_checks(Op::GROUP_CONSTRUCT, id)?;
+        let req = body::encode_construct(id, procs, directives)?;
+        self.group_result_nb(Op::GROUP_CONSTRUCT, req, done)
+    }
+
+    /// `PMIx_Group_destruct`: a collective of the group's members; the
+    /// group is forgotten once every member called it.
+    pub fn group_destruct(&self, id: &str, directives: &[Info]) -> Result<(), Status> {
+        wait_status(|done| self.group_destruct_nb(id, directives, done))
+    }
+
+    /// `PMIx_Group_destruct_nb`: `done` runs on the progress thread.
+    pub fn group_destruct_nb(
+        &self,
+        id: &str,
+        directives: &[Info],
+        done: StatusCallback,
+    ) -> Result<(), Status> {
+        self.group_checks(Op::GROUP_DESTRUCT, id)?;
+        self.forget_on_success(Op::GROUP_DESTRUCT, id, directives, done)
+    }
+
+    /// `PMIx_Group_invite`: this process (the leader) invites `procs` to
+    /// group `id`; returns once every invitee answered (or failed).
+    pub fn group_invite(
+        &self,
+        id: &str,
+        procs: &[Proc],
+        directives: &[Info],
+    ) -> Result<GroupResult, Status> {
+        wait(|done| self.group_invite_nb(id, procs, directives, done))
+    }
+
+    /// `PMIx_Group_invite_nb`: `done` runs on the progress thread.
+    pub fn group_invite_nb(
+        &self,
+        id: &str,
+        procs: &[Proc],
+        directives: &[Info],
+        done: GroupCallback,
+    ) -> Result<(), Status> {
+        self.group_checks(Op::GROUP_INVITE, id)?;
+        if procs.is_empty() || procs.iter().any(|p| p.rank == Rank::WILDCARD) {
+            return Err(Status::ERR_BAD_PARAM);
+        }
+        let req = body::encode_construct(id, procs, directives)?;
+        self.group_result_nb(Op::GROUP_INVITE, req, done)
+    }
+
+    /// `PMIx_Group_join`: answers `leader`'s invitation to group `id`. An
+    /// acceptance returns once the group is complete (with its result); a
+    /// decline returns at once (with no members).
+    pub fn group_join(
+        &self,
+        id: &str,
+        leader: &Proc,
+        opt: GroupOpt,
+        directives: &[Info],
+    ) -> Result<GroupResult, Status> {
+        wait(|done| self.group_join_nb(id, leader, opt, directives, done))
+    }
+
+    /// `PMIx_Group_join_nb`: `done` runs on the progress thread.
+    pub fn group_join_nb(
+        &self,
+        id: &str,
+        leader: &Proc,
+        opt: GroupOpt,
+        directives: &[Info],
+        done: GroupCallback,
+    ) -> Result<(), Status> {
+        self.group_checks(Op::GROUP_JOIN, id)?;
+        if leader.rank == Rank::WILDCARD || leader == &self.inner.proc {
+            return Err(Status::ERR_BAD_PARAM);
+        }
+        let req = body::encode_join(id, leader, opt, directives)?;
+        let declined = GroupResult {
+            status: Status::SUCCESS,
+            id: id.to_owned(),
+            context_id: None,
+            members: Vec::new(),
+            info: Vec::new(),
+        };
+        let inner = self.inner.clone();
+        self.request_nb(
+            Op::GROUP_JOIN,
+            req,
+            Box::new(move |r| {
+                let r = r.and_then(|b| {
+                    if b.is_empty() {
+                        Ok(declined)
+                    } else {
+                        body::decode_result(&b)
+                    }
+                });
+                if let Ok(g) = &r {
+                    inner.groups.insert(g);
+                }
+                done(r)
+            }),
+        )
+    }
+
+    /// `PMIx_Group_leave`: this process leaves group `id`; returns once
+    /// the other members were told (`PMIX_GROUP_LEFT`).
+    pub fn group_leave(&self, id: &str, directives: &[Info]) -> Result<(), Status> {
+        wait_status(|done| self.group_leave_nb(id, directives, done))
+    }
+
+    /// `PMIx_Group_leave_nb`: `done` runs on the progress thread.
+    pub fn group_leave_nb(
+        &self,
+        id: &str,
+        directives: &[Info],
+        done: StatusCallback,
+    ) -> Result<(), Status> {
+        self.group_checks(Op::GROUP_LEAVE, id)?;
+        self.forget_on_success(Op::GROUP_LEAVE, id, directives, done)
+    }
+
+    fn forget_on_success(
+        &self,
+        op: Op,
+        id: &str,
+        directives: &[Info],
+        done: StatusCallback,
+    ) -> Result<(), Status> {
+        let req = body::encode_id(id, directives)?;
+        let inner = self.inner.clone();
+        let id = id.to_owned();
+        self.request_nb(
+            op,
+            req,
+            Box::new(move |r| match r {
+                Ok(_) => {
+                    inner.groups.remove(&id);
+                    done(Status::SUCCESS)
+                }
+                Err(s) => done(s),
+            }),
+        )
+    }
+
+    /// The group `id` as this process knows it (a member only).
+    pub fn group(&self, id: &str) -> Option<GroupResult> {
+        self.inner.groups.get(id)
+    }
+}
+
+/// Runs a non-blocking group call and waits for its callback.
+fn wait(
+    start: impl FnOnce(GroupCallback) -> Result<(), Status>,
+) -> Result<GroupResult, Status> {
+    let (tx, rx) = crossbeam_channel::bounded(1);
+    start(Box::new(move |r| {
+        let _ = tx.send(r);
+    }))?;
+    rx.recv().unwrap_or(Err(Status::ERR_LOST_CONNECTION))
+}
+
+/// As [`wait`], for the calls that return a status.
+fn wait_status(start: impl FnOnce(StatusCallback) -> Result<(), Status>) -> Result<(), Status> {
+    let (tx, rx) = crossbeam_channel::bounded(1);
+    start(Box::new(move |s| {
+        let _ = tx.send(s);
+    }))?;
+    rx.recv()
+        .unwrap_or(Status::ERR_LOST_CONNECTION)
+        .into_result()
+}
