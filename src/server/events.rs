@@ -35,6 +35,7 @@ use std::sync::Arc;
 
 use super::connections::Caller;
 use super::host::OpResult;
+use super::ops::PendingOp;
 use super::psets::members_value;
 use super::state::State;
 use super::Server;
@@ -147,6 +148,19 @@ fn push_to_clients(st: &mut State, event: &Event) {
 /// A host's notification (or the server's own): the local clients in
 /// range, and this process's handlers.
 pub(super) fn deliver_from_host(st: &mut State, event: Event) {
+    // A member of a group this server knows left it on another node.
+    if event.status == crate::group::events::LEFT {
+        let id = event
+            .infos
+            .iter()
+            .find(|i| i.key.as_bytes() == keys::GROUP_ID.as_bytes())
+            .and_then(|i| i.value.as_str().map(str::to_owned));
+        if let Some(id) = id {
+            for p in event.affected() {
+                st.groups.remove_member(&id, &p);
+            }
+        }
+    }
     if event.range != Range::PROC_LOCAL {
         push_to_clients(st, &event);
     }
@@ -221,4 +235,64 @@ fn raise_pset_event(st: &mut State, code: Status, name: &str, members: Option<Va
         infos,
     };
     deliver_from_host(st, event);
+}
+
+/// Raises group event `code` from `source` to `targets`, with `infos`:
+/// the local ones get it here; when some are elsewhere, the host carries
+/// it to every node (this one too), as for any event.
+pub(super) fn raise(
+    st: &mut State,
+    code: Status,
+    source: &Proc,
+    targets: &[Proc],
+    mut infos: Vec<Info>,
+) {
+    infos.extend(info_of(
+        keys::EVENT_CUSTOM_RANGE,
+        Value::proc_array(targets),
+    ));
+    let event = Event {
+        status: code,
+        source: source.clone(),
+        range: Range::CUSTOM,
+        infos,
+    };
+    let registry = st.registry().clone();
+    let host = st.host();
+    // The source hears of it too when it is a target (it did not raise
+    // it itself: the server did, on its behalf).
+    let to_source = |st: &mut State, event: &Event| {
+        if targets.contains(source) {
+            if let Ok(body) = encode_event(event) {
+                st.conns.send_event(source, body);
+            }
+        }
+    };
+    if host.fences_are_local() || targets.iter().all(|t| registry.is_local(t)) {
+        to_source(st, &event);
+        return deliver_from_host(st, event);
+    }
+    // The host brings it back to this node for the other local targets.
+    to_source(st, &event);
+    let (op, done) = st.start_op::<()>(PendingOp::Ignored);
+    if let Err(s) = host.notify_event(code, source, Range::CUSTOM, &event.infos, done) {
+        st.ops.take(op);
+        if s == Status::ERR_NOT_SUPPORTED {
+            deliver_from_host(st, event);
+        }
+    }
+}
+
+/// The infos of a group event about `id` (and `affected`).
+pub(super) fn event_infos(id: &str, affected: Option<&Proc>) -> Vec<Info> {
+    let mut v = Vec::with_capacity(3);
+    v.extend(info_of(keys::GROUP_ID, Value::string(id)));
+    if let Some(p) = affected {
+        v.extend(info_of(keys::EVENT_AFFECTED_PROC, Value::Proc(p.clone())));
+    }
+    v
+}
+
+fn info_of(k: &str, v: Value) -> Option<Info> {
+    Key::new(k).ok().map(|k| Info::new(k, v))
 }
