@@ -22,6 +22,7 @@ pub mod events;
 pub mod get;
 #[cfg(test)]
 mod get_hot_path_tests;
+pub mod group;
 pub(crate) mod host_rm;
 pub mod info;
 pub mod info_list;
