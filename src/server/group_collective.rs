@@ -45,9 +45,6 @@ use crate::wire::group::{self as body, Endpoint};
 use crate::wire::{flag, int, Directives};
 use crate::{keys, Info, Key, Proc, Status, Value};
 
-/// `PMIX_GROUP_BOOTSTRAP` (OpenPMIx master; not in the 4.2 headers).
-pub(crate) const GROUP_BOOTSTRAP: &str = "pmix.grp.btstrp";
-
 fn kv(k: &str, v: Value) -> Option<Info> {
     Key::new(k).ok().map(|k| Info::new(k, v))
 }
@@ -74,7 +71,7 @@ pub(super) fn group_call(id: String, infos: &[Info], solo: bool) -> GroupCall {
             g.flags.local_only = flag(&i.value);
         } else if is(keys::GROUP_LEADER) {
             g.leader_flag = flag(&i.value);
-        } else if is(GROUP_BOOTSTRAP) {
+        } else if is(keys::GROUP_BOOTSTRAP) {
             g.bootstrap = int(&i.value).filter(|&n| n > 0).map(|n| n as usize);
         } else if is(keys::GROUP_ADD_MEMBERS) {
             g.add = i.value.procs().unwrap_or_default();
