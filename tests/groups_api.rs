@@ -330,6 +330,226 @@ fn run(role: &str) -> Result<(), String> {
                 check(r.is_err(), || format!("late: {r:?}"))?;
             }
         }
+        "bootstrap" => {
+            // Ranks 0 and 1 lead, each knowing only the number of leaders;
+            // rank 0 adds the others, who call with no procs.
+            let mut dirs = vec![timeout(20), info(keys::GROUP_BOOTSTRAP, Value::Size(2))];
+            let g = if me.rank.0 < 2 {
+                if me.rank.0 == 0 {
+                    let added: Vec<Proc> =
+                        (2..size).map(|r| Proc::new(ns.clone(), Rank(r))).collect();
+                    dirs.push(info(keys::GROUP_ADD_MEMBERS, Value::proc_array(&added)));
+                }
+                c.group_construct("boot", std::slice::from_ref(&me), &dirs)
+            } else {
+                c.group_construct("boot", &[], &[timeout(20)])
+            }
+            .map_err(err("bootstrap"))?;
+            check(g.members.len() == size as usize, || format!("{g:?}"))?;
+            c.group_destruct("boot", &[timeout(20)])
+                .map_err(err("destruct"))?;
+        }
+        "add_members" => {
+            // A collective of ranks 0 and 1, who add the others.
+            let leaders = [
+                Proc::new(ns.clone(), Rank(0)),
+                Proc::new(ns.clone(), Rank(1)),
+            ];
+            let added: Vec<Proc> = (2..size).map(|r| Proc::new(ns.clone(), Rank(r))).collect();
+            let g = if me.rank.0 < 2 {
+                let dirs = [
+                    timeout(20),
+                    info(keys::GROUP_ADD_MEMBERS, Value::proc_array(&added)),
+                ];
+                c.group_construct("add", &leaders, &dirs)
+            } else {
+                c.group_construct("add", &[], &[timeout(20)])
+            }
+            .map_err(err("add members"))?;
+            check(g.members.len() == size as usize, || format!("{g:?}"))?;
+        }
+        "mismatch" => {
+            // Rank 0 starts "mx" over {0,1}; while it gathers, rank 2
+            // claims "mx" over {1,2}: refused, never mixed in; then rank 1
+            // completes "mx" with rank 0.
+            let set01 = [
+                Proc::new(ns.clone(), Rank(0)),
+                Proc::new(ns.clone(), Rank(1)),
+            ];
+            match me.rank.0 {
+                0 => {
+                    let (tx, rx) = mpsc::channel();
+                    c.group_construct_nb(
+                        "mx",
+                        &set01,
+                        &[timeout(20)],
+                        Box::new(move |r| {
+                            let _ = tx.send(r.map(|g| g.members.len()));
+                        }),
+                    )
+                    .map_err(err("construct"))?;
+                    c.fence(&all, &[]).map_err(err("fence"))?;
+                    c.fence(&all, &[]).map_err(err("fence"))?;
+                    let r = rx
+                        .recv_timeout(Duration::from_secs(20))
+                        .map_err(err("wait"))?;
+                    check(r == Ok(2), || format!("mx: {r:?}"))?;
+                }
+                1 => {
+                    c.fence(&all, &[]).map_err(err("fence"))?;
+                    c.fence(&all, &[]).map_err(err("fence"))?;
+                    let r = c.group_construct("mx", &set01, &[timeout(20)]);
+                    check(r.as_ref().map(|g| g.members.len()) == Ok(2), || {
+                        format!("mx: {r:?}")
+                    })?;
+                }
+                _ => {
+                    c.fence(&all, &[]).map_err(err("fence"))?;
+                    let set = [
+                        Proc::new(ns.clone(), Rank(1)),
+                        Proc::new(ns.clone(), Rank(2)),
+                    ];
+                    let r = c.group_construct("mx", &set, &[timeout(3)]);
+                    check(r.as_ref().err() == Some(&Status::ERR_BAD_PARAM), || {
+                        format!("mixed in: {r:?}")
+                    })?;
+                    c.fence(&all, &[]).map_err(err("fence"))?;
+                }
+            }
+            let other = [Proc::new(ns.clone(), Rank(5 + size))];
+            check(
+                c.group_construct("nm", &other, &[]).err() == Some(Status::ERR_BAD_PARAM),
+                || "a caller outside its own set".into(),
+            )?;
+        }
+        "notify_abort" => {
+            // Rank 0 (the leader) is in the construct when the last rank
+            // finalizes; the leader's handler of PMIX_GROUP_MEMBER_FAILED
+            // returns PMIX_GROUP_CONSTRUCT_ABORT, which aborts it for
+            // everyone: rank 1, calling after the abort, fails too.
+            let dirs = [
+                timeout(20),
+                info(keys::GROUP_NOTIFY_TERMINATION, Value::Bool(true)),
+                info(keys::GROUP_FT_COLLECTIVE, Value::Bool(true)),
+                info(keys::GROUP_LEADER, Value::Bool(me.rank.0 == 0)),
+            ];
+            match me.rank.0 {
+                0 => {
+                    c.register_event_handler(
+                        &[ev::MEMBER_FAILED],
+                        &[],
+                        std::sync::Arc::new(|call: pmix::events::HandlerCall| {
+                            call.done.complete(ev::CONSTRUCT_ABORT, Vec::new());
+                        }),
+                    )
+                    .map_err(err("register"))?;
+                    let (tx, rx) = mpsc::channel();
+                    c.group_construct_nb(
+                        "na",
+                        &all,
+                        &dirs,
+                        Box::new(move |r| {
+                            let _ = tx.send(r.map(|_| ()));
+                        }),
+                    )
+                    .map_err(err("construct"))?;
+                    c.fence(&all, &[]).map_err(err("fence"))?;
+                    let r = rx
+                        .recv_timeout(Duration::from_secs(20))
+                        .map_err(err("wait"))?;
+                    check(r == Err(ev::CONSTRUCT_ABORT), || format!("leader: {r:?}"))?;
+                }
+                1 => {
+                    let aborted = listen(&c, &[ev::CONSTRUCT_ABORT])?;
+                    c.fence(&all, &[]).map_err(err("fence"))?;
+                    aborted
+                        .recv_timeout(Duration::from_secs(20))
+                        .map_err(err("abort event"))?;
+                    let r = c.group_construct("na", &all, &dirs);
+                    check(r.as_ref().err() == Some(&ev::CONSTRUCT_ABORT), || {
+                        format!("{r:?}")
+                    })?;
+                }
+                _ => {
+                    c.fence(&all, &[]).map_err(err("fence"))?;
+                    c.finalize().map_err(err("finalize"))?;
+                    println!("groups {} ok", me.rank.0);
+                    std::process::exit(0);
+                }
+            }
+        }
+        "destruct_lost" | "destruct_lost_notified" => {
+            let mut dirs = vec![timeout(20)];
+            if role == "destruct_lost_notified" {
+                dirs.push(info(keys::GROUP_NOTIFY_TERMINATION, Value::Bool(true)));
+            }
+            c.group_construct("dl", &all, &dirs)
+                .map_err(err("construct"))?;
+            if me.rank.0 == size - 1 {
+                c.finalize().map_err(err("finalize"))?;
+                println!("groups {} ok", me.rank.0);
+                std::process::exit(0);
+            }
+            let r = c.group_destruct("dl", &[timeout(20)]);
+            if role == "destruct_lost" {
+                check(r == Err(Status::ERR_LOST_CONNECTION), || format!("{r:?}"))?;
+            } else {
+                r.map_err(err("destruct"))?;
+            }
+        }
+        "invite_timeout" => {
+            let leader = Proc::new(ns.clone(), Rank(0));
+            if me.rank.0 == 0 {
+                let failed = listen(&c, &[ev::INVITE_FAILED])?;
+                c.fence(&all, &[]).map_err(err("fence"))?;
+                let others: Vec<Proc> = (1..size).map(|r| Proc::new(ns.clone(), Rank(r))).collect();
+                let r = c.group_invite("it", &others, &[timeout(1)]);
+                check(r.as_ref().err() == Some(&ev::CONSTRUCT_ABORT), || {
+                    format!("{r:?}")
+                })?;
+                failed
+                    .recv_timeout(Duration::from_secs(10))
+                    .map_err(err("invite failed event"))?;
+                c.fence(&all, &[]).map_err(err("fence"))?;
+            } else {
+                // Never answers.
+                c.fence(&all, &[]).map_err(err("fence"))?;
+                c.fence(&all, &[]).map_err(err("fence"))?;
+                let late = c.group_join("it", &leader, GroupOpt::Accept, &[]);
+                check(late.is_err(), || format!("late join: {late:?}"))?;
+            }
+        }
+        "local_only_nb" => {
+            let (tx, rx) = mpsc::channel();
+            let tx2 = tx.clone();
+            c.group_construct_nb(
+                "n1",
+                &all,
+                &[info(keys::GROUP_LOCAL_ONLY, Value::Bool(true)), timeout(20)],
+                Box::new(move |r| {
+                    let _ = tx.send(r.map(|g| g.members.len()));
+                }),
+            )
+            .map_err(err("nb 1"))?;
+            c.group_construct_nb(
+                "n2",
+                &all,
+                &[timeout(20)],
+                Box::new(move |r| {
+                    let _ = tx2.send(r.map(|g| g.members.len()));
+                }),
+            )
+            .map_err(err("nb 2"))?;
+            for _ in 0..2 {
+                let r = rx
+                    .recv_timeout(Duration::from_secs(20))
+                    .map_err(err("nb wait"))?;
+                check(r == Ok(size as usize), || format!("{r:?}"))?;
+            }
+            check(rx.recv_timeout(Duration::from_millis(100)).is_err(), || {
+                "called back twice".into()
+            })?;
+        }
         other => return Err(format!("unknown scenario {other}")),
     }
     println!("groups {} ok", me.rank.0);
@@ -339,7 +559,7 @@ fn run(role: &str) -> Result<(), String> {
 fn job(role: &str, n: u32) {
     let program = common::this_test_as_program("child_process");
     let (ok, out, errs) = common::pmixrun_job(n, &program, &[(ROLE, role)], "60");
-    if role.starts_with("lost") {
+    if role.starts_with("lost") || role.starts_with("notify") || role.starts_with("destruct_lost") {
         for r in 0..n - 1 {
             assert!(out.contains(&format!("groups {r} ok")), "{out}\n{errs}");
         }
@@ -388,4 +608,40 @@ fn member_lost_optional_is_partial() {
 #[test]
 fn timeout_then_late_arrival() {
     job("timeout", 2);
+}
+
+#[test]
+fn bootstrap_with_added_members() {
+    job("bootstrap", 4);
+}
+
+#[test]
+fn collective_with_added_members() {
+    job("add_members", 4);
+}
+
+#[test]
+fn two_sets_with_one_id_are_never_mixed() {
+    job("mismatch", 3);
+}
+
+#[test]
+fn a_handler_returning_construct_abort_aborts_for_everyone() {
+    job("notify_abort", 3);
+}
+
+#[test]
+fn destruct_with_a_departed_member() {
+    job("destruct_lost", 3);
+    job("destruct_lost_notified", 3);
+}
+
+#[test]
+fn an_invitee_that_never_answers_times_out() {
+    job("invite_timeout", 3);
+}
+
+#[test]
+fn non_blocking_constructs_at_once_call_back_once() {
+    job("local_only_nb", 4);
 }

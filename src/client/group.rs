@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use parking_lot::Mutex;
 
-use super::{Client, StatusCallback};
+use super::{Client, Inner, StatusCallback};
 use crate::events::Event;
 use crate::group::{events as codes, GroupCallback, GroupOpt, GroupResult};
 use crate::wire::{group as body, Op};
@@ -137,6 +137,47 @@ impl GroupTable {
                 }
             }
         }
+    }
+}
+
+/// A handler of a group event completed it with `status`: a
+/// `PMIX_GROUP_CONSTRUCT_ABORT` verdict on a member's failure or an
+/// invitee's answer aborts the construct for every participant (the
+/// standard's rule), which the server does when this process notifies the
+/// abort event for the group.
+pub(super) fn verdict(inner: &Inner, e: &Event, status: Status) {
+    let about_a_construct = [
+        codes::MEMBER_FAILED,
+        codes::INVITE_ACCEPTED,
+        codes::INVITE_DECLINED,
+        codes::INVITE_FAILED,
+        codes::LEADER_FAILED,
+    ];
+    if status != codes::CONSTRUCT_ABORT || !about_a_construct.contains(&e.status) {
+        return;
+    }
+    let Some(id) = e
+        .infos
+        .iter()
+        .find(|i| i.key.as_bytes() == keys::GROUP_ID.as_bytes())
+        .cloned()
+    else {
+        return;
+    };
+    let abort = Event {
+        status: codes::CONSTRUCT_ABORT,
+        source: inner.proc.clone(),
+        range: crate::events::Range::LOCAL,
+        infos: vec![id],
+    };
+    if let Ok(body) = crate::events::encode_event(&abort) {
+        inner.requester.submit(
+            crate::wire::Message::Request(crate::wire::Request {
+                op: Op::NOTIFY_EVENT,
+                body,
+            }),
+            None,
+        );
     }
 }
 

@@ -451,6 +451,20 @@ impl Collectives {
         }
     }
 
+    /// The group collectives of `kind` over `id` not failed yet.
+    pub(super) fn of_group(&self, kind: Kind, id: &str) -> Vec<u64> {
+        let mut v: Vec<u64> = self
+            .active
+            .iter()
+            .filter(|(_, c)| {
+                c.kind == kind && c.failed.is_none() && c.group.as_ref().is_some_and(|g| g.id == id)
+            })
+            .map(|(&cid, _)| cid)
+            .collect();
+        v.sort_unstable();
+        v
+    }
+
     /// True if a group collective over `id` is gathering.
     pub(super) fn group_busy(&self, id: &str) -> bool {
         self.active

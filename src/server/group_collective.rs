@@ -18,13 +18,16 @@
 //!   members is kept for direct modex, their `PMIX_GROUP_INFO` goes to
 //!   every member) and possibly the membership.
 //!
-//! A member that departs before the group is complete fails it with
+//! A member that departs before contributing fails the construct with
 //! `PMIX_GROUP_CONSTRUCT_ABORT`, unless the group tolerates it
-//! (`PMIX_GROUP_OPTIONAL`, `PMIX_GROUP_FT_COLLECTIVE` or
-//! `PMIX_GROUP_NOTIFY_TERMINATION`): then it is dropped, the result is
-//! `PMIX_ERR_PARTIAL_SUCCESS` with the reduced membership, and with
-//! `PMIX_GROUP_NOTIFY_TERMINATION` its leader (`PMIX_GROUP_LEADER`), else
-//! every participant, gets `PMIX_GROUP_MEMBER_FAILED`. A group member lost
+//! (`PMIX_GROUP_OPTIONAL` or `PMIX_GROUP_FT_COLLECTIVE`): then it is
+//! dropped and the result is `PMIX_ERR_PARTIAL_SUCCESS` with the reduced
+//! membership. With `PMIX_GROUP_NOTIFY_TERMINATION` its leader
+//! (`PMIX_GROUP_LEADER`), else every participant that arrived, first gets
+//! `PMIX_GROUP_MEMBER_FAILED`; a handler of it that returns
+//! `PMIX_GROUP_CONSTRUCT_ABORT` aborts the construct for everyone (see
+//! `group_members::notified_abort`). A member that contributed and then
+//! departs does not change the construct. A group member lost
 //! later is marked failed; with `PMIX_GROUP_NOTIFY_TERMINATION` the other
 //! members get the event and the destruct does not wait for it, else the
 //! destruct fails with `PMIX_ERR_LOST_CONNECTION`.
@@ -79,9 +82,6 @@ pub(super) fn group_call(id: String, infos: &[Info], solo: bool) -> GroupCall {
             g.info = info_array(&i.value);
         }
     }
-    // Termination notices make a lost member something the group can
-    // survive: the leader was told and decides.
-    g.flags.ft |= g.flags.notify_termination;
     g
 }
 
@@ -354,9 +354,22 @@ fn finished(st: &mut State, cid: u64, infos: Vec<Info>) {
         info: contributed,
     };
     let r = body::encode_result(&result);
+    let local: Vec<Proc> = c.arrived.iter().map(|(p, _)| p.clone()).collect();
     for (_, caller) in c.arrived {
         st.respond(caller, r.clone());
     }
+    if let Some(cid) = context_id {
+        context_id_assigned(st, &g.id, cid, &local);
+    }
+}
+
+/// Raises `PMIX_GROUP_CONTEXT_ID_ASSIGNED` (`PMIX_GROUP_ID`,
+/// `PMIX_GROUP_CONTEXT_ID`) to `members`.
+pub(super) fn context_id_assigned(st: &mut State, id: &str, cid: u64, members: &[Proc]) {
+    let mut infos = event_infos(id, None);
+    infos.extend(kv(keys::GROUP_CONTEXT_ID, Value::Size(cid as usize)));
+    let me = st.server_proc().clone();
+    raise(st, codes::CONTEXT_ID_ASSIGNED, &me, members, infos);
 }
 
 /// `proc` departed (`finalized`, or lost): the group collectives waiting
@@ -370,21 +383,26 @@ pub(super) fn departed(st: &mut State, proc: &Proc, finalized: bool) {
             continue;
         };
         let (kind, id, notify) = (c.kind, g.id.clone(), g.flags.notify_termination);
+        // A member that contributed and then died: its contribution
+        // stands (its answer goes nowhere).
+        if kind == Kind::GroupConstruct && c.arrived.iter().any(|(p, _)| p == proc) {
+            continue;
+        }
         let told: Vec<Proc> = match &g.leader {
             Some(l) => vec![l.clone()],
             None => c.arrived.iter().map(|(p, _)| p.clone()).collect(),
         };
+        if notify && kind == Kind::GroupConstruct {
+            let me = st.server_proc().clone();
+            raise(
+                st,
+                codes::MEMBER_FAILED,
+                &me,
+                &told,
+                event_infos(&id, Some(proc)),
+            );
+        }
         if st.collectives.tolerates(cid) {
-            if notify && kind == Kind::GroupConstruct {
-                let me = st.server_proc().clone();
-                raise(
-                    st,
-                    codes::MEMBER_FAILED,
-                    &me,
-                    &told,
-                    event_infos(&id, Some(proc)),
-                );
-            }
             if st.collectives.drop_member(cid, proc) {
                 start(st, cid);
             }

@@ -22,7 +22,13 @@
 //!
 //! A leave removes the caller from the group and returns once the other
 //! members were sent `PMIX_GROUP_LEFT` (`PMIX_EVENT_AFFECTED_PROC`: the
-//! leaver, `PMIX_GROUP_ID`).
+//! leaver, `PMIX_GROUP_ID`) and `PMIX_GROUP_MEMBERSHIP_UPDATE`
+//! (`PMIX_GROUP_MEMBERSHIP`: the remaining members).
+//!
+//! A client that notifies `PMIX_GROUP_CONSTRUCT_ABORT` for a group (as
+//! the client library does when a handler of a member's failure or of an
+//! invitee's answer returns that status) aborts the invitation it leads
+//! and the group's constructs in progress on this server.
 //!
 //! Invariant: the leader's invite and every accepter's join are answered
 //! exactly once, by the invitation's completion or abort; a decline is
@@ -34,7 +40,7 @@ use std::collections::BTreeMap;
 
 use super::connections::Caller;
 use super::events::{event_infos, raise};
-use super::group_collective::{group_call, is_nspace_name};
+use super::group_collective::{context_id_assigned, group_call, is_nspace_name};
 use super::groups::{Answer, Group, Invite};
 use super::host::{take_result, OpResult};
 use super::ops::PendingOp;
@@ -261,6 +267,9 @@ fn complete(st: &mut State, n: u64, host: Vec<Info>) {
         ev.extend(kv(keys::GROUP_CONTEXT_ID, Value::Size(c as usize)));
     }
     raise(st, codes::CONSTRUCT_COMPLETE, &inv.leader, &members, ev);
+    if let Some(c) = context_id {
+        context_id_assigned(st, &inv.id, c, &members);
+    }
 }
 
 /// Invitation `n` is aborted with `status` (for the leader; the accepters'
@@ -325,6 +334,36 @@ pub(super) fn departed(st: &mut State, proc: &Proc) {
     }
 }
 
+/// A local client notified `PMIX_GROUP_CONSTRUCT_ABORT` for a group (a
+/// handler's verdict, or its own decision): the invitation it leads and
+/// the constructs of that id in progress here are aborted for every
+/// participant. The event itself then goes on as any other.
+pub(super) fn notified_abort(st: &mut State, proc: &Proc, body: &[u8]) {
+    let Ok(e) = crate::events::decode_event(body) else {
+        return;
+    };
+    if e.status != codes::CONSTRUCT_ABORT {
+        return;
+    }
+    let Some(id) = e
+        .infos
+        .iter()
+        .find(|i| i.key.as_bytes() == keys::GROUP_ID.as_bytes())
+        .and_then(|i| i.value.as_str().map(str::to_owned))
+    else {
+        return;
+    };
+    if let Some(n) = st.groups.invite_of(&id, proc) {
+        abort(st, n, codes::CONSTRUCT_ABORT);
+    }
+    for cid in st
+        .collectives
+        .of_group(super::collective::Kind::GroupConstruct, &id)
+    {
+        st.collective_failed(cid, codes::CONSTRUCT_ABORT);
+    }
+}
+
 /// An `Op::GROUP_LEAVE` request from `proc`.
 pub(super) fn leave(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
     let (id, _infos) = match body::decode_id(req) {
@@ -357,6 +396,10 @@ pub(super) fn leave(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
             &remaining,
             event_infos(&id, Some(proc)),
         );
+        let mut update = event_infos(&id, None);
+        update.extend(kv(keys::GROUP_MEMBERSHIP, Value::proc_array(&remaining)));
+        let me = st.server_proc().clone();
+        raise(st, codes::MEMBERSHIP_UPDATE, &me, &remaining, update);
     }
     st.respond(caller, Ok(Vec::new()));
 }

@@ -34,7 +34,10 @@ pub(super) fn dispatch(st: &mut State, caller: Caller, proc: &Proc, req: Request
         Op::VALIDATE_CREDENTIAL => control::validate_credential(st, caller, proc, body),
         Op::SPAWN => spawn::serve(st, caller, proc, body),
         Op::CONNECT | Op::DISCONNECT => connect::enter(st, caller, proc, req.op, body),
-        Op::NOTIFY_EVENT => events::notify_from_client(st, caller, proc, body),
+        Op::NOTIFY_EVENT => {
+            group_members::notified_abort(st, proc, body);
+            events::notify_from_client(st, caller, proc, body)
+        }
         Op::GROUP_CONSTRUCT => group_collective::construct(st, caller, proc, body),
         Op::GROUP_DESTRUCT => group_collective::destruct(st, caller, proc, body),
         Op::GROUP_INVITE => group_members::invite(st, caller, proc, body),
