@@ -83,6 +83,39 @@ impl Server {
     }
 }
 
+impl Server {
+    /// `PMIx_Get(proc, PMIX_PSET_NAMES)` (`PMIX_GROUP_NAMES`) in the
+    /// server's own process: the sets (groups) of the server's tables that
+    /// `proc` belongs to, comma-separated; `PMIX_ERR_NOT_FOUND` when none.
+    /// Blocks until the progress thread answered (not from it).
+    pub fn set_names(&self, proc: &Proc, key: &str) -> Result<Value, Status> {
+        let k = CString::new(key).map_err(|_| Status::ERR_BAD_PARAM)?;
+        let q = Query {
+            keys: vec![k],
+            qualifiers: vec![Info::new(
+                Key::new(keys::PROCID)?,
+                Value::Proc(proc.clone()),
+            )],
+        };
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        self.query_nb(
+            vec![q],
+            Box::new(move |r| {
+                let _ = tx.send(r);
+            }),
+        )?;
+        let (_, infos) = rx
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .map_err(|_| Status::ERR_TIMEOUT)??;
+        infos
+            .into_iter()
+            .find(|i| i.key.as_bytes() == key.as_bytes())
+            .map(|i| i.value)
+            .filter(|v| v.as_str().is_some_and(|s| !s.is_empty()))
+            .ok_or(Status::ERR_NOT_FOUND)
+    }
+}
+
 /// `PMIX_PROC_STATE_RUNNING`.
 const PROC_STATE_RUNNING: u8 = 5;
 /// `PMIX_PROC_STATE_UNDEF`.

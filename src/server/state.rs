@@ -417,6 +417,7 @@ impl State {
 
     /// The host deregistered namespace `ns`.
     pub(super) fn nspace_gone(&mut self, ns: &Nspace) {
+        self.psets.forget_nspace(ns);
         self.modex.forget_nspace(ns);
         self.conns.forget_nspace(ns);
     }

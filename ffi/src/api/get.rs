@@ -783,7 +783,13 @@ unsafe fn server_get(
         return unsafe { deliver_all(s.own.get_all(&p), &infos, val) };
     }
     // SAFETY: key is a valid string (contract, checked non-NULL).
-    let v = s.own.get(&p, unsafe { key_str(key) }?)?;
+    let key = unsafe { key_str(key) }?;
+    let v = if key == pmix_core::keys::PSET_NAMES || key == pmix_core::keys::GROUP_NAMES {
+        // Sets and groups live in the server's tables.
+        s.server.set_names(&p, key)?
+    } else {
+        s.own.get(&p, key)?
+    };
     let storage = GetOptions::parse(&infos).storage;
     if storage == ValueStorage::Static {
         // SAFETY: val is readable; *val is the caller's value.
