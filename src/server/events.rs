@@ -109,27 +109,6 @@ impl Server {
         // A loop that stops drops the task, and with it the sender.
         rx.recv().unwrap_or(Err(Status::ERR_INIT))
     }
-
-    /// `PMIx_Notify_event` from the host: delivers `event` to the local
-    /// clients in its range and to the server process's handlers (see
-    /// the module documentation). `done` runs on the progress thread once
-    /// the clients' notifications are queued.
-    pub fn notify_event(&self, event: Event, done: Option<NotifyCallback>) -> Result<(), Status> {
-        if !event.range.is_valid() {
-            return Err(Status::ERR_BAD_PARAM);
-        }
-        let ok = self.run_on_loop(move |el| {
-            deliver_from_host(el, event);
-            if let Some(d) = done {
-                d(Status::SUCCESS);
-            }
-        });
-        if ok {
-            Ok(())
-        } else {
-            Err(Status::ERR_INIT)
-        }
-    }
 }
 
 /// Sends `event` to every connected local client it reaches, except
@@ -148,19 +127,6 @@ fn push_to_clients(st: &mut State, event: &Event) {
 /// A host's notification (or the server's own): the local clients in
 /// range, and this process's handlers.
 pub(super) fn deliver_from_host(st: &mut State, event: Event) {
-    // A member of a group this server knows left it on another node.
-    if event.status == crate::group::events::LEFT {
-        let id = event
-            .infos
-            .iter()
-            .find(|i| i.key.as_bytes() == keys::GROUP_ID.as_bytes())
-            .and_then(|i| i.value.as_str().map(str::to_owned));
-        if let Some(id) = id {
-            for p in event.affected() {
-                st.groups.remove_member(&id, &p);
-            }
-        }
-    }
     if event.range != Range::PROC_LOCAL {
         push_to_clients(st, &event);
     }

@@ -112,7 +112,7 @@ pub(super) fn join(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
         Err(s) => return st.respond(caller, Err(s)),
     };
     let Some(n) = st.groups.invite_of(&id, &leader) else {
-        return st.respond(caller, Err(Status::ERR_NOT_FOUND));
+        return join_remote(st, caller, proc, &id, &leader, opt);
     };
     let Some(inv) = st.groups.invite_mut(n) else {
         return;
@@ -122,7 +122,8 @@ pub(super) fn join(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
     }
     let code = match opt {
         GroupOpt::Accept => {
-            inv.answers.insert(proc.clone(), Answer::Accepted(caller));
+            inv.answers
+                .insert(proc.clone(), Answer::Accepted(Some(caller)));
             let mine = group_call(id.clone(), &infos, true).info;
             if !mine.is_empty() {
                 inv.contributed.insert(proc.clone(), mine);
@@ -137,6 +138,151 @@ pub(super) fn join(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
     };
     raise(st, code, proc, &[leader], event_infos(&id, Some(proc)));
     maybe_complete(st, n);
+}
+
+/// `proc` answers an invitation this server does not hold: a remote
+/// leader's, whose server hears of the answer through the host (the event
+/// the leader gets anyway); an acceptance then waits for the group's
+/// completion or abort to come back the same way.
+fn join_remote(
+    st: &mut State,
+    caller: Caller,
+    proc: &Proc,
+    id: &str,
+    leader: &Proc,
+    opt: GroupOpt,
+) {
+    if st.registry().is_local(leader) || st.host().fences_are_local() {
+        return st.respond(caller, Err(Status::ERR_NOT_FOUND));
+    }
+    let code = match opt {
+        GroupOpt::Accept => {
+            st.groups.await_remote(id, proc, caller);
+            codes::INVITE_ACCEPTED
+        }
+        GroupOpt::Decline => {
+            st.respond(caller, Ok(Vec::new()));
+            codes::INVITE_DECLINED
+        }
+    };
+    raise(
+        st,
+        code,
+        proc,
+        std::slice::from_ref(leader),
+        event_infos(id, Some(proc)),
+    );
+}
+
+/// An event from the host (another node's, or this node's own coming
+/// back): what it says about the invitations and groups here. A remote
+/// invitee's answer or loss counts for the invitation it was sent; a
+/// remote invitation's completion or abort answers the local acceptances
+/// waiting for it (and records the group); a member's leave shrinks the
+/// group. This node's own events are already accounted for.
+pub(super) fn from_host(st: &mut State, e: &crate::events::Event) {
+    let id = e
+        .infos
+        .iter()
+        .find(|i| i.key.as_bytes() == keys::GROUP_ID.as_bytes())
+        .and_then(|i| i.value.as_str().map(str::to_owned));
+    let local_source = st.registry().is_local(&e.source) || &e.source == st.server_proc();
+    let lost = [
+        Status::ERR_LOST_CONNECTION,
+        crate::events::codes::ERR_PROC_ABORTED,
+        crate::events::codes::ERR_PROC_TERM_WO_SYNC,
+    ];
+    if lost.contains(&e.status) {
+        let mut gone = e.affected();
+        gone.push(e.source.clone());
+        let registry = st.registry().clone();
+        gone.retain(|p| !registry.is_local(p));
+        for p in &gone {
+            for n in st.groups.invites_involving(p) {
+                fail_invitee(st, n, p);
+                maybe_complete(st, n);
+            }
+        }
+        return;
+    }
+    let Some(id) = id else { return };
+    if local_source {
+        return;
+    }
+    match e.status {
+        s if s == codes::INVITE_ACCEPTED || s == codes::INVITE_DECLINED => {
+            let Some(n) = st.groups.invite_for(&id, &e.source) else {
+                return;
+            };
+            let Some(inv) = st.groups.invite_mut(n) else {
+                return;
+            };
+            if inv.answers.contains_key(&e.source) {
+                return;
+            }
+            let a = if s == codes::INVITE_ACCEPTED {
+                Answer::Accepted(None)
+            } else {
+                Answer::Declined
+            };
+            inv.answers.insert(e.source.clone(), a);
+            maybe_complete(st, n);
+        }
+        s if s == codes::CONSTRUCT_COMPLETE => {
+            let members = e
+                .infos
+                .iter()
+                .find(|i| i.key.as_bytes() == keys::GROUP_MEMBERSHIP.as_bytes())
+                .and_then(|i| i.value.procs())
+                .unwrap_or_default();
+            let context_id = e
+                .infos
+                .iter()
+                .find(|i| i.key.as_bytes() == keys::GROUP_CONTEXT_ID.as_bytes())
+                .and_then(|i| int(&i.value))
+                .map(|c| c as u64);
+            let joins = st.groups.take_remote(&id);
+            if joins.is_empty() || members.is_empty() {
+                return;
+            }
+            st.groups.insert(
+                &id,
+                Group {
+                    members: members.clone(),
+                    notify_termination: false,
+                    leader: Some(e.source.clone()),
+                    failed: Default::default(),
+                },
+            );
+            let result = GroupResult {
+                status: Status::SUCCESS,
+                id: id.clone(),
+                context_id,
+                members: members.clone(),
+                info: Vec::new(),
+            };
+            let r = body::encode_result(&result);
+            for j in joins {
+                let r = if members.contains(&j.proc) {
+                    r.clone()
+                } else {
+                    Err(codes::CONSTRUCT_ABORT)
+                };
+                st.respond(j.caller, r);
+            }
+        }
+        s if s == codes::CONSTRUCT_ABORT => {
+            for j in st.groups.take_remote(&id) {
+                st.respond(j.caller, Err(codes::CONSTRUCT_ABORT));
+            }
+        }
+        s if s == codes::LEFT => {
+            for p in e.affected() {
+                st.groups.remove_member(&id, &p);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Invitee `p` of invitation `n` failed (departed or silent): the leader
@@ -257,7 +403,7 @@ fn complete(st: &mut State, n: u64, host: Vec<Info>) {
     let r = body::encode_result(&result);
     st.respond(inv.caller, r.clone());
     for a in inv.answers.into_values() {
-        if let Answer::Accepted(caller) = a {
+        if let Answer::Accepted(Some(caller)) = a {
             st.respond(caller, r.clone());
         }
     }
@@ -286,7 +432,7 @@ fn abort(st: &mut State, n: u64, status: Status) {
     }
     st.respond(inv.caller, Err(status));
     for a in inv.answers.into_values() {
-        if let Answer::Accepted(caller) = a {
+        if let Answer::Accepted(Some(caller)) = a {
             st.respond(caller, Err(codes::CONSTRUCT_ABORT));
         }
     }
@@ -320,6 +466,7 @@ pub(super) fn timed_out(st: &mut State, n: u64) {
 /// `proc` departed: the invitations it leads abort, those it was invited
 /// to count it as failed.
 pub(super) fn departed(st: &mut State, proc: &Proc) {
+    st.groups.forget_remote_joins_of(proc);
     for n in st.groups.invites_involving(proc) {
         let leads = st
             .groups

@@ -40,8 +40,9 @@ pub(super) struct Group {
 
 /// An invitee's answer.
 pub(super) enum Answer {
-    /// Accepted; its join waits on this caller.
-    Accepted(Caller),
+    /// Accepted; its join waits on this caller (a local invitee's), or on
+    /// its own server (a remote invitee's).
+    Accepted(Option<Caller>),
     Declined,
     /// Departed or silent past the deadline.
     Failed,
@@ -93,9 +94,18 @@ impl Invite {
     }
 }
 
+/// A local invitee's acceptance of a remote leader's invitation, waiting
+/// for the group's completion (or abort) to come back from the host.
+pub(super) struct RemoteJoin {
+    pub(super) id: String,
+    pub(super) proc: Proc,
+    pub(super) caller: Caller,
+}
+
 /// The groups room.
 #[derive(Default)]
 pub(super) struct Groups {
+    remote_joins: Vec<RemoteJoin>,
     groups: HashMap<String, Group>,
     /// Ids of destructed groups (a fence over one fails rather than
     /// waiting for a namespace that will never exist).
@@ -256,6 +266,37 @@ impl Groups {
     /// Ends invitation `n`.
     pub(super) fn take_invite(&mut self, n: u64) -> Option<Invite> {
         self.invites.remove(&n)
+    }
+
+    /// The invitation `id` that `invitee` was sent.
+    pub(super) fn invite_for(&self, id: &str, invitee: &Proc) -> Option<u64> {
+        self.invites
+            .iter()
+            .find(|(_, i)| i.id == id && i.invitees.contains(invitee))
+            .map(|(&n, _)| n)
+    }
+
+    /// Local `proc` accepted remote invitation `id`.
+    pub(super) fn await_remote(&mut self, id: &str, proc: &Proc, caller: Caller) {
+        self.remote_joins.push(RemoteJoin {
+            id: id.to_owned(),
+            proc: proc.clone(),
+            caller,
+        });
+    }
+
+    /// The local acceptances of remote invitation `id`, taken out.
+    pub(super) fn take_remote(&mut self, id: &str) -> Vec<RemoteJoin> {
+        let (out, keep) = std::mem::take(&mut self.remote_joins)
+            .into_iter()
+            .partition(|j| j.id == id);
+        self.remote_joins = keep;
+        out
+    }
+
+    /// `proc` departed: its acceptances waiting on remote invitations go.
+    pub(super) fn forget_remote_joins_of(&mut self, proc: &Proc) {
+        self.remote_joins.retain(|j| &j.proc != proc);
     }
 
     /// The invitations `proc` leads or is invited to (and has not

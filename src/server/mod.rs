@@ -56,6 +56,7 @@ mod group_collective;
 mod group_members;
 mod groups;
 mod host;
+mod host_events;
 mod modex;
 mod modex_store;
 mod ops;
