@@ -372,17 +372,21 @@ struct Chain {
     rest: VecDeque<Arc<Registration>>,
     results: Vec<Info>,
     current: Option<Arc<Registration>>,
+    /// The first status a handler completed with other than
+    /// `PMIX_SUCCESS` and `PMIX_EVENT_ACTION_COMPLETE` (the chain's
+    /// verdict; success if none).
+    verdict: Status,
 }
 
 struct Shared {
     handlers: Mutex<Handlers>,
     me: Mutex<Option<Proc>>,
-    /// Told of each handler's verdict on an event (see
+    /// Told of each chain's verdict on its event (see
     /// [`EventHandlers::set_verdict_hook`]).
     verdicts: Mutex<Option<VerdictHook>>,
 }
 
-/// Receives an event and the status a handler completed it with.
+/// Receives an event and its chain's verdict once the chain ended.
 pub type VerdictHook = Arc<dyn Fn(&Event, Status) + Send + Sync + 'static>;
 
 /// A process's registered event handlers and their dispatcher thread.
@@ -482,8 +486,9 @@ impl EventHandlers {
         }
     }
 
-    /// Sets what hears each handler's completion status, with its event
-    /// (on the dispatcher thread): how the library acts on a verdict, e.g.
+    /// Sets what hears each chain's verdict, with its event, once the
+    /// chain ended (on the dispatcher thread; also for an event no handler
+    /// took, with `PMIX_SUCCESS`): how the library acts on a verdict, e.g.
     /// a group handler returning `PMIX_GROUP_CONSTRUCT_ABORT`.
     pub fn set_verdict_hook(&self, hook: Option<VerdictHook>) {
         *self.shared.verdicts.lock() = hook;
@@ -673,6 +678,7 @@ fn dispatch(shared: Arc<Shared>, rx: Receiver<Job>, tx: Sender<Job>) {
                         .collect()
                 };
                 if rest.is_empty() {
+                    tell_verdict(&shared, &event, Status::SUCCESS);
                     continue;
                 }
                 let id = next_chain;
@@ -684,9 +690,10 @@ fn dispatch(shared: Arc<Shared>, rx: Receiver<Job>, tx: Sender<Job>) {
                         rest,
                         results: Vec::new(),
                         current: None,
+                        verdict: Status::SUCCESS,
                     },
                 );
-                advance(&mut chains, id, &tx);
+                advance(&shared, &mut chains, id, &tx);
             }
             Job::Continue {
                 chain,
@@ -706,27 +713,41 @@ fn dispatch(shared: Arc<Shared>, rx: Receiver<Job>, tx: Sender<Job>) {
                     c.results.push(Info::new(k, Value::Status(status.0)));
                 }
                 c.results.extend(results);
-                let hook = shared.verdicts.lock().clone();
-                if let Some(h) = hook {
-                    h(&c.event, status);
+                if status != Status::SUCCESS
+                    && status != codes::ACTION_COMPLETE
+                    && c.verdict == Status::SUCCESS
+                {
+                    c.verdict = status;
                 }
                 if status == codes::ACTION_COMPLETE {
-                    chains.remove(&chain);
+                    if let Some(c) = chains.remove(&chain) {
+                        tell_verdict(&shared, &c.event, c.verdict);
+                    }
                 } else {
-                    advance(&mut chains, chain, &tx);
+                    advance(&shared, &mut chains, chain, &tx);
                 }
             }
         }
     }
 }
 
+/// Hands `event`'s verdict to the hook, if one is set.
+fn tell_verdict(shared: &Shared, event: &Event, verdict: Status) {
+    let hook = shared.verdicts.lock().clone();
+    if let Some(h) = hook {
+        h(event, verdict);
+    }
+}
+
 /// Hands chain `id`'s event to its next handler, or ends the chain.
-fn advance(chains: &mut HashMap<u64, Chain>, id: u64, tx: &Sender<Job>) {
+fn advance(shared: &Shared, chains: &mut HashMap<u64, Chain>, id: u64, tx: &Sender<Job>) {
     let Some(c) = chains.get_mut(&id) else {
         return;
     };
     let Some(reg) = c.rest.pop_front() else {
-        chains.remove(&id);
+        if let Some(c) = chains.remove(&id) {
+            tell_verdict(shared, &c.event, c.verdict);
+        }
         return;
     };
     let mut infos = c.event.infos.clone();

@@ -83,15 +83,20 @@ pub struct GroupResult {
 
 impl GroupResult {
     /// The results array as C callers get it: `PMIX_GROUP_CONTEXT_ID`
-    /// first when one was assigned, then `PMIX_GROUP_MEMBERSHIP` (an array
-    /// of procs).
+    /// first when one was assigned (OpenPMIx 4.2's examples read
+    /// `results[0]`), then `PMIX_GROUP_MEMBERSHIP` (an array of procs),
+    /// then `PMIX_GROUP_ID` (a join's results name the group, as OpenPMIx
+    /// master's do; the other calls' carry it too).
     pub fn to_infos(&self) -> Vec<Info> {
-        let mut out = Vec::with_capacity(2);
+        let mut out = Vec::with_capacity(3);
         if let (Some(c), Ok(k)) = (self.context_id, Key::new(keys::GROUP_CONTEXT_ID)) {
             out.push(Info::new(k, Value::Size(c as usize)));
         }
         if let Ok(k) = Key::new(keys::GROUP_MEMBERSHIP) {
             out.push(Info::new(k, Value::proc_array(&self.members)));
+        }
+        if let Ok(k) = Key::new(keys::GROUP_ID) {
+            out.push(Info::new(k, Value::string(&self.id)));
         }
         out
     }

@@ -140,40 +140,35 @@ impl GroupTable {
     }
 }
 
-/// A handler of a group event completed it with `status`: a
-/// `PMIX_GROUP_CONSTRUCT_ABORT` verdict on a member's failure or an
-/// invitee's answer aborts the construct for every participant (the
-/// standard's rule), which the server does when this process notifies the
-/// abort event for the group.
+/// This process's handlers of a group event ended with `status`: the
+/// server hears the verdict on a member's failure (a construct waits for
+/// it) and a `PMIX_GROUP_CONSTRUCT_ABORT` verdict on an invitee's answer
+/// (which aborts the invitation): the standard lets a handler returning
+/// that status abort the construct for every participant.
 pub(super) fn verdict(inner: &Inner, e: &Event, status: Status) {
-    let about_a_construct = [
-        codes::MEMBER_FAILED,
+    let answers = [
         codes::INVITE_ACCEPTED,
         codes::INVITE_DECLINED,
         codes::INVITE_FAILED,
         codes::LEADER_FAILED,
     ];
-    if status != codes::CONSTRUCT_ABORT || !about_a_construct.contains(&e.status) {
+    let wanted = e.status == codes::MEMBER_FAILED
+        || (status == codes::CONSTRUCT_ABORT && answers.contains(&e.status));
+    if !wanted {
         return;
     }
     let Some(id) = e
         .infos
         .iter()
         .find(|i| i.key.as_bytes() == keys::GROUP_ID.as_bytes())
-        .cloned()
+        .and_then(|i| i.value.as_str().map(str::to_owned))
     else {
         return;
     };
-    let abort = Event {
-        status: codes::CONSTRUCT_ABORT,
-        source: inner.proc.clone(),
-        range: crate::events::Range::LOCAL,
-        infos: vec![id],
-    };
-    if let Ok(body) = crate::events::encode_event(&abort) {
+    if let Ok(body) = body::encode_verdict(&id, status) {
         inner.requester.submit(
             crate::wire::Message::Request(crate::wire::Request {
-                op: Op::NOTIFY_EVENT,
+                op: Op::GROUP_VERDICT,
                 body,
             }),
             None,

@@ -159,6 +159,9 @@ pub(super) struct GroupState {
     pub(super) info: Vec<(Proc, Vec<Info>)>,
     /// Members dropped because they departed (tolerant groups).
     pub(super) dropped: Vec<Proc>,
+    /// Local processes told of a member's failure whose verdict the
+    /// collective waits for.
+    awaiting: BTreeSet<Proc>,
     solo: bool,
 }
 
@@ -218,7 +221,8 @@ impl Collective {
             Some(g) if g.solo => g.leaders_in >= g.bootstrap.unwrap_or(1).max(1),
             _ => true,
         };
-        leaders && self.expected.iter().all(|p| self.has_arrived(p))
+        let verdicts = self.group.as_ref().map_or(true, |g| g.awaiting.is_empty());
+        leaders && verdicts && self.expected.iter().all(|p| self.has_arrived(p))
     }
 
     /// True if a departed member is dropped rather than fatal.
@@ -470,6 +474,38 @@ impl Collectives {
         self.active
             .values()
             .any(|c| c.failed.is_none() && c.group.as_ref().is_some_and(|g| g.id == id))
+    }
+
+    /// Group collective `cid` waits for the verdicts of `procs` (told of a
+    /// member's failure) before it completes.
+    pub(super) fn await_verdicts(&mut self, cid: u64, procs: impl IntoIterator<Item = Proc>) {
+        if let Some(g) = self.active.get_mut(&cid).and_then(|c| c.group.as_mut()) {
+            g.awaiting.extend(procs);
+        }
+    }
+
+    /// `proc`'s verdict on group collective `cid` came (or it departed):
+    /// true if the collective is now ready.
+    pub(super) fn verdict(&mut self, cid: u64, proc: &Proc) -> bool {
+        match self.active.get_mut(&cid) {
+            Some(c) if c.failed.is_none() && c.host_op.is_none() => {
+                let removed = c.group.as_mut().is_some_and(|g| g.awaiting.remove(proc));
+                removed && c.ready() && !c.arrived.is_empty()
+            }
+            _ => false,
+        }
+    }
+
+    /// The group collectives waiting for `proc`'s verdict.
+    pub(super) fn awaiting_verdict_of(&self, proc: &Proc) -> Vec<u64> {
+        let mut v: Vec<u64> = self
+            .active
+            .iter()
+            .filter(|(_, c)| c.group.as_ref().is_some_and(|g| g.awaiting.contains(proc)))
+            .map(|(&cid, _)| cid)
+            .collect();
+        v.sort_unstable();
+        v
     }
 
     /// True if collective `cid` drops departed members (see

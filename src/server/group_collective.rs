@@ -372,9 +372,19 @@ pub(super) fn context_id_assigned(st: &mut State, id: &str, cid: u64, members: &
     raise(st, codes::CONTEXT_ID_ASSIGNED, &me, members, infos);
 }
 
-/// `proc` departed (`finalized`, or lost): the group collectives waiting
-/// for it drop it or fail, and the groups it belongs to hear of it.
+/// `proc` departed (`finalized`, or lost): the groups it belongs to hear
+/// of it first (so that a destruct it ends still has its group), then the
+/// group collectives waiting for it drop it or fail, and those waiting for
+/// its verdict stop waiting.
 pub(super) fn departed(st: &mut State, proc: &Proc, finalized: bool) {
+    if !finalized {
+        member_lost(st, proc);
+    }
+    for cid in st.collectives.awaiting_verdict_of(proc) {
+        if st.collectives.verdict(cid, proc) {
+            start(st, cid);
+        }
+    }
     for cid in st.collectives.blocked_by(proc, finalized) {
         let Some(c) = st.collectives.get(cid) else {
             continue;
@@ -401,6 +411,16 @@ pub(super) fn departed(st: &mut State, proc: &Proc, finalized: bool) {
                 &told,
                 event_infos(&id, Some(proc)),
             );
+            if st.collectives.tolerates(cid) {
+                // The construct waits for their verdicts: a handler may
+                // abort it (see `verdict`).
+                let registry = st.registry().clone();
+                let local: Vec<Proc> = told
+                    .into_iter()
+                    .filter(|p| registry.is_local(p) && !st.conns.departed(p))
+                    .collect();
+                st.collectives.await_verdicts(cid, local);
+            }
         }
         if st.collectives.tolerates(cid) {
             if st.collectives.drop_member(cid, proc) {
@@ -410,9 +430,12 @@ pub(super) fn departed(st: &mut State, proc: &Proc, finalized: bool) {
             st.collective_failed(cid, kind.lost());
         }
     }
-    if finalized {
-        return;
-    }
+}
+
+/// Group member `proc` was lost: marked failed in its groups; with
+/// `PMIX_GROUP_NOTIFY_TERMINATION` their leader (else the other members)
+/// gets `PMIX_GROUP_MEMBER_FAILED`.
+fn member_lost(st: &mut State, proc: &Proc) {
     let me = st.server_proc().clone();
     for id in st.groups.member_lost(proc) {
         let Some(g) = st.groups.get(&id) else {
@@ -437,5 +460,29 @@ pub(super) fn departed(st: &mut State, proc: &Proc, finalized: bool) {
             &told,
             event_infos(&id, Some(proc)),
         );
+    }
+}
+
+/// `proc`'s handlers of an event about group `id` ended with `status`
+/// (`Op::GROUP_VERDICT`, one-way): `PMIX_GROUP_CONSTRUCT_ABORT` aborts
+/// the group's constructs here for every participant (who also get the
+/// event); any other verdict lets a construct waiting for it go on.
+pub(super) fn verdict(st: &mut State, proc: &Proc, id: &str, status: Status) {
+    for cid in st.collectives.of_group(Kind::GroupConstruct, id) {
+        if status == codes::CONSTRUCT_ABORT {
+            // Every member hears of it, also those yet to call.
+            let told = membership(st, cid);
+            let me = st.server_proc().clone();
+            raise(
+                st,
+                codes::CONSTRUCT_ABORT,
+                &me,
+                &told,
+                event_infos(id, None),
+            );
+            st.collective_failed(cid, codes::CONSTRUCT_ABORT);
+        } else if st.collectives.verdict(cid, proc) {
+            start(st, cid);
+        }
     }
 }

@@ -481,6 +481,22 @@ pub(super) fn departed(st: &mut State, proc: &Proc) {
     }
 }
 
+/// An `Op::GROUP_VERDICT` from `proc` (one-way: no answer): its handlers
+/// of an event about a group ended with that status. An abort ends the
+/// invitation it leads; the group's constructs hear of any verdict (see
+/// `group_collective::verdict`).
+pub(super) fn verdict(st: &mut State, proc: &Proc, req: &[u8]) {
+    let Ok((id, status)) = body::decode_verdict(req) else {
+        return;
+    };
+    if status == codes::CONSTRUCT_ABORT {
+        if let Some(n) = st.groups.invite_of(&id, proc) {
+            abort(st, n, codes::CONSTRUCT_ABORT);
+        }
+    }
+    super::group_collective::verdict(st, proc, &id, status);
+}
+
 /// A local client notified `PMIX_GROUP_CONSTRUCT_ABORT` for a group (a
 /// handler's verdict, or its own decision): the invitation it leads and
 /// the constructs of that id in progress here are aborted for every

@@ -43,6 +43,7 @@ pub(super) fn dispatch(st: &mut State, caller: Caller, proc: &Proc, req: Request
         Op::GROUP_INVITE => group_members::invite(st, caller, proc, body),
         Op::GROUP_JOIN => group_members::join(st, caller, proc, body),
         Op::GROUP_LEAVE => group_members::leave(st, caller, proc, body),
+        Op::GROUP_VERDICT => group_members::verdict(st, proc, body),
         Op(_) => st.respond(caller, Err(Status::ERR_NOT_SUPPORTED)),
     }
 }

@@ -7,6 +7,8 @@
 //! - destruct / leave request: group id, directives; response: empty.
 //! - join request: group id, leader, answer (`pmix_group_opt_t`),
 //!   directives; response: a [`GroupResult`] (accept) or empty (decline).
+//! - verdict (one-way): group id, the status a process's handlers of a
+//!   group event ended with.
 //! - endpoint data: a count of participants, each with its proc, its
 //!   posted remote data (a direct-modex record) and its `PMIX_GROUP_INFO`
 //!   contribution.
@@ -111,6 +113,24 @@ pub fn decode_join(body: &[u8]) -> Result<(String, Proc, GroupOpt, Vec<Info>), S
     let infos = get_infos(&mut r).map_err(bad)?;
     finish(&r, Status::ERR_BAD_PARAM)?;
     Ok((id, leader, opt, infos))
+}
+
+/// Encodes a verdict: the group id and the status its handlers ended
+/// with.
+pub fn encode_verdict(id: &str, status: Status) -> Result<Vec<u8>, Status> {
+    let mut out = Vec::new();
+    put_id(&mut out, id)?;
+    put_status(&mut out, status);
+    Ok(out)
+}
+
+/// Decodes a verdict.
+pub fn decode_verdict(body: &[u8]) -> Result<(String, Status), Status> {
+    let mut r = Reader::new(body);
+    let id = get_id(&mut r).map_err(bad)?;
+    let status = get_status(&mut r).map_err(bad)?;
+    finish(&r, Status::ERR_BAD_PARAM)?;
+    Ok((id, status))
 }
 
 /// Encodes a group's result.
@@ -236,6 +256,9 @@ mod tests {
             ("grp".into(), p(3), GroupOpt::Accept, vec![])
         );
         truncations_fail(&b, decode_join);
+        let b = encode_verdict("grp", Status(-165)).unwrap();
+        assert_eq!(decode_verdict(&b).unwrap(), ("grp".into(), Status(-165)));
+        truncations_fail(&b, decode_verdict);
         assert!(decode_id(&encode_id("", &[]).unwrap()).is_err());
         let long = "x".repeat(MAX_NSLEN + 1);
         assert!(decode_id(&encode_id(&long, &[]).unwrap()).is_err());

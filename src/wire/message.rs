@@ -195,6 +195,8 @@ impl Op {
     pub const GROUP_JOIN: Op = Op(23);
     /// `PMIx_Group_leave`.
     pub const GROUP_LEAVE: Op = Op(24);
+    /// A client's verdict on a group event (one-way: no response).
+    pub const GROUP_VERDICT: Op = Op(25);
 }
 
 /// `Request`: a service operation and its body.
