@@ -119,6 +119,8 @@ typedef int pmix_status_t;
 #define PMIX_ERR_EMPTY                           (-60)
 #define PMIX_ERR_LOST_CONNECTION                 (-61)
 #define PMIX_ERR_EXISTS_OUTSIDE_SCOPE            (-62)
+/* Beyond 4.2.2, as OpenPMIx master defines it: */
+#define PMIX_ERR_NOT_A_MEMBER                    (-66)
 
 /* -- queries, job control, monitoring -- */
 #define PMIX_QUERY_PARTIAL_SUCCESS               (-104)
@@ -981,6 +983,8 @@ typedef uint64_t pmix_device_type_t;
 #define PMIX_GROUP_INFO                          "pmix.grp.info"                   /* pmix_data_array_t* */
 #define PMIX_GROUP_LOCAL_CID                     "pmix.grp.lclid"                  /* size_t */
 #define PMIX_GROUP_ADD_MEMBERS                   "pmix.grp.add"                    /* pmix_data_array_t* */
+/* Beyond 4.2.2, as OpenPMIx master defines it: */
+#define PMIX_GROUP_BOOTSTRAP                     "pmix.grp.btstrp"                 /* size_t: number of leaders */
 
 /* ---- Attribute keys: storage ---- */
 #define PMIX_QUERY_STORAGE_LIST                  "pmix.strg.list"                  /* char* */

@@ -377,7 +377,13 @@ struct Chain {
 struct Shared {
     handlers: Mutex<Handlers>,
     me: Mutex<Option<Proc>>,
+    /// Told of each handler's verdict on an event (see
+    /// [`EventHandlers::set_verdict_hook`]).
+    verdicts: Mutex<Option<VerdictHook>>,
 }
+
+/// Receives an event and the status a handler completed it with.
+pub type VerdictHook = Arc<dyn Fn(&Event, Status) + Send + Sync + 'static>;
 
 /// A process's registered event handlers and their dispatcher thread.
 pub struct EventHandlers {
@@ -468,11 +474,19 @@ impl EventHandlers {
             shared: Arc::new(Shared {
                 handlers: Mutex::new(Handlers::default()),
                 me: Mutex::new(me),
+                verdicts: Mutex::new(None),
             }),
             tx: Mutex::new(None),
             thread: Mutex::new(None),
             stopped: std::sync::atomic::AtomicBool::new(false),
         }
+    }
+
+    /// Sets what hears each handler's completion status, with its event
+    /// (on the dispatcher thread): how the library acts on a verdict, e.g.
+    /// a group handler returning `PMIX_GROUP_CONSTRUCT_ABORT`.
+    pub fn set_verdict_hook(&self, hook: Option<VerdictHook>) {
+        *self.shared.verdicts.lock() = hook;
     }
 
     /// Sets the owning process's identity.
@@ -692,6 +706,10 @@ fn dispatch(shared: Arc<Shared>, rx: Receiver<Job>, tx: Sender<Job>) {
                     c.results.push(Info::new(k, Value::Status(status.0)));
                 }
                 c.results.extend(results);
+                let hook = shared.verdicts.lock().clone();
+                if let Some(h) = hook {
+                    h(&c.event, status);
+                }
                 if status == codes::ACTION_COMPLETE {
                     chains.remove(&chain);
                 } else {

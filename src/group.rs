@@ -102,7 +102,6 @@ impl GroupResult {
     }
 }
 
-
 /// Callback of the non-blocking group calls that return results
 /// (construct, invite, join); runs on the progress thread.
 pub type GroupCallback = Box<dyn FnOnce(Result<GroupResult, Status>) + Send + 'static>;

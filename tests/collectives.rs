@@ -36,7 +36,16 @@ const LIMIT: Duration = Duration::from_secs(60);
 const SIZE: u32 = 3;
 
 /// The collectives on the engine.
-const KINDS: [&str; 4] = ["fence", "fence_collect", "connect", "disconnect"];
+const KINDS: [&str; 5] = ["fence", "fence_collect", "connect", "disconnect", "group"];
+
+/// What a lost participant fails a `kind` collective with.
+fn lost(kind: &str) -> Status {
+    if kind == "group" {
+        pmix::group::events::CONSTRUCT_ABORT
+    } else {
+        Status::ERR_LOST_CONNECTION
+    }
+}
 
 // ----------------------------------------------------------------------
 // Child side
@@ -95,6 +104,14 @@ fn run_child(role: &str) -> Result<(), String> {
         }
         "connect" => c.connect_procs(&all, &infos),
         "disconnect" => c.disconnect_procs(&all, &infos),
+        // With a context id, so that the host has a part in it.
+        "group" => {
+            infos.push(common::info(
+                keys::GROUP_ASSIGN_CONTEXT_ID,
+                Value::Bool(true),
+            ));
+            c.group_construct("g", &all, &infos).map(|_| ())
+        }
         other => return Err(format!("unknown kind {other}")),
     };
     let expected = if want == 0 { Ok(()) } else { Err(Status(want)) };
@@ -188,6 +205,25 @@ impl HostModule for Host {
     }
 
     fn disconnect(&self, _: &[Proc], _: &[Info], done: Completion<()>) -> Result<(), Status> {
+        self.handle(done)
+    }
+
+    fn group(
+        &self,
+        _: pmix::group::GroupOp,
+        _: &str,
+        _: &[Proc],
+        infos: &[Info],
+        done: Completion<Vec<Info>>,
+    ) -> Result<(), Status> {
+        // As for fences: a failure report is not an operation to hold.
+        let report = infos.iter().any(|i| {
+            i.key.as_bytes() == keys::LOCAL_COLLECTIVE_STATUS.as_bytes()
+                && i.value != Value::Status(0)
+        });
+        if report {
+            return Err(Status::ERR_NOT_SUPPORTED);
+        }
         self.handle(done)
     }
 }
@@ -360,7 +396,7 @@ fn a_participant_that_exits_before_the_call_fails_it() {
             Victim::ExitsBefore,
             HostDoes::Nothing,
             false,
-            Status::ERR_LOST_CONNECTION,
+            lost(kind),
         );
     }
     for kind in ["fence", "fence_collect"] {
@@ -377,7 +413,7 @@ fn a_participant_killed_during_the_call_fails_it() {
             Victim::KilledDuring,
             HostDoes::Nothing,
             false,
-            Status::ERR_LOST_CONNECTION,
+            lost(kind),
         );
     }
     for kind in ["fence", "fence_collect"] {

@@ -36,9 +36,20 @@ def scan(path, start=None):
     return out
 
 
-entries = scan(f"{inc}/pmix_common.h", "PMIX_ATTR_UNDEF") + [
-    (n, v, t) for (n, v, t) in scan(f"{inc}/pmix_deprecated.h")
+# Attributes our headers define beyond OpenPMIx 4.2.2, as its master
+# branch does, each after the 4.2.2 attribute it follows in
+# include/pmix_common.h: (that attribute, (name, string, type)). They are
+# listed in BEYOND_4_2_2, which the test skips against the reference.
+BEYOND_4_2_2 = [
+    ("PMIX_GROUP_ADD_MEMBERS", ("PMIX_GROUP_BOOTSTRAP", "pmix.grp.btstrp", "size_t")),
 ]
+
+common = scan(f"{inc}/pmix_common.h", "PMIX_ATTR_UNDEF")
+for after, entry in BEYOND_4_2_2:
+    if entry[0] not in [n for (n, _, _) in common]:
+        at = [n for (n, _, _) in common].index(after)
+        common.insert(at + 1, entry)
+entries = common + [(n, v, t) for (n, v, t) in scan(f"{inc}/pmix_deprecated.h")]
 ndep = len(scan(f"{inc}/pmix_deprecated.h"))
 
 print("""//! PMIx attribute names (the `PMIX_*` keys of `pmix_common.h`).
@@ -81,6 +92,14 @@ for k, (n, v, t) in enumerate(entries):
     dep = "true" if k >= len(entries) - ndep else "false"
     t = t.replace("\\", "\\\\").replace('"', '\\"')
     print(f'    Attribute {{ name: "{n}", string: {n[5:]}, type_note: "{t}", deprecated: {dep} }},')
+print("];")
+print()
+print("/// The attributes of [`ATTRIBUTES`] that OpenPMIx 4.2.2 does not define")
+print("/// (its master branch does); `tools/gen_keys.py` adds them.")
+print("#[rustfmt::skip]")
+print("pub static BEYOND_4_2_2: &[&str] = &[")
+for _, (n, _, _) in BEYOND_4_2_2:
+    print(f'    "{n}",')
 print("];")
 print()
 print(open(__file__.rsplit("/", 1)[0] + "/keys_tail.rs").read(), end="")

@@ -64,13 +64,17 @@ mod tests {
         Some(out)
     }
 
-    fn check(dir: &Path) {
+    /// Compares [`ATTRIBUTES`] with the headers in `dir`; `beyond`: those
+    /// headers define the attributes of [`BEYOND_4_2_2`] (ours do, the
+    /// 4.2.2 reference does not).
+    fn check(dir: &Path, beyond: bool) {
         let Some(expected) = from_headers(dir) else {
             eprintln!("{} has no complete headers; skipped", dir.display());
             return;
         };
         let ours: Vec<(String, String)> = ATTRIBUTES
             .iter()
+            .filter(|a| beyond || !BEYOND_4_2_2.contains(&a.name))
             .map(|a| (a.name.to_owned(), a.string.to_owned()))
             .collect();
         assert_eq!(
@@ -83,7 +87,7 @@ mod tests {
 
     #[test]
     fn matches_our_headers() {
-        check(&Path::new(env!("CARGO_MANIFEST_DIR")).join("include"));
+        check(&Path::new(env!("CARGO_MANIFEST_DIR")).join("include"), true);
     }
 
     #[test]
@@ -94,7 +98,7 @@ mod tests {
                 || std::env::var("PMIX_REQUIRE_REFERENCE").as_deref() != Ok("1"),
             "PMIX_REQUIRE_REFERENCE=1 but the reference headers are not installed"
         );
-        check(dir);
+        check(dir, false);
     }
 
     #[test]

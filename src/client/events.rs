@@ -44,6 +44,12 @@ impl Client {
                 }
             })));
             let weak: Weak<Inner> = Arc::downgrade(&self.inner);
+            handlers.set_verdict_hook(Some(Arc::new(move |e: &Event, s: Status| {
+                if let Some(inner) = weak.upgrade() {
+                    super::group::verdict(&inner, e, s);
+                }
+            })));
+            let weak: Weak<Inner> = Arc::downgrade(&self.inner);
             let h = handlers.clone();
             self.inner.requester.set_lost_hook(Some(Box::new(move || {
                 let Some(inner) = weak.upgrade() else { return };

@@ -17,10 +17,11 @@
 //! singleton → `PMIX_ERR_UNREACH`, then the arguments → `PMIX_ERR_BAD_PARAM`.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use parking_lot::Mutex;
 
-use super::{Client, StatusCallback};
+use super::{Client, Inner, StatusCallback};
 use crate::events::Event;
 use crate::group::{events as codes, GroupCallback, GroupOpt, GroupResult};
 use crate::wire::{group as body, Op};
@@ -30,12 +31,30 @@ use crate::{keys, Info, Proc, Rank, Status, Value};
 #[derive(Default)]
 pub(crate) struct GroupTable {
     groups: Mutex<HashMap<String, GroupResult>>,
+    /// True once a group was recorded: gets skip the table until then.
+    any: AtomicBool,
+}
+
+/// What a get's target and qualifiers come to, given the groups this
+/// process knows (see [`Client::group_member`]).
+#[derive(Debug)]
+pub enum GroupTarget {
+    /// The target names no group: look it up as it is.
+    NotAGroup,
+    /// `{grp, r}`: look up member `r` instead.
+    Proc(Proc),
+    /// A member's `PMIX_GROUP_INFO` contribution (the get was qualified
+    /// by the group's `PMIX_GROUP_CONTEXT_ID`).
+    Value(Value),
+    /// `{grp, r}` with `r` beyond the group (`PMIX_ERR_BAD_PARAM`).
+    Error(Status),
 }
 
 impl GroupTable {
     fn insert(&self, g: &GroupResult) {
         if !g.members.is_empty() {
             self.groups.lock().insert(g.id.clone(), g.clone());
+            self.any.store(true, Ordering::Release);
         }
     }
 
@@ -79,19 +98,6 @@ impl GroupTable {
             .map(|i| i.value.clone())
     }
 
-    /// The names of the groups `proc` belongs to, as far as this process
-    /// knows.
-    pub(crate) fn names_of(&self, proc: &Proc) -> Vec<String> {
-        let groups = self.groups.lock();
-        let mut v: Vec<String> = groups
-            .values()
-            .filter(|g| g.members.contains(proc))
-            .map(|g| g.id.clone())
-            .collect();
-        v.sort();
-        v
-    }
-
     /// Follows the group events the server pushes.
     pub(crate) fn observe(&self, e: &Event) {
         let id = e
@@ -113,6 +119,7 @@ impl GroupTable {
                 .find(|i| i.key.as_bytes() == keys::GROUP_CONTEXT_ID.as_bytes())
                 .and_then(|i| crate::wire::int(&i.value))
                 .map(|c| c as u64);
+            self.any.store(true, Ordering::Release);
             let mut groups = self.groups.lock();
             groups.entry(id.clone()).or_insert(GroupResult {
                 status: Status::SUCCESS,
@@ -130,6 +137,47 @@ impl GroupTable {
                 }
             }
         }
+    }
+}
+
+/// A handler of a group event completed it with `status`: a
+/// `PMIX_GROUP_CONSTRUCT_ABORT` verdict on a member's failure or an
+/// invitee's answer aborts the construct for every participant (the
+/// standard's rule), which the server does when this process notifies the
+/// abort event for the group.
+pub(super) fn verdict(inner: &Inner, e: &Event, status: Status) {
+    let about_a_construct = [
+        codes::MEMBER_FAILED,
+        codes::INVITE_ACCEPTED,
+        codes::INVITE_DECLINED,
+        codes::INVITE_FAILED,
+        codes::LEADER_FAILED,
+    ];
+    if status != codes::CONSTRUCT_ABORT || !about_a_construct.contains(&e.status) {
+        return;
+    }
+    let Some(id) = e
+        .infos
+        .iter()
+        .find(|i| i.key.as_bytes() == keys::GROUP_ID.as_bytes())
+        .cloned()
+    else {
+        return;
+    };
+    let abort = Event {
+        status: codes::CONSTRUCT_ABORT,
+        source: inner.proc.clone(),
+        range: crate::events::Range::LOCAL,
+        infos: vec![id],
+    };
+    if let Ok(body) = crate::events::encode_event(&abort) {
+        inner.requester.submit(
+            crate::wire::Message::Request(crate::wire::Request {
+                op: Op::NOTIFY_EVENT,
+                body,
+            }),
+            None,
+        );
     }
 }
 
@@ -328,6 +376,36 @@ impl Client {
         )
     }
 
+    /// What a get of `key` about `proc` with `qualifiers` comes to, given
+    /// the groups this process belongs to: `{grp, r}` is member `r` of
+    /// group `grp`; a get qualified by `PMIX_GROUP_CONTEXT_ID` reads what
+    /// the process contributed to that group with `PMIX_GROUP_INFO`.
+    pub fn group_member(&self, proc: &Proc, key: &str, qualifiers: &[Info]) -> GroupTarget {
+        let t = &self.inner.groups;
+        if !t.any.load(Ordering::Acquire) {
+            return GroupTarget::NotAGroup;
+        }
+        let proc = match t.translate(proc) {
+            None => proc.clone(),
+            Some(Ok(p)) => p,
+            Some(Err(s)) => return GroupTarget::Error(s),
+        };
+        let cid = qualifiers
+            .iter()
+            .find(|i| i.key.as_bytes() == keys::GROUP_CONTEXT_ID.as_bytes())
+            .and_then(|i| crate::wire::int(&i.value));
+        if let Some(v) = cid.and_then(|c| t.contributed(c as u64, &proc, key)) {
+            return GroupTarget::Value(v);
+        }
+        GroupTarget::Proc(proc)
+    }
+
+    /// True once this process belongs, or belonged, to a group (a get's
+    /// target may then be a group id).
+    pub fn has_groups(&self) -> bool {
+        self.inner.groups.any.load(Ordering::Acquire)
+    }
+
     /// The group `id` as this process knows it (a member only).
     pub fn group(&self, id: &str) -> Option<GroupResult> {
         self.inner.groups.get(id)
@@ -335,9 +413,7 @@ impl Client {
 }
 
 /// Runs a non-blocking group call and waits for its callback.
-fn wait(
-    start: impl FnOnce(GroupCallback) -> Result<(), Status>,
-) -> Result<GroupResult, Status> {
+fn wait(start: impl FnOnce(GroupCallback) -> Result<(), Status>) -> Result<GroupResult, Status> {
     let (tx, rx) = crossbeam_channel::bounded(1);
     start(Box::new(move |r| {
         let _ = tx.send(r);

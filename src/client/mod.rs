@@ -35,6 +35,7 @@ mod events;
 mod fast_fence;
 mod get_all;
 mod group;
+pub use group::GroupTarget;
 mod lookup;
 mod progress;
 mod pubsub;
@@ -638,10 +639,21 @@ impl Client {
         if key.is_empty() || key.len() > crate::MAX_KEYLEN {
             return Err(Status::ERR_BAD_PARAM);
         }
-        if key == keys::PSET_NAMES {
-            // Sets change after the job data was made: the server knows.
-            return self.pset_names(proc).map(|v| f(Answer::Local(v)));
+        if key == keys::PSET_NAMES || key == keys::GROUP_NAMES {
+            // Sets and groups change after the job data was made: the
+            // server knows.
+            return self.set_names(proc, key).map(|v| f(Answer::Local(v)));
         }
+        let member;
+        let proc = match self.group_member(proc, key, qualifiers) {
+            GroupTarget::Proc(p) => {
+                member = p;
+                &member
+            }
+            GroupTarget::Value(v) => return Ok(f(Answer::Local(v))),
+            GroupTarget::Error(s) => return Err(s),
+            GroupTarget::NotAGroup => proc,
+        };
         let opts = GetOptions::parse(qualifiers);
         let target = ProcRef::from(proc);
         let mut f = Some(f);
@@ -687,8 +699,26 @@ impl Client {
             return Err(Status::ERR_BAD_PARAM);
         }
         if key == keys::PSET_NAMES {
-            return self.pset_names_nb(proc, done);
+            return self.set_names_nb(proc, keys::PSET_NAMES, done);
         }
+        if key == keys::GROUP_NAMES {
+            return self.set_names_nb(proc, keys::GROUP_NAMES, done);
+        }
+        let member;
+        let proc = match self.group_member(proc, key, qualifiers) {
+            GroupTarget::Proc(p) => {
+                member = p;
+                &member
+            }
+            GroupTarget::Value(v) => {
+                self.inner
+                    .requester
+                    .run_there(Box::new(move || done(Ok(v))));
+                return Ok(());
+            }
+            GroupTarget::Error(s) => return Err(s),
+            GroupTarget::NotAGroup => proc,
+        };
         let opts = GetOptions::parse(qualifiers);
         if let Some(v) = self.inner.local_value(proc, key, &opts) {
             self.inner

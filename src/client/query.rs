@@ -111,10 +111,11 @@ fn decode_credential(body: Result<Vec<u8>, Status>) -> Result<(Vec<u8>, Vec<Info
     rm::get_credential(&body?).map_err(|_| Status::ERR_UNPACK_FAILURE)
 }
 
-/// The query of `PMIX_PSET_NAMES` for `proc`.
-fn pset_names_query(proc: &Proc) -> Result<Vec<u8>, Status> {
+/// The query of `key` (`PMIX_PSET_NAMES` or `PMIX_GROUP_NAMES`) for
+/// `proc`.
+fn set_names_query(proc: &Proc, key: &str) -> Result<Vec<u8>, Status> {
     let q = Query {
-        keys: vec![std::ffi::CString::new(keys::PSET_NAMES).map_err(|_| Status::ERR_BAD_PARAM)?],
+        keys: vec![std::ffi::CString::new(key).map_err(|_| Status::ERR_BAD_PARAM)?],
         qualifiers: vec![Info::new(
             Key::new(keys::PROCID)?,
             Value::Proc(proc.clone()),
@@ -125,12 +126,12 @@ fn pset_names_query(proc: &Proc) -> Result<Vec<u8>, Status> {
     Ok(body)
 }
 
-/// The answer to [`pset_names_query`]: a nonempty string, else not found.
-fn pset_names_of(r: Result<(Status, Vec<Info>), Status>) -> Result<Value, Status> {
+/// The answer to [`set_names_query`]: a nonempty string, else not found.
+fn set_names_of(r: Result<(Status, Vec<Info>), Status>, key: &str) -> Result<Value, Status> {
     let (_, infos) = r?;
     infos
         .into_iter()
-        .find(|i| is(i, keys::PSET_NAMES))
+        .find(|i| is(i, key))
         .map(|i| i.value)
         .filter(|v| v.as_str().is_some_and(|s| !s.is_empty()))
         .ok_or(Status::ERR_NOT_FOUND)
@@ -178,25 +179,31 @@ impl Client {
         Ok((found, rest))
     }
 
-    /// `PMIx_Get(proc, PMIX_PSET_NAMES)`: the process sets `proc` belongs
-    /// to, asked of the server (whose table knows every set, also those
-    /// defined before this process connected) as a query of the key for
-    /// `proc`; a comma-separated string, as OpenPMIx's master answers (the
-    /// header says an array of strings). `PMIX_ERR_NOT_FOUND` when it
-    /// belongs to none.
-    pub(crate) fn pset_names(&self, proc: &Proc) -> Result<Value, Status> {
-        pset_names_of(decode_answer(
-            self.request(Op::QUERY, pset_names_query(proc)?),
-        ))
+    /// `PMIx_Get(proc, PMIX_PSET_NAMES)` (`PMIX_GROUP_NAMES`): the process
+    /// sets (groups) `proc` belongs to, asked of the server (whose table
+    /// knows every set, also those defined before this process connected)
+    /// as a query of the key for `proc`; a comma-separated string, as
+    /// OpenPMIx's master answers (the header says an array of strings).
+    /// `PMIX_ERR_NOT_FOUND` when it belongs to none.
+    pub(crate) fn set_names(&self, proc: &Proc, key: &str) -> Result<Value, Status> {
+        set_names_of(
+            decode_answer(self.request(Op::QUERY, set_names_query(proc, key)?)),
+            key,
+        )
     }
 
-    /// [`pset_names`](Self::pset_names) without waiting; `done` runs on
-    /// the progress thread.
-    pub(crate) fn pset_names_nb(&self, proc: &Proc, done: GetCallback) -> Result<(), Status> {
+    /// [`set_names`](Self::set_names) without waiting; `done` runs on the
+    /// progress thread.
+    pub(crate) fn set_names_nb(
+        &self,
+        proc: &Proc,
+        key: &'static str,
+        done: GetCallback,
+    ) -> Result<(), Status> {
         self.request_nb(
             Op::QUERY,
-            pset_names_query(proc)?,
-            Box::new(move |r| done(pset_names_of(decode_answer(r)))),
+            set_names_query(proc, key)?,
+            Box::new(move |r| done(set_names_of(decode_answer(r), key))),
         )
     }
 

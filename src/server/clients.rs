@@ -106,7 +106,7 @@ pub(super) fn abort(st: &mut State, caller: Caller, proc: &Proc, a: Abort) {
 /// then the host hears of it.
 pub(super) fn finalize(st: &mut State, caller: Caller, proc: &Proc) {
     st.conns.finalized(caller.token, proc);
-    st.departed(proc, true);
+    super::departures::departed(st, proc, true);
     let (op, done) = st.start_op(PendingOp::Finalize(caller));
     if let Err(s) = st.host().client_finalized(proc, done) {
         st.ops.take(op);

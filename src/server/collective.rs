@@ -1,10 +1,11 @@
 //! The collective engine: one participant-set tracker for every
-//! collective the server runs (fence, connect, disconnect; groups next).
+//! collective the server runs (fence, connect, disconnect, group construct
+//! and destruct).
 //!
 //! A collective is identified by its kind and its participant set, sorted
 //! and without duplicates (`PMIX_RANK_WILDCARD` standing for a whole
-//! namespace): the local processes that call it with the same set join the
-//! same tracker. Its expected participants are the local processes of the
+//! namespace), or, for a group, by its kind and the group's id: the local
+//! processes that call it with the same set (id) join the same tracker. Its expected participants are the local processes of the
 //! set (wildcards expanded when the tracker is made), plus any caller.
 //! Directives merge: data is collected if any participant asked for it,
 //! the shortest `PMIX_TIMEOUT` applies. Once every expected participant
@@ -25,6 +26,18 @@
 //!   one). At the host, it ends with the host's answer or its deadline.
 //! - A collective's deadline is armed in the loop's timers exactly while
 //!   it is active and not failed.
+//!
+//! Groups add to this (see [`GroupCall`]): leaders name the members they
+//! know (a bootstrap leader only itself and the number of leaders);
+//! members added by a leader (`PMIX_GROUP_ADD_MEMBERS`) call with no
+//! procs and join the tracker of the id. When the server completes the
+//! group alone (`solo`: its host leaves groups to it), the added members
+//! are expected too and the group is ready only once a leader (for a
+//! bootstrap, every leader) arrived; otherwise added members are not
+//! waited for (they ride along, or go to the host alone). A leader whose
+//! set differs from the tracker's (not a bootstrap) is refused: two sets
+//! never complete as one group. With `PMIX_GROUP_OPTIONAL` or
+//! `PMIX_GROUP_FT_COLLECTIVE` a departed member is dropped, not fatal.
 
 use std::collections::{BTreeSet, HashMap};
 use std::time::Instant;
@@ -40,6 +53,8 @@ pub(super) enum Kind {
     Fence,
     Connect,
     Disconnect,
+    GroupConstruct,
+    GroupDestruct,
 }
 
 impl Kind {
@@ -51,7 +66,7 @@ impl Kind {
                 status,
                 segments: Vec::new(),
             }),
-            Kind::Connect | Kind::Disconnect => Message::Response(Response {
+            _ => Message::Response(Response {
                 status,
                 body: Vec::new(),
             }),
@@ -64,6 +79,94 @@ impl Kind {
     pub(super) fn reports_failure(self) -> bool {
         self == Kind::Fence
     }
+
+    /// A group kind.
+    pub(super) fn is_group(self) -> bool {
+        matches!(self, Kind::GroupConstruct | Kind::GroupDestruct)
+    }
+
+    /// The status a participant's loss fails the collective with.
+    pub(super) fn lost(self) -> Status {
+        match self {
+            Kind::GroupConstruct => crate::group::events::CONSTRUCT_ABORT,
+            _ => Status::ERR_LOST_CONNECTION,
+        }
+    }
+}
+
+/// The group directives that merge across participants (any one that sets
+/// a flag sets it for the collective).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct GroupFlags {
+    /// `PMIX_GROUP_OPTIONAL`.
+    pub(super) optional: bool,
+    /// `PMIX_GROUP_FT_COLLECTIVE`.
+    pub(super) ft: bool,
+    /// `PMIX_GROUP_NOTIFY_TERMINATION`.
+    pub(super) notify_termination: bool,
+    /// `PMIX_GROUP_ASSIGN_CONTEXT_ID`.
+    pub(super) assign_cid: bool,
+    /// `PMIX_GROUP_LOCAL_ONLY`.
+    pub(super) local_only: bool,
+}
+
+impl GroupFlags {
+    fn merge(&mut self, o: GroupFlags) {
+        self.optional |= o.optional;
+        self.ft |= o.ft;
+        self.notify_termination |= o.notify_termination;
+        self.assign_cid |= o.assign_cid;
+        self.local_only |= o.local_only;
+    }
+
+    /// A departed member is dropped rather than failing the collective.
+    pub(super) fn tolerant(&self) -> bool {
+        self.optional || self.ft
+    }
+}
+
+/// What a group participant's call adds to [`Call`].
+#[derive(Clone, Debug, Default)]
+pub(super) struct GroupCall {
+    pub(super) id: String,
+    /// `PMIX_GROUP_ADD_MEMBERS`.
+    pub(super) add: Vec<Proc>,
+    /// `pmix.grp.btstrp`: the number of leaders.
+    pub(super) bootstrap: Option<usize>,
+    pub(super) flags: GroupFlags,
+    /// `PMIX_GROUP_LEADER` was set.
+    pub(super) leader_flag: bool,
+    /// Its `PMIX_GROUP_INFO` contribution.
+    pub(super) info: Vec<Info>,
+    /// The server completes the group alone (see the module doc).
+    pub(super) solo: bool,
+}
+
+/// A group collective's own state.
+#[derive(Debug, Default)]
+pub(super) struct GroupState {
+    pub(super) id: String,
+    /// The members named by the leaders (procs and added members).
+    pub(super) named: BTreeSet<Proc>,
+    /// The set of the first leader (checked against later leaders').
+    leader_set: Vec<Proc>,
+    pub(super) bootstrap: Option<usize>,
+    leaders_in: usize,
+    pub(super) flags: GroupFlags,
+    /// Who set `PMIX_GROUP_LEADER`.
+    pub(super) leader: Option<Proc>,
+    /// The participants' `PMIX_GROUP_INFO` contributions.
+    pub(super) info: Vec<(Proc, Vec<Info>)>,
+    /// Members dropped because they departed (tolerant groups).
+    pub(super) dropped: Vec<Proc>,
+    solo: bool,
+}
+
+/// How a collective is found by its participants.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+enum CollKey {
+    Set(Kind, Vec<Proc>),
+    Group(Kind, String),
 }
 
 /// One participant's call.
@@ -76,6 +179,8 @@ pub(super) struct Call {
     pub(super) collect: bool,
     /// From its `PMIX_TIMEOUT`.
     pub(super) deadline: Option<Instant>,
+    /// For a group collective.
+    pub(super) group: Option<GroupCall>,
 }
 
 /// One collective in progress.
@@ -92,11 +197,87 @@ pub(super) struct Collective {
     deadline: Option<Instant>,
     host_op: Option<u64>,
     failed: Option<Status>,
+    /// For a group collective.
+    pub(super) group: Option<GroupState>,
 }
 
 impl Collective {
     fn has_arrived(&self, proc: &Proc) -> bool {
         self.arrived.iter().any(|(p, _)| p == proc)
+    }
+
+    fn key(&self) -> CollKey {
+        match &self.group {
+            Some(g) => CollKey::Group(self.kind, g.id.clone()),
+            None => CollKey::Set(self.kind, self.procs.clone()),
+        }
+    }
+
+    fn ready(&self) -> bool {
+        let leaders = match &self.group {
+            Some(g) if g.solo => g.leaders_in >= g.bootstrap.unwrap_or(1).max(1),
+            _ => true,
+        };
+        leaders && self.expected.iter().all(|p| self.has_arrived(p))
+    }
+
+    /// True if a departed member is dropped rather than fatal.
+    fn tolerant(&self) -> bool {
+        self.group.as_ref().is_some_and(|g| g.flags.tolerant())
+    }
+}
+
+impl Collective {
+    fn drop_member(&mut self, p: &Proc) {
+        self.expected.remove(p);
+        if let Some(g) = self.group.as_mut() {
+            if !g.dropped.contains(p) {
+                g.dropped.push(p.clone());
+            }
+        }
+    }
+}
+
+impl GroupState {
+    /// `proc` joins with its `procs` (empty: an added member) and `call`:
+    /// merges what it brings; refuses a leader whose set differs from the
+    /// first leader's (unless a bootstrap, where each names itself).
+    fn join(
+        &mut self,
+        proc: &Proc,
+        procs: &[Proc],
+        call: GroupCall,
+        local: &impl Fn(&[Proc]) -> BTreeSet<Proc>,
+        expected: &mut BTreeSet<Proc>,
+    ) -> Result<(), Status> {
+        if !procs.is_empty() {
+            if self.bootstrap.is_none() && call.bootstrap.is_none() {
+                if self.leader_set.is_empty() {
+                    self.leader_set = procs.to_vec();
+                } else if self.leader_set != procs {
+                    return Err(Status::ERR_BAD_PARAM);
+                }
+            }
+            if call.bootstrap.is_some() {
+                self.bootstrap = call.bootstrap;
+            }
+            self.leaders_in += 1;
+            self.named.extend(procs.iter().cloned());
+            expected.extend(local(procs));
+        }
+        self.named.extend(call.add.iter().cloned());
+        self.named.insert(proc.clone());
+        if self.solo {
+            expected.extend(local(&call.add));
+        }
+        self.flags.merge(call.flags);
+        if call.leader_flag && self.leader.is_none() {
+            self.leader = Some(proc.clone());
+        }
+        if !call.info.is_empty() {
+            self.info.push((proc.clone(), call.info));
+        }
+        Ok(())
     }
 }
 
@@ -130,33 +311,39 @@ pub(super) struct Failure {
     pub(super) arrived: Vec<Caller>,
     pub(super) procs: Vec<Proc>,
     pub(super) infos: Vec<Info>,
+    /// A group's id.
+    pub(super) group: Option<String>,
 }
 
 /// The collectives in progress on this server.
 #[derive(Default)]
 pub(super) struct Collectives {
-    by_set: HashMap<(Kind, Vec<Proc>), u64>,
+    by_set: HashMap<CollKey, u64>,
     active: HashMap<u64, Collective>,
     next: u64,
 }
 
 impl Collectives {
-    /// `proc` calls `call` (on `caller`). `local` expands a new
-    /// collective's set to its local processes; `departed` says which
-    /// processes left.
+    /// `proc` calls `call` (on `caller`). `local` expands a set to its
+    /// local processes; `departed` says which processes left.
     pub(super) fn arrive(
         &mut self,
         caller: Caller,
         proc: &Proc,
         call: Call,
-        local: impl FnOnce(&[Proc]) -> BTreeSet<Proc>,
+        local: impl Fn(&[Proc]) -> BTreeSet<Proc>,
         departed: impl Fn(&Proc) -> bool,
         timers: &mut Timers,
     ) -> Arrival {
-        if !includes(&call.procs, proc) {
+        // An added member calls with no procs; anyone else is in its set.
+        let added_member = call.procs.is_empty() && call.group.is_some();
+        if !added_member && !includes(&call.procs, proc) {
             return Arrival::Refused(Status::ERR_BAD_PARAM);
         }
-        let key = (call.kind, call.procs);
+        let key = match &call.group {
+            Some(g) => CollKey::Group(call.kind, g.id.clone()),
+            None => CollKey::Set(call.kind, call.procs.clone()),
+        };
         let existing = self.by_set.get(&key).copied().filter(|cid| {
             // A failed collective the caller already left is over for it:
             // a new attempt over the same set starts afresh.
@@ -174,19 +361,30 @@ impl Collectives {
             None => {
                 self.next += 1;
                 let cid = self.next;
-                let expected = local(&key.1);
+                let expected = if call.group.is_some() {
+                    BTreeSet::new()
+                } else {
+                    local(&call.procs)
+                };
+                let group = call.group.as_ref().map(|g| GroupState {
+                    id: g.id.clone(),
+                    bootstrap: g.bootstrap,
+                    solo: g.solo,
+                    ..Default::default()
+                });
                 self.active.insert(
                     cid,
                     Collective {
                         kind: call.kind,
-                        procs: key.1.clone(),
-                        infos: call.infos,
+                        procs: call.procs.clone(),
+                        infos: call.infos.clone(),
                         collect: false,
                         expected,
                         arrived: Vec::new(),
                         deadline: None,
                         host_op: None,
                         failed: None,
+                        group,
                     },
                 );
                 self.by_set.insert(key, cid);
@@ -199,13 +397,30 @@ impl Collectives {
         if c.has_arrived(proc) {
             return Arrival::Refused(Status::ERR_BAD_PARAM);
         }
+        if let (Some(g), Some(gc)) = (c.group.as_mut(), call.group) {
+            if let Err(s) = g.join(proc, &call.procs, gc, &local, &mut c.expected) {
+                return Arrival::Refused(s);
+            }
+            c.procs = g.named.iter().cloned().collect();
+        }
         c.expected.insert(proc.clone());
         c.arrived.push((proc.clone(), caller));
         if let Some(s) = c.failed {
             return Arrival::Late(cid, s);
         }
-        if c.expected.iter().any(|p| departed(p) && !c.has_arrived(p)) {
-            return Arrival::Fail(cid, Status::ERR_LOST_CONNECTION);
+        let gone: Vec<Proc> = c
+            .expected
+            .iter()
+            .filter(|p| departed(p) && !c.has_arrived(p))
+            .cloned()
+            .collect();
+        if !gone.is_empty() {
+            if !c.tolerant() {
+                return Arrival::Fail(cid, c.kind.lost());
+            }
+            for p in gone {
+                c.drop_member(&p);
+            }
         }
         c.collect |= call.collect;
         if let Some(dl) = call.deadline {
@@ -217,11 +432,50 @@ impl Collectives {
                 timers.set(dl, TimerKey::Collective(cid));
             }
         }
-        if c.expected.iter().all(|p| c.has_arrived(p)) {
+        if c.ready() {
             Arrival::Ready(cid)
         } else {
             Arrival::Waiting
         }
+    }
+
+    /// `proc` departed and collective `cid` tolerates it: it is no longer
+    /// expected. True if the collective is now ready.
+    pub(super) fn drop_member(&mut self, cid: u64, proc: &Proc) -> bool {
+        match self.active.get_mut(&cid) {
+            Some(c) if c.failed.is_none() && c.host_op.is_none() && c.tolerant() => {
+                c.drop_member(proc);
+                c.ready() && !c.arrived.is_empty()
+            }
+            _ => false,
+        }
+    }
+
+    /// The group collectives of `kind` over `id` not failed yet.
+    pub(super) fn of_group(&self, kind: Kind, id: &str) -> Vec<u64> {
+        let mut v: Vec<u64> = self
+            .active
+            .iter()
+            .filter(|(_, c)| {
+                c.kind == kind && c.failed.is_none() && c.group.as_ref().is_some_and(|g| g.id == id)
+            })
+            .map(|(&cid, _)| cid)
+            .collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// True if a group collective over `id` is gathering.
+    pub(super) fn group_busy(&self, id: &str) -> bool {
+        self.active
+            .values()
+            .any(|c| c.failed.is_none() && c.group.as_ref().is_some_and(|g| g.id == id))
+    }
+
+    /// True if collective `cid` drops departed members (see
+    /// [`GroupFlags::tolerant`]).
+    pub(super) fn tolerates(&self, cid: u64) -> bool {
+        self.active.get(&cid).is_some_and(|c| c.tolerant())
     }
 
     /// Collective `cid`, if active.
@@ -244,8 +498,9 @@ impl Collectives {
     pub(super) fn at_host(&mut self, cid: u64, op: u64) {
         if let Some(c) = self.active.get_mut(&cid) {
             c.host_op = Some(op);
-            if self.by_set.get(&(c.kind, c.procs.clone())) == Some(&cid) {
-                self.by_set.remove(&(c.kind, c.procs.clone()));
+            let key = c.key();
+            if self.by_set.get(&key) == Some(&cid) {
+                self.by_set.remove(&key);
             }
         }
     }
@@ -254,8 +509,9 @@ impl Collectives {
     /// participants to be answered.
     pub(super) fn finish(&mut self, cid: u64, timers: &mut Timers) -> Option<Collective> {
         let c = self.active.remove(&cid)?;
-        if self.by_set.get(&(c.kind, c.procs.clone())) == Some(&cid) {
-            self.by_set.remove(&(c.kind, c.procs.clone()));
+        let key = c.key();
+        if self.by_set.get(&key) == Some(&cid) {
+            self.by_set.remove(&key);
         }
         if let Some(dl) = c.deadline {
             timers.cancel(dl, TimerKey::Collective(cid));
@@ -285,6 +541,7 @@ impl Collectives {
             arrived: c.arrived.iter().map(|(_, caller)| *caller).collect(),
             procs: c.procs.clone(),
             infos: c.infos.clone(),
+            group: c.group.as_ref().map(|g| g.id.clone()),
         })
     }
 
@@ -295,8 +552,9 @@ impl Collectives {
             return;
         };
         if c.failed.is_some() && c.expected.iter().all(|p| departed(p) || c.has_arrived(p)) {
-            if self.by_set.get(&(c.kind, c.procs.clone())) == Some(&cid) {
-                self.by_set.remove(&(c.kind, c.procs.clone()));
+            let key = c.key();
+            if self.by_set.get(&key) == Some(&cid) {
+                self.by_set.remove(&key);
             }
             self.active.remove(&cid);
         }
@@ -306,6 +564,9 @@ impl Collectives {
     /// collectives not at the host that can no longer complete because of
     /// it (it is expected and did not arrive; lost, also if it arrived).
     pub(super) fn blocked_by(&self, proc: &Proc, finalized: bool) -> Vec<u64> {
+        // A departed member of a tolerant group, arrived or not, is
+        // dropped by the caller (see `drop_member`); one that finalized
+        // after arriving blocks nothing.
         let mut ids: Vec<u64> = self
             .active
             .iter()
@@ -375,6 +636,7 @@ mod tests {
             infos: Vec::new(),
             collect: false,
             deadline,
+            group: None,
         }
     }
 

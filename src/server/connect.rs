@@ -38,6 +38,11 @@ pub(super) fn enter(st: &mut State, caller: Caller, proc: &Proc, op: Op, body: &
     if procs.is_empty() {
         return st.respond(caller, Err(Status::ERR_BAD_PARAM));
     }
+    // A group id names its members.
+    let procs = match st.expand_groups(procs) {
+        Ok(p) => p,
+        Err(s) => return st.respond(caller, Err(s)),
+    };
     let d = Directives::parse(&infos);
     let call = Call {
         kind: if op == Op::CONNECT {
@@ -49,6 +54,7 @@ pub(super) fn enter(st: &mut State, caller: Caller, proc: &Proc, op: Op, body: &
         collect: false,
         deadline: d.deadline(),
         infos,
+        group: None,
     };
     if let Some(cid) = st.enter_collective(caller, proc, call) {
         start(st, cid);

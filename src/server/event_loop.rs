@@ -29,7 +29,9 @@ use super::ops::PendingOp;
 use super::registry::Registry;
 use super::state::State;
 use super::timers::TimerKey;
-use super::{clients, connect, dmodex, fence, services};
+use super::{
+    clients, connect, departures, dmodex, fence, group_collective, group_members, services,
+};
 use crate::net::Listener;
 use crate::wire::{Frame, Message, WireError};
 use crate::{Proc, Status};
@@ -136,7 +138,7 @@ impl EventLoop {
     /// Fans out the departures of connections closed since the last call.
     fn departures(&mut self) {
         while let Some(d) = self.st.conns.take_departure() {
-            self.st.departed(&d.0, false);
+            departures::departed(&mut self.st, &d.0, false);
         }
     }
 
@@ -205,6 +207,9 @@ impl EventLoop {
                 let Some(kind) = st.collectives.get(cid).map(|c| c.kind) else {
                     return;
                 };
+                if kind.is_group() {
+                    return group_collective::host_done(st, cid, result);
+                }
                 match (kind, result) {
                     (_, Err(s)) => st.collective_failed(cid, s),
                     (super::collective::Kind::Fence, Ok(data)) => {
@@ -221,6 +226,7 @@ impl EventLoop {
                 let r = encoder(result);
                 st.respond(caller, r);
             }
+            PendingOp::GroupInvite(n) => group_members::host_done(st, n, result),
             PendingOp::Ignored => {}
             p @ (PendingOp::Connect(_) | PendingOp::Finalize(_) | PendingOp::Abort(_)) => {
                 clients::host_done(st, p, result)
@@ -234,6 +240,7 @@ impl EventLoop {
             match key {
                 TimerKey::Collective(cid) => self.st.collective_failed(cid, Status::ERR_TIMEOUT),
                 TimerKey::Waiter(id) => dmodex::timed_out(&mut self.st, id),
+                TimerKey::Invite(n) => group_members::timed_out(&mut self.st, n),
             }
             self.departures();
         }

@@ -35,6 +35,7 @@ use std::sync::Arc;
 
 use super::connections::Caller;
 use super::host::OpResult;
+use super::ops::PendingOp;
 use super::psets::members_value;
 use super::state::State;
 use super::Server;
@@ -107,27 +108,6 @@ impl Server {
         }
         // A loop that stops drops the task, and with it the sender.
         rx.recv().unwrap_or(Err(Status::ERR_INIT))
-    }
-
-    /// `PMIx_Notify_event` from the host: delivers `event` to the local
-    /// clients in its range and to the server process's handlers (see
-    /// the module documentation). `done` runs on the progress thread once
-    /// the clients' notifications are queued.
-    pub fn notify_event(&self, event: Event, done: Option<NotifyCallback>) -> Result<(), Status> {
-        if !event.range.is_valid() {
-            return Err(Status::ERR_BAD_PARAM);
-        }
-        let ok = self.run_on_loop(move |el| {
-            deliver_from_host(el, event);
-            if let Some(d) = done {
-                d(Status::SUCCESS);
-            }
-        });
-        if ok {
-            Ok(())
-        } else {
-            Err(Status::ERR_INIT)
-        }
     }
 }
 
@@ -221,4 +201,64 @@ fn raise_pset_event(st: &mut State, code: Status, name: &str, members: Option<Va
         infos,
     };
     deliver_from_host(st, event);
+}
+
+/// Raises group event `code` from `source` to `targets`, with `infos`:
+/// the local ones get it here; when some are elsewhere, the host carries
+/// it to every node (this one too), as for any event.
+pub(super) fn raise(
+    st: &mut State,
+    code: Status,
+    source: &Proc,
+    targets: &[Proc],
+    mut infos: Vec<Info>,
+) {
+    infos.extend(info_of(
+        keys::EVENT_CUSTOM_RANGE,
+        Value::proc_array(targets),
+    ));
+    let event = Event {
+        status: code,
+        source: source.clone(),
+        range: Range::CUSTOM,
+        infos,
+    };
+    let registry = st.registry().clone();
+    let host = st.host();
+    // The source hears of it too when it is a target (it did not raise
+    // it itself: the server did, on its behalf).
+    let to_source = |st: &mut State, event: &Event| {
+        if targets.contains(source) {
+            if let Ok(body) = encode_event(event) {
+                st.conns.send_event(source, body);
+            }
+        }
+    };
+    if host.fences_are_local() || targets.iter().all(|t| registry.is_local(t)) {
+        to_source(st, &event);
+        return deliver_from_host(st, event);
+    }
+    // The host brings it back to this node for the other local targets.
+    to_source(st, &event);
+    let (op, done) = st.start_op::<()>(PendingOp::Ignored);
+    if let Err(s) = host.notify_event(code, source, Range::CUSTOM, &event.infos, done) {
+        st.ops.take(op);
+        if s == Status::ERR_NOT_SUPPORTED {
+            deliver_from_host(st, event);
+        }
+    }
+}
+
+/// The infos of a group event about `id` (and `affected`).
+pub(super) fn event_infos(id: &str, affected: Option<&Proc>) -> Vec<Info> {
+    let mut v = Vec::with_capacity(3);
+    v.extend(info_of(keys::GROUP_ID, Value::string(id)));
+    if let Some(p) = affected {
+        v.extend(info_of(keys::EVENT_AFFECTED_PROC, Value::Proc(p.clone())));
+    }
+    v
+}
+
+fn info_of(k: &str, v: Value) -> Option<Info> {
+    Key::new(k).ok().map(|k| Info::new(k, v))
 }

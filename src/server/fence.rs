@@ -29,12 +29,18 @@ use crate::{Proc, Status};
 /// A `FenceRequest` from `proc`.
 pub(super) fn enter(st: &mut State, caller: Caller, proc: &Proc, req: FenceRequest) {
     let d = Directives::parse(&req.infos);
+    // A group id names its members.
+    let procs = match st.expand_groups(req.procs) {
+        Ok(p) => p,
+        Err(s) => return st.refuse_collective(Kind::Fence, caller, s),
+    };
     let call = Call {
         kind: Kind::Fence,
-        procs: normalize(req.procs, proc),
+        procs: normalize(procs, proc),
         collect: d.collect,
         deadline: d.deadline(),
         infos: req.infos,
+        group: None,
     };
     if let Some(cid) = st.enter_collective(caller, proc, call) {
         start(st, cid);

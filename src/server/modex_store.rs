@@ -24,6 +24,9 @@
 //!   since their last new generation: at most one is built per fence, so
 //!   that processes committing several times before it do not make the
 //!   server rebuild at each commit.
+//! - `remote[p]` is the direct-modex record of remote process `p` that a
+//!   group construct's endpoint data brought; direct modex answers from it
+//!   without asking the host.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::os::fd::OwnedFd;
@@ -50,6 +53,7 @@ pub(super) struct ModexStore {
     generations: HashMap<Nspace, Vec<ModexSegment>>,
     speculative: HashMap<Nspace, Speculation>,
     speculated: HashSet<Nspace>,
+    remote: HashMap<Proc, Vec<u8>>,
 }
 
 /// A generation built ahead of its fence (see the module documentation).
@@ -324,6 +328,16 @@ impl ModexStore {
         true
     }
 
+    /// Keeps remote `proc`'s record from a group's endpoint data.
+    pub(super) fn keep_remote(&mut self, proc: &Proc, record: Vec<u8>) {
+        self.remote.insert(proc.clone(), record);
+    }
+
+    /// Remote `proc`'s record, if a group construct brought it.
+    pub(super) fn remote_record(&self, proc: &Proc) -> Option<Vec<u8>> {
+        self.remote.get(proc).cloned()
+    }
+
     /// The host deregistered `proc`.
     pub(super) fn forget(&mut self, proc: &Proc) {
         self.speculative.remove(&proc.nspace);
@@ -338,6 +352,7 @@ impl ModexStore {
         self.generations.remove(ns);
         self.fenced.retain(|p, _| p.nspace != *ns);
         self.committed.retain(|p, _| &p.nspace != ns);
+        self.remote.retain(|p, _| &p.nspace != ns);
     }
 }
 

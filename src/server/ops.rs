@@ -28,6 +28,8 @@ pub(crate) enum PendingOp {
     DirectModex(Proc),
     /// A collective's host call (fence, connect, disconnect).
     Collective(u64),
+    /// An invitation's context id (see `group_members`).
+    GroupInvite(u64),
     /// A failure reported to the host; its answer is not needed.
     Ignored,
     /// A service request (see `services`).

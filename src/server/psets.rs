@@ -5,8 +5,9 @@
 //!
 //! Invariant: every set has a nonempty name, unique in the table (defining
 //! an existing name replaces its members); members are kept in the order
-//! given, without duplicates. Names are listed in the order they were
-//! first defined.
+//! given, without duplicates; no member belongs to a namespace the host
+//! deregistered (its processes leave every set, and a set left empty goes).
+//! Names are listed in the order they were first defined.
 
 use crate::job::JobDescription;
 use crate::{keys, Nspace, Proc, Rank, Status, Value};
@@ -48,6 +49,16 @@ impl ProcessSets {
         } else {
             Ok(())
         }
+    }
+
+    /// Namespace `ns` was deregistered: its processes leave every set;
+    /// the sets left empty are forgotten (without events, as sets a
+    /// registration brought are defined without).
+    pub(crate) fn forget_nspace(&mut self, ns: &Nspace) {
+        for (_, m) in self.sets.iter_mut() {
+            m.retain(|p| &p.nspace != ns);
+        }
+        self.sets.retain(|(_, m)| !m.is_empty());
     }
 
     /// How many sets there are.
@@ -150,5 +161,16 @@ mod tests {
         )
         .unwrap();
         assert_eq!(t.sets_of(&p(2)), vec!["b", "all"]);
+    }
+
+    #[test]
+    fn a_deregistered_namespace_leaves_every_set() {
+        let mut t = ProcessSets::default();
+        let other = Proc::new(Nspace::new("other").unwrap(), Rank(0));
+        t.define("mixed", vec![p(0), other.clone()]).unwrap();
+        t.define("only", vec![p(1)]).unwrap();
+        t.forget_nspace(&Nspace::new("ns").unwrap());
+        assert_eq!(t.names(), vec!["mixed"]);
+        assert_eq!(t.members("mixed").unwrap(), std::slice::from_ref(&other));
     }
 }

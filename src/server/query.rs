@@ -83,6 +83,39 @@ impl Server {
     }
 }
 
+impl Server {
+    /// `PMIx_Get(proc, PMIX_PSET_NAMES)` (`PMIX_GROUP_NAMES`) in the
+    /// server's own process: the sets (groups) of the server's tables that
+    /// `proc` belongs to, comma-separated; `PMIX_ERR_NOT_FOUND` when none.
+    /// Blocks until the progress thread answered (not from it).
+    pub fn set_names(&self, proc: &Proc, key: &str) -> Result<Value, Status> {
+        let k = CString::new(key).map_err(|_| Status::ERR_BAD_PARAM)?;
+        let q = Query {
+            keys: vec![k],
+            qualifiers: vec![Info::new(
+                Key::new(keys::PROCID)?,
+                Value::Proc(proc.clone()),
+            )],
+        };
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        self.query_nb(
+            vec![q],
+            Box::new(move |r| {
+                let _ = tx.send(r);
+            }),
+        )?;
+        let (_, infos) = rx
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .map_err(|_| Status::ERR_TIMEOUT)??;
+        infos
+            .into_iter()
+            .find(|i| i.key.as_bytes() == key.as_bytes())
+            .map(|i| i.value)
+            .filter(|v| v.as_str().is_some_and(|s| !s.is_empty()))
+            .ok_or(Status::ERR_NOT_FOUND)
+    }
+}
+
 /// `PMIX_PROC_STATE_RUNNING`.
 const PROC_STATE_RUNNING: u8 = 5;
 /// `PMIX_PROC_STATE_UNDEF`.
@@ -98,6 +131,9 @@ const SERVER_KEYS: &[&str] = &[
     keys::QUERY_NUM_PSETS,
     keys::QUERY_PSET_NAMES,
     keys::QUERY_PSET_MEMBERSHIP,
+    keys::QUERY_NUM_GROUPS,
+    keys::QUERY_GROUP_NAMES,
+    keys::QUERY_GROUP_MEMBERSHIP,
 ];
 
 fn info(key: &str, value: Value) -> Option<Info> {
@@ -151,8 +187,8 @@ fn query_for(st: &mut State, caller: Caller, proc: &Proc, queries: Vec<Query>, t
     for q in &queries {
         let mut left = Vec::new();
         for k in &q.keys {
-            if k.to_bytes() == keys::QUERY_PSET_MEMBERSHIP.as_bytes() {
-                match pset_membership(st, &q.qualifiers) {
+            if let Some(r) = membership(st, k.to_bytes(), &q.qualifiers) {
+                match r {
                     Ok(i) => answers.push(i),
                     Err(s) => {
                         let r = Err(s);
@@ -285,23 +321,47 @@ fn answer_query(st: &State, requester: &Proc, key: &[u8], qualifiers: &[Info]) -
             let p = target(requester, qualifiers);
             info(key, Value::string(&st.psets.sets_of(&p).join(",")))
         }
+        keys::GROUP_NAMES => {
+            let p = target(requester, qualifiers);
+            info(key, Value::string(&st.groups.groups_of(&p).join(",")))
+        }
+        keys::QUERY_NUM_GROUPS => info(key, Value::Size(st.groups.len())),
+        keys::QUERY_GROUP_NAMES => info(key, Value::string(&st.groups.names().join(","))),
         keys::QUERY_NUM_PSETS => info(key, Value::Size(st.psets.len())),
         keys::QUERY_PSET_NAMES => info(key, Value::string(&st.psets.names().join(","))),
         _ => job_data(st, &target(requester, qualifiers), key),
     }
 }
 
-/// `PMIX_QUERY_PSET_MEMBERSHIP`: the members of the set the
-/// `PMIX_PSET_NAME` qualifier names.
-fn pset_membership(st: &State, qualifiers: &[Info]) -> Result<Info, Status> {
+/// `PMIX_QUERY_PSET_MEMBERSHIP` (`PMIX_QUERY_GROUP_MEMBERSHIP`): the
+/// members of the set (group) the `PMIX_PSET_NAME` (`PMIX_GROUP_ID`)
+/// qualifier names; `None` for another key.
+fn membership(st: &State, key: &[u8], qualifiers: &[Info]) -> Option<Result<Info, Status>> {
+    let (qualifier, out) = if key == keys::QUERY_PSET_MEMBERSHIP.as_bytes() {
+        (keys::PSET_NAME, keys::QUERY_PSET_MEMBERSHIP)
+    } else if key == keys::QUERY_GROUP_MEMBERSHIP.as_bytes() {
+        (keys::GROUP_ID, keys::QUERY_GROUP_MEMBERSHIP)
+    } else {
+        return None;
+    };
     let name = qualifiers
         .iter()
-        .find(|q| q.key.as_c_str().to_bytes() == keys::PSET_NAME.as_bytes())
+        .find(|q| q.key.as_c_str().to_bytes() == qualifier.as_bytes())
         .and_then(|q| q.value.as_str())
-        .filter(|n| !n.is_empty())
-        .ok_or(Status::ERR_BAD_PARAM)?;
-    let members = st.psets.members(name).ok_or(Status::ERR_NOT_FOUND)?;
-    info(keys::QUERY_PSET_MEMBERSHIP, members_value(members)).ok_or(Status::ERROR)
+        .filter(|n| !n.is_empty());
+    let Some(name) = name else {
+        return Some(Err(Status::ERR_BAD_PARAM));
+    };
+    let members = if qualifier == keys::PSET_NAME {
+        st.psets.members(name).map(<[Proc]>::to_vec)
+    } else {
+        st.groups.get(name).map(|g| g.members.clone())
+    };
+    Some(
+        members
+            .ok_or(Status::ERR_NOT_FOUND)
+            .and_then(|m| info(out, members_value(&m)).ok_or(Status::ERROR)),
+    )
 }
 
 /// A key of the registered job data of `proc` (its job realm for the

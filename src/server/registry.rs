@@ -283,6 +283,24 @@ impl Registry {
         out
     }
 
+    /// The set `procs` with each wildcard of a registered namespace
+    /// replaced by every rank of its job (a wildcard of a namespace this
+    /// server does not know stays), sorted and without duplicates.
+    pub(crate) fn expand(&self, procs: &[Proc]) -> Vec<Proc> {
+        let mut out = BTreeSet::new();
+        for p in procs {
+            match self.nspace(&p.nspace) {
+                Some(ns) if p.rank == Rank::WILDCARD => {
+                    out.extend((0..ns.size).map(|r| Proc::new(p.nspace.clone(), Rank(r))));
+                }
+                _ => {
+                    out.insert(p.clone());
+                }
+            }
+        }
+        out.into_iter().collect()
+    }
+
     /// True if every process of the set `procs` runs on this node.
     pub(crate) fn all_local(&self, procs: &[Proc]) -> bool {
         procs.iter().all(|p| {

@@ -14,7 +14,9 @@
 use super::command::Command;
 use super::connections::Caller;
 use super::state::State;
-use super::{connect, control, events, pubsub, query, spawn, Server};
+use super::{
+    connect, control, events, group_collective, group_members, pubsub, query, spawn, Server,
+};
 use crate::wire::{Op, Request};
 use crate::{Proc, Status};
 
@@ -32,7 +34,15 @@ pub(super) fn dispatch(st: &mut State, caller: Caller, proc: &Proc, req: Request
         Op::VALIDATE_CREDENTIAL => control::validate_credential(st, caller, proc, body),
         Op::SPAWN => spawn::serve(st, caller, proc, body),
         Op::CONNECT | Op::DISCONNECT => connect::enter(st, caller, proc, req.op, body),
-        Op::NOTIFY_EVENT => events::notify_from_client(st, caller, proc, body),
+        Op::NOTIFY_EVENT => {
+            group_members::notified_abort(st, proc, body);
+            events::notify_from_client(st, caller, proc, body)
+        }
+        Op::GROUP_CONSTRUCT => group_collective::construct(st, caller, proc, body),
+        Op::GROUP_DESTRUCT => group_collective::destruct(st, caller, proc, body),
+        Op::GROUP_INVITE => group_members::invite(st, caller, proc, body),
+        Op::GROUP_JOIN => group_members::join(st, caller, proc, body),
+        Op::GROUP_LEAVE => group_members::leave(st, caller, proc, body),
         Op(_) => st.respond(caller, Err(Status::ERR_NOT_SUPPORTED)),
     }
 }

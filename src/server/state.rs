@@ -10,7 +10,8 @@
 //!   ([`Connections`]), committed data and modex generations
 //!   ([`ModexStore`]), direct-modex waiters ([`Waiters`]), operations at
 //!   the host ([`PendingOps`]), deadlines ([`Timers`]), collectives
-//!   ([`Collectives`]), process sets ([`ProcessSets`]). Handlers use their methods, never their fields.
+//!   ([`Collectives`]), process sets ([`ProcessSets`]), groups
+//!   ([`Groups`]). Handlers use their methods, never their fields.
 //! - Every request is answered once (see [`State::respond`]); every
 //!   participant of a failed collective gets the failure (see
 //!   [`State::collective_failed`]).
@@ -20,6 +21,7 @@ use std::sync::Arc;
 
 use super::collective::{Arrival, Call, Collectives, Kind, Stage};
 use super::connections::{Caller, Connections};
+use super::groups::Groups;
 use super::host::{take_result, Completion, HostModule, OpResult, OpSink};
 use super::modex_store::ModexStore;
 use super::ops::{Encoder, PendingOp, PendingOps};
@@ -40,6 +42,7 @@ pub(crate) struct State {
     pub(super) timers: Timers,
     pub(super) collectives: Collectives,
     pub(super) psets: ProcessSets,
+    pub(super) groups: Groups,
     registry: Arc<Registry>,
     host: Arc<dyn HostModule>,
     sink: Arc<dyn OpSink>,
@@ -64,6 +67,7 @@ impl State {
             timers: Timers::default(),
             collectives: Collectives::default(),
             psets: ProcessSets::default(),
+            groups: Groups::default(),
             registry,
             host,
             sink,
@@ -246,8 +250,11 @@ impl State {
             page.fail(Status::ERR_LOST_CONNECTION);
         }
         self.release_local_waiters(proc);
+        // Group collectives are `group_collective::departed`'s.
         for cid in self.collectives.blocked_by(proc, finalized) {
-            self.collective_failed(cid, Status::ERR_LOST_CONNECTION);
+            if !self.collectives.get(cid).is_some_and(|c| c.kind.is_group()) {
+                self.collective_failed(cid, Status::ERR_LOST_CONNECTION);
+            }
         }
         for cid in self.collectives.failed_with(proc) {
             self.retire_collective(cid);
@@ -315,6 +322,9 @@ impl State {
                     return;
                 };
                 self.send_failure(f.kind, f.arrived, status);
+                if let (Kind::GroupConstruct, Some(id)) = (f.kind, &f.group) {
+                    self.report_group_failure(id, &f.procs, f.infos.clone(), status);
+                }
                 if f.kind.reports_failure() {
                     let mut infos = f.infos;
                     if let Ok(k) = Key::new(keys::LOCAL_COLLECTIVE_STATUS) {
@@ -331,6 +341,49 @@ impl State {
                 }
                 self.retire_collective(cid);
             }
+        }
+    }
+
+    /// The set `procs` with group ids replaced by the members they name
+    /// (see [`Groups::expand`]).
+    pub(super) fn expand_groups(&self, procs: Vec<Proc>) -> Result<Vec<Proc>, Status> {
+        let registry = &self.registry;
+        match self
+            .groups
+            .expand(&procs, |p| registry.nspace(&p.nspace).is_some())
+        {
+            None => Ok(procs),
+            Some(r) => r,
+        }
+    }
+
+    /// Answers `caller` of a `kind` collective with `status` at once.
+    pub(super) fn refuse_collective(&mut self, kind: Kind, caller: Caller, status: Status) {
+        self.send_failure(kind, [caller], status);
+    }
+
+    /// Group construct `id` failed here before reaching the host: a host
+    /// that runs groups across nodes hears of it (with
+    /// `PMIX_LOCAL_COLLECTIVE_STATUS`), so that other servers do not wait.
+    fn report_group_failure(
+        &mut self,
+        id: &str,
+        procs: &[Proc],
+        mut infos: Vec<Info>,
+        status: Status,
+    ) {
+        if self.host.fences_are_local() {
+            return;
+        }
+        if let Ok(k) = Key::new(keys::LOCAL_COLLECTIVE_STATUS) {
+            infos.push(Info::new(k, Value::Status(status.code())));
+        }
+        let (op, done) = self.start_op::<Vec<Info>>(PendingOp::Ignored);
+        let r = self
+            .host
+            .group(crate::group::GroupOp::Construct, id, procs, &infos, done);
+        if r.is_err() {
+            self.ops.take(op);
         }
     }
 
@@ -364,6 +417,7 @@ impl State {
 
     /// The host deregistered namespace `ns`.
     pub(super) fn nspace_gone(&mut self, ns: &Nspace) {
+        self.psets.forget_nspace(ns);
         self.modex.forget_nspace(ns);
         self.conns.forget_nspace(ns);
     }

@@ -16,6 +16,8 @@ pub(super) enum TimerKey {
     Collective(u64),
     /// A direct-modex waiter, by its number.
     Waiter(u64),
+    /// A group invitation, by its number.
+    Invite(u64),
 }
 
 /// The pending deadlines, earliest first.

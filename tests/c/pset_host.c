@@ -117,6 +117,18 @@ int main(int argc, char **argv)
     if (PMIX_SUCCESS != (rc = PMIx_server_define_process_set(members, 2, setname))) {
         FAIL("define: %s", PMIx_Error_string(rc));
     }
+    {
+        /* The server's own get of a member's sets reads its table. */
+        pmix_value_t *names = NULL;
+        rc = PMIx_Get(&members[1], PMIX_PSET_NAMES, NULL, 0, &names);
+        if (PMIX_SUCCESS != rc || NULL == names || PMIX_STRING != names->type ||
+            NULL == strstr(names->data.string, setname)) {
+            FAIL("server's own get of PMIX_PSET_NAMES: %s", PMIx_Error_string(rc));
+        }
+        if (NULL != names) {
+            PMIX_VALUE_RELEASE(names);
+        }
+    }
     if (PMIX_ERR_BAD_PARAM != (rc = PMIx_server_define_process_set(members, 2, NULL))) {
         FAIL("define with a NULL name: %s", PMIx_Error_string(rc));
     }

@@ -3,7 +3,8 @@
  * reports PMIX_ERR_UNREACH but initializes, the process is rank 0 of
  * "singleton.<host>.<pid>", the basic job keys answer, put/commit/fence
  * with itself succeed and its own data reads back, operations needing a
- * launcher report PMIX_ERR_UNREACH, finalize ends it.
+ * launcher report PMIX_ERR_UNREACH (every group call too, before looking
+ * at its arguments, and with no callback), finalize ends it.
  * Prints one line per failed check; exits with the number of failures. */
 #include <stdbool.h>
 #include <stdio.h>
@@ -21,6 +22,61 @@ static int failures = 0;
         printf("\n");                                  \
         failures++;                                    \
     } while (0)
+
+static int group_callbacks = 0;
+
+static void group_infocb(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
+                         pmix_release_cbfunc_t release_fn, void *release_cbdata)
+{
+    (void) status; (void) info; (void) ninfo; (void) cbdata;
+    group_callbacks++;
+    if (NULL != release_fn) {
+        release_fn(release_cbdata);
+    }
+}
+
+static void group_opcb(pmix_status_t status, void *cbdata)
+{
+    (void) status; (void) cbdata;
+    group_callbacks++;
+}
+
+/* Every group call needs a server: PMIX_ERR_UNREACH, good arguments or
+ * bad, and no callback. */
+static void check_groups_unreachable(const pmix_proc_t *me, const pmix_proc_t *other)
+{
+    pmix_info_t *results = NULL;
+    size_t nresults = 0;
+    struct {
+        const char *what;
+        pmix_status_t rc;
+    } calls[] = {
+        {"construct", PMIx_Group_construct("grp", me, 1, NULL, 0, &results, &nresults)},
+        {"construct (bad arguments)", PMIx_Group_construct(NULL, NULL, 3, NULL, 0, NULL, NULL)},
+        {"construct_nb", PMIx_Group_construct_nb("grp", me, 1, NULL, 0, group_infocb, NULL)},
+        {"destruct", PMIx_Group_destruct("grp", NULL, 0)},
+        {"destruct_nb", PMIx_Group_destruct_nb("grp", NULL, 0, group_opcb, NULL)},
+        {"invite", PMIx_Group_invite("grp", other, 1, NULL, 0, &results, &nresults)},
+        {"invite (bad arguments)", PMIx_Group_invite(NULL, NULL, 0, NULL, 0, NULL, NULL)},
+        {"invite_nb", PMIx_Group_invite_nb("grp", other, 1, NULL, 0, group_infocb, NULL)},
+        {"join", PMIx_Group_join("grp", other, PMIX_GROUP_ACCEPT, NULL, 0, &results, &nresults)},
+        {"join_nb", PMIx_Group_join_nb("grp", other, PMIX_GROUP_DECLINE, NULL, 0, group_infocb,
+                                       NULL)},
+        {"leave", PMIx_Group_leave("grp", NULL, 0)},
+        {"leave_nb", PMIx_Group_leave_nb("grp", NULL, 0, group_opcb, NULL)},
+    };
+    for (size_t k = 0; k < sizeof(calls) / sizeof(calls[0]); k++) {
+        if (PMIX_ERR_UNREACH != calls[k].rc) {
+            FAIL("group %s: %s", calls[k].what, PMIx_Error_string(calls[k].rc));
+        }
+    }
+    if (NULL != results || 0 != nresults) {
+        FAIL("refused group calls left results");
+    }
+    if (0 != group_callbacks) {
+        FAIL("%d callbacks of refused group calls", group_callbacks);
+    }
+}
 
 /* An unsigned value of the integer types the two libraries use. */
 static long as_num(const pmix_value_t *v)
@@ -145,6 +201,7 @@ int main(void)
     if (PMIX_ERR_UNREACH != rc) {
         FAIL("abort: %s", PMIx_Error_string(rc));
     }
+    check_groups_unreachable(&me, &other);
 
     rc = PMIx_Finalize(NULL, 0);
     if (PMIX_SUCCESS != rc || PMIx_Initialized()) {

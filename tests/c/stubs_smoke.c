@@ -180,6 +180,13 @@ int main(void)
     EXPECT(PMIx_Group_join_nb(NULL, NULL, PMIX_GROUP_DECLINE, NULL, 0, NULL, NULL), INIT);
     EXPECT(PMIx_Group_leave(NULL, NULL, 0), INIT);
     EXPECT(PMIx_Group_leave_nb(NULL, NULL, 0, NULL, NULL), INIT);
+    EXPECT(PMIx_Group_construct_nb("grp", &proc, 1, NULL, 0, infocb, NULL), INIT);
+    EXPECT(PMIx_Group_destruct_nb("grp", NULL, 0, opcb, &cb_calls), INIT);
+    EXPECT(PMIx_Group_invite("grp", &proc, 1, NULL, 0, &results, &nresults), INIT);
+    EXPECT(PMIx_Group_invite_nb("grp", &proc, 1, NULL, 0, infocb, NULL), INIT);
+    EXPECT(PMIx_Group_join("grp", &proc, PMIX_GROUP_ACCEPT, NULL, 0, &results, &nresults), INIT);
+    EXPECT(PMIx_Group_join_nb("grp", &proc, PMIX_GROUP_ACCEPT, NULL, 0, infocb, NULL), INIT);
+    EXPECT(PMIx_Group_leave_nb("grp", NULL, 0, opcb, &cb_calls), INIT);
     EXPECT(PMIx_Fabric_register(NULL, NULL, 0), INIT);
     EXPECT(PMIx_Fabric_register(&fabric, NULL, 0), INIT);
     EXPECT(PMIx_Fabric_register_nb(NULL, NULL, 0, NULL, NULL), INIT);
@@ -227,7 +234,7 @@ int main(void)
     PMIx_server_deregister_nspace(NULL, NULL, NULL);
     PMIx_server_deregister_client(NULL, NULL, NULL);
     if (cb_calls != 0) {
-        printf("FAIL a non-blocking stub called its callback (%d calls)\n", cb_calls);
+        printf("FAIL a refused non-blocking call called its callback (%d calls)\n", cb_calls);
         failures++;
     }
     PMIx_server_deregister_nspace(nspace, opcb, &cb_calls);

@@ -79,10 +79,16 @@ pub unsafe extern "C" fn PMIx_Get(
         nonnull!(key, val);
         // SAFETY: info is NULL or ninfo valid infos (C contract), read
         // during this call only.
-        let opts = GetOptions::parse(unsafe { infos_at(info, ninfo) }?);
+        let quals = unsafe { infos_at(info, ninfo) }?;
+        let opts = GetOptions::parse(quals);
+        // SAFETY: proc_ is NULL or valid (C contract).
+        let grouped = c.has_groups() && unsafe { names_a_group(c, proc_, quals) };
         // SAFETY: key is a valid string, proc_ NULL or valid, val writable
         // (C contract, checked above).
-        if let Some(r) = unsafe { get_fast(c, proc_, key, &opts, val) } {
+        if let Some(r) = (!grouped)
+            .then(|| unsafe { get_fast(c, proc_, key, &opts, val) })
+            .flatten()
+        {
             return r;
         }
         // SAFETY: info is NULL or ninfo valid infos (C contract).
@@ -109,6 +115,23 @@ pub unsafe extern "C" fn PMIx_Get(
             unsafe { deliver(c, a, &to, key, &opts, None, val) }
         })?
     })
+}
+
+/// True if a get of `proc_` with `quals` may need the groups this process
+/// belongs to (see `Client::group_member`): another namespace (maybe a
+/// group id), or a `PMIX_GROUP_CONTEXT_ID` qualifier. The fast path
+/// knows nothing of groups.
+///
+/// # Safety
+/// `proc_` is NULL or a valid proc.
+unsafe fn names_a_group(c: &Client, proc_: *const pmix_proc_t, quals: &[pmix_info_t]) -> bool {
+    // SAFETY: the caller's contract.
+    let other = unsafe { proc_.as_ref() }
+        .is_some_and(|p| p.nspace[0] != 0 && !c_array_is(&p.nspace, c.proc().nspace.as_bytes()));
+    other
+        || quals
+            .iter()
+            .any(|q| c_array_is(&q.key, pmix_core::keys::GROUP_CONTEXT_ID.as_bytes()))
 }
 
 /// `PMIx_Get_nb`: `cbfunc` runs on the progress thread with a value the
@@ -760,7 +783,13 @@ unsafe fn server_get(
         return unsafe { deliver_all(s.own.get_all(&p), &infos, val) };
     }
     // SAFETY: key is a valid string (contract, checked non-NULL).
-    let v = s.own.get(&p, unsafe { key_str(key) }?)?;
+    let key = unsafe { key_str(key) }?;
+    let v = if key == pmix_core::keys::PSET_NAMES || key == pmix_core::keys::GROUP_NAMES {
+        // Sets and groups live in the server's tables.
+        s.server.set_names(&p, key)?
+    } else {
+        s.own.get(&p, key)?
+    };
     let storage = GetOptions::parse(&infos).storage;
     if storage == ValueStorage::Static {
         // SAFETY: val is readable; *val is the caller's value.

@@ -1,11 +1,14 @@
 //! The C bridge of the host's resource-manager upcalls in
 //! `pmix_server_module_t`: `query`, `log`, `allocate`, `job_control`,
-//! `monitor`, `get_credential` and `validate_credential`.
+//! `monitor`, `get_credential` and `validate_credential`, and of `group`,
+//! which answers through the same `pmix_info_cbfunc_t`.
 //!
 //! As in [`super::server_module`], each upcall gets a `cbfunc` of ours and,
 //! as `cbdata`, a leaked box holding the core's completion and every C
 //! argument that must stay valid until the host calls back (the arrays of
-//! queries, infos, procs, the credential). The callback copies the host's
+//! queries, infos, procs, the credential, the group id). The host may
+//! call back from any thread, also before its function returns: nothing
+//! here holds a lock across the upcall. The callback copies the host's
 //! results, calls the host's `release_fn` if any, reclaims the box (which
 //! frees our C arguments) and completes the operation. Return values
 //! follow the standard: `PMIX_SUCCESS` (the callback will come),
@@ -14,9 +17,10 @@
 //! Invariant: the C arrays handed to the host stay valid until it calls
 //! back, and are freed exactly once after that.
 
-use std::ffi::c_void;
+use std::ffi::{c_void, CString};
 use std::ptr::null_mut;
 
+use pmix_core::group::GroupOp;
 use pmix_core::server::{Completion, OpOutput};
 use pmix_core::value::Query;
 use pmix_core::{Info, Proc, Status};
@@ -27,7 +31,9 @@ use crate::sys::{
     pmix_byte_object_t, pmix_info_t, pmix_proc_t, pmix_query_t, pmix_release_cbfunc_t,
     pmix_status_t,
 };
-use crate::sys::{AllocFn, GetCredFn, JobControlFn, LogFn, MonitorFn, QueryFn, ValidateCredFn};
+use crate::sys::{
+    AllocFn, GetCredFn, GroupFn, JobControlFn, LogFn, MonitorFn, QueryFn, ValidateCredFn,
+};
 
 /// The C arguments of one upcall, freed on drop.
 struct CArgs {
@@ -36,6 +42,8 @@ struct CArgs {
     procs: Vec<pmix_proc_t>,
     queries: (*mut pmix_query_t, usize),
     cred: Box<pmix_byte_object_t>,
+    /// A string argument (the group id).
+    name: CString,
 }
 
 impl CArgs {
@@ -46,6 +54,18 @@ impl CArgs {
             procs: Vec::new(),
             queries: (null_mut(), 0),
             cred: Box::default(),
+            name: CString::default(),
+        }
+    }
+
+    /// Sets the procs argument; returns its pointer (NULL when empty) and
+    /// count.
+    fn set_procs(&mut self, procs: &[Proc]) -> (*const pmix_proc_t, usize) {
+        self.procs = procs.iter().map(convert::proc_to_c).collect();
+        if self.procs.is_empty() {
+            (std::ptr::null(), 0)
+        } else {
+            (self.procs.as_ptr(), self.procs.len())
         }
     }
 
@@ -138,7 +158,11 @@ unsafe fn copy_infos(info: *const pmix_info_t, n: usize) -> Result<Vec<Info>, St
     unsafe { convert::infos_from_c(info, n) }
 }
 
-/// The `pmix_info_cbfunc_t` of query, allocate, job control and monitor.
+/// The `pmix_info_cbfunc_t` of query, allocate, job control, monitor and
+/// group. The host's infos are copied whatever their types (a group's
+/// `PMIX_GROUP_CONTEXT_ID` of any integer type, `PMIX_GROUP_ENDPT_DATA`
+/// byte objects, a `PMIX_GROUP_MEMBERSHIP` array of procs), then its
+/// `release_fn` is called.
 unsafe extern "C" fn info_done(
     status: pmix_status_t,
     info: *mut pmix_info_t,
@@ -288,12 +312,7 @@ pub(crate) fn job_control(
 ) -> Result<(), Status> {
     let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
     let mut args = CArgs::new(proc);
-    args.procs = targets.iter().map(convert::proc_to_c).collect();
-    let (tp, tn) = if args.procs.is_empty() {
-        (std::ptr::null(), 0)
-    } else {
-        (args.procs.as_ptr(), args.procs.len())
-    };
+    let (tp, tn) = args.set_procs(targets);
     let (ip, n) = args.infos(directives)?;
     let pp: *const pmix_proc_t = &*args.proc_;
     call(Pending { done, _args: args }, Vec::new, |cb| {
@@ -360,5 +379,30 @@ pub(crate) fn validate_credential(
     call(Pending { done, _args: args }, Vec::new, |cb| {
         // SAFETY: the host's function; arguments live in the box.
         unsafe { f(pp, cp, ip, n, Some(validation_done), cb) }
+    })
+}
+
+/// `group` through the C module: the group's construct or destruct among
+/// the servers involved. `PMIX_OPERATION_SUCCEEDED` completes it with no
+/// infos.
+pub(crate) fn group(
+    f: GroupFn,
+    op: GroupOp,
+    id: &str,
+    procs: &[Proc],
+    directives: &[Info],
+    done: Completion<Vec<Info>>,
+) -> Result<(), Status> {
+    let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
+    // A group upcall names no requestor: the proc slot stays unused.
+    let mut args = CArgs::new(&Proc::default());
+    args.name = CString::new(id).map_err(|_| Status::ERR_BAD_PARAM)?;
+    let (pp, np) = args.set_procs(procs);
+    let (ip, n) = args.infos(directives)?;
+    let gp = args.name.as_ptr().cast_mut();
+    call(Pending { done, _args: args }, Vec::new, |cb| {
+        // SAFETY: the host's function; the id, procs and directives live
+        // in the operation box until the host calls back.
+        unsafe { f(op.code(), gp, pp, np, ip, n, Some(info_done), cb) }
     })
 }

@@ -1,15 +1,17 @@
 //! The exported `PMIx_*` functions, grouped as the standard groups them,
-//! and what they share: the library's state ([`state`]) and the readers
-//! of their C arguments ([`args`]).
+//! and what they share: the library's state ([`state`]), the readers of
+//! their C arguments ([`args`]) and the writers of their info results
+//! ([`results`]).
 //!
 //! Invariant: no import circle among these modules (a module A uses B
 //! and B uses A, directly or through others). They form layers: the
-//! shared modules (`state`, `args` and the caches `pointer_cache`,
-//! `scalar_cache`, `own_cache`) use no API module but `pointer_cache`;
-//! the bridges of the host's module functions (`host_rm`,
-//! `server_pubsub`, `spawn_host`) use only `state`; `server_module` uses
-//! those bridges; every other module uses only the layers below it
-//! (`server` also `server_module`, `app_setup` and `locality`).
+//! shared modules (`state`, `args`, `results` and the caches
+//! `pointer_cache`, `scalar_cache`, `own_cache`) use no API module but
+//! `pointer_cache`; the bridges of the host's module functions
+//! (`host_rm`, `server_pubsub`, `spawn_host`) use only `state`;
+//! `server_module` uses those bridges; every other module uses only the
+//! layers below it (`server` also `server_module`, `app_setup` and
+//! `locality`).
 
 pub mod app_setup;
 pub(crate) mod args;
@@ -20,6 +22,7 @@ pub mod events;
 pub mod get;
 #[cfg(test)]
 mod get_hot_path_tests;
+pub mod group;
 pub(crate) mod host_rm;
 pub mod info;
 pub mod info_list;
@@ -29,6 +32,7 @@ pub(crate) mod pointer_cache;
 pub mod pubsub;
 pub mod query;
 pub mod regex;
+pub(crate) mod results;
 pub(crate) mod scalar_cache;
 pub mod server;
 pub(crate) mod server_module;

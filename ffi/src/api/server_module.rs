@@ -398,6 +398,17 @@ impl HostModule for CHost {
         crate::api::spawn_host::collective(self.module.disconnect, procs, infos, done)
     }
 
+    fn group(
+        &self,
+        op: pmix_core::group::GroupOp,
+        id: &str,
+        procs: &[Proc],
+        directives: &[Info],
+        done: Completion<Vec<Info>>,
+    ) -> Result<(), Status> {
+        crate::api::host_rm::group(self.module.group, op, id, procs, directives, done)
+    }
+
     fn notify_event(
         &self,
         status: Status,
@@ -475,11 +486,12 @@ mod layout {
         std::fs::write(
             &src,
             "#include <stdio.h>\n#include <stddef.h>\n#include <pmix_server.h>\n\
-             int main(void){printf(\"%zu %zu %zu %zu %zu %zu %zu %zu %zu\\n\", sizeof(pmix_server_module_t),\
+             int main(void){printf(\"%zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu\\n\", sizeof(pmix_server_module_t),\
              offsetof(pmix_server_module_t, fence_nb), offsetof(pmix_server_module_t, direct_modex),\
              offsetof(pmix_server_module_t, client_finalized), offsetof(pmix_server_module_t, abort),\
              offsetof(pmix_server_module_t, client_connected2), offsetof(pmix_server_module_t, spawn),\
-             offsetof(pmix_server_module_t, connect), offsetof(pmix_server_module_t, disconnect));\
+             offsetof(pmix_server_module_t, connect), offsetof(pmix_server_module_t, disconnect),\
+             offsetof(pmix_server_module_t, group), offsetof(pmix_server_module_t, fabric));\
              return 0;}\n",
         )
         .unwrap();
@@ -501,7 +513,7 @@ mod layout {
         let got = String::from_utf8(out.stdout).unwrap();
         type M = pmix_server_module_t;
         let want = format!(
-            "{} {} {} {} {} {} {} {} {}\n",
+            "{} {} {} {} {} {} {} {} {} {} {}\n",
             size_of::<M>(),
             offset_of!(M, fence_nb),
             offset_of!(M, direct_modex),
@@ -510,7 +522,9 @@ mod layout {
             offset_of!(M, client_connected2),
             offset_of!(M, spawn),
             offset_of!(M, connect),
-            offset_of!(M, disconnect)
+            offset_of!(M, disconnect),
+            offset_of!(M, group),
+            offset_of!(M, fabric)
         );
         assert_eq!(got, want);
     }

@@ -120,7 +120,7 @@ pub struct pmix_server_module_t {
     pub validate_credential: ValidateCredFn,
     pub iof_pull: UnusedFn,
     pub push_stdin: UnusedFn,
-    pub group: UnusedFn,
+    pub group: GroupFn,
     pub fabric: UnusedFn,
     pub client_connected2: ClientConnected2Fn,
 }
@@ -259,6 +259,21 @@ pub type ValidateCredFn = Option<
         directives: *const pmix_info_t,
         ndirs: usize,
         cbfunc: pmix_validation_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t,
+>;
+
+/// `pmix_server_grp_fn_t` (`op` is a `pmix_group_operation_t`, a C
+/// enum).
+pub type GroupFn = Option<
+    unsafe extern "C" fn(
+        op: c_int,
+        grp: *mut c_char,
+        procs: *const pmix_proc_t,
+        nprocs: usize,
+        directives: *const pmix_info_t,
+        ndirs: usize,
+        cbfunc: pmix_info_cbfunc_t,
         cbdata: *mut c_void,
     ) -> pmix_status_t,
 >;

@@ -7,6 +7,10 @@
 //! [`PublishedData`] store: one node, one session, so every namespace
 //! `pmixrun` runs (and spawns) shares it.
 //!
+//! Groups: the server completes them itself (every member is local); the
+//! host's `group` only assigns context ids, from a counter, so that no two
+//! groups of this launcher's life share one.
+//!
 //! `PMIx_Log` messages go to `pmixrun`'s own stderr/stdout (or syslog),
 //! each line prefixed with `[rank N] `. `PMIx_Job_control` acts on ranks of
 //! the launched job (not of spawned ones): `PMIX_JOB_CTRL_KILL` (SIGKILL),
@@ -18,8 +22,11 @@
 //! (one node, no resource manager behind it).
 
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
+use pmix::group::GroupOp;
+use pmix::keys;
 use pmix::server::{Completion, HostModule, Participant, PublishedData, PublishedValue};
 use pmix::value::App;
 use pmix::{Info, Key, Nspace, Proc, Rank, Status, Value};
@@ -99,6 +106,8 @@ fn control_signal(directives: &[Info]) -> Option<i32> {
 pub struct RunHost {
     /// The launched job's namespace (job control acts on it).
     nspace: Nspace,
+    /// The last group context id handed out.
+    context_ids: AtomicU64,
     pub state: Mutex<JobState>,
     published: PublishedData,
 }
@@ -109,6 +118,7 @@ impl RunHost {
         st.namespaces.insert(nspace.clone());
         RunHost {
             nspace,
+            context_ids: AtomicU64::new(0),
             state: Mutex::new(st),
             published: PublishedData::new(),
         }
@@ -178,6 +188,28 @@ impl HostModule for RunHost {
     ) -> Result<(), Status> {
         // Every participant is on this node: its data is everyone's.
         done.complete(Ok(data));
+        Ok(())
+    }
+
+    fn group(
+        &self,
+        op: GroupOp,
+        _id: &str,
+        _procs: &[Proc],
+        directives: &[Info],
+        done: Completion<Vec<Info>>,
+    ) -> Result<(), Status> {
+        // A failure report needs no answer; a destruct has nothing to give.
+        let failed = directives.iter().any(|i| {
+            i.key.as_bytes() == keys::LOCAL_COLLECTIVE_STATUS.as_bytes()
+                && !matches!(i.value, Value::Status(0))
+        });
+        if op == GroupOp::Destruct || failed {
+            return Err(Status::OPERATION_SUCCEEDED);
+        }
+        let id = self.context_ids.fetch_add(1, Ordering::Relaxed) + 1;
+        let k = Key::new(keys::GROUP_CONTEXT_ID)?;
+        done.complete(Ok(vec![Info::new(k, Value::Size(id as usize))]));
         Ok(())
     }
 

@@ -1,0 +1,441 @@
+//! `PMIx_Group_construct` and `PMIx_Group_destruct` on the server: group
+//! collectives on the collective engine ([`Kind::GroupConstruct`],
+//! [`Kind::GroupDestruct`], keyed by the group id), what a departed member
+//! does to them and to the groups that exist, and the group events.
+//!
+//! Once every local participant arrived (see the engine's module doc for
+//! leaders, added members and bootstraps) the server either completes the
+//! collective itself or hands it to the host's `group` once for this node:
+//! - itself when no context id is asked for and the group cannot span
+//!   nodes: `PMIX_GROUP_LOCAL_ONLY`, a host that leaves collectives to the
+//!   server (`fences_are_local`), or members all local; also when the
+//!   host has no `group` and the members are all local;
+//! - through the host otherwise, with the sorted membership, the first
+//!   caller's directives (less `PMIX_TIMEOUT`: the server keeps that one)
+//!   plus `PMIX_SORTED_PROC_ARRAY`, `PMIX_LOCAL_COLLECTIVE_STATUS` and this
+//!   server's `PMIX_GROUP_ENDPT_DATA`. The host's answer brings the
+//!   context id, every server's endpoint data (the posted data of remote
+//!   members is kept for direct modex, their `PMIX_GROUP_INFO` goes to
+//!   every member) and possibly the membership.
+//!
+//! A member that departs before contributing fails the construct with
+//! `PMIX_GROUP_CONSTRUCT_ABORT`, unless the group tolerates it
+//! (`PMIX_GROUP_OPTIONAL` or `PMIX_GROUP_FT_COLLECTIVE`): then it is
+//! dropped and the result is `PMIX_ERR_PARTIAL_SUCCESS` with the reduced
+//! membership. With `PMIX_GROUP_NOTIFY_TERMINATION` its leader
+//! (`PMIX_GROUP_LEADER`), else every participant that arrived, first gets
+//! `PMIX_GROUP_MEMBER_FAILED`; a handler of it that returns
+//! `PMIX_GROUP_CONSTRUCT_ABORT` aborts the construct for everyone (see
+//! `group_members::notified_abort`). A member that contributed and then
+//! departs does not change the construct. A group member lost
+//! later is marked failed; with `PMIX_GROUP_NOTIFY_TERMINATION` the other
+//! members get the event and the destruct does not wait for it, else the
+//! destruct fails with `PMIX_ERR_LOST_CONNECTION`.
+//!
+//! Invariant: every participant is answered once (the engine's); a group
+//! is recorded by the completion of its construct and forgotten by the
+//! completion of its destruct.
+
+use super::collective::{Call, GroupCall, GroupFlags, Kind};
+use super::connections::Caller;
+use super::events::{event_infos, raise};
+use super::groups::Group;
+use super::host::{take_result, OpResult};
+use super::ops::PendingOp;
+use super::state::State;
+use crate::group::{events as codes, GroupOp, GroupResult};
+use crate::wire::group::{self as body, Endpoint};
+use crate::wire::{flag, int, Directives};
+use crate::{keys, Info, Key, Proc, Status, Value};
+
+fn kv(k: &str, v: Value) -> Option<Info> {
+    Key::new(k).ok().map(|k| Info::new(k, v))
+}
+
+/// The group directives of a participant's call.
+pub(super) fn group_call(id: String, infos: &[Info], solo: bool) -> GroupCall {
+    let mut g = GroupCall {
+        id,
+        solo,
+        ..Default::default()
+    };
+    for i in infos {
+        let k = i.key.as_bytes();
+        let is = |s: &str| k == s.as_bytes();
+        if is(keys::GROUP_OPTIONAL) {
+            g.flags.optional = flag(&i.value);
+        } else if is(keys::GROUP_FT_COLLECTIVE) {
+            g.flags.ft = flag(&i.value);
+        } else if is(keys::GROUP_NOTIFY_TERMINATION) {
+            g.flags.notify_termination = flag(&i.value);
+        } else if is(keys::GROUP_ASSIGN_CONTEXT_ID) {
+            g.flags.assign_cid = flag(&i.value);
+        } else if is(keys::GROUP_LOCAL_ONLY) {
+            g.flags.local_only = flag(&i.value);
+        } else if is(keys::GROUP_LEADER) {
+            g.leader_flag = flag(&i.value);
+        } else if is(keys::GROUP_BOOTSTRAP) {
+            g.bootstrap = int(&i.value).filter(|&n| n > 0).map(|n| n as usize);
+        } else if is(keys::GROUP_ADD_MEMBERS) {
+            g.add = i.value.procs().unwrap_or_default();
+        } else if is(keys::GROUP_INFO) {
+            g.info = info_array(&i.value);
+        }
+    }
+    g
+}
+
+/// The infos of a data array of infos (or of one info).
+fn info_array(v: &Value) -> Vec<Info> {
+    match v {
+        Value::Info(i) => vec![(**i).clone()],
+        Value::DataArray(a) => a
+            .items
+            .iter()
+            .filter_map(|v| match v {
+                Value::Info(i) => Some((**i).clone()),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Sorted and without duplicates (an empty set stays empty: an added
+/// member).
+fn sorted(mut procs: Vec<Proc>) -> Vec<Proc> {
+    procs.sort();
+    procs.dedup();
+    procs
+}
+
+/// An `Op::GROUP_CONSTRUCT` request from `proc`.
+pub(super) fn construct(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
+    let (id, procs, infos) = match body::decode_construct(req) {
+        Ok(x) => x,
+        Err(s) => return st.respond(caller, Err(s)),
+    };
+    if st.groups.in_use(&id) || is_nspace_name(st, &id) {
+        return st.respond(caller, Err(Status::ERR_EXISTS));
+    }
+    let solo = st.host().fences_are_local();
+    let d = Directives::parse(&infos);
+    let group = group_call(id, &infos, solo);
+    if procs.is_empty() && group.bootstrap.is_some() {
+        return st.respond(caller, Err(Status::ERR_BAD_PARAM));
+    }
+    let call = Call {
+        kind: Kind::GroupConstruct,
+        procs: sorted(procs),
+        collect: false,
+        deadline: d.deadline(),
+        infos,
+        group: Some(group),
+    };
+    if let Some(cid) = st.enter_collective(caller, proc, call) {
+        start(st, cid);
+    }
+}
+
+/// An `Op::GROUP_DESTRUCT` request from `proc`.
+pub(super) fn destruct(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
+    let (id, infos) = match body::decode_id(req) {
+        Ok(x) => x,
+        Err(s) => return st.respond(caller, Err(s)),
+    };
+    let Some(g) = st.groups.get(&id) else {
+        return st.respond(caller, Err(Status::ERR_NOT_FOUND));
+    };
+    if !g.members.contains(proc) {
+        return st.respond(caller, Err(Status::ERR_BAD_PARAM));
+    }
+    let members = g.members.clone();
+    let flags = GroupFlags {
+        ft: g.notify_termination,
+        ..Default::default()
+    };
+    let d = Directives::parse(&infos);
+    let call = Call {
+        kind: Kind::GroupDestruct,
+        procs: members,
+        collect: false,
+        deadline: d.deadline(),
+        infos,
+        group: Some(GroupCall {
+            id,
+            flags,
+            solo: st.host().fences_are_local(),
+            ..Default::default()
+        }),
+    };
+    if let Some(cid) = st.enter_collective(caller, proc, call) {
+        start(st, cid);
+    }
+}
+
+pub(super) fn is_nspace_name(st: &State, id: &str) -> bool {
+    crate::Nspace::new(id).is_ok_and(|ns| st.registry().nspace(&ns).is_some())
+}
+
+/// The membership of group collective `cid` as this server knows it:
+/// named members (wildcards expanded) less the dropped, sorted.
+fn membership(st: &State, cid: u64) -> Vec<Proc> {
+    let Some(c) = st.collectives.get(cid) else {
+        return Vec::new();
+    };
+    let Some(g) = c.group.as_ref() else {
+        return Vec::new();
+    };
+    let named: Vec<Proc> = g.named.iter().cloned().collect();
+    let mut m = st.registry().expand(&named);
+    m.retain(|p| !g.dropped.contains(p));
+    m
+}
+
+/// Every local participant of group collective `cid` arrived: complete it
+/// here or hand it to the host (see the module doc).
+pub(super) fn start(st: &mut State, cid: u64) {
+    let Some(c) = st.collectives.get(cid) else {
+        return;
+    };
+    let Some(g) = c.group.as_ref() else {
+        return;
+    };
+    let (kind, id, flags) = (c.kind, g.id.clone(), g.flags);
+    let members = membership(st, cid);
+    let host = st.host();
+    let all_local = st.registry().all_local(&members);
+    let need_cid = kind == Kind::GroupConstruct && flags.assign_cid;
+    let alone = flags.local_only || host.fences_are_local() || all_local;
+    if alone && !need_cid {
+        return finished(st, cid, Vec::new());
+    }
+    let mut directives: Vec<Info> = c
+        .infos
+        .iter()
+        .filter(|i| i.key.as_bytes() != keys::TIMEOUT.as_bytes())
+        .cloned()
+        .collect();
+    directives.extend(kv(keys::SORTED_PROC_ARRAY, Value::Bool(true)));
+    directives.extend(kv(
+        keys::LOCAL_COLLECTIVE_STATUS,
+        Value::Status(Status::SUCCESS.code()),
+    ));
+    if kind == Kind::GroupConstruct {
+        let eps = endpoints(st, cid);
+        match body::encode_endpoints(&eps) {
+            Ok(b) => directives.extend(kv(keys::GROUP_ENDPT_DATA, Value::ByteObject(b))),
+            Err(s) => return st.collective_failed(cid, s),
+        }
+    }
+    let op_kind = if kind == Kind::GroupConstruct {
+        GroupOp::Construct
+    } else {
+        GroupOp::Destruct
+    };
+    let (op, done) = st.start_op::<Vec<Info>>(PendingOp::Collective(cid));
+    st.collectives.at_host(cid, op);
+    match host.group(op_kind, &id, &members, &directives, done) {
+        Ok(()) => {}
+        Err(s) if s == Status::OPERATION_SUCCEEDED => {
+            st.ops.take(op);
+            finished(st, cid, Vec::new());
+        }
+        Err(s) if s == Status::ERR_NOT_SUPPORTED && all_local && !need_cid => {
+            st.ops.take(op);
+            finished(st, cid, Vec::new());
+        }
+        Err(s) => st.collective_failed(cid, s),
+    }
+}
+
+/// This server's participants' endpoint data: their posted remote data
+/// and `PMIX_GROUP_INFO` contributions.
+fn endpoints(st: &State, cid: u64) -> Vec<Endpoint> {
+    let Some(c) = st.collectives.get(cid) else {
+        return Vec::new();
+    };
+    let info = c.group.as_ref().map(|g| g.info.as_slice()).unwrap_or(&[]);
+    c.arrived
+        .iter()
+        .map(|(p, _)| Endpoint {
+            proc: p.clone(),
+            record: st
+                .modex
+                .record(p, pmix_shmem::Scopes::REMOTE_PEER)
+                .and_then(Result::ok)
+                .unwrap_or_default(),
+            info: info
+                .iter()
+                .find(|(q, _)| q == p)
+                .map(|(_, i)| i.clone())
+                .unwrap_or_default(),
+        })
+        .collect()
+}
+
+/// The host completed group collective `cid`.
+pub(super) fn host_done(st: &mut State, cid: u64, result: OpResult) {
+    match take_result::<Vec<Info>>(result) {
+        Ok(infos) => finished(st, cid, infos),
+        Err(s) => st.collective_failed(cid, s),
+    }
+}
+
+/// Group collective `cid` completed, with the host's `infos` (none when
+/// the server completed it): records or forgets the group and answers
+/// every participant.
+fn finished(st: &mut State, cid: u64, infos: Vec<Info>) {
+    let mut members = membership(st, cid);
+    let Some(c) = st.collectives.finish(cid, &mut st.timers) else {
+        return;
+    };
+    let Some(g) = c.group else {
+        return;
+    };
+    if c.kind == Kind::GroupDestruct {
+        st.groups.remove(&g.id);
+        for (_, caller) in c.arrived {
+            st.respond(caller, Ok(Vec::new()));
+        }
+        return;
+    }
+    let mut context_id = None;
+    let mut contributed = g.info.clone();
+    for i in &infos {
+        let k = i.key.as_bytes();
+        if k == keys::GROUP_CONTEXT_ID.as_bytes() {
+            context_id = int(&i.value).map(|c| c as u64);
+        } else if k == keys::GROUP_MEMBERSHIP.as_bytes() {
+            if let Some(m) = i.value.procs().filter(|m| !m.is_empty()) {
+                members = st.registry().expand(&m);
+            }
+        } else if k == keys::GROUP_ENDPT_DATA.as_bytes() {
+            let Value::ByteObject(b) = &i.value else {
+                continue;
+            };
+            // Another server's endpoint data: checked, then kept.
+            let Ok(eps) = body::decode_endpoints(b) else {
+                continue;
+            };
+            for e in eps {
+                if st.registry().is_local(&e.proc) {
+                    continue;
+                }
+                if !e.record.is_empty() {
+                    st.modex.keep_remote(&e.proc, e.record);
+                }
+                if !e.info.is_empty() && !contributed.iter().any(|(p, _)| p == &e.proc) {
+                    contributed.push((e.proc, e.info));
+                }
+            }
+        }
+    }
+    contributed.sort_by(|a, b| a.0.cmp(&b.0));
+    let status = if g.dropped.is_empty() {
+        Status::SUCCESS
+    } else {
+        Status::ERR_PARTIAL_SUCCESS
+    };
+    st.groups.insert(
+        &g.id,
+        Group {
+            members: members.clone(),
+            notify_termination: g.flags.notify_termination,
+            leader: g.leader.clone(),
+            failed: Default::default(),
+        },
+    );
+    let result = GroupResult {
+        status,
+        id: g.id.clone(),
+        context_id,
+        members,
+        info: contributed,
+    };
+    let r = body::encode_result(&result);
+    let local: Vec<Proc> = c.arrived.iter().map(|(p, _)| p.clone()).collect();
+    for (_, caller) in c.arrived {
+        st.respond(caller, r.clone());
+    }
+    if let Some(cid) = context_id {
+        context_id_assigned(st, &g.id, cid, &local);
+    }
+}
+
+/// Raises `PMIX_GROUP_CONTEXT_ID_ASSIGNED` (`PMIX_GROUP_ID`,
+/// `PMIX_GROUP_CONTEXT_ID`) to `members`.
+pub(super) fn context_id_assigned(st: &mut State, id: &str, cid: u64, members: &[Proc]) {
+    let mut infos = event_infos(id, None);
+    infos.extend(kv(keys::GROUP_CONTEXT_ID, Value::Size(cid as usize)));
+    let me = st.server_proc().clone();
+    raise(st, codes::CONTEXT_ID_ASSIGNED, &me, members, infos);
+}
+
+/// `proc` departed (`finalized`, or lost): the group collectives waiting
+/// for it drop it or fail, and the groups it belongs to hear of it.
+pub(super) fn departed(st: &mut State, proc: &Proc, finalized: bool) {
+    for cid in st.collectives.blocked_by(proc, finalized) {
+        let Some(c) = st.collectives.get(cid) else {
+            continue;
+        };
+        let Some(g) = c.group.as_ref() else {
+            continue;
+        };
+        let (kind, id, notify) = (c.kind, g.id.clone(), g.flags.notify_termination);
+        // A member that contributed and then died: its contribution
+        // stands (its answer goes nowhere).
+        if kind == Kind::GroupConstruct && c.arrived.iter().any(|(p, _)| p == proc) {
+            continue;
+        }
+        let told: Vec<Proc> = match &g.leader {
+            Some(l) => vec![l.clone()],
+            None => c.arrived.iter().map(|(p, _)| p.clone()).collect(),
+        };
+        if notify && kind == Kind::GroupConstruct {
+            let me = st.server_proc().clone();
+            raise(
+                st,
+                codes::MEMBER_FAILED,
+                &me,
+                &told,
+                event_infos(&id, Some(proc)),
+            );
+        }
+        if st.collectives.tolerates(cid) {
+            if st.collectives.drop_member(cid, proc) {
+                start(st, cid);
+            }
+        } else {
+            st.collective_failed(cid, kind.lost());
+        }
+    }
+    if finalized {
+        return;
+    }
+    let me = st.server_proc().clone();
+    for id in st.groups.member_lost(proc) {
+        let Some(g) = st.groups.get(&id) else {
+            continue;
+        };
+        if !g.notify_termination {
+            continue;
+        }
+        let told: Vec<Proc> = match &g.leader {
+            Some(l) if l != proc => vec![l.clone()],
+            _ => g
+                .members
+                .iter()
+                .filter(|m| *m != proc && !g.failed.contains(*m))
+                .cloned()
+                .collect(),
+        };
+        raise(
+            st,
+            codes::MEMBER_FAILED,
+            &me,
+            &told,
+            event_infos(&id, Some(proc)),
+        );
+    }
+}

@@ -1,0 +1,552 @@
+//! Group membership outside collectives: `PMIx_Group_invite`,
+//! `PMIx_Group_join` and `PMIx_Group_leave` on the server.
+//!
+//! An invitation lives on the server of its leader (see [`Groups`]). The
+//! invitees get `PMIX_GROUP_INVITED` (source: the leader, `PMIX_GROUP_ID`,
+//! non-default); each answers with a join, which the leader hears of as
+//! `PMIX_GROUP_INVITE_ACCEPTED` or `_DECLINED` (`PMIX_EVENT_AFFECTED_PROC`:
+//! the invitee). An invitee that departs unanswered, or has not answered
+//! by the leader's `PMIX_TIMEOUT`, has failed: the leader gets
+//! `PMIX_GROUP_INVITE_FAILED`. Once every invitee answered:
+//! - if all accepted, or `PMIX_GROUP_OPTIONAL` was given, the group is the
+//!   leader and the accepters (a context id from the host's `group` when
+//!   `PMIX_GROUP_ASSIGN_CONTEXT_ID` was given); the leader's invite and
+//!   every accepter's join return it (`PMIX_ERR_PARTIAL_SUCCESS` when
+//!   someone declined or failed), and every member gets
+//!   `PMIX_GROUP_CONSTRUCT_COMPLETE` (`PMIX_GROUP_ID`,
+//!   `PMIX_GROUP_MEMBERSHIP`, `PMIX_GROUP_CONTEXT_ID`);
+//! - otherwise it is aborted: the invite returns
+//!   `PMIX_GROUP_CONSTRUCT_ABORT`, so does every accepter's join, and every
+//!   invitee gets the `PMIX_GROUP_CONSTRUCT_ABORT` event. A leader that
+//!   departs aborts its invitations the same way.
+//!
+//! A leave removes the caller from the group and returns once the other
+//! members were sent `PMIX_GROUP_LEFT` (`PMIX_EVENT_AFFECTED_PROC`: the
+//! leaver, `PMIX_GROUP_ID`) and `PMIX_GROUP_MEMBERSHIP_UPDATE`
+//! (`PMIX_GROUP_MEMBERSHIP`: the remaining members).
+//!
+//! A client that notifies `PMIX_GROUP_CONSTRUCT_ABORT` for a group (as
+//! the client library does when a handler of a member's failure or of an
+//! invitee's answer returns that status) aborts the invitation it leads
+//! and the group's constructs in progress on this server.
+//!
+//! Invariant: the leader's invite and every accepter's join are answered
+//! exactly once, by the invitation's completion or abort; a decline is
+//! answered at once.
+//!
+//! [`Groups`]: super::groups::Groups
+
+use std::collections::BTreeMap;
+
+use super::connections::Caller;
+use super::events::{event_infos, raise};
+use super::group_collective::{context_id_assigned, group_call, is_nspace_name};
+use super::groups::{Answer, Group, Invite};
+use super::host::{take_result, OpResult};
+use super::ops::PendingOp;
+use super::state::State;
+use super::timers::TimerKey;
+use crate::group::{events as codes, GroupOp, GroupOpt, GroupResult};
+use crate::wire::group as body;
+use crate::wire::{int, Directives};
+use crate::{keys, Info, Key, Proc, Rank, Status, Value};
+
+fn kv(k: &str, v: Value) -> Option<Info> {
+    Key::new(k).ok().map(|k| Info::new(k, v))
+}
+
+/// An `Op::GROUP_INVITE` request from the leader `proc`.
+pub(super) fn invite(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
+    let (id, procs, infos) = match body::decode_construct(req) {
+        Ok(x) => x,
+        Err(s) => return st.respond(caller, Err(s)),
+    };
+    if st.groups.in_use(&id) || is_nspace_name(st, &id) {
+        return st.respond(caller, Err(Status::ERR_EXISTS));
+    }
+    let mut invitees: Vec<Proc> = procs.into_iter().filter(|p| p != proc).collect();
+    invitees.sort();
+    invitees.dedup();
+    if invitees.is_empty() || invitees.iter().any(|p| p.rank.0 > Rank::VALID.0) {
+        return st.respond(caller, Err(Status::ERR_BAD_PARAM));
+    }
+    let g = group_call(id.clone(), &infos, true);
+    let deadline = Directives::parse(&infos).deadline();
+    let mut contributed = BTreeMap::new();
+    if !g.info.is_empty() {
+        contributed.insert(proc.clone(), g.info.clone());
+    }
+    let n = st.groups.start_invite(Invite {
+        id: id.clone(),
+        leader: proc.clone(),
+        caller,
+        invitees: invitees.clone(),
+        answers: BTreeMap::new(),
+        flags: g.flags,
+        directives: infos,
+        deadline,
+        host_op: None,
+        contributed,
+    });
+    if let Some(dl) = deadline {
+        st.timers.set(dl, TimerKey::Invite(n));
+    }
+    let mut ev = event_infos(&id, None);
+    ev.extend(kv(keys::EVENT_NON_DEFAULT, Value::Bool(true)));
+    raise(st, codes::INVITED, proc, &invitees, ev);
+    // Invitees already gone have failed.
+    let gone: Vec<Proc> = invitees
+        .into_iter()
+        .filter(|p| st.conns.departed(p))
+        .collect();
+    for p in gone {
+        fail_invitee(st, n, &p);
+    }
+    maybe_complete(st, n);
+}
+
+/// An `Op::GROUP_JOIN` request from the invitee `proc`.
+pub(super) fn join(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
+    let (id, leader, opt, infos) = match body::decode_join(req) {
+        Ok(x) => x,
+        Err(s) => return st.respond(caller, Err(s)),
+    };
+    let Some(n) = st.groups.invite_of(&id, &leader) else {
+        return join_remote(st, caller, proc, &id, &leader, opt);
+    };
+    let Some(inv) = st.groups.invite_mut(n) else {
+        return;
+    };
+    if !inv.invitees.contains(proc) || inv.answers.contains_key(proc) {
+        return st.respond(caller, Err(Status::ERR_BAD_PARAM));
+    }
+    let code = match opt {
+        GroupOpt::Accept => {
+            inv.answers
+                .insert(proc.clone(), Answer::Accepted(Some(caller)));
+            let mine = group_call(id.clone(), &infos, true).info;
+            if !mine.is_empty() {
+                inv.contributed.insert(proc.clone(), mine);
+            }
+            codes::INVITE_ACCEPTED
+        }
+        GroupOpt::Decline => {
+            inv.answers.insert(proc.clone(), Answer::Declined);
+            st.respond(caller, Ok(Vec::new()));
+            codes::INVITE_DECLINED
+        }
+    };
+    raise(st, code, proc, &[leader], event_infos(&id, Some(proc)));
+    maybe_complete(st, n);
+}
+
+/// `proc` answers an invitation this server does not hold: a remote
+/// leader's, whose server hears of the answer through the host (the event
+/// the leader gets anyway); an acceptance then waits for the group's
+/// completion or abort to come back the same way.
+fn join_remote(
+    st: &mut State,
+    caller: Caller,
+    proc: &Proc,
+    id: &str,
+    leader: &Proc,
+    opt: GroupOpt,
+) {
+    if st.registry().is_local(leader) || st.host().fences_are_local() {
+        return st.respond(caller, Err(Status::ERR_NOT_FOUND));
+    }
+    let code = match opt {
+        GroupOpt::Accept => {
+            st.groups.await_remote(id, proc, caller);
+            codes::INVITE_ACCEPTED
+        }
+        GroupOpt::Decline => {
+            st.respond(caller, Ok(Vec::new()));
+            codes::INVITE_DECLINED
+        }
+    };
+    raise(
+        st,
+        code,
+        proc,
+        std::slice::from_ref(leader),
+        event_infos(id, Some(proc)),
+    );
+}
+
+/// An event from the host (another node's, or this node's own coming
+/// back): what it says about the invitations and groups here. A remote
+/// invitee's answer or loss counts for the invitation it was sent; a
+/// remote invitation's completion or abort answers the local acceptances
+/// waiting for it (and records the group); a member's leave shrinks the
+/// group. This node's own events are already accounted for.
+pub(super) fn from_host(st: &mut State, e: &crate::events::Event) {
+    let id = e
+        .infos
+        .iter()
+        .find(|i| i.key.as_bytes() == keys::GROUP_ID.as_bytes())
+        .and_then(|i| i.value.as_str().map(str::to_owned));
+    let local_source = st.registry().is_local(&e.source) || &e.source == st.server_proc();
+    let lost = [
+        Status::ERR_LOST_CONNECTION,
+        crate::events::codes::ERR_PROC_ABORTED,
+        crate::events::codes::ERR_PROC_TERM_WO_SYNC,
+    ];
+    if lost.contains(&e.status) {
+        let mut gone = e.affected();
+        gone.push(e.source.clone());
+        let registry = st.registry().clone();
+        gone.retain(|p| !registry.is_local(p));
+        for p in &gone {
+            for n in st.groups.invites_involving(p) {
+                fail_invitee(st, n, p);
+                maybe_complete(st, n);
+            }
+        }
+        return;
+    }
+    let Some(id) = id else { return };
+    if local_source {
+        return;
+    }
+    match e.status {
+        s if s == codes::INVITE_ACCEPTED || s == codes::INVITE_DECLINED => {
+            let Some(n) = st.groups.invite_for(&id, &e.source) else {
+                return;
+            };
+            let Some(inv) = st.groups.invite_mut(n) else {
+                return;
+            };
+            if inv.answers.contains_key(&e.source) {
+                return;
+            }
+            let a = if s == codes::INVITE_ACCEPTED {
+                Answer::Accepted(None)
+            } else {
+                Answer::Declined
+            };
+            inv.answers.insert(e.source.clone(), a);
+            maybe_complete(st, n);
+        }
+        s if s == codes::CONSTRUCT_COMPLETE => {
+            let members = e
+                .infos
+                .iter()
+                .find(|i| i.key.as_bytes() == keys::GROUP_MEMBERSHIP.as_bytes())
+                .and_then(|i| i.value.procs())
+                .unwrap_or_default();
+            let context_id = e
+                .infos
+                .iter()
+                .find(|i| i.key.as_bytes() == keys::GROUP_CONTEXT_ID.as_bytes())
+                .and_then(|i| int(&i.value))
+                .map(|c| c as u64);
+            let joins = st.groups.take_remote(&id);
+            if joins.is_empty() || members.is_empty() {
+                return;
+            }
+            st.groups.insert(
+                &id,
+                Group {
+                    members: members.clone(),
+                    notify_termination: false,
+                    leader: Some(e.source.clone()),
+                    failed: Default::default(),
+                },
+            );
+            let result = GroupResult {
+                status: Status::SUCCESS,
+                id: id.clone(),
+                context_id,
+                members: members.clone(),
+                info: Vec::new(),
+            };
+            let r = body::encode_result(&result);
+            for j in joins {
+                let r = if members.contains(&j.proc) {
+                    r.clone()
+                } else {
+                    Err(codes::CONSTRUCT_ABORT)
+                };
+                st.respond(j.caller, r);
+            }
+        }
+        s if s == codes::CONSTRUCT_ABORT => {
+            for j in st.groups.take_remote(&id) {
+                st.respond(j.caller, Err(codes::CONSTRUCT_ABORT));
+            }
+        }
+        s if s == codes::LEFT => {
+            for p in e.affected() {
+                st.groups.remove_member(&id, &p);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Invitee `p` of invitation `n` failed (departed or silent): the leader
+/// hears of it.
+fn fail_invitee(st: &mut State, n: u64, p: &Proc) {
+    let Some(inv) = st.groups.invite_mut(n) else {
+        return;
+    };
+    if matches!(inv.answers.get(p), Some(Answer::Declined | Answer::Failed)) {
+        return;
+    }
+    inv.answers.insert(p.clone(), Answer::Failed);
+    inv.contributed.remove(p);
+    let (leader, id) = (inv.leader.clone(), inv.id.clone());
+    let me = st.server_proc().clone();
+    raise(
+        st,
+        codes::INVITE_FAILED,
+        &me,
+        &[leader],
+        event_infos(&id, Some(p)),
+    );
+}
+
+/// Completes or aborts invitation `n` once every invitee answered.
+fn maybe_complete(st: &mut State, n: u64) {
+    let Some(inv) = st.groups.invite_mut(n) else {
+        return;
+    };
+    if !inv.answered() || inv.host_op.is_some() {
+        return;
+    }
+    if let Some(dl) = inv.deadline.take() {
+        st.timers.cancel(dl, TimerKey::Invite(n));
+    }
+    let Some(inv) = st.groups.invite_mut(n) else {
+        return;
+    };
+    if !inv.all_accepted() && !inv.flags.optional {
+        return abort(st, n, codes::CONSTRUCT_ABORT);
+    }
+    if !inv.flags.assign_cid {
+        return complete(st, n, Vec::new());
+    }
+    let (id, members) = (inv.id.clone(), inv.members());
+    let mut directives: Vec<Info> = inv
+        .directives
+        .iter()
+        .filter(|i| i.key.as_bytes() != keys::TIMEOUT.as_bytes())
+        .cloned()
+        .collect();
+    directives.extend(kv(keys::SORTED_PROC_ARRAY, Value::Bool(true)));
+    directives.extend(kv(
+        keys::LOCAL_COLLECTIVE_STATUS,
+        Value::Status(Status::SUCCESS.code()),
+    ));
+    let (op, done) = st.start_op::<Vec<Info>>(PendingOp::GroupInvite(n));
+    if let Some(inv) = st.groups.invite_mut(n) {
+        inv.host_op = Some(op);
+    }
+    match st
+        .host()
+        .group(GroupOp::Construct, &id, &members, &directives, done)
+    {
+        Ok(()) => {}
+        Err(s) => {
+            st.ops.take(op);
+            if s == Status::OPERATION_SUCCEEDED {
+                complete(st, n, Vec::new());
+            } else {
+                abort(st, n, s);
+            }
+        }
+    }
+}
+
+/// The host answered invitation `n`'s context-id request.
+pub(super) fn host_done(st: &mut State, n: u64, result: OpResult) {
+    match take_result::<Vec<Info>>(result) {
+        Ok(infos) => complete(st, n, infos),
+        Err(s) => abort(st, n, s),
+    }
+}
+
+/// Invitation `n` completed: records the group and answers the leader and
+/// the accepters.
+fn complete(st: &mut State, n: u64, host: Vec<Info>) {
+    let Some(inv) = st.groups.take_invite(n) else {
+        return;
+    };
+    let members = inv.members();
+    let context_id = host
+        .iter()
+        .find(|i| i.key.as_bytes() == keys::GROUP_CONTEXT_ID.as_bytes())
+        .and_then(|i| int(&i.value))
+        .map(|c| c as u64);
+    let status = if inv.all_accepted() {
+        Status::SUCCESS
+    } else {
+        Status::ERR_PARTIAL_SUCCESS
+    };
+    st.groups.insert(
+        &inv.id,
+        Group {
+            members: members.clone(),
+            notify_termination: inv.flags.notify_termination,
+            leader: Some(inv.leader.clone()),
+            failed: Default::default(),
+        },
+    );
+    let result = GroupResult {
+        status,
+        id: inv.id.clone(),
+        context_id,
+        members: members.clone(),
+        info: inv.contributed.into_iter().collect(),
+    };
+    let r = body::encode_result(&result);
+    st.respond(inv.caller, r.clone());
+    for a in inv.answers.into_values() {
+        if let Answer::Accepted(Some(caller)) = a {
+            st.respond(caller, r.clone());
+        }
+    }
+    let mut ev = event_infos(&inv.id, None);
+    ev.extend(kv(keys::GROUP_MEMBERSHIP, Value::proc_array(&members)));
+    if let Some(c) = context_id {
+        ev.extend(kv(keys::GROUP_CONTEXT_ID, Value::Size(c as usize)));
+    }
+    raise(st, codes::CONSTRUCT_COMPLETE, &inv.leader, &members, ev);
+    if let Some(c) = context_id {
+        context_id_assigned(st, &inv.id, c, &members);
+    }
+}
+
+/// Invitation `n` is aborted with `status` (for the leader; the accepters'
+/// joins and the event say `PMIX_GROUP_CONSTRUCT_ABORT`).
+fn abort(st: &mut State, n: u64, status: Status) {
+    let Some(inv) = st.groups.take_invite(n) else {
+        return;
+    };
+    if let Some(dl) = inv.deadline {
+        st.timers.cancel(dl, TimerKey::Invite(n));
+    }
+    if let Some(op) = inv.host_op {
+        st.ops.take(op);
+    }
+    st.respond(inv.caller, Err(status));
+    for a in inv.answers.into_values() {
+        if let Answer::Accepted(Some(caller)) = a {
+            st.respond(caller, Err(codes::CONSTRUCT_ABORT));
+        }
+    }
+    raise(
+        st,
+        codes::CONSTRUCT_ABORT,
+        &inv.leader,
+        &inv.invitees,
+        event_infos(&inv.id, None),
+    );
+}
+
+/// Invitation `n`'s deadline passed: whoever has not answered failed.
+pub(super) fn timed_out(st: &mut State, n: u64) {
+    let Some(inv) = st.groups.invite_mut(n) else {
+        return;
+    };
+    inv.deadline = None;
+    let silent: Vec<Proc> = inv
+        .invitees
+        .iter()
+        .filter(|p| !inv.answers.contains_key(*p))
+        .cloned()
+        .collect();
+    for p in silent {
+        fail_invitee(st, n, &p);
+    }
+    maybe_complete(st, n);
+}
+
+/// `proc` departed: the invitations it leads abort, those it was invited
+/// to count it as failed.
+pub(super) fn departed(st: &mut State, proc: &Proc) {
+    st.groups.forget_remote_joins_of(proc);
+    for n in st.groups.invites_involving(proc) {
+        let leads = st
+            .groups
+            .invite_mut(n)
+            .is_some_and(|inv| &inv.leader == proc);
+        if leads {
+            abort(st, n, codes::CONSTRUCT_ABORT);
+        } else {
+            fail_invitee(st, n, proc);
+            maybe_complete(st, n);
+        }
+    }
+}
+
+/// A local client notified `PMIX_GROUP_CONSTRUCT_ABORT` for a group (a
+/// handler's verdict, or its own decision): the invitation it leads and
+/// the constructs of that id in progress here are aborted for every
+/// participant. The event itself then goes on as any other.
+pub(super) fn notified_abort(st: &mut State, proc: &Proc, body: &[u8]) {
+    let Ok(e) = crate::events::decode_event(body) else {
+        return;
+    };
+    if e.status != codes::CONSTRUCT_ABORT {
+        return;
+    }
+    let Some(id) = e
+        .infos
+        .iter()
+        .find(|i| i.key.as_bytes() == keys::GROUP_ID.as_bytes())
+        .and_then(|i| i.value.as_str().map(str::to_owned))
+    else {
+        return;
+    };
+    if let Some(n) = st.groups.invite_of(&id, proc) {
+        abort(st, n, codes::CONSTRUCT_ABORT);
+    }
+    for cid in st
+        .collectives
+        .of_group(super::collective::Kind::GroupConstruct, &id)
+    {
+        st.collective_failed(cid, codes::CONSTRUCT_ABORT);
+    }
+}
+
+/// An `Op::GROUP_LEAVE` request from `proc`.
+pub(super) fn leave(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
+    let (id, _infos) = match body::decode_id(req) {
+        Ok(x) => x,
+        Err(s) => return st.respond(caller, Err(s)),
+    };
+    let Some(g) = st.groups.get(&id) else {
+        return st.respond(caller, Err(Status::ERR_NOT_FOUND));
+    };
+    if !g.members.contains(proc) {
+        return st.respond(caller, Err(Status::ERR_BAD_PARAM));
+    }
+    if st.collectives.group_busy(&id) {
+        // A destruct is gathering: leaving now would strand it.
+        return st.respond(caller, Err(Status::ERR_RESOURCE_BUSY));
+    }
+    st.groups.remove_member(&id, proc);
+    let remaining: Vec<Proc> = st
+        .groups
+        .get(&id)
+        .map(|g| g.members.clone())
+        .unwrap_or_default();
+    if remaining.is_empty() {
+        st.groups.remove(&id);
+    } else {
+        raise(
+            st,
+            codes::LEFT,
+            proc,
+            &remaining,
+            event_infos(&id, Some(proc)),
+        );
+        let mut update = event_infos(&id, None);
+        update.extend(kv(keys::GROUP_MEMBERSHIP, Value::proc_array(&remaining)));
+        let me = st.server_proc().clone();
+        raise(st, codes::MEMBERSHIP_UPDATE, &me, &remaining, update);
+    }
+    st.respond(caller, Ok(Vec::new()));
+}

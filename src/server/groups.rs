@@ -1,0 +1,368 @@
+//! The groups this server knows and the invitations in progress.
+//!
+//! A group is recorded when its construct (collective, bootstrap or
+//! invitation) completes on this server, and forgotten when its destruct
+//! completes; its id may then be used again. Its membership is sorted (see
+//! [`crate::group`]); a member that leaves is removed; a member whose
+//! connection is lost is marked failed (it stays a member until the
+//! destruct, which does not wait for it when the group was built with
+//! `PMIX_GROUP_NOTIFY_TERMINATION`).
+//!
+//! An invitation belongs to the server of its leader; it is answered once
+//! every invitee accepted, declined or failed (departed, or silent past the
+//! deadline).
+//!
+//! Invariants:
+//! - A group id names at most one group and at most one invitation, never
+//!   both, and never a registered namespace's name.
+//! - Every invitation's deadline is armed in the loop's timers exactly
+//!   while it waits for answers.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::time::Instant;
+
+use super::collective::GroupFlags;
+use super::connections::Caller;
+use crate::{Info, Proc, Rank, Status};
+
+/// A group that exists.
+#[derive(Clone, Debug)]
+pub(super) struct Group {
+    /// Sorted.
+    pub(super) members: Vec<Proc>,
+    /// `PMIX_GROUP_NOTIFY_TERMINATION` was set at construct.
+    pub(super) notify_termination: bool,
+    /// Who constructed it with `PMIX_GROUP_LEADER` (or invited).
+    pub(super) leader: Option<Proc>,
+    /// Members whose connection was lost.
+    pub(super) failed: BTreeSet<Proc>,
+}
+
+/// An invitee's answer.
+pub(super) enum Answer {
+    /// Accepted; its join waits on this caller (a local invitee's), or on
+    /// its own server (a remote invitee's).
+    Accepted(Option<Caller>),
+    Declined,
+    /// Departed or silent past the deadline.
+    Failed,
+}
+
+/// An invitation in progress.
+pub(super) struct Invite {
+    pub(super) id: String,
+    pub(super) leader: Proc,
+    /// The leader's invite call.
+    pub(super) caller: Caller,
+    /// Sorted, without duplicates, without the leader.
+    pub(super) invitees: Vec<Proc>,
+    pub(super) answers: BTreeMap<Proc, Answer>,
+    pub(super) flags: GroupFlags,
+    /// The leader's directives.
+    pub(super) directives: Vec<Info>,
+    pub(super) deadline: Option<Instant>,
+    /// At the host for a context id, as this operation.
+    pub(super) host_op: Option<u64>,
+    /// `PMIX_GROUP_INFO` of the leader and the accepters.
+    pub(super) contributed: BTreeMap<Proc, Vec<Info>>,
+}
+
+impl Invite {
+    /// True once every invitee answered.
+    pub(super) fn answered(&self) -> bool {
+        self.answers.len() == self.invitees.len()
+    }
+
+    /// True if every invitee accepted.
+    pub(super) fn all_accepted(&self) -> bool {
+        self.answers
+            .values()
+            .all(|a| matches!(a, Answer::Accepted(_)))
+    }
+
+    /// The members once complete: the leader and the accepters, sorted.
+    pub(super) fn members(&self) -> Vec<Proc> {
+        let mut m: Vec<Proc> = self
+            .answers
+            .iter()
+            .filter(|(_, a)| matches!(a, Answer::Accepted(_)))
+            .map(|(p, _)| p.clone())
+            .collect();
+        m.push(self.leader.clone());
+        m.sort();
+        m
+    }
+}
+
+/// A local invitee's acceptance of a remote leader's invitation, waiting
+/// for the group's completion (or abort) to come back from the host.
+pub(super) struct RemoteJoin {
+    pub(super) id: String,
+    pub(super) proc: Proc,
+    pub(super) caller: Caller,
+}
+
+/// The groups room.
+#[derive(Default)]
+pub(super) struct Groups {
+    remote_joins: Vec<RemoteJoin>,
+    groups: HashMap<String, Group>,
+    /// Ids of destructed groups (a fence over one fails rather than
+    /// waiting for a namespace that will never exist).
+    retired: HashSet<String>,
+    invites: HashMap<u64, Invite>,
+    next_invite: u64,
+}
+
+impl Groups {
+    /// Group `id`, if it exists.
+    pub(super) fn get(&self, id: &str) -> Option<&Group> {
+        self.groups.get(id)
+    }
+
+    /// True if `id` names a group or an invitation in progress.
+    pub(super) fn in_use(&self, id: &str) -> bool {
+        self.groups.contains_key(id) || self.invites.values().any(|i| i.id == id)
+    }
+
+    /// Records group `id` (replacing what a construct of another batch of
+    /// this server's participants recorded).
+    pub(super) fn insert(&mut self, id: &str, g: Group) {
+        self.retired.remove(id);
+        self.groups.insert(id.to_owned(), g);
+    }
+
+    /// Forgets group `id`.
+    pub(super) fn remove(&mut self, id: &str) -> Option<Group> {
+        let g = self.groups.remove(id);
+        if g.is_some() {
+            self.retired.insert(id.to_owned());
+        }
+        g
+    }
+
+    /// `proc` left group `id`: true if it was a member.
+    pub(super) fn remove_member(&mut self, id: &str, proc: &Proc) -> bool {
+        match self.groups.get_mut(id) {
+            Some(g) => {
+                let before = g.members.len();
+                g.members.retain(|m| m != proc);
+                g.failed.remove(proc);
+                before != g.members.len()
+            }
+            None => false,
+        }
+    }
+
+    /// `proc`'s connection was lost: marks it failed in every group it is
+    /// a member of; returns those groups' ids.
+    pub(super) fn member_lost(&mut self, proc: &Proc) -> Vec<String> {
+        let mut ids: Vec<String> = self
+            .groups
+            .iter_mut()
+            .filter(|(_, g)| g.members.contains(proc))
+            .map(|(id, g)| {
+                g.failed.insert(proc.clone());
+                id.clone()
+            })
+            .collect();
+        ids.sort();
+        ids
+    }
+
+    /// The set `procs` with every process of a group id replaced by what
+    /// it names: `{grp, WILDCARD}` every member, `{grp, r}` member `r`
+    /// (`PMIX_ERR_BAD_PARAM` beyond the group's size); the id of a
+    /// destructed group is `PMIX_ERR_NOT_FOUND`. `is_nspace` says which
+    /// names are registered namespaces (they are never group ids). `None`
+    /// if no process names a group.
+    pub(super) fn expand(
+        &self,
+        procs: &[Proc],
+        is_nspace: impl Fn(&Proc) -> bool,
+    ) -> Option<Result<Vec<Proc>, Status>> {
+        let group_of = |p: &Proc| {
+            if is_nspace(p) {
+                return None;
+            }
+            let id = std::str::from_utf8(p.nspace.as_bytes()).ok()?;
+            self.groups.get(id)
+        };
+        let retired = |p: &Proc| {
+            !is_nspace(p)
+                && std::str::from_utf8(p.nspace.as_bytes())
+                    .is_ok_and(|id| self.retired.contains(id))
+        };
+        if procs.iter().any(|p| group_of(p).is_none() && retired(p)) {
+            return Some(Err(Status::ERR_NOT_FOUND));
+        }
+        if !procs.iter().any(|p| group_of(p).is_some()) {
+            return None;
+        }
+        let mut out = Vec::new();
+        for p in procs {
+            match group_of(p) {
+                None => out.push(p.clone()),
+                Some(g) if p.rank == Rank::WILDCARD => out.extend(g.members.iter().cloned()),
+                Some(g) => match g.members.get(p.rank.0 as usize) {
+                    Some(m) if p.rank.0 <= Rank::VALID.0 => out.push(m.clone()),
+                    _ => return Some(Err(Status::ERR_BAD_PARAM)),
+                },
+            }
+        }
+        out.sort();
+        out.dedup();
+        Some(Ok(out))
+    }
+
+    /// The ids of the groups `proc` belongs to, sorted.
+    pub(super) fn groups_of(&self, proc: &Proc) -> Vec<&str> {
+        let mut v: Vec<&str> = self
+            .groups
+            .iter()
+            .filter(|(_, g)| {
+                g.members.iter().any(|m| {
+                    m.nspace == proc.nspace && (m.rank == proc.rank || proc.rank == Rank::WILDCARD)
+                })
+            })
+            .map(|(id, _)| id.as_str())
+            .collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// The ids of every group, sorted.
+    pub(super) fn names(&self) -> Vec<&str> {
+        let mut v: Vec<&str> = self.groups.keys().map(String::as_str).collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// The number of groups.
+    pub(super) fn len(&self) -> usize {
+        self.groups.len()
+    }
+
+    /// Starts an invitation; returns its number.
+    pub(super) fn start_invite(&mut self, invite: Invite) -> u64 {
+        self.next_invite += 1;
+        self.invites.insert(self.next_invite, invite);
+        self.next_invite
+    }
+
+    /// The invitation `id` led by `leader`.
+    pub(super) fn invite_of(&self, id: &str, leader: &Proc) -> Option<u64> {
+        self.invites
+            .iter()
+            .find(|(_, i)| i.id == id && &i.leader == leader)
+            .map(|(&n, _)| n)
+    }
+
+    /// Invitation `n`.
+    pub(super) fn invite_mut(&mut self, n: u64) -> Option<&mut Invite> {
+        self.invites.get_mut(&n)
+    }
+
+    /// Ends invitation `n`.
+    pub(super) fn take_invite(&mut self, n: u64) -> Option<Invite> {
+        self.invites.remove(&n)
+    }
+
+    /// The invitation `id` that `invitee` was sent.
+    pub(super) fn invite_for(&self, id: &str, invitee: &Proc) -> Option<u64> {
+        self.invites
+            .iter()
+            .find(|(_, i)| i.id == id && i.invitees.contains(invitee))
+            .map(|(&n, _)| n)
+    }
+
+    /// Local `proc` accepted remote invitation `id`.
+    pub(super) fn await_remote(&mut self, id: &str, proc: &Proc, caller: Caller) {
+        self.remote_joins.push(RemoteJoin {
+            id: id.to_owned(),
+            proc: proc.clone(),
+            caller,
+        });
+    }
+
+    /// The local acceptances of remote invitation `id`, taken out.
+    pub(super) fn take_remote(&mut self, id: &str) -> Vec<RemoteJoin> {
+        let (out, keep) = std::mem::take(&mut self.remote_joins)
+            .into_iter()
+            .partition(|j| j.id == id);
+        self.remote_joins = keep;
+        out
+    }
+
+    /// `proc` departed: its acceptances waiting on remote invitations go.
+    pub(super) fn forget_remote_joins_of(&mut self, proc: &Proc) {
+        self.remote_joins.retain(|j| &j.proc != proc);
+    }
+
+    /// The invitations `proc` leads or is invited to (and has not
+    /// answered, or accepted), by number.
+    pub(super) fn invites_involving(&self, proc: &Proc) -> Vec<u64> {
+        let mut v: Vec<u64> = self
+            .invites
+            .iter()
+            .filter(|(_, i)| {
+                &i.leader == proc
+                    || (i.invitees.contains(proc)
+                        && !matches!(i.answers.get(proc), Some(Answer::Declined | Answer::Failed)))
+            })
+            .map(|(&n, _)| n)
+            .collect();
+        v.sort_unstable();
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Nspace;
+
+    fn p(ns: &str, r: u32) -> Proc {
+        Proc::new(Nspace::new(ns).unwrap(), Rank(r))
+    }
+
+    fn group(members: Vec<Proc>) -> Group {
+        Group {
+            members,
+            notify_termination: false,
+            leader: None,
+            failed: BTreeSet::new(),
+        }
+    }
+
+    #[test]
+    fn a_group_id_names_its_members_in_a_set() {
+        let mut g = Groups::default();
+        g.insert("grp", group(vec![p("a", 1), p("b", 0)]));
+        let nspace = |q: &Proc| q.nspace.as_bytes() == b"a";
+        assert!(g.expand(&[p("a", 0)], nspace).is_none());
+        let all = Proc::new(Nspace::new("grp").unwrap(), Rank::WILDCARD);
+        assert_eq!(
+            g.expand(&[all, p("a", 0)], nspace).unwrap().unwrap(),
+            vec![p("a", 0), p("a", 1), p("b", 0)]
+        );
+        assert_eq!(
+            g.expand(&[p("grp", 1)], nspace).unwrap().unwrap(),
+            vec![p("b", 0)]
+        );
+        assert_eq!(
+            g.expand(&[p("grp", 2)], nspace).unwrap(),
+            Err(Status::ERR_BAD_PARAM)
+        );
+        assert_eq!(g.groups_of(&p("b", 0)), vec!["grp"]);
+        assert!(g.remove_member("grp", &p("b", 0)));
+        assert!(g.groups_of(&p("b", 0)).is_empty());
+        assert_eq!(g.member_lost(&p("a", 1)), vec!["grp".to_string()]);
+        assert!(g.get("grp").unwrap().failed.contains(&p("a", 1)));
+        g.remove("grp");
+        assert_eq!(
+            g.expand(&[p("grp", 0)], nspace).unwrap(),
+            Err(Status::ERR_NOT_FOUND)
+        );
+    }
+}
