@@ -408,6 +408,9 @@ static bool join_started;
 /* What the PMIX_GROUP_MEMBER_FAILED handler answers. */
 static pmix_status_t member_failed_answer = PMIX_EVENT_ACTION_COMPLETE;
 
+/* GROUP_CLIENT_TRACE=1 in the environment: every event on stderr. */
+static bool trace;
+
 static void group_handler(size_t id, pmix_status_t status, const pmix_proc_t *source,
                           pmix_info_t info[], size_t ninfo, pmix_info_t *results, size_t nresults,
                           pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
@@ -433,6 +436,12 @@ static void group_handler(size_t id, pmix_status_t status, const pmix_proc_t *so
         } else if (PMIX_CHECK_KEY(&info[i], PMIX_GROUP_CONTEXT_ID)) {
             e.has_cid = as_u64(v, &e.cid);
         }
+    }
+    if (trace) {
+        fprintf(stderr, "group client %u: event %s (%d) from %s:%u, group %s, affected %s:%u\n",
+                me.rank, PMIx_Error_string(status), status, e.source.nspace, e.source.rank,
+                e.grp[0] ? e.grp : "-", e.has_affected ? e.affected.nspace : "-",
+                e.has_affected ? e.affected.rank : 0);
     }
     pthread_mutex_lock(&ev_mu);
     if (nevents < MAXEV) {
@@ -1710,6 +1719,11 @@ static void check_invited(int line, const char *grp, uint32_t leader)
     }
 }
 
+/* A join's status when the group completed without some invitee: the
+ * group's own status (PMIX_ERR_PARTIAL_SUCCESS, as the leader's) or plain
+ * success; the decision is not written down, both are accepted. */
+#define JOINED(rc) (PMIX_SUCCESS == (rc) || PMIX_ERR_PARTIAL_SUCCESS == (rc))
+
 /* Waits for the join the invite handler started; its status. */
 static pmix_status_t handler_join_status(double secs)
 {
@@ -1881,9 +1895,9 @@ static void decline(const char *grp, bool optional)
         STEP("accept");
         rc = handler_join_status(10);
         if (optional) {
-            CHECK(PMIX_SUCCESS == rc, "join_nb ACCEPT: %s, want PMIX_SUCCESS",
+            CHECK(JOINED(rc), "join_nb ACCEPT: %s, want PMIX_SUCCESS or PARTIAL_SUCCESS",
                   HUNG == rc ? "no answer in 10 s" : ESTR(rc));
-            if (PMIX_SUCCESS == rc) {
+            if (JOINED(rc)) {
                 snprintf(what, sizeof(what), "join %s", grp);
                 check_join_results(__LINE__, what, &join_w, grp, members, nm);
             }
@@ -1956,8 +1970,8 @@ static void c15_invite_timeout(void)
     } else {
         check_invited(__LINE__, "c15i", 0);
         rc = handler_join_status(10);
-        CHECK(PMIX_SUCCESS == rc, "join_nb ACCEPT: %s", HUNG == rc ? "no answer" : ESTR(rc));
-        if (PMIX_SUCCESS == rc) {
+        CHECK(JOINED(rc), "join_nb ACCEPT: %s", HUNG == rc ? "no answer" : ESTR(rc));
+        if (JOINED(rc)) {
             check_join_results(__LINE__, "join c15i", &join_w, "c15i", members, nm);
         }
     }
@@ -2046,59 +2060,145 @@ static void c16_member_dies_optional(void)
     DESTRUCT_OK("c16o");
 }
 
-/* 16: with PMIX_GROUP_NOTIFY_TERMINATION (no leader): every survivor gets
- * PMIX_GROUP_MEMBER_FAILED (affected proc, group id); its handler lets the
- * construct go on, which completes on the survivors. `abort_answer`: rank
- * 0's handler answers PMIX_GROUP_CONSTRUCT_ABORT, which aborts it for all. */
-static void member_dies_notify(const char *grp, bool abort_answer)
+/* 16: with PMIX_GROUP_NOTIFY_TERMINATION (no leader): the survivors are
+ * in the construct (their requests precede a job fence the victim takes
+ * part in) when the last rank dies; each gets PMIX_GROUP_MEMBER_FAILED
+ * (affected proc, group id). Alone the flag still aborts the construct
+ * (PMIX_GROUP_CONSTRUCT_ABORT, our documented choice); with
+ * PMIX_GROUP_FT_COLLECTIVE (`ft`) it completes on the survivors with
+ * PMIX_ERR_PARTIAL_SUCCESS. */
+static void member_dies_notify(const char *grp, bool ft)
 {
     pmix_proc_t all[MAXP], surv[MAXP], victim;
     size_t n = all_procs(all);
     size_t ns = all_but(surv, N - 1);
     dirs_t d = {0};
     event_t e;
+    waiter_t w;
+    pmix_status_t rc;
     need_ranks(2);
     load_proc(&victim, me.nspace, N - 1);
-    if (abort_answer && 0 == me.rank) {
-        member_failed_answer = PMIX_GROUP_CONSTRUCT_ABORT;
+    waiter_init(&w);
+    dirs_bool(&d, PMIX_GROUP_NOTIFY_TERMINATION);
+    if (ft) {
+        dirs_bool(&d, PMIX_GROUP_FT_COLLECTIVE);
     }
     JOB_FENCE();
-    if (me.rank == N - 1) {
-        die_now(500);
-    }
-    pmix_info_t *res = NULL;
-    size_t nres = 0;
-    dirs_bool(&d, PMIX_GROUP_NOTIFY_TERMINATION);
-    STEP("notifying construct with a dying member");
-    pmix_status_t rc = PMIx_Group_construct(grp, all, n, DIRS(&d), &res, &nres);
-    dirs_free(&d);
-    if (abort_answer) {
-        CHECK(PMIX_GROUP_CONSTRUCT_ABORT == rc, "construct whose MEMBER_FAILED handler "
-              "aborted: %s (%d), want PMIX_GROUP_CONSTRUCT_ABORT", ESTR(rc), rc);
-    } else {
-        CHECK(PMIX_SUCCESS == rc || PMIX_ERR_PARTIAL_SUCCESS == rc,
-              "construct with NOTIFY_TERMINATION and a member that died: %s (%d), want it "
-              "completed on the survivors", ESTR(rc), rc);
-        if (PMIX_SUCCESS == rc || PMIX_ERR_PARTIAL_SUCCESS == rc) {
-            char what[64];
-            snprintf(what, sizeof(what), "construct %s", grp);
-            CHECK_RESULTS(what, res, nres, surv, ns, CID_ANY);
+    if (me.rank != N - 1) {
+        STEP("notifying construct_nb");
+        rc = PMIx_Group_construct_nb(grp, all, n, DIRS(&d), info_cb, &w);
+        if (PMIX_SUCCESS != rc) {
+            DIE("construct_nb %s: %s", grp, ESTR(rc));
         }
     }
-    if (NULL != res) {
-        PMIX_INFO_FREE(res, nres);
+    dirs_free(&d);
+    JOB_FENCE(); /* every survivor is in the construct */
+    if (me.rank == N - 1) {
+        die_now(100);
+    }
+    STEP("wait for the construct");
+    if (!waiter_wait(&w, 2.5)) {
+        DIE("construct_nb %s: no callback 2.5 s after the fence (the member died 0.1 s in)",
+            grp);
+    }
+    if (ft) {
+        CHECK(PMIX_ERR_PARTIAL_SUCCESS == w.status, "construct with NOTIFY_TERMINATION and "
+              "FT_COLLECTIVE and a member that died: %s (%d), want PMIX_ERR_PARTIAL_SUCCESS",
+              ESTR(w.status), w.status);
+        if (PMIX_ERR_PARTIAL_SUCCESS == w.status) {
+            char what[64];
+            snprintf(what, sizeof(what), "construct %s", grp);
+            CHECK_RESULTS(what, w.results, w.nresults, surv, ns, CID_ANY);
+        }
+    } else {
+        CHECK(PMIX_GROUP_CONSTRUCT_ABORT == w.status, "construct with NOTIFY_TERMINATION and a "
+              "member that died: %s (%d), want PMIX_GROUP_CONSTRUCT_ABORT", ESTR(w.status),
+              w.status);
+        CHECK(0 == w.nresults, "%zu results from an aborted construct", w.nresults);
     }
     STEP("member failed event");
-    if (!wait_events(PMIX_GROUP_MEMBER_FAILED, grp, 1, 2, &e)) {
+    if (!wait_events(PMIX_GROUP_MEMBER_FAILED, grp, 1, 1, &e)) {
         FAIL("no PMIX_GROUP_MEMBER_FAILED about %s", grp);
     } else {
         CHECK(e.has_affected && same_proc(&e.affected, &victim),
               "PMIX_GROUP_MEMBER_FAILED without PMIX_EVENT_AFFECTED_PROC = rank %u", N - 1);
     }
+    if (ft && PMIX_ERR_PARTIAL_SUCCESS == w.status) {
+        rc = group_fence(grp, PMIX_RANK_WILDCARD, 1.5);
+        CHECK(PMIX_SUCCESS == rc, "fence {%s, WILDCARD} of the survivors: %s", grp,
+              HUNG == rc ? "no answer in 1.5 s" : ESTR(rc));
+        DESTRUCT_OK(grp);
+    }
 }
 
 static void c16_member_dies_notify(void) { member_dies_notify("c16n", false); }
-static void c16_notify_handler_abort(void) { member_dies_notify("c16a", true); }
+static void c16_member_dies_notify_ft(void) { member_dies_notify("c16f", true); }
+
+/* 16: rank 0 leads (PMIX_GROUP_LEADER) a construct with
+ * NOTIFY_TERMINATION and FT_COLLECTIVE; the last rank dies; the leader
+ * alone gets PMIX_GROUP_MEMBER_FAILED and its handler answers
+ * PMIX_GROUP_CONSTRUCT_ABORT: the construct aborts for everyone (the
+ * leader's, and the others' calling after it: PMIX_GROUP_CONSTRUCT_ABORT,
+ * with the event). */
+static void c16_notify_handler_abort(void)
+{
+    pmix_proc_t all[MAXP], surv[MAXP], victim;
+    size_t n = all_procs(all);
+    size_t ns = all_but(surv, N - 1);
+    dirs_t d = {0};
+    pmix_status_t rc;
+    need_ranks(2);
+    load_proc(&victim, me.nspace, N - 1);
+    dirs_bool(&d, PMIX_GROUP_NOTIFY_TERMINATION);
+    dirs_bool(&d, PMIX_GROUP_FT_COLLECTIVE);
+    if (0 == me.rank) {
+        member_failed_answer = PMIX_GROUP_CONSTRUCT_ABORT;
+        dirs_bool(&d, PMIX_GROUP_LEADER);
+    }
+    JOB_FENCE();
+    if (me.rank == N - 1) {
+        die_now(300);
+    }
+    if (0 == me.rank) {
+        waiter_t w;
+        event_t e;
+        waiter_init(&w);
+        STEP("leader's construct_nb");
+        rc = PMIx_Group_construct_nb("c16a", all, n, DIRS(&d), info_cb, &w);
+        if (PMIX_SUCCESS != rc) {
+            DIE("construct_nb c16a: %s", ESTR(rc));
+        }
+        if (!waiter_wait(&w, 2)) {
+            DIE("the leader's construct: no callback in 2 s (the member died 0.3 s in)");
+        }
+        CHECK(PMIX_GROUP_CONSTRUCT_ABORT == w.status, "construct whose MEMBER_FAILED handler "
+              "answered PMIX_GROUP_CONSTRUCT_ABORT: %s (%d)", ESTR(w.status), w.status);
+        CHECK(wait_events(PMIX_GROUP_MEMBER_FAILED, "c16a", 1, 0.5, &e)
+                  && e.has_affected && same_proc(&e.affected, &victim),
+              "no PMIX_GROUP_MEMBER_FAILED about rank %u to the leader", N - 1);
+    }
+    STEP("fence of the survivors");
+    rc = fence_bounded(surv, ns, false, 2);
+    if (PMIX_SUCCESS != rc) {
+        DIE("fence of the survivors: %s", HUNG == rc ? "no answer in 2 s" : ESTR(rc));
+    }
+    if (0 != me.rank) {
+        pmix_info_t *res = NULL;
+        size_t nres = 0;
+        CHECK(wait_events(PMIX_GROUP_CONSTRUCT_ABORT, "c16a", 1, 1, NULL),
+              "no PMIX_GROUP_CONSTRUCT_ABORT event about c16a");
+        STEP("construct after the abort");
+        rc = PMIx_Group_construct("c16a", all, n, DIRS(&d), &res, &nres);
+        CHECK(PMIX_GROUP_CONSTRUCT_ABORT == rc, "construct of an aborted group: %s (%d), want "
+              "PMIX_GROUP_CONSTRUCT_ABORT", ESTR(rc), rc);
+        CHECK(0 == count_events(PMIX_GROUP_MEMBER_FAILED, "c16a"),
+              "PMIX_GROUP_MEMBER_FAILED to a member though the construct has a leader");
+        if (NULL != res) {
+            PMIX_INFO_FREE(res, nres);
+        }
+    }
+    dirs_free(&d);
+}
 
 /* Waits (bounded) until pmixrun's PMIX_ERR_PROC_ABORTED about `victim`
  * arrives, i.e. the victim is gone; falls back to a pause. */
@@ -2580,8 +2680,8 @@ static void c23_invitee_dies(void)
     } else {
         check_invited(__LINE__, "c23d", 0);
         rc = handler_join_status(3);
-        CHECK(PMIX_SUCCESS == rc, "join_nb ACCEPT: %s", HUNG == rc ? "no answer" : ESTR(rc));
-        if (PMIX_SUCCESS == rc) {
+        CHECK(JOINED(rc), "join_nb ACCEPT: %s", HUNG == rc ? "no answer" : ESTR(rc));
+        if (JOINED(rc)) {
             check_join_results(__LINE__, "join c23d", &join_w, "c23d", members, nm);
         }
     }
@@ -2615,6 +2715,7 @@ static const scenario_t scenarios[] = {
     {"c16_member_dies_abort", c16_member_dies_abort, true},
     {"c16_member_dies_optional", c16_member_dies_optional, true},
     {"c16_member_dies_notify", c16_member_dies_notify, true},
+    {"c16_member_dies_notify_ft", c16_member_dies_notify_ft, true},
     {"c16_notify_handler_abort", c16_notify_handler_abort, true},
     {"c17_contributed_then_dies", c17_contributed_then_dies, true},
     {"c18_destruct_dead_notify", c18_destruct_dead_notify, true},
@@ -2660,6 +2761,7 @@ int main(int argc, char **argv)
         survive_teardown();
     }
     waiter_init(&join_w);
+    trace = NULL != getenv("GROUP_CLIENT_TRACE");
 
     if (run == c01_entry) {
         c01_before_init();
