@@ -306,7 +306,12 @@ fn c16_member_dies_before_contributing_aborts() {
 
 #[test]
 fn c16_member_dies_before_contributing_optional_is_partial_success() {
-    scenario("c16_member_dies_optional", SMALL, Expect::LastRankDies, true);
+    scenario(
+        "c16_member_dies_optional",
+        SMALL,
+        Expect::LastRankDies,
+        true,
+    );
 }
 
 /// `PMIX_GROUP_NOTIFY_TERMINATION` alone: the event, then the abort (a
@@ -318,22 +323,42 @@ fn c16_member_dies_notify_termination_event_then_abort() {
 
 #[test]
 fn c16_member_dies_notify_termination_and_ft_collective_is_partial_success() {
-    scenario("c16_member_dies_notify_ft", SMALL, Expect::LastRankDies, true);
+    scenario(
+        "c16_member_dies_notify_ft",
+        SMALL,
+        Expect::LastRankDies,
+        true,
+    );
 }
 
 #[test]
 fn c16_member_failed_handler_answering_abort_aborts_for_all() {
-    scenario("c16_notify_handler_abort", SMALL, Expect::LastRankDies, true);
+    scenario(
+        "c16_notify_handler_abort",
+        SMALL,
+        Expect::LastRankDies,
+        true,
+    );
 }
 
 #[test]
 fn c17_member_contributed_then_died_still_counts() {
-    scenario("c17_contributed_then_dies", SMALL, Expect::LastRankDies, true);
+    scenario(
+        "c17_contributed_then_dies",
+        SMALL,
+        Expect::LastRankDies,
+        true,
+    );
 }
 
 #[test]
 fn c18_destruct_with_a_dead_member_and_notify_termination_succeeds() {
-    scenario("c18_destruct_dead_notify", SMALL, Expect::LastRankDies, true);
+    scenario(
+        "c18_destruct_dead_notify",
+        SMALL,
+        Expect::LastRankDies,
+        true,
+    );
 }
 
 #[test]
@@ -426,7 +451,10 @@ fn python_bindings_construct_use_and_destruct_a_group() {
             ],
             &what,
         );
-        assert!(ok, "{what}: the job failed\n--- stdout:\n{out}\n--- stderr:\n{err}");
+        assert!(
+            ok,
+            "{what}: the job failed\n--- stdout:\n{out}\n--- stderr:\n{err}"
+        );
         for r in 0..n {
             assert!(
                 out.contains(&format!("py group {r} ok")),
