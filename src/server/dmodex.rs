@@ -60,7 +60,7 @@ pub(super) fn client_request(st: &mut State, caller: Caller, req: DmodexRequest)
         }
         st.waiters.wait_local(target, to, dl)
     } else {
-        if let Some(r) = st.modex.remote_record(&target) {
+        if let Some(r) = st.modex.remote_record(&target, req.key.as_ref()) {
             return st.reply_dmodex(caller, Ok(r));
         }
         let (id, first) = st.waiters.wait_remote(target.clone(), to, dl);

@@ -36,7 +36,7 @@ use pmix_shmem::{Scope, Scopes, SealedSegment};
 
 use super::modex::{self, ModexSegment};
 use crate::wire::{self, blob, Posted, SegmentRef};
-use crate::{Nspace, Proc, Status};
+use crate::{Key, Nspace, Proc, Status};
 
 /// A collecting fence's new generations, ready to hand to its
 /// participants.
@@ -333,9 +333,19 @@ impl ModexStore {
         self.remote.insert(proc.clone(), record);
     }
 
-    /// Remote `proc`'s record, if a group construct brought it.
-    pub(super) fn remote_record(&self, proc: &Proc) -> Option<Vec<u8>> {
-        self.remote.get(proc).cloned()
+    /// Remote `proc`'s record, if a group construct brought it and it
+    /// holds `key` (any record when no key is asked for): a key posted
+    /// after the construct is fetched through the host, as OpenPMIx's
+    /// server does when its store lacks the requested key.
+    pub(super) fn remote_record(&self, proc: &Proc, key: Option<&Key>) -> Option<Vec<u8>> {
+        let r = self.remote.get(proc)?;
+        let holds = key.map_or(true, |k| {
+            blob::decode(r).is_ok_and(|recs| {
+                recs.iter()
+                    .any(|rec| rec.posted.iter().any(|p| &p.key == k))
+            })
+        });
+        holds.then(|| r.clone())
     }
 
     /// The host deregistered `proc`.

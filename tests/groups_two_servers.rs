@@ -1,0 +1,779 @@
+//! Process groups whose members sit on two servers: two
+//! [`Server`]s in this test process ("node a" holds ranks 0 and 1 of a
+//! four-rank job, "node b" ranks 2 and 3), each with a host module of its
+//! own, both sharing one [`Fabric`] that does what a resource manager's
+//! daemons do between nodes: the allgather of fences (`fence_nb`), of
+//! group constructs and destructs (`group`, keyed by operation and id,
+//! handing out context ids from one counter and every server's
+//! `PMIX_GROUP_ENDPT_DATA`), direct modex (`direct_modex` asks the other
+//! server through `Server::dmodex_request`) and event distribution
+//! (`notify_event` delivers to both servers through
+//! `Server::notify_event`).
+//!
+//! The clients are this test binary (`child_process` with
+//! `PMIX_TEST_GROUPS2` naming the scenario), two per server. Scenarios:
+//! - `collective`: a construct over the four ranks with a context id and
+//!   `PMIX_GROUP_INFO`; the same id everywhere, the sorted membership, a
+//!   peer's posted data on the other server through `{grp, r}` (from the
+//!   endpoint data, no direct modex) and its `PMIX_GROUP_LOCAL_CID`
+//!   through a get qualified by the context id, a fence over the group,
+//!   the destruct, then data committed after the group read across nodes
+//!   (through the host's `direct_modex`: the endpoint data a server kept
+//!   does not answer for keys it lacks);
+//! - `leave`: direct modex across nodes before any group, then a group
+//!   that rank 3 leaves: the others get `PMIX_GROUP_LEFT` (carried by the
+//!   host's `notify_event`) and fence over the three that remain;
+//! - `lost`: rank 3 dies before contributing: rank 2 (its server's
+//!   collective fails) and ranks 0 and 1 (their server hears it from the
+//!   host, which had the failure from server b's `group` upcall with
+//!   `PMIX_LOCAL_COLLECTIVE_STATUS`) get `PMIX_GROUP_CONSTRUCT_ABORT`,
+//!   quickly, not at their `PMIX_TIMEOUT`.
+//!
+//! Every wait is bounded: the clients' calls by `PMIX_TIMEOUT` or
+//! `recv_timeout`, each job by a watchdog that kills its processes.
+
+mod common;
+
+use std::collections::{BTreeSet, HashMap};
+use std::process::{ExitStatus, Stdio};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc, Mutex, OnceLock, Weak};
+use std::time::{Duration, Instant};
+
+use pmix::client::{Client, Scope};
+use pmix::events::{Event, Range};
+use pmix::group::{events as ev, GroupOp};
+use pmix::server::{Completion, HostModule, OpOutput, Server, ServerConfig};
+use pmix::{keys, Info, Nspace, Proc, Rank, Status, Value};
+
+const ROLE: &str = "PMIX_TEST_GROUPS2";
+
+/// How long one job (four clients) may take.
+const JOB_LIMIT: Duration = Duration::from_secs(40);
+
+/// Ranks per node: rank `r` lives on node `r / PER_NODE`.
+const PER_NODE: u32 = 2;
+
+fn info(k: &str, v: Value) -> Info {
+    common::info(k, v)
+}
+
+fn timeout(s: i32) -> Info {
+    info(keys::TIMEOUT, Value::Int32(s))
+}
+
+fn is(i: &Info, key: &str) -> bool {
+    i.key.as_bytes() == key.as_bytes()
+}
+
+// ---------------------------------------------------------------------
+// The fabric between the two servers.
+// ---------------------------------------------------------------------
+
+/// One collective's contributions, gathered from the servers involved.
+struct Gather<T: OpOutput, A> {
+    /// The nodes that must contribute.
+    expected: BTreeSet<usize>,
+    /// Those that did.
+    arrived: BTreeSet<usize>,
+    /// Their completions, not yet answered.
+    waiting: Vec<Completion<T>>,
+    /// A node's failure (its `PMIX_LOCAL_COLLECTIVE_STATUS`): fails every
+    /// contribution, present and to come.
+    error: Option<Status>,
+    acc: A,
+}
+
+/// What the servers asked of the fabric, for the test to check.
+#[derive(Default)]
+struct Seen {
+    /// `group` upcalls: (node, op, id, local status).
+    groups: Vec<(usize, GroupOp, String, Status)>,
+    /// `notify_event`: (node, code).
+    events: Vec<(usize, Status)>,
+    /// Context ids handed out, by group id.
+    cids: HashMap<String, u64>,
+    /// Something a host must never see (a server calling twice for one
+    /// operation, a server missing).
+    errors: Vec<String>,
+}
+
+type Fences = HashMap<Vec<Proc>, Gather<Vec<u8>, Vec<u8>>>;
+type Groups = HashMap<(GroupOp, String), Gather<Vec<Info>, GroupAcc>>;
+
+/// A group's contributions: every server's endpoint data, and whether a
+/// context id was asked for.
+#[derive(Default)]
+struct GroupAcc {
+    endpoints: Vec<Info>,
+    assign_cid: bool,
+}
+
+/// What connects the two servers: the allgathers, direct modex and
+/// events a resource manager's daemons would carry.
+struct Fabric {
+    nspace: Nspace,
+    servers: OnceLock<Vec<Weak<Server>>>,
+    fences: Mutex<Fences>,
+    groups: Mutex<Groups>,
+    next_cid: AtomicU64,
+    dmodex: AtomicUsize,
+    seen: Mutex<Seen>,
+}
+
+impl Fabric {
+    fn new(nspace: Nspace) -> Fabric {
+        Fabric {
+            nspace,
+            servers: OnceLock::new(),
+            fences: Mutex::default(),
+            groups: Mutex::default(),
+            next_cid: AtomicU64::new(0),
+            dmodex: AtomicUsize::new(0),
+            seen: Mutex::default(),
+        }
+    }
+
+    fn server(&self, node: usize) -> Result<Arc<Server>, Status> {
+        self.servers
+            .get()
+            .and_then(|s| s.get(node))
+            .and_then(Weak::upgrade)
+            .ok_or(Status::ERR_UNREACH)
+    }
+
+    fn error(&self, e: String) {
+        self.seen.lock().unwrap().errors.push(e);
+    }
+
+    /// The nodes hosting `procs` (a wildcard of the job, or another
+    /// namespace: both).
+    fn nodes_of(&self, procs: &[Proc]) -> BTreeSet<usize> {
+        let mut nodes = BTreeSet::new();
+        for p in procs {
+            if p.nspace == self.nspace && p.rank != Rank::WILDCARD {
+                nodes.insert((p.rank.0 / PER_NODE) as usize);
+            } else {
+                nodes.extend([0, 1]);
+            }
+        }
+        nodes
+    }
+
+    /// Node `node` contributes to the collective `key` of `table`; once
+    /// every node involved did (or one failed), every contribution is
+    /// answered with `finish` of the gathered contributions (or the
+    /// failure).
+    #[allow(clippy::too_many_arguments)]
+    fn contribute<K, T, A>(
+        &self,
+        table: &Mutex<HashMap<K, Gather<T, A>>>,
+        key: K,
+        node: usize,
+        expected: BTreeSet<usize>,
+        error: Option<Status>,
+        add: impl FnOnce(&mut A),
+        finish: impl FnOnce(A) -> T,
+        done: Completion<T>,
+    ) where
+        K: std::hash::Hash + Eq + Clone + std::fmt::Debug,
+        T: OpOutput + Clone,
+        A: Default,
+    {
+        let (answer, result) = {
+            let mut t = table.lock().unwrap();
+            let g = t.entry(key.clone()).or_insert_with(|| Gather {
+                expected,
+                arrived: BTreeSet::new(),
+                waiting: Vec::new(),
+                error: None,
+                acc: A::default(),
+            });
+            if !g.arrived.insert(node) {
+                self.error(format!("node {node} called twice for {key:?}"));
+            }
+            if g.error.is_none() {
+                g.error = error;
+            }
+            add(&mut g.acc);
+            g.waiting.push(done);
+            let over = g.arrived.is_superset(&g.expected);
+            let result = match g.error {
+                Some(s) => Some(Err(s)),
+                None if over => Some(Ok(finish(std::mem::take(&mut g.acc)))),
+                None => None,
+            };
+            let answer = if result.is_some() {
+                std::mem::take(&mut g.waiting)
+            } else {
+                Vec::new()
+            };
+            if over {
+                t.remove(&key);
+            }
+            (answer, result)
+        };
+        if let Some(r) = result {
+            for d in answer {
+                d.complete(r.clone());
+            }
+        }
+    }
+
+    /// True once no collective is half gathered.
+    fn idle(&self) -> bool {
+        self.fences.lock().unwrap().is_empty() && self.groups.lock().unwrap().is_empty()
+    }
+}
+
+/// The failure a server reports with `PMIX_LOCAL_COLLECTIVE_STATUS`.
+fn local_failure(infos: &[Info]) -> Option<Status> {
+    infos
+        .iter()
+        .find(|i| is(i, keys::LOCAL_COLLECTIVE_STATUS))
+        .and_then(|i| match i.value {
+            Value::Status(0) => None,
+            Value::Status(s) => Some(Status(s)),
+            _ => Some(Status::ERR_BAD_PARAM),
+        })
+}
+
+/// The host module of the server of node `node`.
+struct NodeHost {
+    node: usize,
+    fabric: Arc<Fabric>,
+}
+
+impl HostModule for NodeHost {
+    fn client_connected(&self, _proc: &Proc, done: Completion<()>) -> Result<(), Status> {
+        done.complete(Ok(()));
+        Ok(())
+    }
+
+    fn client_finalized(&self, _proc: &Proc, done: Completion<()>) -> Result<(), Status> {
+        done.complete(Ok(()));
+        Ok(())
+    }
+
+    fn fences_are_local(&self) -> bool {
+        false
+    }
+
+    fn fence_nb(
+        &self,
+        procs: &[Proc],
+        infos: &[Info],
+        data: Vec<u8>,
+        done: Completion<Vec<u8>>,
+    ) -> Result<(), Status> {
+        let f = &self.fabric;
+        f.contribute(
+            &f.fences,
+            procs.to_vec(),
+            self.node,
+            f.nodes_of(procs),
+            local_failure(infos),
+            |acc| acc.extend_from_slice(&data),
+            |acc| acc,
+            done,
+        );
+        Ok(())
+    }
+
+    fn direct_modex(
+        &self,
+        proc: &Proc,
+        _infos: &[Info],
+        done: Completion<Vec<u8>>,
+    ) -> Result<(), Status> {
+        let f = &self.fabric;
+        f.dmodex.fetch_add(1, Ordering::Relaxed);
+        if proc.nspace != f.nspace || proc.rank.0 > Rank::VALID.0 {
+            return Err(Status::ERR_NOT_FOUND);
+        }
+        let node = (proc.rank.0 / PER_NODE) as usize;
+        if node == self.node {
+            f.error(format!("node {node} asked the host for its own {proc:?}"));
+            return Err(Status::ERR_NOT_FOUND);
+        }
+        f.server(node)?
+            .dmodex_request(proc, Box::new(move |r| done.complete(r)))
+    }
+
+    fn group(
+        &self,
+        op: GroupOp,
+        id: &str,
+        procs: &[Proc],
+        directives: &[Info],
+        done: Completion<Vec<Info>>,
+    ) -> Result<(), Status> {
+        let f = &self.fabric;
+        let failure = local_failure(directives);
+        f.seen.lock().unwrap().groups.push((
+            self.node,
+            op,
+            id.to_owned(),
+            failure.unwrap_or(Status::SUCCESS),
+        ));
+        let endpoint = directives
+            .iter()
+            .find(|i| is(i, keys::GROUP_ENDPT_DATA))
+            .cloned();
+        if op == GroupOp::Construct && failure.is_none() {
+            match &endpoint {
+                Some(Info {
+                    value: Value::ByteObject(_),
+                    ..
+                }) => {}
+                other => f.error(format!("node {} construct {id}: {other:?}", self.node)),
+            }
+        }
+        let assign = directives
+            .iter()
+            .any(|i| is(i, keys::GROUP_ASSIGN_CONTEXT_ID) && i.value != Value::Bool(false));
+        let gid = id.to_owned();
+        f.contribute(
+            &f.groups,
+            (op, id.to_owned()),
+            self.node,
+            f.nodes_of(procs),
+            failure,
+            |acc: &mut GroupAcc| {
+                acc.endpoints.extend(endpoint);
+                acc.assign_cid |= assign;
+            },
+            |acc| {
+                let mut out = Vec::new();
+                if acc.assign_cid {
+                    let cid = f.next_cid.fetch_add(1, Ordering::Relaxed) + 1;
+                    f.seen.lock().unwrap().cids.insert(gid, cid);
+                    out.push(info(keys::GROUP_CONTEXT_ID, Value::Size(cid as usize)));
+                }
+                out.extend(acc.endpoints);
+                out
+            },
+            done,
+        );
+        Ok(())
+    }
+
+    fn notify_event(
+        &self,
+        status: Status,
+        source: &Proc,
+        range: Range,
+        infos: &[Info],
+        done: Completion<()>,
+    ) -> Result<(), Status> {
+        let f = &self.fabric;
+        f.seen.lock().unwrap().events.push((self.node, status));
+        let event = Event {
+            status,
+            source: source.clone(),
+            range,
+            infos: infos.to_vec(),
+        };
+        for node in 0..2 {
+            f.server(node)?.notify_event(event.clone(), None)?;
+        }
+        done.complete(Ok(()));
+        Ok(())
+    }
+}
+
+// ---------------------------------------------------------------------
+// The test side: two servers, one job, four clients.
+// ---------------------------------------------------------------------
+
+/// A job of four ranks on two servers of this process.
+struct TwoServers {
+    fabric: Arc<Fabric>,
+    servers: Vec<Arc<Server>>,
+    nspace: Nspace,
+}
+
+fn two_servers(tag: &str) -> TwoServers {
+    let nspace = Nspace::new(format!("grp2-{tag}-{}", std::process::id())).unwrap();
+    let fabric = Arc::new(Fabric::new(nspace.clone()));
+    let job = vec![
+        info(keys::NODE_MAP, Value::string("a,b")),
+        info(keys::PROC_MAP, Value::string("0,1;2,3")),
+    ];
+    let (uid, gid) = pmix::net::my_ids();
+    let servers: Vec<Arc<Server>> = ["a", "b"]
+        .iter()
+        .enumerate()
+        .map(|(node, host)| {
+            let config = ServerConfig {
+                hostname: host.to_string(),
+                rank: Rank(node as u32),
+                ..ServerConfig::default()
+            };
+            let module = Arc::new(NodeHost {
+                node,
+                fabric: fabric.clone(),
+            });
+            let s = Server::start(config, module).expect("server starts");
+            s.register_nspace(&nspace, PER_NODE, &job)
+                .expect("register the job");
+            for r in 0..PER_NODE {
+                let p = Proc::new(nspace.clone(), Rank(node as u32 * PER_NODE + r));
+                s.register_client(&p, uid, gid).expect("register a client");
+            }
+            Arc::new(s)
+        })
+        .collect();
+    assert_ne!(servers[0].uri(), servers[1].uri());
+    assert_ne!(servers[0].rendezvous_dir(), servers[1].rendezvous_dir());
+    let _ = fabric
+        .servers
+        .set(servers.iter().map(Arc::downgrade).collect());
+    TwoServers {
+        fabric,
+        servers,
+        nspace,
+    }
+}
+
+/// A client's exit status and what it printed.
+struct Outcome {
+    status: ExitStatus,
+    out: String,
+}
+
+/// Runs the four clients of `job` in scenario `role`, each forked with its
+/// own server's `setup_fork`; kills them and fails if they outlive
+/// [`JOB_LIMIT`].
+fn run_clients(job: &TwoServers, role: &str) -> Vec<Outcome> {
+    let (tx, rx) = mpsc::channel();
+    let mut pids = Vec::new();
+    for r in 0..2 * PER_NODE {
+        let server = &job.servers[(r / PER_NODE) as usize];
+        let mut cmd =
+            common::child_process_command(server, &Proc::new(job.nspace.clone(), Rank(r)));
+        cmd.env(ROLE, role)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
+        let mut child = cmd.spawn().expect("client starts");
+        pids.push(child.id());
+        let out = common::read_in_thread(child.stdout.take().unwrap());
+        let tx = tx.clone();
+        std::thread::spawn(move || {
+            let status = child.wait();
+            let out = out.join().unwrap_or_default();
+            let _ = tx.send((r as usize, status, out));
+        });
+    }
+    let deadline = Instant::now() + JOB_LIMIT;
+    let mut done: Vec<Option<Outcome>> = (0..pids.len()).map(|_| None).collect();
+    for _ in 0..pids.len() {
+        match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            Ok((r, status, out)) => {
+                done[r] = Some(Outcome {
+                    status: status.expect("wait for a client"),
+                    out,
+                })
+            }
+            Err(_) => {
+                for (r, pid) in pids.iter().enumerate() {
+                    if done[r].is_none() {
+                        // SAFETY: kill has no memory preconditions; the
+                        // pid is our own child, not yet reaped.
+                        unsafe { libc::kill(*pid as i32, libc::SIGKILL) };
+                    }
+                }
+                panic!("{role}: the clients did not finish in {JOB_LIMIT:?}");
+            }
+        }
+    }
+    done.into_iter().map(Option::unwrap).collect()
+}
+
+fn assert_ok(role: &str, o: &[Outcome], ranks: impl IntoIterator<Item = u32>) {
+    for r in ranks {
+        let c = &o[r as usize];
+        assert!(
+            c.status.success(),
+            "{role} rank {r}: {}\n{}",
+            c.status,
+            c.out
+        );
+        let line = format!("grp2 {r} ok");
+        assert!(
+            c.out.contains(&line),
+            "{role} rank {r}: no {line:?} in\n{}",
+            c.out
+        );
+    }
+}
+
+fn assert_fabric_clean(job: &TwoServers) {
+    let seen = job.fabric.seen.lock().unwrap();
+    assert!(seen.errors.is_empty(), "{:?}", seen.errors);
+    drop(seen);
+    assert!(job.fabric.idle(), "a collective was left half gathered");
+}
+
+/// The `PMIX_GROUP_CONTEXT_ID` rank lines `cid <rank> <id>` report.
+fn printed_cids(o: &[Outcome]) -> Vec<u64> {
+    o.iter()
+        .map(|c| {
+            // libtest's "test child_process ... " may lead the line.
+            c.out
+                .split_once("cid ")
+                .and_then(|(_, l)| l.split_whitespace().nth(1))
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_else(|| panic!("no cid line in\n{}", c.out))
+        })
+        .collect()
+}
+
+#[test]
+fn collective_construct_across_two_servers() {
+    let job = two_servers("coll");
+    let o = run_clients(&job, "collective");
+    eprintln!(
+        "DEBUG dmodex calls {}",
+        job.fabric.dmodex.load(Ordering::Relaxed)
+    );
+    assert_ok("collective", &o, 0..4);
+    let cids = printed_cids(&o);
+    let assigned = job.fabric.seen.lock().unwrap().cids.get("xgrp").copied();
+    assert!(assigned.is_some(), "the host assigned no context id");
+    assert!(
+        cids.iter().all(|c| Some(*c) == assigned),
+        "context ids {cids:?}, host gave {assigned:?}"
+    );
+    // "ep" came with the endpoint data; "post", committed after the
+    // group, through the host: one direct modex per rank.
+    let dmodex = job.fabric.dmodex.load(Ordering::Relaxed);
+    assert_eq!(dmodex, 4, "direct modex requests to the host");
+    let seen = job.fabric.seen.lock().unwrap();
+    for op in [GroupOp::Construct, GroupOp::Destruct] {
+        for node in 0..2 {
+            let n = seen
+                .groups
+                .iter()
+                .filter(|g| g.0 == node && g.1 == op && g.2 == "xgrp")
+                .count();
+            assert_eq!(n, 1, "node {node} {op:?} upcalls: {:?}", seen.groups);
+        }
+    }
+    drop(seen);
+    assert_fabric_clean(&job);
+}
+
+#[test]
+fn leave_is_told_across_two_servers() {
+    let job = two_servers("leave");
+    let o = run_clients(&job, "leave");
+    assert_ok("leave", &o, 0..4);
+    // The cross-node gets before the group went through the host.
+    assert!(job.fabric.dmodex.load(Ordering::Relaxed) > 0);
+    let seen = job.fabric.seen.lock().unwrap();
+    assert!(
+        seen.events.contains(&(1, ev::LEFT)),
+        "server b did not hand PMIX_GROUP_LEFT to its host: {:?}",
+        seen.events
+    );
+    drop(seen);
+    assert_fabric_clean(&job);
+}
+
+#[test]
+fn member_lost_on_one_server_aborts_on_both() {
+    let job = two_servers("lost");
+    let t0 = Instant::now();
+    let o = run_clients(&job, "lost");
+    assert!(
+        !o[3].status.success(),
+        "rank 3 was to die: {}\n{}",
+        o[3].status,
+        o[3].out
+    );
+    assert_ok("lost", &o, 0..3);
+    assert!(t0.elapsed() < Duration::from_secs(15), "{:?}", t0.elapsed());
+    let seen = job.fabric.seen.lock().unwrap();
+    let gone: Vec<_> = seen.groups.iter().filter(|g| g.2 == "gone").collect();
+    assert!(
+        gone.iter()
+            .any(|g| g.0 == 1 && g.1 == GroupOp::Construct && g.3 == ev::CONSTRUCT_ABORT),
+        "server b did not report the failure: {gone:?}"
+    );
+    assert!(
+        gone.iter().any(|g| g.0 == 0 && g.3 == Status::SUCCESS),
+        "server a did not hand its part to the host: {gone:?}"
+    );
+    drop(seen);
+    assert_fabric_clean(&job);
+}
+
+// ---------------------------------------------------------------------
+// The clients.
+// ---------------------------------------------------------------------
+
+#[test]
+fn child_process() {
+    let Ok(role) = std::env::var(ROLE) else {
+        return;
+    };
+    common::exit_with("grp2", client(&role));
+}
+
+fn err<T: std::fmt::Debug>(what: &str) -> impl FnOnce(T) -> String + '_ {
+    move |e| format!("{what}: {e:?}")
+}
+
+fn check(cond: bool, what: impl FnOnce() -> String) -> Result<(), String> {
+    if cond {
+        Ok(())
+    } else {
+        Err(what())
+    }
+}
+
+/// The `PMIX_EVENT_AFFECTED_PROC` of an event's infos.
+fn affected(infos: &[Info]) -> Option<Proc> {
+    infos
+        .iter()
+        .find(|i| is(i, keys::EVENT_AFFECTED_PROC))
+        .and_then(|i| match &i.value {
+            Value::Proc(p) => Some(p.clone()),
+            _ => None,
+        })
+}
+
+fn client(role: &str) -> Result<(), String> {
+    let c = Client::init(&[]).map_err(err("init"))?;
+    let me = c.proc().clone();
+    let r = me.rank.0;
+    let ns = me.nspace.clone();
+    let size = c.job_size().map_err(err("size"))?;
+    check(size == 4, || format!("size {size}"))?;
+    let rank = |n: u32| Proc::new(ns.clone(), Rank(n));
+    let everyone: Vec<Proc> = (0..size).map(rank).collect();
+    // A peer on the other server.
+    let remote = (r + PER_NODE) % size;
+    match role {
+        "collective" => {
+            let grp = |n: u32| Proc::new(Nspace::new("xgrp").unwrap(), Rank(n));
+            c.put(Scope::Global, "ep", Value::Uint32(100 + r))
+                .map_err(err("put"))?;
+            c.commit().map_err(err("commit"))?;
+            let mine = vec![info(keys::GROUP_LOCAL_CID, Value::Size(1000 + r as usize))];
+            let dirs = [
+                info(keys::GROUP_ASSIGN_CONTEXT_ID, Value::Bool(true)),
+                info(keys::GROUP_INFO, Value::info_array(mine)),
+                timeout(20),
+            ];
+            // Each rank lists the members in its own order.
+            let mut procs = everyone.clone();
+            procs.rotate_left(r as usize);
+            let g = c
+                .group_construct("xgrp", &procs, &dirs)
+                .map_err(err("construct"))?;
+            let cid = g.context_id.ok_or("no context id")?;
+            println!("cid {r} {cid}");
+            check(g.status == Status::SUCCESS, || format!("{g:?}"))?;
+            check(g.members == everyone, || format!("members {:?}", g.members))?;
+            check(g.info.len() == everyone.len(), || {
+                format!("contributions {:?}", g.info)
+            })?;
+            // The remote peer's posted data, by its group rank: its
+            // server's endpoint data brought it.
+            let v = c
+                .get(&grp(remote), "ep", &[timeout(10)])
+                .map_err(err("get {grp,r}"))?;
+            check(v == Value::Uint32(100 + remote), || format!("ep {v:?}"))?;
+            let qual = [info(keys::GROUP_CONTEXT_ID, Value::Size(cid as usize))];
+            let v = c
+                .get(&rank(remote), keys::GROUP_LOCAL_CID, &qual)
+                .map_err(err("get local cid"))?;
+            check(v == Value::Size(1000 + remote as usize), || {
+                format!("local cid {v:?}")
+            })?;
+            c.fence(
+                &[grp(Rank::WILDCARD.0)],
+                &[info(keys::COLLECT_DATA, Value::Bool(true)), timeout(20)],
+            )
+            .map_err(err("group fence"))?;
+            c.group_destruct("xgrp", &[timeout(20)])
+                .map_err(err("destruct"))?;
+            check(c.group("xgrp").is_none(), || "still a member".into())?;
+            // Data committed after the group, fetched from the other node.
+            c.put(Scope::Global, "post", Value::Uint32(200 + r))
+                .map_err(err("put post"))?;
+            c.commit().map_err(err("commit post"))?;
+            c.fence(&[], &[timeout(20)]).map_err(err("job fence"))?;
+            let v = c
+                .get(&rank(remote), "post", &[timeout(10)])
+                .map_err(err("get post"))?;
+            check(v == Value::Uint32(200 + remote), || format!("post {v:?}"))?;
+        }
+        "leave" => {
+            // Direct modex across nodes, through the host.
+            c.put(Scope::Global, "pre", Value::Uint32(300 + r))
+                .map_err(err("put"))?;
+            c.commit().map_err(err("commit"))?;
+            c.fence(&[], &[timeout(20)]).map_err(err("job fence"))?;
+            let v = c
+                .get(&rank(remote), "pre", &[timeout(10)])
+                .map_err(err("get pre"))?;
+            check(v == Value::Uint32(300 + remote), || format!("pre {v:?}"))?;
+            let (h, left) = common::event_forwarder();
+            c.register_event_handler(&[ev::LEFT], &[], h)
+                .map_err(err("register"))?;
+            let lv = |n: u32| Proc::new(Nspace::new("lv").unwrap(), Rank(n));
+            c.group_construct("lv", &everyone, &[timeout(20)])
+                .map_err(err("construct"))?;
+            // Everyone has the group before anyone leaves it.
+            c.fence(&[lv(Rank::WILDCARD.0)], &[timeout(20)])
+                .map_err(err("group fence"))?;
+            let last = rank(size - 1);
+            if me == last {
+                c.group_leave("lv", &[timeout(20)]).map_err(err("leave"))?;
+                check(c.group("lv").is_none(), || "still a member".into())?;
+            } else {
+                let e = left
+                    .recv_timeout(Duration::from_secs(20))
+                    .map_err(err("left event"))?;
+                check(affected(&e.2) == Some(last.clone()), || format!("{e:?}"))?;
+                let id = e.2.iter().find(|i| is(i, keys::GROUP_ID));
+                check(id.and_then(|i| i.value.as_str()) == Some("lv"), || {
+                    format!("{e:?}")
+                })?;
+                check(
+                    c.group("lv").map(|g| g.members.len()) == Some(size as usize - 1),
+                    || format!("table after leave: {:?}", c.group("lv")),
+                )?;
+                c.fence(&[lv(Rank::WILDCARD.0)], &[timeout(20)])
+                    .map_err(err("fence after leave"))?;
+                c.group_destruct("lv", &[timeout(20)])
+                    .map_err(err("destruct"))?;
+            }
+        }
+        "lost" => {
+            // Everyone is up before rank 3 dies.
+            c.fence(&[], &[timeout(20)]).map_err(err("job fence"))?;
+            if me == rank(size - 1) {
+                // SAFETY: kill has no memory preconditions; this process
+                // dies as a crashed rank would, without a word to its
+                // server.
+                unsafe { libc::kill(libc::getpid(), libc::SIGKILL) };
+            }
+            let t0 = Instant::now();
+            let res = c.group_construct("gone", &everyone, &[timeout(20)]);
+            check(res.as_ref().err() == Some(&ev::CONSTRUCT_ABORT), || {
+                format!("construct: {res:?}")
+            })?;
+            check(t0.elapsed() < Duration::from_secs(10), || {
+                format!("aborted after {:?}", t0.elapsed())
+            })?;
+        }
+        other => return Err(format!("unknown scenario {other}")),
+    }
+    println!("grp2 {r} ok");
+    c.finalize().map_err(err("finalize"))
+}
