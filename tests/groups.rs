@@ -38,6 +38,12 @@
 //! "ok" and no failure line, and accepts `pmixrun`'s failure when it names
 //! the victim.
 //!
+//! Under a C host too (`tests/c/group_host.c`, `c_host_*` tests): the
+//! non-fault scenarios run as clients of a host built on
+//! `PMIx_server_init` whose `pmix_server_module_t.group` assigns the
+//! context ids (answering from inside the upcall and from a thread of its
+//! own, alternately) and checks the upcall's arguments.
+//!
 //! Also `tests/python/group_client.py`: python3-pmix (OpenPMIx 4.2.2's own
 //! bindings) constructing, using and destructing a group on our library.
 //!
@@ -461,5 +467,66 @@ fn python_bindings_construct_use_and_destruct_a_group() {
                 "{what}: rank {r} did not pass\n--- stdout:\n{out}\n--- stderr:\n{err}"
             );
         }
+    }
+}
+
+/// The C host, built against our headers.
+fn c_host() -> &'static Path {
+    static EXE: OnceLock<PathBuf> = OnceLock::new();
+    EXE.get_or_init(|| {
+        common::build_c(
+            "tests/c/group_host.c",
+            &unique("host"),
+            "group_host",
+            &common::include_dir(),
+            &["-pthread"],
+        )
+    })
+}
+
+/// Runs `scenario` as `n` clients of the C host; returns how many
+/// constructs reached its `group` upcall.
+fn under_c_host(scenario: &str, n: u32) -> u32 {
+    let tmp = common::scratch(&unique(&format!("host_{scenario}_{n}")));
+    let n_arg = n.to_string();
+    let args = [
+        std::ffi::OsStr::new(&n_arg),
+        ours().as_os_str(),
+        std::ffi::OsStr::new(scenario),
+    ];
+    let out = common::run_c_host(c_host(), &args, &tmp, LIMIT, "group host ok");
+    for r in 0..n {
+        assert!(
+            out.contains(&format!("{TAG} {r} ok")),
+            "{scenario} at {n} under the C host:\n{out}"
+        );
+    }
+    out.lines()
+        .find_map(|l| l.strip_prefix("group host upcalls "))
+        .and_then(|v| v.trim().parse().ok())
+        .expect("the host reports its upcalls")
+}
+
+#[test]
+fn c_host_context_ids_come_from_the_group_upcall() {
+    for n in [2, 4] {
+        let upcalls = under_c_host("c05_context_ids", n);
+        assert!(upcalls > 0, "no construct reached the group upcall");
+    }
+}
+
+#[test]
+fn c_host_runs_the_collective_scenarios() {
+    for scenario in [
+        "c03_collective",
+        "c07_group_fence",
+        "c08_group_data",
+        "c09_group_info",
+        "c20_destruct",
+        "c21_invite_join",
+        "c24_leave",
+        "c27_queries",
+    ] {
+        under_c_host(scenario, 4);
     }
 }

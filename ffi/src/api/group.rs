@@ -121,6 +121,21 @@ fn group_cb(cbfunc: pmix_info_cbfunc_t, cbdata: *mut c_void) -> GroupCallback {
     })
 }
 
+/// Clears the out-parameters that are not NULL.
+///
+/// # Safety
+/// Each pointer is NULL or valid for writing.
+unsafe fn preclear(results: *mut *mut pmix_info_t, nresults: *mut usize) {
+    if !results.is_null() {
+        // SAFETY: non-NULL, writable (caller's contract).
+        unsafe { *results = std::ptr::null_mut() };
+    }
+    if !nresults.is_null() {
+        // SAFETY: non-NULL, writable (caller's contract).
+        unsafe { *nresults = 0 };
+    }
+}
+
 /// The procs of an invite: at least one.
 ///
 /// # Safety
@@ -165,6 +180,10 @@ pub unsafe extern "C" fn PMIx_Group_construct(
     nresults: *mut usize,
 ) -> c_int {
     guard(|| {
+        // Cleared first: a caller reading them after an immediate error
+        // (python3-pmix does) finds no results.
+        // SAFETY: NULL or writable out-parameters (C contract).
+        unsafe { preclear(results, nresults) };
         let c = connected()?;
         // SAFETY: grp NULL or a C string, arrays NULL or valid for their
         // counts, out-parameters NULL or writable (C contract).
@@ -254,6 +273,10 @@ pub unsafe extern "C" fn PMIx_Group_invite(
     nresult: *mut usize,
 ) -> c_int {
     guard(|| {
+        // Cleared first: a caller reading them after an immediate error
+        // (python3-pmix does) finds no results.
+        // SAFETY: NULL or writable out-parameters (C contract).
+        unsafe { preclear(results, nresults) };
         let c = connected()?;
         // SAFETY: grp NULL or a C string, arrays NULL or valid for their
         // counts, out-parameters NULL or writable (C contract).
@@ -308,6 +331,10 @@ pub unsafe extern "C" fn PMIx_Group_join(
     nresult: *mut usize,
 ) -> c_int {
     guard(|| {
+        // Cleared first: a caller reading them after an immediate error
+        // (python3-pmix does) finds no results.
+        // SAFETY: NULL or writable out-parameters (C contract).
+        unsafe { preclear(results, nresults) };
         let c = connected()?;
         // SAFETY: grp NULL or a C string, leader NULL or a valid proc,
         // info NULL or valid, out-parameters NULL or writable (C
