@@ -276,7 +276,7 @@ pub unsafe extern "C" fn PMIx_Group_invite(
         // Cleared first: a caller reading them after an immediate error
         // (python3-pmix does) finds no results.
         // SAFETY: NULL or writable out-parameters (C contract).
-        unsafe { preclear(results, nresults) };
+        unsafe { preclear(results, nresult) };
         let c = connected()?;
         // SAFETY: grp NULL or a C string, arrays NULL or valid for their
         // counts, out-parameters NULL or writable (C contract).
@@ -334,7 +334,7 @@ pub unsafe extern "C" fn PMIx_Group_join(
         // Cleared first: a caller reading them after an immediate error
         // (python3-pmix does) finds no results.
         // SAFETY: NULL or writable out-parameters (C contract).
-        unsafe { preclear(results, nresults) };
+        unsafe { preclear(results, nresult) };
         let c = connected()?;
         // SAFETY: grp NULL or a C string, leader NULL or a valid proc,
         // info NULL or valid, out-parameters NULL or writable (C
