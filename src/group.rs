@@ -107,6 +107,33 @@ impl GroupResult {
     }
 }
 
+/// The value of `key` among `infos`.
+fn find<'a>(infos: &'a [Info], key: &str) -> Option<&'a Value> {
+    infos
+        .iter()
+        .find(|i| i.key.as_bytes() == key.as_bytes())
+        .map(|i| &i.value)
+}
+
+/// The `PMIX_GROUP_ID` among `infos` (an event's, a query's).
+pub fn id_in(infos: &[Info]) -> Option<String> {
+    find(infos, keys::GROUP_ID)
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+}
+
+/// The `PMIX_GROUP_CONTEXT_ID` among `infos` (of any integer type).
+pub fn context_id_in(infos: &[Info]) -> Option<u64> {
+    find(infos, keys::GROUP_CONTEXT_ID)
+        .and_then(crate::wire::int)
+        .and_then(|c| u64::try_from(c).ok())
+}
+
+/// The `PMIX_GROUP_MEMBERSHIP` among `infos`.
+pub fn membership_in(infos: &[Info]) -> Option<Vec<Proc>> {
+    find(infos, keys::GROUP_MEMBERSHIP).and_then(Value::procs)
+}
+
 /// Callback of the non-blocking group calls that return results
 /// (construct, invite, join); runs on the progress thread.
 pub type GroupCallback = Box<dyn FnOnce(Result<GroupResult, Status>) + Send + 'static>;

@@ -14,6 +14,8 @@
 
 mod common;
 
+use common::{affected, check, err, timeout};
+
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -32,24 +34,8 @@ fn child_process() {
     common::exit_with("groups", run(&role));
 }
 
-fn err<T: std::fmt::Debug>(what: &str) -> impl FnOnce(T) -> String + '_ {
-    move |e| format!("{what}: {e:?}")
-}
-
-fn check(cond: bool, what: impl FnOnce() -> String) -> Result<(), String> {
-    if cond {
-        Ok(())
-    } else {
-        Err(what())
-    }
-}
-
 fn info(k: &str, v: Value) -> Info {
     common::info(k, v)
-}
-
-fn timeout(s: i32) -> Info {
-    info(keys::TIMEOUT, Value::Int32(s))
 }
 
 /// A handler forwarding the events of `codes` to a channel.
@@ -58,17 +44,6 @@ fn listen(c: &Client, codes: &[Status]) -> Result<mpsc::Receiver<common::SeenEve
     c.register_event_handler(codes, &[], h)
         .map_err(err("register"))?;
     Ok(rx)
-}
-
-/// The `PMIX_EVENT_AFFECTED_PROC` of an event's infos.
-fn affected(infos: &[Info]) -> Option<Proc> {
-    infos
-        .iter()
-        .find(|i| i.key.as_bytes() == keys::EVENT_AFFECTED_PROC.as_bytes())
-        .and_then(|i| match &i.value {
-            Value::Proc(p) => Some(p.clone()),
-            _ => None,
-        })
 }
 
 fn run(role: &str) -> Result<(), String> {

@@ -34,6 +34,8 @@
 
 mod common;
 
+use common::{affected, check, err, timeout};
+
 use std::collections::{BTreeSet, HashMap};
 use std::process::{ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -56,10 +58,6 @@ const PER_NODE: u32 = 2;
 
 fn info(k: &str, v: Value) -> Info {
     common::info(k, v)
-}
-
-fn timeout(s: i32) -> Info {
-    info(keys::TIMEOUT, Value::Int32(s))
 }
 
 fn is(i: &Info, key: &str) -> bool {
@@ -620,29 +618,6 @@ fn child_process() {
         return;
     };
     common::exit_with("grp2", client(&role));
-}
-
-fn err<T: std::fmt::Debug>(what: &str) -> impl FnOnce(T) -> String + '_ {
-    move |e| format!("{what}: {e:?}")
-}
-
-fn check(cond: bool, what: impl FnOnce() -> String) -> Result<(), String> {
-    if cond {
-        Ok(())
-    } else {
-        Err(what())
-    }
-}
-
-/// The `PMIX_EVENT_AFFECTED_PROC` of an event's infos.
-fn affected(infos: &[Info]) -> Option<Proc> {
-    infos
-        .iter()
-        .find(|i| is(i, keys::EVENT_AFFECTED_PROC))
-        .and_then(|i| match &i.value {
-            Value::Proc(p) => Some(p.clone()),
-            _ => None,
-        })
 }
 
 fn client(role: &str) -> Result<(), String> {

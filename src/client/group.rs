@@ -23,9 +23,9 @@ use parking_lot::Mutex;
 
 use super::{Client, Inner, StatusCallback};
 use crate::events::Event;
-use crate::group::{events as codes, GroupCallback, GroupOpt, GroupResult};
+use crate::group::{self, events as codes, GroupCallback, GroupOpt, GroupResult};
 use crate::wire::{group as body, Op};
-use crate::{keys, Info, Proc, Rank, Status, Value};
+use crate::{Info, Proc, Rank, Status, Value};
 
 /// The groups this process belongs to, by id.
 #[derive(Default)]
@@ -100,25 +100,12 @@ impl GroupTable {
 
     /// Follows the group events the server pushes.
     pub(crate) fn observe(&self, e: &Event) {
-        let id = e
-            .infos
-            .iter()
-            .find(|i| i.key.as_bytes() == keys::GROUP_ID.as_bytes())
-            .and_then(|i| i.value.as_str().map(str::to_owned));
-        let Some(id) = id else { return };
+        let Some(id) = group::id_in(&e.infos) else {
+            return;
+        };
         if e.status == codes::CONSTRUCT_COMPLETE {
-            let members = e
-                .infos
-                .iter()
-                .find(|i| i.key.as_bytes() == keys::GROUP_MEMBERSHIP.as_bytes())
-                .and_then(|i| i.value.procs())
-                .unwrap_or_default();
-            let context_id = e
-                .infos
-                .iter()
-                .find(|i| i.key.as_bytes() == keys::GROUP_CONTEXT_ID.as_bytes())
-                .and_then(|i| crate::wire::int(&i.value))
-                .map(|c| c as u64);
+            let members = group::membership_in(&e.infos).unwrap_or_default();
+            let context_id = group::context_id_in(&e.infos);
             self.any.store(true, Ordering::Release);
             let mut groups = self.groups.lock();
             groups.entry(id.clone()).or_insert(GroupResult {
@@ -157,12 +144,7 @@ pub(super) fn verdict(inner: &Inner, e: &Event, status: Status) {
     if !wanted {
         return;
     }
-    let Some(id) = e
-        .infos
-        .iter()
-        .find(|i| i.key.as_bytes() == keys::GROUP_ID.as_bytes())
-        .and_then(|i| i.value.as_str().map(str::to_owned))
-    else {
+    let Some(id) = group::id_in(&e.infos) else {
         return;
     };
     if let Ok(body) = body::encode_verdict(&id, status) {
@@ -385,11 +367,8 @@ impl Client {
             Some(Ok(p)) => p,
             Some(Err(s)) => return GroupTarget::Error(s),
         };
-        let cid = qualifiers
-            .iter()
-            .find(|i| i.key.as_bytes() == keys::GROUP_CONTEXT_ID.as_bytes())
-            .and_then(|i| crate::wire::int(&i.value));
-        if let Some(v) = cid.and_then(|c| t.contributed(c as u64, &proc, key)) {
+        let cid = group::context_id_in(qualifiers);
+        if let Some(v) = cid.and_then(|c| t.contributed(c, &proc, key)) {
             return GroupTarget::Value(v);
         }
         GroupTarget::Proc(proc)

@@ -249,6 +249,12 @@ pub(super) fn raise(
     }
 }
 
+/// As [`raise`], with the server as the event's source.
+pub(super) fn raise_from_server(st: &mut State, code: Status, targets: &[Proc], infos: Vec<Info>) {
+    let me = st.server_proc().clone();
+    raise(st, code, &me, targets, infos);
+}
+
 /// The infos of a group event about `id` (and `affected`).
 pub(super) fn event_infos(id: &str, affected: Option<&Proc>) -> Vec<Info> {
     let mut v = Vec::with_capacity(3);

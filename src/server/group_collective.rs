@@ -38,7 +38,7 @@
 
 use super::collective::{Call, GroupCall, GroupFlags, Kind};
 use super::connections::Caller;
-use super::events::{event_infos, raise};
+use super::events::{event_infos, raise_from_server};
 use super::groups::Group;
 use super::host::{take_result, OpResult};
 use super::ops::PendingOp;
@@ -210,17 +210,7 @@ pub(super) fn start(st: &mut State, cid: u64) {
     if alone && !need_cid {
         return finished(st, cid, Vec::new());
     }
-    let mut directives: Vec<Info> = c
-        .infos
-        .iter()
-        .filter(|i| i.key.as_bytes() != keys::TIMEOUT.as_bytes())
-        .cloned()
-        .collect();
-    directives.extend(kv(keys::SORTED_PROC_ARRAY, Value::Bool(true)));
-    directives.extend(kv(
-        keys::LOCAL_COLLECTIVE_STATUS,
-        Value::Status(Status::SUCCESS.code()),
-    ));
+    let mut directives = host_directives(&c.infos);
     if kind == Kind::GroupConstruct {
         let eps = endpoints(st, cid);
         match body::encode_endpoints(&eps) {
@@ -247,6 +237,23 @@ pub(super) fn start(st: &mut State, cid: u64) {
         }
         Err(s) => st.collective_failed(cid, s),
     }
+}
+
+/// What the host's `group` gets besides the members: the caller's
+/// directives less `PMIX_TIMEOUT` (the server keeps that one), plus
+/// `PMIX_SORTED_PROC_ARRAY` and a successful `PMIX_LOCAL_COLLECTIVE_STATUS`.
+pub(super) fn host_directives(infos: &[Info]) -> Vec<Info> {
+    let mut out: Vec<Info> = infos
+        .iter()
+        .filter(|i| i.key.as_bytes() != keys::TIMEOUT.as_bytes())
+        .cloned()
+        .collect();
+    out.extend(kv(keys::SORTED_PROC_ARRAY, Value::Bool(true)));
+    out.extend(kv(
+        keys::LOCAL_COLLECTIVE_STATUS,
+        Value::Status(Status::SUCCESS.code()),
+    ));
+    out
 }
 
 /// This server's participants' endpoint data: their posted remote data
@@ -300,34 +307,31 @@ fn finished(st: &mut State, cid: u64, infos: Vec<Info>) {
         }
         return;
     }
-    let mut context_id = None;
+    let context_id = crate::group::context_id_in(&infos);
+    if let Some(m) = crate::group::membership_in(&infos).filter(|m| !m.is_empty()) {
+        members = st.registry().expand(&m);
+    }
     let mut contributed = g.info.clone();
-    for i in &infos {
-        let k = i.key.as_bytes();
-        if k == keys::GROUP_CONTEXT_ID.as_bytes() {
-            context_id = int(&i.value).map(|c| c as u64);
-        } else if k == keys::GROUP_MEMBERSHIP.as_bytes() {
-            if let Some(m) = i.value.procs().filter(|m| !m.is_empty()) {
-                members = st.registry().expand(&m);
+    let endpoints = infos
+        .iter()
+        .filter(|i| i.key.as_bytes() == keys::GROUP_ENDPT_DATA.as_bytes());
+    for i in endpoints {
+        // Another server's endpoint data: checked, then kept.
+        let Value::ByteObject(b) = &i.value else {
+            continue;
+        };
+        let Ok(eps) = body::decode_endpoints(b) else {
+            continue;
+        };
+        for e in eps {
+            if st.registry().is_local(&e.proc) {
+                continue;
             }
-        } else if k == keys::GROUP_ENDPT_DATA.as_bytes() {
-            let Value::ByteObject(b) = &i.value else {
-                continue;
-            };
-            // Another server's endpoint data: checked, then kept.
-            let Ok(eps) = body::decode_endpoints(b) else {
-                continue;
-            };
-            for e in eps {
-                if st.registry().is_local(&e.proc) {
-                    continue;
-                }
-                if !e.record.is_empty() {
-                    st.modex.keep_remote(&e.proc, e.record);
-                }
-                if !e.info.is_empty() && !contributed.iter().any(|(p, _)| p == &e.proc) {
-                    contributed.push((e.proc, e.info));
-                }
+            if !e.record.is_empty() {
+                st.modex.keep_remote(&e.proc, e.record);
+            }
+            if !e.info.is_empty() && !contributed.iter().any(|(p, _)| p == &e.proc) {
+                contributed.push((e.proc, e.info));
             }
         }
     }
@@ -368,8 +372,7 @@ fn finished(st: &mut State, cid: u64, infos: Vec<Info>) {
 pub(super) fn context_id_assigned(st: &mut State, id: &str, cid: u64, members: &[Proc]) {
     let mut infos = event_infos(id, None);
     infos.extend(kv(keys::GROUP_CONTEXT_ID, Value::Size(cid as usize)));
-    let me = st.server_proc().clone();
-    raise(st, codes::CONTEXT_ID_ASSIGNED, &me, members, infos);
+    raise_from_server(st, codes::CONTEXT_ID_ASSIGNED, members, infos);
 }
 
 /// `proc` departed (`finalized`, or lost): the groups it belongs to hear
@@ -403,11 +406,9 @@ pub(super) fn departed(st: &mut State, proc: &Proc, finalized: bool) {
             None => c.arrived.iter().map(|(p, _)| p.clone()).collect(),
         };
         if notify && kind == Kind::GroupConstruct {
-            let me = st.server_proc().clone();
-            raise(
+            raise_from_server(
                 st,
                 codes::MEMBER_FAILED,
-                &me,
                 &told,
                 event_infos(&id, Some(proc)),
             );
@@ -436,7 +437,6 @@ pub(super) fn departed(st: &mut State, proc: &Proc, finalized: bool) {
 /// `PMIX_GROUP_NOTIFY_TERMINATION` their leader (else the other members)
 /// gets `PMIX_GROUP_MEMBER_FAILED`.
 fn member_lost(st: &mut State, proc: &Proc) {
-    let me = st.server_proc().clone();
     for id in st.groups.member_lost(proc) {
         let Some(g) = st.groups.get(&id) else {
             continue;
@@ -453,10 +453,9 @@ fn member_lost(st: &mut State, proc: &Proc) {
                 .cloned()
                 .collect(),
         };
-        raise(
+        raise_from_server(
             st,
             codes::MEMBER_FAILED,
-            &me,
             &told,
             event_infos(&id, Some(proc)),
         );
@@ -472,14 +471,7 @@ pub(super) fn verdict(st: &mut State, proc: &Proc, id: &str, status: Status) {
         if status == codes::CONSTRUCT_ABORT {
             // Every member hears of it, also those yet to call.
             let told = membership(st, cid);
-            let me = st.server_proc().clone();
-            raise(
-                st,
-                codes::CONSTRUCT_ABORT,
-                &me,
-                &told,
-                event_infos(id, None),
-            );
+            raise_from_server(st, codes::CONSTRUCT_ABORT, &told, event_infos(id, None));
             st.collective_failed(cid, codes::CONSTRUCT_ABORT);
         } else if st.collectives.verdict(cid, proc) {
             start(st, cid);

@@ -39,16 +39,16 @@
 use std::collections::BTreeMap;
 
 use super::connections::Caller;
-use super::events::{event_infos, raise};
-use super::group_collective::{context_id_assigned, group_call, is_nspace_name};
+use super::events::{event_infos, raise, raise_from_server};
+use super::group_collective::{context_id_assigned, group_call, host_directives, is_nspace_name};
 use super::groups::{Answer, Group, Invite};
 use super::host::{take_result, OpResult};
 use super::ops::PendingOp;
 use super::state::State;
 use super::timers::TimerKey;
-use crate::group::{events as codes, GroupOp, GroupOpt, GroupResult};
+use crate::group::{self, events as codes, GroupOp, GroupOpt, GroupResult};
 use crate::wire::group as body;
-use crate::wire::{int, Directives};
+use crate::wire::Directives;
 use crate::{keys, Info, Key, Proc, Rank, Status, Value};
 
 fn kv(k: &str, v: Value) -> Option<Info> {
@@ -181,11 +181,7 @@ fn join_remote(
 /// waiting for it (and records the group); a member's leave shrinks the
 /// group. This node's own events are already accounted for.
 pub(super) fn from_host(st: &mut State, e: &crate::events::Event) {
-    let id = e
-        .infos
-        .iter()
-        .find(|i| i.key.as_bytes() == keys::GROUP_ID.as_bytes())
-        .and_then(|i| i.value.as_str().map(str::to_owned));
+    let id = group::id_in(&e.infos);
     let local_source = st.registry().is_local(&e.source) || &e.source == st.server_proc();
     let lost = [
         Status::ERR_LOST_CONNECTION,
@@ -229,18 +225,8 @@ pub(super) fn from_host(st: &mut State, e: &crate::events::Event) {
             maybe_complete(st, n);
         }
         s if s == codes::CONSTRUCT_COMPLETE => {
-            let members = e
-                .infos
-                .iter()
-                .find(|i| i.key.as_bytes() == keys::GROUP_MEMBERSHIP.as_bytes())
-                .and_then(|i| i.value.procs())
-                .unwrap_or_default();
-            let context_id = e
-                .infos
-                .iter()
-                .find(|i| i.key.as_bytes() == keys::GROUP_CONTEXT_ID.as_bytes())
-                .and_then(|i| int(&i.value))
-                .map(|c| c as u64);
+            let members = group::membership_in(&e.infos).unwrap_or_default();
+            let context_id = group::context_id_in(&e.infos);
             let joins = st.groups.take_remote(&id);
             if joins.is_empty() || members.is_empty() {
                 return;
@@ -297,11 +283,9 @@ fn fail_invitee(st: &mut State, n: u64, p: &Proc) {
     inv.answers.insert(p.clone(), Answer::Failed);
     inv.contributed.remove(p);
     let (leader, id) = (inv.leader.clone(), inv.id.clone());
-    let me = st.server_proc().clone();
-    raise(
+    raise_from_server(
         st,
         codes::INVITE_FAILED,
-        &me,
         &[leader],
         event_infos(&id, Some(p)),
     );
@@ -328,17 +312,7 @@ fn maybe_complete(st: &mut State, n: u64) {
         return complete(st, n, Vec::new());
     }
     let (id, members) = (inv.id.clone(), inv.members());
-    let mut directives: Vec<Info> = inv
-        .directives
-        .iter()
-        .filter(|i| i.key.as_bytes() != keys::TIMEOUT.as_bytes())
-        .cloned()
-        .collect();
-    directives.extend(kv(keys::SORTED_PROC_ARRAY, Value::Bool(true)));
-    directives.extend(kv(
-        keys::LOCAL_COLLECTIVE_STATUS,
-        Value::Status(Status::SUCCESS.code()),
-    ));
+    let directives = host_directives(&inv.directives);
     let (op, done) = st.start_op::<Vec<Info>>(PendingOp::GroupInvite(n));
     if let Some(inv) = st.groups.invite_mut(n) {
         inv.host_op = Some(op);
@@ -374,11 +348,7 @@ fn complete(st: &mut State, n: u64, host: Vec<Info>) {
         return;
     };
     let members = inv.members();
-    let context_id = host
-        .iter()
-        .find(|i| i.key.as_bytes() == keys::GROUP_CONTEXT_ID.as_bytes())
-        .and_then(|i| int(&i.value))
-        .map(|c| c as u64);
+    let context_id = group::context_id_in(&host);
     let status = if inv.all_accepted() {
         Status::SUCCESS
     } else {
@@ -508,12 +478,7 @@ pub(super) fn notified_abort(st: &mut State, proc: &Proc, body: &[u8]) {
     if e.status != codes::CONSTRUCT_ABORT {
         return;
     }
-    let Some(id) = e
-        .infos
-        .iter()
-        .find(|i| i.key.as_bytes() == keys::GROUP_ID.as_bytes())
-        .and_then(|i| i.value.as_str().map(str::to_owned))
-    else {
+    let Some(id) = group::id_in(&e.infos) else {
         return;
     };
     if let Some(n) = st.groups.invite_of(&id, proc) {
@@ -561,8 +526,7 @@ pub(super) fn leave(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
         );
         let mut update = event_infos(&id, None);
         update.extend(kv(keys::GROUP_MEMBERSHIP, Value::proc_array(&remaining)));
-        let me = st.server_proc().clone();
-        raise(st, codes::MEMBERSHIP_UPDATE, &me, &remaining, update);
+        raise_from_server(st, codes::MEMBERSHIP_UPDATE, &remaining, update);
     }
     st.respond(caller, Ok(Vec::new()));
 }

@@ -342,3 +342,33 @@ pub fn assert_ranks_ok(n: u32, ok: bool, out: &str, err: &str, tag: &str) {
         );
     }
 }
+
+/// Maps an error to `"{what}: {error:?}"` (child checks report strings).
+pub fn err<T: std::fmt::Debug>(what: &str) -> impl FnOnce(T) -> String + '_ {
+    move |e| format!("{what}: {e:?}")
+}
+
+/// `Ok` if `cond`, else the message `what` makes.
+pub fn check(cond: bool, what: impl FnOnce() -> String) -> Result<(), String> {
+    if cond {
+        Ok(())
+    } else {
+        Err(what())
+    }
+}
+
+/// `PMIX_TIMEOUT` of `s` seconds.
+pub fn timeout(s: i32) -> Info {
+    info(pmix::keys::TIMEOUT, Value::Int32(s))
+}
+
+/// The `PMIX_EVENT_AFFECTED_PROC` of an event's infos.
+pub fn affected(infos: &[Info]) -> Option<Proc> {
+    infos
+        .iter()
+        .find(|i| i.key.as_bytes() == pmix::keys::EVENT_AFFECTED_PROC.as_bytes())
+        .and_then(|i| match &i.value {
+            Value::Proc(p) => Some(p.clone()),
+            _ => None,
+        })
+}
