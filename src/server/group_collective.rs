@@ -137,19 +137,30 @@ pub(super) fn construct(st: &mut State, caller: Caller, proc: &Proc, req: &[u8])
     }
 }
 
+/// A request about an existing group from one of its members (destruct,
+/// leave): its id, directives and the group; `PMIX_ERR_NOT_FOUND` for an
+/// unknown group, `PMIX_ERR_BAD_PARAM` for a non-member.
+pub(super) fn member_request(
+    st: &State,
+    proc: &Proc,
+    req: &[u8],
+) -> Result<(String, Vec<Info>, Group), Status> {
+    let (id, infos) = body::decode_id(req)?;
+    let g = st.groups.get(&id).ok_or(Status::ERR_NOT_FOUND)?;
+    if !g.members.contains(proc) {
+        return Err(Status::ERR_BAD_PARAM);
+    }
+    let g = g.clone();
+    Ok((id, infos, g))
+}
+
 /// An `Op::GROUP_DESTRUCT` request from `proc`.
 pub(super) fn destruct(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
-    let (id, infos) = match body::decode_id(req) {
+    let (id, infos, g) = match member_request(st, proc, req) {
         Ok(x) => x,
         Err(s) => return st.respond(caller, Err(s)),
     };
-    let Some(g) = st.groups.get(&id) else {
-        return st.respond(caller, Err(Status::ERR_NOT_FOUND));
-    };
-    if !g.members.contains(proc) {
-        return st.respond(caller, Err(Status::ERR_BAD_PARAM));
-    }
-    let members = g.members.clone();
+    let members = g.members;
     let flags = GroupFlags {
         ft: g.notify_termination,
         ..Default::default()

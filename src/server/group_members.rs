@@ -40,7 +40,9 @@ use std::collections::BTreeMap;
 
 use super::connections::Caller;
 use super::events::{event_infos, raise, raise_from_server};
-use super::group_collective::{context_id_assigned, group_call, host_directives, is_nspace_name};
+use super::group_collective::{
+    context_id_assigned, group_call, host_directives, is_nspace_name, member_request,
+};
 use super::groups::{Answer, Group, Invite};
 use super::host::{take_result, OpResult};
 use super::ops::PendingOp;
@@ -494,16 +496,10 @@ pub(super) fn notified_abort(st: &mut State, proc: &Proc, body: &[u8]) {
 
 /// An `Op::GROUP_LEAVE` request from `proc`.
 pub(super) fn leave(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
-    let (id, _infos) = match body::decode_id(req) {
+    let (id, _infos, _) = match member_request(st, proc, req) {
         Ok(x) => x,
         Err(s) => return st.respond(caller, Err(s)),
     };
-    let Some(g) = st.groups.get(&id) else {
-        return st.respond(caller, Err(Status::ERR_NOT_FOUND));
-    };
-    if !g.members.contains(proc) {
-        return st.respond(caller, Err(Status::ERR_BAD_PARAM));
-    }
     if st.collectives.group_busy(&id) {
         // A destruct is gathering: leaving now would strand it.
         return st.respond(caller, Err(Status::ERR_RESOURCE_BUSY));

@@ -46,7 +46,7 @@ use pmix_core::group::{GroupCallback, GroupOpt, GroupResult};
 use pmix_core::{Info, Status};
 
 use crate::api::args::{infos_in, key_str, procs_in};
-use crate::api::results::{clear_results, deliver_infos, write_results};
+use crate::api::results::{deliver_infos, write_results};
 use crate::api::state::{self, Role};
 use crate::boundary::{guard, op_callback, SendPtr};
 use crate::convert;
@@ -89,21 +89,24 @@ fn results_of(g: &GroupResult) -> Vec<Info> {
 }
 
 /// A blocking call answering with a group: the out-parameters are
-/// checked and cleared, `call` runs, the group's infos are written and
-/// its status returned.
+/// cleared first (a caller reading them after an immediate error, as
+/// python3-pmix does, finds no results), the process must be connected,
+/// then `call` reads its arguments and runs; the group's infos are written
+/// and its status returned.
 ///
 /// # Safety
 /// Both pointers are NULL or valid for writing.
 unsafe fn answer_group(
     results: *mut *mut pmix_info_t,
     nresults: *mut usize,
-    call: impl FnOnce() -> Result<GroupResult, Status>,
+    call: impl FnOnce(&'static Client) -> Result<GroupResult, Status>,
 ) -> Result<(), Status> {
+    // SAFETY: NULL or writable out-parameters (caller's contract).
+    unsafe { preclear(results, nresults) };
+    let c = connected()?;
     nonnull!(results, nresults);
+    let g = call(c)?;
     // SAFETY: valid out-parameters (checked non-NULL).
-    unsafe { clear_results(results, nresults) };
-    let g = call()?;
-    // SAFETY: valid out-parameters.
     unsafe { write_results(&results_of(&g), results, nresults) }?;
     g.status.into_result()
 }
@@ -180,17 +183,14 @@ pub unsafe extern "C" fn PMIx_Group_construct(
     nresults: *mut usize,
 ) -> c_int {
     guard(|| {
-        // Cleared first: a caller reading them after an immediate error
-        // (python3-pmix does) finds no results.
-        // SAFETY: NULL or writable out-parameters (C contract).
-        unsafe { preclear(results, nresults) };
-        let c = connected()?;
         // SAFETY: grp NULL or a C string, arrays NULL or valid for their
         // counts, out-parameters NULL or writable (C contract).
         unsafe {
-            let id = group_id(grp)?;
-            let (procs, dirs) = (procs_in(procs, nprocs)?, infos_in(directives, ndirs)?);
-            answer_group(results, nresults, || c.group_construct(id, &procs, &dirs))
+            answer_group(results, nresults, |c| {
+                let id = group_id(grp)?;
+                let (procs, dirs) = (procs_in(procs, nprocs)?, infos_in(directives, ndirs)?);
+                c.group_construct(id, &procs, &dirs)
+            })
         }
     })
 }
@@ -273,17 +273,14 @@ pub unsafe extern "C" fn PMIx_Group_invite(
     nresult: *mut usize,
 ) -> c_int {
     guard(|| {
-        // Cleared first: a caller reading them after an immediate error
-        // (python3-pmix does) finds no results.
-        // SAFETY: NULL or writable out-parameters (C contract).
-        unsafe { preclear(results, nresult) };
-        let c = connected()?;
         // SAFETY: grp NULL or a C string, arrays NULL or valid for their
         // counts, out-parameters NULL or writable (C contract).
         unsafe {
-            let id = group_id(grp)?;
-            let (procs, dirs) = (invitees(procs, nprocs)?, infos_in(info, ninfo)?);
-            answer_group(results, nresult, || c.group_invite(id, &procs, &dirs))
+            answer_group(results, nresult, |c| {
+                let id = group_id(grp)?;
+                let (procs, dirs) = (invitees(procs, nprocs)?, infos_in(info, ninfo)?);
+                c.group_invite(id, &procs, &dirs)
+            })
         }
     })
 }
@@ -331,18 +328,15 @@ pub unsafe extern "C" fn PMIx_Group_join(
     nresult: *mut usize,
 ) -> c_int {
     guard(|| {
-        // Cleared first: a caller reading them after an immediate error
-        // (python3-pmix does) finds no results.
-        // SAFETY: NULL or writable out-parameters (C contract).
-        unsafe { preclear(results, nresult) };
-        let c = connected()?;
         // SAFETY: grp NULL or a C string, leader NULL or a valid proc,
         // info NULL or valid, out-parameters NULL or writable (C
         // contract).
         unsafe {
-            let id = group_id(grp)?;
-            let ((leader, opt), dirs) = (join_args(leader, opt)?, infos_in(info, ninfo)?);
-            answer_group(results, nresult, || c.group_join(id, &leader, opt, &dirs))
+            answer_group(results, nresult, |c| {
+                let id = group_id(grp)?;
+                let ((leader, opt), dirs) = (join_args(leader, opt)?, infos_in(info, ninfo)?);
+                c.group_join(id, &leader, opt, &dirs)
+            })
         }
     })
 }
