@@ -37,6 +37,30 @@
  *                 values after that fence, as get_* (value released)
  *   maxrss        getrusage(RUSAGE_SELF).ru_maxrss at the end, in KiB
  *
+ * With --groups (a job of its own), process groups over all the job's
+ * ranks, each figure the median over GROUP_ITERS iterations (each timed
+ * separately, after a few untimed ones), every group id unique ("bg%d"):
+ *   fence         PMIx_Fence of the namespace without data, as above (no
+ *                 directives), for comparison
+ *   fence_server  the same fence naming every rank of the job one by one
+ *                 instead of {nspace, WILDCARD}: under our pmixrun this one
+ *                 is not released through the job's barrier page but by
+ *                 the server's collective engine, the path a construct
+ *                 takes (for OpenPMIx both go through its server)
+ *   group_construct      PMIx_Group_construct of {nspace, WILDCARD} with
+ *                 PMIX_TIMEOUT only (no context id)
+ *   group_destruct       the PMIx_Group_destruct of that group, timed
+ *                 separately
+ *   group_construct_cid  the same construct with
+ *                 PMIX_GROUP_ASSIGN_CONTEXT_ID=true (its destruct untimed)
+ *   group_invite  rank 0 only: PMIx_Group_invite of every other rank, from
+ *                 the call to its return; the others accept from their
+ *                 PMIX_GROUP_INVITED handler with PMIx_Group_join_nb (then
+ *                 everybody destructs, untimed)
+ * Every group call carries PMIX_TIMEOUT (GROUP_TIMEOUT s) and the whole
+ * job is bounded by alarm() (-A SECONDS, PMIX_BENCH_ALARM, default 300):
+ * a rank still running then prints which step it was in and exits 5.
+ *
  * The ranks' results are exchanged through PMIx itself (a put + collecting
  * fence after all measurements) and rank 0 prints, per metric, the minimum,
  * median and maximum across ranks, one line each:
@@ -45,23 +69,32 @@
  *   pmix_bench result=<metric> unit=<ns|us|KiB> min=<x> median=<x> max=<x>
  *   pmix_bench done
  *
- * Usage: pmix_bench [--first|--first-commit] [-g GET_ITERS] [-f FENCE_ITERS]
- *                   [-m MODEX_ROUNDS]
- * (defaults 100000, 1000, 20; the environment variables PMIX_BENCH_GET,
- * PMIX_BENCH_FENCE and PMIX_BENCH_MODEX set them too). With --first the
- * process measures only modex32k_first and modex32k_get (a fence must be
- * the first after init to be measured, so it has a run of its own).
+ * A rank with no figure for a metric (group_invite on any rank but 0) sends
+ * -1, which rank 0 leaves out of min, median and max.
+ *
+ * Usage: pmix_bench [--first|--first-commit|--groups] [-g GET_ITERS]
+ *                   [-f FENCE_ITERS] [-m MODEX_ROUNDS] [-G GROUP_ITERS]
+ *                   [-A ALARM_SECONDS]
+ * (defaults 100000, 1000, 20, 200, 300; the environment variables
+ * PMIX_BENCH_GET, PMIX_BENCH_FENCE, PMIX_BENCH_MODEX, PMIX_BENCH_GROUPS
+ * and PMIX_BENCH_ALARM set them too). With --first the process measures
+ * only modex32k_first and modex32k_get (a fence must be the first after
+ * init to be measured, so it has a run of its own); with --groups only the
+ * group metrics and the two fences.
  */
 #define _GNU_SOURCE
 #include <pmix.h>
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #define GET_BATCH 100
 #define MODEX_KEYS 100
@@ -297,9 +330,18 @@ static int report(uint32_t n, const char *header, const double *res,
         }
         for (int m = 0; m < count; m++) {
             double *v = &all[(size_t) m * n];
-            double med = median(v, n); /* sorts v */
+            uint32_t k = 0; /* the ranks that have a figure (not -1) */
+            for (uint32_t r = 0; r < n; r++) {
+                if (v[r] >= 0) {
+                    v[k++] = v[r];
+                }
+            }
+            if (0 == k) {
+                continue;
+            }
+            double med = median(v, k); /* sorts v */
             printf("pmix_bench result=%s unit=%s min=%.1f median=%.1f max=%.1f\n", rnames[m],
-                   runits[m], v[0], med, v[n - 1]);
+                   runits[m], v[0], med, v[k - 1]);
         }
         free(all);
         printf("pmix_bench done\n");
@@ -404,12 +446,376 @@ static int first_fence(long get_iters, int with_commit)
     return report(n, header, res, F_COUNT, with_commit ? commit_names : first_names, first_units);
 }
 
+/* --groups ----------------------------------------------------------- */
+
+#define GROUP_TIMEOUT 30 /* s: PMIX_TIMEOUT of every group call */
+#define GROUP_WARMUP 5   /* untimed iterations before each timed loop */
+
+enum { G_FENCE, G_FENCE_SERVER, G_CONSTRUCT, G_DESTRUCT, G_CONSTRUCT_CID, G_INVITE, G_COUNT };
+static const char *const group_names[G_COUNT] = {
+    "fence",          "fence_server",        "group_construct",
+    "group_destruct", "group_construct_cid", "group_invite",
+};
+static const char *const group_units[G_COUNT] = {"us", "us", "us", "us", "us", "us"};
+
+/* What this rank is doing, for the alarm's message. */
+static const char *volatile step = "PMIx_Init";
+static volatile long step_iter = -1;
+
+static size_t fmt_long(char *out, long v)
+{
+    char tmp[24];
+    size_t n = 0, k = 0;
+    unsigned long u = v < 0 ? (unsigned long) -v : (unsigned long) v;
+    do {
+        tmp[n++] = (char) ('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0) {
+        out[k++] = '-';
+    }
+    while (n) {
+        out[k++] = tmp[--n];
+    }
+    return k;
+}
+
+/* The backstop of every wait: whoever is still running says where it is
+ * and exits (async-signal-safe: write and _exit only). */
+static void on_alarm(int sig)
+{
+    (void) sig;
+    char buf[256];
+    size_t k = 0;
+    const char *a = "pmix_bench rank ", *b = ": alarm: still in ", *c = ", iteration ";
+    const char *st = step;
+    memcpy(buf + k, a, strlen(a));
+    k += strlen(a);
+    k += fmt_long(buf + k, (long) me.rank);
+    memcpy(buf + k, b, strlen(b));
+    k += strlen(b);
+    size_t l = strnlen(st, 100);
+    memcpy(buf + k, st, l);
+    k += l;
+    memcpy(buf + k, c, strlen(c));
+    k += strlen(c);
+    k += fmt_long(buf + k, step_iter);
+    buf[k++] = '\n';
+    ssize_t w = write(2, buf, k);
+    (void) w;
+    _exit(5);
+}
+
+static pmix_info_t group_tmo; /* PMIX_TIMEOUT = GROUP_TIMEOUT */
+static long group_seq;        /* the next group id is "bg<group_seq>" */
+
+static void next_group_id(char *grp, size_t len)
+{
+    snprintf(grp, len, "bg%ld", group_seq++);
+}
+
+/* The invitations this rank accepted (from the PMIX_GROUP_INVITED
+ * handler, on the progress thread) and the joins that completed. */
+static pthread_mutex_t inv_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t inv_cond = PTHREAD_COND_INITIALIZER;
+static long inv_joined;                     /* joins completed */
+static pmix_status_t inv_status = PMIX_SUCCESS; /* the first failure */
+static const char *inv_what = "";
+static char inv_last[PMIX_MAX_NSLEN + 1];   /* the last joined group */
+
+static void inv_record(pmix_status_t status, const char *what, const char *grp)
+{
+    pthread_mutex_lock(&inv_lock);
+    if (PMIX_SUCCESS != status && PMIX_SUCCESS == inv_status) {
+        inv_status = status;
+        inv_what = what;
+    }
+    snprintf(inv_last, sizeof inv_last, "%s", grp);
+    inv_joined++;
+    pthread_cond_broadcast(&inv_cond);
+    pthread_mutex_unlock(&inv_lock);
+}
+
+static void join_done(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
+                      pmix_release_cbfunc_t release_fn, void *release_cbdata)
+{
+    (void) info;
+    (void) ninfo;
+    char *grp = cbdata;
+    inv_record(status, "PMIx_Group_join_nb (callback)", grp);
+    free(grp);
+    if (NULL != release_fn) {
+        release_fn(release_cbdata);
+    }
+}
+
+static void on_invited(size_t ref, pmix_status_t status, const pmix_proc_t *source,
+                       pmix_info_t info[], size_t ninfo, pmix_info_t *results, size_t nresults,
+                       pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    (void) ref;
+    (void) status;
+    (void) results;
+    (void) nresults;
+    const char *grp = NULL;
+    for (size_t i = 0; i < ninfo; i++) {
+        if (0 == strncmp(info[i].key, PMIX_GROUP_ID, PMIX_MAX_KEYLEN) &&
+            PMIX_STRING == info[i].value.type) {
+            grp = info[i].value.data.string;
+        }
+    }
+    pmix_status_t rc = (NULL == grp || NULL == source) ? PMIX_ERR_BAD_PARAM : PMIX_SUCCESS;
+    const char *what = "PMIX_GROUP_INVITED without a source or PMIX_GROUP_ID";
+    if (PMIX_SUCCESS == rc) {
+        char *id = strdup(grp);
+        rc = PMIx_Group_join_nb(grp, source, PMIX_GROUP_ACCEPT, &group_tmo, 1, join_done, id);
+        what = "PMIx_Group_join_nb";
+        if (PMIX_SUCCESS != rc) {
+            free(id);
+        }
+    }
+    if (PMIX_SUCCESS != rc) {
+        inv_record(rc, what, NULL == grp ? "?" : grp);
+    }
+    if (NULL != cbfunc) {
+        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+    }
+}
+
+/* An invitee: waits until its join of `grp` completed (the count-th). */
+static void wait_joined(long count, const char *grp)
+{
+    struct timespec dl;
+    clock_gettime(CLOCK_REALTIME, &dl);
+    dl.tv_sec += GROUP_TIMEOUT + 5;
+    pthread_mutex_lock(&inv_lock);
+    while (inv_joined < count && PMIX_SUCCESS == inv_status) {
+        if (ETIMEDOUT == pthread_cond_timedwait(&inv_cond, &inv_lock, &dl)) {
+            pthread_mutex_unlock(&inv_lock);
+            fprintf(stderr, "pmix_bench rank %u: no completed join of %s in %d s\n", me.rank,
+                    grp, GROUP_TIMEOUT + 5);
+            exit(2);
+        }
+    }
+    pmix_status_t rc = inv_status;
+    const char *what = inv_what;
+    int same = 0 == strcmp(inv_last, grp);
+    pthread_mutex_unlock(&inv_lock);
+    CHECK(rc, what);
+    if (!same) {
+        fprintf(stderr, "pmix_bench rank %u: joined %s, expected %s\n", me.rank, inv_last, grp);
+        exit(3);
+    }
+}
+
+/* Checks a construct's or an invite's results: n members, and a context
+ * id if one was asked for. Frees them. */
+static void check_group_results(const char *grp, pmix_info_t *results, size_t nresults, uint32_t n,
+                                int want_cid)
+{
+    int cid = 0;
+    size_t members = 0;
+    for (size_t i = 0; i < nresults; i++) {
+        if (0 == strncmp(results[i].key, PMIX_GROUP_CONTEXT_ID, PMIX_MAX_KEYLEN)) {
+            cid = 1;
+        } else if (0 == strncmp(results[i].key, PMIX_GROUP_MEMBERSHIP, PMIX_MAX_KEYLEN) &&
+                   PMIX_DATA_ARRAY == results[i].value.type &&
+                   NULL != results[i].value.data.darray) {
+            members = results[i].value.data.darray->size;
+        }
+    }
+    if (members != n || (want_cid && !cid)) {
+        fprintf(stderr,
+                "pmix_bench rank %u: group %s: %zu results, %zu members (expected %u)%s\n",
+                me.rank, grp, nresults, members, n,
+                want_cid && !cid ? ", no PMIX_GROUP_CONTEXT_ID" : "");
+        exit(3);
+    }
+    if (NULL != results) {
+        PMIX_INFO_FREE(results, nresults);
+    }
+}
+
+/* One PMIx_Group_construct of the whole job: its time in us. */
+static double construct_once(const char *grp, const pmix_proc_t *wild, uint32_t n, int with_cid)
+{
+    pmix_info_t dirs[2];
+    PMIX_INFO_CONSTRUCT(&dirs[0]);
+    PMIX_INFO_CONSTRUCT(&dirs[1]);
+    int tmo = GROUP_TIMEOUT;
+    bool t = true;
+    PMIX_INFO_LOAD(&dirs[0], PMIX_TIMEOUT, &tmo, PMIX_INT);
+    PMIX_INFO_LOAD(&dirs[1], PMIX_GROUP_ASSIGN_CONTEXT_ID, &t, PMIX_BOOL);
+    pmix_info_t *results = NULL;
+    size_t nresults = 0;
+    double a = now_ns();
+    pmix_status_t rc =
+        PMIx_Group_construct(grp, wild, 1, dirs, with_cid ? 2 : 1, &results, &nresults);
+    double us = (now_ns() - a) / 1e3;
+    CHECK(rc, with_cid ? "PMIx_Group_construct(PMIX_GROUP_ASSIGN_CONTEXT_ID)"
+                       : "PMIx_Group_construct");
+    check_group_results(grp, results, nresults, n, with_cid);
+    PMIX_INFO_DESTRUCT(&dirs[0]);
+    PMIX_INFO_DESTRUCT(&dirs[1]);
+    return us;
+}
+
+/* One PMIx_Group_destruct: its time in us. */
+static double destruct_once(const char *grp)
+{
+    double a = now_ns();
+    pmix_status_t rc = PMIx_Group_destruct(grp, &group_tmo, 1);
+    double us = (now_ns() - a) / 1e3;
+    CHECK(rc, "PMIx_Group_destruct");
+    return us;
+}
+
+/* One invitation of every other rank by rank 0, accepted by all, then
+ * destructed: rank 0's invite time in us (-1 elsewhere). */
+static double invite_once(const char *grp, const pmix_proc_t *others, uint32_t n)
+{
+    double us = -1;
+    if (0 == me.rank) {
+        pmix_info_t *results = NULL;
+        size_t nresults = 0;
+        double a = now_ns();
+        pmix_status_t rc = PMIx_Group_invite(grp, others, n - 1, &group_tmo, 1, &results,
+                                             &nresults);
+        us = (now_ns() - a) / 1e3;
+        CHECK(rc, "PMIx_Group_invite");
+        check_group_results(grp, results, nresults, n, 0);
+    } else {
+        static long joins;
+        wait_joined(++joins, grp);
+    }
+    destruct_once(grp);
+    return us;
+}
+
+static int groups(long group_iters)
+{
+    pmix_proc_t wild, peer;
+    uint32_t n = 0;
+    CHECK(job_and_peer(&wild, &peer, &n), "PMIx_Get(PMIX_JOB_SIZE)");
+
+    PMIX_INFO_CONSTRUCT(&group_tmo);
+    int tmo = GROUP_TIMEOUT;
+    PMIX_INFO_LOAD(&group_tmo, PMIX_TIMEOUT, &tmo, PMIX_INT);
+
+    step = "PMIx_Register_event_handler(PMIX_GROUP_INVITED)";
+    pmix_status_t code = PMIX_GROUP_INVITED;
+    pmix_status_t rc = PMIx_Register_event_handler(&code, 1, NULL, 0, on_invited, NULL, NULL);
+    if (rc < 0) { /* blocking: the handler's id, or an error */
+        CHECK(rc, "PMIx_Register_event_handler(PMIX_GROUP_INVITED)");
+    }
+    /* Every handler is in place before the first invitation. */
+    step = "PMIx_Fence (start)";
+    CHECK(PMIx_Fence(NULL, 0, NULL, 0), "PMIx_Fence");
+
+    double res[G_COUNT];
+    double *samples = calloc((size_t) group_iters, sizeof *samples);
+    double *samples2 = calloc((size_t) group_iters, sizeof *samples2);
+    char grp[PMIX_MAX_NSLEN + 1];
+
+    step = "PMIx_Fence";
+    for (long i = -GROUP_WARMUP; i < group_iters; i++) {
+        step_iter = i;
+        double a = now_ns();
+        CHECK(PMIx_Fence(NULL, 0, NULL, 0), "PMIx_Fence");
+        if (i >= 0) {
+            samples[i] = (now_ns() - a) / 1e3;
+        }
+    }
+    res[G_FENCE] = median(samples, (size_t) group_iters);
+
+    pmix_proc_t *all = calloc(n, sizeof *all);
+    for (uint32_t r = 0; r < n; r++) {
+        PMIX_PROC_CONSTRUCT(&all[r]);
+        PMIX_LOAD_PROCID(&all[r], me.nspace, r);
+    }
+    step = "PMIx_Fence (every rank named)";
+    for (long i = -GROUP_WARMUP; i < group_iters; i++) {
+        step_iter = i;
+        double a = now_ns();
+        CHECK(PMIx_Fence(all, n, NULL, 0), "PMIx_Fence(every rank named)");
+        if (i >= 0) {
+            samples[i] = (now_ns() - a) / 1e3;
+        }
+    }
+    res[G_FENCE_SERVER] = median(samples, (size_t) group_iters);
+    free(all);
+
+    for (long i = -GROUP_WARMUP; i < group_iters; i++) {
+        step_iter = i;
+        next_group_id(grp, sizeof grp);
+        step = "PMIx_Group_construct";
+        double c = construct_once(grp, &wild, n, 0);
+        step = "PMIx_Group_destruct";
+        double d = destruct_once(grp);
+        if (i >= 0) {
+            samples[i] = c;
+            samples2[i] = d;
+        }
+    }
+    res[G_CONSTRUCT] = median(samples, (size_t) group_iters);
+    res[G_DESTRUCT] = median(samples2, (size_t) group_iters);
+
+    for (long i = -GROUP_WARMUP; i < group_iters; i++) {
+        step_iter = i;
+        next_group_id(grp, sizeof grp);
+        step = "PMIx_Group_construct(PMIX_GROUP_ASSIGN_CONTEXT_ID)";
+        double c = construct_once(grp, &wild, n, 1);
+        step = "PMIx_Group_destruct (context id)";
+        destruct_once(grp);
+        if (i >= 0) {
+            samples[i] = c;
+        }
+    }
+    res[G_CONSTRUCT_CID] = median(samples, (size_t) group_iters);
+
+    res[G_INVITE] = -1;
+    if (n > 1) {
+        pmix_proc_t *others = calloc(n - 1, sizeof *others);
+        for (uint32_t r = 1; r < n; r++) {
+            PMIX_PROC_CONSTRUCT(&others[r - 1]);
+            PMIX_LOAD_PROCID(&others[r - 1], me.nspace, r);
+        }
+        step = 0 == me.rank ? "PMIx_Group_invite (then destruct)"
+                            : "waiting for an invitation and the join (then destruct)";
+        for (long i = -GROUP_WARMUP; i < group_iters; i++) {
+            step_iter = i;
+            next_group_id(grp, sizeof grp);
+            double v = invite_once(grp, others, n);
+            if (i >= 0) {
+                samples[i] = v;
+            }
+        }
+        if (0 == me.rank) {
+            res[G_INVITE] = median(samples, (size_t) group_iters);
+        }
+        free(others);
+    }
+    free(samples);
+    free(samples2);
+
+    step = "reporting";
+    step_iter = -1;
+    char header[128];
+    snprintf(header, sizeof header, "mode=groups group_iters=%ld", group_iters);
+    int status = report(n, header, res, G_COUNT, group_names, group_units);
+    alarm(0);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     long get_iters = arg_or_env(argc, argv, "-g", "PMIX_BENCH_GET", 100000);
     long fence_iters = arg_or_env(argc, argv, "-f", "PMIX_BENCH_FENCE", 1000);
     long modex_rounds = arg_or_env(argc, argv, "-m", "PMIX_BENCH_MODEX", 20);
-    if (get_iters < 1 || fence_iters < 1 || modex_rounds < 1) {
+    long group_iters = arg_or_env(argc, argv, "-G", "PMIX_BENCH_GROUPS", 200);
+    long alarm_s = arg_or_env(argc, argv, "-A", "PMIX_BENCH_ALARM", 300);
+    if (get_iters < 1 || fence_iters < 1 || modex_rounds < 1 || group_iters < 1 ||
+        alarm_s < 1) {
         fprintf(stderr, "pmix_bench: iteration counts must be positive\n");
         return 1;
     }
@@ -419,9 +825,15 @@ int main(int argc, char **argv)
             first = 1;
         } else if (0 == strcmp(argv[i], "--first-commit")) {
             first = 2;
+        } else if (0 == strcmp(argv[i], "--groups")) {
+            first = 3;
         }
     }
     double res[M_COUNT];
+    if (3 == first) { /* PMIx_Init included */
+        signal(SIGALRM, on_alarm);
+        alarm((unsigned) alarm_s);
+    }
 
     double t0 = now_ns();
     pmix_status_t rc = PMIx_Init(&me, NULL, 0);
@@ -429,6 +841,9 @@ int main(int argc, char **argv)
     if (PMIX_SUCCESS != rc) {
         fprintf(stderr, "pmix_bench: PMIx_Init failed: %s\n", PMIx_Error_string(rc));
         return 2;
+    }
+    if (3 == first) {
+        return groups(group_iters);
     }
     if (first) {
         return first_fence(get_iters, first == 2);
