@@ -158,6 +158,52 @@ pub(super) fn verdict(inner: &Inner, e: &Event, status: Status) {
     }
 }
 
+/// What a group request's answer is turned into.
+#[derive(Clone, Copy)]
+enum Expect {
+    /// A group result (construct, invite; a join's acceptance).
+    Group,
+    /// A join: a result, or nothing (declined).
+    Join,
+    /// Nothing (destruct, leave): the group is forgotten on success.
+    Forget,
+}
+
+impl Inner {
+    /// Makes the group request's response `r` into its result, and keeps
+    /// this process's group table in step.
+    fn group_answer(
+        &self,
+        what: Expect,
+        id: &str,
+        r: Result<Vec<u8>, Status>,
+    ) -> Result<GroupResult, Status> {
+        let b = r?;
+        let g = match what {
+            Expect::Join if b.is_empty() => GroupResult {
+                status: Status::SUCCESS,
+                id: id.to_owned(),
+                context_id: None,
+                members: Vec::new(),
+                info: Vec::new(),
+            },
+            Expect::Forget => {
+                self.groups.remove(id);
+                return Ok(GroupResult {
+                    status: Status::SUCCESS,
+                    id: id.to_owned(),
+                    context_id: None,
+                    members: Vec::new(),
+                    info: Vec::new(),
+                });
+            }
+            _ => body::decode_result(&b)?,
+        };
+        self.groups.insert(&g);
+        Ok(g)
+    }
+}
+
 impl Client {
     /// The checks before a group request: initialized, not a singleton,
     /// a valid id.
@@ -172,20 +218,73 @@ impl Client {
         Ok(())
     }
 
-    /// Sends a group request whose answer is a group result.
-    fn group_result_nb(&self, op: Op, req: Vec<u8>, done: GroupCallback) -> Result<(), Status> {
+    /// Sends group request `req` and waits for its answer; the caller's
+    /// thread reads it (no hop through the progress thread).
+    fn group_call(
+        &self,
+        op: Op,
+        what: Expect,
+        id: &str,
+        req: Vec<u8>,
+    ) -> Result<GroupResult, Status> {
+        let r = self.request(op, req);
+        self.inner.group_answer(what, id, r)
+    }
+
+    /// Sends group request `req`; `done` gets its answer on the progress
+    /// thread.
+    fn group_call_nb(
+        &self,
+        op: Op,
+        what: Expect,
+        id: &str,
+        req: Vec<u8>,
+        done: GroupCallback,
+    ) -> Result<(), Status> {
         let inner = self.inner.clone();
+        let id = id.to_owned();
         self.request_nb(
             op,
             req,
-            Box::new(move |r| {
-                let r = r.and_then(|b| body::decode_result(&b));
-                if let Ok(g) = &r {
-                    inner.groups.insert(g);
-                }
-                done(r)
-            }),
+            Box::new(move |r| done(inner.group_answer(what, &id, r))),
         )
+    }
+
+    fn construct_request(
+        &self,
+        id: &str,
+        procs: &[Proc],
+        dirs: &[Info],
+    ) -> Result<Vec<u8>, Status> {
+        self.group_checks(Op::GROUP_CONSTRUCT, id)?;
+        body::encode_construct(id, procs, dirs)
+    }
+
+    fn invite_request(&self, id: &str, procs: &[Proc], dirs: &[Info]) -> Result<Vec<u8>, Status> {
+        self.group_checks(Op::GROUP_INVITE, id)?;
+        if procs.is_empty() || procs.iter().any(|p| p.rank == Rank::WILDCARD) {
+            return Err(Status::ERR_BAD_PARAM);
+        }
+        body::encode_construct(id, procs, dirs)
+    }
+
+    fn join_request(
+        &self,
+        id: &str,
+        leader: &Proc,
+        opt: GroupOpt,
+        dirs: &[Info],
+    ) -> Result<Vec<u8>, Status> {
+        self.group_checks(Op::GROUP_JOIN, id)?;
+        if leader.rank == Rank::WILDCARD || leader == &self.inner.proc {
+            return Err(Status::ERR_BAD_PARAM);
+        }
+        body::encode_join(id, leader, opt, dirs)
+    }
+
+    fn id_request(&self, op: Op, id: &str, dirs: &[Info]) -> Result<Vec<u8>, Status> {
+        self.group_checks(op, id)?;
+        body::encode_id(id, dirs)
     }
 
     /// `PMIx_Group_construct`: a collective of every process of `procs`
@@ -199,7 +298,8 @@ impl Client {
         procs: &[Proc],
         directives: &[Info],
     ) -> Result<GroupResult, Status> {
-        wait(|done| self.group_construct_nb(id, procs, directives, done))
+        let req = self.construct_request(id, procs, directives)?;
+        self.group_call(Op::GROUP_CONSTRUCT, Expect::Group, id, req)
     }
 
     /// `PMIx_Group_construct_nb`: `done` runs on the progress thread.
@@ -210,15 +310,16 @@ impl Client {
         directives: &[Info],
         done: GroupCallback,
     ) -> Result<(), Status> {
-        self.group_checks(Op::GROUP_CONSTRUCT, id)?;
-        let req = body::encode_construct(id, procs, directives)?;
-        self.group_result_nb(Op::GROUP_CONSTRUCT, req, done)
+        let req = self.construct_request(id, procs, directives)?;
+        self.group_call_nb(Op::GROUP_CONSTRUCT, Expect::Group, id, req, done)
     }
 
     /// `PMIx_Group_destruct`: a collective of the group's members; the
     /// group is forgotten once every member called it.
     pub fn group_destruct(&self, id: &str, directives: &[Info]) -> Result<(), Status> {
-        wait_status(|done| self.group_destruct_nb(id, directives, done))
+        let req = self.id_request(Op::GROUP_DESTRUCT, id, directives)?;
+        self.group_call(Op::GROUP_DESTRUCT, Expect::Forget, id, req)
+            .map(drop)
     }
 
     /// `PMIx_Group_destruct_nb`: `done` runs on the progress thread.
@@ -228,8 +329,9 @@ impl Client {
         directives: &[Info],
         done: StatusCallback,
     ) -> Result<(), Status> {
-        self.group_checks(Op::GROUP_DESTRUCT, id)?;
-        self.forget_on_success(Op::GROUP_DESTRUCT, id, directives, done)
+        let req = self.id_request(Op::GROUP_DESTRUCT, id, directives)?;
+        let done = status_of(done);
+        self.group_call_nb(Op::GROUP_DESTRUCT, Expect::Forget, id, req, done)
     }
 
     /// `PMIx_Group_invite`: this process (the leader) invites `procs` to
@@ -240,7 +342,8 @@ impl Client {
         procs: &[Proc],
         directives: &[Info],
     ) -> Result<GroupResult, Status> {
-        wait(|done| self.group_invite_nb(id, procs, directives, done))
+        let req = self.invite_request(id, procs, directives)?;
+        self.group_call(Op::GROUP_INVITE, Expect::Group, id, req)
     }
 
     /// `PMIx_Group_invite_nb`: `done` runs on the progress thread.
@@ -251,12 +354,8 @@ impl Client {
         directives: &[Info],
         done: GroupCallback,
     ) -> Result<(), Status> {
-        self.group_checks(Op::GROUP_INVITE, id)?;
-        if procs.is_empty() || procs.iter().any(|p| p.rank == Rank::WILDCARD) {
-            return Err(Status::ERR_BAD_PARAM);
-        }
-        let req = body::encode_construct(id, procs, directives)?;
-        self.group_result_nb(Op::GROUP_INVITE, req, done)
+        let req = self.invite_request(id, procs, directives)?;
+        self.group_call_nb(Op::GROUP_INVITE, Expect::Group, id, req, done)
     }
 
     /// `PMIx_Group_join`: answers `leader`'s invitation to group `id`. An
@@ -269,7 +368,8 @@ impl Client {
         opt: GroupOpt,
         directives: &[Info],
     ) -> Result<GroupResult, Status> {
-        wait(|done| self.group_join_nb(id, leader, opt, directives, done))
+        let req = self.join_request(id, leader, opt, directives)?;
+        self.group_call(Op::GROUP_JOIN, Expect::Join, id, req)
     }
 
     /// `PMIx_Group_join_nb`: `done` runs on the progress thread.
@@ -281,42 +381,16 @@ impl Client {
         directives: &[Info],
         done: GroupCallback,
     ) -> Result<(), Status> {
-        self.group_checks(Op::GROUP_JOIN, id)?;
-        if leader.rank == Rank::WILDCARD || leader == &self.inner.proc {
-            return Err(Status::ERR_BAD_PARAM);
-        }
-        let req = body::encode_join(id, leader, opt, directives)?;
-        let declined = GroupResult {
-            status: Status::SUCCESS,
-            id: id.to_owned(),
-            context_id: None,
-            members: Vec::new(),
-            info: Vec::new(),
-        };
-        let inner = self.inner.clone();
-        self.request_nb(
-            Op::GROUP_JOIN,
-            req,
-            Box::new(move |r| {
-                let r = r.and_then(|b| {
-                    if b.is_empty() {
-                        Ok(declined)
-                    } else {
-                        body::decode_result(&b)
-                    }
-                });
-                if let Ok(g) = &r {
-                    inner.groups.insert(g);
-                }
-                done(r)
-            }),
-        )
+        let req = self.join_request(id, leader, opt, directives)?;
+        self.group_call_nb(Op::GROUP_JOIN, Expect::Join, id, req, done)
     }
 
     /// `PMIx_Group_leave`: this process leaves group `id`; returns once
     /// the other members were told (`PMIX_GROUP_LEFT`).
     pub fn group_leave(&self, id: &str, directives: &[Info]) -> Result<(), Status> {
-        wait_status(|done| self.group_leave_nb(id, directives, done))
+        let req = self.id_request(Op::GROUP_LEAVE, id, directives)?;
+        self.group_call(Op::GROUP_LEAVE, Expect::Forget, id, req)
+            .map(drop)
     }
 
     /// `PMIx_Group_leave_nb`: `done` runs on the progress thread.
@@ -326,33 +400,10 @@ impl Client {
         directives: &[Info],
         done: StatusCallback,
     ) -> Result<(), Status> {
-        self.group_checks(Op::GROUP_LEAVE, id)?;
-        self.forget_on_success(Op::GROUP_LEAVE, id, directives, done)
+        let req = self.id_request(Op::GROUP_LEAVE, id, directives)?;
+        let done = status_of(done);
+        self.group_call_nb(Op::GROUP_LEAVE, Expect::Forget, id, req, done)
     }
-
-    fn forget_on_success(
-        &self,
-        op: Op,
-        id: &str,
-        directives: &[Info],
-        done: StatusCallback,
-    ) -> Result<(), Status> {
-        let req = body::encode_id(id, directives)?;
-        let inner = self.inner.clone();
-        let id = id.to_owned();
-        self.request_nb(
-            op,
-            req,
-            Box::new(move |r| match r {
-                Ok(_) => {
-                    inner.groups.remove(&id);
-                    done(Status::SUCCESS)
-                }
-                Err(s) => done(s),
-            }),
-        )
-    }
-
     /// What a get of `key` about `proc` with `qualifiers` comes to, given
     /// the groups this process belongs to: `{grp, r}` is member `r` of
     /// group `grp`; a get qualified by `PMIX_GROUP_CONTEXT_ID` reads what
@@ -386,22 +437,7 @@ impl Client {
     }
 }
 
-/// Runs a non-blocking group call and waits for its callback.
-fn wait(start: impl FnOnce(GroupCallback) -> Result<(), Status>) -> Result<GroupResult, Status> {
-    let (tx, rx) = crossbeam_channel::bounded(1);
-    start(Box::new(move |r| {
-        let _ = tx.send(r);
-    }))?;
-    rx.recv().unwrap_or(Err(Status::ERR_LOST_CONNECTION))
-}
-
-/// As [`wait`], for the calls that return a status.
-fn wait_status(start: impl FnOnce(StatusCallback) -> Result<(), Status>) -> Result<(), Status> {
-    let (tx, rx) = crossbeam_channel::bounded(1);
-    start(Box::new(move |s| {
-        let _ = tx.send(s);
-    }))?;
-    rx.recv()
-        .unwrap_or(Status::ERR_LOST_CONNECTION)
-        .into_result()
+/// A status callback as a group callback (destruct, leave).
+fn status_of(done: StatusCallback) -> GroupCallback {
+    Box::new(move |r| done(r.map_or_else(|s| s, |_| Status::SUCCESS)))
 }
