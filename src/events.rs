@@ -386,8 +386,9 @@ struct Shared {
     verdicts: Mutex<Option<VerdictHook>>,
 }
 
-/// Receives an event and its chain's verdict once the chain ended.
-pub type VerdictHook = Arc<dyn Fn(&Event, Status) + Send + Sync + 'static>;
+/// Receives an event, its chain's verdict and the chain's results once
+/// the chain ended.
+pub type VerdictHook = Arc<dyn Fn(&Event, Status, &[Info]) + Send + Sync + 'static>;
 
 /// A process's registered event handlers and their dispatcher thread.
 pub struct EventHandlers {
@@ -678,7 +679,7 @@ fn dispatch(shared: Arc<Shared>, rx: Receiver<Job>, tx: Sender<Job>) {
                         .collect()
                 };
                 if rest.is_empty() {
-                    tell_verdict(&shared, &event, Status::SUCCESS);
+                    tell_verdict(&shared, &event, Status::SUCCESS, &[]);
                     continue;
                 }
                 let id = next_chain;
@@ -721,7 +722,7 @@ fn dispatch(shared: Arc<Shared>, rx: Receiver<Job>, tx: Sender<Job>) {
                 }
                 if status == codes::ACTION_COMPLETE {
                     if let Some(c) = chains.remove(&chain) {
-                        tell_verdict(&shared, &c.event, c.verdict);
+                        tell_verdict(&shared, &c.event, c.verdict, &c.results);
                     }
                 } else {
                     advance(&shared, &mut chains, chain, &tx);
@@ -731,11 +732,11 @@ fn dispatch(shared: Arc<Shared>, rx: Receiver<Job>, tx: Sender<Job>) {
     }
 }
 
-/// Hands `event`'s verdict to the hook, if one is set.
-fn tell_verdict(shared: &Shared, event: &Event, verdict: Status) {
+/// Hands `event`'s verdict and results to the hook, if one is set.
+fn tell_verdict(shared: &Shared, event: &Event, verdict: Status, results: &[Info]) {
     let hook = shared.verdicts.lock().clone();
     if let Some(h) = hook {
-        h(event, verdict);
+        h(event, verdict, results);
     }
 }
 
@@ -746,7 +747,7 @@ fn advance(shared: &Shared, chains: &mut HashMap<u64, Chain>, id: u64, tx: &Send
     };
     let Some(reg) = c.rest.pop_front() else {
         if let Some(c) = chains.remove(&id) {
-            tell_verdict(shared, &c.event, c.verdict);
+            tell_verdict(shared, &c.event, c.verdict, &c.results);
         }
         return;
     };

@@ -525,6 +525,74 @@ fn run(role: &str) -> Result<(), String> {
                 "called back twice".into()
             })?;
         }
+        "leader_fails" => {
+            // Rank 0 leads a construct (PMIX_GROUP_LEADER) and leaves the
+            // job after contributing; rank 1's handler of
+            // PMIX_GROUP_LEADER_FAILED claims the leadership; the
+            // participants get PMIX_GROUP_LEADER_SELECTED; the construct
+            // completes with rank 2 (rank 0's contribution stands).
+            let dirs = |lead: bool| {
+                vec![
+                    timeout(20),
+                    info(keys::GROUP_FT_COLLECTIVE, Value::Bool(true)),
+                    info(keys::GROUP_LEADER, Value::Bool(lead)),
+                ]
+            };
+            let pair = [
+                Proc::new(ns.clone(), Rank(1)),
+                Proc::new(ns.clone(), Rank(2)),
+            ];
+            match me.rank.0 {
+                0 => {
+                    c.group_construct_nb("lf", &all, &dirs(true), Box::new(|_| {}))
+                        .map_err(err("construct"))?;
+                    c.fence(&all, &[]).map_err(err("fence"))?;
+                    c.finalize().map_err(err("finalize"))?;
+                    println!("groups 0 ok");
+                    std::process::exit(0);
+                }
+                1 => {
+                    c.register_event_handler(
+                        &[ev::LEADER_FAILED],
+                        &[],
+                        std::sync::Arc::new(|call: pmix::events::HandlerCall| {
+                            let claim = common::info(keys::GROUP_LEADER, Value::Bool(true));
+                            call.done.complete(Status::SUCCESS, vec![claim]);
+                        }),
+                    )
+                    .map_err(err("register"))?;
+                    let selected = listen(&c, &[ev::LEADER_SELECTED])?;
+                    let (tx, rx) = mpsc::channel();
+                    c.group_construct_nb(
+                        "lf",
+                        &all,
+                        &dirs(false),
+                        Box::new(move |r| {
+                            let _ = tx.send(r.map(|g| g.members.len()));
+                        }),
+                    )
+                    .map_err(err("construct"))?;
+                    c.fence(&all, &[]).map_err(err("fence"))?;
+                    let e = selected
+                        .recv_timeout(Duration::from_secs(20))
+                        .map_err(err("leader selected"))?;
+                    check(affected(&e.2) == Some(me.clone()), || format!("{e:?}"))?;
+                    c.fence(&pair, &[timeout(20)]).map_err(err("fence 1,2"))?;
+                    let r = rx
+                        .recv_timeout(Duration::from_secs(20))
+                        .map_err(err("wait"))?;
+                    check(r == Ok(size as usize), || format!("construct: {r:?}"))?;
+                }
+                _ => {
+                    c.fence(&all, &[]).map_err(err("fence"))?;
+                    c.fence(&pair, &[timeout(20)]).map_err(err("fence 1,2"))?;
+                    let g = c
+                        .group_construct("lf", &all, &dirs(false))
+                        .map_err(err("construct"))?;
+                    check(g.members.len() == size as usize, || format!("{g:?}"))?;
+                }
+            }
+        }
         other => return Err(format!("unknown scenario {other}")),
     }
     println!("groups {} ok", me.rank.0);
@@ -619,4 +687,9 @@ fn an_invitee_that_never_answers_times_out() {
 #[test]
 fn non_blocking_constructs_at_once_call_back_once() {
     job("local_only_nb", 4);
+}
+
+#[test]
+fn a_failed_leader_is_replaced_by_the_one_that_claims_it() {
+    job("leader_fails", 3);
 }

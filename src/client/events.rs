@@ -44,11 +44,13 @@ impl Client {
                 }
             })));
             let weak: Weak<Inner> = Arc::downgrade(&self.inner);
-            handlers.set_verdict_hook(Some(Arc::new(move |e: &Event, s: Status| {
-                if let Some(inner) = weak.upgrade() {
-                    super::group::verdict(&inner, e, s);
-                }
-            })));
+            handlers.set_verdict_hook(Some(Arc::new(
+                move |e: &Event, s: Status, results: &[Info]| {
+                    if let Some(inner) = weak.upgrade() {
+                        super::group::verdict(&inner, e, s, results);
+                    }
+                },
+            )));
             let weak: Weak<Inner> = Arc::downgrade(&self.inner);
             let h = handlers.clone();
             self.inner.requester.set_lost_hook(Some(Box::new(move || {

@@ -127,19 +127,21 @@ impl GroupTable {
     }
 }
 
-/// This process's handlers of a group event ended with `status`: the
-/// server hears the verdict on a member's failure (a construct waits for
-/// it) and a `PMIX_GROUP_CONSTRUCT_ABORT` verdict on an invitee's answer
-/// (which aborts the invitation): the standard lets a handler returning
-/// that status abort the construct for every participant.
-pub(super) fn verdict(inner: &Inner, e: &Event, status: Status) {
+/// This process's handlers of a group event ended with `status` and
+/// `results`: the server hears the verdict on a member's or the leader's
+/// failure (a construct waits for it; `PMIX_GROUP_LEADER` among the
+/// results of a leader-failed event claims the leadership), and a
+/// `PMIX_GROUP_CONSTRUCT_ABORT` verdict on an invitee's answer (which
+/// aborts the invitation): the standard lets a handler returning that
+/// status abort the construct for every participant.
+pub(super) fn verdict(inner: &Inner, e: &Event, status: Status, results: &[Info]) {
     let answers = [
         codes::INVITE_ACCEPTED,
         codes::INVITE_DECLINED,
         codes::INVITE_FAILED,
-        codes::LEADER_FAILED,
     ];
-    let wanted = e.status == codes::MEMBER_FAILED
+    let failures = [codes::MEMBER_FAILED, codes::LEADER_FAILED];
+    let wanted = failures.contains(&e.status)
         || (status == codes::CONSTRUCT_ABORT && answers.contains(&e.status));
     if !wanted {
         return;
@@ -147,7 +149,11 @@ pub(super) fn verdict(inner: &Inner, e: &Event, status: Status) {
     let Some(id) = group::id_in(&e.infos) else {
         return;
     };
-    if let Ok(body) = body::encode_verdict(&id, status) {
+    let leads = e.status == codes::LEADER_FAILED
+        && results.iter().any(|i| {
+            i.key.as_bytes() == crate::keys::GROUP_LEADER.as_bytes() && crate::wire::flag(&i.value)
+        });
+    if let Ok(body) = body::encode_verdict(&id, status, leads) {
         inner.requester.submit(
             crate::wire::Message::Request(crate::wire::Request {
                 op: Op::GROUP_VERDICT,

@@ -496,6 +496,29 @@ impl Collectives {
         }
     }
 
+    /// Sets group collective `cid`'s leader; `None` if it is over.
+    pub(super) fn set_leader(&mut self, cid: u64, leader: Option<Proc>) -> Option<()> {
+        self.active.get_mut(&cid)?.group.as_mut()?.leader = leader;
+        Some(())
+    }
+
+    /// The group collectives (not failed) whose leader is `proc`.
+    pub(super) fn led_by(&self, proc: &Proc) -> Vec<u64> {
+        let mut v: Vec<u64> = self
+            .active
+            .iter()
+            .filter(|(_, c)| {
+                c.failed.is_none()
+                    && c.group
+                        .as_ref()
+                        .is_some_and(|g| g.leader.as_ref() == Some(proc))
+            })
+            .map(|(&cid, _)| cid)
+            .collect();
+        v.sort_unstable();
+        v
+    }
+
     /// The group collectives waiting for `proc`'s verdict.
     pub(super) fn awaiting_verdict_of(&self, proc: &Proc) -> Vec<u64> {
         let mut v: Vec<u64> = self

@@ -373,17 +373,15 @@ fn finished(st: &mut State, cid: u64, infos: Vec<Info>) {
     for (_, caller) in c.arrived {
         st.respond(caller, r.clone());
     }
-    if let Some(cid) = context_id {
-        context_id_assigned(st, &g.id, cid, &local);
+    if !g.dropped.is_empty() {
+        // The group is not the one its leaders named.
+        let mut infos = event_infos(&g.id, None);
+        infos.extend(kv(
+            keys::GROUP_MEMBERSHIP,
+            Value::proc_array(&result.members),
+        ));
+        raise_from_server(st, codes::MEMBERSHIP_UPDATE, &local, infos);
     }
-}
-
-/// Raises `PMIX_GROUP_CONTEXT_ID_ASSIGNED` (`PMIX_GROUP_ID`,
-/// `PMIX_GROUP_CONTEXT_ID`) to `members`.
-pub(super) fn context_id_assigned(st: &mut State, id: &str, cid: u64, members: &[Proc]) {
-    let mut infos = event_infos(id, None);
-    infos.extend(kv(keys::GROUP_CONTEXT_ID, Value::Size(cid as usize)));
-    raise_from_server(st, codes::CONTEXT_ID_ASSIGNED, members, infos);
 }
 
 /// `proc` departed (`finalized`, or lost): the groups it belongs to hear
@@ -393,6 +391,9 @@ pub(super) fn context_id_assigned(st: &mut State, id: &str, cid: u64, members: &
 pub(super) fn departed(st: &mut State, proc: &Proc, finalized: bool) {
     if !finalized {
         member_lost(st, proc);
+    }
+    for cid in st.collectives.led_by(proc) {
+        leader_lost(st, cid, proc);
     }
     for cid in st.collectives.awaiting_verdict_of(proc) {
         if st.collectives.verdict(cid, proc) {
@@ -413,8 +414,13 @@ pub(super) fn departed(st: &mut State, proc: &Proc, finalized: bool) {
             continue;
         }
         let told: Vec<Proc> = match &g.leader {
-            Some(l) => vec![l.clone()],
-            None => c.arrived.iter().map(|(p, _)| p.clone()).collect(),
+            Some(l) if l != proc => vec![l.clone()],
+            _ => c
+                .arrived
+                .iter()
+                .map(|(p, _)| p.clone())
+                .filter(|p| p != proc)
+                .collect(),
         };
         if notify && kind == Kind::GroupConstruct {
             raise_from_server(
@@ -452,6 +458,23 @@ fn member_lost(st: &mut State, proc: &Proc) {
         let Some(g) = st.groups.get(&id) else {
             continue;
         };
+        let others: Vec<Proc> = g
+            .members
+            .iter()
+            .filter(|m| *m != proc && !g.failed.contains(*m))
+            .cloned()
+            .collect();
+        if g.leader.as_ref() == Some(proc) {
+            // The others may select a new leader (see `verdict`).
+            st.groups.set_leader(&id, None);
+            raise_from_server(
+                st,
+                codes::LEADER_FAILED,
+                &others,
+                event_infos(&id, Some(proc)),
+            );
+            continue;
+        }
         if !g.notify_termination {
             continue;
         }
@@ -473,11 +496,89 @@ fn member_lost(st: &mut State, proc: &Proc) {
     }
 }
 
+/// Group construct `cid` lost its leader `proc`: the participants that
+/// arrived get `PMIX_GROUP_LEADER_FAILED` and the construct waits for
+/// their verdicts (one may claim the leadership, any may abort).
+fn leader_lost(st: &mut State, cid: u64, proc: &Proc) {
+    let Some(c) = st.collectives.get(cid) else {
+        return;
+    };
+    let Some(id) = c.group.as_ref().map(|g| g.id.clone()) else {
+        return;
+    };
+    let told: Vec<Proc> = c
+        .arrived
+        .iter()
+        .map(|(p, _)| p.clone())
+        .filter(|p| p != proc)
+        .collect();
+    st.collectives.set_leader(cid, None);
+    raise_from_server(
+        st,
+        codes::LEADER_FAILED,
+        &told,
+        event_infos(&id, Some(proc)),
+    );
+    let registry = st.registry().clone();
+    let local: Vec<Proc> = told
+        .into_iter()
+        .filter(|p| registry.is_local(p) && !st.conns.departed(p))
+        .collect();
+    st.collectives.await_verdicts(cid, local);
+}
+
+/// `proc` claims the leadership of group `id` (or of its construct) that
+/// lost its leader: the first claim wins, and the participants (members)
+/// get `PMIX_GROUP_LEADER_SELECTED` (`PMIX_EVENT_AFFECTED_PROC`: the new
+/// leader).
+fn leader_claimed(st: &mut State, proc: &Proc, id: &str) {
+    for cid in st.collectives.of_group(Kind::GroupConstruct, id) {
+        let Some(c) = st.collectives.get(cid) else {
+            continue;
+        };
+        let vacant = c.group.as_ref().is_some_and(|g| g.leader.is_none());
+        if !vacant || !c.arrived.iter().any(|(p, _)| p == proc) {
+            continue;
+        }
+        let told: Vec<Proc> = c.arrived.iter().map(|(p, _)| p.clone()).collect();
+        st.collectives.set_leader(cid, Some(proc.clone()));
+        raise_from_server(
+            st,
+            codes::LEADER_SELECTED,
+            &told,
+            event_infos(id, Some(proc)),
+        );
+    }
+    let Some(g) = st.groups.get(id) else {
+        return;
+    };
+    if g.leader.is_some() || !g.members.contains(proc) || g.failed.contains(proc) {
+        return;
+    }
+    let told: Vec<Proc> = g
+        .members
+        .iter()
+        .filter(|m| !g.failed.contains(*m))
+        .cloned()
+        .collect();
+    st.groups.set_leader(id, Some(proc.clone()));
+    raise_from_server(
+        st,
+        codes::LEADER_SELECTED,
+        &told,
+        event_infos(id, Some(proc)),
+    );
+}
+
 /// `proc`'s handlers of an event about group `id` ended with `status`
-/// (`Op::GROUP_VERDICT`, one-way): `PMIX_GROUP_CONSTRUCT_ABORT` aborts
-/// the group's constructs here for every participant (who also get the
-/// event); any other verdict lets a construct waiting for it go on.
-pub(super) fn verdict(st: &mut State, proc: &Proc, id: &str, status: Status) {
+/// (`Op::GROUP_VERDICT`, one-way), claiming its leadership if `leads`:
+/// `PMIX_GROUP_CONSTRUCT_ABORT` aborts the group's constructs here for
+/// every participant (who also get the event); any other verdict lets a
+/// construct waiting for it go on.
+pub(super) fn verdict(st: &mut State, proc: &Proc, id: &str, status: Status, leads: bool) {
+    if leads && status != codes::CONSTRUCT_ABORT {
+        leader_claimed(st, proc, id);
+    }
     for cid in st.collectives.of_group(Kind::GroupConstruct, id) {
         if status == codes::CONSTRUCT_ABORT {
             // Every member hears of it, also those yet to call.

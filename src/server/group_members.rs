@@ -40,9 +40,7 @@ use std::collections::BTreeMap;
 
 use super::connections::Caller;
 use super::events::{event_infos, raise, raise_from_server};
-use super::group_collective::{
-    context_id_assigned, group_call, host_directives, is_nspace_name, member_request,
-};
+use super::group_collective::{group_call, host_directives, is_nspace_name, member_request};
 use super::groups::{Answer, Group, Invite};
 use super::host::{take_result, OpResult};
 use super::ops::PendingOp;
@@ -385,9 +383,6 @@ fn complete(st: &mut State, n: u64, host: Vec<Info>) {
         ev.extend(kv(keys::GROUP_CONTEXT_ID, Value::Size(c as usize)));
     }
     raise(st, codes::CONSTRUCT_COMPLETE, &inv.leader, &members, ev);
-    if let Some(c) = context_id {
-        context_id_assigned(st, &inv.id, c, &members);
-    }
 }
 
 /// Invitation `n` is aborted with `status` (for the leader; the accepters'
@@ -454,11 +449,12 @@ pub(super) fn departed(st: &mut State, proc: &Proc) {
 }
 
 /// An `Op::GROUP_VERDICT` from `proc` (one-way: no answer): its handlers
-/// of an event about a group ended with that status. An abort ends the
-/// invitation it leads; the group's constructs hear of any verdict (see
+/// of an event about a group ended with that status (and maybe claimed
+/// the leadership). An abort ends the invitation it leads; the group's
+/// constructs and the group itself hear of any verdict (see
 /// `group_collective::verdict`).
 pub(super) fn verdict(st: &mut State, proc: &Proc, req: &[u8]) {
-    let Ok((id, status)) = body::decode_verdict(req) else {
+    let Ok((id, status, leads)) = body::decode_verdict(req) else {
         return;
     };
     if status == codes::CONSTRUCT_ABORT {
@@ -466,7 +462,7 @@ pub(super) fn verdict(st: &mut State, proc: &Proc, req: &[u8]) {
             abort(st, n, codes::CONSTRUCT_ABORT);
         }
     }
-    super::group_collective::verdict(st, proc, &id, status);
+    super::group_collective::verdict(st, proc, &id, status, leads);
 }
 
 /// A local client notified `PMIX_GROUP_CONSTRUCT_ABORT` for a group (a

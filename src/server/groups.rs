@@ -141,6 +141,13 @@ impl Groups {
         g
     }
 
+    /// Group `id` has a new leader (`None`: its leader was lost).
+    pub(super) fn set_leader(&mut self, id: &str, leader: Option<Proc>) {
+        if let Some(g) = self.groups.get_mut(id) {
+            g.leader = leader;
+        }
+    }
+
     /// `proc` left group `id`: true if it was a member.
     pub(super) fn remove_member(&mut self, id: &str, proc: &Proc) -> bool {
         match self.groups.get_mut(id) {

@@ -8,7 +8,7 @@
 //! - join request: group id, leader, answer (`pmix_group_opt_t`),
 //!   directives; response: a [`GroupResult`] (accept) or empty (decline).
 //! - verdict (one-way): group id, the status a process's handlers of a
-//!   group event ended with.
+//!   group event ended with, and a byte: 1 if they claimed leadership.
 //! - endpoint data: a count of participants, each with its proc, its
 //!   posted remote data (a direct-modex record) and its `PMIX_GROUP_INFO`
 //!   contribution.
@@ -115,22 +115,29 @@ pub fn decode_join(body: &[u8]) -> Result<(String, Proc, GroupOpt, Vec<Info>), S
     Ok((id, leader, opt, infos))
 }
 
-/// Encodes a verdict: the group id and the status its handlers ended
-/// with.
-pub fn encode_verdict(id: &str, status: Status) -> Result<Vec<u8>, Status> {
+/// Encodes a verdict: the group id, the status its handlers ended with,
+/// and whether they claimed the group's leadership (`PMIX_GROUP_LEADER`
+/// in their results).
+pub fn encode_verdict(id: &str, status: Status, leads: bool) -> Result<Vec<u8>, Status> {
     let mut out = Vec::new();
     put_id(&mut out, id)?;
     put_status(&mut out, status);
+    out.push(u8::from(leads));
     Ok(out)
 }
 
 /// Decodes a verdict.
-pub fn decode_verdict(body: &[u8]) -> Result<(String, Status), Status> {
+pub fn decode_verdict(body: &[u8]) -> Result<(String, Status, bool), Status> {
     let mut r = Reader::new(body);
     let id = get_id(&mut r).map_err(bad)?;
     let status = get_status(&mut r).map_err(bad)?;
+    let leads = match get_u8(&mut r).map_err(bad)? {
+        0 => false,
+        1 => true,
+        _ => return Err(Status::ERR_BAD_PARAM),
+    };
     finish(&r, Status::ERR_BAD_PARAM)?;
-    Ok((id, status))
+    Ok((id, status, leads))
 }
 
 /// Encodes a group's result.
@@ -256,8 +263,11 @@ mod tests {
             ("grp".into(), p(3), GroupOpt::Accept, vec![])
         );
         truncations_fail(&b, decode_join);
-        let b = encode_verdict("grp", Status(-165)).unwrap();
-        assert_eq!(decode_verdict(&b).unwrap(), ("grp".into(), Status(-165)));
+        let b = encode_verdict("grp", Status(-165), true).unwrap();
+        assert_eq!(
+            decode_verdict(&b).unwrap(),
+            ("grp".into(), Status(-165), true)
+        );
         truncations_fail(&b, decode_verdict);
         assert!(decode_id(&encode_id("", &[]).unwrap()).is_err());
         let long = "x".repeat(MAX_NSLEN + 1);
