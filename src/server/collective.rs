@@ -623,9 +623,9 @@ impl Collectives {
     /// collectives not at the host that can no longer complete because of
     /// it (it is expected and did not arrive; lost, also if it arrived).
     pub(super) fn blocked_by(&self, proc: &Proc, finalized: bool) -> Vec<u64> {
-        // A departed member of a tolerant group, arrived or not, is
-        // dropped by the caller (see `drop_member`); one that finalized
-        // after arriving blocks nothing.
+        // One that finalized after arriving blocks nothing; for a group,
+        // what its departure does is the caller's (`drop_member`, or a
+        // failure; a construct keeps an arrived member's contribution).
         let mut ids: Vec<u64> = self
             .active
             .iter()

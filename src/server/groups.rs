@@ -18,12 +18,16 @@
 //! - Every invitation's deadline is armed in the loop's timers exactly
 //!   while it waits for answers.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::time::Instant;
 
 use super::collective::GroupFlags;
 use super::connections::Caller;
 use crate::{Info, Proc, Rank, Status};
+
+/// How many destructed group ids are remembered (a job that builds groups
+/// for ever keeps a bounded table).
+const RETIRED_KEPT: usize = 4096;
 
 /// A group that exists.
 #[derive(Clone, Debug)]
@@ -107,9 +111,11 @@ pub(super) struct RemoteJoin {
 pub(super) struct Groups {
     remote_joins: Vec<RemoteJoin>,
     groups: HashMap<String, Group>,
-    /// Ids of destructed groups (a fence over one fails rather than
-    /// waiting for a namespace that will never exist).
+    /// Ids of the last [`RETIRED_KEPT`] destructed groups (a fence over
+    /// one fails rather than waiting for a namespace that will never
+    /// exist), oldest first in `retired_order`.
     retired: HashSet<String>,
+    retired_order: VecDeque<String>,
     invites: HashMap<u64, Invite>,
     next_invite: u64,
 }
@@ -128,15 +134,22 @@ impl Groups {
     /// Records group `id` (replacing what a construct of another batch of
     /// this server's participants recorded).
     pub(super) fn insert(&mut self, id: &str, g: Group) {
-        self.retired.remove(id);
+        if self.retired.remove(id) {
+            self.retired_order.retain(|r| r != id);
+        }
         self.groups.insert(id.to_owned(), g);
     }
 
     /// Forgets group `id`.
     pub(super) fn remove(&mut self, id: &str) -> Option<Group> {
         let g = self.groups.remove(id);
-        if g.is_some() {
-            self.retired.insert(id.to_owned());
+        if g.is_some() && self.retired.insert(id.to_owned()) {
+            self.retired_order.push_back(id.to_owned());
+            if self.retired_order.len() > RETIRED_KEPT {
+                if let Some(old) = self.retired_order.pop_front() {
+                    self.retired.remove(&old);
+                }
+            }
         }
         g
     }
@@ -371,5 +384,25 @@ mod tests {
             g.expand(&[p("grp", 0)], nspace).unwrap(),
             Err(Status::ERR_NOT_FOUND)
         );
+    }
+
+    #[test]
+    fn destructed_ids_are_remembered_within_a_bound() {
+        let mut g = Groups::default();
+        for i in 0..RETIRED_KEPT + 10 {
+            let id = format!("g{i}");
+            g.insert(&id, group(vec![p("a", 0)]));
+            g.remove(&id);
+        }
+        assert_eq!(g.retired.len(), RETIRED_KEPT);
+        assert_eq!(g.retired_order.len(), RETIRED_KEPT);
+        assert!(!g.retired.contains("g0"));
+        // An id used again leaves the list, and comes back last.
+        let last = format!("g{}", RETIRED_KEPT + 9);
+        g.insert(&last, group(vec![p("a", 0)]));
+        assert!(!g.retired.contains(&last));
+        g.remove(&last);
+        assert_eq!(g.retired_order.back(), Some(&last));
+        assert_eq!(g.retired.len(), g.retired_order.len());
     }
 }
