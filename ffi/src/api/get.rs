@@ -83,13 +83,12 @@ pub unsafe extern "C" fn PMIx_Get(
         let opts = GetOptions::parse(quals);
         // SAFETY: proc_ is NULL or valid (C contract).
         let grouped = c.has_groups() && unsafe { names_a_group(c, proc_, quals) };
-        // SAFETY: key is a valid string, proc_ NULL or valid, val writable
-        // (C contract, checked above).
-        if let Some(r) = (!grouped)
-            .then(|| unsafe { get_fast(c, proc_, key, &opts, val) })
-            .flatten()
-        {
-            return r;
+        if !grouped {
+            // SAFETY: key is a valid string, proc_ NULL or valid, val
+            // writable (C contract, checked above).
+            if let Some(r) = unsafe { get_fast(c, proc_, key, &opts, val) } {
+                return r;
+            }
         }
         // SAFETY: info is NULL or ninfo valid infos (C contract).
         let infos = unsafe { infos_in(info, ninfo) }?;
