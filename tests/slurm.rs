@@ -44,6 +44,12 @@
 //! it is noted instead: a deadlock of OpenPMIx 4.2.2's
 //! `PMIx_server_finalize`, see [`exit_early_case`]).
 //!
+//! An MPI case whose job times out is run once more (said in the output):
+//! Open MPI 4.1's TCP set-up between ranks on different nodes, after the
+//! PMIx wire-up, stalls now and then on a loaded 2-core machine, with
+//! either library (seen in CI checks on both, with no PMIx activity in
+//! the Slurm logs during the stall); a second timeout fails the case.
+//!
 //! `harness = false`: `cargo test --test slurm [FILTER...] [--list]` runs
 //! the cases whose names contain a filter and prints `N passed, M failed`;
 //! the exit status is 1 if any failed. Without root or the Slurm packages
@@ -640,7 +646,20 @@ fn main() {
     let (mut passed, mut failed) = (0, Vec::new());
     for case in chosen {
         let t = Instant::now();
-        let r = run_case(&mut ctx, case);
+        let mut r = run_case(&mut ctx, case);
+        if let Err(e) = &r {
+            if case.name.contains("/mpi-") && e.contains("did not finish within its limit") {
+                // Open MPI 4.1's TCP set-up between the ranks (after the
+                // PMIx wire-up) now and then stalls on this loaded
+                // 2-core machine, on either library: one more try.
+                println!(
+                    "case {} ... timed out, retrying once (Open MPI's TCP set-up):\n{}",
+                    case.name,
+                    indent(e.lines().next().unwrap_or_default())
+                );
+                r = run_case(&mut ctx, case);
+            }
+        }
         let took = t.elapsed();
         match r {
             Ok(None) => {
