@@ -104,6 +104,9 @@ fn run_child(role: &str) -> Result<(), String> {
         }
         "connect" => c.connect_procs(&all, &infos),
         "disconnect" => c.disconnect_procs(&all, &infos),
+        // Without a context id: a server completes an all-local group
+        // alone, host or no host.
+        "group_local" => c.group_construct("g", &all, &infos).map(|_| ()),
         // With a context id, so that the host has a part in it.
         "group" => {
             infos.push(common::info(
@@ -510,4 +513,24 @@ fn processes_that_differ_in_directives_still_meet_at_the_barrier_page() {
         let got = host.fences.load(std::sync::atomic::Ordering::SeqCst);
         assert_eq!(got, calls, "{victim} with {others}: fence_nb calls");
     }
+}
+
+#[test]
+fn c29_a_host_without_group_completes_local_groups_only() {
+    // No context id: the server completes the all-local group itself.
+    case(
+        "group_local",
+        Victim::Joins,
+        HostDoes::Nothing,
+        false,
+        Status::SUCCESS,
+    );
+    // A context id needs the host's `group`, which this host lacks.
+    case(
+        "group",
+        Victim::Joins,
+        HostDoes::Nothing,
+        false,
+        Status::ERR_NOT_SUPPORTED,
+    );
 }

@@ -654,42 +654,42 @@ fn timeout_then_late_arrival() {
 }
 
 #[test]
-fn bootstrap_with_added_members() {
+fn c13_bootstrap_with_added_members() {
     job("bootstrap", 4);
 }
 
 #[test]
-fn collective_with_added_members() {
+fn c14_collective_with_added_members() {
     job("add_members", 4);
 }
 
 #[test]
-fn two_sets_with_one_id_are_never_mixed() {
+fn c11_two_sets_with_one_id_are_never_mixed() {
     job("mismatch", 3);
 }
 
 #[test]
-fn a_handler_returning_construct_abort_aborts_for_everyone() {
+fn c16_a_handler_returning_construct_abort_aborts_for_everyone() {
     job("notify_abort", 3);
 }
 
 #[test]
-fn destruct_with_a_departed_member() {
+fn c18_destruct_with_a_departed_member() {
     job("destruct_lost", 3);
     job("destruct_lost_notified", 3);
 }
 
 #[test]
-fn an_invitee_that_never_answers_times_out() {
+fn c21_an_invitee_that_never_answers_times_out() {
     job("invite_timeout", 3);
 }
 
 #[test]
-fn non_blocking_constructs_at_once_call_back_once() {
+fn c02_c10_non_blocking_and_local_only_constructs_call_back_once() {
     job("local_only_nb", 4);
 }
 
 #[test]
-fn a_failed_leader_is_replaced_by_the_one_that_claims_it() {
+fn c19_a_failed_leader_is_replaced_by_the_one_that_claims_it() {
     job("leader_fails", 3);
 }
