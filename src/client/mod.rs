@@ -43,6 +43,8 @@ mod query;
 mod service;
 mod singleton;
 mod spawn;
+mod tool;
+pub use tool::ToolOptions;
 
 use std::collections::{HashMap, HashSet};
 use std::os::fd::{AsFd, OwnedFd};
@@ -438,6 +440,19 @@ impl std::fmt::Debug for Client {
     }
 }
 
+/// Connects to the socket at `path`: the progress machinery of the new
+/// connection (not running yet).
+fn open(path: &std::path::Path) -> Result<(Progress, Requester), Status> {
+    let stream = crate::net::Stream::connect(path).map_err(|_| Status::ERR_UNREACH)?;
+    let conn = Connection::new(
+        stream,
+        crate::wire::DEFAULT_MAX_BODY,
+        wire::frame::MAX_FDS_PER_FRAME,
+        false,
+    );
+    Progress::new(conn).map_err(|_| Status::ERR_INIT)
+}
+
 impl Client {
     /// `PMIx_Init`: connects to the server named by the environment that
     /// `setup_fork` set ([`ConnectInfo::from_env`]). `infos` may hold
@@ -486,30 +501,59 @@ impl Client {
     /// Connects with explicit parameters.
     pub fn connect(info: &ConnectInfo, infos: &[Info]) -> Result<Client, Status> {
         let d = Directives::parse(infos);
-        let stream = crate::net::Stream::connect(&info.socket).map_err(|_| Status::ERR_UNREACH)?;
-        let conn = Connection::new(
-            stream,
-            crate::wire::DEFAULT_MAX_BODY,
-            wire::frame::MAX_FDS_PER_FRAME,
-            false,
-        );
-        let (mut progress, requester) = Progress::new(conn).map_err(|_| Status::ERR_INIT)?;
+        let mut progress = open(&info.socket)?;
         let hello = Message::Handshake(Handshake {
             version: u32::from(wire::PROTOCOL_VERSION),
             proc: info.proc.clone(),
             secret: info.secret.as_bytes().to_vec(),
         });
-        let (reply, fds) = progress.roundtrip(&hello, d.timeout)?;
+        let (reply, fds) = progress.0.roundtrip(&hello, d.timeout)?;
         let Message::HandshakeReply(reply) = reply else {
             return Err(Status::ERR_COMM_FAILURE);
         };
         reply.status.into_result()?;
+        Client::assemble(progress, &info.proc, &reply.server, &reply.segments, fds)
+    }
+
+    /// Connects as a tool to the server listening on `socket`, asking for
+    /// identity `requested` (else the server gives one); `infos` go to the
+    /// host's `tool_connected` (and may hold `PMIX_TIMEOUT`).
+    pub fn connect_tool(
+        socket: &std::path::Path,
+        requested: Option<Proc>,
+        infos: &[Info],
+    ) -> Result<Client, Status> {
+        let d = Directives::parse(infos);
+        let mut progress = open(socket)?;
+        let hello = Message::ToolHandshake(wire::ToolHandshake {
+            version: u32::from(wire::PROTOCOL_VERSION),
+            proc: requested,
+            infos: infos.to_vec(),
+        });
+        let (reply, _) = progress.0.roundtrip(&hello, d.timeout)?;
+        let Message::ToolHandshakeReply(reply) = reply else {
+            return Err(Status::ERR_COMM_FAILURE);
+        };
+        reply.status.into_result()?;
+        Client::assemble(progress, &reply.tool, &reply.server, &[], Vec::new())
+    }
+
+    /// A client over an accepted connection: identity `proc`, served by
+    /// `server`, mapping `segments` (and those that came ahead of the
+    /// reply); starts the progress thread.
+    fn assemble(
+        (mut progress, requester): (Progress, Requester),
+        proc: &Proc,
+        server: &Proc,
+        segments: &[SegmentRef],
+        fds: Vec<OwnedFd>,
+    ) -> Result<Client, Status> {
         let inner = Arc::new(Inner {
-            proc: info.proc.clone(),
-            server: reply.server.clone(),
+            proc: proc.clone(),
+            server: server.clone(),
             directory: Directory::new(),
             requester,
-            local: RwLock::new(LocalData::with_identity(&info.proc, &reply.server)),
+            local: RwLock::new(LocalData::with_identity(proc, server)),
             put_epoch: AtomicU64::new(0),
             mapped: Mutex::new((Vec::new(), HashSet::new())),
             finalized: AtomicBool::new(false),
@@ -520,7 +564,7 @@ impl Client {
         for (refs, early) in progress.take_early_segments() {
             inner.map_segments(&refs, early)?;
         }
-        inner.map_segments(&reply.segments, fds)?;
+        inner.map_segments(segments, fds)?;
         let thread = std::thread::Builder::new()
             .name("pmix-client".into())
             .spawn(move || progress.run())

@@ -24,6 +24,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::sys;
 
+pub mod tool_files;
+
 pub use sys::{PeerCredentials, MAX_FDS_PER_MSG};
 
 /// Longest socket path `sockaddr_un` holds (108 bytes with the NUL).

@@ -54,6 +54,78 @@ pub(super) fn handshake(st: &mut State, caller: Caller, h: wire::Handshake) {
     }
 }
 
+/// A `ToolHandshake` on `caller`: a tool asks to connect. Refused with
+/// `PMIX_ERR_NOT_SUPPORTED` by a server without tool support, with
+/// `PMIX_ERR_NO_PERMISSIONS` for a peer of another user (root excepted),
+/// with `PMIX_ERR_BAD_PARAM` for an identity in a registered namespace (a
+/// tool is no client) and `PMIX_ERR_EXISTS` for one already connected.
+/// The identity is the one asked for, else `tool.<host>.<pid>` rank 0.
+/// The host's `tool_connected` then admits it (without the callback,
+/// every tool is admitted).
+pub(super) fn tool_handshake(st: &mut State, caller: Caller, t: wire::ToolHandshake) {
+    if t.version != u32::from(wire::PROTOCOL_VERSION) || !st.tools_allowed() {
+        return refuse_tool(st, caller, Status::ERR_NOT_SUPPORTED);
+    }
+    let Some(creds) = st.conns.creds(caller.token) else {
+        return;
+    };
+    let (uid, _) = crate::net::my_ids();
+    if creds.uid != uid && creds.uid != 0 {
+        return refuse_tool(st, caller, Status::ERR_NO_PERMISSIONS);
+    }
+    let proc = match t.proc {
+        Some(p) => p,
+        None => {
+            let ns = format!("tool.{}.{}", crate::server::local_hostname(), creds.pid);
+            match crate::Nspace::new(ns) {
+                Ok(ns) => Proc::new(ns, crate::Rank(0)),
+                Err(s) => return refuse_tool(st, caller, s),
+            }
+        }
+    };
+    if proc.rank.0 > crate::Rank::VALID.0 || st.registry().nspace(&proc.nspace).is_some() {
+        return refuse_tool(st, caller, Status::ERR_BAD_PARAM);
+    }
+    if st.conns.is_claimed(&proc) {
+        return refuse_tool(st, caller, Status::ERR_EXISTS);
+    }
+    st.conns.authenticated(caller.token, &proc);
+    let (op, done) = st.start_op(PendingOp::ToolConnect(caller));
+    if let Err(s) = st.host().tool_connected(&proc, &t.infos, done) {
+        st.ops.take(op);
+        tool_connected(st, caller, unsupported_is_ok(s));
+    }
+}
+
+/// The host's word on a tool that connected on `caller`.
+fn tool_connected(st: &mut State, caller: Caller, result: Result<(), Status>) {
+    let Some(PeerState::Connecting(proc)) = st.conns.state(caller.token).cloned() else {
+        return;
+    };
+    if let Err(s) = result {
+        st.conns.unauthenticated(caller.token);
+        return refuse_tool(st, caller, s);
+    }
+    st.conns.ready(caller.token);
+    let m = Message::ToolHandshakeReply(wire::ToolHandshakeReply {
+        status: Status::SUCCESS,
+        server: st.server_proc().clone(),
+        tool: proc,
+    });
+    st.conns.send(caller.token, caller.id, &m, Vec::new());
+}
+
+/// Refuses a tool's handshake with `status`; the connection closes once
+/// the answer is out.
+fn refuse_tool(st: &mut State, caller: Caller, status: Status) {
+    let m = Message::ToolHandshakeReply(wire::ToolHandshakeReply {
+        status,
+        server: st.server_proc().clone(),
+        tool: st.server_proc().clone(),
+    });
+    st.conns.send_and_close(caller.token, caller.id, &m);
+}
+
 /// The host's word on a client that authenticated on `caller`.
 pub(super) fn connected(st: &mut State, caller: Caller, result: Result<(), Status>) {
     let Some(PeerState::Connecting(proc)) = st.conns.state(caller.token).cloned() else {
@@ -120,6 +192,7 @@ pub(super) fn host_done(st: &mut State, op: PendingOp, result: OpResult) {
     let unit = result.map(|_| ());
     match op {
         PendingOp::Connect(caller) => connected(st, caller, unit),
+        PendingOp::ToolConnect(caller) => tool_connected(st, caller, unit),
         PendingOp::Finalize(caller) => {
             let s = unit.err().unwrap_or(Status::SUCCESS);
             answer(st, caller, Message::FinalizeReply(s));

@@ -56,12 +56,13 @@ impl EventLoop {
         server: Proc,
         max_body: u32,
         events: Arc<crate::events::EventHandlers>,
+        tools: bool,
     ) -> std::io::Result<EventLoop> {
         poll.registry()
             .register(&mut listener, LISTENER, Interest::READABLE)?;
         let conns = Connections::new(poll.registry().try_clone()?, max_body);
         let sink = Arc::new(notifier.clone());
-        let st = State::new(conns, registry, host, sink, server, events);
+        let st = State::new(conns, registry, host, sink, server, events, tools);
         Ok(EventLoop {
             poll,
             listener,
@@ -171,6 +172,10 @@ impl EventLoop {
                         clients::handshake(&mut self.st, caller, h);
                         Ok(())
                     }
+                    Message::ToolHandshake(t) => {
+                        clients::tool_handshake(&mut self.st, caller, t);
+                        Ok(())
+                    }
                     other => Err(WireError::UnknownKind(other.kind() as u16)),
                 };
             }
@@ -228,9 +233,10 @@ impl EventLoop {
             }
             PendingOp::GroupInvite(n) => group_members::host_done(st, n, result),
             PendingOp::Ignored => {}
-            p @ (PendingOp::Connect(_) | PendingOp::Finalize(_) | PendingOp::Abort(_)) => {
-                clients::host_done(st, p, result)
-            }
+            p @ (PendingOp::Connect(_)
+            | PendingOp::ToolConnect(_)
+            | PendingOp::Finalize(_)
+            | PendingOp::Abort(_)) => clients::host_done(st, p, result),
         }
     }
 

@@ -116,6 +116,20 @@ pub trait HostModule: Send + Sync + 'static {
         Err(Status::ERR_NOT_SUPPORTED)
     }
 
+    /// A tool connected as `tool` (the identity it asked for, or the one
+    /// the server gave it), with its `PMIx_tool_init` directives: the host
+    /// accepts it by completing `done` (or refuses it with an error).
+    /// Without this callback every tool the server accepts is admitted.
+    fn tool_connected(
+        &self,
+        tool: &Proc,
+        infos: &[Info],
+        done: Completion<()>,
+    ) -> Result<(), Status> {
+        let _ = (tool, infos, done);
+        Err(Status::ERR_NOT_SUPPORTED)
+    }
+
     /// A client called `PMIx_Finalize`; it is released when `done`
     /// completes.
     fn client_finalized(&self, proc: &Proc, done: Completion<()>) -> Result<(), Status> {

@@ -142,6 +142,13 @@ pub struct ServerConfig {
     /// whose `PMIX_LOCALITY_STRING` it does not (the C library sets it to
     /// its hwloc generator); `None`: such ranks keep a NULL string.
     pub locality: Option<fn(&str) -> Option<String>>,
+    /// `PMIX_SERVER_TOOL_SUPPORT`: tools may connect; the server writes
+    /// its rendezvous files for them in `tmpdir` (see
+    /// [`crate::net::tool_files`]).
+    pub tool_support: bool,
+    /// `PMIX_SERVER_SYSTEM_SUPPORT`: the system server, whose rendezvous
+    /// file is in `system_tmpdir` (tools may connect too).
+    pub system_support: bool,
 }
 
 impl Default for ServerConfig {
@@ -161,6 +168,8 @@ impl Default for ServerConfig {
             max_message: crate::wire::DEFAULT_MAX_BODY,
             rendezvous_owner: None,
             locality: None,
+            tool_support: false,
+            system_support: false,
         }
     }
 }
@@ -188,6 +197,8 @@ impl ServerConfig {
                 (keys::HOSTNAME, Value::String(Some(s))) => {
                     c.hostname = s.to_string_lossy().into_owned()
                 }
+                (keys::SERVER_TOOL_SUPPORT, v) => c.tool_support = crate::wire::flag(v),
+                (keys::SERVER_SYSTEM_SUPPORT, v) => c.system_support = crate::wire::flag(v),
                 _ => {}
             }
         }
@@ -218,6 +229,9 @@ pub struct Server {
     local_support: parking_lot::Mutex<std::collections::HashMap<Nspace, Vec<EnvEdit>>>,
     /// The server process's own event handlers (see [`events`]).
     events: Arc<crate::events::EventHandlers>,
+    /// The rendezvous files tools find this server by (tool or system
+    /// support); removed with the server.
+    _tool_files: Option<crate::net::tool_files::ToolFiles>,
 }
 
 impl Server {
@@ -244,6 +258,33 @@ impl Server {
         let notifier = Notifier::new(tx, waker);
         let server_proc = Proc::new(config.nspace.clone(), config.rank);
         let events = Arc::new(crate::events::EventHandlers::new(Some(server_proc.clone())));
+        let tools = config.tool_support || config.system_support;
+        let tool_files = if tools {
+            let host_name = &config.hostname;
+            let mut paths = Vec::new();
+            if config.tool_support {
+                use crate::net::tool_files as tf;
+                paths.push(tf::by_pid(&config.tmpdir, host_name, std::process::id()));
+                paths.push(tf::by_nspace(
+                    &config.tmpdir,
+                    host_name,
+                    &config.nspace.to_string_lossy(),
+                ));
+                paths.push(tf::session(&config.tmpdir, host_name));
+            }
+            if config.system_support {
+                paths.push(crate::net::tool_files::system(
+                    &config.system_tmpdir,
+                    host_name,
+                ));
+            }
+            Some(
+                crate::net::tool_files::ToolFiles::write(&uri, paths)
+                    .map_err(ServerError::Rendezvous)?,
+            )
+        } else {
+            None
+        };
         let el = event_loop::EventLoop::new(
             poll,
             listener,
@@ -254,6 +295,7 @@ impl Server {
             server_proc,
             config.max_message,
             events.clone(),
+            tools,
         )
         .map_err(ServerError::Loop)?;
         let thread = std::thread::Builder::new()
@@ -269,6 +311,7 @@ impl Server {
             dir,
             local_support: Default::default(),
             events,
+            _tool_files: tool_files,
         })
     }
 

@@ -20,6 +20,8 @@ pub(crate) type Encoder = Box<dyn FnOnce(OpResult) -> Result<Vec<u8>, Status> + 
 pub(crate) enum PendingOp {
     /// `client_connected`: the handshake's answer.
     Connect(Caller),
+    /// `tool_connected`: the tool handshake's answer.
+    ToolConnect(Caller),
     /// `client_finalized`: the finalize's answer.
     Finalize(Caller),
     /// `abort`: the abort's answer.

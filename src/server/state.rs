@@ -48,6 +48,8 @@ pub(crate) struct State {
     sink: Arc<dyn OpSink>,
     server: Proc,
     events: Arc<EventHandlers>,
+    /// Tools may connect (`PMIX_SERVER_TOOL_SUPPORT`/`_SYSTEM_SUPPORT`).
+    tools: bool,
 }
 
 impl State {
@@ -58,6 +60,7 @@ impl State {
         sink: Arc<dyn OpSink>,
         server: Proc,
         events: Arc<EventHandlers>,
+        tools: bool,
     ) -> State {
         State {
             conns,
@@ -73,7 +76,13 @@ impl State {
             sink,
             server,
             events,
+            tools,
         }
+    }
+
+    /// True if tools may connect to this server.
+    pub(super) fn tools_allowed(&self) -> bool {
+        self.tools
     }
 
     /// The registered namespaces and clients.

@@ -103,6 +103,11 @@ kinds! {
     NspaceRequest = 15, true;
     /// Server -> client: those segments (descriptors), or an error.
     NspaceReply = 16, false;
+    /// Tool -> server: the first message of a tool (no secret: the server
+    /// checks the peer's uid), with the identity it asks for, if any.
+    ToolHandshake = 17, true;
+    /// Server -> tool: accepted or not, and the tool's identity.
+    ToolHandshakeReply = 18, false;
 }
 
 /// A decoded, validated frame header.

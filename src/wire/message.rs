@@ -80,6 +80,29 @@ pub struct HandshakeReply {
     pub segments: Vec<SegmentRef>,
 }
 
+/// `ToolHandshake`: the first message of a tool.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolHandshake {
+    /// Protocol version the tool speaks.
+    pub version: u32,
+    /// The identity it asks for (`PMIX_TOOL_NSPACE`/`PMIX_TOOL_RANK`);
+    /// `None`: the server (or its host) assigns one.
+    pub proc: Option<Proc>,
+    /// Its `PMIx_tool_init` directives, for the host's `tool_connected`.
+    pub infos: Vec<Info>,
+}
+
+/// `ToolHandshakeReply`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolHandshakeReply {
+    /// Success, or why the tool was refused.
+    pub status: Status,
+    /// The server's own identity.
+    pub server: Proc,
+    /// The tool's identity.
+    pub tool: Proc,
+}
+
 /// `FenceRequest`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FenceRequest {
@@ -257,6 +280,10 @@ pub enum Message {
     NspaceRequest(crate::Nspace),
     /// See [`NspaceReply`].
     NspaceReply(NspaceReply),
+    /// See [`ToolHandshake`].
+    ToolHandshake(ToolHandshake),
+    /// See [`ToolHandshakeReply`].
+    ToolHandshakeReply(ToolHandshakeReply),
 }
 
 fn put_segments(out: &mut Vec<u8>, segs: &[SegmentRef]) -> Result<(), CodecError> {
@@ -397,6 +424,8 @@ impl Message {
             Message::Segments(_) => Kind::Segments,
             Message::NspaceRequest(_) => Kind::NspaceRequest,
             Message::NspaceReply(_) => Kind::NspaceReply,
+            Message::ToolHandshake(_) => Kind::ToolHandshake,
+            Message::ToolHandshakeReply(_) => Kind::ToolHandshakeReply,
         }
     }
 
@@ -469,6 +498,22 @@ impl Message {
             Message::NspaceReply(n) => {
                 put_status(out, n.status);
                 put_segments(out, &n.segments)?;
+            }
+            Message::ToolHandshake(t) => {
+                put_u32(out, t.version);
+                match &t.proc {
+                    Some(p) => {
+                        out.push(1);
+                        put_proc(out, p)?;
+                    }
+                    None => out.push(0),
+                }
+                put_infos(out, &t.infos)?;
+            }
+            Message::ToolHandshakeReply(t) => {
+                put_status(out, t.status);
+                put_proc(out, &t.server)?;
+                put_proc(out, &t.tool)?;
             }
         }
         Ok(())
@@ -566,6 +611,30 @@ impl Message {
                 let status = get_status(r).map_err(b)?;
                 let segments = get_segments(r, name)?;
                 Message::NspaceReply(NspaceReply { status, segments })
+            }
+            Kind::ToolHandshake => {
+                let version = get_u32(r).map_err(b)?;
+                let proc = match get_u8(r).map_err(b)? {
+                    0 => None,
+                    1 => Some(get_proc(r).map_err(b)?),
+                    _ => return Err(invalid("requested identity flag")),
+                };
+                let infos = get_infos(r).map_err(b)?;
+                Message::ToolHandshake(ToolHandshake {
+                    version,
+                    proc,
+                    infos,
+                })
+            }
+            Kind::ToolHandshakeReply => {
+                let status = get_status(r).map_err(b)?;
+                let server = get_proc(r).map_err(b)?;
+                let tool = get_proc(r).map_err(b)?;
+                Message::ToolHandshakeReply(ToolHandshakeReply {
+                    status,
+                    server,
+                    tool,
+                })
             }
         };
         if r.remaining() != 0 {

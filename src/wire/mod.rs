@@ -46,7 +46,7 @@ pub use frame::{Header, Kind, HEADER_LEN, PROTOCOL_VERSION};
 pub use message::{
     get_posted, merge_posted, put_posted, Abort, DmodexReply, DmodexRequest, FenceRelease,
     FenceRequest, Handshake, HandshakeReply, Message, NspaceReply, Op, Posted, Request, Response,
-    SegmentKind, SegmentRef, MAX_SECRET_LEN,
+    SegmentKind, SegmentRef, ToolHandshake, ToolHandshakeReply, MAX_SECRET_LEN,
 };
 
 /// Default limit of a frame body once a client is authenticated.

@@ -1,16 +1,14 @@
 //! The exported functions not implemented yet: fabric,
-//! `PMIx_Compute_distances`, the tool and IOF calls of `pmix_tool.h`,
-//! and the server's IOF delivery, inventory, resources, process sets and
-//! attribute registration.
+//! `PMIx_Compute_distances`, the tool calls of `pmix_tool.h` beyond
+//! `PMIx_tool_init`/`_finalize` and the IOF calls, and the server's IOF
+//! delivery, inventory, resources and attribute registration.
 //!
 //! Invariant: a stub checks what OpenPMIx 4.2.2 checks, in its order, and
 //! then returns `PMIX_ERR_NOT_SUPPORTED`: before any init `PMIX_ERR_INIT`
 //! (OpenPMIx checks the initialization state before the arguments, so
 //! these do too), then `PMIX_ERR_BAD_PARAM` for a required pointer that is
 //! NULL or a NULL array with a nonzero count. Non-blocking stubs never
-//! call their callback. `PMIx_tool_init` honestly reports
-//! `PMIX_ERR_NOT_SUPPORTED` (a NULL `proc` refused first, as OpenPMIx),
-//! and finalizing a tool that is not initialized is a successful no-op.
+//! call their callback.
 //!
 //! Struct pointers are typed `*const c_void` / `*mut c_void`: every C
 //! object pointer has the same ABI, and the stubs do not look inside.
@@ -28,7 +26,7 @@ use std::ffi::{c_char, c_int, c_void};
 use pmix_core::Status;
 
 use crate::api::args::check_array;
-use crate::api::state::{initialized, require_init};
+use crate::api::state::require_init;
 use crate::boundary::guard;
 use crate::nonnull;
 
@@ -167,28 +165,6 @@ pub unsafe extern "C" fn PMIx_Compute_distances_nb(
 
 // ---------------------------------------------------------------------------
 // Tool and IOF (`pmix_tool.h`)
-
-/// `PMIx_tool_init`: not supported yet. A NULL `proc` is refused first, as
-/// OpenPMIx does.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_tool_init(
-    proc_: *mut c_void,
-    info: *mut c_void,
-    ninfo: usize,
-) -> c_int {
-    guard(|| {
-        nonnull!(proc_);
-        check_array(info, ninfo)?;
-        unsupported()
-    })
-}
-
-/// `PMIx_tool_finalize`: like OpenPMIx, finalizing a library that is not
-/// initialized is a successful no-op.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_tool_finalize() -> c_int {
-    guard(|| if initialized() { unsupported() } else { Ok(()) })
-}
 
 /// `PMIx_tool_disconnect`.
 #[no_mangle]

@@ -486,7 +486,13 @@ fn run(opts: cli::Options) -> Result<i32, String> {
     let nspace = Nspace::new(format!("pmixrun-{}@1", std::process::id()))
         .map_err(|s| format!("namespace: {s}"))?;
     let host = Arc::new(RunHost::new(nspace.clone()));
-    let server = Server::start(ServerConfig::default(), host.clone())
+    // Tools (debuggers, monitors) find the job by pmixrun's pid or
+    // namespace, or as the session's server.
+    let config = ServerConfig {
+        tool_support: true,
+        ..ServerConfig::default()
+    };
+    let server = Server::start(config, host.clone())
         .map_err(|e| format!("cannot start the PMIx server: {e}"))?;
     let hostname = server.config().hostname.clone();
     let tmpdir: PathBuf = server.rendezvous_dir().to_path_buf();

@@ -1,0 +1,258 @@
+//! A tool's connection (`PMIx_tool_init`): how a process outside any job
+//! finds a server and connects to it as a tool. Once connected, a tool is
+//! a [`Client`] of the server whose identity the server gave it (or the
+//! one it asked for): queries, gets of any namespace the server hosts
+//! (mapped on demand), spawn, job control, log and events work as for a
+//! client.
+//!
+//! The server is found, in this order, by:
+//! - `PMIX_SERVER_URI` (its URI);
+//! - `PMIX_SERVER_PIDINFO` (its pid: `pmix.<host>.tool.<pid>`);
+//! - `PMIX_SERVER_NSPACE` (its namespace: `pmix.<host>.tool.<nspace>`);
+//! - `PMIX_CONNECT_TO_SYSTEM` (the system server: `pmix.sys.<host>` in the
+//!   system temporary directory);
+//! - otherwise the session's server (`pmix.<host>.tool`), and then, or
+//!   first with `PMIX_CONNECT_SYSTEM_FIRST`, the system server.
+//!
+//! Rendezvous files (see [`crate::net::tool_files`]) are looked for in
+//! `PMIX_SERVER_TMPDIR` / `PMIX_SYSTEM_TMPDIR`, else `$TMPDIR` or `/tmp`.
+//! `PMIX_CONNECT_MAX_RETRIES` and `PMIX_CONNECT_RETRY_DELAY` (seconds)
+//! retry a server that is not there yet. `PMIX_TOOL_NSPACE` and
+//! `PMIX_TOOL_RANK` ask for an identity.
+//!
+//! Failures: no server found or reachable → `PMIX_ERR_UNREACH`; the
+//! server refuses (no tool support: `PMIX_ERR_NOT_SUPPORTED`; another
+//! user: `PMIX_ERR_NO_PERMISSIONS`).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::connect::parse_uri;
+use super::Client;
+use crate::net::tool_files;
+use crate::wire::{flag, int};
+use crate::{keys, Info, Nspace, Proc, Rank, Status, Value};
+
+/// What `PMIx_tool_init`'s directives say about finding a server.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct ToolOptions {
+    /// `PMIX_SERVER_URI`.
+    pub uri: Option<String>,
+    /// `PMIX_SERVER_PIDINFO`.
+    pub pid: Option<u32>,
+    /// `PMIX_SERVER_NSPACE` (the server's namespace).
+    pub nspace: Option<String>,
+    /// `PMIX_CONNECT_TO_SYSTEM`.
+    pub to_system: bool,
+    /// `PMIX_CONNECT_SYSTEM_FIRST`.
+    pub system_first: bool,
+    /// `PMIX_TOOL_DO_NOT_CONNECT`.
+    pub do_not_connect: bool,
+    /// `PMIX_SERVER_TMPDIR`.
+    pub tmpdir: Option<PathBuf>,
+    /// `PMIX_SYSTEM_TMPDIR`.
+    pub system_tmpdir: Option<PathBuf>,
+    /// `PMIX_CONNECT_MAX_RETRIES`.
+    pub retries: u32,
+    /// `PMIX_CONNECT_RETRY_DELAY`.
+    pub retry_delay: Duration,
+    /// `PMIX_TOOL_NSPACE` / `PMIX_TOOL_RANK`.
+    pub identity: Option<Proc>,
+}
+
+fn text(v: &Value) -> Option<String> {
+    v.as_str().map(str::to_owned).filter(|s| !s.is_empty())
+}
+
+impl ToolOptions {
+    /// Reads the directives; a malformed one is `PMIX_ERR_BAD_PARAM`.
+    pub fn parse(infos: &[Info]) -> Result<ToolOptions, Status> {
+        let mut o = ToolOptions {
+            retry_delay: Duration::from_secs(1),
+            ..Default::default()
+        };
+        let (mut tool_ns, mut tool_rank) = (None, None);
+        for i in infos {
+            let k = i.key.as_bytes();
+            let is = |s: &str| k == s.as_bytes();
+            let v = &i.value;
+            if is(keys::SERVER_URI) {
+                o.uri = Some(text(v).ok_or(Status::ERR_BAD_PARAM)?);
+            } else if is(keys::SERVER_PIDINFO) {
+                let pid = match v {
+                    Value::Pid(p) => Some(i64::from(*p)),
+                    other => int(other),
+                };
+                let pid = pid.filter(|&p| p > 0).ok_or(Status::ERR_BAD_PARAM)?;
+                o.pid = Some(u32::try_from(pid).map_err(|_| Status::ERR_BAD_PARAM)?);
+            } else if is(keys::SERVER_NSPACE) {
+                o.nspace = Some(text(v).ok_or(Status::ERR_BAD_PARAM)?);
+            } else if is(keys::CONNECT_TO_SYSTEM) {
+                o.to_system = flag(v);
+            } else if is(keys::CONNECT_SYSTEM_FIRST) {
+                o.system_first = flag(v);
+            } else if is(keys::TOOL_DO_NOT_CONNECT) {
+                o.do_not_connect = flag(v);
+            } else if is(keys::SERVER_TMPDIR) {
+                o.tmpdir = text(v).map(PathBuf::from);
+            } else if is(keys::SYSTEM_TMPDIR) {
+                o.system_tmpdir = text(v).map(PathBuf::from);
+            } else if is(keys::CONNECT_MAX_RETRIES) {
+                o.retries = int(v).and_then(|n| u32::try_from(n).ok()).unwrap_or(0);
+            } else if is(keys::CONNECT_RETRY_DELAY) {
+                let s = int(v).and_then(|n| u64::try_from(n).ok()).unwrap_or(1);
+                o.retry_delay = Duration::from_secs(s);
+            } else if is(keys::TOOL_NSPACE) {
+                tool_ns = Some(text(v).ok_or(Status::ERR_BAD_PARAM)?);
+            } else if is(keys::TOOL_RANK) {
+                tool_rank = v.as_u32();
+            }
+        }
+        if let Some(ns) = tool_ns {
+            let rank = tool_rank.unwrap_or(0);
+            o.identity = Some(Proc::new(Nspace::new(ns)?, Rank(rank)));
+        }
+        Ok(o)
+    }
+
+    /// The sockets to try, in order (see the module documentation).
+    pub fn candidates(&self, host: &str) -> Vec<PathBuf> {
+        let tmp = self.tmpdir.clone().unwrap_or_else(default_tmpdir);
+        let sys = self.system_tmpdir.clone().unwrap_or_else(default_tmpdir);
+        let from_file = |p: PathBuf| tool_files::read_uri(&p).and_then(|u| parse_uri(&u));
+        if let Some(u) = &self.uri {
+            return parse_uri(u).into_iter().collect();
+        }
+        if let Some(pid) = self.pid {
+            return from_file(tool_files::by_pid(&tmp, host, pid))
+                .into_iter()
+                .collect();
+        }
+        if let Some(ns) = &self.nspace {
+            return from_file(tool_files::by_nspace(&tmp, host, ns))
+                .into_iter()
+                .collect();
+        }
+        let system = || from_file(tool_files::system(&sys, host));
+        if self.to_system {
+            return system().into_iter().collect();
+        }
+        let session = || from_file(tool_files::session(&tmp, host));
+        let order = if self.system_first {
+            [system(), session()]
+        } else {
+            [session(), system()]
+        };
+        order.into_iter().flatten().collect()
+    }
+}
+
+/// `$TMPDIR` (absolute and short enough for a socket path), else `/tmp`:
+/// where servers put their rendezvous files by default.
+fn default_tmpdir() -> PathBuf {
+    crate::server::ServerConfig::default().tmpdir
+}
+
+impl Client {
+    /// `PMIx_tool_init`: finds a server as `infos` say and connects to it
+    /// as a tool (see the module documentation).
+    pub fn tool_init(infos: &[Info]) -> Result<Client, Status> {
+        let o = ToolOptions::parse(infos)?;
+        if o.do_not_connect {
+            // A tool that talks to no server: not supported yet.
+            return Err(Status::ERR_NOT_SUPPORTED);
+        }
+        let host = crate::server::local_hostname();
+        let mut last = Status::ERR_UNREACH;
+        for attempt in 0..=o.retries {
+            if attempt > 0 {
+                std::thread::sleep(o.retry_delay);
+            }
+            for socket in o.candidates(&host) {
+                match Client::connect_tool(&socket, o.identity.clone(), infos) {
+                    Ok(c) => return Ok(c),
+                    // A server that refused is an answer: no retry.
+                    Err(s) if s != Status::ERR_UNREACH => return Err(s),
+                    Err(s) => last = s,
+                }
+            }
+        }
+        Err(last)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Key;
+
+    fn info(k: &str, v: Value) -> Info {
+        Info::new(Key::new(k).unwrap(), v)
+    }
+
+    #[test]
+    fn directives_are_read_and_malformed_ones_refused() {
+        let o = ToolOptions::parse(&[
+            info(keys::SERVER_PIDINFO, Value::Pid(42)),
+            info(keys::TOOL_NSPACE, Value::string("mytool")),
+            info(keys::TOOL_RANK, Value::Uint32(3)),
+            info(keys::CONNECT_MAX_RETRIES, Value::Uint32(2)),
+        ])
+        .unwrap();
+        assert_eq!(o.pid, Some(42));
+        assert_eq!(o.retries, 2);
+        assert_eq!(
+            o.identity,
+            Some(Proc::new(Nspace::new("mytool").unwrap(), Rank(3)))
+        );
+        assert_eq!(
+            ToolOptions::parse(&[info(keys::SERVER_PIDINFO, Value::Pid(-1))]),
+            Err(Status::ERR_BAD_PARAM)
+        );
+    }
+
+    #[test]
+    fn the_server_is_found_by_its_files_in_order() {
+        let dir = std::env::temp_dir().join(format!("tool-find-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = tool_files::ToolFiles::write(
+            "srv.0;unix:///s/sock",
+            vec![
+                tool_files::by_pid(&dir, "h", 9),
+                tool_files::session(&dir, "h"),
+            ],
+        )
+        .unwrap();
+        let sys = tool_files::ToolFiles::write(
+            "sys.0;unix:///y/sock",
+            vec![tool_files::system(&dir, "h")],
+        )
+        .unwrap();
+        let base = ToolOptions {
+            tmpdir: Some(dir.clone()),
+            system_tmpdir: Some(dir.clone()),
+            ..Default::default()
+        };
+        let by_pid = ToolOptions {
+            pid: Some(9),
+            ..base.clone()
+        };
+        assert_eq!(by_pid.candidates("h"), vec![PathBuf::from("/s/sock")]);
+        assert_eq!(
+            base.candidates("h"),
+            vec![PathBuf::from("/s/sock"), PathBuf::from("/y/sock")]
+        );
+        let first = ToolOptions {
+            system_first: true,
+            ..base.clone()
+        };
+        assert_eq!(first.candidates("h")[0], PathBuf::from("/y/sock"));
+        let none = ToolOptions {
+            pid: Some(10),
+            ..base
+        };
+        assert!(none.candidates("h").is_empty());
+        drop((f, sys));
+        let _ = std::fs::remove_dir(&dir);
+    }
+}

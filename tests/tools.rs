@@ -1,0 +1,234 @@
+//! Tools attaching to a running `pmixrun` job (issue 12's first part):
+//! `pmixrun` serves tools (`PMIX_SERVER_TOOL_SUPPORT`) and writes its
+//! rendezvous files; a tool (this test process, through the Rust API, and
+//! `tests/c/tool_client.c` through the C API on our headers) finds it by
+//! pid, by its namespace or as the session's server, gets an identity, queries
+//! the namespaces and reads the job's data. A server without tool support
+//! refuses tools; the files go when `pmixrun` ends.
+//!
+//! The job's ranks print `ready <namespace>` and wait; the test reads that
+//! line (so the server is up), then kills `pmixrun` when done. Every wait
+//! is bounded.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use pmix::client::Client;
+use pmix::server::{NoHost, Server, ServerConfig};
+use pmix::value::Query;
+use pmix::{keys, Info, Nspace, Proc, Rank, Status, Value};
+
+const LIMIT: Duration = Duration::from_secs(60);
+
+/// A `pmixrun` job of 2 ranks that wait, with its rendezvous files in a
+/// private temporary directory.
+struct Job {
+    child: Option<Child>,
+    tmp: PathBuf,
+    nspace: String,
+}
+
+impl Job {
+    fn start(tag: &str) -> Job {
+        // Short: a socket path must fit in 107 bytes.
+        let tmp = PathBuf::from(format!("/tmp/pmix-tools-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&tmp);
+        std::fs::create_dir_all(&tmp).unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
+            .args(["--timeout", "60", "-n", "2", "sh", "-c"])
+            .arg("echo ready $PMIX_NAMESPACE; exec sleep 60")
+            .env("TMPDIR", &tmp)
+            .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("pmixrun starts");
+        let out = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(out).lines().map_while(Result::ok) {
+                if let Some(ns) = line.strip_prefix("ready ") {
+                    let _ = tx.send(ns.trim().to_owned());
+                }
+            }
+        });
+        let nspace = match rx.recv_timeout(LIMIT) {
+            Ok(ns) => ns,
+            Err(_) => {
+                let _ = child.kill();
+                panic!("the job's ranks did not start within {LIMIT:?}");
+            }
+        };
+        Job {
+            child: Some(child),
+            tmp,
+            nspace,
+        }
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.as_ref().map_or(0, Child::id)
+    }
+
+    /// Ends the job and waits for pmixrun (bounded); returns the
+    /// temporary directory (removed when the job is dropped).
+    fn end(&mut self) -> PathBuf {
+        let child = self.child.take().expect("running");
+        let pid = child.id();
+        // SAFETY: kill(2) has no memory preconditions; the pid is our child.
+        unsafe { libc::kill(pid as libc::pid_t, libc::SIGTERM) };
+        let (_, timed_out) = common::wait_at_most(child, LIMIT);
+        if timed_out {
+            // SAFETY: as above.
+            unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+            panic!("pmixrun did not end within {LIMIT:?}");
+        }
+        self.tmp.clone()
+    }
+}
+
+impl Drop for Job {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+        let _ = std::fs::remove_dir_all(&self.tmp);
+    }
+}
+
+fn info(k: &str, v: Value) -> Info {
+    common::info(k, v)
+}
+
+fn tmpdir(tmp: &Path) -> Info {
+    info(keys::SERVER_TMPDIR, Value::string(tmp.to_str().unwrap()))
+}
+
+/// What a connected tool checks: the namespaces query names the job, and
+/// the job's size is read from its job data.
+fn check_tool(t: &Client, nspace: &str) {
+    let q = Query {
+        keys: vec![std::ffi::CString::new(keys::QUERY_NAMESPACES).unwrap()],
+        qualifiers: vec![],
+    };
+    let (_, answers) = t.query(&[q]).expect("namespaces query");
+    let names = answers
+        .iter()
+        .find(|i| i.key.as_bytes() == keys::QUERY_NAMESPACES.as_bytes())
+        .and_then(|i| i.value.as_str().map(str::to_owned))
+        .expect("a namespaces answer");
+    assert!(names.split(',').any(|n| n == nspace), "{names}");
+    let job = Proc::new(Nspace::new(nspace).unwrap(), Rank::WILDCARD);
+    let size = t.get(&job, keys::JOB_SIZE, &[]).expect("the job's size");
+    assert_eq!(size.as_u32(), Some(2));
+}
+
+#[test]
+fn a_tool_attaches_to_pmixrun_by_pid_namespace_and_session() {
+    let mut job = Job::start("find");
+    let by_pid = [
+        info(keys::SERVER_PIDINFO, Value::Pid(job.pid() as i32)),
+        tmpdir(&job.tmp),
+    ];
+    let t = Client::tool_init(&by_pid).expect("tool by pid");
+    assert!(t.proc().nspace.to_string_lossy().starts_with("tool."));
+    check_tool(&t, &job.nspace);
+    t.finalize().unwrap();
+
+    // By the server's namespace (pmixrun's default: `pmix-server.<pid>`).
+    let server_ns = format!("pmix-server.{}", job.pid());
+    let by_ns = [
+        info(keys::SERVER_NSPACE, Value::string(&server_ns)),
+        tmpdir(&job.tmp),
+        info(keys::TOOL_NSPACE, Value::string("mytool")),
+        info(keys::TOOL_RANK, Value::Uint32(7)),
+    ];
+    let t = Client::tool_init(&by_ns).expect("tool by namespace");
+    assert_eq!(
+        t.proc(),
+        &Proc::new(Nspace::new("mytool").unwrap(), Rank(7))
+    );
+    check_tool(&t, &job.nspace);
+    // The same identity twice at once is refused.
+    assert_eq!(Client::tool_init(&by_ns).err(), Some(Status::ERR_EXISTS));
+    t.finalize().unwrap();
+
+    let t = Client::tool_init(&[tmpdir(&job.tmp)]).expect("tool of the session");
+    check_tool(&t, &job.nspace);
+    t.finalize().unwrap();
+
+    // A tool may not claim a job's identity.
+    let claim = [
+        tmpdir(&job.tmp),
+        info(keys::TOOL_NSPACE, Value::string(&job.nspace)),
+    ];
+    assert_eq!(Client::tool_init(&claim).err(), Some(Status::ERR_BAD_PARAM));
+
+    let dir = job.end();
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .map(|d| d.filter_map(Result::ok).map(|e| e.file_name()).collect())
+        .unwrap_or_default();
+    assert!(
+        left.iter()
+            .all(|n| !n.to_string_lossy().starts_with("pmix.")),
+        "rendezvous files left: {left:?}"
+    );
+}
+
+#[test]
+fn no_server_or_no_tool_support_is_a_clear_refusal() {
+    let tmp = PathBuf::from(format!("/tmp/pmix-tools-none-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    // Nobody there.
+    let none = [info(keys::SERVER_PIDINFO, Value::Pid(1)), tmpdir(&tmp)];
+    assert_eq!(Client::tool_init(&none).err(), Some(Status::ERR_UNREACH));
+    // A server without tool support, reached by its URI: refused.
+    let server = Server::start(
+        ServerConfig {
+            tmpdir: tmp.clone(),
+            ..ServerConfig::default()
+        },
+        std::sync::Arc::new(NoHost),
+    )
+    .unwrap();
+    let by_uri = [info(keys::SERVER_URI, Value::string(server.uri()))];
+    assert_eq!(
+        Client::tool_init(&by_uri).err(),
+        Some(Status::ERR_NOT_SUPPORTED)
+    );
+    server.finalize();
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+#[test]
+fn a_c_tool_attaches_by_pid() {
+    let mut job = Job::start("c");
+    let tool = common::build_c(
+        "tests/c/tool_client.c",
+        &format!("tools_c_{}", std::process::id()),
+        "tool_client",
+        &common::include_dir(),
+        &[],
+    );
+    let out = common::run_with_watchdog(
+        Command::new(&tool)
+            .args([job.pid().to_string(), job.nspace.clone()])
+            .env("TMPDIR", &job.tmp)
+            .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit()),
+        LIMIT,
+        "tool_client",
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("tool ok"), "{stdout}");
+    job.end();
+}
