@@ -11,6 +11,24 @@ use std::ffi::CStr;
 pub const VERSION: &CStr =
     c"OpenPMIx 4.2.2rc2 (PMIx Standard: 4.2, Stable ABI: 0.0, Provisional ABI: 0.0)";
 
+/// The PMIx Standard stable ABI version this library supports
+/// (`PMIX_QUERY_STABLE_ABI_VERSION`): OpenPMIx 4.2.2's, as no standard ABI
+/// exists yet.
+pub const STD_ABI_STABLE: &str = "0.0";
+
+/// The provisional ABI version (`PMIX_QUERY_PROVISIONAL_ABI_VERSION`).
+pub const STD_ABI_PROVISIONAL: &str = "0.0";
+
+/// The answer this library gives to a query of `key` without asking
+/// anyone (the ABI versions), as OpenPMIx answers them in the caller.
+pub fn library_answer(key: &str) -> Option<&'static str> {
+    match key {
+        crate::keys::QUERY_STABLE_ABI_VERSION => Some(STD_ABI_STABLE),
+        crate::keys::QUERY_PROVISIONAL_ABI_VERSION => Some(STD_ABI_PROVISIONAL),
+        _ => None,
+    }
+}
+
 /// A static C string as text (all strings here are ASCII).
 pub fn text(s: &'static CStr) -> &'static str {
     s.to_str().unwrap_or("")

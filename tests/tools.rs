@@ -127,6 +127,24 @@ fn check_tool(t: &Client, nspace: &str) {
     let job = Proc::new(Nspace::new(nspace).unwrap(), Rank::WILDCARD);
     let size = t.get(&job, keys::JOB_SIZE, &[]).expect("the job's size");
     assert_eq!(size.as_u32(), Some(2));
+    // The ABI versions (OpenPMIx 4.2.2's "0.0": no standard ABI yet).
+    let q = Query {
+        keys: [
+            keys::QUERY_STABLE_ABI_VERSION,
+            keys::QUERY_PROVISIONAL_ABI_VERSION,
+        ]
+        .iter()
+        .map(|k| std::ffi::CString::new(*k).unwrap())
+        .collect(),
+        qualifiers: vec![],
+    };
+    let (status, answers) = t.query(&[q]).expect("ABI versions");
+    assert_eq!(status, Status::SUCCESS);
+    assert_eq!(answers.len(), 2);
+    assert!(
+        answers.iter().all(|i| i.value.as_str() == Some("0.0")),
+        "{answers:?}"
+    );
 }
 
 #[test]
@@ -203,6 +221,22 @@ fn no_server_or_no_tool_support_is_a_clear_refusal() {
         Client::tool_init(&by_uri).err(),
         Some(Status::ERR_NOT_SUPPORTED)
     );
+    // The server process's own query of the ABI versions.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let q = Query {
+        keys: vec![std::ffi::CString::new(keys::QUERY_STABLE_ABI_VERSION).unwrap()],
+        qualifiers: vec![],
+    };
+    server
+        .query_nb(
+            vec![q],
+            Box::new(move |r| {
+                let _ = tx.send(r);
+            }),
+        )
+        .unwrap();
+    let (_, answers) = rx.recv_timeout(LIMIT).unwrap().unwrap();
+    assert_eq!(answers[0].value.as_str(), Some("0.0"));
     server.finalize();
     let _ = std::fs::remove_dir_all(&tmp);
 }

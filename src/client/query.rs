@@ -157,7 +157,13 @@ impl Client {
             let refresh = flag_set(&q.qualifiers, QUERY_REFRESH_CACHE);
             let mut left = Vec::new();
             for k in &q.keys {
-                let local = if refresh {
+                let fixed = k
+                    .to_str()
+                    .ok()
+                    .and_then(|key| Some((key, crate::strings::library_answer(key)?)));
+                let local = if let Some((key, v)) = fixed {
+                    Some((key, Value::string(v)))
+                } else if refresh {
                     None
                 } else {
                     k.to_str()

@@ -134,6 +134,8 @@ const SERVER_KEYS: &[&str] = &[
     keys::QUERY_NUM_GROUPS,
     keys::QUERY_GROUP_NAMES,
     keys::QUERY_GROUP_MEMBERSHIP,
+    keys::QUERY_STABLE_ABI_VERSION,
+    keys::QUERY_PROVISIONAL_ABI_VERSION,
 ];
 
 fn info(key: &str, value: Value) -> Option<Info> {
@@ -236,6 +238,9 @@ fn query_for(st: &mut State, caller: Caller, proc: &Proc, queries: Vec<Query>, t
 /// Step 1: what the server knows about `key`.
 fn answer_query(st: &State, requester: &Proc, key: &[u8], qualifiers: &[Info]) -> Option<Info> {
     let key = std::str::from_utf8(key).ok()?;
+    if let Some(v) = crate::strings::library_answer(key) {
+        return info(key, Value::string(v));
+    }
     match key {
         keys::QUERY_NAMESPACES => {
             let names: Vec<String> = st
