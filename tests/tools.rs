@@ -4,7 +4,9 @@
 //! `tests/c/tool_client.c` through the C API on our headers) finds it by
 //! pid, by its namespace or as the session's server, gets an identity, queries
 //! the namespaces and reads the job's data. A server without tool support
-//! refuses tools; the files go when `pmixrun` ends.
+//! refuses tools; the files go when `pmixrun` ends. A C tool attached to
+//! two jobs' servers lists them, switches its primary server and
+//! disconnects from one.
 //!
 //! The job's ranks print `ready <namespace>` and wait; the test reads that
 //! line (so the server is up), then kills `pmixrun` when done. Every wait
@@ -239,6 +241,49 @@ fn no_server_or_no_tool_support_is_a_clear_refusal() {
     assert_eq!(answers[0].value.as_str(), Some("0.0"));
     server.finalize();
     let _ = std::fs::remove_dir_all(&tmp);
+}
+
+#[test]
+fn a_c_tool_attaches_to_two_servers_and_switches_between_them() {
+    let mut a = Job::start("c2a");
+    let mut b = Job::start("c2b");
+    let tool = common::build_c(
+        "tests/c/tool_client.c",
+        &format!("tools_c2_{}", std::process::id()),
+        "tool_client",
+        &common::include_dir(),
+        &[],
+    );
+    // One TMPDIR for the tool: both jobs' files are found by pid there.
+    for f in std::fs::read_dir(&b.tmp).unwrap().filter_map(Result::ok) {
+        let name = f.file_name();
+        if name
+            .to_string_lossy()
+            .contains(&format!(".tool.{}", b.pid()))
+        {
+            std::fs::copy(f.path(), a.tmp.join(&name)).unwrap();
+        }
+    }
+    let out = common::run_with_watchdog(
+        Command::new(&tool)
+            .args([
+                a.pid().to_string(),
+                a.nspace.clone(),
+                b.pid().to_string(),
+                b.nspace.clone(),
+            ])
+            .env("TMPDIR", &a.tmp)
+            .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit()),
+        LIMIT,
+        "tool_client",
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("tool ok"), "{stdout}");
+    a.end();
+    b.end();
 }
 
 #[test]

@@ -100,43 +100,6 @@ pub unsafe extern "C" fn PMIx_Finalize(info: *const pmix_info_t, ninfo: usize) -
     })
 }
 
-/// `PMIx_tool_init`: finds a server as `info` says and connects to it as
-/// a tool (see `pmix_core::client::Client::tool_init`); `*proc_` receives
-/// the identity the server gave (or the one asked for). From then on the
-/// tool makes the calls a client makes (queries, gets of the namespaces
-/// the server hosts, spawn, job control, log, events). A NULL `proc_` is
-/// refused, as OpenPMIx does; a process that is already a client or a
-/// tool counts one more init.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_tool_init(
-    proc_: *mut pmix_proc_t,
-    info: *mut pmix_info_t,
-    ninfo: usize,
-) -> c_int {
-    guard(|| {
-        nonnull!(proc_);
-        // SAFETY: info is NULL or ninfo valid infos (C contract).
-        let infos = unsafe { infos_in(info, ninfo) }?;
-        let init = ClientInit::lock();
-        let c = match init.again() {
-            Some(c) => c,
-            None => init.publish(Client::tool_init(&infos)?),
-        };
-        pmix_core::strings::note_init();
-        // SAFETY: non-NULL out-parameter, writable per the contract.
-        unsafe { proc_.write(convert::proc_to_c(c.proc())) };
-        Ok(())
-    })
-}
-
-/// `PMIx_tool_finalize`: as `PMIx_Finalize` for a tool (finalizing a
-/// library that is not initialized is a successful no-op).
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_tool_finalize() -> c_int {
-    // SAFETY: no infos.
-    unsafe { PMIx_Finalize(std::ptr::null(), 0) }
-}
-
 /// `PMIx_Abort`: asks the host to abort `procs` (none: this namespace).
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Abort(

@@ -42,4 +42,5 @@ pub(crate) mod spawn_host;
 pub(crate) mod state;
 pub mod strings;
 pub mod stubs;
+pub mod tool;
 pub mod value;

@@ -126,6 +126,15 @@ impl ClientInit {
         c
     }
 
+    /// Makes `c` (a tool's connection to another server, leaked like
+    /// every published client) the one the calls use, without counting an
+    /// init; `None` unpublishes the current one (a tool left without a
+    /// server stays initialized).
+    pub(crate) fn switch(&self, c: Option<&'static Client>) {
+        let p = c.map_or(null_mut(), |c| std::ptr::from_ref(c).cast_mut());
+        CLIENT.store(p, Ordering::Release);
+    }
+
     /// Counts a finalize down: the client to close if it was the last,
     /// unpublished (no new call finds it).
     pub(crate) fn release(&self) -> Option<&'static Client> {

@@ -1,6 +1,5 @@
 //! The exported functions not implemented yet: fabric,
-//! `PMIx_Compute_distances`, the tool calls of `pmix_tool.h` beyond
-//! `PMIx_tool_init`/`_finalize` and the IOF calls, and the server's IOF
+//! `PMIx_Compute_distances`, the IOF calls of `pmix_tool.h`, and the server's IOF
 //! delivery, inventory, resources and attribute registration.
 //!
 //! Invariant: a stub checks what OpenPMIx 4.2.2 checks, in its order, and
@@ -165,76 +164,6 @@ pub unsafe extern "C" fn PMIx_Compute_distances_nb(
 
 // ---------------------------------------------------------------------------
 // Tool and IOF (`pmix_tool.h`)
-
-/// `PMIx_tool_disconnect`.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_tool_disconnect(server: *const c_void) -> c_int {
-    guard(|| {
-        require_init()?;
-        nonnull!(server);
-        unsupported()
-    })
-}
-
-/// `PMIx_tool_attach_to_server`.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_tool_attach_to_server(
-    myproc: *mut c_void,
-    server: *mut c_void,
-    info: *mut c_void,
-    ninfo: usize,
-) -> c_int {
-    let _ = (myproc, server);
-    guard(|| {
-        require_init()?;
-        check_array(info, ninfo)?;
-        unsupported()
-    })
-}
-
-/// `PMIx_tool_connect_to_server` (deprecated form of
-/// `PMIx_tool_attach_to_server`).
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_tool_connect_to_server(
-    proc_: *mut c_void,
-    info: *mut c_void,
-    ninfo: usize,
-) -> c_int {
-    let _ = proc_;
-    guard(|| {
-        require_init()?;
-        check_array(info, ninfo)?;
-        unsupported()
-    })
-}
-
-/// `PMIx_tool_get_servers`.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_tool_get_servers(
-    servers: *mut *mut c_void,
-    nservers: *mut usize,
-) -> c_int {
-    guard(|| {
-        require_init()?;
-        nonnull!(servers, nservers);
-        unsupported()
-    })
-}
-
-/// `PMIx_tool_set_server`.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_tool_set_server(
-    server: *const c_void,
-    info: *mut c_void,
-    ninfo: usize,
-) -> c_int {
-    guard(|| {
-        require_init()?;
-        nonnull!(server);
-        check_array(info, ninfo)?;
-        unsupported()
-    })
-}
 
 /// `PMIx_IOF_pull`.
 #[no_mangle]

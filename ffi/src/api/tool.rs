@@ -1,0 +1,283 @@
+//! The tool entry points of `pmix_tool.h` (but the IOF ones):
+//! `PMIx_tool_init`, `_finalize`, `_attach_to_server`,
+//! `_connect_to_server`, `_get_servers`, `_set_server`, `_disconnect`.
+//!
+//! A tool's connection to a server is a core [`Client`] (see
+//! `pmix_core::client::Client::tool_init`); the one published as "the
+//! client" (see [`state`]) is the tool's primary server, which every client
+//! call a tool makes goes to. [`CONNS`] holds every connection the tool
+//! opened, in order; each is leaked like any published client, so a call
+//! in flight on one never finds it freed.
+//!
+//! Invariants: the published client, while a tool runs, is one of
+//! [`CONNS`]; a connection disconnected is finalized and leaves the list,
+//! except the last one, which stays (finalized: calls then fail with
+//! `PMIX_ERR_INIT`) so that the tool stays initialized until
+//! `PMIx_tool_finalize`.
+//!
+//! # Safety
+//!
+//! Every exported function has the safety contract of its C prototype:
+//! each pointer argument is NULL or valid for what the PMIx standard says
+//! the function does with it.
+#![allow(clippy::missing_safety_doc)]
+
+use std::ffi::c_int;
+use std::sync::Mutex;
+
+use pmix_core::client::Client;
+use pmix_core::{keys, Info, Key, Proc, Status, Value};
+
+use crate::api::args::infos_in;
+use crate::api::state::{self, ClientInit};
+use crate::boundary::{calloc_array, guard};
+use crate::convert;
+use crate::nonnull;
+use crate::sys::{pmix_info_t, pmix_proc_t};
+
+/// Every server connection of this tool, in the order opened.
+static CONNS: Mutex<Vec<&'static Client>> = Mutex::new(Vec::new());
+
+fn conns() -> std::sync::MutexGuard<'static, Vec<&'static Client>> {
+    CONNS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// True if `infos` set the boolean `key`.
+fn flag_set(infos: &[Info], key: &str) -> bool {
+    infos
+        .iter()
+        .any(|i| i.key.as_bytes() == key.as_bytes() && pmix_core::wire::flag(&i.value))
+}
+
+/// `PMIx_tool_init`: finds a server as `info` says and connects to it as
+/// a tool; `*proc_` receives the identity the server gave (or the one
+/// asked for). From then on the tool makes the calls a client makes
+/// (queries, gets of the namespaces the server hosts, spawn, job control,
+/// log, events). A NULL `proc_` is refused, as OpenPMIx does; a process
+/// that is already a client or a tool counts one more init.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_tool_init(
+    proc_: *mut pmix_proc_t,
+    info: *mut pmix_info_t,
+    ninfo: usize,
+) -> c_int {
+    guard(|| {
+        nonnull!(proc_);
+        // SAFETY: info is NULL or ninfo valid infos (C contract).
+        let infos = unsafe { infos_in(info, ninfo) }?;
+        let init = ClientInit::lock();
+        let c = match init.again() {
+            Some(c) => c,
+            None => {
+                let c = init.publish(Client::tool_init(&infos)?);
+                conns().push(c);
+                c
+            }
+        };
+        pmix_core::strings::note_init();
+        // SAFETY: non-NULL out-parameter, writable per the contract.
+        unsafe { proc_.write(convert::proc_to_c(c.proc())) };
+        Ok(())
+    })
+}
+
+/// `PMIx_tool_finalize`: as `PMIx_Finalize` for the tool's primary
+/// connection; the last finalize also closes the other servers'
+/// connections. Finalizing a library that is not initialized is a
+/// successful no-op, as in OpenPMIx.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_tool_finalize() -> c_int {
+    guard(|| {
+        let primary = state::client().ok();
+        // SAFETY: no infos.
+        let r = unsafe { crate::api::client::PMIx_Finalize(std::ptr::null(), 0) };
+        if state::client().is_err() {
+            // The last finalize: the other connections go too.
+            let others: Vec<&'static Client> = conns().drain(..).collect();
+            for c in others {
+                if !primary.is_some_and(|p| std::ptr::eq(p, c)) && c.is_initialized() {
+                    let _ = c.finalize();
+                }
+            }
+        }
+        Status(r).into_result()
+    })
+}
+
+/// Connects this tool to one more server (found by `infos` as for
+/// `PMIx_tool_init`) under the tool's identity; it becomes the primary
+/// server with `PMIX_PRIMARY_SERVER`, or when the tool has no open one.
+fn attach(mut infos: Vec<Info>) -> Result<&'static Client, Status> {
+    state::require_init()?;
+    let init = ClientInit::lock();
+    let current = conns().first().copied().ok_or(Status::ERR_INIT)?;
+    // The same identity at every server.
+    let me = current.proc().clone();
+    infos.retain(|i| {
+        i.key.as_bytes() != keys::TOOL_NSPACE.as_bytes()
+            && i.key.as_bytes() != keys::TOOL_RANK.as_bytes()
+    });
+    infos.push(Info::new(
+        Key::new(keys::TOOL_NSPACE)?,
+        Value::String(Some(me.nspace.as_c_str().to_owned())),
+    ));
+    infos.push(Info::new(
+        Key::new(keys::TOOL_RANK)?,
+        Value::Uint32(me.rank.0),
+    ));
+    let c: &'static Client = Box::leak(Box::new(Client::tool_init(&infos)?));
+    let primary = flag_set(&infos, keys::PRIMARY_SERVER)
+        || state::client().map_or(true, |p| !p.is_initialized());
+    conns().push(c);
+    if primary {
+        init.switch(Some(c));
+    }
+    Ok(c)
+}
+
+/// `PMIx_tool_attach_to_server`: connects this tool to one more server
+/// (found by `info` as for `PMIx_tool_init`), under the tool's identity;
+/// `*myproc` receives that identity, `*server` the server's. It becomes
+/// the primary server with `PMIX_PRIMARY_SERVER`, or when the tool had
+/// none open. Not initialized as a tool: `PMIX_ERR_INIT`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_tool_attach_to_server(
+    myproc: *mut pmix_proc_t,
+    server: *mut pmix_proc_t,
+    info: *mut pmix_info_t,
+    ninfo: usize,
+) -> c_int {
+    guard(|| {
+        // SAFETY: info is NULL or ninfo valid infos (C contract).
+        let c = attach(unsafe { infos_in(info, ninfo) }?)?;
+        if !myproc.is_null() {
+            // SAFETY: non-NULL out-parameter (C contract).
+            unsafe { myproc.write(convert::proc_to_c(c.proc())) };
+        }
+        if !server.is_null() {
+            // SAFETY: non-NULL out-parameter (C contract).
+            unsafe { server.write(convert::proc_to_c(c.server())) };
+        }
+        Ok(())
+    })
+}
+
+/// `PMIx_tool_connect_to_server` (the deprecated form of
+/// `PMIx_tool_attach_to_server`): attaches and makes the server primary.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_tool_connect_to_server(
+    proc_: *mut pmix_proc_t,
+    info: *mut pmix_info_t,
+    ninfo: usize,
+) -> c_int {
+    guard(|| {
+        // SAFETY: info is NULL or ninfo valid infos (C contract).
+        let mut infos = unsafe { infos_in(info, ninfo) }?;
+        infos.push(Info::new(
+            Key::new(keys::PRIMARY_SERVER)?,
+            Value::Bool(true),
+        ));
+        let c = attach(infos)?;
+        if !proc_.is_null() {
+            // SAFETY: non-NULL out-parameter (C contract).
+            unsafe { proc_.write(convert::proc_to_c(c.proc())) };
+        }
+        Ok(())
+    })
+}
+
+/// `PMIx_tool_get_servers`: the servers this tool is connected to (a
+/// malloc'd array the caller frees with `PMIX_PROC_FREE`; NULL and 0 when
+/// none).
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_tool_get_servers(
+    servers: *mut *mut pmix_proc_t,
+    nservers: *mut usize,
+) -> c_int {
+    guard(|| {
+        state::require_init()?;
+        nonnull!(servers, nservers);
+        let list: Vec<Proc> = conns()
+            .iter()
+            .filter(|c| c.is_initialized())
+            .map(|c| c.server().clone())
+            .collect();
+        let arr = calloc_array::<pmix_proc_t>(list.len())?;
+        for (i, p) in list.iter().enumerate() {
+            // SAFETY: arr holds list.len() zeroed procs.
+            unsafe { arr.add(i).write(convert::proc_to_c(p)) };
+        }
+        // SAFETY: non-NULL out-parameters (checked).
+        unsafe {
+            *servers = arr;
+            *nservers = list.len();
+        }
+        Ok(())
+    })
+}
+
+/// The connection to `server`, if the tool has one open.
+///
+/// # Safety
+/// `server` is a valid proc.
+unsafe fn conn_to(server: *const pmix_proc_t) -> Result<&'static Client, Status> {
+    // SAFETY: the caller's contract.
+    let want = convert::proc_from_c(unsafe { &*server });
+    conns()
+        .iter()
+        .copied()
+        .find(|c| c.is_initialized() && c.server() == &want)
+        .ok_or(Status::ERR_NOT_FOUND)
+}
+
+/// `PMIx_tool_set_server`: makes `server` (one this tool is connected to)
+/// its primary server; `PMIX_ERR_NOT_FOUND` for another.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_tool_set_server(
+    server: *const pmix_proc_t,
+    info: *mut pmix_info_t,
+    ninfo: usize,
+) -> c_int {
+    guard(|| {
+        state::require_init()?;
+        nonnull!(server);
+        // SAFETY: info is NULL or ninfo valid infos (C contract).
+        let _ = unsafe { infos_in(info, ninfo) }?;
+        let init = ClientInit::lock();
+        // SAFETY: server is non-NULL and valid (C contract).
+        let c = unsafe { conn_to(server) }?;
+        init.switch(Some(c));
+        Ok(())
+    })
+}
+
+/// `PMIx_tool_disconnect`: closes this tool's connection to `server`; the
+/// tool stays initialized. If it was the primary, another connection
+/// becomes primary (the last one stays published, closed: calls then fail
+/// until `PMIx_tool_finalize`). `PMIX_ERR_NOT_FOUND` for a server the tool
+/// is not connected to.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_tool_disconnect(server: *const pmix_proc_t) -> c_int {
+    guard(|| {
+        state::require_init()?;
+        nonnull!(server);
+        let init = ClientInit::lock();
+        // SAFETY: server is non-NULL and valid (C contract).
+        let c = unsafe { conn_to(server) }?;
+        let r = c.finalize();
+        let mut list = conns();
+        let open: Vec<&'static Client> = list
+            .iter()
+            .copied()
+            .filter(|o| o.is_initialized())
+            .collect();
+        let was_primary = state::client().is_ok_and(|p| std::ptr::eq(p, c));
+        if let Some(next) = open.first() {
+            list.retain(|o| !std::ptr::eq(*o, c));
+            if was_primary {
+                init.switch(Some(next));
+            }
+        }
+        r
+    })
+}
