@@ -243,17 +243,35 @@ fn no_server_or_no_tool_support_is_a_clear_refusal() {
     let _ = std::fs::remove_dir_all(&tmp);
 }
 
-#[test]
-fn a_c_tool_attaches_to_two_servers_and_switches_between_them() {
-    let mut a = Job::start("c2a");
-    let mut b = Job::start("c2b");
+/// Builds `tests/c/tool_client.c` and runs it with `args`, rendezvous
+/// files in `tmp`; asserts it printed "tool ok".
+fn run_c_tool(tag: &str, args: &[String], tmp: &Path) {
     let tool = common::build_c(
         "tests/c/tool_client.c",
-        &format!("tools_c2_{}", std::process::id()),
+        &format!("tools_{tag}_{}", std::process::id()),
         "tool_client",
         &common::include_dir(),
         &[],
     );
+    let out = common::run_with_watchdog(
+        Command::new(&tool)
+            .args(args)
+            .env("TMPDIR", tmp)
+            .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit()),
+        LIMIT,
+        "tool_client",
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("tool ok"), "{stdout}");
+}
+
+#[test]
+fn a_c_tool_attaches_to_two_servers_and_switches_between_them() {
+    let mut a = Job::start("c2a");
+    let mut b = Job::start("c2b");
     // One TMPDIR for the tool: both jobs' files are found by pid there.
     for f in std::fs::read_dir(&b.tmp).unwrap().filter_map(Result::ok) {
         let name = f.file_name();
@@ -264,24 +282,13 @@ fn a_c_tool_attaches_to_two_servers_and_switches_between_them() {
             std::fs::copy(f.path(), a.tmp.join(&name)).unwrap();
         }
     }
-    let out = common::run_with_watchdog(
-        Command::new(&tool)
-            .args([
-                a.pid().to_string(),
-                a.nspace.clone(),
-                b.pid().to_string(),
-                b.nspace.clone(),
-            ])
-            .env("TMPDIR", &a.tmp)
-            .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit()),
-        LIMIT,
-        "tool_client",
-    );
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}");
-    assert!(stdout.contains("tool ok"), "{stdout}");
+    let args = [
+        a.pid().to_string(),
+        a.nspace.clone(),
+        b.pid().to_string(),
+        b.nspace.clone(),
+    ];
+    run_c_tool("two", &args, &a.tmp);
     a.end();
     b.end();
 }
@@ -289,25 +296,10 @@ fn a_c_tool_attaches_to_two_servers_and_switches_between_them() {
 #[test]
 fn a_c_tool_attaches_by_pid() {
     let mut job = Job::start("c");
-    let tool = common::build_c(
-        "tests/c/tool_client.c",
-        &format!("tools_c_{}", std::process::id()),
-        "tool_client",
-        &common::include_dir(),
-        &[],
+    run_c_tool(
+        "one",
+        &[job.pid().to_string(), job.nspace.clone()],
+        &job.tmp,
     );
-    let out = common::run_with_watchdog(
-        Command::new(&tool)
-            .args([job.pid().to_string(), job.nspace.clone()])
-            .env("TMPDIR", &job.tmp)
-            .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit()),
-        LIMIT,
-        "tool_client",
-    );
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}");
-    assert!(stdout.contains("tool ok"), "{stdout}");
     job.end();
 }
