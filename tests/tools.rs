@@ -6,7 +6,7 @@
 //! the namespaces and reads the job's data. A server without tool support
 //! refuses tools; the files go when `pmixrun` ends. A C tool attached to
 //! two jobs' servers lists them, switches its primary server and
-//! disconnects from one.
+//! disconnects from one. python3-pmix's `PMIxTool` attaches and queries.
 //!
 //! The job's ranks print `ready <namespace>` and wait; the test reads that
 //! line (so the server is up), then kills `pmixrun` when done. Every wait
@@ -301,5 +301,48 @@ fn a_c_tool_attaches_by_pid() {
         &[job.pid().to_string(), job.nspace.clone()],
         &job.tmp,
     );
+    job.end();
+}
+
+/// python3-pmix's `PMIxTool` (OpenPMIx 4.2.2's own bindings) attaching to
+/// a running pmixrun through our library.
+#[test]
+fn python_tool_attaches_and_queries() {
+    let python = "/usr/bin/python3";
+    let has_bindings = Command::new(python)
+        .args(["-W", "ignore", "-c", "import pmix"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !has_bindings {
+        assert!(
+            std::env::var("PMIX_REQUIRE_REFERENCE").as_deref() != Ok("1"),
+            "python3-pmix is required"
+        );
+        eprintln!("SKIPPED: python3-pmix is not installed");
+        return;
+    }
+    let mut job = Job::start("py");
+    let script = common::root().join("tests/python/tool_client.py");
+    let out = common::run_with_watchdog(
+        Command::new(python)
+            .args(["-W", "ignore"])
+            .arg(&script)
+            .args([
+                job.pid().to_string(),
+                job.nspace.clone(),
+                job.tmp.display().to_string(),
+            ])
+            .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+        LIMIT,
+        "python tool",
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("py tool ok"), "{stdout}\n{stderr}");
     job.end();
 }
