@@ -346,3 +346,29 @@ fn python_tool_attaches_and_queries() {
     assert!(stdout.contains("py tool ok"), "{stdout}\n{stderr}");
     job.end();
 }
+
+/// A C host with tool support names the tool through its `tool_connected`
+/// upcall (answered from a thread of its own).
+#[test]
+fn a_c_hosts_tool_connected_names_the_tool() {
+    let tmp = PathBuf::from(format!("/tmp/pmix-tools-host-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    let tag = format!("tools_host_{}", std::process::id());
+    let tool = common::build_c(
+        "tests/c/tool_client.c",
+        &tag,
+        "tool_client",
+        &common::include_dir(),
+        &[],
+    );
+    let host = common::build_c(
+        "tests/c/tool_host.c",
+        &format!("{tag}_h"),
+        "tool_host",
+        &common::include_dir(),
+        &["-pthread"],
+    );
+    common::run_c_host(&host, &[tool.as_os_str()], &tmp, LIMIT, "tool host ok");
+    let _ = std::fs::remove_dir_all(&tmp);
+}

@@ -73,6 +73,7 @@ pub(super) fn tool_handshake(st: &mut State, caller: Caller, t: wire::ToolHandsh
     if creds.uid != uid && creds.uid != 0 {
         return refuse_tool(st, caller, Status::ERR_NO_PERMISSIONS);
     }
+    let requested = t.proc.is_some();
     let proc = match t.proc {
         Some(p) => p,
         None => {
@@ -91,20 +92,36 @@ pub(super) fn tool_handshake(st: &mut State, caller: Caller, t: wire::ToolHandsh
     }
     st.conns.authenticated(caller.token, &proc);
     let (op, done) = st.start_op(PendingOp::ToolConnect(caller));
-    if let Err(s) = st.host().tool_connected(&proc, &t.infos, done) {
+    if let Err(s) = st.host().tool_connected(&proc, requested, &t.infos, done) {
         st.ops.take(op);
-        tool_connected(st, caller, unsupported_is_ok(s));
+        let r = if s == Status::ERR_NOT_SUPPORTED {
+            Ok(proc)
+        } else {
+            Err(s)
+        };
+        tool_connected(st, caller, r);
     }
 }
 
-/// The host's word on a tool that connected on `caller`.
-fn tool_connected(st: &mut State, caller: Caller, result: Result<(), Status>) {
-    let Some(PeerState::Connecting(proc)) = st.conns.state(caller.token).cloned() else {
+/// The host's word on a tool that connected on `caller`: the identity it
+/// gets (the host may have given another than the server's).
+fn tool_connected(st: &mut State, caller: Caller, result: Result<Proc, Status>) {
+    let Some(PeerState::Connecting(tentative)) = st.conns.state(caller.token).cloned() else {
         return;
     };
-    if let Err(s) = result {
+    let proc = match result {
+        Ok(p) => p,
+        Err(s) => {
+            st.conns.unauthenticated(caller.token);
+            return refuse_tool(st, caller, s);
+        }
+    };
+    if proc != tentative {
         st.conns.unauthenticated(caller.token);
-        return refuse_tool(st, caller, s);
+        if st.conns.is_claimed(&proc) {
+            return refuse_tool(st, caller, Status::ERR_EXISTS);
+        }
+        st.conns.authenticated(caller.token, &proc);
     }
     st.conns.ready(caller.token);
     let m = Message::ToolHandshakeReply(wire::ToolHandshakeReply {
@@ -189,10 +206,12 @@ pub(super) fn finalize(st: &mut State, caller: Caller, proc: &Proc) {
 
 /// The host completed a client's connect, abort or finalize.
 pub(super) fn host_done(st: &mut State, op: PendingOp, result: OpResult) {
+    if let PendingOp::ToolConnect(caller) = op {
+        return tool_connected(st, caller, super::host::take_result::<Proc>(result));
+    }
     let unit = result.map(|_| ());
     match op {
         PendingOp::Connect(caller) => connected(st, caller, unit),
-        PendingOp::ToolConnect(caller) => tool_connected(st, caller, unit),
         PendingOp::Finalize(caller) => {
             let s = unit.err().unwrap_or(Status::SUCCESS);
             answer(st, caller, Message::FinalizeReply(s));

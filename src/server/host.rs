@@ -116,16 +116,20 @@ pub trait HostModule: Send + Sync + 'static {
         Err(Status::ERR_NOT_SUPPORTED)
     }
 
-    /// A tool connected as `tool` (the identity it asked for, or the one
-    /// the server gave it), with its `PMIx_tool_init` directives: the host
-    /// accepts it by completing `done` (or refuses it with an error).
-    /// Without this callback every tool the server accepts is admitted.
+    /// A tool connected, with its `PMIx_tool_init` directives; `tool` is
+    /// the identity it asked for (`requested`) or the one the server would
+    /// give it. The host admits it by completing `done` with the identity
+    /// the tool gets (`tool`, or one the host assigns), or refuses it with
+    /// an error. Without this callback every tool the server accepts is
+    /// admitted as `tool`.
     fn tool_connected(
         &self,
         tool: &Proc,
+        requested: bool,
         infos: &[Info],
-        done: Completion<()>,
+        done: Completion<Proc>,
     ) -> Result<(), Status> {
+        let _ = requested;
         let _ = (tool, infos, done);
         Err(Status::ERR_NOT_SUPPORTED)
     }

@@ -23,7 +23,7 @@ use std::ptr::null_mut;
 use pmix_core::group::GroupOp;
 use pmix_core::server::{Completion, OpOutput};
 use pmix_core::value::Query;
-use pmix_core::{Info, Proc, Status};
+use pmix_core::{keys, Info, Key, Proc, Status, Value};
 
 use crate::boundary::{calloc_array, guard_or};
 use crate::convert;
@@ -32,7 +32,8 @@ use crate::sys::{
     pmix_status_t,
 };
 use crate::sys::{
-    AllocFn, GetCredFn, GroupFn, JobControlFn, LogFn, MonitorFn, QueryFn, ValidateCredFn,
+    AllocFn, GetCredFn, GroupFn, JobControlFn, LogFn, MonitorFn, QueryFn, ToolConnectedFn,
+    ValidateCredFn,
 };
 
 /// The C arguments of one upcall, freed on drop.
@@ -404,5 +405,79 @@ pub(crate) fn group(
         // SAFETY: the host's function; the id, procs and directives live
         // in the operation box until the host calls back.
         unsafe { f(op.code(), gp, pp, np, ip, n, Some(info_done), cb) }
+    })
+}
+
+/// A tool's connection at the host, until it answers.
+struct ToolPending {
+    done: Completion<Proc>,
+    /// The identity the server would give (kept if the host names none).
+    tentative: Proc,
+    _args: CArgs,
+}
+
+/// `tool_connected` through the C module: the host admits the tool and
+/// names its identity (`PMIX_TOOL_NSPACE`/`PMIX_TOOL_RANK` among the infos
+/// when the tool asked for one). The upcall returns nothing: the host
+/// always calls back.
+pub(crate) fn tool_connected(
+    f: ToolConnectedFn,
+    tool: &Proc,
+    requested: bool,
+    infos: &[Info],
+    done: Completion<Proc>,
+) -> Result<(), Status> {
+    let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
+    let mut all = infos.to_vec();
+    if requested {
+        all.retain(|i| {
+            i.key.as_bytes() != keys::TOOL_NSPACE.as_bytes()
+                && i.key.as_bytes() != keys::TOOL_RANK.as_bytes()
+        });
+        all.push(Info::new(
+            Key::new(keys::TOOL_NSPACE)?,
+            Value::String(Some(tool.nspace.as_c_str().to_owned())),
+        ));
+        all.push(Info::new(
+            Key::new(keys::TOOL_RANK)?,
+            Value::Uint32(tool.rank.0),
+        ));
+    }
+    let mut args = CArgs::new(tool);
+    let (ip, n) = args.infos(&all)?;
+    let raw = Box::into_raw(Box::new(ToolPending {
+        done,
+        tentative: tool.clone(),
+        _args: args,
+    }));
+    // SAFETY: the host's function; the infos live in the box until the
+    // host calls back (which it always does: the upcall returns nothing).
+    unsafe { f(ip.cast_mut(), n, Some(tool_done), raw.cast()) };
+    Ok(())
+}
+
+/// The host's `pmix_tool_connection_cbfunc_t`: the tool's identity (NULL:
+/// the server's), or the refusal.
+unsafe extern "C" fn tool_done(
+    status: pmix_status_t,
+    proc_: *mut pmix_proc_t,
+    cbdata: *mut c_void,
+) {
+    guard_or((), || {
+        if cbdata.is_null() {
+            return;
+        }
+        // SAFETY: cbdata is the ToolPending leaked by `tool_connected`,
+        // called back once.
+        let p = unsafe { Box::from_raw(cbdata.cast::<ToolPending>()) };
+        let r = if status != Status::SUCCESS.0 {
+            Err(Status(status))
+        } else if proc_.is_null() {
+            Ok(p.tentative.clone())
+        } else {
+            // SAFETY: a non-NULL proc from the host, valid for the call.
+            Ok(convert::proc_from_c(unsafe { &*proc_ }))
+        };
+        p.done.complete(r);
     })
 }

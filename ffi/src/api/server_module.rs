@@ -398,6 +398,22 @@ impl HostModule for CHost {
         crate::api::spawn_host::collective(self.module.disconnect, procs, infos, done)
     }
 
+    fn tool_connected(
+        &self,
+        tool: &Proc,
+        requested: bool,
+        infos: &[Info],
+        done: Completion<Proc>,
+    ) -> Result<(), Status> {
+        crate::api::host_rm::tool_connected(
+            self.module.tool_connected,
+            tool,
+            requested,
+            infos,
+            done,
+        )
+    }
+
     fn group(
         &self,
         op: pmix_core::group::GroupOp,

@@ -111,7 +111,7 @@ pub struct pmix_server_module_t {
     pub listener: UnusedFn,
     pub notify_event: NotifyEventFn,
     pub query: QueryFn,
-    pub tool_connected: UnusedFn,
+    pub tool_connected: ToolConnectedFn,
     pub log: LogFn,
     pub allocate: AllocFn,
     pub job_control: JobControlFn,
@@ -261,6 +261,22 @@ pub type ValidateCredFn = Option<
         cbfunc: pmix_validation_cbfunc_t,
         cbdata: *mut c_void,
     ) -> pmix_status_t,
+>;
+
+/// `pmix_tool_connection_cbfunc_t`: the host's answer to a tool's
+/// connection, with the identity it gives the tool.
+pub type ToolConnectionCbFunc = Option<
+    unsafe extern "C" fn(status: pmix_status_t, proc_: *mut pmix_proc_t, cbdata: *mut c_void),
+>;
+
+/// `pmix_server_tool_connection_fn_t`.
+pub type ToolConnectedFn = Option<
+    unsafe extern "C" fn(
+        info: *mut pmix_info_t,
+        ninfo: usize,
+        cbfunc: ToolConnectionCbFunc,
+        cbdata: *mut c_void,
+    ),
 >;
 
 /// `pmix_server_grp_fn_t` (`op` is a `pmix_group_operation_t`, a C
