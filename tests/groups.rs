@@ -433,17 +433,9 @@ fn c27_group_queries() {
 /// `group_construct`, a fence and a get through the group, `group_destruct`.
 #[test]
 fn python_bindings_construct_use_and_destruct_a_group() {
-    let python = "/usr/bin/python3";
-    let has_bindings = Command::new(python)
-        .args(["-W", "ignore", "-c", "import pmix"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !has_bindings {
-        eprintln!("SKIPPED: python3-pmix is not installed");
+    let Some(python) = common::python_with_bindings() else {
         return;
-    }
+    };
     let script = common::root().join("tests/python/group_client.py");
     for n in [2, 4] {
         let what = format!("python group_client.py at {n} ranks");

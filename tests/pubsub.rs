@@ -189,17 +189,9 @@ fn rust_api_publish_lookup_unpublish_under_pmixrun() {
 /// python3-pmix (OpenPMIx 4.2's own bindings) on our library.
 #[test]
 fn python_bindings_publish_and_lookup_under_pmixrun() {
-    let python = "/usr/bin/python3";
-    let has_bindings = Command::new(python)
-        .args(["-W", "ignore", "-c", "import pmix"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !has_bindings {
-        eprintln!("SKIPPED: python3-pmix is not installed");
+    let Some(python) = common::python_with_bindings() else {
         return;
-    }
+    };
     let script = common::root().join("tests/python/pubsub_client.py");
     let program = vec![
         python.to_string(),

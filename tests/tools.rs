@@ -308,21 +308,9 @@ fn a_c_tool_attaches_by_pid() {
 /// a running pmixrun through our library.
 #[test]
 fn python_tool_attaches_and_queries() {
-    let python = "/usr/bin/python3";
-    let has_bindings = Command::new(python)
-        .args(["-W", "ignore", "-c", "import pmix"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !has_bindings {
-        assert!(
-            std::env::var("PMIX_REQUIRE_REFERENCE").as_deref() != Ok("1"),
-            "python3-pmix is required"
-        );
-        eprintln!("SKIPPED: python3-pmix is not installed");
+    let Some(python) = common::python_with_bindings() else {
         return;
-    }
+    };
     let mut job = Job::start("py");
     let script = common::root().join("tests/python/tool_client.py");
     let out = common::run_with_watchdog(

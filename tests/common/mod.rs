@@ -372,3 +372,26 @@ pub fn affected(infos: &[Info]) -> Option<Proc> {
             _ => None,
         })
 }
+
+/// The Python interpreter with python3-pmix's `pmix` module importable
+/// (OpenPMIx 4.2's own bindings), or `None` when the package is not
+/// installed (then a test skips, said on stderr, unless
+/// `PMIX_REQUIRE_REFERENCE=1`, which makes it fail).
+pub fn python_with_bindings() -> Option<&'static str> {
+    let python = "/usr/bin/python3";
+    let ok = Command::new(python)
+        .args(["-W", "ignore", "-c", "import pmix"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if ok {
+        return Some(python);
+    }
+    assert!(
+        std::env::var("PMIX_REQUIRE_REFERENCE").as_deref() != Ok("1"),
+        "PMIX_REQUIRE_REFERENCE=1 but python3-pmix is not installed"
+    );
+    eprintln!("SKIPPED: python3-pmix is not installed");
+    None
+}
