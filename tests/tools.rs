@@ -7,6 +7,7 @@
 //! refuses tools; the files go when `pmixrun` ends. A C tool attached to
 //! two jobs' servers lists them, switches its primary server and
 //! disconnects from one. python3-pmix's `PMIxTool` attaches and queries.
+//! `pmix-ps` lists the job.
 //!
 //! The job's ranks print `ready <namespace>` and wait; the test reads that
 //! line (so the server is up), then kills `pmixrun` when done. Every wait
@@ -359,4 +360,40 @@ fn a_c_hosts_tool_connected_names_the_tool() {
     );
     common::run_c_host(&host, &[tool.as_os_str()], &tmp, LIMIT, "tool host ok");
     let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// `pmix-ps` lists a running pmixrun job's ranks through the tool path;
+/// its exit codes say what went wrong.
+#[test]
+fn pmix_ps_lists_the_running_job() {
+    let mut job = Job::start("ps");
+    let ps = env!("CARGO_BIN_EXE_pmix-ps");
+    let run = |args: &[&str]| {
+        common::run_with_watchdog(
+            Command::new(ps)
+                .args(args)
+                .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped()),
+            LIMIT,
+            "pmix-ps",
+        )
+    };
+    let tmp = job.tmp.display().to_string();
+    let out = run(&["--tmpdir", &tmp]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains(&format!("server {}", job.pid())), "{text}");
+    assert!(
+        text.contains(&format!("job {}: 2 ranks", job.nspace)),
+        "{text}"
+    );
+    assert!(text.contains("rank 1 "), "{text}");
+    assert_eq!(
+        run(&["--tmpdir", "/nonexistent/pmix-ps"]).status.code(),
+        Some(1)
+    );
+    assert_eq!(run(&["--bogus"]).status.code(), Some(2));
+    assert!(run(&["--help"]).status.success());
+    job.end();
 }
