@@ -201,30 +201,39 @@ impl Groups {
         procs: &[Proc],
         is_nspace: impl Fn(&Proc) -> bool,
     ) -> Option<Result<Vec<Proc>, Status>> {
-        let group_of = |p: &Proc| {
-            if is_nspace(p) {
-                return None;
+        // What each process names; `is_nspace` is asked only of the
+        // names that are group ids, current or destructed (a fence of a
+        // job without groups pays for nothing else).
+        enum Named<'g> {
+            Process,
+            Group(&'g Group),
+            Retired,
+        }
+        let named = |p: &Proc| {
+            let Ok(id) = std::str::from_utf8(p.nspace.as_bytes()) else {
+                return Named::Process;
+            };
+            let group = self.groups.get(id);
+            if group.is_none() && !self.retired.contains(id) || is_nspace(p) {
+                return Named::Process;
             }
-            let id = std::str::from_utf8(p.nspace.as_bytes()).ok()?;
-            self.groups.get(id)
+            group.map_or(Named::Retired, Named::Group)
         };
-        let retired = |p: &Proc| {
-            !is_nspace(p)
-                && std::str::from_utf8(p.nspace.as_bytes())
-                    .is_ok_and(|id| self.retired.contains(id))
-        };
-        if procs.iter().any(|p| group_of(p).is_none() && retired(p)) {
+        let names: Vec<Named<'_>> = procs.iter().map(named).collect();
+        if names.iter().any(|n| matches!(n, Named::Retired)) {
             return Some(Err(Status::ERR_NOT_FOUND));
         }
-        if !procs.iter().any(|p| group_of(p).is_some()) {
+        if !names.iter().any(|n| matches!(n, Named::Group(_))) {
             return None;
         }
         let mut out = Vec::new();
-        for p in procs {
-            match group_of(p) {
-                None => out.push(p.clone()),
-                Some(g) if p.rank == Rank::WILDCARD => out.extend(g.members.iter().cloned()),
-                Some(g) => match g.members.get(p.rank.0 as usize) {
+        for (p, n) in procs.iter().zip(&names) {
+            match n {
+                Named::Process | Named::Retired => out.push(p.clone()),
+                Named::Group(g) if p.rank == Rank::WILDCARD => {
+                    out.extend(g.members.iter().cloned())
+                }
+                Named::Group(g) => match g.members.get(p.rank.0 as usize) {
                     Some(m) if p.rank.0 <= Rank::VALID.0 => out.push(m.clone()),
                     _ => return Some(Err(Status::ERR_BAD_PARAM)),
                 },
