@@ -7,6 +7,7 @@
 //! the same order and the same group rank for each process (OpenPMIx 4.2's
 //! rule; its master branch uses the host's order).
 
+use crate::info::value_of;
 use crate::{keys, Info, Key, Proc, Status, Value};
 
 /// `pmix_group_operation_t`.
@@ -82,6 +83,18 @@ pub struct GroupResult {
 }
 
 impl GroupResult {
+    /// A successful result naming group `id` with no members yet (a
+    /// declined join, a destruct, a leave).
+    pub fn empty(id: &str) -> GroupResult {
+        GroupResult {
+            status: Status::SUCCESS,
+            id: id.to_owned(),
+            context_id: None,
+            members: Vec::new(),
+            info: Vec::new(),
+        }
+    }
+
     /// The results array as C callers get it: `PMIX_GROUP_CONTEXT_ID`
     /// first when one was assigned (OpenPMIx 4.2's examples read
     /// `results[0]`), then `PMIX_GROUP_MEMBERSHIP` (an array of procs),
@@ -107,31 +120,23 @@ impl GroupResult {
     }
 }
 
-/// The value of `key` among `infos`.
-fn find<'a>(infos: &'a [Info], key: &str) -> Option<&'a Value> {
-    infos
-        .iter()
-        .find(|i| i.key.as_bytes() == key.as_bytes())
-        .map(|i| &i.value)
-}
-
 /// The `PMIX_GROUP_ID` among `infos` (an event's, a query's).
 pub fn id_in(infos: &[Info]) -> Option<String> {
-    find(infos, keys::GROUP_ID)
+    value_of(infos, keys::GROUP_ID)
         .and_then(Value::as_str)
         .map(str::to_owned)
 }
 
 /// The `PMIX_GROUP_CONTEXT_ID` among `infos` (of any integer type).
 pub fn context_id_in(infos: &[Info]) -> Option<u64> {
-    find(infos, keys::GROUP_CONTEXT_ID)
+    value_of(infos, keys::GROUP_CONTEXT_ID)
         .and_then(crate::wire::int)
         .and_then(|c| u64::try_from(c).ok())
 }
 
 /// The `PMIX_GROUP_MEMBERSHIP` among `infos`.
 pub fn membership_in(infos: &[Info]) -> Option<Vec<Proc>> {
-    find(infos, keys::GROUP_MEMBERSHIP).and_then(Value::procs)
+    value_of(infos, keys::GROUP_MEMBERSHIP).and_then(Value::procs)
 }
 
 /// Callback of the non-blocking group calls that return results

@@ -33,6 +33,34 @@ impl std::ops::BitOr for InfoDirectives {
     }
 }
 
+/// The value of the first info of key `key` among `infos`.
+pub fn value_of<'a>(infos: &'a [Info], key: &str) -> Option<&'a Value> {
+    infos
+        .iter()
+        .find(|i| i.key.as_bytes() == key.as_bytes())
+        .map(|i| &i.value)
+}
+
+/// True if an info of key `key` among `infos` is a set boolean
+/// directive (a true `PMIX_BOOL`, or the bare key).
+pub fn flag_in(infos: &[Info], key: &str) -> bool {
+    infos
+        .iter()
+        .any(|i| i.key.as_bytes() == key.as_bytes() && ValueView::of(&i.value).flag())
+}
+
+/// The answer to a query of `PMIX_PSET_NAMES` or `PMIX_GROUP_NAMES`
+/// (`key`) among `infos`: its non-empty string, else
+/// `PMIX_ERR_NOT_FOUND` (the process belongs to none).
+pub(crate) fn set_names_in(infos: Vec<Info>, key: &str) -> Result<Value, crate::Status> {
+    infos
+        .into_iter()
+        .find(|i| i.key.as_bytes() == key.as_bytes())
+        .map(|i| i.value)
+        .filter(|v| v.as_str().is_some_and(|s| !s.is_empty()))
+        .ok_or(crate::Status::ERR_NOT_FOUND)
+}
+
 /// One `pmix_info_t`.
 #[derive(Clone, PartialEq, Debug, Default)]
 pub struct Info {
@@ -49,6 +77,11 @@ impl Info {
             flags: InfoDirectives::default(),
             value,
         }
+    }
+
+    /// An info of key `key` (none if `key` is no valid key).
+    pub fn keyed(key: &str, value: Value) -> Option<Info> {
+        Key::new(key).ok().map(|k| Info::new(k, value))
     }
 
     /// True if `PMIX_INFO_REQUIRED` is set.

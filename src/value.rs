@@ -381,11 +381,12 @@ impl Value {
         }))
     }
 
-    /// The procs of a data array of procs (or of a single proc).
+    /// The procs of a data array of procs (or of a single proc); the
+    /// elements of an array that are not procs are skipped.
     pub fn procs(&self) -> Option<Vec<Proc>> {
         match self {
             Value::Proc(p) => Some(vec![p.clone()]),
-            Value::DataArray(a) if a.elem_type == DataType::Proc => Some(
+            Value::DataArray(a) => Some(
                 a.items
                     .iter()
                     .filter_map(|v| match v {

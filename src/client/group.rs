@@ -2,8 +2,9 @@
 //! `_invite`, `_join`, `_leave` and the client's view of the groups it
 //! belongs to.
 //!
-//! Every call is a request to the server, which runs the collective (see
-//! the server's `groups` module) and answers with the group's result. The
+//! Every call is a request to the server, which runs the collective or
+//! the invitation (see the server's `group_collective` and
+//! `group_members`) and answers with the group's result. The
 //! client keeps the groups it is a member of ([`GroupTable`]): their
 //! membership, so that `{grp, r}` names member `r` of group `grp` in a
 //! get, and what each member contributed with `PMIX_GROUP_INFO`, which a
@@ -89,13 +90,8 @@ impl GroupTable {
     pub(crate) fn contributed(&self, cid: u64, proc: &Proc, key: &str) -> Option<Value> {
         let groups = self.groups.lock();
         let g = groups.values().find(|g| g.context_id == Some(cid))?;
-        g.info
-            .iter()
-            .find(|(p, _)| p == proc)?
-            .1
-            .iter()
-            .find(|i| i.key.as_bytes() == key.as_bytes())
-            .map(|i| i.value.clone())
+        let (_, infos) = g.info.iter().find(|(p, _)| p == proc)?;
+        crate::info::value_of(infos, key).cloned()
     }
 
     /// Follows the group events the server pushes.
@@ -109,19 +105,14 @@ impl GroupTable {
             self.any.store(true, Ordering::Release);
             let mut groups = self.groups.lock();
             groups.entry(id.clone()).or_insert(GroupResult {
-                status: Status::SUCCESS,
-                id,
                 context_id,
                 members,
-                info: Vec::new(),
+                ..GroupResult::empty(&id)
             });
-        } else if e.status == codes::LEFT || e.status == codes::MEMBER_FAILED {
-            let mut groups = self.groups.lock();
-            if let Some(g) = groups.get_mut(&id) {
+        } else if e.status == codes::LEFT {
+            if let Some(g) = self.groups.lock().get_mut(&id) {
                 let gone = e.affected();
-                if e.status == codes::LEFT {
-                    g.members.retain(|m| !gone.contains(m));
-                }
+                g.members.retain(|m| !gone.contains(m));
             }
         }
     }
@@ -186,22 +177,10 @@ impl Inner {
     ) -> Result<GroupResult, Status> {
         let b = r?;
         let g = match what {
-            Expect::Join if b.is_empty() => GroupResult {
-                status: Status::SUCCESS,
-                id: id.to_owned(),
-                context_id: None,
-                members: Vec::new(),
-                info: Vec::new(),
-            },
+            Expect::Join if b.is_empty() => GroupResult::empty(id),
             Expect::Forget => {
                 self.groups.remove(id);
-                return Ok(GroupResult {
-                    status: Status::SUCCESS,
-                    id: id.to_owned(),
-                    context_id: None,
-                    members: Vec::new(),
-                    info: Vec::new(),
-                });
+                return Ok(GroupResult::empty(id));
             }
             _ => body::decode_result(&b)?,
         };
@@ -410,6 +389,7 @@ impl Client {
         let done = status_of(done);
         self.group_call_nb(Op::GROUP_LEAVE, Expect::Forget, id, req, done)
     }
+
     /// What a get of `key` about `proc` with `qualifiers` comes to, given
     /// the groups this process belongs to: `{grp, r}` is member `r` of
     /// group `grp`; a get qualified by `PMIX_GROUP_CONTEXT_ID` reads what

@@ -43,12 +43,6 @@ fn is(i: &Info, key: &str) -> bool {
     i.key.as_c_str().to_bytes() == key.as_bytes()
 }
 
-fn flag_set(infos: &[Info], key: &str) -> bool {
-    infos
-        .iter()
-        .any(|i| is(i, key) && matches!(i.value, Value::Bool(true) | Value::Undef))
-}
-
 /// Checks a query as OpenPMIx does: at least one non-empty key, and the
 /// process qualifiers of the right types. Returns the process the query
 /// is about and whether a rank was given.
@@ -129,12 +123,7 @@ fn set_names_query(proc: &Proc, key: &str) -> Result<Vec<u8>, Status> {
 /// The answer to [`set_names_query`]: a nonempty string, else not found.
 fn set_names_of(r: Result<(Status, Vec<Info>), Status>, key: &str) -> Result<Value, Status> {
     let (_, infos) = r?;
-    infos
-        .into_iter()
-        .find(|i| is(i, key))
-        .map(|i| i.value)
-        .filter(|v| v.as_str().is_some_and(|s| !s.is_empty()))
-        .ok_or(Status::ERR_NOT_FOUND)
+    crate::info::set_names_in(infos, key)
 }
 
 fn decode_answer(body: Result<Vec<u8>, Status>) -> Result<(Status, Vec<Info>), Status> {
@@ -154,7 +143,7 @@ impl Client {
         let mut rest = Vec::new();
         for q in queries {
             let target = query_target(&self.inner.proc, q)?;
-            let refresh = flag_set(&q.qualifiers, QUERY_REFRESH_CACHE);
+            let refresh = crate::info::flag_in(&q.qualifiers, QUERY_REFRESH_CACHE);
             let mut left = Vec::new();
             for k in &q.keys {
                 let fixed = k
@@ -261,7 +250,9 @@ impl Client {
                 Value::Proc(self.inner.proc.clone()),
             ));
         }
-        if flag_set(&dirs, LOG_GENERATE_TIMESTAMP) && !dirs.iter().any(|i| is(i, LOG_TIMESTAMP)) {
+        if crate::info::flag_in(&dirs, LOG_GENERATE_TIMESTAMP)
+            && !dirs.iter().any(|i| is(i, LOG_TIMESTAMP))
+        {
             let now = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map(|d| d.as_secs() as i64)

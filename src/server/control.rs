@@ -22,6 +22,7 @@ use super::connections::Caller;
 use super::query::{Tap, NOBODY};
 use super::state::State;
 use super::Server;
+use crate::info::value_of;
 use crate::wire::rm;
 use crate::{Info, Proc, Status, Value};
 
@@ -46,15 +47,8 @@ pub const LOG_STDOUT: &str = "pmix.log.stdout";
 /// `PMIX_LOG_SYSLOG`, `PMIX_LOG_LOCAL_SYSLOG`, `PMIX_LOG_GLOBAL_SYSLOG`.
 const LOG_SYSLOGS: [&str; 3] = ["pmix.log.syslog", "pmix.log.lsys", "pmix.log.gsys"];
 
-fn find<'a>(infos: &'a [Info], key: &str) -> Option<&'a Value> {
-    infos
-        .iter()
-        .find(|i| i.key.as_c_str().to_bytes() == key.as_bytes())
-        .map(|i| &i.value)
-}
-
 fn flag(infos: &[Info], key: &str) -> bool {
-    match find(infos, key) {
+    match value_of(infos, key) {
         Some(Value::Bool(b)) => *b,
         Some(Value::Undef) => true,
         _ => false,
@@ -63,7 +57,7 @@ fn flag(infos: &[Info], key: &str) -> bool {
 
 /// The source a log request names (`PMIX_LOG_SOURCE`), else `requester`.
 pub fn log_source(requester: &Proc, directives: &[Info]) -> Proc {
-    match find(directives, LOG_SOURCE) {
+    match value_of(directives, LOG_SOURCE) {
         Some(Value::Proc(p)) => p.clone(),
         _ => requester.clone(),
     }
@@ -72,7 +66,7 @@ pub fn log_source(requester: &Proc, directives: &[Info]) -> Proc {
 /// The timestamp a log request asks for (`PMIX_LOG_TIMESTAMP`, or now
 /// under `PMIX_LOG_GENERATE_TIMESTAMP`), in seconds since the epoch.
 pub fn log_timestamp(directives: &[Info]) -> Option<i64> {
-    match find(directives, LOG_TIMESTAMP) {
+    match value_of(directives, LOG_TIMESTAMP) {
         Some(Value::Time(t)) | Some(Value::Int64(t)) => return Some(*t),
         Some(Value::Uint64(t)) => return i64::try_from(*t).ok(),
         _ => {}
@@ -121,13 +115,14 @@ fn stream_line(prefix: &str, channel: &str, tag: bool, stamp: Option<i64>, text:
 pub fn log_locally(prefix: &str, data: &[Info], directives: &[Info]) -> Result<(), Status> {
     let once = flag(directives, LOG_ONCE) || flag(data, LOG_ONCE);
     let tag = flag(directives, LOG_TAG_OUTPUT);
-    let stamp =
-        if flag(directives, LOG_TIMESTAMP_OUTPUT) || find(directives, LOG_TIMESTAMP).is_some() {
-            log_timestamp(directives)
-        } else {
-            None
-        };
-    let pri = match find(directives, LOG_SYSLOG_PRI) {
+    let stamp = if flag(directives, LOG_TIMESTAMP_OUTPUT)
+        || value_of(directives, LOG_TIMESTAMP).is_some()
+    {
+        log_timestamp(directives)
+    } else {
+        None
+    };
+    let pri = match value_of(directives, LOG_SYSLOG_PRI) {
         Some(Value::Int(p)) | Some(Value::Int32(p)) => *p,
         _ => libc::LOG_ERR,
     };
@@ -218,7 +213,7 @@ fn log_for(
     mut directives: Vec<Info>,
     tap: Option<Tap>,
 ) {
-    if find(&directives, LOG_SOURCE).is_none() {
+    if value_of(&directives, LOG_SOURCE).is_none() {
         if let Ok(k) = crate::Key::new(LOG_SOURCE) {
             directives.push(Info::new(k, Value::Proc(proc.clone())));
         }

@@ -36,7 +36,6 @@ use std::sync::Arc;
 use super::connections::Caller;
 use super::host::OpResult;
 use super::ops::PendingOp;
-use super::psets::members_value;
 use super::state::State;
 use super::Server;
 use crate::events::codes::{PROCESS_SET_DEFINE, PROCESS_SET_DELETE};
@@ -169,7 +168,7 @@ pub(super) fn notify_from_client(st: &mut State, caller: Caller, _proc: &Proc, b
 
 /// Records set `name` and raises `PMIX_PROCESS_SET_DEFINE`.
 fn define_pset(st: &mut State, name: &str, members: Vec<Proc>) -> Result<(), Status> {
-    let value = members_value(&members);
+    let value = Value::proc_array(&members);
     st.psets.define(name, members)?;
     raise_pset_event(st, PROCESS_SET_DEFINE, name, Some(value));
     Ok(())
@@ -213,7 +212,7 @@ pub(super) fn raise(
     targets: &[Proc],
     mut infos: Vec<Info>,
 ) {
-    infos.extend(info_of(
+    infos.extend(Info::keyed(
         keys::EVENT_CUSTOM_RANGE,
         Value::proc_array(targets),
     ));
@@ -258,13 +257,12 @@ pub(super) fn raise_from_server(st: &mut State, code: Status, targets: &[Proc], 
 /// The infos of a group event about `id` (and `affected`).
 pub(super) fn event_infos(id: &str, affected: Option<&Proc>) -> Vec<Info> {
     let mut v = Vec::with_capacity(3);
-    v.extend(info_of(keys::GROUP_ID, Value::string(id)));
+    v.extend(Info::keyed(keys::GROUP_ID, Value::string(id)));
     if let Some(p) = affected {
-        v.extend(info_of(keys::EVENT_AFFECTED_PROC, Value::Proc(p.clone())));
+        v.extend(Info::keyed(
+            keys::EVENT_AFFECTED_PROC,
+            Value::Proc(p.clone()),
+        ));
     }
     v
-}
-
-fn info_of(k: &str, v: Value) -> Option<Info> {
-    Key::new(k).ok().map(|k| Info::new(k, v))
 }

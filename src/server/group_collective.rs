@@ -46,11 +46,7 @@ use super::state::State;
 use crate::group::{events as codes, GroupOp, GroupResult};
 use crate::wire::group::{self as body, Endpoint};
 use crate::wire::{flag, int, Directives};
-use crate::{keys, Info, Key, Proc, Status, Value};
-
-fn kv(k: &str, v: Value) -> Option<Info> {
-    Key::new(k).ok().map(|k| Info::new(k, v))
-}
+use crate::{keys, Info, Proc, Status, Value};
 
 /// The group directives of a participant's call.
 pub(super) fn group_call(id: String, infos: &[Info], solo: bool) -> GroupCall {
@@ -225,7 +221,7 @@ pub(super) fn start(st: &mut State, cid: u64) {
     if kind == Kind::GroupConstruct {
         let eps = endpoints(st, cid);
         match body::encode_endpoints(&eps) {
-            Ok(b) => directives.extend(kv(keys::GROUP_ENDPT_DATA, Value::ByteObject(b))),
+            Ok(b) => directives.extend(Info::keyed(keys::GROUP_ENDPT_DATA, Value::ByteObject(b))),
             Err(s) => return st.collective_failed(cid, s),
         }
     }
@@ -259,8 +255,8 @@ pub(super) fn host_directives(infos: &[Info]) -> Vec<Info> {
         .filter(|i| i.key.as_bytes() != keys::TIMEOUT.as_bytes())
         .cloned()
         .collect();
-    out.extend(kv(keys::SORTED_PROC_ARRAY, Value::Bool(true)));
-    out.extend(kv(
+    out.extend(Info::keyed(keys::SORTED_PROC_ARRAY, Value::Bool(true)));
+    out.extend(Info::keyed(
         keys::LOCAL_COLLECTIVE_STATUS,
         Value::Status(Status::SUCCESS.code()),
     ));
@@ -376,7 +372,7 @@ fn finished(st: &mut State, cid: u64, infos: Vec<Info>) {
     if !g.dropped.is_empty() {
         // The group is not the one its leaders named.
         let mut infos = event_infos(&g.id, None);
-        infos.extend(kv(
+        infos.extend(Info::keyed(
             keys::GROUP_MEMBERSHIP,
             Value::proc_array(&result.members),
         ));

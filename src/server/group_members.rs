@@ -49,11 +49,7 @@ use super::timers::TimerKey;
 use crate::group::{self, events as codes, GroupOp, GroupOpt, GroupResult};
 use crate::wire::group as body;
 use crate::wire::Directives;
-use crate::{keys, Info, Key, Proc, Rank, Status, Value};
-
-fn kv(k: &str, v: Value) -> Option<Info> {
-    Key::new(k).ok().map(|k| Info::new(k, v))
-}
+use crate::{keys, Info, Proc, Rank, Status, Value};
 
 /// An `Op::GROUP_INVITE` request from the leader `proc`.
 pub(super) fn invite(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
@@ -92,7 +88,7 @@ pub(super) fn invite(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
         st.timers.set(dl, TimerKey::Invite(n));
     }
     let mut ev = event_infos(&id, None);
-    ev.extend(kv(keys::EVENT_NON_DEFAULT, Value::Bool(true)));
+    ev.extend(Info::keyed(keys::EVENT_NON_DEFAULT, Value::Bool(true)));
     raise(st, codes::INVITED, proc, &invitees, ev);
     // Invitees already gone have failed.
     let gone: Vec<Proc> = invitees
@@ -241,11 +237,9 @@ pub(super) fn from_host(st: &mut State, e: &crate::events::Event) {
                 },
             );
             let result = GroupResult {
-                status: Status::SUCCESS,
-                id: id.clone(),
                 context_id,
                 members: members.clone(),
-                info: Vec::new(),
+                ..GroupResult::empty(&id)
             };
             let r = body::encode_result(&result);
             for j in joins {
@@ -378,9 +372,12 @@ fn complete(st: &mut State, n: u64, host: Vec<Info>) {
         }
     }
     let mut ev = event_infos(&inv.id, None);
-    ev.extend(kv(keys::GROUP_MEMBERSHIP, Value::proc_array(&members)));
+    ev.extend(Info::keyed(
+        keys::GROUP_MEMBERSHIP,
+        Value::proc_array(&members),
+    ));
     if let Some(c) = context_id {
-        ev.extend(kv(keys::GROUP_CONTEXT_ID, Value::Size(c as usize)));
+        ev.extend(Info::keyed(keys::GROUP_CONTEXT_ID, Value::Size(c as usize)));
     }
     raise(st, codes::CONSTRUCT_COMPLETE, &inv.leader, &members, ev);
 }
@@ -517,7 +514,10 @@ pub(super) fn leave(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
             event_infos(&id, Some(proc)),
         );
         let mut update = event_infos(&id, None);
-        update.extend(kv(keys::GROUP_MEMBERSHIP, Value::proc_array(&remaining)));
+        update.extend(Info::keyed(
+            keys::GROUP_MEMBERSHIP,
+            Value::proc_array(&remaining),
+        ));
         raise_from_server(st, codes::MEMBERSHIP_UPDATE, &remaining, update);
     }
     st.respond(caller, Ok(Vec::new()));

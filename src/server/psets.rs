@@ -94,17 +94,6 @@ impl ProcessSets {
     }
 }
 
-/// `members` as the value of `PMIX_PSET_MEMBERS`: a data array of procs.
-pub(crate) fn members_value(members: &[Proc]) -> Value {
-    Value::proc_array(members)
-}
-
-/// The procs of a `PMIX_PSET_MEMBERS` value (a data array of procs, or
-/// one proc).
-fn members_of(v: &Value) -> Option<Vec<Proc>> {
-    v.procs()
-}
-
 /// The sets a job registration carries: each application with a
 /// `PMIX_PSET_NAME` is a set, whose members are its `PMIX_PSET_MEMBERS`
 /// if given, else the application's ranks.
@@ -119,7 +108,7 @@ pub(crate) fn registered_sets(nspace: &Nspace, job: &JobDescription) -> Vec<(Str
         }
         let members = app
             .info(keys::PSET_MEMBERS)
-            .and_then(members_of)
+            .and_then(Value::procs)
             .unwrap_or_else(|| {
                 app.ranks()
                     .iter()

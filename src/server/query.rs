@@ -37,7 +37,6 @@ use std::collections::HashSet;
 use std::ffi::CString;
 
 use super::connections::Caller;
-use super::psets::members_value;
 use super::state::State;
 use super::Server;
 use crate::data_type::DataType;
@@ -107,12 +106,7 @@ impl Server {
         let (_, infos) = rx
             .recv_timeout(std::time::Duration::from_secs(30))
             .map_err(|_| Status::ERR_TIMEOUT)??;
-        infos
-            .into_iter()
-            .find(|i| i.key.as_bytes() == key.as_bytes())
-            .map(|i| i.value)
-            .filter(|v| v.as_str().is_some_and(|s| !s.is_empty()))
-            .ok_or(Status::ERR_NOT_FOUND)
+        crate::info::set_names_in(infos, key)
     }
 }
 
@@ -137,10 +131,6 @@ const SERVER_KEYS: &[&str] = &[
     keys::QUERY_STABLE_ABI_VERSION,
     keys::QUERY_PROVISIONAL_ABI_VERSION,
 ];
-
-fn info(key: &str, value: Value) -> Option<Info> {
-    Some(Info::new(Key::new(key).ok()?, value))
-}
 
 /// The process a query names (`PMIX_PROCID`, `PMIX_NSPACE`, `PMIX_RANK`):
 /// the requester's namespace unless one is named, the wildcard rank unless
@@ -239,7 +229,7 @@ fn query_for(st: &mut State, caller: Caller, proc: &Proc, queries: Vec<Query>, t
 fn answer_query(st: &State, requester: &Proc, key: &[u8], qualifiers: &[Info]) -> Option<Info> {
     let key = std::str::from_utf8(key).ok()?;
     if let Some(v) = crate::strings::library_answer(key) {
-        return info(key, Value::string(v));
+        return Info::keyed(key, Value::string(v));
     }
     match key {
         keys::QUERY_NAMESPACES => {
@@ -249,7 +239,7 @@ fn answer_query(st: &State, requester: &Proc, key: &[u8], qualifiers: &[Info]) -
                 .iter()
                 .map(|n| n.to_string_lossy().into_owned())
                 .collect();
-            info(key, Value::string(&names.join(",")))
+            Info::keyed(key, Value::string(&names.join(",")))
         }
         keys::QUERY_NAMESPACE_INFO => {
             let mut items = Vec::new();
@@ -273,7 +263,7 @@ fn answer_query(st: &State, requester: &Proc, key: &[u8], qualifiers: &[Info]) -
                     items: fields,
                 })));
             }
-            info(
+            Info::keyed(
                 key,
                 Value::DataArray(Box::new(DataArray {
                     elem_type: DataType::DataArray,
@@ -313,7 +303,7 @@ fn answer_query(st: &State, requester: &Proc, key: &[u8], qualifiers: &[Info]) -
                     }))
                 })
                 .collect();
-            info(
+            Info::keyed(
                 key,
                 Value::DataArray(Box::new(DataArray {
                     elem_type: DataType::ProcInfo,
@@ -321,19 +311,19 @@ fn answer_query(st: &State, requester: &Proc, key: &[u8], qualifiers: &[Info]) -
                 })),
             )
         }
-        keys::QUERY_SUPPORTED_KEYS => info(key, Value::string(&SERVER_KEYS.join(","))),
+        keys::QUERY_SUPPORTED_KEYS => Info::keyed(key, Value::string(&SERVER_KEYS.join(","))),
         keys::PSET_NAMES => {
             let p = target(requester, qualifiers);
-            info(key, Value::string(&st.psets.sets_of(&p).join(",")))
+            Info::keyed(key, Value::string(&st.psets.sets_of(&p).join(",")))
         }
         keys::GROUP_NAMES => {
             let p = target(requester, qualifiers);
-            info(key, Value::string(&st.groups.groups_of(&p).join(",")))
+            Info::keyed(key, Value::string(&st.groups.groups_of(&p).join(",")))
         }
-        keys::QUERY_NUM_GROUPS => info(key, Value::Size(st.groups.len())),
-        keys::QUERY_GROUP_NAMES => info(key, Value::string(&st.groups.names().join(","))),
-        keys::QUERY_NUM_PSETS => info(key, Value::Size(st.psets.len())),
-        keys::QUERY_PSET_NAMES => info(key, Value::string(&st.psets.names().join(","))),
+        keys::QUERY_NUM_GROUPS => Info::keyed(key, Value::Size(st.groups.len())),
+        keys::QUERY_GROUP_NAMES => Info::keyed(key, Value::string(&st.groups.names().join(","))),
+        keys::QUERY_NUM_PSETS => Info::keyed(key, Value::Size(st.psets.len())),
+        keys::QUERY_PSET_NAMES => Info::keyed(key, Value::string(&st.psets.names().join(","))),
         _ => job_data(st, &target(requester, qualifiers), key),
     }
 }
@@ -365,7 +355,7 @@ fn membership(st: &State, key: &[u8], qualifiers: &[Info]) -> Option<Result<Info
     Some(
         members
             .ok_or(Status::ERR_NOT_FOUND)
-            .and_then(|m| info(out, members_value(&m)).ok_or(Status::ERROR)),
+            .and_then(|m| Info::keyed(out, Value::proc_array(&m)).ok_or(Status::ERROR)),
     )
 }
 
@@ -380,7 +370,7 @@ fn job_data(st: &State, proc: &Proc, key: &str) -> Option<Info> {
     } else {
         seg.proc_value(proc.rank.0, &k).ok()??
     };
-    info(key, Value::from(v))
+    Info::keyed(key, Value::from(v))
 }
 
 /// The program of `rank`: the first word of its application's
@@ -403,8 +393,8 @@ fn executable(seg: &pmix_shmem::Segment, rank: u32) -> Option<String> {
 /// Step 3's defaults, for keys the host did not answer.
 fn fallback(key: &[u8]) -> Option<Info> {
     match std::str::from_utf8(key).ok()? {
-        keys::QUERY_NUM_PSETS => info(keys::QUERY_NUM_PSETS, Value::Size(0)),
-        keys::QUERY_PSET_NAMES => info(keys::QUERY_PSET_NAMES, Value::string("")),
+        keys::QUERY_NUM_PSETS => Info::keyed(keys::QUERY_NUM_PSETS, Value::Size(0)),
+        keys::QUERY_PSET_NAMES => Info::keyed(keys::QUERY_PSET_NAMES, Value::string("")),
         _ => None,
     }
 }
@@ -469,7 +459,7 @@ mod tests {
 
     #[test]
     fn some_answered_is_partial_success() {
-        let a = info("a.b", Value::Bool(true)).unwrap();
+        let a = Info::keyed("a.b", Value::Bool(true)).unwrap();
         let body = finish_query(vec![a], vec![k("x.y")], Err(Status::ERR_NOT_SUPPORTED)).unwrap();
         let (s, infos) = rm::get_query_answer(&body).unwrap();
         assert_eq!(s, Status::ERR_PARTIAL_SUCCESS);

@@ -42,13 +42,6 @@ fn conns() -> std::sync::MutexGuard<'static, Vec<&'static Client>> {
     CONNS.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// True if `infos` set the boolean `key`.
-fn flag_set(infos: &[Info], key: &str) -> bool {
-    infos
-        .iter()
-        .any(|i| i.key.as_bytes() == key.as_bytes() && pmix_core::wire::flag(&i.value))
-}
-
 /// `PMIx_tool_init`: finds a server as `info` says and connects to it as
 /// a tool; `*proc_` receives the identity the server gave (or the one
 /// asked for). From then on the tool makes the calls a client makes
@@ -126,7 +119,7 @@ fn attach(mut infos: Vec<Info>) -> Result<&'static Client, Status> {
         Value::Uint32(me.rank.0),
     ));
     let c: &'static Client = Box::leak(Box::new(Client::tool_init(&infos)?));
-    let primary = flag_set(&infos, keys::PRIMARY_SERVER)
+    let primary = pmix_core::info::flag_in(&infos, keys::PRIMARY_SERVER)
         || state::client().map_or(true, |p| !p.is_initialized());
     conns().push(c);
     if primary {
