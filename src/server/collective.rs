@@ -73,13 +73,6 @@ impl Kind {
         }
     }
 
-    /// True if the host hears of a failure before it was handed the
-    /// collective (with `PMIX_LOCAL_COLLECTIVE_STATUS`), so that the
-    /// servers of other nodes do not wait for this node forever.
-    pub(super) fn reports_failure(self) -> bool {
-        self == Kind::Fence
-    }
-
     /// A group kind.
     pub(super) fn is_group(self) -> bool {
         matches!(self, Kind::GroupConstruct | Kind::GroupDestruct)

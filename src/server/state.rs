@@ -19,7 +19,7 @@
 use std::os::fd::OwnedFd;
 use std::sync::Arc;
 
-use super::collective::{Arrival, Call, Collectives, Kind, Stage};
+use super::collective::{Arrival, Call, Collectives, Failure, Kind, Stage};
 use super::connections::{Caller, Connections};
 use super::groups::Groups;
 use super::host::{take_result, Completion, HostModule, OpResult, OpSink};
@@ -31,7 +31,7 @@ use super::timers::{TimerKey, Timers};
 use super::waiters::{Waiter, WaiterTo, Waiters};
 use crate::events::{Event, EventHandlers, Range};
 use crate::wire::{DmodexReply, Message, Response, SegmentKind, SegmentRef};
-use crate::{keys, Info, Key, Nspace, Proc, Status, Value};
+use crate::{keys, Info, Nspace, Proc, Status, Value};
 
 /// The progress thread's state.
 pub(crate) struct State {
@@ -327,27 +327,11 @@ impl State {
                 }
             }
             Some(Stage::Gathering) => {
-                let Some(f) = self.collectives.fail(cid, status, &mut self.timers) else {
+                let Some(mut f) = self.collectives.fail(cid, status, &mut self.timers) else {
                     return;
                 };
-                self.send_failure(f.kind, f.arrived, status);
-                if let (Kind::GroupConstruct, Some(id)) = (f.kind, &f.group) {
-                    self.report_group_failure(id, &f.procs, f.infos.clone(), status);
-                }
-                if f.kind.reports_failure() {
-                    let mut infos = f.infos;
-                    if let Ok(k) = Key::new(keys::LOCAL_COLLECTIVE_STATUS) {
-                        infos.push(Info::new(k, Value::Status(status.code())));
-                    }
-                    let (op, done) = self.start_op::<Vec<u8>>(PendingOp::Ignored);
-                    if self
-                        .host
-                        .fence_nb(&f.procs, &infos, Vec::new(), done)
-                        .is_err()
-                    {
-                        self.ops.take(op);
-                    }
-                }
+                self.send_failure(f.kind, std::mem::take(&mut f.arrived), status);
+                self.report_failure(f, status);
                 self.retire_collective(cid);
             }
         }
@@ -371,27 +355,32 @@ impl State {
         self.send_failure(kind, [caller], status);
     }
 
-    /// Group construct `id` failed here before reaching the host: a host
-    /// that runs groups across nodes hears of it (with
-    /// `PMIX_LOCAL_COLLECTIVE_STATUS`), so that other servers do not wait.
-    fn report_group_failure(
-        &mut self,
-        id: &str,
-        procs: &[Proc],
-        mut infos: Vec<Info>,
-        status: Status,
-    ) {
-        if self.host.fences_are_local() {
-            return;
-        }
-        if let Ok(k) = Key::new(keys::LOCAL_COLLECTIVE_STATUS) {
-            infos.push(Info::new(k, Value::Status(status.code())));
-        }
-        let (op, done) = self.start_op::<Vec<Info>>(PendingOp::Ignored);
-        let r = self
-            .host
-            .group(crate::group::GroupOp::Construct, id, procs, &infos, done);
-        if r.is_err() {
+    /// Collective `f` failed here, before reaching the host: the host
+    /// hears of it (with `PMIX_LOCAL_COLLECTIVE_STATUS`), so that the
+    /// servers of other nodes do not wait for this node forever: a fence
+    /// through `fence_nb`, a group construct through `group` (when the
+    /// host runs groups across nodes). Its answer is not needed; other
+    /// kinds are not reported.
+    fn report_failure(&mut self, f: Failure, status: Status) {
+        let mut infos = f.infos;
+        infos.extend(Info::keyed(
+            keys::LOCAL_COLLECTIVE_STATUS,
+            Value::Status(status.code()),
+        ));
+        let host = self.host.clone();
+        let r = match (f.kind, f.group) {
+            (Kind::Fence, _) => {
+                let (op, done) = self.start_op::<Vec<u8>>(PendingOp::Ignored);
+                (op, host.fence_nb(&f.procs, &infos, Vec::new(), done))
+            }
+            (Kind::GroupConstruct, Some(id)) if !host.fences_are_local() => {
+                let (op, done) = self.start_op::<Vec<Info>>(PendingOp::Ignored);
+                let construct = crate::group::GroupOp::Construct;
+                (op, host.group(construct, &id, &f.procs, &infos, done))
+            }
+            _ => return,
+        };
+        if let (op, Err(_)) = r {
             self.ops.take(op);
         }
     }
