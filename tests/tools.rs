@@ -244,14 +244,14 @@ fn no_server_or_no_tool_support_is_a_clear_refusal() {
     let _ = std::fs::remove_dir_all(&tmp);
 }
 
-/// Builds `tests/c/tool_client.c` and runs it with `args`, rendezvous
-/// files in `tmp`; asserts it printed "tool ok".
-fn run_c_tool(tag: &str, args: &[String], tmp: &Path) {
+/// Builds `tests/c/PROGRAM.c` against `include` and runs it with `args`
+/// (rendezvous files in `tmp`); asserts it printed "tool ok".
+fn run_c_program(program: &str, include: &Path, tag: &str, args: &[String], tmp: &Path) {
     let tool = common::build_c(
-        "tests/c/tool_client.c",
+        &format!("tests/c/{program}.c"),
         &format!("tools_{tag}_{}", std::process::id()),
-        "tool_client",
-        &common::include_dir(),
+        program,
+        include,
         &[],
     );
     let out = common::run_with_watchdog(
@@ -262,11 +262,142 @@ fn run_c_tool(tag: &str, args: &[String], tmp: &Path) {
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit()),
         LIMIT,
-        "tool_client",
+        program,
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}");
+    assert!(out.status.success(), "{program} {args:?}: {stdout}");
     assert!(stdout.contains("tool ok"), "{stdout}");
+}
+
+/// `tests/c/tool_client.c` on our headers.
+fn run_c_tool(tag: &str, args: &[String], tmp: &Path) {
+    run_c_program("tool_client", &common::include_dir(), tag, args, tmp);
+}
+
+/// The header directories a C tool is built against: ours, and Debian's
+/// OpenPMIx 4.2.2 headers when installed.
+fn both_headers() -> Vec<(&'static str, PathBuf)> {
+    let mut v = vec![("ours", common::include_dir())];
+    if let Some((inc, _)) = common::reference_pmix() {
+        v.push(("ref", inc));
+    }
+    v
+}
+
+/// The server identity of a pmixrun (its default server namespace).
+fn pmixrun_server(job: &Job) -> String {
+    format!("pmix-server.{}", job.pid())
+}
+
+/// A tool initialized with `PMIX_TOOL_CONNECT_OPTIONAL` and no server is
+/// initialized unconnected; with `PMIX_TOOL_DO_NOT_CONNECT` it is too,
+/// and later attaches through `PMIx_tool_set_server` with
+/// `PMIX_WAIT_FOR_CONNECTION` (after timing out on a server that never
+/// comes). On our headers and on Debian's.
+#[test]
+fn a_c_tool_starts_unconnected_and_attaches_later() {
+    let mut job = Job::start("late");
+    for (h, inc) in both_headers() {
+        // A pid no server has: this test's own.
+        let optional = ["optional".to_owned(), std::process::id().to_string()];
+        run_c_program("tool_modes", &inc, &format!("opt_{h}"), &optional, &job.tmp);
+        let late = ["late".to_owned(), pmixrun_server(&job), job.nspace.clone()];
+        run_c_program("tool_modes", &inc, &format!("late_{h}"), &late, &job.tmp);
+    }
+    job.end();
+}
+
+/// The Rust API: an unconnected tool has its identity and no server;
+/// `PMIX_TOOL_CONNECT_OPTIONAL` connects when the server is there.
+#[test]
+fn an_unconnected_tool_has_its_identity_and_no_server() {
+    let t = Client::tool_init(&[
+        info(keys::TOOL_DO_NOT_CONNECT, Value::Bool(true)),
+        info(keys::TOOL_NSPACE, Value::string("lonely")),
+        info(keys::TOOL_RANK, Value::Uint32(2)),
+    ])
+    .expect("an unconnected tool");
+    assert_eq!(
+        t.proc(),
+        &Proc::new(Nspace::new("lonely").unwrap(), Rank(2))
+    );
+    assert!(t.is_singleton());
+    let q = Query {
+        keys: vec![std::ffi::CString::new(keys::QUERY_NAMESPACES).unwrap()],
+        qualifiers: vec![],
+    };
+    assert_eq!(t.query(&[q]).err(), Some(Status::ERR_UNREACH));
+    let me = t
+        .get(t.proc(), keys::NSPACE, &[])
+        .expect("its own namespace");
+    assert_eq!(me.as_str(), Some("lonely"));
+    t.finalize().unwrap();
+
+    let mut job = Job::start("opt");
+    let t = Client::tool_init(&[
+        info(keys::TOOL_CONNECT_OPTIONAL, Value::Bool(true)),
+        info(keys::SERVER_PIDINFO, Value::Pid(job.pid() as i32)),
+        tmpdir(&job.tmp),
+    ])
+    .expect("an optional connection that succeeds");
+    assert!(!t.is_singleton());
+    check_tool(&t, &job.nspace);
+    t.finalize().unwrap();
+    job.end();
+}
+
+/// A launcher tool (`PMIX_LAUNCHER`) connects to the server that
+/// `PMIX_LAUNCHER_RNDZ_URI` names and serves tools itself: another tool
+/// attaches to it by its namespace; its rendezvous files go when it ends.
+#[test]
+fn a_launcher_tool_serves_other_tools() {
+    let mut job = Job::start("launch");
+    let host = pmix::server::local_hostname();
+    let uri = std::fs::read_to_string(job.tmp.join(format!("pmix.{host}.tool.{}", job.pid())))
+        .expect("pmixrun's rendezvous file");
+    let launcher = common::build_c(
+        "tests/c/tool_modes.c",
+        &format!("tools_launcher_{}", std::process::id()),
+        "tool_modes",
+        &common::include_dir(),
+        &[],
+    );
+    let mut child = Command::new(&launcher)
+        .arg("launcher")
+        .env("TMPDIR", &job.tmp)
+        .env("PMIX_LAUNCHER_RNDZ_URI", uri.lines().next().unwrap())
+        .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let lines = common::lines_in_thread(child.stdout.take().unwrap());
+    let up = lines.recv_timeout(LIMIT).expect("the launcher starts");
+    let ns = up
+        .strip_prefix("launcher up ")
+        .unwrap_or_else(|| panic!("{up}"))
+        .trim()
+        .to_owned();
+    let t = Client::tool_init(&[
+        info(keys::SERVER_NSPACE, Value::string(&ns)),
+        tmpdir(&job.tmp),
+    ])
+    .expect("a tool attaches to the launcher");
+    assert_eq!(t.server().nspace.to_string_lossy(), ns);
+    t.finalize().unwrap();
+    let pid_file = job.tmp.join(format!("pmix.{host}.tool.{}", child.id()));
+    assert!(pid_file.exists(), "the launcher's rendezvous file");
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(b"done\n").unwrap();
+    let (waiter, timed_out) = common::wait_at_most(child, LIMIT);
+    assert!(!timed_out, "the launcher did not end");
+    let status = waiter.join().unwrap().unwrap();
+    assert!(status.success(), "{status:?}");
+    let rest: Vec<String> = lines.iter().collect();
+    assert!(rest.iter().any(|l| l.contains("tool ok")), "{rest:?}");
+    assert!(!pid_file.exists(), "the launcher's rendezvous file stays");
+    job.end();
 }
 
 #[test]

@@ -427,8 +427,10 @@ fn get_nb_rest(
 pub struct Client {
     inner: Arc<Inner>,
     thread: Mutex<Option<JoinHandle<()>>>,
-    /// A singleton's private server (see [`singleton`]).
-    singleton: Mutex<Option<crate::server::Server>>,
+    /// The server this process runs beside its client: a singleton's (or
+    /// an unconnected tool's) private server (see [`singleton`]), or a
+    /// launcher tool's listener (see [`tool`]); stopped at finalize.
+    own_server: Mutex<Option<crate::server::Server>>,
     is_singleton: bool,
 }
 
@@ -474,13 +476,21 @@ impl Client {
     /// A singleton: rank 0 of a job of one served by a private server in
     /// this process (see [`singleton`]).
     pub fn singleton(infos: &[Info]) -> Result<Client, Status> {
-        let (server, info) = singleton::start()?;
+        Client::private(None, infos)
+    }
+
+    /// A client of a private server in this process, as `me` (or as the
+    /// singleton's rank 0): a singleton, or a tool that is not connected
+    /// to any server. Operations that need a server fail with
+    /// `PMIX_ERR_UNREACH`.
+    pub(crate) fn private(me: Option<Proc>, infos: &[Info]) -> Result<Client, Status> {
+        let (server, info) = singleton::start(me)?;
         let mut c = Client::connect(&info, infos)?;
         // Nobody else will connect: the socket's name can go now, so that
         // a singleton that never finalizes leaves nothing behind.
         singleton::unlink_rendezvous(&server, &info);
         c.is_singleton = true;
-        *c.singleton.get_mut() = Some(server);
+        *c.own_server.get_mut() = Some(server);
         // There is no server to name: forget the private one's identity.
         let me = c.inner.proc.clone();
         let mut local = c.inner.local.write();
@@ -493,7 +503,9 @@ impl Client {
         Ok(c)
     }
 
-    /// True if this process is a singleton (no launcher started it).
+    /// True if this process is a singleton (no launcher started it), or a
+    /// tool connected to no server: operations that need a server fail
+    /// with `PMIX_ERR_UNREACH`.
     pub fn is_singleton(&self) -> bool {
         self.is_singleton
     }
@@ -572,7 +584,7 @@ impl Client {
         Ok(Client {
             inner,
             thread: Mutex::new(Some(thread)),
-            singleton: Mutex::new(None),
+            own_server: Mutex::new(None),
             is_singleton: false,
         })
     }
@@ -962,7 +974,7 @@ impl Client {
         if let Some(ev) = self.inner.events.get() {
             ev.shutdown();
         }
-        if let Some(s) = self.singleton.lock().take() {
+        if let Some(s) = self.own_server.lock().take() {
             s.finalize();
         }
         match r? {

@@ -28,25 +28,34 @@ use crate::wire::Op;
 use crate::{Nspace, Proc, Rank, Status};
 
 /// Starts the private server of a singleton and returns it with what the
-/// client needs to connect to it.
-pub(super) fn start() -> Result<(Server, ConnectInfo), Status> {
+/// client needs to connect to it: rank 0 of `singleton.<host>.<pid>`, or
+/// the identity `me` (an unconnected tool's, whose job then holds
+/// `me.rank + 1` processes of which only `me` exists).
+pub(super) fn start(me: Option<Proc>) -> Result<(Server, ConnectInfo), Status> {
     let config = ServerConfig::default();
-    let nspace = Nspace::new(format!(
-        "singleton.{}.{}",
-        config.hostname,
-        std::process::id()
-    ))?;
+    let me = match me {
+        Some(p) => p,
+        None => Proc::new(
+            Nspace::new(format!(
+                "singleton.{}.{}",
+                config.hostname,
+                std::process::id()
+            ))?,
+            Rank(0),
+        ),
+    };
+    let nspace = me.nspace.clone();
+    let size = me.rank.0.checked_add(1).ok_or(Status::ERR_BAD_PARAM)?;
     let server = Server::start(config, Arc::new(NoHost)).map_err(|_| Status::ERR_INIT)?;
     let mut app =
-        AppContext::new(1).argv(std::env::args_os().map(|a| a.to_string_lossy().into_owned()));
+        AppContext::new(size).argv(std::env::args_os().map(|a| a.to_string_lossy().into_owned()));
     if let Ok(cwd) = std::env::current_dir() {
         app = app.cwd(cwd);
     }
     let infos = SingleNodeJob::new(&nspace, &server.config().hostname)
         .app(app)
         .infos()?;
-    server.register_nspace(&nspace, 1, &infos)?;
-    let me = Proc::new(nspace, Rank(0));
+    server.register_nspace(&nspace, size, &infos)?;
     let (uid, gid) = crate::net::my_ids();
     server.register_client(&me, uid, gid)?;
     let env: HashMap<String, String> = server.setup_fork(&me)?.into_iter().collect();

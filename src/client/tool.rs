@@ -20,6 +20,21 @@
 //! retry a server that is not there yet. `PMIX_TOOL_NSPACE` and
 //! `PMIX_TOOL_RANK` ask for an identity.
 //!
+//! A tool need not be connected: with `PMIX_TOOL_DO_NOT_CONNECT`, or with
+//! `PMIX_TOOL_CONNECT_OPTIONAL` when no server is reachable, it is
+//! initialized under its identity (asked for, else `tool.<host>.<pid>`
+//! rank 0) and served by a private server in this process, as a
+//! singleton is: its own identity keys and events work, operations that
+//! need a server fail with `PMIX_ERR_UNREACH` until it attaches to one.
+//!
+//! A launcher (`PMIX_LAUNCHER`) is a tool that other tools attach to (a
+//! debugger attaching to the launcher of its job, as OpenPMIx's launcher
+//! tools listen): it also runs a server with tool support under its
+//! identity, which writes the rendezvous files `pmix.<host>.tool.<pid>`
+//! and `pmix.<host>.tool.<nspace>`. When the environment holds
+//! `PMIX_LAUNCHER_RNDZ_URI` (set by a tool that started the launcher
+//! and waits for it), the launcher connects to that server first.
+//!
 //! Failures: no server found or reachable → `PMIX_ERR_UNREACH`; the
 //! server refuses (no tool support: `PMIX_ERR_NOT_SUPPORTED`; another
 //! user: `PMIX_ERR_NO_PERMISSIONS`).
@@ -48,6 +63,10 @@ pub struct ToolOptions {
     pub system_first: bool,
     /// `PMIX_TOOL_DO_NOT_CONNECT`.
     pub do_not_connect: bool,
+    /// `PMIX_TOOL_CONNECT_OPTIONAL`.
+    pub connect_optional: bool,
+    /// `PMIX_LAUNCHER`.
+    pub launcher: bool,
     /// `PMIX_SERVER_TMPDIR`.
     pub tmpdir: Option<PathBuf>,
     /// `PMIX_SYSTEM_TMPDIR`.
@@ -93,6 +112,10 @@ impl ToolOptions {
                 o.system_first = flag(v);
             } else if is(keys::TOOL_DO_NOT_CONNECT) {
                 o.do_not_connect = flag(v);
+            } else if is(keys::TOOL_CONNECT_OPTIONAL) {
+                o.connect_optional = flag(v);
+            } else if is(keys::LAUNCHER) {
+                o.launcher = flag(v);
             } else if is(keys::SERVER_TMPDIR) {
                 o.tmpdir = text(v).map(PathBuf::from);
             } else if is(keys::SYSTEM_TMPDIR) {
@@ -122,6 +145,15 @@ impl ToolOptions {
         let from_file = |p: PathBuf| tool_files::read_uri(&p).and_then(|u| parse_uri(&u));
         if let Some(u) = &self.uri {
             return parse_uri(u).into_iter().collect();
+        }
+        if self.launcher {
+            // The tool that started this launcher waits for it there.
+            if let Some(u) = std::env::var(LAUNCHER_RNDZ_ENV)
+                .ok()
+                .and_then(|u| parse_uri(&u))
+            {
+                return vec![u];
+            }
         }
         if let Some(pid) = self.pid {
             return from_file(tool_files::by_pid(&tmp, host, pid))
@@ -153,22 +185,41 @@ fn default_tmpdir() -> PathBuf {
     crate::server::ServerConfig::default().tmpdir
 }
 
+/// The environment variable naming the server a launcher connects to
+/// first (OpenPMIx's name).
+pub const LAUNCHER_RNDZ_ENV: &str = "PMIX_LAUNCHER_RNDZ_URI";
+
 impl Client {
     /// `PMIx_tool_init`: finds a server as `infos` say and connects to it
-    /// as a tool (see the module documentation).
+    /// as a tool, or initializes an unconnected tool, and starts a
+    /// launcher's listener (see the module documentation).
     pub fn tool_init(infos: &[Info]) -> Result<Client, Status> {
         let o = ToolOptions::parse(infos)?;
-        if o.do_not_connect {
-            // A tool that talks to no server: not supported yet.
-            return Err(Status::ERR_NOT_SUPPORTED);
-        }
         let host = crate::server::local_hostname();
+        let c = if o.do_not_connect {
+            Client::unconnected_tool(&o, &host, infos)?
+        } else {
+            match Client::find_server(&o, &host, infos) {
+                Err(Status::ERR_UNREACH) if o.connect_optional => {
+                    Client::unconnected_tool(&o, &host, infos)?
+                }
+                r => r?,
+            }
+        };
+        if o.launcher {
+            *c.own_server.lock() = Some(launcher_server(&c, &o)?);
+        }
+        Ok(c)
+    }
+
+    /// Tries the servers `o` names, with its retries.
+    fn find_server(o: &ToolOptions, host: &str, infos: &[Info]) -> Result<Client, Status> {
         let mut last = Status::ERR_UNREACH;
         for attempt in 0..=o.retries {
             if attempt > 0 {
                 std::thread::sleep(o.retry_delay);
             }
-            for socket in o.candidates(&host) {
+            for socket in o.candidates(host) {
                 match Client::connect_tool(&socket, o.identity.clone(), infos) {
                     Ok(c) => return Ok(c),
                     // A server that refused is an answer: no retry.
@@ -179,6 +230,36 @@ impl Client {
         }
         Err(last)
     }
+
+    /// A tool connected to no server, under the identity it asked for or
+    /// `tool.<host>.<pid>` rank 0.
+    fn unconnected_tool(o: &ToolOptions, host: &str, infos: &[Info]) -> Result<Client, Status> {
+        let me = match &o.identity {
+            Some(p) => p.clone(),
+            None => Proc::new(
+                Nspace::new(format!("tool.{host}.{}", std::process::id()))?,
+                Rank(0),
+            ),
+        };
+        Client::private(Some(me), infos)
+    }
+}
+
+/// A launcher's listener: a server with tool support under the tool's
+/// identity (its rendezvous files name this process's pid and the tool's
+/// namespace), in the temporary directory the tool was given.
+fn launcher_server(c: &Client, o: &ToolOptions) -> Result<crate::server::Server, Status> {
+    let mut config = crate::server::ServerConfig {
+        nspace: c.proc().nspace.clone(),
+        rank: c.proc().rank,
+        tool_support: true,
+        ..Default::default()
+    };
+    if let Some(t) = &o.tmpdir {
+        config.tmpdir = t.clone();
+    }
+    crate::server::Server::start(config, std::sync::Arc::new(crate::server::NoHost))
+        .map_err(|_| Status::ERR_INIT)
 }
 
 #[cfg(test)]

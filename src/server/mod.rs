@@ -143,9 +143,13 @@ pub struct ServerConfig {
     /// its hwloc generator); `None`: such ranks keep a NULL string.
     pub locality: Option<fn(&str) -> Option<String>>,
     /// `PMIX_SERVER_TOOL_SUPPORT`: tools may connect; the server writes
-    /// its rendezvous files for them in `tmpdir` (see
-    /// [`crate::net::tool_files`]).
+    /// its rendezvous files for them in `tmpdir`, named after its pid and
+    /// its namespace (see [`crate::net::tool_files`]).
     pub tool_support: bool,
+    /// `PMIX_SERVER_SESSION_SUPPORT`: the session's server; tools that
+    /// name no server find it by `pmix.<host>.tool` in `tmpdir` (tools
+    /// may connect too).
+    pub session_support: bool,
     /// `PMIX_SERVER_SYSTEM_SUPPORT`: the system server, whose rendezvous
     /// file is in `system_tmpdir` (tools may connect too).
     pub system_support: bool,
@@ -169,6 +173,7 @@ impl Default for ServerConfig {
             rendezvous_owner: None,
             locality: None,
             tool_support: false,
+            session_support: false,
             system_support: false,
         }
     }
@@ -199,6 +204,7 @@ impl ServerConfig {
                 }
                 (keys::SERVER_TOOL_SUPPORT, v) => c.tool_support = crate::wire::flag(v),
                 (keys::SERVER_SYSTEM_SUPPORT, v) => c.system_support = crate::wire::flag(v),
+                (keys::SERVER_SESSION_SUPPORT, v) => c.session_support = crate::wire::flag(v),
                 _ => {}
             }
         }
@@ -258,25 +264,24 @@ impl Server {
         let notifier = Notifier::new(tx, waker);
         let server_proc = Proc::new(config.nspace.clone(), config.rank);
         let events = Arc::new(crate::events::EventHandlers::new(Some(server_proc.clone())));
-        let tools = config.tool_support || config.system_support;
+        let tools = config.tool_support || config.session_support || config.system_support;
         let tool_files = if tools {
+            use crate::net::tool_files as tf;
             let host_name = &config.hostname;
             let mut paths = Vec::new();
             if config.tool_support {
-                use crate::net::tool_files as tf;
                 paths.push(tf::by_pid(&config.tmpdir, host_name, std::process::id()));
                 paths.push(tf::by_nspace(
                     &config.tmpdir,
                     host_name,
                     &config.nspace.to_string_lossy(),
                 ));
+            }
+            if config.session_support {
                 paths.push(tf::session(&config.tmpdir, host_name));
             }
             if config.system_support {
-                paths.push(crate::net::tool_files::system(
-                    &config.system_tmpdir,
-                    host_name,
-                ));
+                paths.push(tf::system(&config.system_tmpdir, host_name));
             }
             Some(
                 crate::net::tool_files::ToolFiles::write(&uri, paths)

@@ -221,6 +221,22 @@ pub fn read_in_thread<R: std::io::Read + Send + 'static>(
     })
 }
 
+/// Sends each line of `r` on the returned channel, from a thread of its
+/// own (a child's pipe, read while the test waits for a given line).
+#[allow(dead_code)]
+pub fn lines_in_thread<R: std::io::Read + Send + 'static>(r: R) -> mpsc::Receiver<String> {
+    use std::io::BufRead;
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(r).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
 /// Waits for `child` on a thread of its own, at most `limit`: the waiter
 /// (join it for the exit status, once the child is killed if need be) and
 /// whether the limit passed first.

@@ -35,8 +35,15 @@ use crate::convert;
 use crate::nonnull;
 use crate::sys::{pmix_info_t, pmix_proc_t};
 
-/// Every server connection of this tool, in the order opened.
+/// Every server connection of this tool, in the order opened (the first
+/// may be the tool's private one, when it initialized unconnected).
 static CONNS: Mutex<Vec<&'static Client>> = Mutex::new(Vec::new());
+
+/// An open connection to a real server (not the private one of a tool
+/// initialized unconnected).
+fn is_server_conn(c: &Client) -> bool {
+    c.is_initialized() && !c.is_singleton()
+}
 
 fn conns() -> std::sync::MutexGuard<'static, Vec<&'static Client>> {
     CONNS.lock().unwrap_or_else(|e| e.into_inner())
@@ -120,7 +127,7 @@ fn attach(mut infos: Vec<Info>) -> Result<&'static Client, Status> {
     ));
     let c: &'static Client = Box::leak(Box::new(Client::tool_init(&infos)?));
     let primary = pmix_core::info::flag_in(&infos, keys::PRIMARY_SERVER)
-        || state::client().map_or(true, |p| !p.is_initialized());
+        || state::client().map_or(true, |p| !is_server_conn(p));
     conns().push(c);
     if primary {
         init.switch(Some(c));
@@ -192,7 +199,7 @@ pub unsafe extern "C" fn PMIx_tool_get_servers(
         nonnull!(servers, nservers);
         let list: Vec<Proc> = conns()
             .iter()
-            .filter(|c| c.is_initialized())
+            .filter(|c| is_server_conn(c))
             .map(|c| c.server().clone())
             .collect();
         let arr = calloc_array::<pmix_proc_t>(list.len())?;
@@ -209,6 +216,14 @@ pub unsafe extern "C" fn PMIx_tool_get_servers(
     })
 }
 
+/// The open connection to `want`, if the tool has one.
+fn open_conn_to(want: &Proc) -> Option<&'static Client> {
+    conns()
+        .iter()
+        .copied()
+        .find(|c| is_server_conn(c) && c.server() == want)
+}
+
 /// The connection to `server`, if the tool has one open.
 ///
 /// # Safety
@@ -216,15 +231,15 @@ pub unsafe extern "C" fn PMIx_tool_get_servers(
 unsafe fn conn_to(server: *const pmix_proc_t) -> Result<&'static Client, Status> {
     // SAFETY: the caller's contract.
     let want = convert::proc_from_c(unsafe { &*server });
-    conns()
-        .iter()
-        .copied()
-        .find(|c| c.is_initialized() && c.server() == &want)
-        .ok_or(Status::ERR_NOT_FOUND)
+    open_conn_to(&want).ok_or(Status::ERR_NOT_FOUND)
 }
 
 /// `PMIx_tool_set_server`: makes `server` (one this tool is connected to)
-/// its primary server; `PMIX_ERR_NOT_FOUND` for another.
+/// its primary server; `PMIX_ERR_NOT_FOUND` for another. With
+/// `PMIX_WAIT_FOR_CONNECTION`, a server the tool is not connected to yet
+/// is attached to by its namespace (its `pmix.<host>.tool.<nspace>` file,
+/// in `PMIX_SERVER_TMPDIR` if given), retried until it appears or
+/// `PMIX_TIMEOUT` (seconds) passes: `PMIX_ERR_TIMEOUT` then.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_tool_set_server(
     server: *const pmix_proc_t,
@@ -235,12 +250,47 @@ pub unsafe extern "C" fn PMIx_tool_set_server(
         state::require_init()?;
         nonnull!(server);
         // SAFETY: info is NULL or ninfo valid infos (C contract).
-        let _ = unsafe { infos_in(info, ninfo) }?;
-        let init = ClientInit::lock();
+        let infos = unsafe { infos_in(info, ninfo) }?;
         // SAFETY: server is non-NULL and valid (C contract).
-        let c = unsafe { conn_to(server) }?;
-        init.switch(Some(c));
-        Ok(())
+        let want = convert::proc_from_c(unsafe { &*server });
+        let wait = pmix_core::info::flag_in(&infos, keys::WAIT_FOR_CONNECTION);
+        let deadline = pmix_core::info::value_of(&infos, keys::TIMEOUT)
+            .and_then(pmix_core::wire::int)
+            .filter(|&t| t > 0)
+            .map(|t| std::time::Instant::now() + std::time::Duration::from_secs(t as u64));
+        loop {
+            {
+                let init = ClientInit::lock();
+                if let Some(c) = open_conn_to(&want) {
+                    init.switch(Some(c));
+                    return Ok(());
+                }
+            }
+            if !wait {
+                return Err(Status::ERR_NOT_FOUND);
+            }
+            let mut by_name: Vec<Info> = infos
+                .iter()
+                .filter(|i| i.key.as_bytes() == keys::SERVER_TMPDIR.as_bytes())
+                .cloned()
+                .collect();
+            by_name.push(Info::new(
+                Key::new(keys::SERVER_NSPACE)?,
+                Value::String(Some(want.nspace.as_c_str().to_owned())),
+            ));
+            match attach(by_name) {
+                Ok(c) if c.server() == &want => {
+                    ClientInit::lock().switch(Some(c));
+                    return Ok(());
+                }
+                Ok(_) | Err(Status::ERR_UNREACH) => {}
+                Err(e) => return Err(e),
+            }
+            if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                return Err(Status::ERR_TIMEOUT);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
     })
 }
 

@@ -490,6 +490,7 @@ fn run(opts: cli::Options) -> Result<i32, String> {
     // namespace, or as the session's server.
     let config = ServerConfig {
         tool_support: true,
+        session_support: true,
         ..ServerConfig::default()
     };
     let server = Server::start(config, host.clone())

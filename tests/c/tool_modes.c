@@ -1,0 +1,177 @@
+/* Tool initialization modes on the C API (tests/tools.rs):
+ *
+ *   tool_modes optional PID       PMIX_TOOL_CONNECT_OPTIONAL naming a pid
+ *                                 no server has: initialized unconnected
+ *                                 (identity tool.*, no servers, a query
+ *                                 fails with PMIX_ERR_UNREACH).
+ *   tool_modes late SRVNS JOBNS   PMIX_TOOL_DO_NOT_CONNECT as "latetool":
+ *                                 no servers; PMIx_tool_set_server with
+ *                                 PMIX_WAIT_FOR_CONNECTION times out on a
+ *                                 server that does not exist, then attaches
+ *                                 to server SRVNS (rank 0) by its namespace
+ *                                 and reads job JOBNS through it.
+ *   tool_modes launcher           PMIX_LAUNCHER: connects to the server
+ *                                 PMIX_LAUNCHER_RNDZ_URI names, prints
+ *                                 "launcher up NSPACE" and waits for a line
+ *                                 on stdin (other tools attach meanwhile).
+ *
+ * Rendezvous files in $TMPDIR. Prints "tool ok" at the end. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <pmix_tool.h>
+
+#define FAIL(...)                                                              \
+    do {                                                                       \
+        fprintf(stderr, "tool_modes: " __VA_ARGS__);                           \
+        fprintf(stderr, "\n");                                                 \
+        return 1;                                                              \
+    } while (0)
+
+static size_t nservers(void)
+{
+    pmix_proc_t *servers = NULL;
+    size_t n = 0;
+    if (PMIX_SUCCESS != PMIx_tool_get_servers(&servers, &n)) {
+        return (size_t) -1;
+    }
+    PMIX_PROC_FREE(servers, n);
+    return n;
+}
+
+static pmix_status_t namespaces(char **out)
+{
+    pmix_query_t query;
+    pmix_info_t *results = NULL;
+    size_t nresults = 0;
+    pmix_status_t rc;
+
+    *out = NULL;
+    PMIX_QUERY_CONSTRUCT(&query);
+    PMIX_ARGV_APPEND(rc, query.keys, PMIX_QUERY_NAMESPACES);
+    rc = PMIx_Query_info(&query, 1, &results, &nresults);
+    PMIX_QUERY_DESTRUCT(&query);
+    if (PMIX_SUCCESS == rc && 0 < nresults && PMIX_STRING == results[0].value.type) {
+        *out = strdup(results[0].value.data.string);
+    }
+    PMIX_INFO_FREE(results, nresults);
+    return rc;
+}
+
+static int optional(pid_t pid)
+{
+    pmix_proc_t me;
+    pmix_info_t info[2];
+    bool yes = true;
+    char *ns = NULL;
+    pmix_status_t rc;
+
+    PMIX_INFO_LOAD(&info[0], PMIX_SERVER_PIDINFO, &pid, PMIX_PID);
+    PMIX_INFO_LOAD(&info[1], PMIX_TOOL_CONNECT_OPTIONAL, &yes, PMIX_BOOL);
+    if (PMIX_SUCCESS != (rc = PMIx_tool_init(&me, info, 2))) {
+        FAIL("optional init: %s", PMIx_Error_string(rc));
+    }
+    if (0 != strncmp(me.nspace, "tool.", 5) || 0 != me.rank) {
+        FAIL("optional identity %s.%u", me.nspace, me.rank);
+    }
+    if (0 != nservers()) {
+        FAIL("an unconnected tool lists servers");
+    }
+    if (PMIX_ERR_UNREACH != (rc = namespaces(&ns))) {
+        FAIL("query without a server: %s", PMIx_Error_string(rc));
+    }
+    return 0;
+}
+
+static int late(const char *srvns, const char *jobns)
+{
+    pmix_proc_t me, srv, nosuch;
+    pmix_info_t info[2], wait[2];
+    bool yes = true;
+    int secs = 1;
+    char *ns = NULL;
+    pmix_status_t rc;
+
+    PMIX_INFO_LOAD(&info[0], PMIX_TOOL_DO_NOT_CONNECT, &yes, PMIX_BOOL);
+    PMIX_INFO_LOAD(&info[1], PMIX_TOOL_NSPACE, "latetool", PMIX_STRING);
+    if (PMIX_SUCCESS != (rc = PMIx_tool_init(&me, info, 2))) {
+        FAIL("do-not-connect init: %s", PMIx_Error_string(rc));
+    }
+    if (0 != strcmp(me.nspace, "latetool") || 0 != me.rank || 0 != nservers()) {
+        FAIL("unconnected identity %s.%u", me.nspace, me.rank);
+    }
+    PMIX_LOAD_PROCID(&nosuch, "nosuch-server", 0);
+    if (PMIX_ERR_NOT_FOUND != (rc = PMIx_tool_set_server(&nosuch, NULL, 0))) {
+        FAIL("set_server without waiting: %s", PMIx_Error_string(rc));
+    }
+    PMIX_INFO_LOAD(&wait[0], PMIX_WAIT_FOR_CONNECTION, &yes, PMIX_BOOL);
+    PMIX_INFO_LOAD(&wait[1], PMIX_TIMEOUT, &secs, PMIX_INT);
+    if (PMIX_ERR_TIMEOUT != (rc = PMIx_tool_set_server(&nosuch, wait, 2))) {
+        FAIL("waiting for a server that never comes: %s", PMIx_Error_string(rc));
+    }
+    secs = 20;
+    PMIX_INFO_LOAD(&wait[1], PMIX_TIMEOUT, &secs, PMIX_INT);
+    PMIX_LOAD_PROCID(&srv, srvns, 0);
+    if (PMIX_SUCCESS != (rc = PMIx_tool_set_server(&srv, wait, 2))) {
+        FAIL("set_server %s with waiting: %s", srvns, PMIx_Error_string(rc));
+    }
+    if (1 != nservers()) {
+        FAIL("servers after set_server");
+    }
+    if (PMIX_SUCCESS != (rc = namespaces(&ns)) || NULL == ns || NULL == strstr(ns, jobns)) {
+        FAIL("namespaces through %s: %s (%s)", srvns, PMIx_Error_string(rc), ns ? ns : "-");
+    }
+    free(ns);
+    return 0;
+}
+
+static int launcher(void)
+{
+    pmix_proc_t me;
+    pmix_info_t info;
+    bool yes = true;
+    char line[64];
+    pmix_status_t rc;
+
+    PMIX_INFO_LOAD(&info, PMIX_LAUNCHER, &yes, PMIX_BOOL);
+    if (PMIX_SUCCESS != (rc = PMIx_tool_init(&me, &info, 1))) {
+        FAIL("launcher init: %s", PMIx_Error_string(rc));
+    }
+    if (1 != nservers()) {
+        FAIL("the launcher did not connect to the server it was given");
+    }
+    printf("launcher up %s\n", me.nspace);
+    fflush(stdout);
+    if (NULL == fgets(line, sizeof line, stdin)) {
+        FAIL("no line on stdin");
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int r;
+    pmix_status_t rc;
+
+    alarm(45);
+    if (argc >= 3 && 0 == strcmp(argv[1], "optional")) {
+        r = optional((pid_t) atoi(argv[2]));
+    } else if (argc >= 4 && 0 == strcmp(argv[1], "late")) {
+        r = late(argv[2], argv[3]);
+    } else if (argc >= 2 && 0 == strcmp(argv[1], "launcher")) {
+        r = launcher();
+    } else {
+        fprintf(stderr, "usage: tool_modes optional PID | late SRVNS JOBNS | launcher\n");
+        return 2;
+    }
+    if (0 != r) {
+        return r;
+    }
+    if (PMIX_SUCCESS != (rc = PMIx_tool_finalize())) {
+        FAIL("PMIx_tool_finalize: %s", PMIx_Error_string(rc));
+    }
+    printf("tool ok\n");
+    return 0;
+}
