@@ -528,3 +528,44 @@ fn pmix_ps_lists_the_running_job() {
     assert!(run(&["--help"]).status.success());
     job.end();
 }
+
+/// Events between tools: one tool's notification (range global, and a
+/// custom range naming the other tool) reaches a handler another tool
+/// registered, with the notifier as source and its infos.
+#[test]
+fn tools_exchange_events() {
+    use pmix::events::Range;
+    let mut job = Job::start("ev");
+    // Two tools of one process: each names itself (the default identity
+    // is the process's).
+    let attach = |name: &str| {
+        Client::tool_init(&[
+            info(keys::SERVER_PIDINFO, Value::Pid(job.pid() as i32)),
+            info(keys::TOOL_NSPACE, Value::string(name)),
+            tmpdir(&job.tmp),
+        ])
+        .expect("a tool attaches")
+    };
+    let (a, b) = (attach("tool-a"), attach("tool-b"));
+    assert_ne!(a.proc(), b.proc());
+    let code = Status(-3007); // below PMIX_EXTERNAL_ERR_BASE (-3000)
+    let (handler, seen) = common::event_forwarder();
+    a.register_event_handler(&[code], &[], handler).unwrap();
+    let payload = info("tools.test.key", Value::Uint32(42));
+    b.notify_event(code, None, Range::GLOBAL, &[payload.clone()], None)
+        .unwrap();
+    let (status, source, infos) = seen.recv_timeout(LIMIT).expect("a global event");
+    assert_eq!((status, &source), (code, b.proc()));
+    assert!(infos.iter().any(|i| i == &payload), "{infos:?}");
+    let custom = info(
+        keys::EVENT_CUSTOM_RANGE,
+        Value::proc_array(std::slice::from_ref(a.proc())),
+    );
+    b.notify_event(code, None, Range::CUSTOM, &[custom], None)
+        .unwrap();
+    let (_, source, _) = seen.recv_timeout(LIMIT).expect("a custom-range event");
+    assert_eq!(&source, b.proc());
+    a.finalize().unwrap();
+    b.finalize().unwrap();
+    job.end();
+}
