@@ -399,6 +399,23 @@ impl Value {
         }
     }
 
+    /// The infos of a data array of infos; `None` for another value (the
+    /// elements of an array that are not infos are skipped).
+    pub fn infos(&self) -> Option<Vec<Info>> {
+        match self {
+            Value::DataArray(a) => Some(
+                a.items
+                    .iter()
+                    .filter_map(|v| match v {
+                        Value::Info(i) => Some((**i).clone()),
+                        _ => None,
+                    })
+                    .collect(),
+            ),
+            _ => None,
+        }
+    }
+
     /// A string value from text.
     pub fn string(s: &str) -> Value {
         Value::String(CString::new(s).ok())

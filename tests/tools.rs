@@ -569,3 +569,48 @@ fn tools_exchange_events() {
     b.finalize().unwrap();
     job.end();
 }
+
+/// `PMIX_QUERY_AVAIL_SERVERS`: the servers a tool could attach to, read
+/// from the rendezvous files (namespace, rank, pid, user, version), here
+/// by an unconnected tool.
+#[test]
+fn a_tool_lists_the_available_servers() {
+    let mut job = Job::start("avail");
+    let t = Client::tool_init(&[
+        info(keys::TOOL_DO_NOT_CONNECT, Value::Bool(true)),
+        info(keys::TOOL_NSPACE, Value::string("lister")),
+    ])
+    .unwrap();
+    let dir = Value::string(job.tmp.to_str().unwrap());
+    let q = Query {
+        keys: vec![std::ffi::CString::new(keys::QUERY_AVAIL_SERVERS).unwrap()],
+        qualifiers: vec![
+            info(keys::SERVER_TMPDIR, dir.clone()),
+            info(keys::SYSTEM_TMPDIR, dir),
+        ],
+    };
+    let (status, answers) = t.query(&[q]).expect("available servers");
+    assert_eq!(status, Status::SUCCESS);
+    let servers = answers[0].value.infos().expect("an array of servers");
+    assert_eq!(servers.len(), 1, "{servers:?}");
+    assert_eq!(
+        servers[0].key.as_bytes(),
+        keys::SERVER_INFO_ARRAY.as_bytes()
+    );
+    let one = servers[0].value.infos().expect("the server's infos");
+    let get = |k: &str| pmix::info::value_of(&one, k).cloned();
+    assert_eq!(
+        get(keys::SERVER_NSPACE).and_then(|v| v.as_str().map(str::to_owned)),
+        Some(pmixrun_server(&job))
+    );
+    assert_eq!(
+        get(keys::SERVER_PIDINFO).and_then(|v| v.as_u32()),
+        Some(job.pid())
+    );
+    // SAFETY: geteuid(2) has no preconditions.
+    let uid = unsafe { libc::geteuid() };
+    assert_eq!(get(keys::USERID).and_then(|v| v.as_u32()), Some(uid));
+    assert!(get(keys::VERSION_INFO).is_some());
+    t.finalize().unwrap();
+    job.end();
+}

@@ -134,6 +134,68 @@ fn decode_answer(body: Result<Vec<u8>, Status>) -> Result<(Status, Vec<Info>), S
     Ok((s, infos))
 }
 
+/// `PMIX_QUERY_AVAIL_SERVERS`, answered by the library itself from the
+/// rendezvous files in `PMIX_SERVER_TMPDIR` and `PMIX_SYSTEM_TMPDIR` (the
+/// qualifiers' or the defaults): an array with one `PMIX_SERVER_INFO_ARRAY`
+/// per server (its namespace, rank, version, pid, user, group and start
+/// time, as OpenPMIx's master lists them); `None` if there is none (or a
+/// file's contents cannot be represented).
+fn available_servers(qualifiers: &[Info]) -> Option<Value> {
+    use crate::net::tool_files;
+    let default = crate::server::ServerConfig::default();
+    let dir = |key: &str, d: &std::path::Path| {
+        crate::info::value_of(qualifiers, key)
+            .and_then(Value::as_str)
+            .map_or_else(|| d.to_path_buf(), std::path::PathBuf::from)
+    };
+    let mut dirs = vec![
+        dir(keys::SYSTEM_TMPDIR, &default.system_tmpdir),
+        dir(keys::SERVER_TMPDIR, &default.tmpdir),
+    ];
+    dirs.dedup();
+    let servers = tool_files::available(&dirs);
+    if servers.is_empty() {
+        return None;
+    }
+    let mut list = Vec::with_capacity(servers.len());
+    for f in servers {
+        let mut one = vec![
+            Info::new(
+                Key::new(keys::SERVER_NSPACE).ok()?,
+                Value::string(&f.nspace),
+            ),
+            Info::new(Key::new(keys::SERVER_RANK).ok()?, Value::ProcRank(f.rank)),
+        ];
+        if let Some(v) = f.version {
+            one.push(Info::new(
+                Key::new(keys::VERSION_INFO).ok()?,
+                Value::string(&v),
+            ));
+        }
+        if let Some(p) = f.pid {
+            one.push(Info::new(
+                Key::new(keys::SERVER_PIDINFO).ok()?,
+                Value::Uint32(p),
+            ));
+        }
+        if let Some((u, g)) = f.ids {
+            one.push(Info::new(Key::new(keys::USERID).ok()?, Value::Uint32(u)));
+            one.push(Info::new(Key::new(keys::GRPID).ok()?, Value::Uint32(g)));
+        }
+        if let Some(t) = f.start {
+            one.push(Info::new(
+                Key::new(keys::SERVER_START_TIME).ok()?,
+                Value::string(&t),
+            ));
+        }
+        list.push(Info::new(
+            Key::new(keys::SERVER_INFO_ARRAY).ok()?,
+            Value::info_array(one),
+        ));
+    }
+    Some(Value::info_array(list))
+}
+
 impl Client {
     /// The answers this process's data gives, and the queries left for
     /// the server (each with the keys it could not answer).
@@ -152,6 +214,8 @@ impl Client {
                     .and_then(|key| Some((key, crate::strings::library_answer(key)?)));
                 let local = if let Some((key, v)) = fixed {
                     Some((key, Value::string(v)))
+                } else if k.as_bytes() == keys::QUERY_AVAIL_SERVERS.as_bytes() {
+                    available_servers(&q.qualifiers).map(|v| (keys::QUERY_AVAIL_SERVERS, v))
                 } else if refresh {
                     None
                 } else {

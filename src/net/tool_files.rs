@@ -2,8 +2,10 @@
 //! names): in the server's temporary directory `pmix.<host>.tool.<pid>`
 //! (by the server's pid), `pmix.<host>.tool.<nspace>` (by its namespace)
 //! and `pmix.<host>.tool` (the session's server); in the system temporary
-//! directory `pmix.sys.<host>` (the system server). Each holds the
-//! server's URI on its first line.
+//! directory `pmix.sys.<host>` (the system server). Each holds, one per
+//! line as OpenPMIx writes them, the server's URI, the library version,
+//! the server's pid, its `uid:gid` and its start time; readers need only
+//! the first line ([`read_uri`]), [`available`] reads them all.
 //!
 //! Invariants: a file is created with mode `0600` (only its owner reads
 //! the URI), written aside and renamed over its name (a leftover, or
@@ -42,6 +44,100 @@ pub fn read_uri(path: &Path) -> Option<String> {
     (!uri.is_empty()).then(|| uri.to_owned())
 }
 
+/// What a server's files hold (OpenPMIx's lines): URI, version, pid,
+/// `uid:gid`, start time (seconds since the epoch).
+fn contents(uri: &str) -> String {
+    let (uid, gid) = super::my_ids();
+    let start = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    format!(
+        "{uri}\n{}\n{}\n{uid}:{gid}\n{start}\n",
+        LIBRARY_VERSION,
+        std::process::id()
+    )
+}
+
+/// The version a server's files give (OpenPMIx's `PMIX_VERSION` form).
+pub const LIBRARY_VERSION: &str = "4.2.2";
+
+/// A server found by its rendezvous file (see [`available`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServerFile {
+    /// Its URI (`nspace.rank;unix://socket`).
+    pub uri: String,
+    /// Its namespace and rank, from the URI.
+    pub nspace: String,
+    /// Its rank.
+    pub rank: u32,
+    /// The library version it wrote, if given.
+    pub version: Option<String>,
+    /// Its pid, if given.
+    pub pid: Option<u32>,
+    /// Its user and group, if given.
+    pub ids: Option<(u32, u32)>,
+    /// When it started, if given.
+    pub start: Option<String>,
+}
+
+impl ServerFile {
+    /// Reads a rendezvous file; `None` if it is not one.
+    pub fn read(path: &Path) -> Option<ServerFile> {
+        let text = std::fs::read_to_string(path).ok()?;
+        let mut lines = text.lines().map(str::trim);
+        let uri = lines.next().filter(|u| !u.is_empty())?.to_owned();
+        let (id, _) = uri.split_once(';')?;
+        let (nspace, rank) = id.rsplit_once('.')?;
+        let rank = rank.parse().ok()?;
+        let mut next = || lines.next().filter(|l| !l.is_empty()).map(str::to_owned);
+        let version = next();
+        let pid = next().and_then(|p| p.parse().ok());
+        let ids = next().and_then(|l| {
+            let (u, g) = l.split_once(':')?;
+            Some((u.parse().ok()?, g.parse().ok()?))
+        });
+        let start = next();
+        Some(ServerFile {
+            nspace: nspace.to_owned(),
+            rank,
+            uri,
+            version,
+            pid,
+            ids,
+            start,
+        })
+    }
+}
+
+/// The servers whose rendezvous files (`pmix.*`) are in `dirs`, each once
+/// (by namespace and rank), in the order found.
+pub fn available(dirs: &[PathBuf]) -> Vec<ServerFile> {
+    let mut found: Vec<ServerFile> = Vec::new();
+    for dir in dirs {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        let mut names: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().starts_with("pmix."))
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+            .map(|e| e.path())
+            .collect();
+        names.sort();
+        for p in names {
+            if let Some(f) = ServerFile::read(&p) {
+                if !found
+                    .iter()
+                    .any(|s| s.nspace == f.nspace && s.rank == f.rank)
+                {
+                    found.push(f);
+                }
+            }
+        }
+    }
+    found
+}
+
 /// The rendezvous files a server wrote; removed on drop.
 #[derive(Debug, Default)]
 pub struct ToolFiles {
@@ -70,7 +166,7 @@ impl ToolFiles {
                 .create_new(true)
                 .mode(0o600)
                 .open(&aside)
-                .and_then(|mut f| writeln!(f, "{uri}"))
+                .and_then(|mut f| f.write_all(contents(uri).as_bytes()))
                 .and_then(|()| std::fs::rename(&aside, &p));
             if let Err(e) = written {
                 let _ = std::fs::remove_file(&aside);
@@ -110,6 +206,11 @@ mod tests {
         let s = session(&dir, "h");
         let files = ToolFiles::write("ns.0;unix:///x/sock", vec![a.clone(), s.clone()]).unwrap();
         assert_eq!(read_uri(&a).as_deref(), Some("ns.0;unix:///x/sock"));
+        let f = ServerFile::read(&a).unwrap();
+        assert_eq!((f.nspace.as_str(), f.rank), ("ns", 0));
+        assert_eq!(f.pid, Some(std::process::id()));
+        assert_eq!(f.ids, Some(super::super::my_ids()));
+        assert_eq!(available(&[dir.clone()]).len(), 1, "one server, two files");
         let mode = std::fs::metadata(&a).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
         // Another server took the session file: it stays.
