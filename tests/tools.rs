@@ -552,8 +552,14 @@ fn tools_exchange_events() {
     let (handler, seen) = common::event_forwarder();
     a.register_event_handler(&[code], &[], handler).unwrap();
     let payload = info("tools.test.key", Value::Uint32(42));
-    b.notify_event(code, None, Range::GLOBAL, &[payload.clone()], None)
-        .unwrap();
+    b.notify_event(
+        code,
+        None,
+        Range::GLOBAL,
+        std::slice::from_ref(&payload),
+        None,
+    )
+    .unwrap();
     let (status, source, infos) = seen.recv_timeout(LIMIT).expect("a global event");
     assert_eq!((status, &source), (code, b.proc()));
     assert!(infos.iter().any(|i| i == &payload), "{infos:?}");

@@ -210,7 +210,11 @@ mod tests {
         assert_eq!((f.nspace.as_str(), f.rank), ("ns", 0));
         assert_eq!(f.pid, Some(std::process::id()));
         assert_eq!(f.ids, Some(super::super::my_ids()));
-        assert_eq!(available(&[dir.clone()]).len(), 1, "one server, two files");
+        assert_eq!(
+            available(std::slice::from_ref(&dir)).len(),
+            1,
+            "one server, two files"
+        );
         let mode = std::fs::metadata(&a).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
         // Another server took the session file: it stays.
