@@ -348,7 +348,8 @@ fn an_unconnected_tool_has_its_identity_and_no_server() {
 
 /// A launcher tool (`PMIX_LAUNCHER`) connects to the server that
 /// `PMIX_LAUNCHER_RNDZ_URI` names and serves tools itself: another tool
-/// attaches to it by its namespace; its rendezvous files go when it ends.
+/// attaches to it by its namespace and reads the job's proc table through
+/// it; its rendezvous files go when it ends.
 #[test]
 fn a_launcher_tool_serves_other_tools() {
     let mut job = Job::start("launch");
@@ -385,6 +386,19 @@ fn a_launcher_tool_serves_other_tools() {
     ])
     .expect("a tool attaches to the launcher");
     assert_eq!(t.server().nspace.to_string_lossy(), ns);
+    // What the launcher does not know goes on to its server: the job's
+    // proc table.
+    let q = Query {
+        keys: vec![std::ffi::CString::new(keys::QUERY_PROC_TABLE).unwrap()],
+        qualifiers: vec![info(keys::NSPACE, Value::string(&job.nspace))],
+    };
+    let (_, answers) = t
+        .query(&[q])
+        .expect("the job's proc table through the launcher");
+    match &answers[0].value {
+        Value::DataArray(a) => assert_eq!(a.items.len(), 2, "{a:?}"),
+        other => panic!("{other:?}"),
+    }
     t.finalize().unwrap();
     let pid_file = job.tmp.join(format!("pmix.{host}.tool.{}", child.id()));
     assert!(pid_file.exists(), "the launcher's rendezvous file");

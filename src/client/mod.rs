@@ -36,6 +36,7 @@ mod fast_fence;
 mod get_all;
 mod group;
 pub use group::GroupTarget;
+mod launcher;
 mod lookup;
 mod progress;
 mod pubsub;
@@ -587,6 +588,18 @@ impl Client {
             own_server: Mutex::new(None),
             is_singleton: false,
         })
+    }
+
+    /// Another handle on the connection `inner` belongs to, owning no
+    /// thread and no server: dropping it leaves the connection alone.
+    fn handle(inner: Arc<Inner>) -> Client {
+        let is_singleton = false;
+        Client {
+            inner,
+            thread: Mutex::new(None),
+            own_server: Mutex::new(None),
+            is_singleton,
+        }
     }
 
     /// This process's identity.

@@ -31,7 +31,9 @@
 //! debugger attaching to the launcher of its job, as OpenPMIx's launcher
 //! tools listen): it also runs a server with tool support under its
 //! identity, which writes the rendezvous files `pmix.<host>.tool.<pid>`
-//! and `pmix.<host>.tool.<nspace>`. When the environment holds
+//! and `pmix.<host>.tool.<nspace>`; their queries, log requests, job
+//! control and spawns that it cannot answer itself go on to the
+//! launcher's server (see [`super::launcher`]). When the environment holds
 //! `PMIX_LAUNCHER_RNDZ_URI` (set by a tool that started the launcher
 //! and waits for it), the launcher connects to that server first.
 //!
@@ -247,7 +249,8 @@ impl Client {
 
 /// A launcher's listener: a server with tool support under the tool's
 /// identity (its rendezvous files name this process's pid and the tool's
-/// namespace), in the temporary directory the tool was given.
+/// namespace), in the temporary directory the tool was given; what it
+/// cannot answer goes to the launcher's server (see [`super::launcher`]).
 fn launcher_server(c: &Client, o: &ToolOptions) -> Result<crate::server::Server, Status> {
     let mut config = crate::server::ServerConfig {
         nspace: c.proc().nspace.clone(),
@@ -258,8 +261,8 @@ fn launcher_server(c: &Client, o: &ToolOptions) -> Result<crate::server::Server,
     if let Some(t) = &o.tmpdir {
         config.tmpdir = t.clone();
     }
-    crate::server::Server::start(config, std::sync::Arc::new(crate::server::NoHost))
-        .map_err(|_| Status::ERR_INIT)
+    let host = super::launcher::Upstream(std::sync::Arc::downgrade(&c.inner));
+    crate::server::Server::start(config, std::sync::Arc::new(host)).map_err(|_| Status::ERR_INIT)
 }
 
 #[cfg(test)]
