@@ -634,3 +634,71 @@ fn a_tool_lists_the_available_servers() {
     t.finalize().unwrap();
     job.end();
 }
+
+/// A tool and a job's rank connect (`PMIx_Connect` over both) and
+/// disconnect: the rank waits for the tool's event, whose source names
+/// the tool, then both call.
+#[test]
+fn a_tool_and_a_job_rank_connect() {
+    let tmp = PathBuf::from(format!("/tmp/pmix-tools-peer-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    let peer = common::build_c(
+        "tests/c/tool_peer.c",
+        &format!("tools_peer_{}", std::process::id()),
+        "tool_peer",
+        &common::include_dir(),
+        &["-pthread"],
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
+        .args(["--timeout", "60", "-n", "1"])
+        .arg(&peer)
+        .env("TMPDIR", &tmp)
+        .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let lines = common::lines_in_thread(child.stdout.take().unwrap());
+    let ready = lines.recv_timeout(LIMIT).expect("the rank starts");
+    let ns = ready
+        .strip_prefix("ready ")
+        .expect("ready line")
+        .trim()
+        .to_owned();
+    let t = Client::tool_init(&[
+        info(keys::SERVER_PIDINFO, Value::Pid(child.id() as i32)),
+        tmpdir(&tmp),
+    ])
+    .expect("the tool attaches");
+    let rank = Proc::new(Nspace::new(ns.as_str()).unwrap(), Rank(0));
+    t.notify_event(
+        Status(-3009),
+        None,
+        pmix::events::Range::CUSTOM,
+        &[info(
+            keys::EVENT_CUSTOM_RANGE,
+            Value::proc_array(std::slice::from_ref(&rank)),
+        )],
+        None,
+    )
+    .unwrap();
+    let both = [rank, t.proc().clone()];
+    t.connect_procs(&both, &[common::timeout(30)])
+        .expect("the tool connects with the rank");
+    t.disconnect_procs(&both, &[common::timeout(30)])
+        .expect("and disconnects");
+    t.finalize().unwrap();
+    let (waiter, timed_out) = common::wait_at_most(child, LIMIT);
+    assert!(!timed_out, "pmixrun did not end");
+    let status = waiter.join().unwrap().unwrap();
+    let out: Vec<String> = lines.iter().collect();
+    assert!(status.success(), "{status:?} {out:?}");
+    assert!(
+        out.iter().any(|l| l.starts_with("connected tool.")),
+        "{out:?}"
+    );
+    assert!(out.iter().any(|l| l == "peer ok"), "{out:?}");
+    let _ = std::fs::remove_dir_all(&tmp);
+}

@@ -7,7 +7,8 @@
 //! are the engine's and [`State`]'s). Once every local participant
 //! arrived, the host's `connect` (`disconnect`) is called once for this
 //! node, and its completion releases them all. Without the callback, a set
-//! whose participants are all local completes at once. The timeout is the
+//! whose participants are all local (ranks of this node, or tools
+//! connected here) completes at once. The timeout is the
 //! server's alone: it is not passed to the host (the standard's advice
 //! against competing timeouts), and a host answer after it is ignored. A
 //! disconnect is not checked against earlier connects (OpenPMIx 4.2's
@@ -86,7 +87,7 @@ fn start(st: &mut State, cid: u64) {
     };
     match r {
         Ok(()) => {}
-        Err(s) if s == Status::ERR_NOT_SUPPORTED && st.registry().all_local(&procs) => {
+        Err(s) if s == Status::ERR_NOT_SUPPORTED && st.all_local(&procs) => {
             st.ops.take(op);
             done_ok(st, cid);
         }

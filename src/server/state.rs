@@ -279,6 +279,15 @@ impl State {
         }
     }
 
+    /// True if every process of `procs` is served here: a local rank of a
+    /// registered namespace, or a connected tool.
+    pub(super) fn all_local(&self, procs: &[Proc]) -> bool {
+        procs.iter().all(|p| {
+            self.registry.all_local(std::slice::from_ref(p))
+                || is_tool(&self.registry, &self.conns, p)
+        })
+    }
+
     /// `proc` calls `call` on `caller`: enters it on the collective engine
     /// and answers what is decided at once (a refusal, a failure); returns
     /// the collective's number once every local participant is in, for the
@@ -296,7 +305,7 @@ impl State {
             caller,
             proc,
             call,
-            |set| registry.local_participants(set),
+            |set| local_participants(&registry, conns, set),
             |p| conns.departed(p),
             &mut self.timers,
         );
@@ -425,4 +434,23 @@ impl State {
         self.conns.forget(proc);
         self.modex.forget(proc);
     }
+}
+
+/// True if `p` is a tool connected here (a connected process of no
+/// registered namespace).
+fn is_tool(registry: &Registry, conns: &Connections, p: &Proc) -> bool {
+    registry.nspace(&p.nspace).is_none() && conns.token_of(p).is_some()
+}
+
+/// The participants of `set` served here: the local ranks of registered
+/// namespaces, and the tools connected here (a tool may take part in a
+/// connect with a job).
+fn local_participants(
+    registry: &Registry,
+    conns: &Connections,
+    set: &[Proc],
+) -> std::collections::BTreeSet<Proc> {
+    let mut local = registry.local_participants(set);
+    local.extend(set.iter().filter(|p| is_tool(registry, conns, p)).cloned());
+    local
 }
