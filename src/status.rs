@@ -43,6 +43,8 @@ impl Status {
     pub const ERR_PARAM_VALUE_NOT_SUPPORTED: Status = Status(-59);
     pub const ERR_EMPTY: Status = Status(-60);
     pub const ERR_LOST_CONNECTION: Status = Status(-61);
+    /// `PMIX_EVENT_JOB_END`: a job's processes have all ended.
+    pub const EVENT_JOB_END: Status = Status(-145);
     pub const OPERATION_SUCCEEDED: Status = Status(-157);
     pub const ERR_INVALID_OPERATION: Status = Status(-158);
 
