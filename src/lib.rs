@@ -7,6 +7,7 @@
 //! converts between C structures and the types defined here.
 
 pub(crate) mod barrier;
+pub mod attributes;
 pub mod client;
 pub mod codec;
 pub mod compare;
