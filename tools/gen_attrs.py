@@ -54,7 +54,9 @@ def regions():
     """(function -> set of macro names) over the marked regions."""
     found = {}
     for top in ("src", os.path.join("ffi", "src")):
-        for d, _, files in os.walk(os.path.join(root, top)):
+        for d, dirs, files in os.walk(os.path.join(root, top)):
+            # The binaries are hosts and tools, not the library.
+            dirs[:] = sorted(x for x in dirs if x != "bin")
             for f in sorted(files):
                 if not f.endswith(".rs"):
                     continue

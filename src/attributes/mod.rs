@@ -86,6 +86,7 @@ impl Level {
     pub const ALL: [Level; 4] = [Level::Client, Level::Server, Level::Host, Level::Tool];
 
     /// The qualifier asking for this level's attributes.
+    // attrs begin: PMIx_Query_info PMIx_Query_info_nb
     pub fn attributes_key(self) -> &'static str {
         match self {
             Level::Client => keys::CLIENT_ATTRIBUTES,
@@ -94,8 +95,10 @@ impl Level {
             Level::Host => keys::HOST_ATTRIBUTES,
         }
     }
+    // attrs end
 
     /// The qualifier asking for this level's function names.
+    // attrs begin: PMIx_Query_info PMIx_Query_info_nb
     pub fn functions_key(self) -> &'static str {
         match self {
             Level::Client => keys::CLIENT_FUNCTIONS,
@@ -104,6 +107,7 @@ impl Level {
             Level::Host => keys::HOST_FUNCTIONS,
         }
     }
+    // attrs end
 
     /// True for the levels the server answers (a client or tool asks it).
     pub fn server_side(self) -> bool {

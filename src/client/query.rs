@@ -30,14 +30,18 @@ pub type InfosCallback = Box<dyn FnOnce(Result<Vec<Info>, Status>) + Send + 'sta
 pub type CredentialCallback =
     Box<dyn FnOnce(Result<(Vec<u8>, Vec<Info>), Status>) + Send + 'static>;
 
+// attrs begin: PMIx_Query_info PMIx_Query_info_nb
 /// `PMIX_QUERY_REFRESH_CACHE`.
-const QUERY_REFRESH_CACHE: &str = "pmix.qry.rfsh";
+const QUERY_REFRESH_CACHE: &str = keys::QUERY_REFRESH_CACHE;
+// attrs end
+// attrs begin: PMIx_Log PMIx_Log_nb
 /// `PMIX_LOG_SOURCE`.
-const LOG_SOURCE: &str = "pmix.log.source";
+const LOG_SOURCE: &str = keys::LOG_SOURCE;
 /// `PMIX_LOG_TIMESTAMP`.
-const LOG_TIMESTAMP: &str = "pmix.log.tstmp";
+const LOG_TIMESTAMP: &str = keys::LOG_TIMESTAMP;
 /// `PMIX_LOG_GENERATE_TIMESTAMP`.
-const LOG_GENERATE_TIMESTAMP: &str = "pmix.log.gtstmp";
+const LOG_GENERATE_TIMESTAMP: &str = keys::LOG_GENERATE_TIMESTAMP;
+// attrs end
 
 fn is(i: &Info, key: &str) -> bool {
     i.key.as_c_str().to_bytes() == key.as_bytes()
@@ -46,6 +50,7 @@ fn is(i: &Info, key: &str) -> bool {
 /// Checks a query as OpenPMIx does: at least one non-empty key, and the
 /// process qualifiers of the right types. Returns the process the query
 /// is about and whether a rank was given.
+// attrs begin: PMIx_Query_info PMIx_Query_info_nb
 fn query_target(me: &Proc, q: &Query) -> Result<Proc, Status> {
     if q.keys.is_empty() || q.keys.iter().any(|k| k.as_bytes().is_empty()) {
         return Err(Status::ERR_BAD_PARAM);
@@ -81,6 +86,7 @@ fn query_target(me: &Proc, q: &Query) -> Result<Proc, Status> {
     };
     Ok(Proc::new(ns, rank))
 }
+// attrs end
 
 /// Adds the local answers to the server's.
 fn combine(

@@ -72,6 +72,7 @@ impl ToolOptions {
             ..Default::default()
         };
         let (mut tool_ns, mut tool_rank) = (None, None);
+        // attrs begin: PMIx_tool_init PMIx_tool_attach_to_server
         for i in infos {
             let k = i.key.as_bytes();
             let is = |s: &str| k == s.as_bytes();
@@ -108,6 +109,7 @@ impl ToolOptions {
                 tool_rank = v.as_u32();
             }
         }
+        // attrs end
         if let Some(ns) = tool_ns {
             let rank = tool_rank.unwrap_or(0);
             o.identity = Some(Proc::new(Nspace::new(ns)?, Rank(rank)));

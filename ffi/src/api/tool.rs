@@ -119,8 +119,10 @@ fn attach(mut infos: Vec<Info>) -> Result<&'static Client, Status> {
         Value::Uint32(me.rank.0),
     ));
     let c: &'static Client = Box::leak(Box::new(Client::tool_init(&infos)?));
+    // attrs begin: PMIx_tool_attach_to_server
     let primary = pmix_core::info::flag_in(&infos, keys::PRIMARY_SERVER)
         || state::client().map_or(true, |p| !p.is_initialized());
+    // attrs end
     conns().push(c);
     if primary {
         init.switch(Some(c));
