@@ -312,6 +312,9 @@ pub fn attributes(level: Level, value: Option<&Value>) -> Vec<Info> {
     entries(level)
         .into_iter()
         .filter(|(f, _)| wanted.as_ref().map_or(true, |w| w.contains(f)))
+        // A host function registered without attributes is only listed
+        // among the functions, as in OpenPMIx.
+        .filter(|(_, attrs)| level != Level::Host || !attrs.is_empty())
         .filter_map(|(function, attrs)| {
             let mut items: Vec<Value> = attrs
                 .iter()

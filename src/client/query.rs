@@ -88,7 +88,19 @@ fn query_target(me: &Proc, q: &Query) -> Result<Proc, Status> {
 }
 // attrs end
 
-/// Adds the local answers to the server's.
+/// The answer to queries this process answered alone: `PMIX_ERR_NOT_FOUND`
+/// when it had nothing to say (an attribute query of levels this process
+/// does not have).
+fn answered_here(local: Vec<Info>) -> Result<(Status, Vec<Info>), Status> {
+    if local.is_empty() {
+        Err(Status::ERR_NOT_FOUND)
+    } else {
+        Ok((Status::SUCCESS, local))
+    }
+}
+
+/// Adds the local answers to the server's (the two parts of an attribute
+/// query become one answer).
 fn combine(
     mut local: Vec<Info>,
     server: Result<(Status, Vec<Info>), Status>,
@@ -96,6 +108,7 @@ fn combine(
     match server {
         Ok((s, infos)) => {
             local.extend(infos);
+            crate::attributes::merge_support(&mut local);
             Ok((s, local))
         }
         Err(_) if !local.is_empty() => Ok((Status::ERR_PARTIAL_SUCCESS, local)),
@@ -152,6 +165,19 @@ impl Client {
             let refresh = crate::info::flag_in(&q.qualifiers, QUERY_REFRESH_CACHE);
             let mut left = Vec::new();
             for k in &q.keys {
+                if k.as_bytes() == keys::QUERY_ATTRIBUTE_SUPPORT.as_bytes() {
+                    // Client and tool levels here, server and host levels
+                    // from the server.
+                    let (mine, theirs) = crate::attributes::split_local(&q.qualifiers);
+                    found.extend(crate::attributes::support_info(mine));
+                    if !theirs.is_empty() {
+                        rest.push(Query {
+                            keys: vec![k.clone()],
+                            qualifiers: theirs,
+                        });
+                    }
+                    continue;
+                }
                 let fixed = k
                     .to_str()
                     .ok()
@@ -217,7 +243,7 @@ impl Client {
         }
         let (local, rest) = self.answer_locally(queries)?;
         if rest.is_empty() {
-            return Ok((Status::SUCCESS, local));
+            return answered_here(local);
         }
         let mut body = Vec::new();
         rm::put_queries(&mut body, &rest)?;
@@ -233,7 +259,7 @@ impl Client {
         }
         let (local, rest) = self.answer_locally(queries)?;
         if rest.is_empty() {
-            self.run_on_progress_thread(Box::new(move || cb(Ok((Status::SUCCESS, local)))));
+            self.run_on_progress_thread(Box::new(move || cb(answered_here(local))));
             return Ok(());
         }
         let mut body = Vec::new();

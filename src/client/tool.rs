@@ -172,7 +172,10 @@ impl Client {
             }
             for socket in o.candidates(&host) {
                 match Client::connect_tool(&socket, o.identity.clone(), infos) {
-                    Ok(c) => return Ok(c),
+                    Ok(c) => {
+                        crate::attributes::note_tool();
+                        return Ok(c);
+                    }
                     // A server that refused is an answer: no retry.
                     Err(s) if s != Status::ERR_UNREACH => return Err(s),
                     Err(s) => last = s,

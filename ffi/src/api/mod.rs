@@ -14,6 +14,7 @@
 //! `locality`).
 
 pub mod app_setup;
+pub mod attributes;
 pub(crate) mod args;
 pub mod buffer;
 pub mod client;
