@@ -20,7 +20,7 @@
 //! the function does with it. The `# Safety` lint is silenced for that reason.
 #![allow(clippy::missing_safety_doc)]
 
-use std::ffi::{c_char, c_int, c_void};
+use std::ffi::{c_int, c_void};
 
 use pmix_core::Status;
 
