@@ -6,8 +6,8 @@
 //! server and tool. The C ABI lives in the `pmix-ffi` crate and only
 //! converts between C structures and the types defined here.
 
-pub(crate) mod barrier;
 pub mod attributes;
+pub(crate) mod barrier;
 pub mod client;
 pub mod codec;
 pub mod compare;

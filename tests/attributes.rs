@@ -19,6 +19,7 @@
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -97,7 +98,12 @@ fn marked_reads() -> BTreeMap<String, BTreeSet<String>> {
                     no + 1
                 );
                 let fns: Vec<String> = fns.split_whitespace().map(str::to_owned).collect();
-                assert!(!fns.is_empty(), "{}:{}: no function", path.display(), no + 1);
+                assert!(
+                    !fns.is_empty(),
+                    "{}:{}: no function",
+                    path.display(),
+                    no + 1
+                );
                 for f in &fns {
                     found.entry(f.clone()).or_default();
                 }
@@ -257,4 +263,167 @@ fn a_c_host_registers_its_attributes_and_its_client_reads_them() {
         let out = common::run_c_host(&host, &[client.as_os_str()], &tmp, LIMIT, "attrs host ok");
         assert!(out.contains("attrs client 0 ok"), "{out}");
     }
+}
+
+// ---------------------------------------------------------------------------
+// python3-pmix
+
+/// python3-pmix (OpenPMIx 4.2's own bindings) asks for the client and
+/// server function lists.
+#[test]
+fn python_bindings_query_the_function_lists() {
+    let Some(python) = common::python_with_bindings() else {
+        return;
+    };
+    let script = common::root().join("tests/python/attrs_client.py");
+    let program = [
+        python.to_owned(),
+        "-W".to_owned(),
+        "ignore".to_owned(),
+        script.to_string_lossy().into_owned(),
+    ];
+    let (ok, out, err) = common::pmixrun_job(2, &program, &[], "60");
+    common::assert_ranks_ok(2, ok, &out, &err, "py attrs");
+}
+
+// ---------------------------------------------------------------------------
+// pmix-info
+
+/// Runs `pmix-info` with `args` (`TMPDIR` set to `tmp` when given);
+/// returns (exit code, stdout, stderr).
+fn pmix_info(args: &[&str], tmp: Option<&Path>) -> (i32, String, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pmix-info"));
+    cmd.args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(t) = tmp {
+        cmd.env("TMPDIR", t);
+    }
+    let out = common::run_with_watchdog(&mut cmd, LIMIT, "pmix-info");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn pmix_info_describes_the_library_and_its_functions() {
+    let (code, out, _) = pmix_info(&[], None);
+    assert_eq!(code, 0);
+    assert!(out.contains("OpenPMIx 4.2.2"), "{out}");
+    assert!(
+        out.contains("Segments:") && out.contains("layout id"),
+        "{out}"
+    );
+    let (code, out, _) = pmix_info(&["--version"], None);
+    assert_eq!(
+        (code, out.trim()),
+        (0, pmix::strings::text(pmix::strings::VERSION))
+    );
+
+    let (code, out, _) = pmix_info(&["--attrs", "PMIx_Fence,PMIx_tool_init"], None);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("PMIx_Fence:") && out.contains("PMIx_tool_init:"),
+        "{out}"
+    );
+    let timeout = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("PMIX_TIMEOUT "))
+        .unwrap_or_else(|| panic!("no PMIX_TIMEOUT line in\n{out}"));
+    assert!(
+        timeout.contains("pmix.timeout") && timeout.contains("PMIX_INT"),
+        "{timeout}"
+    );
+
+    let (code, out, _) = pmix_info(&["--client"], None);
+    assert_eq!(code, 0);
+    assert!(
+        out.starts_with("CLIENT FUNCTIONS AND THE ATTRIBUTES THEY HONOUR:"),
+        "{out}"
+    );
+    // A function honouring nothing says so.
+    assert!(out.contains("PMIx_Commit:\n    NONE"), "{out}");
+    let (code, out, _) = pmix_info(&["--server", "--functions"], None);
+    assert_eq!(code, 0);
+    assert!(out.contains("SERVER functions: PMIx_server_init,"), "{out}");
+}
+
+#[test]
+fn pmix_info_says_what_is_wrong() {
+    for args in [
+        &["--bogus"][..],
+        &["--attrs"],
+        &["--functions"],
+        &["--pid", "x", "--host"],
+    ] {
+        let (code, _, err) = pmix_info(args, None);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains("usage: pmix-info"), "{args:?}: {err}");
+    }
+    let (code, out, _) = pmix_info(&["--help"], None);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("usage: pmix-info"));
+    let (code, _, err) = pmix_info(&["--attrs", "PMIx_Fence,PMIx_Nothing"], None);
+    assert_eq!(code, 1);
+    assert!(err.contains("no function PMIx_Nothing"), "{err}");
+    let empty = common::scratch("pmix_info_no_server");
+    let (code, _, err) = pmix_info(&["--host"], Some(&empty));
+    assert_eq!(code, 1);
+    assert!(err.contains("no PMIx server with tool support"), "{err}");
+    assert!(err.contains("start one (pmixrun)"), "{err}");
+}
+
+/// `pmix-info --host` attaches to a running `pmixrun` (whose host
+/// registers nothing) and says so; `--host --functions` too.
+#[test]
+fn pmix_info_asks_a_running_server_about_its_host() {
+    // Short: a socket path must fit in 107 bytes.
+    let tmp = PathBuf::from(format!("/tmp/pmix-attrs-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mut job = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
+        .args(["--timeout", "60", "-n", "1", "sh", "-c"])
+        .arg("echo ready; exec sleep 60")
+        .env("TMPDIR", &tmp)
+        .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .process_group(0)
+        .spawn()
+        .expect("pmixrun starts");
+    let out = job.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+            if line.starts_with("ready") {
+                let _ = tx.send(());
+            }
+        }
+    });
+    let ready = rx.recv_timeout(LIMIT).is_ok();
+    let results = ready.then(|| {
+        (
+            pmix_info(&["--host"], Some(&tmp)),
+            pmix_info(
+                &["--host", "--functions", "--pid", &job.id().to_string()],
+                Some(&tmp),
+            ),
+        )
+    });
+    // SAFETY: kill has no memory preconditions; the group is pmixrun's own.
+    unsafe { libc::kill(-(job.id() as i32), libc::SIGKILL) };
+    let _ = job.wait();
+    let _ = std::fs::remove_dir_all(&tmp);
+    let Some(((code, out, err), (code2, out2, err2))) = results else {
+        panic!("pmixrun's rank did not start within {LIMIT:?}");
+    };
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("registered no attributes"), "{out}");
+    assert_eq!(code2, 0, "{out2}{err2}");
+    assert!(out2.contains("registered no attributes"), "{out2}");
 }

@@ -393,7 +393,10 @@ pub fn support_info(items: Vec<Info>) -> Option<Info> {
         keys::QUERY_ATTRIBUTE_SUPPORT,
         Value::DataArray(Box::new(DataArray {
             elem_type: DataType::Info,
-            items: items.into_iter().map(|i| Value::Info(Box::new(i))).collect(),
+            items: items
+                .into_iter()
+                .map(|i| Value::Info(Box::new(i)))
+                .collect(),
         })),
     )
 }

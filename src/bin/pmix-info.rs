@@ -170,7 +170,10 @@ fn print_build() {
             "release"
         }
     );
-    println!("Wire protocol:      version {}", pmix::wire::PROTOCOL_VERSION);
+    println!(
+        "Wire protocol:      version {}",
+        pmix::wire::PROTOCOL_VERSION
+    );
     println!(
         "Segments:           format {}, layout id {:#018x} (rkyv, little-endian, 32-bit offsets)",
         pmix_shmem::FORMAT_VERSION,
@@ -281,7 +284,8 @@ fn server_file(r: &Request) -> Result<PathBuf, String> {
         }
         return Ok(f);
     }
-    let found = servers_in(&dir, &host).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    let found =
+        servers_in(&dir, &host).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
     match found.as_slice() {
         [] => Err(format!(
             "no PMIx server with tool support in {}: start one (pmixrun), or name it \

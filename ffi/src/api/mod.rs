@@ -14,8 +14,8 @@
 //! `locality`).
 
 pub mod app_setup;
-pub mod attributes;
 pub(crate) mod args;
+pub mod attributes;
 pub mod buffer;
 pub mod client;
 pub mod data_array;
