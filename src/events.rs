@@ -96,6 +96,7 @@ pub struct Event {
 }
 
 impl Event {
+    // attrs begin: PMIx_Notify_event
     /// The processes `PMIX_EVENT_AFFECTED_PROC(S)` name.
     pub fn affected(&self) -> Vec<Proc> {
         procs_of(
@@ -126,6 +127,7 @@ impl Event {
                 _ => None,
             })
     }
+    // attrs end
 
     /// Whether the local process `target` is within the event's range.
     /// `PMIX_RANGE_RM` reaches no application process.
@@ -436,6 +438,7 @@ fn directives(infos: &[Info]) -> Result<Directives, Status> {
             .map(str::to_owned)
             .ok_or(Status::ERR_BAD_PARAM)
     };
+    // attrs begin: PMIx_Register_event_handler
     for i in infos {
         let k = i.key.to_string_lossy();
         match k.as_ref() {
@@ -468,6 +471,7 @@ fn directives(infos: &[Info]) -> Result<Directives, Status> {
             _ => {}
         }
     }
+    // attrs end
     Ok(d)
 }
 

@@ -6,6 +6,7 @@
 //! server and tool. The C ABI lives in the `pmix-ffi` crate and only
 //! converts between C structures and the types defined here.
 
+pub mod attributes;
 pub(crate) mod barrier;
 pub mod client;
 pub mod codec;

@@ -21,6 +21,7 @@ pub const STD_ABI_PROVISIONAL: &str = "0.0";
 
 /// The answer this library gives to a query of `key` without asking
 /// anyone (the ABI versions), as OpenPMIx answers them in the caller.
+// attrs begin: PMIx_Query_info PMIx_Query_info_nb
 pub fn library_answer(key: &str) -> Option<&'static str> {
     match key {
         crate::keys::QUERY_STABLE_ABI_VERSION => Some(STD_ABI_STABLE),
@@ -28,6 +29,7 @@ pub fn library_answer(key: &str) -> Option<&'static str> {
         _ => None,
     }
 }
+// attrs end
 
 /// A static C string as text (all strings here are ASCII).
 pub fn text(s: &'static CStr) -> &'static str {

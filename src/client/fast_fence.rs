@@ -88,7 +88,7 @@ impl FastFence {
         let Some(mut seen_failure) = self.turn.try_lock() else {
             return Route::Done(Err(Status::ERR_BAD_PARAM));
         };
-        let d = Directives::parse(infos);
+        let d = Directives::parse_for(infos, crate::wire::directives::FENCE);
         let other_directives = infos.iter().any(|i| {
             let k = i.key.as_bytes();
             k != keys::TIMEOUT.as_bytes() && k != keys::COLLECT_DATA.as_bytes()

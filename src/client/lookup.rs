@@ -77,6 +77,7 @@ impl GetOptions {
         let mut storage = ValueStorage::Copy;
         let (mut id, mut host, mut app) = (None, None, None);
         let u32_of = |i: &I| i.view().int().and_then(|v| u32::try_from(v).ok());
+        // attrs begin: PMIx_Get PMIx_Get_nb
         for i in infos {
             if i.key_is(keys::GET_POINTER_VALUES) {
                 if i.view().flag() {
@@ -109,6 +110,7 @@ impl GetOptions {
                 app = u32_of(i);
             }
         }
+        // attrs end
         match &mut realm {
             RealmQualifier::Node { id: i, hostname: h } => {
                 *i = id;
@@ -119,7 +121,7 @@ impl GetOptions {
         }
         GetOptions {
             realm,
-            directives: Directives::parse(infos),
+            directives: Directives::parse_for(infos, crate::wire::directives::GET),
             storage,
         }
     }

@@ -513,7 +513,7 @@ impl Client {
 
     /// Connects with explicit parameters.
     pub fn connect(info: &ConnectInfo, infos: &[Info]) -> Result<Client, Status> {
-        let d = Directives::parse(infos);
+        let d = Directives::parse_for(infos, crate::wire::directives::TIMEOUT_ONLY);
         let mut progress = open(&info.socket)?;
         let hello = Message::Handshake(Handshake {
             version: u32::from(wire::PROTOCOL_VERSION),
@@ -536,7 +536,7 @@ impl Client {
         requested: Option<Proc>,
         infos: &[Info],
     ) -> Result<Client, Status> {
-        let d = Directives::parse(infos);
+        let d = Directives::parse_for(infos, crate::wire::directives::TIMEOUT_ONLY);
         let mut progress = open(socket)?;
         let hello = Message::ToolHandshake(wire::ToolHandshake {
             version: u32::from(wire::PROTOCOL_VERSION),

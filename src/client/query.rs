@@ -30,14 +30,18 @@ pub type InfosCallback = Box<dyn FnOnce(Result<Vec<Info>, Status>) + Send + 'sta
 pub type CredentialCallback =
     Box<dyn FnOnce(Result<(Vec<u8>, Vec<Info>), Status>) + Send + 'static>;
 
+// attrs begin: PMIx_Query_info PMIx_Query_info_nb
 /// `PMIX_QUERY_REFRESH_CACHE`.
-const QUERY_REFRESH_CACHE: &str = "pmix.qry.rfsh";
+const QUERY_REFRESH_CACHE: &str = keys::QUERY_REFRESH_CACHE;
+// attrs end
+// attrs begin: PMIx_Log PMIx_Log_nb
 /// `PMIX_LOG_SOURCE`.
-const LOG_SOURCE: &str = "pmix.log.source";
+const LOG_SOURCE: &str = keys::LOG_SOURCE;
 /// `PMIX_LOG_TIMESTAMP`.
-const LOG_TIMESTAMP: &str = "pmix.log.tstmp";
+const LOG_TIMESTAMP: &str = keys::LOG_TIMESTAMP;
 /// `PMIX_LOG_GENERATE_TIMESTAMP`.
-const LOG_GENERATE_TIMESTAMP: &str = "pmix.log.gtstmp";
+const LOG_GENERATE_TIMESTAMP: &str = keys::LOG_GENERATE_TIMESTAMP;
+// attrs end
 
 fn is(i: &Info, key: &str) -> bool {
     i.key.as_c_str().to_bytes() == key.as_bytes()
@@ -46,6 +50,7 @@ fn is(i: &Info, key: &str) -> bool {
 /// Checks a query as OpenPMIx does: at least one non-empty key, and the
 /// process qualifiers of the right types. Returns the process the query
 /// is about and whether a rank was given.
+// attrs begin: PMIx_Query_info PMIx_Query_info_nb
 fn query_target(me: &Proc, q: &Query) -> Result<Proc, Status> {
     if q.keys.is_empty() || q.keys.iter().any(|k| k.as_bytes().is_empty()) {
         return Err(Status::ERR_BAD_PARAM);
@@ -81,8 +86,21 @@ fn query_target(me: &Proc, q: &Query) -> Result<Proc, Status> {
     };
     Ok(Proc::new(ns, rank))
 }
+// attrs end
 
-/// Adds the local answers to the server's.
+/// The answer to queries this process answered alone: `PMIX_ERR_NOT_FOUND`
+/// when it had nothing to say (an attribute query of levels this process
+/// does not have).
+fn answered_here(local: Vec<Info>) -> Result<(Status, Vec<Info>), Status> {
+    if local.is_empty() {
+        Err(Status::ERR_NOT_FOUND)
+    } else {
+        Ok((Status::SUCCESS, local))
+    }
+}
+
+/// Adds the local answers to the server's (the two parts of an attribute
+/// query become one answer).
 fn combine(
     mut local: Vec<Info>,
     server: Result<(Status, Vec<Info>), Status>,
@@ -90,6 +108,7 @@ fn combine(
     match server {
         Ok((s, infos)) => {
             local.extend(infos);
+            crate::attributes::merge_support(&mut local);
             Ok((s, local))
         }
         Err(_) if !local.is_empty() => Ok((Status::ERR_PARTIAL_SUCCESS, local)),
@@ -148,10 +167,12 @@ fn available_servers(qualifiers: &[Info]) -> Option<Value> {
             .and_then(Value::as_str)
             .map_or_else(|| d.to_path_buf(), std::path::PathBuf::from)
     };
+    // attrs begin: PMIx_Query_info PMIx_Query_info_nb
     let mut dirs = vec![
         dir(keys::SYSTEM_TMPDIR, &default.system_tmpdir),
         dir(keys::SERVER_TMPDIR, &default.tmpdir),
     ];
+    // attrs end
     dirs.dedup();
     let servers = tool_files::available(&dirs);
     if servers.is_empty() {
@@ -208,6 +229,19 @@ impl Client {
             let refresh = crate::info::flag_in(&q.qualifiers, QUERY_REFRESH_CACHE);
             let mut left = Vec::new();
             for k in &q.keys {
+                if k.as_bytes() == keys::QUERY_ATTRIBUTE_SUPPORT.as_bytes() {
+                    // Client and tool levels here, server and host levels
+                    // from the server.
+                    let (mine, theirs) = crate::attributes::split_local(&q.qualifiers);
+                    found.extend(crate::attributes::support_info(mine));
+                    if !theirs.is_empty() {
+                        rest.push(Query {
+                            keys: vec![k.clone()],
+                            qualifiers: theirs,
+                        });
+                    }
+                    continue;
+                }
                 let fixed = k
                     .to_str()
                     .ok()
@@ -275,7 +309,7 @@ impl Client {
         }
         let (local, rest) = self.answer_locally(queries)?;
         if rest.is_empty() {
-            return Ok((Status::SUCCESS, local));
+            return answered_here(local);
         }
         let mut body = Vec::new();
         rm::put_queries(&mut body, &rest)?;
@@ -291,7 +325,7 @@ impl Client {
         }
         let (local, rest) = self.answer_locally(queries)?;
         if rest.is_empty() {
-            self.run_on_progress_thread(Box::new(move || cb(Ok((Status::SUCCESS, local)))));
+            self.run_on_progress_thread(Box::new(move || cb(answered_here(local))));
             return Ok(());
         }
         let mut body = Vec::new();

@@ -93,6 +93,7 @@ impl ToolOptions {
             ..Default::default()
         };
         let (mut tool_ns, mut tool_rank) = (None, None);
+        // attrs begin: PMIx_tool_init PMIx_tool_attach_to_server
         for i in infos {
             let k = i.key.as_bytes();
             let is = |s: &str| k == s.as_bytes();
@@ -133,6 +134,7 @@ impl ToolOptions {
                 tool_rank = v.as_u32();
             }
         }
+        // attrs end
         if let Some(ns) = tool_ns {
             let rank = tool_rank.unwrap_or(0);
             o.identity = Some(Proc::new(Nspace::new(ns)?, Rank(rank)));
@@ -223,7 +225,10 @@ impl Client {
             }
             for socket in o.candidates(host) {
                 match Client::connect_tool(&socket, o.identity.clone(), infos) {
-                    Ok(c) => return Ok(c),
+                    Ok(c) => {
+                        crate::attributes::note_tool();
+                        return Ok(c);
+                    }
                     // A server that refused is an answer: no retry.
                     Err(s) if s != Status::ERR_UNREACH => return Err(s),
                     Err(s) => last = s,

@@ -448,6 +448,7 @@ enum Level {
     JobArray,
 }
 
+// attrs begin: PMIx_server_register_nspace
 impl Collected {
     /// Files every info of a registration.
     pub fn from_infos(infos: &[Info]) -> Result<Collected, JobError> {
@@ -695,6 +696,7 @@ fn node_array(v: &Value) -> Result<NodeRecord, JobError> {
     }
     Ok(rec)
 }
+// attrs end
 
 /// A job as `PMIx_server_register_nspace` describes it, with everything a
 /// client expects derived. Build one with

@@ -115,6 +115,7 @@ pub fn setup_application(
 ) -> Result<Vec<Info>, Status> {
     let mut envars = false;
     let mut models: Vec<String> = Vec::new();
+    // attrs begin: PMIx_server_setup_application
     for i in infos {
         if key_is(i, keys::SETUP_APP_ENVARS) || key_is(i, keys::SETUP_APP_ALL) {
             envars |= flag(&i.value);
@@ -124,6 +125,7 @@ pub fn setup_application(
             }
         }
     }
+    // attrs end
     let mut out = Vec::new();
     if envars {
         let mut prefixes: Vec<&str> = PMIX_PREFIXES.to_vec();
@@ -180,6 +182,7 @@ fn envar_parts(v: &Value) -> Result<(String, String, char), Status> {
 /// The directive an info holds, if it is one (`Err` if it is one but
 /// malformed).
 fn edit_of(i: &Info) -> Result<Option<EnvEdit>, Status> {
+    // attrs begin: PMIx_server_setup_local_support
     Ok(Some(if key_is(i, keys::SET_ENVAR) {
         let (name, value, _) = envar_parts(&i.value)?;
         EnvEdit::Set { name, value }
@@ -199,6 +202,7 @@ fn edit_of(i: &Info) -> Result<Option<EnvEdit>, Status> {
     } else {
         return Ok(None);
     }))
+    // attrs end
 }
 
 /// The environment directives among `infos` (`PMIX_ERR_BAD_PARAM` or

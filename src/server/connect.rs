@@ -44,7 +44,7 @@ pub(super) fn enter(st: &mut State, caller: Caller, proc: &Proc, op: Op, body: &
         Ok(p) => p,
         Err(s) => return st.respond(caller, Err(s)),
     };
-    let d = Directives::parse(&infos);
+    let d = Directives::parse_for(&infos, crate::wire::directives::TIMEOUT_ONLY);
     let call = Call {
         kind: if op == Op::CONNECT {
             Kind::Connect

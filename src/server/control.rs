@@ -24,28 +24,34 @@ use super::state::State;
 use super::Server;
 use crate::info::value_of;
 use crate::wire::rm;
-use crate::{Info, Proc, Status, Value};
+use crate::{keys, Info, Proc, Status, Value};
 
+// attrs begin: PMIx_Log PMIx_Log_nb
 /// `PMIX_LOG_ONCE`: the first channel that takes the message ends it.
-const LOG_ONCE: &str = "pmix.log.once";
+const LOG_ONCE: &str = keys::LOG_ONCE;
 /// `PMIX_LOG_SYSLOG_PRI`.
-const LOG_SYSLOG_PRI: &str = "pmix.log.syspri";
+const LOG_SYSLOG_PRI: &str = keys::LOG_SYSLOG_PRI;
 /// `PMIX_LOG_TIMESTAMP`.
-const LOG_TIMESTAMP: &str = "pmix.log.tstmp";
+const LOG_TIMESTAMP: &str = keys::LOG_TIMESTAMP;
 /// `PMIX_LOG_GENERATE_TIMESTAMP`.
-const LOG_GENERATE_TIMESTAMP: &str = "pmix.log.gtstmp";
+const LOG_GENERATE_TIMESTAMP: &str = keys::LOG_GENERATE_TIMESTAMP;
 /// `PMIX_LOG_TIMESTAMP_OUTPUT`.
-const LOG_TIMESTAMP_OUTPUT: &str = "pmix.log.tsout";
+const LOG_TIMESTAMP_OUTPUT: &str = keys::LOG_TIMESTAMP_OUTPUT;
 /// `PMIX_LOG_TAG_OUTPUT`.
-const LOG_TAG_OUTPUT: &str = "pmix.log.tag";
+const LOG_TAG_OUTPUT: &str = keys::LOG_TAG_OUTPUT;
 /// `PMIX_LOG_SOURCE`.
-pub const LOG_SOURCE: &str = "pmix.log.source";
+pub const LOG_SOURCE: &str = keys::LOG_SOURCE;
 /// `PMIX_LOG_STDERR`.
-pub const LOG_STDERR: &str = "pmix.log.stderr";
+pub const LOG_STDERR: &str = keys::LOG_STDERR;
 /// `PMIX_LOG_STDOUT`.
-pub const LOG_STDOUT: &str = "pmix.log.stdout";
+pub const LOG_STDOUT: &str = keys::LOG_STDOUT;
 /// `PMIX_LOG_SYSLOG`, `PMIX_LOG_LOCAL_SYSLOG`, `PMIX_LOG_GLOBAL_SYSLOG`.
-const LOG_SYSLOGS: [&str; 3] = ["pmix.log.syslog", "pmix.log.lsys", "pmix.log.gsys"];
+const LOG_SYSLOGS: [&str; 3] = [
+    keys::LOG_SYSLOG,
+    keys::LOG_LOCAL_SYSLOG,
+    keys::LOG_GLOBAL_SYSLOG,
+];
+// attrs end
 
 fn flag(infos: &[Info], key: &str) -> bool {
     match value_of(infos, key) {

@@ -44,7 +44,7 @@ pub(super) fn commit(st: &mut State, proc: &Proc, items: Vec<Posted>) {
 
 /// A local client's request for `req.proc`'s data.
 pub(super) fn client_request(st: &mut State, caller: Caller, req: DmodexRequest) {
-    let d = Directives::parse(&req.infos);
+    let d = Directives::parse_for(&req.infos, crate::wire::directives::GET);
     let target = req.proc;
     if target.rank.0 > Rank::VALID.0 {
         return st.reply_dmodex(caller, Err(Status::ERR_BAD_PARAM));

@@ -28,7 +28,7 @@ use crate::{Proc, Status};
 
 /// A `FenceRequest` from `proc`.
 pub(super) fn enter(st: &mut State, caller: Caller, proc: &Proc, req: FenceRequest) {
-    let d = Directives::parse(&req.infos);
+    let d = Directives::parse_for(&req.infos, crate::wire::directives::FENCE);
     // A group id names its members.
     let procs = match st.expand_groups(req.procs) {
         Ok(p) => p,

@@ -55,6 +55,7 @@ pub(super) fn group_call(id: String, infos: &[Info], solo: bool) -> GroupCall {
         solo,
         ..Default::default()
     };
+    // attrs begin: PMIx_Group_construct PMIx_Group_construct_nb PMIx_Group_invite PMIx_Group_invite_nb
     for i in infos {
         let k = i.key.as_bytes();
         let is = |s: &str| k == s.as_bytes();
@@ -78,6 +79,7 @@ pub(super) fn group_call(id: String, infos: &[Info], solo: bool) -> GroupCall {
             g.info = info_array(&i.value);
         }
     }
+    // attrs end
     g
 }
 
@@ -115,7 +117,7 @@ pub(super) fn construct(st: &mut State, caller: Caller, proc: &Proc, req: &[u8])
         return st.respond(caller, Err(Status::ERR_EXISTS));
     }
     let solo = st.host().fences_are_local();
-    let d = Directives::parse(&infos);
+    let d = Directives::parse_for(&infos, crate::wire::directives::TIMEOUT_ONLY);
     let group = group_call(id, &infos, solo);
     if procs.is_empty() && group.bootstrap.is_some() {
         return st.respond(caller, Err(Status::ERR_BAD_PARAM));
@@ -161,7 +163,7 @@ pub(super) fn destruct(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) 
         ft: g.notify_termination,
         ..Default::default()
     };
-    let d = Directives::parse(&infos);
+    let d = Directives::parse_for(&infos, crate::wire::directives::TIMEOUT_ONLY);
     let call = Call {
         kind: Kind::GroupDestruct,
         procs: members,

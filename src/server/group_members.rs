@@ -67,7 +67,7 @@ pub(super) fn invite(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
         return st.respond(caller, Err(Status::ERR_BAD_PARAM));
     }
     let g = group_call(id.clone(), &infos, true);
-    let deadline = Directives::parse(&infos).deadline();
+    let deadline = Directives::parse_for(&infos, crate::wire::directives::TIMEOUT_ONLY).deadline();
     let mut contributed = BTreeMap::new();
     if !g.info.is_empty() {
         contributed.insert(proc.clone(), g.info.clone());

@@ -185,6 +185,7 @@ impl ServerConfig {
     /// `PMIX_SERVER_TMPDIR`, `PMIX_SYSTEM_TMPDIR`, `PMIX_HOSTNAME`.
     pub fn from_infos(infos: &[Info]) -> Result<ServerConfig, Status> {
         let mut c = ServerConfig::default();
+        // attrs begin: PMIx_server_init
         for i in infos {
             match (i.key.to_string_lossy().as_ref(), &i.value) {
                 (keys::SERVER_NSPACE, Value::String(Some(s))) => {
@@ -208,6 +209,7 @@ impl ServerConfig {
                 _ => {}
             }
         }
+        // attrs end
         Ok(c)
     }
 }

@@ -245,6 +245,7 @@ fn is(i: &Info, key: &str) -> bool {
     i.key.as_bytes() == key.as_bytes()
 }
 
+// attrs begin: PMIx_Publish PMIx_Publish_nb PMIx_Lookup PMIx_Lookup_nb PMIx_Unpublish PMIx_Unpublish_nb
 fn range_of(infos: &[Info]) -> Result<Option<DataRange>, Status> {
     let Some(i) = infos.iter().find(|i| is(i, keys::RANGE)) else {
         return Ok(None);
@@ -261,7 +262,9 @@ fn range_of(infos: &[Info]) -> Result<Option<DataRange>, Status> {
     }
     Ok(Some(r))
 }
+// attrs end
 
+// attrs begin: PMIx_Publish PMIx_Publish_nb
 fn persistence_of(infos: &[Info]) -> Result<Persistence, Status> {
     let Some(i) = infos.iter().find(|i| is(i, keys::PERSISTENCE)) else {
         return Ok(Persistence::App);
@@ -274,6 +277,7 @@ fn persistence_of(infos: &[Info]) -> Result<Persistence, Status> {
     };
     Persistence::from_raw(raw).ok_or(Status::ERR_BAD_PARAM)
 }
+// attrs end
 
 fn ids_in(v: &Value) -> Vec<u32> {
     match v {
@@ -290,6 +294,7 @@ fn ids_in(v: &Value) -> Vec<u32> {
 }
 
 /// `PMIX_ACCESS_PERMISSIONS`: an array of infos naming uids and gids.
+// attrs begin: PMIx_Publish PMIx_Publish_nb
 fn access_of(infos: &[Info]) -> (Vec<u32>, Vec<u32>) {
     let (mut uids, mut gids) = (Vec::new(), Vec::new());
     for i in infos.iter().filter(|i| is(i, keys::ACCESS_PERMISSIONS)) {
@@ -309,6 +314,7 @@ fn access_of(infos: &[Info]) -> (Vec<u32>, Vec<u32>) {
     }
     (uids, gids)
 }
+// attrs end
 
 fn is_directive(i: &Info) -> bool {
     [
@@ -336,6 +342,7 @@ fn in_range(range: DataRange, a: &Participant, b: &Participant) -> bool {
 }
 
 /// `PMIX_WAIT`: how many keys must be found (None: do not wait).
+// attrs begin: PMIx_Lookup PMIx_Lookup_nb
 fn wait_of(infos: &[Info], nkeys: usize) -> Option<usize> {
     let i = infos.iter().find(|i| is(i, keys::WAIT))?;
     match int(&i.value) {
@@ -344,7 +351,9 @@ fn wait_of(infos: &[Info], nkeys: usize) -> Option<usize> {
         None => flag(&i.value).then_some(nkeys),
     }
 }
+// attrs end
 
+// attrs begin: PMIx_Lookup PMIx_Lookup_nb
 fn timeout_of(infos: &[Info]) -> Option<Duration> {
     infos
         .iter()
@@ -353,6 +362,7 @@ fn timeout_of(infos: &[Info]) -> Option<Duration> {
         .filter(|&s| s > 0)
         .map(|s| Duration::from_secs(s as u64))
 }
+// attrs end
 
 /// The outcome of one search.
 enum Search {

@@ -116,6 +116,7 @@ const PROC_STATE_RUNNING: u8 = 5;
 const PROC_STATE_UNDEF: u8 = 0;
 
 /// The keys step 1 answers.
+// attrs begin: PMIx_Query_info PMIx_Query_info_nb
 const SERVER_KEYS: &[&str] = &[
     keys::QUERY_NAMESPACES,
     keys::QUERY_NAMESPACE_INFO,
@@ -130,11 +131,14 @@ const SERVER_KEYS: &[&str] = &[
     keys::QUERY_GROUP_MEMBERSHIP,
     keys::QUERY_STABLE_ABI_VERSION,
     keys::QUERY_PROVISIONAL_ABI_VERSION,
+    keys::QUERY_ATTRIBUTE_SUPPORT,
 ];
+// attrs end
 
 /// The process a query names (`PMIX_PROCID`, `PMIX_NSPACE`, `PMIX_RANK`):
 /// the requester's namespace unless one is named, the wildcard rank unless
 /// one is named.
+// attrs begin: PMIx_Query_info PMIx_Query_info_nb
 fn target(requester: &Proc, qualifiers: &[Info]) -> Proc {
     let mut ns = requester.nspace.clone();
     let mut rank = Rank::WILDCARD;
@@ -162,6 +166,7 @@ fn target(requester: &Proc, qualifiers: &[Info]) -> Proc {
     }
     Proc::new(ns, rank)
 }
+// attrs end
 
 /// Handles `Op::QUERY` from `proc`.
 pub(super) fn serve(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) {
@@ -232,6 +237,7 @@ fn answer_query(st: &State, requester: &Proc, key: &[u8], qualifiers: &[Info]) -
         return Info::keyed(key, Value::string(v));
     }
     match key {
+        keys::QUERY_ATTRIBUTE_SUPPORT => crate::attributes::server_answer(qualifiers),
         keys::QUERY_NAMESPACES => {
             let names: Vec<String> = st
                 .registry()
@@ -332,6 +338,7 @@ fn answer_query(st: &State, requester: &Proc, key: &[u8], qualifiers: &[Info]) -
 /// members of the set (group) the `PMIX_PSET_NAME` (`PMIX_GROUP_ID`)
 /// qualifier names; `None` for another key.
 fn membership(st: &State, key: &[u8], qualifiers: &[Info]) -> Option<Result<Info, Status>> {
+    // attrs begin: PMIx_Query_info PMIx_Query_info_nb
     let (qualifier, out) = if key == keys::QUERY_PSET_MEMBERSHIP.as_bytes() {
         (keys::PSET_NAME, keys::QUERY_PSET_MEMBERSHIP)
     } else if key == keys::QUERY_GROUP_MEMBERSHIP.as_bytes() {
@@ -339,6 +346,7 @@ fn membership(st: &State, key: &[u8], qualifiers: &[Info]) -> Option<Result<Info
     } else {
         return None;
     };
+    // attrs end
     let name = qualifiers
         .iter()
         .find(|q| q.key.as_c_str().to_bytes() == qualifier.as_bytes())

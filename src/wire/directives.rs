@@ -15,6 +15,23 @@ pub fn int(v: &Value) -> Option<i64> {
     ValueView::of(v).int()
 }
 
+// attrs begin: PMIx_Fence PMIx_Fence_nb
+/// The directives a fence honours.
+pub const FENCE: &[&str] = &[keys::COLLECT_DATA, keys::TIMEOUT];
+// attrs end
+
+// attrs begin: PMIx_Get PMIx_Get_nb
+/// The directives a get (and the direct modex serving it) honours.
+pub const GET: &[&str] = &[keys::TIMEOUT, keys::IMMEDIATE, keys::OPTIONAL];
+// attrs end
+
+// attrs begin: PMIx_Init PMIx_tool_init PMIx_tool_attach_to_server PMIx_Connect PMIx_Connect_nb PMIx_Disconnect PMIx_Disconnect_nb PMIx_Group_construct PMIx_Group_construct_nb PMIx_Group_destruct PMIx_Group_destruct_nb PMIx_Group_invite PMIx_Group_invite_nb
+/// The directives of the operations that honour only the timeout among
+/// these: connecting to a server, connect/disconnect, group construct,
+/// destruct and invite.
+pub const TIMEOUT_ONLY: &[&str] = &[keys::TIMEOUT];
+// attrs end
+
 /// The directives of a fence, a get or a direct modex that the control
 /// plane honours.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -33,8 +50,17 @@ impl Directives {
     /// Reads the directives among `infos` (others are ignored): core
     /// infos or C infos read in place.
     pub fn parse<I: InfoItem>(infos: &[I]) -> Directives {
+        Directives::parse_for(infos, &[])
+    }
+
+    /// Reads the directives among `infos` that `honoured` lists ([`FENCE`],
+    /// [`GET`], [`TIMEOUT_ONLY`]; empty: all of them): what the operation
+    /// honours is what it says it honours (`PMIX_QUERY_ATTRIBUTE_SUPPORT`
+    /// answers from those lists, see [`crate::attributes`]).
+    pub fn parse_for<I: InfoItem>(infos: &[I], honoured: &[&str]) -> Directives {
         let mut d = Directives::default();
-        for i in infos {
+        let honours = |i: &I| honoured.is_empty() || honoured.iter().any(|k| i.key_is(k));
+        for i in infos.iter().filter(|i| honours(i)) {
             if i.key_is(keys::COLLECT_DATA) {
                 d.collect = i.view().flag();
             } else if i.key_is(keys::IMMEDIATE) {

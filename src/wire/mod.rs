@@ -30,7 +30,7 @@
 pub mod blob;
 pub mod body;
 mod conn;
-mod directives;
+pub mod directives;
 mod error;
 pub mod frame;
 pub mod group;

@@ -123,6 +123,7 @@ pub unsafe extern "C" fn PMIx_Get(
 ///
 /// # Safety
 /// `proc_` is NULL or a valid proc.
+// attrs begin: PMIx_Get PMIx_Get_nb
 unsafe fn names_a_group(c: &Client, proc_: *const pmix_proc_t, quals: &[pmix_info_t]) -> bool {
     // SAFETY: the caller's contract.
     let other = unsafe { proc_.as_ref() }
@@ -132,6 +133,7 @@ unsafe fn names_a_group(c: &Client, proc_: *const pmix_proc_t, quals: &[pmix_inf
             .iter()
             .any(|q| c_array_is(&q.key, pmix_core::keys::GROUP_CONTEXT_ID.as_bytes()))
 }
+// attrs end
 
 /// `PMIx_Get_nb`: `cbfunc` runs on the progress thread with a value the
 /// library releases when the callback returns (as OpenPMIx does).

@@ -15,6 +15,7 @@
 
 pub mod app_setup;
 pub(crate) mod args;
+pub mod attributes;
 pub mod buffer;
 pub mod client;
 pub mod data_array;

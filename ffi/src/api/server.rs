@@ -104,6 +104,7 @@ pub unsafe extern "C" fn PMIx_server_finalize() -> c_int {
         let running = ServerInit::lock().release()?;
         pmix_core::strings::note_finalize();
         if let Some(r) = running {
+            pmix_core::attributes::clear_host();
             // The last holder stops the server (an in-flight call may still
             // hold a clone for a moment).
             if let Ok(r) = Arc::try_unwrap(r) {

@@ -1,6 +1,6 @@
 //! The exported functions not implemented yet: fabric,
 //! `PMIx_Compute_distances`, the IOF calls of `pmix_tool.h`, and the server's IOF
-//! delivery, inventory, resources and attribute registration.
+//! delivery, inventory and resources.
 //!
 //! Invariant: a stub checks what OpenPMIx 4.2.2 checks, in its order, and
 //! then returns `PMIX_ERR_NOT_SUPPORTED`: before any init `PMIX_ERR_INIT`
@@ -20,7 +20,7 @@
 //! the function does with it. The `# Safety` lint is silenced for that reason.
 #![allow(clippy::missing_safety_doc)]
 
-use std::ffi::{c_char, c_int, c_void};
+use std::ffi::{c_int, c_void};
 
 use pmix_core::Status;
 
@@ -309,20 +309,6 @@ pub unsafe extern "C" fn PMIx_server_deregister_resources(
     guard(|| {
         require_init()?;
         check_array(info, ninfo)?;
-        unsupported()
-    })
-}
-
-/// `PMIx_Register_attributes` (declared in `pmix_server.h`: a host
-/// registers the attributes its module functions support).
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Register_attributes(
-    function: *mut c_char,
-    attrs: *mut *mut c_char,
-) -> c_int {
-    guard(|| {
-        require_init()?;
-        nonnull!(function, attrs);
         unsupported()
     })
 }

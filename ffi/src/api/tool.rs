@@ -126,8 +126,10 @@ fn attach(mut infos: Vec<Info>) -> Result<&'static Client, Status> {
         Value::Uint32(me.rank.0),
     ));
     let c: &'static Client = Box::leak(Box::new(Client::tool_init(&infos)?));
+    // attrs begin: PMIx_tool_attach_to_server
     let primary = pmix_core::info::flag_in(&infos, keys::PRIMARY_SERVER)
         || state::client().map_or(true, |p| !is_server_conn(p));
+    // attrs end
     conns().push(c);
     if primary {
         init.switch(Some(c));
@@ -253,11 +255,13 @@ pub unsafe extern "C" fn PMIx_tool_set_server(
         let infos = unsafe { infos_in(info, ninfo) }?;
         // SAFETY: server is non-NULL and valid (C contract).
         let want = convert::proc_from_c(unsafe { &*server });
+        // attrs begin: PMIx_tool_set_server
         let wait = pmix_core::info::flag_in(&infos, keys::WAIT_FOR_CONNECTION);
         let deadline = pmix_core::info::value_of(&infos, keys::TIMEOUT)
             .and_then(pmix_core::wire::int)
             .filter(|&t| t > 0)
             .map(|t| std::time::Instant::now() + std::time::Duration::from_secs(t as u64));
+        // attrs end
         loop {
             {
                 let init = ClientInit::lock();

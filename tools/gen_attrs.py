@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""Generates src/attributes/table.rs: what `PMIX_QUERY_ATTRIBUTE_SUPPORT`
+answers about our library.
+
+- The functions of each level, from the declarations of our headers
+  (pmix.h: client, pmix_server.h: server, pmix_tool.h: tool), in header
+  order.
+- The attributes each function honours, collected from the code that reads
+  them: every `keys::NAME` (or `k::NAME`) between a line
+  `// attrs begin: FN FN ...` and the next `// attrs end` in src/ and
+  ffi/src counts for each function named. The test
+  `attribute_tables_match_the_code` in tests/attributes.rs collects the
+  same regions and fails when this file and the code disagree, so rerun
+  this script after moving or adding such a read.
+- One description per attribute of `keys::ATTRIBUTES`: the first sentence
+  of the attribute's definition in the PMIx Standard when the standard
+  defines it, else the section of include/pmix_common.h (or
+  pmix_deprecated.h) that lists it.
+
+usage: tools/gen_attrs.py [STANDARD_MD] > src/attributes/table.rs
+       (STANDARD_MD: the standard as markdown,
+        default ../shared/spec/pmix-standard-v5.0-draft.md)
+"""
+import os
+import re
+import sys
+
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+spec = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "..", "shared", "spec", "pmix-standard-v5.0-draft.md")
+
+
+def functions(header):
+    text = open(os.path.join(root, "include", header)).read()
+    out = []
+    for m in re.finditer(r"PMIX_EXPORT\s+[\w\s\*]*?\b(PMIx_\w+)\s*\(", text):
+        if m.group(1) not in out:
+            out.append(m.group(1))
+    return out
+
+
+LEVELS = [("CLIENT", functions("pmix.h")), ("SERVER", functions("pmix_server.h")), ("TOOL", functions("pmix_tool.h"))]
+
+# The attribute dictionary in keys.rs order: (macro name, type note).
+keys_rs = open(os.path.join(root, "src", "keys.rs")).read()
+ATTRS = re.findall(r'Attribute \{ name: "(PMIX_\w+)", string: \w+, type_note: "((?:[^"\\]|\\.)*)"', keys_rs)
+NAMES = {n for n, _ in ATTRS}
+
+BEGIN = re.compile(r"^\s*// attrs begin:((?:\s+PMIx_\w+)+)\s*$")
+END = re.compile(r"^\s*// attrs end\s*$")
+READ = re.compile(r"\b(?:keys|k)::([A-Z][A-Z0-9_]*)\b")
+
+
+def regions():
+    """(function -> set of macro names) over the marked regions."""
+    found = {}
+    for top in ("src", os.path.join("ffi", "src")):
+        for d, dirs, files in os.walk(os.path.join(root, top)):
+            # The binaries are hosts and tools, not the library.
+            dirs[:] = sorted(x for x in dirs if x != "bin")
+            for f in sorted(files):
+                if not f.endswith(".rs"):
+                    continue
+                path = os.path.join(d, f)
+                fns = None
+                for no, line in enumerate(open(path), 1):
+                    b = BEGIN.match(line)
+                    if b:
+                        assert fns is None, f"{path}:{no}: nested attrs region"
+                        fns = b.group(1).split()
+                        for fn in fns:
+                            found.setdefault(fn, set())
+                        continue
+                    if END.match(line):
+                        assert fns is not None, f"{path}:{no}: attrs end without begin"
+                        fns = None
+                        continue
+                    if fns is None:
+                        continue
+                    for m in READ.finditer(line.split("//")[0]):
+                        name = "PMIX_" + m.group(1)
+                        if name in NAMES:
+                            for fn in fns:
+                                found[fn].add(name)
+                assert fns is None, f"{path}: attrs region not closed"
+    return found
+
+
+read = regions()
+known = {fn for _, fns in LEVELS for fn in fns}
+for fn in read:
+    assert fn in known, f"attrs region names {fn}, which no header declares"
+
+
+def sections(header):
+    out, section = {}, ""
+    for line in open(os.path.join(root, "include", header)):
+        s = re.match(r"\s*/\* ---- (.*?)(?: ----)? ?(?:\*/)?\s*$", line)
+        if s:
+            section = s.group(1).replace("Attribute keys: ", "").replace("retired attribute keys: ", "")
+            continue
+        d = re.match(r'\s*#define\s+(PMIX_\w+)\s+"pmix', line)
+        if d and d.group(1) not in out:
+            out[d.group(1)] = section
+    return out
+
+
+where = sections("pmix_common.h")
+for n, s in sections("pmix_deprecated.h").items():
+    where.setdefault(n, "deprecated: " + s)
+
+standard = {}
+if os.path.exists(spec):
+    text = open(spec).read()
+    pat = re.compile(r'(PMIX_[A-Z0-9_]+) "(pmix[^"]*)" \(([^)]*)\)(?:<br>|\s)+([A-Z][^<|*]*?\.)(?=\s|<|$)')
+    for m in pat.finditer(text):
+        n, sentence = m.group(1), " ".join(m.group(4).split())
+        if n in NAMES and n not in standard and len(sentence) <= 240:
+            standard[n] = sentence
+
+
+def rust_str(s):
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+print("""//! GENERATED by `tools/gen_attrs.py`; do not edit.
+//!
+//! The functions of each level (from our headers), the attributes each
+//! honours (from the `// attrs begin:` regions of the code; checked by
+//! `tests/attributes.rs`), and one description per attribute of
+//! [`crate::keys::ATTRIBUTES`] (the first sentence of the PMIx Standard's
+//! definition, else the header section that lists it).
+
+use super::Honoured;
+""")
+for level, fns in LEVELS:
+    print(f"/// The {level.lower()} functions and the attributes each honours.")
+    print("#[rustfmt::skip]")
+    print(f"pub static {level}: &[Honoured] = &[")
+    for fn in fns:
+        attrs = [n for n, _ in ATTRS if n in read.get(fn, set())]
+        print(f"    Honoured {{ function: \"{fn}\", attrs: &[{', '.join(rust_str(a) for a in attrs)}] }},")
+    print("];")
+    print()
+print("/// One description per attribute of `keys::ATTRIBUTES`, in its order.")
+print("#[rustfmt::skip]")
+print("pub static DESCRIPTIONS: &[&str] = &[")
+for n, t in ATTRS:
+    d = standard.get(n)
+    if d is None:
+        s = where.get(n, "")
+        d = (s[0].upper() + s[1:] + "." if s else "")
+    print(f"    {rust_str(d)},")
+print("];")
