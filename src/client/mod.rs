@@ -35,7 +35,9 @@ mod events;
 mod fast_fence;
 mod get_all;
 mod group;
+mod iof;
 pub use group::GroupTarget;
+pub use iof::{IofChunk, IofHandler, IofRegCallback};
 mod lookup;
 mod progress;
 mod pubsub;
@@ -207,6 +209,8 @@ struct Inner {
     fast: fast_fence::FastFence,
     /// The groups this process belongs to (see [`group`]).
     groups: group::GroupTable,
+    /// This process's IOF registrations (see [`iof`]).
+    iof: iof::Pulls,
 }
 
 impl Inner {
@@ -560,6 +564,7 @@ impl Client {
             events: std::sync::OnceLock::new(),
             fast: Default::default(),
             groups: Default::default(),
+            iof: Default::default(),
         });
         for (refs, early) in progress.take_early_segments() {
             inner.map_segments(&refs, early)?;
