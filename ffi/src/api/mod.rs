@@ -25,6 +25,7 @@ mod get_hot_path_tests;
 pub mod group;
 pub(crate) mod host_rm;
 pub mod info;
+pub mod iof;
 pub mod info_list;
 pub mod locality;
 pub(crate) mod own_cache;
