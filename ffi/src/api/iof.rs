@@ -67,12 +67,28 @@ type IofFn = unsafe extern "C" fn(
     usize,
 );
 
+/// A malloc'd byte object of `data` with a NUL after its `size` bytes
+/// (bindings that read the payload as a C string, as python3-pmix does,
+/// stop there).
+fn bo_with_nul(data: &[u8]) -> Result<pmix_byte_object_t, Status> {
+    let p = crate::boundary::malloc_bytes(data.len() + 1)?;
+    // SAFETY: p holds data.len() + 1 fresh bytes; the regions are distinct.
+    unsafe {
+        std::ptr::copy_nonoverlapping(data.as_ptr(), p, data.len());
+        *p.add(data.len()) = 0;
+    }
+    Ok(pmix_byte_object_t {
+        bytes: p.cast(),
+        size: data.len(),
+    })
+}
+
 /// A handler calling `f` with C copies of each chunk.
 fn c_handler(f: IofFn) -> IofHandler {
     Arc::new(move |c: &IofChunk<'_>| {
         guard_or((), || {
             let mut source = convert::proc_to_c(c.source);
-            let Ok(mut bo) = convert::bo_to_c(c.data) else {
+            let Ok(mut bo) = bo_with_nul(c.data) else {
                 return;
             };
             let Ok(infos) = convert::infos_to_c(c.infos) else {
