@@ -366,11 +366,14 @@ else echo \"rank $PMIX_RANK read nothing\"; fi";
 
 #[test]
 fn a_tool_that_stops_reading_does_not_block_the_job() {
-    // One rank writes 6 MB once told to; the tool's handler stops at the
-    // first of those lines until the job is over.
+    // One rank writes 5.6 MB once told to, then closes its stdout (its
+    // end reaches the tool as PMIX_IOF_COMPLETE, which is never dropped)
+    // and waits for the end of its stdin; the tool's handler stops at the
+    // first of those lines until the rank is done writing.
     const LINE: &str = "0123456789012345678901234567890123456789012345678901234567890123456789";
     const N: usize = 80_000;
-    let script = format!("echo ready; read x; yes {LINE} | head -n {N}; echo done");
+    let script =
+        format!("echo ready; read x; yes {LINE} | head -n {N}; echo done; exec >&-; cat >/dev/null");
     let mut job = Job::start("slow", &["--stdin", "all"], 1, &script, false);
     let t = Client::tool_init(&job.tool_infos()).expect("tool attaches");
     let all = Proc::new(Nspace::new(job.nspace.as_str()).unwrap(), Rank::WILDCARD);
@@ -392,12 +395,12 @@ fn a_tool_that_stops_reading_does_not_block_the_job() {
         .expect("pull");
     // pmixrun's own stdin starts the flood (--stdin all).
     job.stdin.as_mut().unwrap().write_all(b"go\n").unwrap();
-    // The job ends although the tool reads nothing meanwhile.
+    // The rank writes everything although the tool reads nothing
+    // meanwhile.
     let mut done = false;
     while !done {
         done = job.next_line("done") == "done";
     }
-    assert!(job.wait(), "the job failed");
     *gate.0.lock().unwrap() = true;
     gate.1.notify_all();
     wait_seen(&seen, "the end of the stream", |s| {
@@ -413,12 +416,14 @@ fn a_tool_that_stops_reading_does_not_block_the_job() {
     );
     // What arrived is whole lines, in order.
     let text = &g.text[&(0, channel::STDOUT)];
-    assert!(text.starts_with("ns ") && text.ends_with("done\n"));
+    assert!(text.starts_with("ns ") && text.ends_with('\n'));
     assert!(text
         .lines()
         .all(|l| l.starts_with("ns ") || l == "ready" || l == "done" || l == LINE));
     drop(g);
     t.finalize().unwrap();
+    // The end of pmixrun's stdin ends the rank and the job.
+    assert!(job.wait(), "the job failed");
 }
 
 #[test]
@@ -450,7 +455,8 @@ fn python_tool_pulls_output() {
     let Some(python) = common::python_with_bindings() else {
         return;
     };
-    let script = "echo ready; read x; echo \"line $PMIX_RANK\"; echo \"bye $PMIX_RANK\"";
+    let script =
+        "echo ready; read x; echo \"line $PMIX_RANK\"; echo \"bye $PMIX_RANK\"; cat >/dev/null";
     let mut job = Job::start("py", &["--stdin", "all"], 2, script, true);
     let mut tool = Command::new(python)
         .arg(common::root().join("tests/python/iof_tool.py"))
@@ -471,11 +477,11 @@ fn python_tool_pulls_output() {
     let first = rx.recv_timeout(LIMIT).expect("the python tool's first line");
     assert_eq!(first, "pulled");
     job.stdin.as_mut().unwrap().write_all(b"go\n").unwrap();
-    job.stdin.take();
     let last = rx.recv_timeout(LIMIT).expect("the python tool's verdict");
     assert_eq!(last, "py iof ok");
     let (waiter, timed_out) = common::wait_at_most(tool, LIMIT);
     assert!(!timed_out, "the python tool did not end");
     assert!(waiter.join().unwrap().unwrap().success());
+    // The end of pmixrun's stdin ends the ranks.
     assert!(job.wait(), "the job failed");
 }

@@ -45,9 +45,14 @@ def main():
         ok = cond.wait_for(lambda: all(want[r] in text[r] for r in (0, 1)), timeout=30)
     if not ok:
         sys.exit("timed out; got %r" % text)
-    rc = tool.iof_deregister(refid, [])
-    if rc != pmix.PMIX_SUCCESS:
-        sys.exit("deregister: %d" % rc)
+    try:
+        rc = tool.iof_deregister(refid, [])
+        if rc != pmix.PMIX_SUCCESS:
+            sys.exit("deregister: %d" % rc)
+    except TypeError:
+        # python3-pmix 4.2.2's iof_deregister calls the library, then
+        # fails in its own bookkeeping ("for h in myhdlrs and not found").
+        pass
     rc = tool.finalize()
     if rc != pmix.PMIX_SUCCESS:
         sys.exit("finalize: %d" % rc)
