@@ -170,7 +170,10 @@ fn c_tool_scenario(tag: &str, include: &std::path::Path) {
         "iof_tool",
     );
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success() && text.contains("iof tool ok"), "{text}");
+    assert!(
+        out.status.success() && text.contains("iof tool ok"),
+        "{text}"
+    );
     // The tool's end of input reached both ranks.
     let mut byes = 0;
     while byes < 2 {
@@ -235,9 +238,23 @@ fn wait_seen(seen: &(Mutex<Seen>, Condvar), what: &str, cond: impl Fn(&Seen) -> 
         let short: Vec<(&(u32, u16), String)> = g
             .text
             .iter()
-            .map(|(k, v)| (k, v.chars().rev().take(300).collect::<Vec<_>>().into_iter().rev().collect()))
+            .map(|(k, v)| {
+                (
+                    k,
+                    v.chars()
+                        .rev()
+                        .take(300)
+                        .collect::<Vec<_>>()
+                        .into_iter()
+                        .rev()
+                        .collect(),
+                )
+            })
             .collect();
-        panic!("timed out waiting for {what}: ended {:?}, tails {short:?}", g.ended);
+        panic!(
+            "timed out waiting for {what}: ended {:?}, tails {short:?}",
+            g.ended
+        );
     }
 }
 
@@ -299,7 +316,12 @@ fn a_rust_tool_pulls_tagged_output_and_pushes_stdin() {
     // the tagged registration above up to its end, and by this one).
     let (ends, handler) = collector();
     let id2 = t
-        .iof_pull(std::slice::from_ref(&all), channel::STDOUT, &[], Some(handler))
+        .iof_pull(
+            std::slice::from_ref(&all),
+            channel::STDOUT,
+            &[],
+            Some(handler),
+        )
         .expect("second pull");
     assert_ne!(id2, id);
     t.iof_push(std::slice::from_ref(&all), None, &[])
@@ -326,7 +348,10 @@ fn a_rust_tool_pulls_tagged_output_and_pushes_stdin() {
                     ns = job.nspace
                 )
             );
-            assert_eq!(&g.text[&(r, channel::STDERR)], &expected(r, channel::STDERR));
+            assert_eq!(
+                &g.text[&(r, channel::STDERR)],
+                &expected(r, channel::STDERR)
+            );
         }
     }
     assert!(job.wait(), "the job failed");
@@ -372,8 +397,9 @@ fn a_tool_that_stops_reading_does_not_block_the_job() {
     // first of those lines until the rank is done writing.
     const LINE: &str = "0123456789012345678901234567890123456789012345678901234567890123456789";
     const N: usize = 80_000;
-    let script =
-        format!("echo ready; read x; yes {LINE} | head -n {N}; echo done; exec >&-; cat >/dev/null");
+    let script = format!(
+        "echo ready; read x; yes {LINE} | head -n {N}; echo done; exec >&-; cat >/dev/null"
+    );
     let mut job = Job::start("slow", &["--stdin", "all"], 1, &script, false);
     let t = Client::tool_init(&job.tool_infos()).expect("tool attaches");
     let all = Proc::new(Nspace::new(job.nspace.as_str()).unwrap(), Rank::WILDCARD);
@@ -391,8 +417,13 @@ fn a_tool_that_stops_reading_does_not_block_the_job() {
         common::info(keys::IOF_CACHE_SIZE, Value::Uint32(64 << 10)),
         common::info(keys::IOF_DROP_NEWEST, Value::Bool(true)),
     ];
-    t.iof_pull(std::slice::from_ref(&all), channel::STDOUT, &dirs, Some(handler))
-        .expect("pull");
+    t.iof_pull(
+        std::slice::from_ref(&all),
+        channel::STDOUT,
+        &dirs,
+        Some(handler),
+    )
+    .expect("pull");
     // pmixrun's own stdin starts the flood (--stdin all).
     job.stdin.as_mut().unwrap().write_all(b"go\n").unwrap();
     // The rank writes everything although the tool reads nothing
@@ -460,7 +491,11 @@ fn python_tool_pulls_output() {
     let mut job = Job::start("py", &["--stdin", "all"], 2, script, true);
     let mut tool = Command::new(python)
         .arg(common::root().join("tests/python/iof_tool.py"))
-        .args([&job.pid().to_string(), &job.nspace, job.tmp.to_str().unwrap()])
+        .args([
+            &job.pid().to_string(),
+            &job.nspace,
+            job.tmp.to_str().unwrap(),
+        ])
         .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -474,7 +509,9 @@ fn python_tool_pulls_output() {
         }
     });
     // Once the tool pulled, pmixrun's stdin starts the ranks.
-    let first = rx.recv_timeout(LIMIT).expect("the python tool's first line");
+    let first = rx
+        .recv_timeout(LIMIT)
+        .expect("the python tool's first line");
     assert_eq!(first, "pulled");
     job.stdin.as_mut().unwrap().write_all(b"go\n").unwrap();
     let last = rx.recv_timeout(LIMIT).expect("the python tool's verdict");

@@ -44,7 +44,6 @@ use crate::wire::iof::{channel, Delivery, Deregister, Pull, Push};
 use crate::wire::{int, Op};
 use crate::{keys, Info, Proc, Rank, Status, Value};
 
-
 /// One chunk of forwarded output, as a handler receives it.
 #[derive(Debug)]
 pub struct IofChunk<'a> {
@@ -389,8 +388,7 @@ impl Client {
         if channels & channel::STDIN != 0 {
             return Err(Status::ERR_NOT_SUPPORTED);
         }
-        if sources.is_empty() || channels & channel::OUTPUT == 0 || channels & !channel::ALL != 0
-        {
+        if sources.is_empty() || channels & channel::OUTPUT == 0 || channels & !channel::ALL != 0 {
             return Err(Status::ERR_BAD_PARAM);
         }
         self.listen_iof();
@@ -457,8 +455,7 @@ impl Client {
             .name("pmix-iof-buffer".into())
             .spawn(move || {
                 // Ends when the registration goes (its sender is dropped).
-                while let Err(crossbeam_channel::RecvTimeoutError::Timeout) =
-                    rx.recv_timeout(every)
+                while let Err(crossbeam_channel::RecvTimeoutError::Timeout) = rx.recv_timeout(every)
                 {
                     let (Some(inner), Some(p)) = (weak.upgrade(), p.upgrade()) else {
                         return;

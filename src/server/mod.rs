@@ -87,8 +87,8 @@ pub use app_setup::{EnvChange, EnvEdit};
 pub use control::{job_ctrl, log_locally, log_source, log_text, log_timestamp};
 pub use env::{SECRET_ENV, URI_ENV_VARS};
 pub use events::NotifyCallback;
-pub use iof::{DEFAULT_CACHE as IOF_DEFAULT_CACHE, IOF_DROPPED};
 pub use host::{Completion, DmodexCallback, HostModule, NoHost, OpOutput};
+pub use iof::{DEFAULT_CACHE as IOF_DEFAULT_CACHE, IOF_DROPPED};
 pub use published::{DataRange, LookupDone, Participant, Persistence, PublishedData};
 pub use query::ServerQueryCallback;
 

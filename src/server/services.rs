@@ -15,8 +15,7 @@ use super::command::Command;
 use super::connections::Caller;
 use super::state::State;
 use super::{
-    connect, control, events, group_collective, group_members, iof, pubsub, query, spawn,
-    Server,
+    connect, control, events, group_collective, group_members, iof, pubsub, query, spawn, Server,
 };
 use crate::wire::{Op, Request};
 use crate::{Proc, Status};

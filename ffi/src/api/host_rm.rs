@@ -33,8 +33,8 @@ use crate::sys::{
     pmix_status_t,
 };
 use crate::sys::{
-    AllocFn, GetCredFn, GroupFn, IofPullFn, JobControlFn, LogFn, MonitorFn, PushStdinFn,
-    QueryFn, ToolConnectedFn, ValidateCredFn,
+    AllocFn, GetCredFn, GroupFn, IofPullFn, JobControlFn, LogFn, MonitorFn, PushStdinFn, QueryFn,
+    ToolConnectedFn, ValidateCredFn,
 };
 
 /// The C arguments of one upcall, freed on drop.
@@ -495,10 +495,14 @@ pub(crate) fn iof_pull(
     let mut args = CArgs::new(&Proc::default());
     let (tp, tn) = args.set_procs(procs);
     let (ip, n) = args.infos(directives)?;
-    call(Pending { done, _args: args }, || (), |cb| {
-        // SAFETY: the host's function; arguments live in the box.
-        unsafe { f(tp, tn, ip, n, channels, Some(log_done), cb) }
-    })
+    call(
+        Pending { done, _args: args },
+        || (),
+        |cb| {
+            // SAFETY: the host's function; arguments live in the box.
+            unsafe { f(tp, tn, ip, n, channels, Some(log_done), cb) }
+        },
+    )
 }
 
 /// `push_stdin` through the C module (`data` `None`, the end of input,
@@ -523,8 +527,12 @@ pub(crate) fn push_stdin(
         None => std::ptr::null(),
     };
     let pp: *const pmix_proc_t = &*args.proc_;
-    call(Pending { done, _args: args }, || (), |cb| {
-        // SAFETY: the host's function; arguments live in the box.
-        unsafe { f(pp, tp, tn, ip, n, bo, Some(log_done), cb) }
-    })
+    call(
+        Pending { done, _args: args },
+        || (),
+        |cb| {
+            // SAFETY: the host's function; arguments live in the box.
+            unsafe { f(pp, tp, tn, ip, n, bo, Some(log_done), cb) }
+        },
+    )
 }
