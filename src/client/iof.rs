@@ -355,6 +355,15 @@ fn on_output(inner: &Inner, body: Vec<u8>) {
     }
 }
 
+/// `PMIX_ERR_WOULD_BLOCK` on the progress thread (a handler or callback
+/// calling a blocking form would wait for itself), as OpenPMIx master.
+fn may_block() -> Result<(), Status> {
+    if std::thread::current().name() == Some("pmix-client") {
+        return Err(Status::ERR_WOULD_BLOCK);
+    }
+    Ok(())
+}
+
 impl Client {
     fn listen_iof(&self) {
         if self.inner.iof.listening.swap(true, Ordering::AcqRel) {
@@ -425,7 +434,8 @@ impl Client {
     }
 
     /// `PMIx_IOF_pull`: as [`Client::iof_pull_nb`], waiting for the
-    /// server; returns the handler id.
+    /// server; returns the handler id. Blocking forms called on the
+    /// progress thread (from a handler) fail with `PMIX_ERR_WOULD_BLOCK`.
     pub fn iof_pull(
         &self,
         sources: &[Proc],
@@ -433,6 +443,7 @@ impl Client {
         directives: &[Info],
         handler: Option<IofHandler>,
     ) -> Result<u64, Status> {
+        may_block()?;
         let (tx, rx) = crossbeam_channel::bounded(1);
         self.iof_pull_nb(
             sources,
@@ -500,6 +511,7 @@ impl Client {
 
     /// `PMIx_IOF_deregister`, waiting for the server.
     pub fn iof_deregister(&self, id: u64, directives: &[Info]) -> Result<(), Status> {
+        may_block()?;
         let (tx, rx) = crossbeam_channel::bounded(1);
         self.iof_deregister_nb(
             id,
@@ -549,6 +561,7 @@ impl Client {
         data: Option<&[u8]>,
         directives: &[Info],
     ) -> Result<(), Status> {
+        may_block()?;
         let (tx, rx) = crossbeam_channel::bounded(1);
         self.iof_push_nb(
             targets,
@@ -619,5 +632,118 @@ impl Client {
             })
             .map_err(|_| Status::ERR_OUT_OF_RESOURCE)?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Nspace;
+
+    fn src(ns: &str, r: u32) -> Proc {
+        Proc::new(Nspace::new(ns).unwrap(), Rank(r))
+    }
+
+    fn flag(k: &str) -> Info {
+        Info::keyed(k, Value::Bool(true)).unwrap()
+    }
+
+    fn fmt(d: &[Info], p: &Proc, c: u16, line: &[u8]) -> String {
+        let mut out = Vec::new();
+        Format::parse(d).line(p, c, line, &mut out);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn tags_as_openpmix_formats_them() {
+        let p = src("prterun-host-1@1", 3);
+        let tag = [flag(keys::IOF_TAG_OUTPUT)];
+        assert_eq!(
+            fmt(&tag, &p, channel::STDOUT, b"hi\n"),
+            "[1,3]<stdout>: hi\n"
+        );
+        let full = [flag(keys::IOF_TAG_FULLNAME_OUTPUT)];
+        assert_eq!(
+            fmt(&full, &p, channel::STDERR, b"x\n"),
+            "[prterun-host-1@1,3]<stderr>: x\n"
+        );
+        let rank = [flag(keys::IOF_RANK_OUTPUT)];
+        assert_eq!(
+            fmt(&rank, &src("job", 0), channel::STDDIAG, b"d\n"),
+            "[0]<stddiag>: d\n"
+        );
+        // No '@': the whole namespace.
+        assert_eq!(
+            fmt(&tag, &src("job", 0), channel::STDOUT, b"y\n"),
+            "[job,0]<stdout>: y\n"
+        );
+    }
+
+    #[test]
+    fn timestamps_and_xml() {
+        let p = src("ns@2", 1);
+        let ts = fmt(&[flag(keys::IOF_TIMESTAMP_OUTPUT)], &p, channel::STDOUT, b"a\n");
+        // "[Thu Nov 26 00:06:04 2026]<stdout>: a\n"
+        assert!(ts.starts_with('[') && ts.ends_with("]<stdout>: a\n"), "{ts}");
+        let both = fmt(
+            &[flag(keys::IOF_TIMESTAMP_OUTPUT), flag(keys::IOF_TAG_OUTPUT)],
+            &p,
+            channel::STDOUT,
+            b"a\n",
+        );
+        assert!(both.ends_with("][2,1]<stdout>: a\n"), "{both}");
+        let xml = fmt(
+            &[flag(keys::IOF_XML_OUTPUT), flag(keys::IOF_TAG_OUTPUT)],
+            &p,
+            channel::STDERR,
+            b"a<b>&c\n",
+        );
+        assert_eq!(
+            xml,
+            "<stderr jobid=\"2\" rank=\"1\">a&lt;b&gt;&amp;c&#010;</stderr>\n"
+        );
+    }
+
+    /// Hands `p` one delivery of rank 0's stdout per item (with
+    /// `PMIX_IOF_COMPLETE` when the flag is set).
+    fn receive_all(p: &Puller, deliveries: &[(&[u8], bool)]) {
+        for (data, end) in deliveries {
+            let infos: Vec<Info> = if *end {
+                vec![flag(keys::IOF_COMPLETE)]
+            } else {
+                vec![]
+            };
+            let d = Delivery {
+                ids: vec![0],
+                source: src("j", 0),
+                channel: channel::STDOUT,
+                data: data.to_vec(),
+                infos,
+            };
+            p.receive(0, &d);
+        }
+    }
+
+    #[test]
+    fn formatted_streams_hold_partial_lines_and_buffering_collects() {
+        let got = Arc::new(Mutex::new(Vec::<String>::new()));
+        let g = got.clone();
+        let h: IofHandler = Arc::new(move |c: &IofChunk<'_>| {
+            g.lock().push(String::from_utf8_lossy(c.data).into_owned())
+        });
+        let p = Puller::new(Some(h.clone()), &[flag(keys::IOF_RANK_OUTPUT)]);
+        receive_all(&p, &[(b"ab", false), (b"c\nd", false), (b"", true)]);
+        assert_eq!(
+            *got.lock(),
+            ["[0]<stdout>: abc\n", "[0]<stdout>: d", ""],
+            "a line is tagged once, the tail at the end"
+        );
+        got.lock().clear();
+        let size = Info::keyed(keys::IOF_BUFFERING_SIZE, Value::Uint32(6)).unwrap();
+        let p = Puller::new(Some(h), &[size]);
+        receive_all(&p, &[(b"abc", false), (b"def", false), (b"g", false)]);
+        assert_eq!(*got.lock(), ["abcdef"], "six bytes collected, one held");
+        p.flush(0, true);
+        assert_eq!(*got.lock(), ["abcdef", "g"], "deregistration flushes");
     }
 }

@@ -381,3 +381,84 @@ impl Server {
         self.iof_deliver_nb(source, channel, data.to_vec(), infos.to_vec(), None)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Nspace;
+
+    fn chunk(n: usize) -> Arc<Chunk> {
+        Arc::new(Chunk {
+            source: Proc::new(Nspace::new("j").unwrap(), Rank(0)),
+            channel: channel::STDOUT,
+            data: vec![b'x'; n],
+            infos: Vec::new(),
+        })
+    }
+
+    #[test]
+    fn a_full_outbox_drops_the_newest_by_default() {
+        let mut ob = Outbox::new();
+        ob.limit = 10;
+        ob.enqueue(vec![1], chunk(6));
+        ob.enqueue(vec![1], chunk(6));
+        ob.enqueue(vec![1], chunk(4));
+        assert_eq!(ob.queue.len(), 2);
+        assert_eq!((ob.bytes, ob.dropped), (10, 6));
+        // The end of a stream always fits.
+        ob.enqueue(vec![1], chunk(0));
+        assert_eq!(ob.queue.len(), 3);
+    }
+
+    #[test]
+    fn drop_oldest_makes_room_from_the_front() {
+        let mut ob = Outbox::new();
+        ob.limit = 10;
+        ob.drop_oldest = true;
+        ob.enqueue(vec![1], chunk(4));
+        ob.enqueue(vec![1], chunk(0));
+        ob.enqueue(vec![1], chunk(5));
+        ob.enqueue(vec![1], chunk(5));
+        // The 4-byte chunk went; the end marker stayed, in order.
+        let sizes: Vec<usize> = ob.queue.iter().map(|(_, c)| c.data.len()).collect();
+        assert_eq!(sizes, [0, 5, 5]);
+        assert_eq!((ob.bytes, ob.dropped), (10, 4));
+        // Larger than the whole limit: dropped whole.
+        ob.enqueue(vec![1], chunk(11));
+        assert_eq!(ob.dropped, 15);
+    }
+
+    #[test]
+    fn the_early_cache_is_bounded() {
+        let mut iof = Iof::default();
+        for _ in 0..EARLY_CHUNKS + 5 {
+            iof.keep_early(chunk(1));
+        }
+        assert_eq!(iof.early.len(), EARLY_CHUNKS);
+        iof.keep_early(chunk(EARLY_BYTES));
+        assert!(iof.early_bytes <= EARLY_BYTES);
+    }
+
+    #[test]
+    fn registrations_match_wildcards_channels_and_not_the_requester() {
+        let ns = Nspace::new("j").unwrap();
+        let r = Registration {
+            id: 0,
+            requester: Proc::new(ns.clone(), Rank(1)),
+            sources: vec![Proc::new(ns.clone(), Rank::WILDCARD)],
+            channels: channel::STDOUT,
+        };
+        let mut c = Chunk {
+            source: Proc::new(ns.clone(), Rank(0)),
+            channel: channel::STDOUT,
+            data: vec![],
+            infos: vec![],
+        };
+        assert!(r.matches(&c));
+        c.channel = channel::STDERR;
+        assert!(!r.matches(&c));
+        c.channel = channel::STDOUT;
+        c.source = Proc::new(ns, Rank(1));
+        assert!(!r.matches(&c), "never back to its own source");
+    }
+}

@@ -16,7 +16,8 @@
 //! handler id (a non-negative status, as OpenPMIx's first handler is 0);
 //! a deregister or push with no `cbfunc` waits and returns the status. A
 //! blocking form called from a library callback (the progress thread)
-//! returns `PMIX_ERR_WOULD_BLOCK`, as OpenPMIx master does.
+//! returns `PMIX_ERR_WOULD_BLOCK`, as OpenPMIx master does (the core's
+//! check).
 //!
 //! `pmix_iof_cbfunc_t` runs on the progress thread with a byte object, a
 //! source and infos the library owns for the duration of the call.
@@ -44,12 +45,6 @@ use crate::sys::{
     pmix_byte_object_t, pmix_hdlr_reg_cbfunc_t, pmix_info_t, pmix_iof_cbfunc_t, pmix_op_cbfunc_t,
     pmix_proc_t,
 };
-
-/// True on the client's progress thread, where a blocking call would wait
-/// for itself.
-fn on_progress_thread() -> bool {
-    std::thread::current().name() == Some("pmix-client")
-}
 
 /// The client (or the tool's primary connection); `PMIX_ERR_UNREACH` for
 /// an initialized process with no server to talk to.
@@ -142,9 +137,6 @@ pub unsafe extern "C" fn PMIx_IOF_pull(
             return Err(Status::ERR_BAD_PARAM);
         }
         check_array(directives, ndirs)?;
-        if regcbfunc.is_none() && on_progress_thread() {
-            return Err(Status::ERR_WOULD_BLOCK);
-        }
         let c = connected()?;
         // SAFETY: procs holds nprocs procs, directives NULL or ndirs
         // infos (C contract).
@@ -194,9 +186,6 @@ pub unsafe extern "C" fn PMIx_IOF_deregister(
     guard(|| {
         require_init()?;
         check_array(directives, ndirs)?;
-        if cbfunc.is_none() && on_progress_thread() {
-            return Err(Status::ERR_WOULD_BLOCK);
-        }
         let c = connected()?;
         // SAFETY: directives NULL or ndirs infos (C contract).
         let dirs = unsafe { infos_in(directives, ndirs) }?;
@@ -228,9 +217,6 @@ pub unsafe extern "C" fn PMIx_IOF_push(
         check_array(directives, ndirs)?;
         if ntargets == 0 {
             return Err(Status::ERR_BAD_PARAM);
-        }
-        if cbfunc.is_none() && on_progress_thread() {
-            return Err(Status::ERR_WOULD_BLOCK);
         }
         let c = connected()?;
         // SAFETY: targets holds ntargets procs, directives NULL or ndirs
