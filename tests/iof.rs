@@ -458,6 +458,54 @@ fn a_tool_that_stops_reading_does_not_block_the_job() {
 }
 
 #[test]
+fn a_c_tool_forwards_its_own_stdin_to_the_ranks() {
+    let tool = common::build_c(
+        "tests/c/iof_tool.c",
+        "iof_stdin",
+        "iof_tool",
+        &common::include_dir(),
+        &["-pthread"],
+    );
+    let script = "echo ready; while read l; do echo \"echo $l\"; done; echo \"bye $PMIX_RANK\"";
+    let mut job = Job::start("fwd", &["--stdin", "all"], 2, script, true);
+    let mut child = Command::new(&tool)
+        .args(["stdin", &job.pid().to_string(), &job.nspace, "2", "3"])
+        .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
+        .env("TMPDIR", &job.tmp)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("iof_tool starts");
+    // Three lines, then the end of the tool's stdin.
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"one\ntwo\nthree\n")
+        .unwrap();
+    let out = child.stdout.take().unwrap();
+    let text = common::read_in_thread(out);
+    let (waiter, timed_out) = common::wait_at_most(child, LIMIT);
+    assert!(!timed_out, "iof_tool did not end");
+    let text = text.join().unwrap();
+    assert!(
+        waiter.join().unwrap().unwrap().success() && text.contains("iof tool ok"),
+        "{text}"
+    );
+    let mut echoed = Vec::new();
+    while echoed.len() < 6 {
+        let l = job.next_line("echo");
+        if let Some(e) = l.strip_prefix("echo ") {
+            echoed.push(e.to_owned());
+        }
+    }
+    echoed.sort();
+    assert_eq!(echoed, ["one", "one", "three", "three", "two", "two"]);
+    assert!(job.wait(), "the job failed");
+}
+
+#[test]
 fn a_c_hosts_delivered_output_reaches_a_tool_and_its_push_reaches_the_host() {
     let tag = "host";
     let tmp = PathBuf::from(format!("/tmp/pmix-iof-{tag}-{}", std::process::id()));

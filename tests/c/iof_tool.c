@@ -12,6 +12,12 @@
  *   "[JOBID,R]<stdout>: "), deregisters and finds the handler gone, then
  *   pushes the end of input (NULL byte object: the ranks say bye and the
  *   job ends, so the finalize after it may find the server gone).
+ * - MODE "stdin" (a pmixrun job whose ranks print "ready", then
+ *   "echo LINE" for each line of their stdin, then "bye R"): pulls the
+ *   ranks' stdout (tagged), forwards this process's own stdin to every
+ *   rank (PMIx_IOF_push with PMIX_IOF_PUSH_STDIN and no byte object:
+ *   PMIX_OPERATION_SUCCEEDED), waits for NLINES "echo" lines and every
+ *   "bye R" (the end of this stdin closed theirs).
  * - MODE "host" (tests/c/iof_host.c delivers "line 1", "line 2" and the
  *   end of NSPACE rank 0's stdout once it saw the pull): pulls with a
  *   registration callback, waits for both lines and PMIX_IOF_COMPLETE,
@@ -45,7 +51,7 @@ static int nranks, nlines;
 static int next_line[MAXR][2];
 static char partial[MAXR][2][256];
 static int bye[MAXR];
-static int complete_seen = 0, host_lines = 0;
+static int complete_seen = 0, host_lines = 0, echoed = 0;
 static int reg_done = 0, op_done = 0;
 static pmix_status_t reg_status, op_status;
 static size_t reg_id;
@@ -64,6 +70,10 @@ static void line(int r, int c, const char *text)
     }
     if (0 == strncmp(text, "bye ", 4)) {
         bye[r] = 1;
+        return;
+    }
+    if (0 == strncmp(text, "echo ", 5)) {
+        echoed++;
         return;
     }
     if (0 == strncmp(text, "line ", 5)) {
@@ -140,6 +150,16 @@ static int all_lines(void)
         }
     }
     return 1;
+}
+
+static int all_bye(void)
+{
+    for (int r = 0; r < nranks; r++) {
+        if (!bye[r]) {
+            return 0;
+        }
+    }
+    return echoed >= nlines * nranks;
 }
 
 static int host_done(void)
@@ -266,6 +286,23 @@ int main(int argc, char **argv)
         /* The end of input: the ranks say bye (the test reads it) and the
          * job ends, maybe before this tool finalizes. */
         push(&job, 1, NULL);
+        printf("iof tool ok\n");
+        fflush(stdout);
+        PMIx_tool_finalize();
+        return 0;
+    } else if (0 == strcmp(mode, "stdin")) {
+        pmix_info_t fwd;
+        rc = PMIx_IOF_pull(&job, 1, dirs, 1, PMIX_FWD_STDOUT_CHANNEL, iofcb, NULL, NULL);
+        if (rc < 0) {
+            FAIL("pull: %s", PMIx_Error_string(rc));
+        }
+        PMIX_INFO_LOAD(&fwd, PMIX_IOF_PUSH_STDIN, &yes, PMIX_BOOL);
+        rc = PMIx_IOF_push(&job, 1, NULL, &fwd, 1, NULL, NULL);
+        if (PMIX_OPERATION_SUCCEEDED != rc) {
+            FAIL("push of stdin: %s", PMIx_Error_string(rc));
+        }
+        PMIX_INFO_DESTRUCT(&fwd);
+        wait_for(all_bye, "the echoed lines and every rank's bye");
         printf("iof tool ok\n");
         fflush(stdout);
         PMIx_tool_finalize();
