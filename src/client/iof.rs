@@ -426,6 +426,23 @@ impl Client {
                         if let Some(p) = inner.iof.table.lock().remove(&id) {
                             p.stop.lock().take();
                         }
+                        // The server may have filed it before its host
+                        // refused: it goes there too (the answer, if any,
+                        // is not awaited).
+                        if let Ok(body) = (Deregister {
+                            id,
+                            directives: Vec::new(),
+                        })
+                        .encode()
+                        {
+                            inner.requester.submit(
+                                crate::wire::Message::Request(crate::wire::Request {
+                                    op: Op::IOF_DEREGISTER,
+                                    body,
+                                }),
+                                None,
+                            );
+                        }
                     }
                     done(Err(s))
                 }
@@ -682,9 +699,17 @@ mod tests {
     #[test]
     fn timestamps_and_xml() {
         let p = src("ns@2", 1);
-        let ts = fmt(&[flag(keys::IOF_TIMESTAMP_OUTPUT)], &p, channel::STDOUT, b"a\n");
+        let ts = fmt(
+            &[flag(keys::IOF_TIMESTAMP_OUTPUT)],
+            &p,
+            channel::STDOUT,
+            b"a\n",
+        );
         // "[Thu Nov 26 00:06:04 2026]<stdout>: a\n"
-        assert!(ts.starts_with('[') && ts.ends_with("]<stdout>: a\n"), "{ts}");
+        assert!(
+            ts.starts_with('[') && ts.ends_with("]<stdout>: a\n"),
+            "{ts}"
+        );
         let both = fmt(
             &[flag(keys::IOF_TIMESTAMP_OUTPUT), flag(keys::IOF_TAG_OUTPUT)],
             &p,

@@ -2,7 +2,8 @@
  * iof_host TOOL
  * - PMIx_server_init with PMIX_SERVER_TOOL_SUPPORT (rendezvous files in
  *   $TMPDIR), an iof_pull upcall (answers PMIX_OPERATION_SUCCEEDED and
- *   signals the main thread) and a push_stdin upcall (records the bytes,
+ *   signals the main thread; refuses a pull of the namespace "refused"
+ *   with PMIX_ERR_NO_PERMISSIONS) and a push_stdin upcall (records the bytes,
  *   answers through its callback from a thread of its own);
  * - runs TOOL (tests/c/iof_tool.c, mode "host") with this process's pid
  *   and the namespace "hostjob";
@@ -32,6 +33,9 @@ static pmix_status_t iof_pull(const pmix_proc_t procs[], size_t nprocs,
     (void) ndirs;
     (void) cbfunc;
     (void) cbdata;
+    if (1 == nprocs && 0 == strcmp(procs[0].nspace, "refused")) {
+        return PMIX_ERR_NO_PERMISSIONS;
+    }
     if (1 != nprocs || 0 != strcmp(procs[0].nspace, "hostjob") ||
         PMIX_RANK_WILDCARD != procs[0].rank || PMIX_FWD_STDOUT_CHANNEL != channels) {
         FAIL("iof_pull: unexpected request (%zu procs, channels %x)", nprocs, channels);

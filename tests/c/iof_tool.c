@@ -19,7 +19,8 @@
  *   PMIX_OPERATION_SUCCEEDED), waits for NLINES "echo" lines and every
  *   "bye R" (the end of this stdin closed theirs).
  * - MODE "host" (tests/c/iof_host.c delivers "line 1", "line 2" and the
- *   end of NSPACE rank 0's stdout once it saw the pull): pulls with a
+ *   end of NSPACE rank 0's stdout once it saw the pull): finds a pull of
+ *   the namespace "refused" refused by the host, pulls with a
  *   registration callback, waits for both lines and PMIX_IOF_COMPLETE,
  *   pushes "abc" to NSPACE rank 0 with a callback, deregisters with a
  *   callback.
@@ -308,8 +309,14 @@ int main(int argc, char **argv)
         PMIx_tool_finalize();
         return 0;
     } else {
-        pmix_proc_t r0;
+        pmix_proc_t r0, refused;
         pmix_byte_object_t bo;
+        /* The host's refusal is the pull's. */
+        PMIX_LOAD_PROCID(&refused, "refused", PMIX_RANK_WILDCARD);
+        rc = PMIx_IOF_pull(&refused, 1, NULL, 0, PMIX_FWD_STDOUT_CHANNEL, iofcb, NULL, NULL);
+        if (PMIX_ERR_NO_PERMISSIONS != rc) {
+            FAIL("pull refused by the host: %s", PMIx_Error_string(rc));
+        }
         rc = PMIx_IOF_pull(&job, 1, dirs, 1, PMIX_FWD_STDOUT_CHANNEL, iofcb, regcb, NULL);
         if (PMIX_SUCCESS != rc) {
             FAIL("pull (callback): %s", PMIx_Error_string(rc));
