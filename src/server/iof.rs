@@ -9,7 +9,7 @@
 //! read holds at most its outbox's limit plus the watermark (plus one
 //! chunk) of this server's memory, and the job is never slowed down by
 //! it. The outbox's limit is `PMIX_IOF_CACHE_SIZE` of the latest pull that
-//! gave one, else [`DEFAULT_CACHE`]. When a chunk does not fit, the
+//! gave one (at most [`MAX_CACHE`]), else [`DEFAULT_CACHE`]. When a chunk does not fit, the
 //! policy of that pull decides: `PMIX_IOF_DROP_NEWEST` (the standard's
 //! default) drops the new chunk, `PMIX_IOF_DROP_OLDEST` drops queued
 //! chunks from the front until it fits (a chunk larger than the limit is
@@ -46,6 +46,9 @@ use crate::{keys, Info, Proc, Rank, Status, Value};
 
 /// Default bound of a requester's outbox, in bytes.
 pub const DEFAULT_CACHE: usize = 1 << 20;
+/// Largest outbox a pull may ask for (`PMIX_IOF_CACHE_SIZE` is capped
+/// there: a requester cannot make this server hold unbounded memory).
+pub const MAX_CACHE: usize = 64 << 20;
 /// Bytes a connection's write queue may hold before the outbox keeps
 /// further chunks.
 pub const WATERMARK: usize = 64 << 10;
@@ -251,7 +254,7 @@ pub(super) fn pull(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) {
         return st.respond(caller, Err(Status::ERR_BAD_PARAM));
     }
     if let Some(n) = value_of(&p.directives, keys::IOF_CACHE_SIZE).and_then(int) {
-        ob.limit = usize::try_from(n).unwrap_or(0);
+        ob.limit = usize::try_from(n).map_or(DEFAULT_CACHE, |n| n.min(MAX_CACHE));
     }
     if flag_in(&p.directives, keys::IOF_DROP_OLDEST) {
         ob.drop_oldest = true;
