@@ -360,6 +360,39 @@ fn a_rust_tool_pulls_tagged_output_and_pushes_stdin() {
 }
 
 #[test]
+fn buffered_output_waits_for_its_size_or_its_time() {
+    let script = "echo ready; read x; echo hello; cat >/dev/null";
+    let mut job = Job::start("buf", &["--stdin", "all"], 1, script, true);
+    let t = Client::tool_init(&job.tool_infos()).expect("tool attaches");
+    let all = Proc::new(Nspace::new(job.nspace.as_str()).unwrap(), Rank::WILDCARD);
+    let (seen, handler) = collector();
+    // Far more bytes than the job writes: only the time lets them out.
+    let dirs = [
+        common::info(keys::IOF_BUFFERING_SIZE, Value::Uint32(1 << 20)),
+        common::info(keys::IOF_BUFFERING_TIME, Value::Uint32(1)),
+    ];
+    t.iof_pull(
+        std::slice::from_ref(&all),
+        channel::STDOUT,
+        &dirs,
+        Some(handler),
+    )
+    .expect("pull");
+    job.stdin.as_mut().unwrap().write_all(b"go\n").unwrap();
+    wait_seen(&seen, "the buffered line", |s| {
+        s.text
+            .get(&(0, channel::STDOUT))
+            .is_some_and(|t| t.ends_with("ready\nhello\n"))
+    });
+    assert!(
+        seen.0.lock().unwrap().ended.is_empty(),
+        "the stream is open"
+    );
+    t.finalize().unwrap();
+    assert!(job.wait(), "the job failed");
+}
+
+#[test]
 fn pmixrun_stdin_feeds_the_named_ranks() {
     let script = "echo ready; if read x; then echo \"rank $PMIX_RANK read $x\"; \
 else echo \"rank $PMIX_RANK read nothing\"; fi";
