@@ -487,6 +487,16 @@ pub type pmix_notification_fn_t = Option<
 pub type pmix_hdlr_reg_cbfunc_t =
     Option<unsafe extern "C" fn(status: pmix_status_t, refid: usize, cbdata: *mut c_void)>;
 pub type pmix_evhdlr_reg_cbfunc_t = pmix_hdlr_reg_cbfunc_t;
+pub type pmix_iof_cbfunc_t = Option<
+    unsafe extern "C" fn(
+        iofhdlr: usize,
+        channel: u16,
+        source: *mut pmix_proc_t,
+        payload: *mut pmix_byte_object_t,
+        info: *mut pmix_info_t,
+        ninfo: usize,
+    ),
+>;
 pub type pmix_value_cbfunc_t =
     Option<unsafe extern "C" fn(status: pmix_status_t, kv: *mut pmix_value_t, cbdata: *mut c_void)>;
 pub type pmix_info_cbfunc_t = Option<

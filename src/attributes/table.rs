@@ -141,9 +141,9 @@ pub static TOOL: &[Honoured] = &[
     Honoured { function: "PMIx_tool_disconnect", attrs: &[] },
     Honoured { function: "PMIx_tool_get_servers", attrs: &[] },
     Honoured { function: "PMIx_tool_set_server", attrs: &["PMIX_TIMEOUT", "PMIX_WAIT_FOR_CONNECTION"] },
-    Honoured { function: "PMIx_IOF_pull", attrs: &[] },
+    Honoured { function: "PMIx_IOF_pull", attrs: &["PMIX_IOF_CACHE_SIZE", "PMIX_IOF_DROP_OLDEST", "PMIX_IOF_DROP_NEWEST", "PMIX_IOF_BUFFERING_SIZE", "PMIX_IOF_BUFFERING_TIME", "PMIX_IOF_TAG_OUTPUT", "PMIX_IOF_TAG_FULLNAME_OUTPUT", "PMIX_IOF_RANK_OUTPUT", "PMIX_IOF_TIMESTAMP_OUTPUT", "PMIX_IOF_XML_OUTPUT"] },
     Honoured { function: "PMIx_IOF_deregister", attrs: &[] },
-    Honoured { function: "PMIx_IOF_push", attrs: &[] },
+    Honoured { function: "PMIx_IOF_push", attrs: &["PMIX_IOF_PUSH_STDIN"] },
 ];
 
 /// One description per attribute of `keys::ATTRIBUTES`, in its order.

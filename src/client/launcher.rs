@@ -18,14 +18,19 @@ use crate::value::{App, Query};
 use crate::{Info, Nspace, Proc, Status};
 
 /// Forwards a launcher's tools' requests upstream.
-pub(super) struct Upstream(pub(super) Weak<Inner>);
+pub(super) struct Upstream {
+    /// The launcher's connection.
+    pub(super) inner: Weak<Inner>,
+    /// Whether it is connected to no server (see [`Client::is_singleton`]).
+    pub(super) unconnected: bool,
+}
 
 impl Upstream {
     /// A handle on the launcher's connection (it owns no thread: dropping
     /// it leaves the connection alone).
     fn client(&self) -> Result<Client, Status> {
-        let inner = self.0.upgrade().ok_or(Status::ERR_UNREACH)?;
-        Ok(Client::handle(inner))
+        let inner = self.inner.upgrade().ok_or(Status::ERR_UNREACH)?;
+        Ok(Client::handle(inner, self.unconnected))
     }
 }
 

@@ -35,7 +35,9 @@ mod events;
 mod fast_fence;
 mod get_all;
 mod group;
+mod iof;
 pub use group::GroupTarget;
+pub use iof::{IofChunk, IofHandler, IofRegCallback};
 mod launcher;
 mod lookup;
 mod progress;
@@ -208,6 +210,8 @@ struct Inner {
     fast: fast_fence::FastFence,
     /// The groups this process belongs to (see [`group`]).
     groups: group::GroupTable,
+    /// This process's IOF registrations (see [`iof`]).
+    iof: iof::Pulls,
 }
 
 impl Inner {
@@ -573,6 +577,7 @@ impl Client {
             events: std::sync::OnceLock::new(),
             fast: Default::default(),
             groups: Default::default(),
+            iof: Default::default(),
         });
         for (refs, early) in progress.take_early_segments() {
             inner.map_segments(&refs, early)?;
@@ -592,8 +597,8 @@ impl Client {
 
     /// Another handle on the connection `inner` belongs to, owning no
     /// thread and no server: dropping it leaves the connection alone.
-    fn handle(inner: Arc<Inner>) -> Client {
-        let is_singleton = false;
+    /// `is_singleton` as for the connection's own client.
+    fn handle(inner: Arc<Inner>, is_singleton: bool) -> Client {
         Client {
             inner,
             thread: Mutex::new(None),

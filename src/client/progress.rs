@@ -146,6 +146,8 @@ struct Shared {
     open: AtomicBool,
     /// Receives unsolicited `Event` messages (none: they are dropped).
     events: Mutex<Option<EventSink>>,
+    /// Receives forwarded output (`Iof` messages; none: dropped).
+    iof: Mutex<Option<EventSink>>,
     /// The read role: whoever holds it (the progress thread, or a caller
     /// waiting for its reply) is the one reading the socket.
     reading: Mutex<()>,
@@ -233,6 +235,12 @@ impl Shared {
                 }
                 Ok(Message::Event(body)) if id == 0 => {
                     let sink = self.events.lock().clone();
+                    if let Some(sink) = sink {
+                        sink(body);
+                    }
+                }
+                Ok(Message::Iof(body)) if id == 0 => {
+                    let sink = self.iof.lock().clone();
                     if let Some(sink) = sink {
                         sink(body);
                     }
@@ -501,6 +509,11 @@ impl Requester {
         *self.shared.events.lock() = sink;
     }
 
+    /// Sets the receiver of forwarded output (replacing any earlier one).
+    pub(crate) fn set_iof_sink(&self, sink: Option<EventSink>) {
+        *self.shared.iof.lock() = sink;
+    }
+
     /// Sets what runs (once, on the progress thread) if the server closes
     /// the connection or it fails; not run on [`Self::shutdown`].
     pub(crate) fn set_lost_hook(&self, hook: Option<LostHook>) {
@@ -542,6 +555,7 @@ impl Progress {
             next_id: AtomicU32::new(1),
             open: AtomicBool::new(true),
             events: Mutex::new(None),
+            iof: Mutex::new(None),
             reading: Mutex::new(()),
             forwarded: Mutex::new(VecDeque::new()),
             early_segments: Mutex::new(Some(Vec::new())),

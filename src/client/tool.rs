@@ -266,7 +266,10 @@ fn launcher_server(c: &Client, o: &ToolOptions) -> Result<crate::server::Server,
     if let Some(t) = &o.tmpdir {
         config.tmpdir = t.clone();
     }
-    let host = super::launcher::Upstream(std::sync::Arc::downgrade(&c.inner));
+    let host = super::launcher::Upstream {
+        inner: std::sync::Arc::downgrade(&c.inner),
+        unconnected: c.is_singleton(),
+    };
     crate::server::Server::start(config, std::sync::Arc::new(host)).map_err(|_| Status::ERR_INIT)
 }
 

@@ -231,6 +231,12 @@ impl Connections {
         self.departures.pop_front()
     }
 
+    /// Bytes queued for `token` and not yet written; `None` if it is
+    /// closed.
+    pub(super) fn pending_output(&self, token: Token) -> Option<usize> {
+        self.peers.get(&token).map(|p| p.conn.pending_output_len())
+    }
+
     /// Where `token` stands, if it is open.
     pub(super) fn state(&self, token: Token) -> Option<&PeerState> {
         self.peers.get(&token).map(|p| &p.state)

@@ -102,6 +102,7 @@ impl EventLoop {
                         }
                         if ev.is_writable() {
                             self.st.conns.flush(t);
+                            super::iof::drained(&mut self.st, t);
                         }
                     }
                 }

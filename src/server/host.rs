@@ -425,6 +425,40 @@ pub trait HostModule: Send + Sync + 'static {
         let _ = (status, source, range, infos, done);
         Err(Status::ERR_NOT_SUPPORTED)
     }
+
+    /// `iof_pull`: a requester wants the output `channels`
+    /// (`pmix_iof_channel_t` bits) of `procs`, with the pull's
+    /// `directives` (`PMIX_IOF_REDIRECT`, `PMIX_IOF_COPY`, cache size,
+    /// ...). The host starts handing that output to
+    /// [`super::Server::iof_deliver`]. Without this callback (or on
+    /// `PMIX_ERR_NOT_SUPPORTED`) the pull still succeeds: the server
+    /// serves whatever the host delivers; any other error fails the pull.
+    fn iof_pull(
+        &self,
+        procs: &[Proc],
+        directives: &[Info],
+        channels: u16,
+        done: Completion<()>,
+    ) -> Result<(), Status> {
+        let _ = (procs, directives, channels, done);
+        Err(Status::ERR_NOT_SUPPORTED)
+    }
+
+    /// `push_stdin`: `source` sends `data` for the stdin of `targets`
+    /// (`None`: the end of its input: the targets' stdin closes), with the
+    /// push's `directives`. Without this callback `PMIx_IOF_push` fails
+    /// with `PMIX_ERR_NOT_SUPPORTED`.
+    fn push_stdin(
+        &self,
+        source: &Proc,
+        targets: &[Proc],
+        directives: &[Info],
+        data: Option<Vec<u8>>,
+        done: Completion<()>,
+    ) -> Result<(), Status> {
+        let _ = (source, targets, directives, data, done);
+        Err(Status::ERR_NOT_SUPPORTED)
+    }
 }
 
 /// A host that provides nothing: every callback takes its default.

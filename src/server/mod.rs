@@ -57,6 +57,7 @@ mod group_members;
 mod groups;
 mod host;
 mod host_events;
+mod iof;
 mod modex;
 mod modex_store;
 mod ops;
@@ -87,6 +88,7 @@ pub use control::{job_ctrl, log_locally, log_source, log_text, log_timestamp};
 pub use env::{SECRET_ENV, URI_ENV_VARS};
 pub use events::NotifyCallback;
 pub use host::{Completion, DmodexCallback, HostModule, NoHost, OpOutput};
+pub use iof::{DEFAULT_CACHE as IOF_DEFAULT_CACHE, IOF_DROPPED};
 pub use published::{DataRange, LookupDone, Participant, Persistence, PublishedData};
 pub use query::ServerQueryCallback;
 

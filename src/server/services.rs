@@ -15,7 +15,7 @@ use super::command::Command;
 use super::connections::Caller;
 use super::state::State;
 use super::{
-    connect, control, events, group_collective, group_members, pubsub, query, spawn, Server,
+    connect, control, events, group_collective, group_members, iof, pubsub, query, spawn, Server,
 };
 use crate::wire::{Op, Request};
 use crate::{Proc, Status};
@@ -43,6 +43,9 @@ pub(super) fn dispatch(st: &mut State, caller: Caller, proc: &Proc, req: Request
         Op::GROUP_INVITE => group_members::invite(st, caller, proc, body),
         Op::GROUP_JOIN => group_members::join(st, caller, proc, body),
         Op::GROUP_LEAVE => group_members::leave(st, caller, proc, body),
+        Op::IOF_PULL => iof::pull(st, caller, proc, body),
+        Op::IOF_DEREGISTER => iof::deregister(st, caller, proc, body),
+        Op::IOF_PUSH => iof::push(st, caller, proc, body),
         Op::GROUP_VERDICT => group_members::verdict(st, proc, body),
         Op(_) => st.respond(caller, Err(Status::ERR_NOT_SUPPORTED)),
     }

@@ -11,7 +11,7 @@
 //!   ([`ModexStore`]), direct-modex waiters ([`Waiters`]), operations at
 //!   the host ([`PendingOps`]), deadlines ([`Timers`]), collectives
 //!   ([`Collectives`]), process sets ([`ProcessSets`]), groups
-//!   ([`Groups`]). Handlers use their methods, never their fields.
+//!   ([`Groups`]), I/O forwarding ([`Iof`]). Handlers use their methods, never their fields.
 //! - Every request is answered once (see [`State::respond`]); every
 //!   participant of a failed collective gets the failure (see
 //!   [`State::collective_failed`]).
@@ -23,6 +23,7 @@ use super::collective::{Arrival, Call, Collectives, Failure, Kind, Stage};
 use super::connections::{Caller, Connections};
 use super::groups::Groups;
 use super::host::{take_result, Completion, HostModule, OpResult, OpSink};
+use super::iof::Iof;
 use super::modex_store::ModexStore;
 use super::ops::{Encoder, PendingOp, PendingOps};
 use super::psets::ProcessSets;
@@ -43,6 +44,7 @@ pub(crate) struct State {
     pub(super) collectives: Collectives,
     pub(super) psets: ProcessSets,
     pub(super) groups: Groups,
+    pub(super) iof: Iof,
     registry: Arc<Registry>,
     host: Arc<dyn HostModule>,
     sink: Arc<dyn OpSink>,
@@ -71,6 +73,7 @@ impl State {
             collectives: Collectives::default(),
             psets: ProcessSets::default(),
             groups: Groups::default(),
+            iof: Iof::default(),
             registry,
             host,
             sink,

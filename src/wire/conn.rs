@@ -300,6 +300,11 @@ impl Connection {
         Ok(true)
     }
 
+    /// Bytes queued and not yet written.
+    pub fn pending_output_len(&self) -> usize {
+        self.out.iter().map(|o| o.bytes.len() - o.sent).sum()
+    }
+
     /// True if output is waiting for the socket.
     pub fn has_pending_output(&self) -> bool {
         !self.out.is_empty()

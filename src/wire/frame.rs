@@ -108,6 +108,9 @@ kinds! {
     ToolHandshake = 17, true;
     /// Server -> tool: accepted or not, and the tool's identity.
     ToolHandshakeReply = 18, false;
+    /// Server -> client, unsolicited (id 0): forwarded output for the
+    /// client's IOF registrations (see [`super::iof`]).
+    Iof = 33, false;
 }
 
 /// A decoded, validated frame header.

@@ -271,6 +271,9 @@ pub enum Message {
     Response(Response),
     /// An event notification, in the event service's encoding.
     Event(Vec<u8>),
+    /// Forwarded output, in the IOF service's encoding
+    /// ([`super::iof::Delivery`]).
+    Iof(Vec<u8>),
     /// Segments sent ahead of a `HandshakeReply` (with its request id)
     /// because one frame carries at most
     /// [`MAX_FDS_PER_FRAME`](super::frame::MAX_FDS_PER_FRAME) descriptors;
@@ -421,6 +424,7 @@ impl Message {
             Message::Request(_) => Kind::Request,
             Message::Response(_) => Kind::Response,
             Message::Event(_) => Kind::Event,
+            Message::Iof(_) => Kind::Iof,
             Message::Segments(_) => Kind::Segments,
             Message::NspaceRequest(_) => Kind::NspaceRequest,
             Message::NspaceReply(_) => Kind::NspaceReply,
@@ -492,7 +496,7 @@ impl Message {
                 put_status(out, a.status);
                 put_bytes(out, &a.body);
             }
-            Message::Event(body) => put_bytes(out, body),
+            Message::Event(body) | Message::Iof(body) => put_bytes(out, body),
             Message::Segments(s) => put_segments(out, s)?,
             Message::NspaceRequest(ns) => put_nspace(out, ns)?,
             Message::NspaceReply(n) => {
@@ -605,6 +609,7 @@ impl Message {
                 Message::Response(Response { status, body })
             }
             Kind::Event => Message::Event(get_bytes(r).map_err(b)?),
+            Kind::Iof => Message::Iof(get_bytes(r).map_err(b)?),
             Kind::Segments => Message::Segments(get_segments(r, name)?),
             Kind::NspaceRequest => Message::NspaceRequest(get_nspace(r).map_err(b)?),
             Kind::NspaceReply => {

@@ -18,6 +18,7 @@
 //! | `Finalize` | `FinalizeReply` (status) |
 //! | `Request` (operation number, body in the service's encoding) | `Response` (status, body) |
 //! | | `Event` (id 0, unsolicited: an event notification) |
+//! | | `Iof` (id 0, unsolicited: forwarded output, see [`iof`]) |
 //!
 //! A reply carries its request's id. Every inbound frame is validated
 //! before use: the header first (known kind for this direction, length
@@ -34,6 +35,7 @@ pub mod directives;
 mod error;
 pub mod frame;
 pub mod group;
+pub mod iof;
 mod message;
 pub mod process_mgmt;
 pub mod pubsub;
@@ -119,6 +121,7 @@ mod tests {
                 body: vec![],
             }),
             Message::Event(vec![7; 5]),
+            Message::Iof(vec![8; 3]),
             Message::Segments(vec![]),
             Message::NspaceRequest(Nspace::new("other-ns").unwrap()),
             Message::NspaceReply(NspaceReply {

@@ -1,7 +1,8 @@
 //! The C bridge of the host's resource-manager upcalls in
 //! `pmix_server_module_t`: `query`, `log`, `allocate`, `job_control`,
-//! `monitor`, `get_credential` and `validate_credential`, and of `group`,
-//! which answers through the same `pmix_info_cbfunc_t`.
+//! `monitor`, `get_credential` and `validate_credential`, of `group`,
+//! which answers through the same `pmix_info_cbfunc_t`, and of the I/O
+//! forwarding upcalls `iof_pull` and `push_stdin`.
 //!
 //! As in [`super::server_module`], each upcall gets a `cbfunc` of ours and,
 //! as `cbdata`, a leaked box holding the core's completion and every C
@@ -32,8 +33,8 @@ use crate::sys::{
     pmix_status_t,
 };
 use crate::sys::{
-    AllocFn, GetCredFn, GroupFn, JobControlFn, LogFn, MonitorFn, QueryFn, ToolConnectedFn,
-    ValidateCredFn,
+    AllocFn, GetCredFn, GroupFn, IofPullFn, JobControlFn, LogFn, MonitorFn, PushStdinFn, QueryFn,
+    ToolConnectedFn, ValidateCredFn,
 };
 
 /// The C arguments of one upcall, freed on drop.
@@ -187,7 +188,7 @@ unsafe extern "C" fn info_done(
     })
 }
 
-/// The `pmix_op_cbfunc_t` of log.
+/// The `pmix_op_cbfunc_t` of log, iof_pull and push_stdin.
 unsafe extern "C" fn log_done(status: pmix_status_t, cbdata: *mut c_void) {
     guard_or((), || {
         if cbdata.is_null() {
@@ -480,4 +481,58 @@ unsafe extern "C" fn tool_done(
         };
         p.done.complete(r);
     })
+}
+
+/// `iof_pull` through the C module.
+pub(crate) fn iof_pull(
+    f: IofPullFn,
+    procs: &[Proc],
+    directives: &[Info],
+    channels: u16,
+    done: Completion<()>,
+) -> Result<(), Status> {
+    let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
+    let mut args = CArgs::new(&Proc::default());
+    let (tp, tn) = args.set_procs(procs);
+    let (ip, n) = args.infos(directives)?;
+    call(
+        Pending { done, _args: args },
+        || (),
+        |cb| {
+            // SAFETY: the host's function; arguments live in the box.
+            unsafe { f(tp, tn, ip, n, channels, Some(log_done), cb) }
+        },
+    )
+}
+
+/// `push_stdin` through the C module (`data` `None`, the end of input,
+/// is a NULL byte object).
+pub(crate) fn push_stdin(
+    f: PushStdinFn,
+    source: &Proc,
+    targets: &[Proc],
+    directives: &[Info],
+    data: Option<Vec<u8>>,
+    done: Completion<()>,
+) -> Result<(), Status> {
+    let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
+    let mut args = CArgs::new(source);
+    let (tp, tn) = args.set_procs(targets);
+    let (ip, n) = args.infos(directives)?;
+    let bo: *const pmix_byte_object_t = match data {
+        Some(d) => {
+            *args.cred = convert::bo_to_c(&d)?;
+            &*args.cred
+        }
+        None => std::ptr::null(),
+    };
+    let pp: *const pmix_proc_t = &*args.proc_;
+    call(
+        Pending { done, _args: args },
+        || (),
+        |cb| {
+            // SAFETY: the host's function; arguments live in the box.
+            unsafe { f(pp, tp, tn, ip, n, bo, Some(log_done), cb) }
+        },
+    )
 }

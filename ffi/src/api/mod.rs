@@ -27,6 +27,7 @@ pub mod group;
 pub(crate) mod host_rm;
 pub mod info;
 pub mod info_list;
+pub mod iof;
 pub mod locality;
 pub(crate) mod own_cache;
 pub(crate) mod pointer_cache;

@@ -398,6 +398,34 @@ impl HostModule for CHost {
         crate::api::spawn_host::collective(self.module.disconnect, procs, infos, done)
     }
 
+    fn iof_pull(
+        &self,
+        procs: &[Proc],
+        directives: &[Info],
+        channels: u16,
+        done: Completion<()>,
+    ) -> Result<(), Status> {
+        crate::api::host_rm::iof_pull(self.module.iof_pull, procs, directives, channels, done)
+    }
+
+    fn push_stdin(
+        &self,
+        source: &Proc,
+        targets: &[Proc],
+        directives: &[Info],
+        data: Option<Vec<u8>>,
+        done: Completion<()>,
+    ) -> Result<(), Status> {
+        crate::api::host_rm::push_stdin(
+            self.module.push_stdin,
+            source,
+            targets,
+            directives,
+            data,
+            done,
+        )
+    }
+
     fn tool_connected(
         &self,
         tool: &Proc,

@@ -1,6 +1,5 @@
 //! The exported functions not implemented yet: fabric,
-//! `PMIx_Compute_distances`, the IOF calls of `pmix_tool.h`, and the server's IOF
-//! delivery, inventory and resources.
+//! `PMIx_Compute_distances`, and the server's inventory and resources.
 //!
 //! Invariant: a stub checks what OpenPMIx 4.2.2 checks, in its order, and
 //! then returns `PMIX_ERR_NOT_SUPPORTED`: before any init `PMIX_ERR_INIT`
@@ -163,88 +162,7 @@ pub unsafe extern "C" fn PMIx_Compute_distances_nb(
 }
 
 // ---------------------------------------------------------------------------
-// Tool and IOF (`pmix_tool.h`)
-
-/// `PMIx_IOF_pull`.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_IOF_pull(
-    procs: *const c_void,
-    nprocs: usize,
-    directives: *const c_void,
-    ndirs: usize,
-    channel: u16,
-    cbfunc: *const c_void,
-    regcbfunc: *const c_void,
-    regcbdata: *mut c_void,
-) -> c_int {
-    let _ = (channel, cbfunc, regcbfunc, regcbdata);
-    guard(|| {
-        require_init()?;
-        check_array(procs, nprocs)?;
-        check_array(directives, ndirs)?;
-        unsupported()
-    })
-}
-
-/// `PMIx_IOF_deregister`.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_IOF_deregister(
-    iofhdlr: usize,
-    directives: *const c_void,
-    ndirs: usize,
-    cbfunc: *const c_void,
-    cbdata: *mut c_void,
-) -> c_int {
-    let _ = (iofhdlr, cbfunc, cbdata);
-    guard(|| {
-        require_init()?;
-        check_array(directives, ndirs)?;
-        unsupported()
-    })
-}
-
-/// `PMIx_IOF_push`.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_IOF_push(
-    targets: *const c_void,
-    ntargets: usize,
-    bo: *mut c_void,
-    directives: *const c_void,
-    ndirs: usize,
-    cbfunc: *const c_void,
-    cbdata: *mut c_void,
-) -> c_int {
-    let _ = (bo, cbfunc, cbdata);
-    guard(|| {
-        require_init()?;
-        check_array(targets, ntargets)?;
-        check_array(directives, ndirs)?;
-        unsupported()
-    })
-}
-
-// ---------------------------------------------------------------------------
 // Server (`pmix_server.h`)
-
-/// `PMIx_server_IOF_deliver`.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_server_IOF_deliver(
-    source: *const c_void,
-    channel: u16,
-    bo: *const c_void,
-    info: *const c_void,
-    ninfo: usize,
-    cbfunc: *const c_void,
-    cbdata: *mut c_void,
-) -> c_int {
-    let _ = (channel, cbfunc, cbdata);
-    guard(|| {
-        require_init()?;
-        nonnull!(source, bo);
-        check_array(info, ninfo)?;
-        unsupported()
-    })
-}
 
 /// `PMIx_server_collect_inventory`.
 #[no_mangle]

@@ -118,12 +118,38 @@ pub struct pmix_server_module_t {
     pub monitor: MonitorFn,
     pub get_credential: GetCredFn,
     pub validate_credential: ValidateCredFn,
-    pub iof_pull: UnusedFn,
-    pub push_stdin: UnusedFn,
+    pub iof_pull: IofPullFn,
+    pub push_stdin: PushStdinFn,
     pub group: GroupFn,
     pub fabric: UnusedFn,
     pub client_connected2: ClientConnected2Fn,
 }
+
+/// `pmix_server_iof_fn_t`.
+pub type IofPullFn = Option<
+    unsafe extern "C" fn(
+        procs: *const pmix_proc_t,
+        nprocs: usize,
+        directives: *const pmix_info_t,
+        ndirs: usize,
+        channels: u16,
+        cbfunc: pmix_op_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t,
+>;
+/// `pmix_server_stdin_fn_t`.
+pub type PushStdinFn = Option<
+    unsafe extern "C" fn(
+        source: *const pmix_proc_t,
+        targets: *const pmix_proc_t,
+        ntargets: usize,
+        directives: *const pmix_info_t,
+        ndirs: usize,
+        bo: *const pmix_byte_object_t,
+        cbfunc: pmix_op_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t,
+>;
 
 /// `pmix_server_publish_fn_t`.
 pub type PublishFn = Option<

@@ -4,8 +4,8 @@
 //! pmixrun [OPTIONS] -n N PROGRAM [ARGS...] [: [OPTIONS] -n M PROGRAM2 [ARGS...]]...
 //! ```
 //!
-//! `--tag-output`, `--timeout` and `-x` apply to the whole job wherever
-//! they appear; `-n`, `--wdir` and `--pset` to the program context they
+//! `--tag-output`, `--timeout`, `--stdin` and `-x` apply to the whole job
+//! wherever they appear; `-n`, `--wdir` and `--pset` to the program context they
 //! precede (`--pset NAME`: the context's ranks form the process set NAME).
 
 use std::path::PathBuf;
@@ -28,10 +28,54 @@ pub struct Options {
     pub timeout: Option<u64>,
     /// `-x VAR=val` (`Some`) or `-x VAR` (`None`: the launcher's value).
     pub env: Vec<(String, Option<String>)>,
+    /// `--stdin RANKS`: which ranks of the job read a stdin that
+    /// `pmixrun` feeds (its own stdin, and `PMIx_IOF_push` from tools);
+    /// `None`: rank 0 reads `pmixrun`'s stdin directly when that is not a
+    /// terminal, the others `/dev/null`.
+    pub stdin: Option<StdinRanks>,
 }
 
-pub const USAGE: &str = "usage: pmixrun [--tag-output] [--timeout SECS] [-x VAR[=val]] \
-[--wdir DIR] [--pset NAME] -n N PROGRAM [ARGS...] [: -n M PROGRAM2 [ARGS...]]...";
+/// The ranks `--stdin` names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StdinRanks {
+    /// `none`: every rank reads `/dev/null`.
+    None,
+    /// `all`.
+    All,
+    /// A comma list of ranks.
+    Ranks(Vec<u32>),
+}
+
+impl StdinRanks {
+    /// Parses `none`, `all` or a comma list of ranks.
+    pub fn parse(v: &str) -> Result<StdinRanks, String> {
+        match v {
+            "none" => Ok(StdinRanks::None),
+            "all" => Ok(StdinRanks::All),
+            _ => v
+                .split(',')
+                .map(|r| {
+                    r.trim()
+                        .parse::<u32>()
+                        .map_err(|_| format!("--stdin: not none, all or a list of ranks: {v}"))
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map(StdinRanks::Ranks),
+        }
+    }
+
+    /// True if rank `r` reads the stdin `pmixrun` feeds.
+    pub fn has(&self, r: u32) -> bool {
+        match self {
+            StdinRanks::None => false,
+            StdinRanks::All => true,
+            StdinRanks::Ranks(v) => v.contains(&r),
+        }
+    }
+}
+
+pub const USAGE: &str = "usage: pmixrun [--tag-output] [--timeout SECS] [--stdin none|all|RANKS] \
+[-x VAR[=val]] [--wdir DIR] [--pset NAME] -n N PROGRAM [ARGS...] [: -n M PROGRAM2 [ARGS...]]...";
 
 /// What the command line asks for.
 #[derive(Debug, PartialEq, Eq)]
@@ -97,6 +141,9 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
                         .parse()
                         .map_err(|_| format!("--timeout: not a number of seconds: {v}"))?;
                     o.timeout = Some(t);
+                }
+                "--stdin" => {
+                    o.stdin = Some(StdinRanks::parse(value(name, inline, &mut it)?)?);
                 }
                 "-x" => {
                     let v = value(name, inline, &mut it)?;
@@ -181,6 +228,20 @@ mod tests {
         assert_eq!(o.contexts[1].pset.as_deref(), Some("right"));
         assert!(p("--pset a,b a").is_err());
         assert!(p("--pset").is_err());
+    }
+
+    #[test]
+    fn stdin_ranks() {
+        let Parsed::Run(o) = p("--stdin 0,2 -n 3 a").unwrap() else {
+            panic!()
+        };
+        assert_eq!(o.stdin, Some(StdinRanks::Ranks(vec![0, 2])));
+        let Parsed::Run(o) = p("--stdin=all a").unwrap() else {
+            panic!()
+        };
+        assert_eq!(o.stdin, Some(StdinRanks::All));
+        assert!(StdinRanks::All.has(5) && !StdinRanks::None.has(0));
+        assert!(p("--stdin x a").is_err());
     }
 
     #[test]

@@ -20,6 +20,11 @@
 //! server's own answers, credentials to the server's native ones;
 //! monitoring and allocation are refused with `PMIX_ERR_NOT_SUPPORTED`
 //! (one node, no resource manager behind it).
+//!
+//! `push_stdin` (a tool's `PMIx_IOF_push`) is queued for the main loop,
+//! which writes it to the targets' stdin pipes (see
+//! [`crate::iof::StdinRouter`]). There is no `iof_pull`: every rank's
+//! output goes to the server's `iof_deliver` anyway.
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -31,6 +36,7 @@ use pmix::server::{Completion, HostModule, Participant, PublishedData, Published
 use pmix::value::App;
 use pmix::{Info, Key, Nspace, Proc, Rank, Status, Value};
 
+use crate::iof::StdinPush;
 use crate::signals;
 
 /// A rank's call to `PMIx_Abort`.
@@ -74,6 +80,8 @@ pub struct JobState {
     pub aborts: Vec<AbortRequest>,
     pub spawns: Vec<SpawnRequest>,
     pub controls: Vec<ControlRequest>,
+    /// Tools' `PMIx_IOF_push`es, for the main loop.
+    pub stdin_pushes: Vec<StdinPush>,
 }
 
 /// The signal a job-control request asks for.
@@ -134,6 +142,23 @@ impl RunHost {
 }
 
 impl HostModule for RunHost {
+    fn push_stdin(
+        &self,
+        _source: &Proc,
+        targets: &[Proc],
+        _directives: &[Info],
+        data: Option<Vec<u8>>,
+        done: Completion<()>,
+    ) -> Result<(), Status> {
+        self.state().stdin_pushes.push(StdinPush {
+            targets: targets.to_vec(),
+            data,
+            done,
+        });
+        signals::wake();
+        Ok(())
+    }
+
     fn client_connected(&self, proc: &Proc, done: Completion<()>) -> Result<(), Status> {
         if self.ours(proc) {
             self.state().connected.insert(proc.clone());

@@ -1,9 +1,11 @@
 //! Starting the ranks: each is a child in its own process group (so that
 //! signals reach whatever it starts too), with the launcher's environment,
 //! the server's `setup_fork` variables and the `-x` ones, and stdout/stderr
-//! on pipes for [`crate::iof`]. Rank 0 reads the launcher's stdin when that
-//! is not a terminal (a rank in its own process group cannot read the
-//! terminal); every other rank reads `/dev/null`.
+//! on pipes for [`crate::iof`]. Stdin is what [`Stdin`] says: by default
+//! rank 0 reads the launcher's stdin when that is not a terminal (a rank
+//! in its own process group cannot read the terminal) and every other rank
+//! reads `/dev/null`; with `--stdin`, the ranks it names read a pipe the
+//! launcher feeds ([`crate::iof::StdinRouter`]).
 
 use std::io;
 use std::os::fd::OwnedFd;
@@ -34,17 +36,28 @@ pub struct Started {
     pub pid: i32,
     pub stdout: OwnedFd,
     pub stderr: OwnedFd,
+    /// The write end of its stdin ([`Stdin::Pipe`]).
+    pub stdin: Option<OwnedFd>,
 }
 
-/// Starts one rank of `ctx`; `first` (rank 0 of the launcher's own job)
-/// may read the launcher's stdin.
-pub fn start(ctx: &Context, env: &[(String, String)], first: bool) -> io::Result<Started> {
+/// What a rank reads as stdin.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stdin {
+    /// The launcher's stdin, unless that is a terminal (then `/dev/null`).
+    Inherit,
+    /// `/dev/null`.
+    Null,
+    /// A pipe the launcher feeds.
+    Pipe,
+}
+
+/// Starts one rank of `ctx` reading `stdin_from`.
+pub fn start(ctx: &Context, env: &[(String, String)], stdin_from: Stdin) -> io::Result<Started> {
     let mut cmd = Command::new(&ctx.argv[0]);
-    let stdin_tty = sys::isatty(0);
-    let stdin = if first && !stdin_tty {
-        Stdio::inherit()
-    } else {
-        Stdio::null()
+    let stdin = match stdin_from {
+        Stdin::Inherit if !sys::isatty(0) => Stdio::inherit(),
+        Stdin::Inherit | Stdin::Null => Stdio::null(),
+        Stdin::Pipe => Stdio::piped(),
     };
     cmd.args(&ctx.argv[1..])
         .envs(env.iter().map(|(k, v)| (k, v)))
@@ -58,11 +71,13 @@ pub fn start(ctx: &Context, env: &[(String, String)], first: bool) -> io::Result
     let mut child = cmd.spawn()?;
     let stdout = child.stdout.take().expect("piped").into();
     let stderr = child.stderr.take().expect("piped").into();
+    let stdin = child.stdin.take().map(OwnedFd::from);
     // The child is reaped by the main loop (waitpid on SIGCHLD), never
     // through `child`, which is simply forgotten.
     Ok(Started {
         pid: child.id() as i32,
         stdout,
         stderr,
+        stdin,
     })
 }

@@ -1,8 +1,8 @@
 //! `pmixrun`: a single-node launcher hosting a PMIx server.
 //!
 //! ```text
-//! pmixrun [--tag-output] [--timeout SECS] [-x VAR[=val]] [--wdir DIR]
-//!         -n N PROGRAM [ARGS...] [: -n M PROGRAM2 [ARGS...]]...
+//! pmixrun [--tag-output] [--timeout SECS] [--stdin none|all|RANKS]
+//!         [-x VAR[=val]] [--wdir DIR] -n N PROGRAM [ARGS...] [: -n M PROGRAM2 [ARGS...]]...
 //! ```
 //!
 //! Registers one namespace (each program context is an application,
@@ -26,7 +26,12 @@
 //! started. `PMIX_WDIR` (the app's, else the job's) overrides the app's
 //! `cwd`; other spawn directives (mapping, IOF, ...) are ignored.
 //!
-//! Everything happens in one `poll` loop: the ranks' output pipes and a
+//! Output and stdin: see [`iof`] (the ranks' output also reaches tools
+//! through the server's IOF; `--stdin` ranks read a pipe fed by
+//! `pmixrun`'s stdin and tools' pushes).
+//!
+//! Everything happens in one `poll` loop: the ranks' output pipes, the
+//! stdin pipes and `pmixrun`'s own stdin (with `--stdin`), and a
 //! self-pipe fed by the signal handlers (`SIGCHLD` included) and by the
 //! host module. The PMIx server runs its own progress thread.
 
@@ -47,7 +52,7 @@ use pmix::server::{Server, ServerConfig};
 use pmix::{keys, Info, Key, Nspace, Proc, Rank, Status, Value};
 
 use host::{RunHost, SpawnRequest};
-use iof::{Kind, Stream};
+use iof::{Kind, StdinRouter, Stream};
 use signals::SignalPipe;
 
 /// Between `SIGTERM` and `SIGKILL` when tearing a job down.
@@ -82,6 +87,8 @@ struct Job<'s> {
     kill_at: Option<Instant>,
     killed: bool,
     aborts_seen: usize,
+    /// The ranks' fed stdin (`--stdin`).
+    stdin: StdinRouter,
 }
 
 impl Job<'_> {
@@ -304,6 +311,8 @@ struct Launcher<'a> {
     tmpdir: PathBuf,
     extra_env: Vec<(String, String)>,
     tag_output: bool,
+    /// `--stdin`.
+    stdin: Option<cli::StdinRanks>,
     /// Namespaces registered, in order (deregistered at the end).
     namespaces: Vec<Nspace>,
 }
@@ -355,8 +364,19 @@ impl Launcher<'_> {
                 .map_err(|s| format!("setup_fork for rank {rank}: {s}"))?,
         );
         env.extend(self.extra_env.iter().cloned());
-        match launch::start(c, &env, !spawned && rank == 0) {
+        let stdin = match &self.stdin {
+            _ if spawned => launch::Stdin::Null,
+            None if rank == 0 => launch::Stdin::Inherit,
+            Some(r) if r.has(rank) => launch::Stdin::Pipe,
+            _ => launch::Stdin::Null,
+        };
+        match launch::start(c, &env, stdin) {
             Ok(s) => {
+                if let Some(fd) = s.stdin {
+                    job.stdin
+                        .add(proc, fd)
+                        .map_err(|e| format!("stdin pipe of rank {rank}: {e}"))?;
+                }
                 job.by_pid.insert(s.pid, job.ranks.len());
                 job.ranks.push(RankState {
                     proc: proc.clone(),
@@ -366,9 +386,8 @@ impl Launcher<'_> {
                     spawned,
                 });
                 job.running += 1;
-                let ns_text = proc.nspace.to_string();
                 for (fd, kind) in [(s.stdout, Kind::Stdout), (s.stderr, Kind::Stderr)] {
-                    let st = Stream::new(fd, kind, &ns_text, rank, self.tag_output)
+                    let st = Stream::new(fd, kind, proc, self.tag_output)
                         .map_err(|e| format!("output pipe of rank {rank}: {e}"))?;
                     streams.push(st);
                 }
@@ -525,6 +544,7 @@ fn run(opts: cli::Options) -> Result<i32, String> {
         tmpdir: tmpdir.clone(),
         extra_env,
         tag_output: opts.tag_output,
+        stdin: opts.stdin.clone(),
         namespaces: Vec::new(),
     };
     launcher.register(&nspace, &job_desc)?;
@@ -540,6 +560,7 @@ fn run(opts: cli::Options) -> Result<i32, String> {
         kill_at: None,
         killed: false,
         aborts_seen: 0,
+        stdin: StdinRouter::new(opts.stdin.is_some()),
     };
     let mut streams: Vec<Stream> = Vec::new();
     let mut rank = 0u32;
@@ -568,6 +589,16 @@ fn run(opts: cli::Options) -> Result<i32, String> {
             spawn_seq += 1;
             let r = launcher.spawn(&mut job, &mut streams, &req, spawn_seq);
             req.done.complete(r);
+        }
+        let pushes = std::mem::take(
+            &mut host
+                .state
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .stdin_pushes,
+        );
+        for p in pushes {
+            job.stdin.push(p);
         }
         let now = Instant::now();
         if let Some(d) = deadline {
@@ -619,6 +650,9 @@ fn run(opts: cli::Options) -> Result<i32, String> {
                 revents: 0,
             })
             .collect();
+        let (stdin_fds, stdin_what) = job.stdin.poll_fds();
+        let first_stdin = fds.len();
+        fds.extend(stdin_fds);
         match sys::poll(&mut fds, timeout_ms) {
             Ok(_) => {}
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
@@ -631,11 +665,12 @@ fn run(opts: cli::Options) -> Result<i32, String> {
         for mut s in streams.drain(..) {
             i += 1;
             let ready = fds[i].revents != 0;
-            if !ready || s.pump() {
+            if !ready || s.pump(&server) {
                 keep.push(s);
             }
         }
         streams = keep;
+        job.stdin.ready(&fds[first_stdin..], &stdin_what);
         if fds[0].revents != 0 {
             for b in sigpipe.drain() {
                 let sig = i32::from(b);
@@ -657,7 +692,7 @@ fn run(opts: cli::Options) -> Result<i32, String> {
     }
     // Flush what the pipes still hold (a rank's leftovers).
     for mut s in streams {
-        s.pump();
+        s.pump(&server);
     }
 
     let failure = job.failure;

@@ -1,0 +1,469 @@
+//! I/O forwarding on the server: the registrations of `PMIx_IOF_pull`
+//! (`Op::IOF_PULL`, `Op::IOF_DEREGISTER`), the delivery of output the
+//! host hands to [`Server::iof_deliver`] (`PMIx_server_IOF_deliver`), and
+//! `PMIx_IOF_push` (`Op::IOF_PUSH`), handed to the host's `push_stdin`.
+//!
+//! Output to a requester goes through an *outbox* per connection: a FIFO
+//! of chunks moved into the connection's write queue only while that
+//! queue holds less than [`WATERMARK`] bytes, so a requester that does not
+//! read holds at most its outbox's limit plus the watermark (plus one
+//! chunk) of this server's memory, and the job is never slowed down by
+//! it. The outbox's limit is `PMIX_IOF_CACHE_SIZE` of the latest pull that
+//! gave one (at most [`MAX_CACHE`]), else [`DEFAULT_CACHE`]. When a chunk does not fit, the
+//! policy of that pull decides: `PMIX_IOF_DROP_NEWEST` (the standard's
+//! default) drops the new chunk, `PMIX_IOF_DROP_OLDEST` drops queued
+//! chunks from the front until it fits (a chunk larger than the limit is
+//! dropped whole). Either way the count of dropped bytes rides on the next
+//! chunk delivered to that requester, as the info [`IOF_DROPPED`]. An
+//! end-of-stream marker (no bytes, `PMIX_IOF_COMPLETE`) is never dropped.
+//!
+//! Output that matches no registration is kept in a small *early cache*
+//! (at most [`EARLY_CHUNKS`] chunks and [`EARLY_BYTES`] bytes, oldest
+//! dropped first), as OpenPMIx does: a pull that matches cached chunks
+//! receives them first, in order, and they leave the cache.
+//!
+//! Invariants:
+//! - Only the progress thread touches this room ([`State::iof`]).
+//! - Within one channel of one source, chunks reach a requester in the
+//!   order they were delivered (one FIFO per connection; drops leave gaps,
+//!   never reorder).
+//! - A registration lives until its deregistration or until its
+//!   connection is gone (noticed at the next delivery or drain: connection
+//!   tokens are never reused).
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+
+use mio::Token;
+
+use super::connections::Caller;
+use super::state::State;
+use super::Server;
+use crate::info::{flag_in, value_of};
+use crate::wire::iof::{channel, Delivery, Deregister, Pull, Push};
+use crate::wire::{int, Message};
+use crate::{keys, Info, Proc, Rank, Status, Value};
+
+/// Default bound of a requester's outbox, in bytes.
+pub const DEFAULT_CACHE: usize = 1 << 20;
+/// Largest outbox a pull may ask for (`PMIX_IOF_CACHE_SIZE` is capped
+/// there: a requester cannot make this server hold unbounded memory).
+pub const MAX_CACHE: usize = 64 << 20;
+/// Bytes a connection's write queue may hold before the outbox keeps
+/// further chunks.
+pub const WATERMARK: usize = 64 << 10;
+/// Most chunks kept for registrations yet to come.
+pub const EARLY_CHUNKS: usize = 1024;
+/// Most bytes kept for registrations yet to come.
+pub const EARLY_BYTES: usize = 1 << 20;
+/// Info on a delivered chunk: bytes of output dropped for this requester
+/// (full outbox) since its previous chunk (`uint64_t`). Our own key: the
+/// standard has none.
+pub const IOF_DROPPED: &str = "pmix.iof.dropped";
+
+/// One chunk of output.
+struct Chunk {
+    source: Proc,
+    channel: u16,
+    data: Vec<u8>,
+    infos: Vec<Info>,
+}
+
+impl Chunk {
+    fn is_end(&self) -> bool {
+        self.data.is_empty()
+    }
+}
+
+struct Registration {
+    id: u64,
+    requester: Proc,
+    sources: Vec<Proc>,
+    channels: u16,
+}
+
+impl Registration {
+    fn matches(&self, c: &Chunk) -> bool {
+        self.channels & c.channel != 0
+            && self.requester != c.source
+            && self.sources.iter().any(|s| {
+                s.nspace == c.source.nspace && (s.rank == c.source.rank || s.rank == Rank::WILDCARD)
+            })
+    }
+}
+
+struct Outbox {
+    regs: Vec<Registration>,
+    queue: VecDeque<(Vec<u64>, Arc<Chunk>)>,
+    bytes: usize,
+    limit: usize,
+    drop_oldest: bool,
+    dropped: u64,
+}
+
+impl Outbox {
+    fn new() -> Outbox {
+        Outbox {
+            regs: Vec::new(),
+            queue: VecDeque::new(),
+            bytes: 0,
+            limit: DEFAULT_CACHE,
+            drop_oldest: false,
+            dropped: 0,
+        }
+    }
+
+    /// Queues `chunk` for `ids` under the outbox's policy.
+    fn enqueue(&mut self, ids: Vec<u64>, chunk: Arc<Chunk>) {
+        let len = chunk.data.len();
+        if self.bytes + len > self.limit {
+            if !self.drop_oldest || len > self.limit {
+                self.dropped += len as u64;
+                return;
+            }
+            while self.bytes + len > self.limit {
+                let Some(pos) = self.queue.iter().position(|(_, c)| !c.is_end()) else {
+                    break;
+                };
+                if let Some((_, old)) = self.queue.remove(pos) {
+                    self.bytes -= old.data.len();
+                    self.dropped += old.data.len() as u64;
+                }
+            }
+        }
+        self.bytes += len;
+        self.queue.push_back((ids, chunk));
+    }
+}
+
+/// The IOF room of the progress thread's state.
+#[derive(Default)]
+pub(crate) struct Iof {
+    outboxes: HashMap<Token, Outbox>,
+    early: VecDeque<Arc<Chunk>>,
+    early_bytes: usize,
+}
+
+impl Iof {
+    fn keep_early(&mut self, chunk: Arc<Chunk>) {
+        if chunk.is_end() {
+            return;
+        }
+        self.early_bytes += chunk.data.len();
+        self.early.push_back(chunk);
+        while self.early.len() > EARLY_CHUNKS || self.early_bytes > EARLY_BYTES {
+            match self.early.pop_front() {
+                Some(c) => self.early_bytes -= c.data.len(),
+                None => break,
+            }
+        }
+    }
+}
+
+/// Moves what `token`'s outbox holds into its connection while the
+/// connection's write queue is under the watermark; forgets the outbox of
+/// a closed connection.
+fn pump(st: &mut State, token: Token) {
+    let State { conns, iof, .. } = st;
+    let Some(ob) = iof.outboxes.get_mut(&token) else {
+        return;
+    };
+    loop {
+        let Some(pending) = conns.pending_output(token) else {
+            iof.outboxes.remove(&token);
+            return;
+        };
+        if pending >= WATERMARK {
+            return;
+        }
+        let Some((ids, chunk)) = ob.queue.pop_front() else {
+            return;
+        };
+        ob.bytes -= chunk.data.len();
+        let mut infos = chunk.infos.clone();
+        if ob.dropped > 0 {
+            infos.extend(Info::keyed(IOF_DROPPED, Value::Uint64(ob.dropped)));
+            ob.dropped = 0;
+        }
+        let d = Delivery {
+            ids,
+            source: chunk.source.clone(),
+            channel: chunk.channel,
+            data: chunk.data.clone(),
+            infos,
+        };
+        if let Ok(body) = d.encode() {
+            conns.send(token, 0, &Message::Iof(body), Vec::new());
+        }
+    }
+}
+
+/// The connection `token` wrote what it had queued: more output may go.
+pub(super) fn drained(st: &mut State, token: Token) {
+    if st.iof.outboxes.contains_key(&token) {
+        pump(st, token);
+    }
+}
+
+/// Forwards one chunk to every matching registration (or keeps it early).
+fn deliver(st: &mut State, chunk: Chunk) {
+    let chunk = Arc::new(chunk);
+    let mut touched = Vec::new();
+    let mut gone = Vec::new();
+    for (token, ob) in st.iof.outboxes.iter_mut() {
+        if st.conns.state(*token).is_none() {
+            gone.push(*token);
+            continue;
+        }
+        let ids: Vec<u64> = ob
+            .regs
+            .iter()
+            .filter(|r| r.matches(&chunk))
+            .map(|r| r.id)
+            .collect();
+        if !ids.is_empty() {
+            ob.enqueue(ids, chunk.clone());
+            touched.push(*token);
+        }
+    }
+    for t in gone {
+        st.iof.outboxes.remove(&t);
+    }
+    if touched.is_empty() {
+        st.iof.keep_early(chunk);
+        return;
+    }
+    touched.sort_unstable_by_key(|t| t.0);
+    for t in touched {
+        pump(st, t);
+    }
+}
+
+/// Handles `Op::IOF_PULL` from `proc`.
+pub(super) fn pull(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) {
+    let p = match Pull::decode(body) {
+        Ok(p) => p,
+        Err(e) => return st.respond(caller, Err(e.status())),
+    };
+    let ob = st
+        .iof
+        .outboxes
+        .entry(caller.token)
+        .or_insert_with(Outbox::new);
+    if ob.regs.iter().any(|r| r.id == p.id) {
+        return st.respond(caller, Err(Status::ERR_BAD_PARAM));
+    }
+    // attrs begin: PMIx_IOF_pull
+    if let Some(n) = value_of(&p.directives, keys::IOF_CACHE_SIZE).and_then(int) {
+        ob.limit = usize::try_from(n).map_or(DEFAULT_CACHE, |n| n.min(MAX_CACHE));
+    }
+    if flag_in(&p.directives, keys::IOF_DROP_OLDEST) {
+        ob.drop_oldest = true;
+    } else if flag_in(&p.directives, keys::IOF_DROP_NEWEST) {
+        ob.drop_oldest = false;
+    }
+    // attrs end
+    let reg = Registration {
+        id: p.id,
+        requester: proc.clone(),
+        sources: p.sources.clone(),
+        channels: p.channels,
+    };
+    // Output that waited for a registration like this one goes first.
+    let mut i = 0;
+    while i < st.iof.early.len() {
+        if reg.matches(&st.iof.early[i]) {
+            if let Some(c) = st.iof.early.remove(i) {
+                st.iof.early_bytes -= c.data.len();
+                ob.enqueue(vec![reg.id], c);
+            }
+        } else {
+            i += 1;
+        }
+    }
+    ob.regs.push(reg);
+    // The host hears of it (to start forwarding, `PMIX_IOF_REDIRECT`,
+    // `PMIX_IOF_COPY`); a host without `iof_pull` still has its
+    // `iof_deliver` output served.
+    let (op, done) = st.host_op_or_fallback(caller, |r: Result<(), Status>| match r {
+        Ok(()) | Err(Status::ERR_NOT_SUPPORTED) => Ok(Vec::new()),
+        Err(s) => Err(s),
+    });
+    let host = st.host();
+    if let Err(s) = host.iof_pull(&p.sources, &p.directives, p.channels, done) {
+        st.finish_service(op, Err(s));
+    }
+    pump(st, caller.token);
+}
+
+/// Handles `Op::IOF_DEREGISTER` from `proc`: `PMIX_ERR_NOT_FOUND` for an
+/// id this connection did not register.
+pub(super) fn deregister(st: &mut State, caller: Caller, _proc: &Proc, body: &[u8]) {
+    let d = match Deregister::decode(body) {
+        Ok(d) => d,
+        Err(e) => return st.respond(caller, Err(e.status())),
+    };
+    let Some(ob) = st.iof.outboxes.get_mut(&caller.token) else {
+        return st.respond(caller, Err(Status::ERR_NOT_FOUND));
+    };
+    let before = ob.regs.len();
+    ob.regs.retain(|r| r.id != d.id);
+    if ob.regs.len() == before {
+        return st.respond(caller, Err(Status::ERR_NOT_FOUND));
+    }
+    // Chunks queued for it alone are no longer wanted.
+    let mut freed = 0;
+    ob.queue.retain_mut(|(ids, c)| {
+        ids.retain(|i| *i != d.id);
+        let keep = !ids.is_empty();
+        if !keep {
+            freed += c.data.len();
+        }
+        keep
+    });
+    ob.bytes -= freed;
+    st.respond(caller, Ok(Vec::new()));
+}
+
+/// Handles `Op::IOF_PUSH` from `proc`: handed to the host's `push_stdin`
+/// (`PMIX_ERR_NOT_SUPPORTED` without one, as OpenPMIx answers).
+pub(super) fn push(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) {
+    let p = match Push::decode(body) {
+        Ok(p) => p,
+        Err(e) => return st.respond(caller, Err(e.status())),
+    };
+    let (op, done) = st.host_op(caller, |()| Ok(Vec::new()));
+    let host = st.host();
+    if let Err(s) = host.push_stdin(proc, &p.targets, &p.directives, p.data, done) {
+        st.finish_service(op, Err(s));
+    }
+}
+
+impl Server {
+    /// `PMIx_server_IOF_deliver`: `data` written by `source` on `channel`
+    /// (one output channel bit) goes to every requester whose pull matches
+    /// it; `infos` travel with it (`PMIX_IOF_COMPLETE` with no bytes: the
+    /// channel closed). Callable from any thread; never blocks on a
+    /// requester (see the module documentation for the buffering policy).
+    /// `done` runs on the progress thread once the chunk is queued.
+    pub fn iof_deliver_nb(
+        &self,
+        source: &Proc,
+        channel: u16,
+        data: Vec<u8>,
+        infos: Vec<Info>,
+        done: Option<Box<dyn FnOnce(Status) + Send + 'static>>,
+    ) -> Result<(), Status> {
+        if channel.count_ones() != 1 || channel & channel::OUTPUT == 0 {
+            return Err(Status::ERR_BAD_PARAM);
+        }
+        let chunk = Chunk {
+            source: source.clone(),
+            channel,
+            data,
+            infos,
+        };
+        if self.run_on_loop(move |st| {
+            deliver(st, chunk);
+            if let Some(d) = done {
+                d(Status::SUCCESS);
+            }
+        }) {
+            Ok(())
+        } else {
+            Err(Status::ERR_INIT)
+        }
+    }
+
+    /// [`Server::iof_deliver_nb`] without a completion callback.
+    pub fn iof_deliver(
+        &self,
+        source: &Proc,
+        channel: u16,
+        data: &[u8],
+        infos: &[Info],
+    ) -> Result<(), Status> {
+        self.iof_deliver_nb(source, channel, data.to_vec(), infos.to_vec(), None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Nspace;
+
+    fn chunk(n: usize) -> Arc<Chunk> {
+        Arc::new(Chunk {
+            source: Proc::new(Nspace::new("j").unwrap(), Rank(0)),
+            channel: channel::STDOUT,
+            data: vec![b'x'; n],
+            infos: Vec::new(),
+        })
+    }
+
+    #[test]
+    fn a_full_outbox_drops_the_newest_by_default() {
+        let mut ob = Outbox::new();
+        ob.limit = 10;
+        ob.enqueue(vec![1], chunk(6));
+        ob.enqueue(vec![1], chunk(6));
+        ob.enqueue(vec![1], chunk(4));
+        assert_eq!(ob.queue.len(), 2);
+        assert_eq!((ob.bytes, ob.dropped), (10, 6));
+        // The end of a stream always fits.
+        ob.enqueue(vec![1], chunk(0));
+        assert_eq!(ob.queue.len(), 3);
+    }
+
+    #[test]
+    fn drop_oldest_makes_room_from_the_front() {
+        let mut ob = Outbox::new();
+        ob.limit = 10;
+        ob.drop_oldest = true;
+        ob.enqueue(vec![1], chunk(4));
+        ob.enqueue(vec![1], chunk(0));
+        ob.enqueue(vec![1], chunk(5));
+        ob.enqueue(vec![1], chunk(5));
+        // The 4-byte chunk went; the end marker stayed, in order.
+        let sizes: Vec<usize> = ob.queue.iter().map(|(_, c)| c.data.len()).collect();
+        assert_eq!(sizes, [0, 5, 5]);
+        assert_eq!((ob.bytes, ob.dropped), (10, 4));
+        // Larger than the whole limit: dropped whole.
+        ob.enqueue(vec![1], chunk(11));
+        assert_eq!(ob.dropped, 15);
+    }
+
+    #[test]
+    fn the_early_cache_is_bounded() {
+        let mut iof = Iof::default();
+        for _ in 0..EARLY_CHUNKS + 5 {
+            iof.keep_early(chunk(1));
+        }
+        assert_eq!(iof.early.len(), EARLY_CHUNKS);
+        iof.keep_early(chunk(EARLY_BYTES));
+        assert!(iof.early_bytes <= EARLY_BYTES);
+    }
+
+    #[test]
+    fn registrations_match_wildcards_channels_and_not_the_requester() {
+        let ns = Nspace::new("j").unwrap();
+        let r = Registration {
+            id: 0,
+            requester: Proc::new(ns.clone(), Rank(1)),
+            sources: vec![Proc::new(ns.clone(), Rank::WILDCARD)],
+            channels: channel::STDOUT,
+        };
+        let mut c = Chunk {
+            source: Proc::new(ns.clone(), Rank(0)),
+            channel: channel::STDOUT,
+            data: vec![],
+            infos: vec![],
+        };
+        assert!(r.matches(&c));
+        c.channel = channel::STDERR;
+        assert!(!r.matches(&c));
+        c.channel = channel::STDOUT;
+        c.source = Proc::new(ns, Rank(1));
+        assert!(!r.matches(&c), "never back to its own source");
+    }
+}

@@ -1,0 +1,182 @@
+/* A PMIx server host forwarding output to a tool (tests/iof.rs):
+ * iof_host TOOL
+ * - PMIx_server_init with PMIX_SERVER_TOOL_SUPPORT (rendezvous files in
+ *   $TMPDIR), an iof_pull upcall (answers PMIX_OPERATION_SUCCEEDED and
+ *   signals the main thread; refuses a pull of the namespace "refused"
+ *   with PMIX_ERR_NO_PERMISSIONS) and a push_stdin upcall (records the bytes,
+ *   answers through its callback from a thread of its own);
+ * - runs TOOL (tests/c/iof_tool.c, mode "host") with this process's pid
+ *   and the namespace "hostjob";
+ * - once the tool pulled: PMIx_server_IOF_deliver of "line 1\n" (with a
+ *   callback, called once), "line 2\n" (blocking:
+ *   PMIX_OPERATION_SUCCEEDED) and the end of the stream (no bytes,
+ *   PMIX_IOF_COMPLETE); refusals (the stdin channel, a NULL byte object);
+ * - waits for the tool; checks push_stdin got "abc" for hostjob rank 0
+ *   from the tool.
+ * Prints "iof host ok". Every wait is bounded. */
+#define HOST_NAME "iof host"
+#include "host_common.h"
+
+#include <pthread.h>
+
+static struct done pulled;
+static pthread_mutex_t pmu = PTHREAD_MUTEX_INITIALIZER;
+static char pushed[64];
+static int pushes = 0;
+static pmix_proc_t push_target, push_source;
+
+static pmix_status_t iof_pull(const pmix_proc_t procs[], size_t nprocs,
+                              const pmix_info_t directives[], size_t ndirs,
+                              pmix_iof_channel_t channels, pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void) directives;
+    (void) ndirs;
+    (void) cbfunc;
+    (void) cbdata;
+    if (1 == nprocs && 0 == strcmp(procs[0].nspace, "refused")) {
+        return PMIX_ERR_NO_PERMISSIONS;
+    }
+    if (1 != nprocs || 0 != strcmp(procs[0].nspace, "hostjob") ||
+        PMIX_RANK_WILDCARD != procs[0].rank || PMIX_FWD_STDOUT_CHANNEL != channels) {
+        FAIL("iof_pull: unexpected request (%zu procs, channels %x)", nprocs, channels);
+    }
+    op_cb(PMIX_SUCCESS, &pulled);
+    return PMIX_OPERATION_SUCCEEDED;
+}
+
+struct answer {
+    pmix_op_cbfunc_t cbfunc;
+    void *cbdata;
+};
+
+static void *answer_later(void *arg)
+{
+    struct answer *a = arg;
+    a->cbfunc(PMIX_SUCCESS, a->cbdata);
+    free(a);
+    return NULL;
+}
+
+static pmix_status_t push_stdin(const pmix_proc_t *source, const pmix_proc_t targets[],
+                                size_t ntargets, const pmix_info_t directives[], size_t ndirs,
+                                const pmix_byte_object_t *bo, pmix_op_cbfunc_t cbfunc,
+                                void *cbdata)
+{
+    struct answer *a;
+    pthread_t t;
+    (void) directives;
+    (void) ndirs;
+    pthread_mutex_lock(&pmu);
+    pushes++;
+    if (1 == ntargets && NULL != bo && bo->size < sizeof(pushed)) {
+        memcpy(pushed, bo->bytes, bo->size);
+        pushed[bo->size] = '\0';
+        push_target = targets[0];
+        push_source = *source;
+    }
+    pthread_mutex_unlock(&pmu);
+    a = malloc(sizeof *a);
+    if (NULL == a) {
+        return PMIX_ERR_NOMEM;
+    }
+    a->cbfunc = cbfunc;
+    a->cbdata = cbdata;
+    if (0 != pthread_create(&t, NULL, answer_later, a)) {
+        free(a);
+        return PMIX_ERR_OUT_OF_RESOURCE;
+    }
+    pthread_detach(t);
+    return PMIX_SUCCESS;
+}
+
+int main(int argc, char **argv)
+{
+    pmix_server_module_t module;
+    pmix_info_t info[2], done_info;
+    size_t ninfo = 1;
+    bool yes = true;
+    pmix_status_t rc;
+    char pidstr[32], *targv[7];
+    const char *tmp = getenv("TMPDIR");
+    pmix_proc_t src;
+    pmix_byte_object_t bo;
+    struct done delivered;
+
+    if (argc < 2) {
+        fprintf(stderr, "usage: iof_host TOOL\n");
+        return 2;
+    }
+    alarm(60);
+    done_init(&pulled);
+    done_init(&delivered);
+    memset(&module, 0, sizeof(module));
+    module.iof_pull = iof_pull;
+    module.push_stdin = push_stdin;
+    PMIX_INFO_LOAD(&info[0], PMIX_SERVER_TOOL_SUPPORT, &yes, PMIX_BOOL);
+    if (NULL != tmp) {
+        PMIX_INFO_LOAD(&info[1], PMIX_SERVER_TMPDIR, tmp, PMIX_STRING);
+        ninfo = 2;
+    }
+    if (PMIX_SUCCESS != (rc = PMIx_server_init(&module, info, ninfo))) {
+        FAIL("server_init: %s", PMIx_Error_string(rc));
+        return host_exit_code();
+    }
+    snprintf(pidstr, sizeof(pidstr), "%d", (int) getpid());
+    targv[0] = argv[1];
+    targv[1] = "host";
+    targv[2] = pidstr;
+    targv[3] = "hostjob";
+    targv[4] = "1";
+    targv[5] = "2";
+    targv[6] = NULL;
+    pid_t pid = host_fork_exec(NULL, NULL, NULL, argv[1], targv);
+
+    if (PMIX_SUCCESS != (rc = done_wait(&pulled))) {
+        FAIL("no pull: %s", PMIx_Error_string(rc));
+    }
+    PMIX_LOAD_PROCID(&src, "hostjob", 0);
+    bo.bytes = "line 1\n";
+    bo.size = strlen(bo.bytes);
+    rc = PMIx_server_IOF_deliver(&src, PMIX_FWD_STDIN_CHANNEL, &bo, NULL, 0, NULL, NULL);
+    if (PMIX_ERR_BAD_PARAM != rc) {
+        FAIL("deliver on stdin: %s", PMIx_Error_string(rc));
+    }
+    rc = PMIx_server_IOF_deliver(&src, PMIX_FWD_STDOUT_CHANNEL, NULL, NULL, 0, NULL, NULL);
+    if (PMIX_ERR_BAD_PARAM != rc) {
+        FAIL("deliver of NULL: %s", PMIx_Error_string(rc));
+    }
+    rc = PMIx_server_IOF_deliver(&src, PMIX_FWD_STDOUT_CHANNEL, &bo, NULL, 0, op_cb, &delivered);
+    if (PMIX_SUCCESS != rc || PMIX_SUCCESS != (rc = done_wait(&delivered))) {
+        FAIL("deliver line 1: %s", PMIx_Error_string(rc));
+    }
+    bo.bytes = "line 2\n";
+    bo.size = strlen(bo.bytes);
+    rc = PMIx_server_IOF_deliver(&src, PMIX_FWD_STDOUT_CHANNEL, &bo, NULL, 0, NULL, NULL);
+    if (PMIX_OPERATION_SUCCEEDED != rc) {
+        FAIL("deliver line 2 (blocking): %s", PMIx_Error_string(rc));
+    }
+    bo.bytes = NULL;
+    bo.size = 0;
+    PMIX_INFO_LOAD(&done_info, PMIX_IOF_COMPLETE, &yes, PMIX_BOOL);
+    rc = PMIx_server_IOF_deliver(&src, PMIX_FWD_STDOUT_CHANNEL, &bo, &done_info, 1, NULL, NULL);
+    if (PMIX_OPERATION_SUCCEEDED != rc) {
+        FAIL("deliver the end: %s", PMIx_Error_string(rc));
+    }
+    PMIX_INFO_DESTRUCT(&done_info);
+
+    host_wait_children(&pid, 1);
+    pthread_mutex_lock(&pmu);
+    if (1 != pushes || 0 != strcmp(pushed, "abc") || 0 != strcmp(push_target.nspace, "hostjob") ||
+        0 != push_target.rank || 0 != strncmp(push_source.nspace, "tool.", 5)) {
+        FAIL("push_stdin: %d calls, \"%s\" for %s:%u from %s", pushes, pushed,
+             push_target.nspace, push_target.rank, push_source.nspace);
+    }
+    pthread_mutex_unlock(&pmu);
+    if (PMIX_SUCCESS != (rc = PMIx_server_finalize())) {
+        FAIL("server_finalize: %s", PMIx_Error_string(rc));
+    }
+    if (0 == failures) {
+        printf("iof host ok\n");
+    }
+    return host_exit_code();
+}

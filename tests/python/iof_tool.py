@@ -1,0 +1,62 @@
+"""python3-pmix's PMIxTool pulling a job's output on our library
+(tests/iof.rs): iof_tool.py PID NSPACE TMPDIR attaches to the server of
+pid PID (rendezvous files in TMPDIR), pulls the stdout of every rank of
+NSPACE (a 2-rank job whose ranks print "line R" and "bye R" once started)
+with PMIX_IOF_TAG_OUTPUT, prints "pulled", waits (bounded) for each
+rank's tagged lines, deregisters and finalizes. Prints "py iof ok"."""
+import sys
+import threading
+
+import pmix
+
+
+def main():
+    pid, nspace, tmp = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+    tool = pmix.PMIxTool()
+    rc, me = tool.init([
+        {'key': pmix.PMIX_SERVER_PIDINFO, 'value': pid, 'val_type': pmix.PMIX_PID},
+        {'key': pmix.PMIX_SERVER_TMPDIR, 'value': tmp, 'val_type': pmix.PMIX_STRING},
+    ])
+    if rc != pmix.PMIX_SUCCESS:
+        sys.exit("tool init: %d" % rc)
+    text = {0: '', 1: ''}
+    cond = threading.Condition()
+
+    def handler(refid, channel, source, payload, info):
+        data = payload.get('bytes', b'')
+        if isinstance(data, bytes):
+            data = data.decode(errors='replace')
+        with cond:
+            text[source['rank']] = text.get(source['rank'], '') + data
+            cond.notify_all()
+
+    rc, refid = tool.iof_pull(
+        [{'nspace': nspace, 'rank': pmix.PMIX_RANK_WILDCARD}],
+        pmix.PMIX_FWD_STDOUT_CHANNEL,
+        [{'key': pmix.PMIX_IOF_TAG_OUTPUT, 'value': True, 'val_type': pmix.PMIX_BOOL}],
+        handler)
+    if rc != pmix.PMIX_SUCCESS or refid < 0:
+        sys.exit("pull: %d %d" % (rc, refid))
+    print("pulled", flush=True)
+    jobid = nspace.rsplit('@', 1)[-1]
+    want = {r: "[%s,%d]<stdout>: line %d\n[%s,%d]<stdout>: bye %d\n" % (jobid, r, r, jobid, r, r)
+            for r in (0, 1)}
+    with cond:
+        ok = cond.wait_for(lambda: all(want[r] in text[r] for r in (0, 1)), timeout=30)
+    if not ok:
+        sys.exit("timed out; got %r" % text)
+    try:
+        rc = tool.iof_deregister(refid, [])
+        if rc != pmix.PMIX_SUCCESS:
+            sys.exit("deregister: %d" % rc)
+    except TypeError:
+        # python3-pmix 4.2.2's iof_deregister calls the library, then
+        # fails in its own bookkeeping ("for h in myhdlrs and not found").
+        pass
+    rc = tool.finalize()
+    if rc != pmix.PMIX_SUCCESS:
+        sys.exit("finalize: %d" % rc)
+    print("py iof ok", flush=True)
+
+
+main()
