@@ -702,3 +702,85 @@ fn a_tool_and_a_job_rank_connect() {
     assert!(out.iter().any(|l| l == "peer ok"), "{out:?}");
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// `pmix-attach` attaches to a running pmixrun job by pid, forwards its
+/// own stdin to the ranks and streams their tagged output until the job
+/// ends (its server goes away); its usage and refusals have their exit
+/// codes.
+#[test]
+fn pmix_attach_streams_a_running_jobs_output() {
+    let attach = env!("CARGO_BIN_EXE_pmix-attach");
+    let tmp = PathBuf::from(format!("/tmp/pmix-tools-attach-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    // The ranks wait for a line on stdin (which only the tool gives:
+    // pmixrun's own stdin stays open and silent), then write to both
+    // channels and end.
+    let mut job = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
+        .args(["--timeout", "60", "--stdin", "all", "-n", "2", "sh", "-c"])
+        .arg("echo ready $PMIX_NAMESPACE; read line; echo \"rank $PMIX_RANK got $line\"; echo \"rank $PMIX_RANK err\" >&2")
+        .env("TMPDIR", &tmp)
+        .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let job_stdin = job.stdin.take();
+    let job_lines = common::lines_in_thread(job.stdout.take().unwrap());
+    for _ in 0..2 {
+        let l = job_lines.recv_timeout(LIMIT).expect("the ranks start");
+        assert!(l.starts_with("ready "), "{l}");
+    }
+    let mut tool = Command::new(attach)
+        .args(["--pid", &job.id().to_string(), "--tmpdir"])
+        .arg(&tmp)
+        .args(["--tag-output", "--stdin", "all"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = common::lines_in_thread(tool.stdout.take().unwrap());
+    let err = common::lines_in_thread(tool.stderr.take().unwrap());
+    let following = err.recv_timeout(LIMIT).expect("pmix-attach attaches");
+    assert!(following.contains("following pmixrun-"), "{following}");
+    use std::io::Write;
+    let mut to_tool = tool.stdin.take().unwrap();
+    to_tool.write_all(b"go\n").unwrap();
+    drop(to_tool);
+    let (waiter, timed_out) = common::wait_at_most(tool, LIMIT);
+    assert!(!timed_out, "pmix-attach did not end with the job");
+    let status = waiter.join().unwrap().unwrap();
+    let lines: Vec<String> = out.iter().collect();
+    let errs: Vec<String> = err.iter().collect();
+    assert!(status.success(), "{status:?} {lines:?} {errs:?}");
+    for r in 0..2 {
+        let want = format!("<stdout>: rank {r} got go");
+        assert!(
+            lines.iter().any(|l| l.ends_with(&want)),
+            "{want}: {lines:?}"
+        );
+        let want = format!("<stderr>: rank {r} err");
+        assert!(errs.iter().any(|l| l.ends_with(&want)), "{want}: {errs:?}");
+    }
+    drop(job_stdin);
+    let (waiter, timed_out) = common::wait_at_most(job, LIMIT);
+    assert!(!timed_out);
+    assert!(waiter.join().unwrap().unwrap().success());
+
+    // No server there: exit 1 with the reason; a bad argument: 2.
+    let none = Command::new(attach)
+        .args(["--pid", "999999", "--tmpdir"])
+        .arg(&tmp)
+        .output()
+        .unwrap();
+    assert_eq!(none.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&none.stderr).contains("no PMIx server"));
+    let usage = Command::new(attach).arg("--bogus").output().unwrap();
+    assert_eq!(usage.status.code(), Some(2));
+    let help = Command::new(attach).arg("--help").output().unwrap();
+    assert!(help.status.success());
+    assert!(String::from_utf8_lossy(&help.stdout).contains("usage: pmix-attach"));
+    let _ = std::fs::remove_dir_all(&tmp);
+}

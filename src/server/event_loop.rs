@@ -17,7 +17,10 @@
 //!   connection.
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+/// How long a stopping server keeps writing forwarded output to tools.
+const LINGER: Duration = Duration::from_secs(1);
 
 use crossbeam_channel::Receiver;
 use mio::{Events, Interest, Poll, Token};
@@ -109,12 +112,50 @@ impl EventLoop {
                 self.departures();
             }
             if !self.drain_commands() {
-                return;
+                return self.linger();
             }
             self.fire_timers();
             // What the timers' host callbacks completed at once.
             if !self.drain_commands() {
+                return self.linger();
+            }
+        }
+    }
+
+    /// At shutdown: forwarded output still queued for tools is written
+    /// out, for at most [`LINGER`], so that a job's last lines reach the
+    /// tools attached to it (a tool that does not read loses them).
+    fn linger(&mut self) {
+        let deadline = Instant::now() + LINGER;
+        let mut events = Events::with_capacity(64);
+        // Writes what the sockets take now (a writability edge may have
+        // passed already); then waits for room, only while output waits.
+        for t in super::iof::tokens(&self.st) {
+            self.st.conns.flush(t);
+            super::iof::drained(&mut self.st, t);
+        }
+        while super::iof::unsent(&self.st) {
+            let now = Instant::now();
+            if now >= deadline {
                 return;
+            }
+            if let Err(e) = self.poll.poll(&mut events, Some(deadline - now)) {
+                if e.kind() == std::io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return;
+            }
+            for ev in events.iter() {
+                let t = ev.token();
+                if t == LISTENER || t == WAKER {
+                    continue;
+                }
+                if ev.is_read_closed() || ev.is_error() {
+                    self.st.conns.close(t);
+                } else if ev.is_writable() {
+                    self.st.conns.flush(t);
+                    super::iof::drained(&mut self.st, t);
+                }
             }
         }
     }

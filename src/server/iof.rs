@@ -198,6 +198,21 @@ fn pump(st: &mut State, token: Token) {
     }
 }
 
+/// The connections that pulled output.
+pub(super) fn tokens(st: &State) -> Vec<Token> {
+    st.iof.outboxes.keys().copied().collect()
+}
+
+/// True while forwarded output waits for an open connection (in its
+/// outbox or its write queue).
+pub(super) fn unsent(st: &State) -> bool {
+    st.iof.outboxes.iter().any(|(t, ob)| {
+        st.conns
+            .pending_output(*t)
+            .is_some_and(|queued| queued > 0 || ob.bytes > 0)
+    })
+}
+
 /// The connection `token` wrote what it had queued: more output may go.
 pub(super) fn drained(st: &mut State, token: Token) {
     if st.iof.outboxes.contains_key(&token) {
