@@ -20,6 +20,12 @@
 //! retry a server that is not there yet. `PMIX_TOOL_NSPACE` and
 //! `PMIX_TOOL_RANK` ask for an identity.
 //!
+//! A tool a server started (a debugger daemon `pmixrun` launched: its
+//! environment holds `PMIX_NAMESPACE`, `PMIX_RANK` and the server's URI
+//! from `setup_fork`) connects as that process, a client of its server,
+//! as OpenPMIx does (its "client tool"), unless a directive names a server
+//! or an identity.
+//!
 //! Failures: no server found or reachable → `PMIX_ERR_UNREACH`; the
 //! server refuses (no tool support: `PMIX_ERR_NOT_SUPPORTED`; another
 //! user: `PMIX_ERR_NO_PERMISSIONS`).
@@ -161,6 +167,17 @@ impl Client {
         if o.do_not_connect {
             // A tool that talks to no server: not supported yet.
             return Err(Status::ERR_NOT_SUPPORTED);
+        }
+        let names_server = o.uri.is_some()
+            || o.pid.is_some()
+            || o.nspace.is_some()
+            || o.to_system
+            || o.system_first
+            || o.identity.is_some();
+        if !names_server {
+            if let Ok(launched) = super::ConnectInfo::from_env() {
+                return Client::connect(&launched, infos);
+            }
         }
         let host = crate::server::local_hostname();
         let mut last = Status::ERR_UNREACH;

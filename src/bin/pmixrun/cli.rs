@@ -4,7 +4,8 @@
 //! pmixrun [OPTIONS] -n N PROGRAM [ARGS...] [: [OPTIONS] -n M PROGRAM2 [ARGS...]]...
 //! ```
 //!
-//! `--tag-output`, `--timeout` and `-x` apply to the whole job wherever
+//! `--tag-output`, `--timeout`, `-x`, `--stop-in-init` and
+//! `--stop-on-exec` apply to the whole job wherever
 //! they appear; `-n`, `--wdir` and `--pset` to the program context they
 //! precede (`--pset NAME`: the context's ranks form the process set NAME).
 
@@ -28,10 +29,21 @@ pub struct Options {
     pub timeout: Option<u64>,
     /// `-x VAR=val` (`Some`) or `-x VAR` (`None`: the launcher's value).
     pub env: Vec<(String, Option<String>)>,
+    /// `--stop-in-init`: every rank waits in `PMIx_Init` for a debugger's
+    /// `PMIX_DEBUGGER_RELEASE`.
+    pub stop_in_init: bool,
+    /// `--stop-on-exec`: every rank is held stopped at its first
+    /// instruction until released (`PMIX_DEBUGGER_RELEASE` or `SIGCONT`).
+    pub stop_on_exec: bool,
 }
 
 pub const USAGE: &str = "usage: pmixrun [--tag-output] [--timeout SECS] [-x VAR[=val]] \
-[--wdir DIR] [--pset NAME] -n N PROGRAM [ARGS...] [: -n M PROGRAM2 [ARGS...]]...";
+[--stop-in-init] [--stop-on-exec] [--wdir DIR] [--pset NAME] -n N PROGRAM [ARGS...] \
+[: -n M PROGRAM2 [ARGS...]]...
+  --stop-in-init  every rank waits in PMIx_Init until a debugger (a tool) sends
+                  PMIX_DEBUGGER_RELEASE
+  --stop-on-exec  every rank is held stopped at its first instruction, for a
+                  debugger to attach, until PMIX_DEBUGGER_RELEASE or SIGCONT";
 
 /// What the command line asks for.
 #[derive(Debug, PartialEq, Eq)]
@@ -91,6 +103,8 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
                     np = Some(n);
                 }
                 "--tag-output" => o.tag_output = true,
+                "--stop-in-init" => o.stop_in_init = true,
+                "--stop-on-exec" => o.stop_on_exec = true,
                 "--timeout" => {
                     let v = value(name, inline, &mut it)?;
                     let t: u64 = v

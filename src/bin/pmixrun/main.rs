@@ -31,6 +31,7 @@
 //! host module. The PMIx server runs its own progress thread.
 
 mod cli;
+mod debug;
 mod host;
 mod iof;
 mod launch;
@@ -65,6 +66,20 @@ struct RankState {
     running: bool,
     /// Started by a `PMIx_Spawn` (not on the command line).
     spawned: bool,
+    /// A debugger daemon: not counted for the exit status (see
+    /// [`debug`]).
+    daemon: bool,
+}
+
+/// How a rank is started.
+#[derive(Clone, Copy, Default)]
+struct Origin {
+    /// By a `PMIx_Spawn`.
+    spawned: bool,
+    /// As a debugger daemon.
+    daemon: bool,
+    /// Held at its first instruction for a debugger.
+    stop_on_exec: bool,
 }
 
 /// The jobs as the main loop tracks them: the command line's and those
@@ -82,6 +97,10 @@ struct Job<'s> {
     kill_at: Option<Instant>,
     killed: bool,
     aborts_seen: usize,
+    /// Debugger daemons still running (counted in `running` too).
+    daemons_running: usize,
+    /// The jobs stopped for a debugger.
+    debugger: debug::Debugger,
 }
 
 impl Job<'_> {
@@ -135,6 +154,16 @@ impl Job<'_> {
             self.kill_at = Some(Instant::now() + GRACE);
         }
         self.signal_all(sig);
+        // A rank stopped for a debugger gets the signal only once running.
+        self.signal_all(libc::SIGCONT);
+    }
+
+    /// Ends the debugger daemons once nothing else runs (they would wait
+    /// for a job that is gone).
+    fn end_lone_daemons(&mut self) {
+        if self.daemons_running > 0 && self.running == self.daemons_running && !self.tearing_down {
+            self.teardown(libc::SIGTERM);
+        }
     }
 
     fn describe(&self, idx: usize) -> String {
@@ -164,6 +193,12 @@ impl Job<'_> {
     fn exited(&mut self, idx: usize, status: i32) {
         self.ranks[idx].running = false;
         self.running -= 1;
+        self.host.record_exit(&self.ranks[idx].proc, status);
+        self.debugger.ended(self.server, &self.ranks[idx].proc);
+        if self.ranks[idx].daemon {
+            self.daemons_running -= 1;
+            return;
+        }
         if self.tearing_down {
             return;
         }
@@ -345,8 +380,9 @@ impl Launcher<'_> {
         proc: &Proc,
         c: &cli::Context,
         app_env: &[(String, String)],
-        spawned: bool,
+        origin: Origin,
     ) -> Result<bool, String> {
+        let spawned = origin.spawned;
         let rank = proc.rank.0;
         let mut env: Vec<(String, String)> = app_env.to_vec();
         env.extend(
@@ -355,17 +391,30 @@ impl Launcher<'_> {
                 .map_err(|s| format!("setup_fork for rank {rank}: {s}"))?,
         );
         env.extend(self.extra_env.iter().cloned());
-        match launch::start(c, &env, !spawned && rank == 0) {
+        match launch::start(c, &env, !spawned && rank == 0, origin.stop_on_exec) {
             Ok(s) => {
-                job.by_pid.insert(s.pid, job.ranks.len());
+                let idx = job.ranks.len();
+                job.by_pid.insert(s.pid, idx);
                 job.ranks.push(RankState {
                     proc: proc.clone(),
                     pid: s.pid,
                     program: c.argv[0].clone(),
                     running: true,
                     spawned,
+                    daemon: origin.daemon,
                 });
                 job.running += 1;
+                if origin.daemon {
+                    job.daemons_running += 1;
+                }
+                let exe = debug::resolve_program(&c.argv[0], c.wdir.as_deref());
+                self.host.record_start(proc, s.pid, exe);
+                if s.held == Some(true) {
+                    job.debugger.held(self.server, proc, s.pid);
+                }
+                if let Some(status) = s.ended {
+                    job.exited(idx, status);
+                }
                 let ns_text = proc.nspace.to_string();
                 for (fd, kind) in [(s.stdout, Kind::Stdout), (s.stderr, Kind::Stderr)] {
                     let st = Stream::new(fd, kind, &ns_text, rank, self.tag_output)
@@ -402,9 +451,10 @@ impl Launcher<'_> {
             return Err(Status::ERROR);
         }
         let nspace = Nspace::new(format!("pmixrun-{}@{seq}", std::process::id()))?;
+        let (dbg, nps) = self.spawn_debug(job, &nspace, req)?;
         let mut desc = SingleNodeJob::new(&nspace, &self.hostname).tmpdir(&self.tmpdir);
         let mut contexts = Vec::new();
-        for a in &req.apps {
+        for (a, &np) in req.apps.iter().zip(&nps) {
             let lossy = |c: &std::ffi::CString| c.to_string_lossy().into_owned();
             let argv: Vec<String> = a.argv.iter().map(lossy).collect();
             let cmd = match (&a.cmd, argv.first()) {
@@ -412,7 +462,6 @@ impl Launcher<'_> {
                 (_, Some(first)) => first.clone(),
                 _ => return Err(Status::ERR_BAD_PARAM),
             };
-            let np = a.maxprocs.max(1) as u32;
             // PMIX_WDIR of the app, else of the job, else the app's cwd.
             let cwd = wdir(&a.info)
                 .or_else(|| wdir(&req.job_info))
@@ -453,6 +502,9 @@ impl Launcher<'_> {
                 Value::Proc(req.requestor.clone()),
             ))
             .job_info(Info::new(Key::new(keys::SPAWNED)?, Value::Bool(true)));
+        for i in dbg.job_infos() {
+            desc = desc.job_info(i);
+        }
         if let Err(e) = self.register(&nspace, &desc) {
             eprintln!(
                 "pmixrun: spawn requested by rank {}: {e}",
@@ -460,11 +512,17 @@ impl Launcher<'_> {
             );
             return Err(Status::ERR_OUT_OF_RESOURCE);
         }
+        self.watch(job, &nspace, &dbg, Some(req.requestor.clone()), &contexts);
         let mut rank = 0u32;
-        for (c, env) in &contexts {
+        for (app, (c, env)) in contexts.iter().enumerate() {
+            let origin = Origin {
+                spawned: true,
+                daemon: dbg.daemons.is_some(),
+                stop_on_exec: dbg.stop_on_exec.get(app).copied().unwrap_or(false),
+            };
             for _ in 0..c.np {
                 let p = Proc::new(nspace.clone(), Rank(rank));
-                match self.start(job, streams, &p, c, env, true) {
+                match self.start(job, streams, &p, c, env, origin) {
                     Ok(true) => {}
                     Ok(false) => return Err(Status::ERROR),
                     Err(e) => {
@@ -476,6 +534,82 @@ impl Launcher<'_> {
             }
         }
         Ok(nspace)
+    }
+}
+
+impl Launcher<'_> {
+    /// A spawn's debugger directives (see [`debug`]) and each app's
+    /// number of ranks (its `maxprocs`, or the daemons' count).
+    fn spawn_debug(
+        &self,
+        job: &Job,
+        nspace: &Nspace,
+        req: &SpawnRequest,
+    ) -> Result<(debug::JobDebug, Vec<u32>), Status> {
+        let mut nps: Vec<u32> = req.apps.iter().map(|a| a.maxprocs.max(1) as u32).collect();
+        let ranges = |nps: &[u32]| -> Vec<(u32, u32)> {
+            let mut first = 0;
+            nps.iter()
+                .map(|&n| {
+                    first += n;
+                    (first - n, n)
+                })
+                .collect()
+        };
+        let parse = |nps: &[u32]| {
+            let apps: Vec<(&[Info], u32, u32)> = req
+                .apps
+                .iter()
+                .zip(ranges(nps))
+                .map(|(a, (first, n))| (a.info.as_slice(), first, n))
+                .collect();
+            debug::JobDebug::from_spawn(nspace, &req.job_info, &apps)
+        };
+        let mut dbg = parse(&nps)?;
+        if let Some(plan) = &dbg.daemons {
+            let size = job
+                .ranks
+                .iter()
+                .filter(|r| r.proc.nspace == plan.target.nspace)
+                .count() as u32;
+            if size == 0 {
+                return Err(Status::ERR_NOT_FOUND);
+            }
+            let n = plan.count(size);
+            nps.iter_mut().for_each(|np| *np = n);
+            dbg = parse(&nps)?;
+        }
+        Ok((dbg, nps))
+    }
+
+    /// Tracks `nspace` in the debugger if some of its ranks stop.
+    fn watch(
+        &self,
+        job: &mut Job,
+        nspace: &Nspace,
+        dbg: &debug::JobDebug,
+        requestor: Option<Proc>,
+        contexts: &[(cli::Context, Vec<(String, String)>)],
+    ) {
+        let mut stopping = std::collections::HashSet::new();
+        let mut rank = 0u32;
+        for (app, (c, _)) in contexts.iter().enumerate() {
+            for _ in 0..c.np {
+                let at_exec = dbg.stop_on_exec.get(app).copied().unwrap_or(false);
+                if at_exec || dbg.stops_in_init(nspace, rank) {
+                    stopping.insert(rank);
+                }
+                rank += 1;
+            }
+        }
+        let argv = contexts.iter().map(|(c, _)| c.argv.join(" ")).collect();
+        job.debugger.watch(
+            nspace,
+            requestor,
+            stopping,
+            dbg.stop_in_init.is_some(),
+            argv,
+        );
     }
 }
 
@@ -496,6 +630,13 @@ fn run(opts: cli::Options) -> Result<i32, String> {
         .map_err(|e| format!("cannot start the PMIx server: {e}"))?;
     let hostname = server.config().hostname.clone();
     let tmpdir: PathBuf = server.rendezvous_dir().to_path_buf();
+    let inbox =
+        debug::Inbox::install(&server).map_err(|s| format!("cannot watch for debuggers: {s}"))?;
+    let dbg = debug::JobDebug::from_command_line(
+        opts.stop_in_init,
+        opts.stop_on_exec,
+        opts.contexts.len(),
+    );
 
     let mut job_desc = SingleNodeJob::new(&nspace, &hostname).tmpdir(&tmpdir);
     for c in &opts.contexts {
@@ -511,6 +652,9 @@ fn run(opts: cli::Options) -> Result<i32, String> {
             app = app.pset(name.clone());
         }
         job_desc = job_desc.app(app);
+    }
+    for i in dbg.job_infos() {
+        job_desc = job_desc.job_info(i);
     }
     let mut extra_env: Vec<(String, String)> = launch::open_mpi_env();
     extra_env.extend(opts.env.iter().filter_map(|(k, v)| match v {
@@ -539,13 +683,25 @@ fn run(opts: cli::Options) -> Result<i32, String> {
         kill_at: None,
         killed: false,
         aborts_seen: 0,
+        daemons_running: 0,
+        debugger: debug::Debugger::new(inbox),
+    };
+    let contexts: Vec<(cli::Context, Vec<(String, String)>)> = opts
+        .contexts
+        .iter()
+        .map(|c| (c.clone(), Vec::new()))
+        .collect();
+    launcher.watch(&mut job, &nspace, &dbg, None, &contexts);
+    let origin = Origin {
+        stop_on_exec: opts.stop_on_exec,
+        ..Origin::default()
     };
     let mut streams: Vec<Stream> = Vec::new();
     let mut rank = 0u32;
     'start: for c in &opts.contexts {
         for _ in 0..c.np {
             let p = Proc::new(nspace.clone(), Rank(rank));
-            if !launcher.start(&mut job, &mut streams, &p, c, &[], false)? {
+            if !launcher.start(&mut job, &mut streams, &p, c, &[], origin)? {
                 break 'start;
             }
             rank += 1;
@@ -561,6 +717,8 @@ fn run(opts: cli::Options) -> Result<i32, String> {
         job.reap();
         job.check_aborts();
         job.check_controls();
+        job.debugger.process(&server);
+        job.end_lone_daemons();
         let spawns =
             std::mem::take(&mut host.state.lock().unwrap_or_else(|e| e.into_inner()).spawns);
         for req in spawns {
