@@ -5,7 +5,7 @@
  * rendezvous files in $TMPDIR), spawns 2 ranks of TARGET stopped in
  * PMIx_Init (PMIX_DEBUG_STOP_IN_INIT), waits for PMIX_READY_FOR_DEBUG
  * naming the new namespace and prints "ready NSPACE"; queries the job's
- * proc table (a host, a live pid, TARGET's absolute path, running) and
+ * proc table (a host, a live pid, TARGET's absolute path, connected) and
  * prints "proc RANK PID EXE" per rank; spawns one debugger daemon per
  * target process (PMIX_DEBUGGER_DAEMONS, PMIX_DEBUG_TARGET,
  * PMIX_DEBUG_DAEMONS_PER_PROC) and waits until both have ended with
@@ -202,7 +202,7 @@ int main(int argc, char **argv)
         for (size_t k = 0; k < np; k++) {
             if (NULL == pi[k].hostname || 0 >= pi[k].pid || 0 != kill(pi[k].pid, 0) ||
                 NULL == pi[k].executable_name || 0 != strcmp(pi[k].executable_name, exe) ||
-                PMIX_PROC_STATE_RUNNING != pi[k].state) {
+                PMIX_PROC_STATE_CONNECTED != pi[k].state) {
                 FAIL("proc table entry %zu: host %s pid %d exe %s state %s", k,
                      pi[k].hostname ? pi[k].hostname : "(null)", (int) pi[k].pid,
                      pi[k].executable_name ? pi[k].executable_name : "(null)",

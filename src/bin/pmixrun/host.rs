@@ -83,6 +83,7 @@ pub struct JobState {
 /// `pmix_proc_state_t` values of the proc tables.
 mod proc_state {
     pub const RUNNING: u8 = 5;
+    pub const CONNECTED: u8 = 6;
     pub const TERMINATED: u8 = 20;
     pub const ABORTED_BY_SIG: u8 = 54;
     pub const TERM_NON_ZERO: u8 = 62;
@@ -251,7 +252,16 @@ impl HostModule for RunHost {
     }
 
     fn started_proc(&self, proc: &Proc) -> Option<StartedProc> {
-        self.state().started.get(proc).cloned()
+        let st = self.state();
+        let mut p = st.started.get(proc).cloned()?;
+        // As PRRTE reports a rank that registered with its server.
+        if p.state == proc_state::RUNNING
+            && st.connected.contains(proc)
+            && !st.finalized.contains(proc)
+        {
+            p.state = proc_state::CONNECTED;
+        }
+        Some(p)
     }
 
     fn query(
