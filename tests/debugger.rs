@@ -398,8 +398,16 @@ fn pmixrun_stop_in_init_waits_for_a_rust_tool_release() {
 /// lost connection ends the wait (its `PMIx_Init` fails).
 #[test]
 fn a_rank_stopped_in_init_ends_when_its_server_dies() {
-    let target = build("debugger_target.c", "target", "lost", &common::include_dir());
-    let mut run = Run::start("lost", &["--stop-in-init", "-n", "1", target.to_str().unwrap()]);
+    let target = build(
+        "debugger_target.c",
+        "target",
+        "lost",
+        &common::include_dir(),
+    );
+    let mut run = Run::start(
+        "lost",
+        &["--stop-in-init", "-n", "1", target.to_str().unwrap()],
+    );
     let nspace = first_nspace(&run);
     let tool = run.tool();
     let mut pid = 0;
@@ -413,9 +421,10 @@ fn a_rank_stopped_in_init_ends_when_its_server_dies() {
     unsafe { libc::kill(run.pid() as libc::pid_t, libc::SIGKILL) };
     assert_eq!(run.wait(), None, "killed by a signal");
     // Orphaned, it ends (gone, or a zombie nobody reaps here).
-    poll_until("the rank ended", || {
-        !matches!(proc_state(pid), Some(s) if s != 'Z')
-    });
+    poll_until(
+        "the rank ended",
+        || !matches!(proc_state(pid), Some(s) if s != 'Z'),
+    );
 }
 
 /// The pids of `nspace`'s ranks once pmixrun has started them all.

@@ -198,6 +198,15 @@ mod tests {
     }
 
     #[test]
+    fn debugger_options_apply_to_the_job() {
+        let Parsed::Run(o) = p("--stop-in-init -n 2 a : --stop-on-exec b").unwrap() else {
+            panic!()
+        };
+        assert!(o.stop_in_init && o.stop_on_exec);
+        assert_eq!(o.contexts.len(), 2);
+    }
+
+    #[test]
     fn errors() {
         assert!(p("").is_err());
         assert!(p("-n 0 a").is_err());

@@ -17,9 +17,13 @@
 //! `PMIX_JOB_CTRL_TERMINATE` (SIGTERM), `PMIX_JOB_CTRL_SIGNAL` (the given
 //! signal), `PMIX_JOB_CTRL_PAUSE`/`RESUME` (SIGSTOP/SIGCONT), sent by the
 //! main loop to each target's process group. Queries are left to the
-//! server's own answers, credentials to the server's native ones;
-//! monitoring and allocation are refused with `PMIX_ERR_NOT_SUPPORTED`
+//! server's own answers (but for debug support, below), credentials to
+//! the server's native ones; monitoring and allocation are refused with `PMIX_ERR_NOT_SUPPORTED`
 //! (one node, no resource manager behind it).
+//!
+//! The proc tables come from [`JobState::started`] (`started_proc`: the
+//! pid, absolute executable, state and exit code the main loop records);
+//! the host's `query` answers `PMIX_QUERY_DEBUG_SUPPORT`.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! pmixrun [--tag-output] [--timeout SECS] [-x VAR[=val]] [--wdir DIR]
+//!         [--stop-in-init] [--stop-on-exec]
 //!         -n N PROGRAM [ARGS...] [: -n M PROGRAM2 [ARGS...]]...
 //! ```
 //!
@@ -25,6 +26,11 @@
 //! status, and the requestor's call returns the namespace once they are
 //! started. `PMIX_WDIR` (the app's, else the job's) overrides the app's
 //! `cwd`; other spawn directives (mapping, IOF, ...) are ignored.
+//!
+//! Debuggers (see [`debug`]): `--stop-in-init`, `--stop-on-exec` and the
+//! same requests in a spawn hold the ranks until a
+//! `PMIX_DEBUGGER_RELEASE`; a spawn of debugger daemons starts them beside
+//! their target, outside the exit status.
 //!
 //! Everything happens in one `poll` loop: the ranks' output pipes and a
 //! self-pipe fed by the signal handlers (`SIGCHLD` included) and by the
