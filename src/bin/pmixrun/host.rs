@@ -18,8 +18,8 @@
 //! signal), `PMIX_JOB_CTRL_PAUSE`/`RESUME` (SIGSTOP/SIGCONT), sent by the
 //! main loop to each target's process group. Queries are left to the
 //! server's own answers (but for debug support, below), credentials to
-//! the server's native ones; monitoring and allocation are refused with `PMIX_ERR_NOT_SUPPORTED`
-//! (one node, no resource manager behind it).
+//! the server's native ones; monitoring and allocation are refused with
+//! `PMIX_ERR_NOT_SUPPORTED` (one node, no resource manager behind it).
 //!
 //! The proc tables come from [`JobState::started`] (`started_proc`: the
 //! pid, absolute executable, state and exit code the main loop records);
