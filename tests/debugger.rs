@@ -14,6 +14,10 @@
 //! - `pmixrun --stop-on-exec`: the ranks are stopped (`T` in
 //!   `/proc/PID/stat`) until released; a stopped job can be killed.
 //! - python3-pmix's `PMIxTool` releases a job stopped in init.
+//! - A tool spawns a job stopped on exec (an app's directive), hears
+//!   `PMIX_READY_FOR_DEBUG` and releases it; daemons neither hold nor fail
+//!   `pmixrun`; bad daemon directives are refused; a rank waiting in init
+//!   ends when its server dies.
 //!
 //! The job's program (`tests/c/debugger_target.c`) prints "before init
 //! RANK" and "after init RANK" around `PMIx_Init`. No sleep synchronises
@@ -572,4 +576,97 @@ fn python_tool_releases_a_job_stopped_in_init() {
     run.out.wait_for("after init 0");
     run.out.wait_for("after init 1");
     assert_eq!(run.wait(), Some(0));
+}
+
+/// An app of `np` ranks of `argv`, with `info`.
+fn app(argv: &[&str], np: i32, info: Vec<Info>) -> pmix::value::App {
+    let c = |s: &str| std::ffi::CString::new(s).unwrap();
+    pmix::value::App {
+        cmd: Some(c(argv[0])),
+        argv: argv.iter().map(|a| c(a)).collect(),
+        maxprocs: np,
+        info,
+        ..Default::default()
+    }
+}
+
+/// A tool spawns a job whose app asks to stop on exec: the tool hears
+/// `PMIX_READY_FOR_DEBUG` (naming the job) once both ranks are held, finds
+/// them stopped, and releases them.
+#[test]
+fn a_tool_spawns_a_job_stopped_on_exec_and_releases_it() {
+    let target = build(
+        "debugger_target.c",
+        "target",
+        "sexec",
+        &common::include_dir(),
+    );
+    let mut run = Run::start("sexec", &["-n", "1", "cat"]);
+    let tool = run.tool();
+    let (handler, events) = common::event_forwarder();
+    tool.register_event_handler(&[codes::READY_FOR_DEBUG], &[], handler)
+        .unwrap();
+    let exec = common::info(keys::DEBUG_STOP_ON_EXEC, Value::Bool(true));
+    let job = tool
+        .spawn(&[], &[app(&[target.to_str().unwrap()], 2, vec![exec])])
+        .expect("spawned");
+    let (code, _, infos) = events.recv_timeout(LIMIT).expect("ready for debug");
+    assert_eq!(code, codes::READY_FOR_DEBUG);
+    let named = pmix::info::value_of(&infos, keys::NSPACE).and_then(Value::as_str);
+    assert_eq!(named, Some(job.to_string_lossy().as_ref()));
+    let ns = job.to_string_lossy().into_owned();
+    let pids = started_pids(&tool, &ns, 2);
+    for &pid in &pids {
+        assert_eq!(proc_state(pid), Some('T'), "rank pid {pid}");
+    }
+    release(&tool, &ns);
+    run.out.wait_for("after init 0");
+    run.out.wait_for("after init 1");
+    tool.finalize().unwrap();
+    assert_eq!(run.wait(), Some(0));
+}
+
+/// Debugger daemons do not count for pmixrun's exit status, and those
+/// still running when everything else has ended are ended with it.
+#[test]
+fn daemons_do_not_hold_or_fail_the_run() {
+    let mut run = Run::start("dmn", &["-n", "1", "cat"]);
+    let tool = run.tool();
+    let target = Proc::new(
+        Nspace::new(first_nspace(&run).as_str()).unwrap(),
+        Rank::WILDCARD,
+    );
+    let daemons = || {
+        vec![
+            common::info(keys::DEBUGGER_DAEMONS, Value::Bool(true)),
+            common::info(keys::DEBUG_TARGET, Value::Proc(target.clone())),
+        ]
+    };
+    // One per node by default (maxprocs is not what counts).
+    let failing = tool
+        .spawn(
+            &daemons(),
+            &[app(&["/bin/sh", "-c", "exit 3"], 4, Vec::new())],
+        )
+        .unwrap();
+    let lingering = tool
+        .spawn(
+            &daemons(),
+            &[app(&["/bin/sh", "-c", "exec sleep 600"], 4, Vec::new())],
+        )
+        .unwrap();
+    poll_until("the failing daemon ended", || {
+        let t = proc_table(&tool, &failing.to_string_lossy());
+        // PMIX_PROC_STATE_TERM_NON_ZERO (the exit code does not travel:
+        // OpenPMIx packs none).
+        t.len() == 1 && t[0].state == 62
+    });
+    let pid = started_pids(&tool, &lingering.to_string_lossy(), 1)[0];
+    tool.finalize().unwrap();
+    // cat ends with pmixrun's stdin; the sleeping daemon is ended then.
+    assert_eq!(run.wait(), Some(0));
+    assert!(
+        !matches!(proc_state(pid), Some(s) if s != 'Z'),
+        "daemon {pid} left running"
+    );
 }
