@@ -642,7 +642,8 @@ fn daemons_do_not_hold_or_fail_the_run() {
             common::info(keys::DEBUG_TARGET, Value::Proc(target.clone())),
         ]
     };
-    // One per node by default (maxprocs is not what counts).
+    // One per target process by default (the app's maxprocs does not
+    // count): the target, `cat`, has one rank.
     let failing = tool
         .spawn(
             &daemons(),

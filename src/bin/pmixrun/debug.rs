@@ -27,11 +27,14 @@
 //!   reports ready later (the release overtook it) gets a release of its
 //!   own at once.
 //! - **Daemons.** A spawn with `PMIX_DEBUGGER_DAEMONS` and
-//!   `PMIX_DEBUG_TARGET` starts each app as `PMIX_DEBUG_DAEMONS_PER_NODE`
-//!   ranks (default 1: this launcher has one node) or
-//!   `PMIX_DEBUG_DAEMONS_PER_PROC` ranks per target process (both, or a
+//!   `PMIX_DEBUG_TARGET` (among the job's infos or an app's) starts each
+//!   app as `PMIX_DEBUG_DAEMONS_PER_NODE` ranks (this launcher has one
+//!   node) or `PMIX_DEBUG_DAEMONS_PER_PROC` ranks per target process
+//!   (neither: one per target process, as the standard says; both, or a
 //!   zero count: `PMIX_ERR_BAD_PARAM`, as PRRTE); their job data carries
-//!   `PMIX_DEBUG_TARGET` and `PMIX_DEBUGGER_DAEMONS`. They do not count
+//!   `PMIX_DEBUG_TARGET` and (a spawn of daemons only)
+//!   `PMIX_DEBUGGER_DAEMONS`. Without a target (a co-spawn of an app and
+//!   its daemons) a daemon app keeps its `maxprocs`. They do not count
 //!   for `pmixrun`'s exit status; once every other rank is gone, the
 //!   daemons still running are terminated and reaped.
 //!
@@ -54,31 +57,21 @@ use crate::signals;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DaemonPlan {
     pub target: Proc,
-    /// `PMIX_DEBUG_DAEMONS_PER_PROC`: this many per target process;
-    /// otherwise `per_node` on this node.
-    pub per_proc: Option<u32>,
-    pub per_node: u32,
+    /// `PMIX_DEBUG_DAEMONS_PER_NODE`: this many on this node.
+    pub per_node: Option<u32>,
+    /// `PMIX_DEBUG_DAEMONS_PER_PROC`: this many per target process (1
+    /// when neither count is given, as the standard says).
+    pub per_proc: u32,
 }
 
 impl DaemonPlan {
     /// The daemons of one app, given the target job's size.
     pub fn count(&self, target_size: u32) -> u32 {
-        match self.per_proc {
-            Some(n) if self.target.rank == Rank::WILDCARD => n * target_size,
+        match self.per_node {
             Some(n) => n,
-            None => self.per_node,
+            None if self.target.rank == Rank::WILDCARD => self.per_proc * target_size,
+            None => self.per_proc,
         }
-    }
-
-    /// What the daemons' job data carries.
-    pub fn job_infos(&self) -> Vec<Info> {
-        let mut v = Vec::with_capacity(2);
-        v.extend(Info::keyed(
-            keys::DEBUG_TARGET,
-            Value::Proc(self.target.clone()),
-        ));
-        v.extend(Info::keyed(keys::DEBUGGER_DAEMONS, Value::Bool(true)));
-        v
     }
 }
 
@@ -91,6 +84,10 @@ pub struct JobDebug {
     pub stop_on_exec: Vec<bool>,
     /// `PMIX_DEBUG_STOP_IN_APP`, passed on for the application to read.
     pub stop_in_app: Option<Value>,
+    /// Per app: its ranks are debugger daemons (`PMIX_DEBUGGER_DAEMONS`
+    /// or a daemon count among the job's infos or the app's).
+    pub daemon_apps: Vec<bool>,
+    /// Where the daemon apps go, when a target is named.
     pub daemons: Option<DaemonPlan>,
 }
 
@@ -120,7 +117,9 @@ impl JobDebug {
     }
 
     /// A spawn's directives: `job_info`, and each app's infos with the
-    /// ranks it will have (`ranks[i]`: the first rank and the count).
+    /// ranks it will have (`ranks[i]`: the first rank and the count). The
+    /// daemon directives may be in the job infos or an app's (the
+    /// standard allows both), the job's first.
     pub fn from_spawn(
         nspace: &Nspace,
         job_info: &[Info],
@@ -148,23 +147,38 @@ impl JobDebug {
             }
         };
         d.stop_in_app = pmix::info::value_of(job_info, keys::DEBUG_STOP_IN_APP).cloned();
-        let target = match pmix::info::value_of(job_info, keys::DEBUG_TARGET) {
+        // Daemon directives: the job's infos first, then each app's.
+        let all: Vec<Info> = job_info
+            .iter()
+            .chain(apps.iter().flat_map(|(infos, _, _)| infos.iter()))
+            .cloned()
+            .collect();
+        let target = match pmix::info::value_of(&all, keys::DEBUG_TARGET) {
             Some(Value::Proc(p)) => Some(p.clone()),
             Some(_) => return Err(Status::ERR_BAD_PARAM),
             None => None,
         };
-        let per_node = count_in(job_info, keys::DEBUG_DAEMONS_PER_NODE)?;
-        let per_proc = count_in(job_info, keys::DEBUG_DAEMONS_PER_PROC)?;
+        let per_node = count_in(&all, keys::DEBUG_DAEMONS_PER_NODE)?;
+        let per_proc = count_in(&all, keys::DEBUG_DAEMONS_PER_PROC)?;
         if per_node.is_some() && per_proc.is_some() {
             return Err(Status::ERR_BAD_PARAM);
         }
-        let asked =
-            flag(job_info, keys::DEBUGGER_DAEMONS) || per_node.is_some() || per_proc.is_some();
+        let asks = |infos: &[Info]| {
+            flag(infos, keys::DEBUGGER_DAEMONS)
+                || pmix::info::value_of(infos, keys::DEBUG_DAEMONS_PER_NODE).is_some()
+                || pmix::info::value_of(infos, keys::DEBUG_DAEMONS_PER_PROC).is_some()
+        };
+        let all_apps = asks(job_info);
+        d.daemon_apps = apps
+            .iter()
+            .map(|(infos, _, _)| all_apps || asks(infos))
+            .collect();
+        let asked = d.daemon_apps.iter().any(|&b| b);
         d.daemons = match (asked, target) {
             (true, Some(target)) => Some(DaemonPlan {
                 target,
-                per_proc,
-                per_node: per_node.unwrap_or(1),
+                per_node,
+                per_proc: per_proc.unwrap_or(1),
             }),
             // Colocation needs a target (PRRTE refuses it too).
             (true, None) if per_node.is_some() || per_proc.is_some() => {
@@ -188,9 +202,21 @@ impl JobDebug {
             v.extend(Info::keyed(keys::DEBUG_STOP_IN_APP, s.clone()));
         }
         if let Some(d) = &self.daemons {
-            v.extend(d.job_infos());
+            v.extend(Info::keyed(
+                keys::DEBUG_TARGET,
+                Value::Proc(d.target.clone()),
+            ));
+        }
+        // A job of daemons only (not a co-spawn of an app and its daemons).
+        if !self.daemon_apps.is_empty() && self.daemon_apps.iter().all(|&b| b) {
+            v.extend(Info::keyed(keys::DEBUGGER_DAEMONS, Value::Bool(true)));
         }
         v
+    }
+
+    /// Whether app `app`'s ranks are debugger daemons.
+    pub fn is_daemon_app(&self, app: usize) -> bool {
+        self.daemon_apps.get(app).copied().unwrap_or(false)
     }
 
     /// Whether rank `rank` of `nspace` stops in init.
@@ -519,8 +545,16 @@ mod tests {
             info(keys::DEBUGGER_DAEMONS, Value::Bool(true)),
             info(keys::DEBUG_TARGET, Value::Proc(target.clone())),
         ];
+        // Neither count: one per target process.
         let d = JobDebug::from_spawn(&n, &base, &[(none, 0, 1)]).unwrap();
-        assert_eq!(d.daemons.as_ref().unwrap().count(4), 1);
+        assert_eq!(d.daemons.as_ref().unwrap().count(4), 4);
+        let mut per_node = base.clone();
+        per_node.push(info(keys::DEBUG_DAEMONS_PER_NODE, Value::Uint16(2)));
+        let d = JobDebug::from_spawn(&n, &per_node, &[(none, 0, 1)]).unwrap();
+        assert_eq!(d.daemons.unwrap().count(4), 2);
+        // In an app's infos.
+        let d = JobDebug::from_spawn(&n, none, &[(&base, 0, 1)]).unwrap();
+        assert_eq!(d.daemons.unwrap().target, target);
         let mut per_proc = base.clone();
         per_proc.push(info(keys::DEBUG_DAEMONS_PER_PROC, Value::Uint16(2)));
         let d = JobDebug::from_spawn(&n, &per_proc, &[(none, 0, 1)]).unwrap();
@@ -544,6 +578,23 @@ mod tests {
             JobDebug::from_spawn(&n, &no_target, &[(none, 0, 1)]),
             Err(Status::ERR_BAD_PARAM)
         );
+    }
+
+    #[test]
+    fn a_cospawn_marks_only_the_daemon_app() {
+        let n = ns("job");
+        let none: &[Info] = &[];
+        let daemon = [info(keys::DEBUGGER_DAEMONS, Value::Bool(true))];
+        let init = [info(keys::DEBUG_STOP_IN_INIT, Value::Bool(true))];
+        let d = JobDebug::from_spawn(&n, none, &[(&init, 0, 2), (&daemon, 2, 1)]).unwrap();
+        assert_eq!(d.daemon_apps, vec![false, true]);
+        assert!(d.daemons.is_none());
+        assert!(d.stops_in_init(&n, 1) && !d.stops_in_init(&n, 2));
+        // No PMIX_DEBUGGER_DAEMONS for the whole job.
+        assert!(!d
+            .job_infos()
+            .iter()
+            .any(|i| i.key.as_bytes() == keys::DEBUGGER_DAEMONS.as_bytes()));
     }
 
     #[test]

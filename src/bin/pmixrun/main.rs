@@ -523,7 +523,7 @@ impl Launcher<'_> {
         for (app, (c, env)) in contexts.iter().enumerate() {
             let origin = Origin {
                 spawned: true,
-                daemon: dbg.daemons.is_some(),
+                daemon: dbg.is_daemon_app(app),
                 stop_on_exec: dbg.stop_on_exec.get(app).copied().unwrap_or(false),
             };
             for _ in 0..c.np {
@@ -582,7 +582,11 @@ impl Launcher<'_> {
                 return Err(Status::ERR_NOT_FOUND);
             }
             let n = plan.count(size);
-            nps.iter_mut().for_each(|np| *np = n);
+            for (app, np) in nps.iter_mut().enumerate() {
+                if dbg.is_daemon_app(app) {
+                    *np = n;
+                }
+            }
             dbg = parse(&nps)?;
         }
         Ok((dbg, nps))
