@@ -51,6 +51,9 @@ use pmix::events::{codes, proc_matches, Event, EventHandler, Range};
 use pmix::server::Server;
 use pmix::{keys, Info, Nspace, Proc, Rank, Status, Value};
 
+use pmix::value::App;
+
+use crate::cli::Context;
 use crate::signals;
 
 /// How many debugger daemons a spawn asks for, and beside whom.
@@ -189,6 +192,45 @@ impl JobDebug {
         Ok(d)
     }
 
+    /// A spawn's directives and each app's number of ranks (its
+    /// `maxprocs`, or the daemons' count); `target_size` tells how many
+    /// ranks a namespace of this launcher has (0: none of ours).
+    pub fn for_spawn(
+        nspace: &Nspace,
+        job_info: &[Info],
+        apps: &[App],
+        target_size: impl Fn(&Nspace) -> usize,
+    ) -> Result<(JobDebug, Vec<u32>), Status> {
+        let mut nps: Vec<u32> = apps.iter().map(|a| a.maxprocs.max(1) as u32).collect();
+        let parse = |nps: &[u32]| {
+            let mut first = 0;
+            let ranges: Vec<(&[Info], u32, u32)> = apps
+                .iter()
+                .zip(nps)
+                .map(|(a, &n)| {
+                    first += n;
+                    (a.info.as_slice(), first - n, n)
+                })
+                .collect();
+            JobDebug::from_spawn(nspace, job_info, &ranges)
+        };
+        let mut dbg = parse(&nps)?;
+        if let Some(plan) = &dbg.daemons {
+            let size = target_size(&plan.target.nspace) as u32;
+            if size == 0 {
+                return Err(Status::ERR_NOT_FOUND);
+            }
+            let n = plan.count(size);
+            for (app, np) in nps.iter_mut().enumerate() {
+                if dbg.is_daemon_app(app) {
+                    *np = n;
+                }
+            }
+            dbg = parse(&nps)?;
+        }
+        Ok((dbg, nps))
+    }
+
     /// The job infos to register.
     pub fn job_infos(&self) -> Vec<Info> {
         let mut v = Vec::new();
@@ -315,19 +357,32 @@ impl Debugger {
         }
     }
 
-    /// Starts tracking `nspace` (its `ranks` that stop, its apps'
-    /// command lines) if any of its ranks stops.
+    /// Starts tracking `nspace`, whose `apps` (in rank order) were asked
+    /// for `dbg`, if any of its ranks stops; `requestor` hears when it is
+    /// ready.
     pub fn watch(
         &mut self,
         nspace: &Nspace,
+        dbg: &JobDebug,
         requestor: Option<Proc>,
-        stopping: HashSet<u32>,
-        in_init: bool,
-        argv: Vec<String>,
+        apps: &[&Context],
     ) {
+        let mut stopping = HashSet::new();
+        let mut rank = 0u32;
+        for (app, c) in apps.iter().enumerate() {
+            for _ in 0..c.np {
+                let at_exec = dbg.stop_on_exec.get(app).copied().unwrap_or(false);
+                if at_exec || dbg.stops_in_init(nspace, rank) {
+                    stopping.insert(rank);
+                }
+                rank += 1;
+            }
+        }
         if stopping.is_empty() {
             return;
         }
+        let in_init = dbg.stop_in_init.is_some();
+        let argv = apps.iter().map(|c| c.argv.join(" ")).collect();
         self.jobs.insert(
             nspace.clone(),
             Stopped {

@@ -457,7 +457,9 @@ impl Launcher<'_> {
             return Err(Status::ERROR);
         }
         let nspace = Nspace::new(format!("pmixrun-{}@{seq}", std::process::id()))?;
-        let (dbg, nps) = self.spawn_debug(job, &nspace, req)?;
+        let target_size = |ns: &Nspace| job.ranks.iter().filter(|r| &r.proc.nspace == ns).count();
+        let (dbg, nps) =
+            debug::JobDebug::for_spawn(&nspace, &req.job_info, &req.apps, target_size)?;
         let mut desc = SingleNodeJob::new(&nspace, &self.hostname).tmpdir(&self.tmpdir);
         let mut contexts = Vec::new();
         for (a, &np) in req.apps.iter().zip(&nps) {
@@ -518,7 +520,9 @@ impl Launcher<'_> {
             );
             return Err(Status::ERR_OUT_OF_RESOURCE);
         }
-        self.watch(job, &nspace, &dbg, Some(req.requestor.clone()), &contexts);
+        let apps: Vec<&cli::Context> = contexts.iter().map(|(c, _)| c).collect();
+        job.debugger
+            .watch(&nspace, &dbg, Some(req.requestor.clone()), &apps);
         let mut rank = 0u32;
         for (app, (c, env)) in contexts.iter().enumerate() {
             let origin = Origin {
@@ -540,86 +544,6 @@ impl Launcher<'_> {
             }
         }
         Ok(nspace)
-    }
-}
-
-impl Launcher<'_> {
-    /// A spawn's debugger directives (see [`debug`]) and each app's
-    /// number of ranks (its `maxprocs`, or the daemons' count).
-    fn spawn_debug(
-        &self,
-        job: &Job,
-        nspace: &Nspace,
-        req: &SpawnRequest,
-    ) -> Result<(debug::JobDebug, Vec<u32>), Status> {
-        let mut nps: Vec<u32> = req.apps.iter().map(|a| a.maxprocs.max(1) as u32).collect();
-        let ranges = |nps: &[u32]| -> Vec<(u32, u32)> {
-            let mut first = 0;
-            nps.iter()
-                .map(|&n| {
-                    first += n;
-                    (first - n, n)
-                })
-                .collect()
-        };
-        let parse = |nps: &[u32]| {
-            let apps: Vec<(&[Info], u32, u32)> = req
-                .apps
-                .iter()
-                .zip(ranges(nps))
-                .map(|(a, (first, n))| (a.info.as_slice(), first, n))
-                .collect();
-            debug::JobDebug::from_spawn(nspace, &req.job_info, &apps)
-        };
-        let mut dbg = parse(&nps)?;
-        if let Some(plan) = &dbg.daemons {
-            let size = job
-                .ranks
-                .iter()
-                .filter(|r| r.proc.nspace == plan.target.nspace)
-                .count() as u32;
-            if size == 0 {
-                return Err(Status::ERR_NOT_FOUND);
-            }
-            let n = plan.count(size);
-            for (app, np) in nps.iter_mut().enumerate() {
-                if dbg.is_daemon_app(app) {
-                    *np = n;
-                }
-            }
-            dbg = parse(&nps)?;
-        }
-        Ok((dbg, nps))
-    }
-
-    /// Tracks `nspace` in the debugger if some of its ranks stop.
-    fn watch(
-        &self,
-        job: &mut Job,
-        nspace: &Nspace,
-        dbg: &debug::JobDebug,
-        requestor: Option<Proc>,
-        contexts: &[(cli::Context, Vec<(String, String)>)],
-    ) {
-        let mut stopping = std::collections::HashSet::new();
-        let mut rank = 0u32;
-        for (app, (c, _)) in contexts.iter().enumerate() {
-            for _ in 0..c.np {
-                let at_exec = dbg.stop_on_exec.get(app).copied().unwrap_or(false);
-                if at_exec || dbg.stops_in_init(nspace, rank) {
-                    stopping.insert(rank);
-                }
-                rank += 1;
-            }
-        }
-        let argv = contexts.iter().map(|(c, _)| c.argv.join(" ")).collect();
-        job.debugger.watch(
-            nspace,
-            requestor,
-            stopping,
-            dbg.stop_in_init.is_some(),
-            argv,
-        );
     }
 }
 
@@ -696,12 +620,8 @@ fn run(opts: cli::Options) -> Result<i32, String> {
         daemons_running: 0,
         debugger: debug::Debugger::new(inbox),
     };
-    let contexts: Vec<(cli::Context, Vec<(String, String)>)> = opts
-        .contexts
-        .iter()
-        .map(|c| (c.clone(), Vec::new()))
-        .collect();
-    launcher.watch(&mut job, &nspace, &dbg, None, &contexts);
+    let apps: Vec<&cli::Context> = opts.contexts.iter().collect();
+    job.debugger.watch(&nspace, &dbg, None, &apps);
     let origin = Origin {
         stop_on_exec: opts.stop_on_exec,
         ..Origin::default()
