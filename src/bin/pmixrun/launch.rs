@@ -10,7 +10,8 @@
 //! exec, so the kernel stops it with `SIGTRAP` at the new program's first
 //! instruction; the launcher waits for that stop and detaches delivering
 //! `SIGSTOP`, which leaves the rank stopped, untraced, for a debugger to
-//! attach to, until someone sends it `SIGCONT`.
+//! attach to, until someone sends it `SIGCONT`. Where ptrace is not
+//! permitted the child's exec fails with that error, and the rank with it.
 
 use std::io;
 use std::os::fd::OwnedFd;
