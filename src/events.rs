@@ -76,6 +76,10 @@ pub mod codes {
     pub const ERR_PROC_TERM_WO_SYNC: Status = Status(-200);
     /// `PMIX_EVENT_JOB_END`.
     pub const JOB_END: Status = Status(-145);
+    /// `PMIX_DEBUGGER_RELEASE`: a debugger releases stopped processes.
+    pub const DEBUGGER_RELEASE: Status = Status(-3);
+    /// `PMIX_READY_FOR_DEBUG`: processes wait for a debugger.
+    pub const READY_FOR_DEBUG: Status = Status(-58);
     /// `PMIX_PROCESS_SET_DEFINE`.
     pub const PROCESS_SET_DEFINE: Status = Status(-55);
     /// `PMIX_PROCESS_SET_DELETE`.

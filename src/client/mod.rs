@@ -31,6 +31,8 @@
 //!   `PMIX_ERR_LOST_CONNECTION`; nothing waits forever on it.
 
 mod connect;
+mod debug;
+pub use debug::names_me as stop_in_init_names;
 mod events;
 mod fast_fence;
 mod get_all;
@@ -475,7 +477,10 @@ impl Client {
         if no_server {
             return Client::singleton(infos);
         }
-        Client::connect(&ConnectInfo::from_env()?, infos)
+        let c = Client::connect(&ConnectInfo::from_env()?, infos)?;
+        // A debugger may have asked the job to wait for it here.
+        c.stop_in_init_if_asked()?;
+        Ok(c)
     }
 
     /// A singleton: rank 0 of a job of one served by a private server in

@@ -37,6 +37,12 @@
 //! `PMIX_LAUNCHER_RNDZ_URI` (set by a tool that started the launcher
 //! and waits for it), the launcher connects to that server first.
 //!
+//! A tool a server started (a debugger daemon `pmixrun` launched: its
+//! environment holds `PMIX_NAMESPACE`, `PMIX_RANK` and the server's URI
+//! from `setup_fork`) connects as that process, a client of its server,
+//! as OpenPMIx does (its "client tool"), unless a directive names a server
+//! or an identity.
+//!
 //! Failures: no server found or reachable → `PMIX_ERR_UNREACH`; the
 //! server refuses (no tool support: `PMIX_ERR_NOT_SUPPORTED`; another
 //! user: `PMIX_ERR_NO_PERMISSIONS`).
@@ -200,8 +206,20 @@ impl Client {
     pub fn tool_init(infos: &[Info]) -> Result<Client, Status> {
         let o = ToolOptions::parse(infos)?;
         let host = crate::server::local_hostname();
+        let names_server = o.uri.is_some()
+            || o.pid.is_some()
+            || o.nspace.is_some()
+            || o.to_system
+            || o.system_first
+            || o.identity.is_some();
+        // Started by a server (its setup_fork environment): its client.
+        let launched = (!names_server && !o.do_not_connect)
+            .then(|| super::ConnectInfo::from_env().ok())
+            .flatten();
         let c = if o.do_not_connect {
             Client::unconnected_tool(&o, &host, infos)?
+        } else if let Some(launched) = launched {
+            Client::connect(&launched, infos)?
         } else {
             match Client::find_server(&o, &host, infos) {
                 Err(Status::ERR_UNREACH) if o.connect_optional => {

@@ -104,6 +104,20 @@ impl<T: OpOutput> std::fmt::Debug for Completion<T> {
     }
 }
 
+/// What a host knows of a process it started, for the proc tables
+/// (`PMIX_QUERY_PROC_TABLE`, `_LOCAL_PROC_TABLE`): what a debugger needs
+/// before the process ever connects (stopped on exec) and after it is
+/// gone.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StartedProc {
+    pub pid: i32,
+    /// A `pmix_proc_state_t` (`PMIX_PROC_STATE_RUNNING`, `_TERMINATED`, ...).
+    pub state: u8,
+    pub exit_code: i32,
+    /// The program as started (an absolute path when the host resolved it).
+    pub executable: Option<String>,
+}
+
 /// The callbacks a host (resource manager, launcher) provides to the
 /// server: the Rust counterpart of `pmix_server_module_t`. See the module
 /// documentation for the threading and completion rules.
@@ -260,6 +274,16 @@ pub trait HostModule: Send + Sync + 'static {
     ) -> Result<(), Status> {
         let _ = (proc, queries, done);
         Err(Status::ERR_NOT_SUPPORTED)
+    }
+
+    /// What the host knows of `proc`, a process it started (see
+    /// [`StartedProc`]). Without it the proc tables give the pid of a
+    /// connected process (from its socket's credentials), the first word
+    /// of its application's `PMIX_APP_ARGV`, and states `RUNNING` or
+    /// `UNDEF`. Called on the server's progress thread: must not block.
+    fn started_proc(&self, proc: &Proc) -> Option<StartedProc> {
+        let _ = proc;
+        None
     }
 
     /// `log`: `proc` asks to log `data` (`PMIX_LOG_STDERR`, `PMIX_LOG_SYSLOG`,

@@ -87,7 +87,7 @@ pub use app_setup::{EnvChange, EnvEdit};
 pub use control::{job_ctrl, log_locally, log_source, log_text, log_timestamp};
 pub use env::{SECRET_ENV, URI_ENV_VARS};
 pub use events::NotifyCallback;
-pub use host::{Completion, DmodexCallback, HostModule, NoHost, OpOutput};
+pub use host::{Completion, DmodexCallback, HostModule, NoHost, OpOutput, StartedProc};
 pub use iof::{DEFAULT_CACHE as IOF_DEFAULT_CACHE, IOF_DROPPED};
 pub use published::{DataRange, LookupDone, Participant, Persistence, PublishedData};
 pub use query::ServerQueryCallback;

@@ -7,8 +7,10 @@
 //! 1. what the server itself knows: the registered namespaces
 //!    (`PMIX_QUERY_NAMESPACES`, `PMIX_QUERY_NAMESPACE_INFO`), the processes
 //!    of this node (`PMIX_QUERY_LOCAL_PROC_TABLE`, and
-//!    `PMIX_QUERY_PROC_TABLE` for a job wholly on this node; executables
-//!    from the applications' `PMIX_APP_ARGV`), the list
+//!    `PMIX_QUERY_PROC_TABLE` for a job wholly on this node; state, exit
+//!    code, executable and the pid of a process not connected from the
+//!    host's `started_proc`, else the first word of the application's
+//!    `PMIX_APP_ARGV`; a connected process's pid is its socket's), the list
 //!    of those keys (`PMIX_QUERY_SUPPORTED_KEYS`), the process sets of
 //!    its table (`PMIX_QUERY_NUM_PSETS`, `PMIX_QUERY_PSET_NAMES` as a
 //!    comma-separated string, `PMIX_QUERY_PSET_MEMBERSHIP` of the set the
@@ -37,6 +39,7 @@ use std::collections::HashSet;
 use std::ffi::CString;
 
 use super::connections::Caller;
+use super::host::StartedProc;
 use super::state::State;
 use super::Server;
 use crate::data_type::DataType;
@@ -285,27 +288,39 @@ fn answer_query(st: &State, requester: &Proc, key: &[u8], qualifiers: &[Info]) -
                 return None;
             }
             let seg = rec.job_segment.open().ok();
+            let host = st.host();
             let items = rec
                 .local_ranks
                 .iter()
                 .map(|&r| {
-                    let executable_name = seg
-                        .as_ref()
-                        .and_then(|s| executable(s, r))
-                        .and_then(|e| CString::new(e).ok());
                     let p = Proc::new(ns.clone(), Rank(r));
-                    let pid = st.conns.peer_creds(&p).map(|c| c.pid);
-                    Value::ProcInfo(Box::new(ProcInfo {
-                        proc: p,
-                        hostname: CString::new(rec.hostname.clone()).ok(),
-                        executable_name,
-                        pid: pid.unwrap_or(0),
-                        exit_code: 0,
-                        state: if pid.is_some() {
+                    // The host's knowledge first (it started the process),
+                    // else what the connection and the job data tell.
+                    // A connected process's own pid (the host may have
+                    // started a wrapper that forked it).
+                    let peer = st.conns.peer_creds(&p).map(|c| c.pid);
+                    let mut started = host.started_proc(&p).unwrap_or_else(|| StartedProc {
+                        state: if peer.is_some() {
                             PROC_STATE_RUNNING
                         } else {
                             PROC_STATE_UNDEF
                         },
+                        ..StartedProc::default()
+                    });
+                    if let Some(pid) = peer {
+                        started.pid = pid;
+                    }
+                    let executable_name = started
+                        .executable
+                        .or_else(|| seg.as_ref().and_then(|s| executable(s, r)))
+                        .and_then(|e| CString::new(e).ok());
+                    Value::ProcInfo(Box::new(ProcInfo {
+                        proc: p,
+                        hostname: CString::new(rec.hostname.clone()).ok(),
+                        executable_name,
+                        pid: started.pid,
+                        exit_code: started.exit_code,
+                        state: started.state,
                     }))
                 })
                 .collect();

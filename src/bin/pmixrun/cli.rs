@@ -4,8 +4,9 @@
 //! pmixrun [OPTIONS] -n N PROGRAM [ARGS...] [: [OPTIONS] -n M PROGRAM2 [ARGS...]]...
 //! ```
 //!
-//! `--tag-output`, `--timeout`, `--stdin` and `-x` apply to the whole job
-//! wherever they appear; `-n`, `--wdir` and `--pset` to the program context they
+//! `--tag-output`, `--timeout`, `--stdin`, `-x`, `--stop-in-init` and
+//! `--stop-on-exec` apply to the whole job wherever they appear; `-n`,
+//! `--wdir` and `--pset` to the program context they
 //! precede (`--pset NAME`: the context's ranks form the process set NAME).
 
 use std::path::PathBuf;
@@ -33,6 +34,12 @@ pub struct Options {
     /// `None`: rank 0 reads `pmixrun`'s stdin directly when that is not a
     /// terminal, the others `/dev/null`.
     pub stdin: Option<StdinRanks>,
+    /// `--stop-in-init`: every rank waits in `PMIx_Init` for a debugger's
+    /// `PMIX_DEBUGGER_RELEASE`.
+    pub stop_in_init: bool,
+    /// `--stop-on-exec`: every rank is held stopped at its first
+    /// instruction until released (`PMIX_DEBUGGER_RELEASE` or `SIGCONT`).
+    pub stop_on_exec: bool,
 }
 
 /// The ranks `--stdin` names.
@@ -75,7 +82,12 @@ impl StdinRanks {
 }
 
 pub const USAGE: &str = "usage: pmixrun [--tag-output] [--timeout SECS] [--stdin none|all|RANKS] \
-[-x VAR[=val]] [--wdir DIR] [--pset NAME] -n N PROGRAM [ARGS...] [: -n M PROGRAM2 [ARGS...]]...";
+[-x VAR[=val]] [--stop-in-init] [--stop-on-exec] [--wdir DIR] [--pset NAME] -n N PROGRAM [ARGS...] \
+[: -n M PROGRAM2 [ARGS...]]...
+  --stop-in-init  every rank waits in PMIx_Init until a debugger (a tool) sends
+                  PMIX_DEBUGGER_RELEASE
+  --stop-on-exec  every rank is held stopped at its first instruction, for a
+                  debugger to attach, until PMIX_DEBUGGER_RELEASE or SIGCONT";
 
 /// What the command line asks for.
 #[derive(Debug, PartialEq, Eq)]
@@ -135,6 +147,8 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
                     np = Some(n);
                 }
                 "--tag-output" => o.tag_output = true,
+                "--stop-in-init" => o.stop_in_init = true,
+                "--stop-on-exec" => o.stop_on_exec = true,
                 "--timeout" => {
                     let v = value(name, inline, &mut it)?;
                     let t: u64 = v
@@ -242,6 +256,15 @@ mod tests {
         assert_eq!(o.stdin, Some(StdinRanks::All));
         assert!(StdinRanks::All.has(5) && !StdinRanks::None.has(0));
         assert!(p("--stdin x a").is_err());
+    }
+
+    #[test]
+    fn debugger_options_apply_to_the_job() {
+        let Parsed::Run(o) = p("--stop-in-init -n 2 a : --stop-on-exec b").unwrap() else {
+            panic!()
+        };
+        assert!(o.stop_in_init && o.stop_on_exec);
+        assert_eq!(o.contexts.len(), 2);
     }
 
     #[test]

@@ -17,22 +17,28 @@
 //! `PMIX_JOB_CTRL_TERMINATE` (SIGTERM), `PMIX_JOB_CTRL_SIGNAL` (the given
 //! signal), `PMIX_JOB_CTRL_PAUSE`/`RESUME` (SIGSTOP/SIGCONT), sent by the
 //! main loop to each target's process group. Queries are left to the
-//! server's own answers, credentials to the server's native ones;
-//! monitoring and allocation are refused with `PMIX_ERR_NOT_SUPPORTED`
-//! (one node, no resource manager behind it).
+//! server's own answers (but for debug support, below), credentials to
+//! the server's native ones; monitoring and allocation are refused with
+//! `PMIX_ERR_NOT_SUPPORTED` (one node, no resource manager behind it).
+//!
+//! The proc tables come from [`JobState::started`] (`started_proc`: the
+//! pid, absolute executable, state and exit code the main loop records);
+//! the host's `query` answers `PMIX_QUERY_DEBUG_SUPPORT`.
 //!
 //! `push_stdin` (a tool's `PMIx_IOF_push`) is queued for the main loop,
 //! which writes it to the targets' stdin pipes (see
 //! [`crate::iof::StdinRouter`]). There is no `iof_pull`: every rank's
 //! output goes to the server's `iof_deliver` anyway.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use pmix::group::GroupOp;
 use pmix::keys;
-use pmix::server::{Completion, HostModule, Participant, PublishedData, PublishedValue};
+use pmix::server::{
+    Completion, HostModule, Participant, PublishedData, PublishedValue, StartedProc,
+};
 use pmix::value::App;
 use pmix::{Info, Key, Nspace, Proc, Rank, Status, Value};
 
@@ -82,6 +88,17 @@ pub struct JobState {
     pub controls: Vec<ControlRequest>,
     /// Tools' `PMIx_IOF_push`es, for the main loop.
     pub stdin_pushes: Vec<StdinPush>,
+    /// Every rank started, for the proc tables (pid, executable, state).
+    pub started: HashMap<Proc, StartedProc>,
+}
+
+/// `pmix_proc_state_t` values of the proc tables.
+mod proc_state {
+    pub const RUNNING: u8 = 5;
+    pub const CONNECTED: u8 = 6;
+    pub const TERMINATED: u8 = 20;
+    pub const ABORTED_BY_SIG: u8 = 54;
+    pub const TERM_NON_ZERO: u8 = 62;
 }
 
 /// The signal a job-control request asks for.
@@ -138,6 +155,31 @@ impl RunHost {
 
     fn ours(&self, proc: &Proc) -> bool {
         self.state().namespaces.contains(&proc.nspace)
+    }
+
+    /// `proc` runs as `pid`, the program `executable`.
+    pub fn record_start(&self, proc: &Proc, pid: i32, executable: Option<String>) {
+        let entry = StartedProc {
+            pid,
+            state: proc_state::RUNNING,
+            exit_code: 0,
+            executable,
+        };
+        self.state().started.insert(proc.clone(), entry);
+    }
+
+    /// `proc` ended with wait status `status`.
+    pub fn record_exit(&self, proc: &Proc, status: i32) {
+        if let Some(e) = self.state().started.get_mut(proc) {
+            (e.state, e.exit_code) = if libc::WIFSIGNALED(status) {
+                (proc_state::ABORTED_BY_SIG, 128 + libc::WTERMSIG(status))
+            } else {
+                match libc::WEXITSTATUS(status) {
+                    0 => (proc_state::TERMINATED, 0),
+                    c => (proc_state::TERM_NON_ZERO, c),
+                }
+            };
+        }
     }
 }
 
@@ -235,6 +277,42 @@ impl HostModule for RunHost {
         let id = self.context_ids.fetch_add(1, Ordering::Relaxed) + 1;
         let k = Key::new(keys::GROUP_CONTEXT_ID)?;
         done.complete(Ok(vec![Info::new(k, Value::Size(id as usize))]));
+        Ok(())
+    }
+
+    fn started_proc(&self, proc: &Proc) -> Option<StartedProc> {
+        let st = self.state();
+        let mut p = st.started.get(proc).cloned()?;
+        // As PRRTE reports a rank that registered with its server.
+        if p.state == proc_state::RUNNING
+            && st.connected.contains(proc)
+            && !st.finalized.contains(proc)
+        {
+            p.state = proc_state::CONNECTED;
+        }
+        Some(p)
+    }
+
+    fn query(
+        &self,
+        _proc: &Proc,
+        queries: &[pmix::value::Query],
+        done: Completion<Vec<Info>>,
+    ) -> Result<(), Status> {
+        // The server answered what it knows; this launcher adds what it
+        // supports for debuggers.
+        let asked = queries
+            .iter()
+            .flat_map(|q| &q.keys)
+            .any(|k| k.as_bytes() == keys::QUERY_DEBUG_SUPPORT.as_bytes());
+        if !asked {
+            return Err(Status::ERR_NOT_SUPPORTED);
+        }
+        let k = Key::new(keys::QUERY_DEBUG_SUPPORT)?;
+        done.complete(Ok(vec![Info::new(
+            k,
+            Value::string(crate::debug::SUPPORTED),
+        )]));
         Ok(())
     }
 

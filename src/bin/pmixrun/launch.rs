@@ -6,6 +6,14 @@
 //! in its own process group cannot read the terminal) and every other rank
 //! reads `/dev/null`; with `--stdin`, the ranks it names read a pipe the
 //! launcher feeds ([`crate::iof::StdinRouter`]).
+//!
+//! Stop on exec (`--stop-on-exec`, `PMIX_DEBUG_STOP_ON_EXEC`), as PRRTE
+//! does it: the child asks to be traced (`PTRACE_TRACEME`) before its
+//! exec, so the kernel stops it with `SIGTRAP` at the new program's first
+//! instruction; the launcher waits for that stop and detaches delivering
+//! `SIGSTOP`, which leaves the rank stopped, untraced, for a debugger to
+//! attach to, until someone sends it `SIGCONT`. Where ptrace is not
+//! permitted the child's exec fails with that error, and the rank with it.
 
 use std::io;
 use std::os::fd::OwnedFd;
@@ -38,6 +46,13 @@ pub struct Started {
     pub stderr: OwnedFd,
     /// The write end of its stdin ([`Stdin::Pipe`]).
     pub stdin: Option<OwnedFd>,
+    /// Stop on exec: `Some(true)` stopped at its first instruction,
+    /// `Some(false)` not stopped (a signal came first: delivered, and the
+    /// rank runs); `None` when not asked.
+    pub held: Option<bool>,
+    /// The wait status of a rank that ended before it could be held
+    /// (already reaped).
+    pub ended: Option<libc::c_int>,
 }
 
 /// What a rank reads as stdin.
@@ -51,8 +66,33 @@ pub enum Stdin {
     Pipe,
 }
 
-/// Starts one rank of `ctx` reading `stdin_from`.
-pub fn start(ctx: &Context, env: &[(String, String)], stdin_from: Stdin) -> io::Result<Started> {
+/// Waits for the exec stop of the traced `pid` and detaches leaving it
+/// stopped (see the module documentation): whether it is held, or how it
+/// ended.
+fn hold_at_exec(pid: libc::pid_t) -> io::Result<Result<bool, libc::c_int>> {
+    let status = sys::wait_pid(pid)?;
+    Ok(match sys::stopped_by(status) {
+        Some(libc::SIGTRAP) => {
+            sys::ptrace_detach(pid, libc::SIGSTOP)?;
+            Ok(true)
+        }
+        Some(sig) => {
+            // Another signal reached it first: let it have it, untraced.
+            sys::ptrace_detach(pid, sig)?;
+            Ok(false)
+        }
+        None => Err(status),
+    })
+}
+
+/// Starts one rank of `ctx` reading `stdin_from`; `stop_on_exec`: held
+/// at its first instruction.
+pub fn start(
+    ctx: &Context,
+    env: &[(String, String)],
+    stdin_from: Stdin,
+    stop_on_exec: bool,
+) -> io::Result<Started> {
     let mut cmd = Command::new(&ctx.argv[0]);
     let stdin = match stdin_from {
         Stdin::Inherit if !sys::isatty(0) => Stdio::inherit(),
@@ -68,16 +108,36 @@ pub fn start(ctx: &Context, env: &[(String, String)], stdin_from: Stdin) -> io::
     if let Some(d) = &ctx.wdir {
         cmd.current_dir(d);
     }
+    if stop_on_exec {
+        // SAFETY: the closure runs in the child between fork and exec; it
+        // only calls ptrace(2), which is async-signal-safe, and allocates
+        // nothing (an OS error is built from errno alone).
+        unsafe {
+            cmd.pre_exec(sys::ptrace_traceme);
+        }
+    }
     let mut child = cmd.spawn()?;
     let stdout = child.stdout.take().expect("piped").into();
     let stderr = child.stderr.take().expect("piped").into();
     let stdin = child.stdin.take().map(OwnedFd::from);
+    let pid = child.id() as i32;
+    // `spawn` returned after the exec: the stop is there or imminent.
+    let (held, ended) = if stop_on_exec {
+        match hold_at_exec(pid)? {
+            Ok(h) => (Some(h), None),
+            Err(status) => (None, Some(status)),
+        }
+    } else {
+        (None, None)
+    };
     // The child is reaped by the main loop (waitpid on SIGCHLD), never
     // through `child`, which is simply forgotten.
     Ok(Started {
-        pid: child.id() as i32,
+        pid,
         stdout,
         stderr,
         stdin,
+        held,
+        ended,
     })
 }

@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! pmixrun [--tag-output] [--timeout SECS] [--stdin none|all|RANKS]
-//!         [-x VAR[=val]] [--wdir DIR] -n N PROGRAM [ARGS...] [: -n M PROGRAM2 [ARGS...]]...
+//!         [-x VAR[=val]] [--wdir DIR] [--stop-in-init] [--stop-on-exec]
+//!         -n N PROGRAM [ARGS...] [: -n M PROGRAM2 [ARGS...]]...
 //! ```
 //!
 //! Registers one namespace (each program context is an application,
@@ -30,12 +31,18 @@
 //! through the server's IOF; `--stdin` ranks read a pipe fed by
 //! `pmixrun`'s stdin and tools' pushes).
 //!
+//! Debuggers (see [`debug`]): `--stop-in-init`, `--stop-on-exec` and the
+//! same requests in a spawn hold the ranks until a
+//! `PMIX_DEBUGGER_RELEASE`; a spawn of debugger daemons starts them beside
+//! their target, outside the exit status.
+//!
 //! Everything happens in one `poll` loop: the ranks' output pipes, the
 //! stdin pipes and `pmixrun`'s own stdin (with `--stdin`), and a
 //! self-pipe fed by the signal handlers (`SIGCHLD` included) and by the
 //! host module. The PMIx server runs its own progress thread.
 
 mod cli;
+mod debug;
 mod host;
 mod iof;
 mod launch;
@@ -70,6 +77,20 @@ struct RankState {
     running: bool,
     /// Started by a `PMIx_Spawn` (not on the command line).
     spawned: bool,
+    /// A debugger daemon: not counted for the exit status (see
+    /// [`debug`]).
+    daemon: bool,
+}
+
+/// How a rank is started.
+#[derive(Clone, Copy, Default)]
+struct Origin {
+    /// By a `PMIx_Spawn`.
+    spawned: bool,
+    /// As a debugger daemon.
+    daemon: bool,
+    /// Held at its first instruction for a debugger.
+    stop_on_exec: bool,
 }
 
 /// The jobs as the main loop tracks them: the command line's and those
@@ -89,6 +110,10 @@ struct Job<'s> {
     aborts_seen: usize,
     /// The ranks' fed stdin (`--stdin`).
     stdin: StdinRouter,
+    /// Debugger daemons still running (counted in `running` too).
+    daemons_running: usize,
+    /// The jobs stopped for a debugger.
+    debugger: debug::Debugger,
 }
 
 impl Job<'_> {
@@ -142,6 +167,16 @@ impl Job<'_> {
             self.kill_at = Some(Instant::now() + GRACE);
         }
         self.signal_all(sig);
+        // A rank stopped for a debugger gets the signal only once running.
+        self.signal_all(libc::SIGCONT);
+    }
+
+    /// Ends the debugger daemons once nothing else runs (they would wait
+    /// for a job that is gone).
+    fn end_lone_daemons(&mut self) {
+        if self.daemons_running > 0 && self.running == self.daemons_running && !self.tearing_down {
+            self.teardown(libc::SIGTERM);
+        }
     }
 
     fn describe(&self, idx: usize) -> String {
@@ -171,6 +206,12 @@ impl Job<'_> {
     fn exited(&mut self, idx: usize, status: i32) {
         self.ranks[idx].running = false;
         self.running -= 1;
+        self.host.record_exit(&self.ranks[idx].proc, status);
+        self.debugger.ended(self.server, &self.ranks[idx].proc);
+        if self.ranks[idx].daemon {
+            self.daemons_running -= 1;
+            return;
+        }
         if self.tearing_down {
             return;
         }
@@ -354,8 +395,9 @@ impl Launcher<'_> {
         proc: &Proc,
         c: &cli::Context,
         app_env: &[(String, String)],
-        spawned: bool,
+        origin: Origin,
     ) -> Result<bool, String> {
+        let spawned = origin.spawned;
         let rank = proc.rank.0;
         let mut env: Vec<(String, String)> = app_env.to_vec();
         env.extend(
@@ -370,22 +412,35 @@ impl Launcher<'_> {
             Some(r) if r.has(rank) => launch::Stdin::Pipe,
             _ => launch::Stdin::Null,
         };
-        match launch::start(c, &env, stdin) {
+        match launch::start(c, &env, stdin, origin.stop_on_exec) {
             Ok(s) => {
                 if let Some(fd) = s.stdin {
                     job.stdin
                         .add(proc, fd)
                         .map_err(|e| format!("stdin pipe of rank {rank}: {e}"))?;
                 }
-                job.by_pid.insert(s.pid, job.ranks.len());
+                let idx = job.ranks.len();
+                job.by_pid.insert(s.pid, idx);
                 job.ranks.push(RankState {
                     proc: proc.clone(),
                     pid: s.pid,
                     program: c.argv[0].clone(),
                     running: true,
                     spawned,
+                    daemon: origin.daemon,
                 });
                 job.running += 1;
+                if origin.daemon {
+                    job.daemons_running += 1;
+                }
+                let exe = debug::resolve_program(&c.argv[0], c.wdir.as_deref());
+                self.host.record_start(proc, s.pid, exe);
+                if s.held == Some(true) {
+                    job.debugger.held(self.server, proc, s.pid);
+                }
+                if let Some(status) = s.ended {
+                    job.exited(idx, status);
+                }
                 for (fd, kind) in [(s.stdout, Kind::Stdout), (s.stderr, Kind::Stderr)] {
                     let st = Stream::new(fd, kind, proc, self.tag_output)
                         .map_err(|e| format!("output pipe of rank {rank}: {e}"))?;
@@ -421,9 +476,12 @@ impl Launcher<'_> {
             return Err(Status::ERROR);
         }
         let nspace = Nspace::new(format!("pmixrun-{}@{seq}", std::process::id()))?;
+        let target_size = |ns: &Nspace| job.ranks.iter().filter(|r| &r.proc.nspace == ns).count();
+        let (dbg, nps) =
+            debug::JobDebug::for_spawn(&nspace, &req.job_info, &req.apps, target_size)?;
         let mut desc = SingleNodeJob::new(&nspace, &self.hostname).tmpdir(&self.tmpdir);
         let mut contexts = Vec::new();
-        for a in &req.apps {
+        for (a, &np) in req.apps.iter().zip(&nps) {
             let lossy = |c: &std::ffi::CString| c.to_string_lossy().into_owned();
             let argv: Vec<String> = a.argv.iter().map(lossy).collect();
             let cmd = match (&a.cmd, argv.first()) {
@@ -431,7 +489,6 @@ impl Launcher<'_> {
                 (_, Some(first)) => first.clone(),
                 _ => return Err(Status::ERR_BAD_PARAM),
             };
-            let np = a.maxprocs.max(1) as u32;
             // PMIX_WDIR of the app, else of the job, else the app's cwd.
             let cwd = wdir(&a.info)
                 .or_else(|| wdir(&req.job_info))
@@ -472,6 +529,9 @@ impl Launcher<'_> {
                 Value::Proc(req.requestor.clone()),
             ))
             .job_info(Info::new(Key::new(keys::SPAWNED)?, Value::Bool(true)));
+        for i in dbg.job_infos() {
+            desc = desc.job_info(i);
+        }
         if let Err(e) = self.register(&nspace, &desc) {
             eprintln!(
                 "pmixrun: spawn requested by rank {}: {e}",
@@ -479,11 +539,19 @@ impl Launcher<'_> {
             );
             return Err(Status::ERR_OUT_OF_RESOURCE);
         }
+        let apps: Vec<&cli::Context> = contexts.iter().map(|(c, _)| c).collect();
+        job.debugger
+            .watch(&nspace, &dbg, Some(req.requestor.clone()), &apps);
         let mut rank = 0u32;
-        for (c, env) in &contexts {
+        for (app, (c, env)) in contexts.iter().enumerate() {
+            let origin = Origin {
+                spawned: true,
+                daemon: dbg.is_daemon_app(app),
+                stop_on_exec: dbg.stop_on_exec.get(app).copied().unwrap_or(false),
+            };
             for _ in 0..c.np {
                 let p = Proc::new(nspace.clone(), Rank(rank));
-                match self.start(job, streams, &p, c, env, true) {
+                match self.start(job, streams, &p, c, env, origin) {
                     Ok(true) => {}
                     Ok(false) => return Err(Status::ERROR),
                     Err(e) => {
@@ -516,6 +584,13 @@ fn run(opts: cli::Options) -> Result<i32, String> {
         .map_err(|e| format!("cannot start the PMIx server: {e}"))?;
     let hostname = server.config().hostname.clone();
     let tmpdir: PathBuf = server.rendezvous_dir().to_path_buf();
+    let inbox =
+        debug::Inbox::install(&server).map_err(|s| format!("cannot watch for debuggers: {s}"))?;
+    let dbg = debug::JobDebug::from_command_line(
+        opts.stop_in_init,
+        opts.stop_on_exec,
+        opts.contexts.len(),
+    );
 
     let mut job_desc = SingleNodeJob::new(&nspace, &hostname).tmpdir(&tmpdir);
     for c in &opts.contexts {
@@ -531,6 +606,9 @@ fn run(opts: cli::Options) -> Result<i32, String> {
             app = app.pset(name.clone());
         }
         job_desc = job_desc.app(app);
+    }
+    for i in dbg.job_infos() {
+        job_desc = job_desc.job_info(i);
     }
     let mut extra_env: Vec<(String, String)> = launch::open_mpi_env();
     extra_env.extend(opts.env.iter().filter_map(|(k, v)| match v {
@@ -561,13 +639,21 @@ fn run(opts: cli::Options) -> Result<i32, String> {
         killed: false,
         aborts_seen: 0,
         stdin: StdinRouter::new(opts.stdin.is_some()),
+        daemons_running: 0,
+        debugger: debug::Debugger::new(inbox),
+    };
+    let apps: Vec<&cli::Context> = opts.contexts.iter().collect();
+    job.debugger.watch(&nspace, &dbg, None, &apps);
+    let origin = Origin {
+        stop_on_exec: opts.stop_on_exec,
+        ..Origin::default()
     };
     let mut streams: Vec<Stream> = Vec::new();
     let mut rank = 0u32;
     'start: for c in &opts.contexts {
         for _ in 0..c.np {
             let p = Proc::new(nspace.clone(), Rank(rank));
-            if !launcher.start(&mut job, &mut streams, &p, c, &[], false)? {
+            if !launcher.start(&mut job, &mut streams, &p, c, &[], origin)? {
                 break 'start;
             }
             rank += 1;
@@ -583,6 +669,8 @@ fn run(opts: cli::Options) -> Result<i32, String> {
         job.reap();
         job.check_aborts();
         job.check_controls();
+        job.debugger.process(&server);
+        job.end_lone_daemons();
         let spawns =
             std::mem::take(&mut host.state.lock().unwrap_or_else(|e| e.into_inner()).spawns);
         for req in spawns {

@@ -145,3 +145,55 @@ pub fn poll(fds: &mut [libc::pollfd], timeout_ms: libc::c_int) -> io::Result<usi
     let n = cvt(unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout_ms) })?;
     Ok(n as usize)
 }
+
+/// `ptrace(PTRACE_TRACEME)`: the calling process (a child between fork and
+/// exec) stops with `SIGTRAP` at its next exec, its parent as tracer.
+/// Async-signal-safe (for `pre_exec`).
+pub fn ptrace_traceme() -> io::Result<()> {
+    // SAFETY: PTRACE_TRACEME ignores its pid, address and data arguments
+    // and touches no memory of ours.
+    cvt(unsafe {
+        libc::ptrace(
+            libc::PTRACE_TRACEME,
+            0,
+            std::ptr::null_mut::<libc::c_void>(),
+            std::ptr::null_mut::<libc::c_void>(),
+        ) as libc::c_int // 0 or -1 for this request
+    })?;
+    Ok(())
+}
+
+/// `ptrace(PTRACE_DETACH, pid, 0, sig)`: lets the traced, stopped `pid`
+/// go, delivering `sig` to it (`SIGSTOP`: it stays stopped, untraced).
+pub fn ptrace_detach(pid: libc::pid_t, sig: libc::c_int) -> io::Result<()> {
+    // SAFETY: PTRACE_DETACH reads no memory: the data argument is the
+    // signal number passed by value, the address is ignored.
+    cvt(unsafe {
+        libc::ptrace(
+            libc::PTRACE_DETACH,
+            pid,
+            std::ptr::null_mut::<libc::c_void>(),
+            sig as usize as *mut libc::c_void,
+        ) as libc::c_int // 0 or -1 for this request
+    })?;
+    Ok(())
+}
+
+/// `waitpid(pid, &status, 0)`, retried when a signal interrupts it: the
+/// next stop (of a traced child) or exit of `pid`, as a wait status.
+pub fn wait_pid(pid: libc::pid_t) -> io::Result<libc::c_int> {
+    loop {
+        let mut status = 0;
+        // SAFETY: `status` is a valid int for waitpid to fill.
+        match cvt(unsafe { libc::waitpid(pid, &mut status, 0) }) {
+            Ok(_) => return Ok(status),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// The signal that stopped the child, from a wait status, if it stopped.
+pub fn stopped_by(status: libc::c_int) -> Option<libc::c_int> {
+    libc::WIFSTOPPED(status).then(|| libc::WSTOPSIG(status))
+}
