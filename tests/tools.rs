@@ -784,3 +784,40 @@ fn pmix_attach_streams_a_running_jobs_output() {
     assert!(String::from_utf8_lossy(&help.stdout).contains("usage: pmix-attach"));
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// A tool that spawns a job through pmixrun hears of its end
+/// (`PMIX_EVENT_JOB_END`, the job's namespace as the affected process,
+/// `PMIX_JOB_TERM_STATUS` 0), while the launcher's own job runs on.
+#[test]
+fn a_tool_hears_of_the_end_of_the_job_it_spawned() {
+    use pmix::value::App;
+    let mut job = Job::start("end");
+    let t = Client::tool_init(&[
+        info(keys::SERVER_PIDINFO, Value::Pid(job.pid() as i32)),
+        tmpdir(&job.tmp),
+    ])
+    .unwrap();
+    let (handler, seen) = common::event_forwarder();
+    t.register_event_handler(&[Status::EVENT_JOB_END], &[], handler)
+        .unwrap();
+    let cstr = |s: &str| std::ffi::CString::new(s).unwrap();
+    let app = App {
+        cmd: Some(cstr("sh")),
+        argv: vec![cstr("sh"), cstr("-c"), cstr("echo spawned; exit 0")],
+        maxprocs: 2,
+        ..Default::default()
+    };
+    let ns = t.spawn(&[], &[app]).expect("a spawned job");
+    let (status, _, infos) = seen.recv_timeout(LIMIT).expect("the job's end");
+    assert_eq!(status, Status::EVENT_JOB_END);
+    let affected = common::affected(&infos).expect("the ended job");
+    assert_eq!(affected, Proc::new(ns, Rank::WILDCARD));
+    assert_eq!(
+        pmix::info::value_of(&infos, keys::JOB_TERM_STATUS),
+        Some(&Value::Status(0))
+    );
+    // The launcher's own job still runs: the tool still reaches it.
+    check_tool(&t, &job.nspace);
+    t.finalize().unwrap();
+    job.end();
+}

@@ -73,6 +73,11 @@ impl Stream {
         })
     }
 
+    /// The rank whose output this is.
+    pub fn proc(&self) -> &Proc {
+        &self.proc
+    }
+
     pub fn fd(&self) -> RawFd {
         self.fd.as_raw_fd()
     }

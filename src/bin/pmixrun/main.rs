@@ -45,6 +45,7 @@ mod cli;
 mod debug;
 mod host;
 mod iof;
+mod job_end;
 mod launch;
 mod signals;
 mod sys;
@@ -114,6 +115,8 @@ struct Job<'s> {
     daemons_running: usize,
     /// The jobs stopped for a debugger.
     debugger: debug::Debugger,
+    /// The namespaces whose end is still to be announced.
+    ends: job_end::JobEnds,
 }
 
 impl Job<'_> {
@@ -208,6 +211,8 @@ impl Job<'_> {
         self.running -= 1;
         self.host.record_exit(&self.ranks[idx].proc, status);
         self.debugger.ended(self.server, &self.ranks[idx].proc);
+        let ns = self.ranks[idx].proc.nspace.clone();
+        self.ends.rank_ended(self.server, &ns, status);
         if self.ranks[idx].daemon {
             self.daemons_running -= 1;
             return;
@@ -430,6 +435,7 @@ impl Launcher<'_> {
                     daemon: origin.daemon,
                 });
                 job.running += 1;
+                job.ends.started(&proc.nspace, 2);
                 if origin.daemon {
                     job.daemons_running += 1;
                 }
@@ -641,6 +647,7 @@ fn run(opts: cli::Options) -> Result<i32, String> {
         stdin: StdinRouter::new(opts.stdin.is_some()),
         daemons_running: 0,
         debugger: debug::Debugger::new(inbox),
+        ends: job_end::JobEnds::default(),
     };
     let apps: Vec<&cli::Context> = opts.contexts.iter().collect();
     job.debugger.watch(&nspace, &dbg, None, &apps);
@@ -755,6 +762,8 @@ fn run(opts: cli::Options) -> Result<i32, String> {
             let ready = fds[i].revents != 0;
             if !ready || s.pump(&server) {
                 keep.push(s);
+            } else {
+                job.ends.pipe_closed(&server, &s.proc().nspace);
             }
         }
         streams = keep;
@@ -781,6 +790,7 @@ fn run(opts: cli::Options) -> Result<i32, String> {
     // Flush what the pipes still hold (a rank's leftovers).
     for mut s in streams {
         s.pump(&server);
+        job.ends.pipe_closed(&server, &s.proc().nspace);
     }
 
     let failure = job.failure;
