@@ -376,8 +376,9 @@ fn pmix_info_says_what_is_wrong() {
     assert!(err.contains("start one (pmixrun)"), "{err}");
 }
 
-/// `pmix-info --host` attaches to a running `pmixrun` (whose host
-/// registers nothing) and says so; `--host --functions` too.
+/// `pmix-info --host` attaches to a running `pmixrun` and lists what its
+/// host functions honour (spawn, job control, query); `--host
+/// --functions` names them.
 #[test]
 fn pmix_info_asks_a_running_server_about_its_host() {
     // Short: a socket path must fit in 107 bytes.
@@ -422,8 +423,17 @@ fn pmix_info_asks_a_running_server_about_its_host() {
     let Some(((code, out, err), (code2, out2, err2))) = results else {
         panic!("pmixrun's rank did not start within {LIMIT:?}");
     };
+    // pmixrun registers what its spawn, job control and query honour.
     assert_eq!(code, 0, "{out}{err}");
-    assert!(out.contains("registered no attributes"), "{out}");
+    for want in [
+        "spawn:",
+        "PMIX_WDIR",
+        "PMIX_DEBUG_STOP_IN_INIT",
+        "job_control:",
+        "PMIX_JOB_CTRL_KILL",
+    ] {
+        assert!(out.contains(want), "{want}: {out}");
+    }
     assert_eq!(code2, 0, "{out2}{err2}");
-    assert!(out2.contains("registered no attributes"), "{out2}");
+    assert!(out2.contains("job_control"), "{out2}");
 }

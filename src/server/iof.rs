@@ -18,7 +18,7 @@
 //! end-of-stream marker (no bytes, `PMIX_IOF_COMPLETE`) is never dropped.
 //!
 //! Output that matches no registration is kept in a small *early cache*
-//! (at most [`EARLY_CHUNKS`] chunks and [`EARLY_BYTES`] bytes, oldest
+//! (at most `EARLY_CHUNKS` chunks and `EARLY_BYTES` bytes, oldest
 //! dropped first), as OpenPMIx does: a pull that matches cached chunks
 //! receives them first, in order, and they leave the cache.
 //!
@@ -31,134 +31,19 @@
 //!   connection is gone (noticed at the next delivery or drain: connection
 //!   tokens are never reused).
 
-use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
 use mio::Token;
 
 use super::connections::Caller;
+use super::iof_room::{Chunk, Outbox, Registration};
+pub use super::iof_room::{DEFAULT_CACHE, IOF_DROPPED, MAX_CACHE, WATERMARK};
 use super::state::State;
 use super::Server;
 use crate::info::{flag_in, value_of};
 use crate::wire::iof::{channel, Delivery, Deregister, Pull, Push};
 use crate::wire::{int, Message};
-use crate::{keys, Info, Proc, Rank, Status, Value};
-
-/// Default bound of a requester's outbox, in bytes.
-pub const DEFAULT_CACHE: usize = 1 << 20;
-/// Largest outbox a pull may ask for (`PMIX_IOF_CACHE_SIZE` is capped
-/// there: a requester cannot make this server hold unbounded memory).
-pub const MAX_CACHE: usize = 64 << 20;
-/// Bytes a connection's write queue may hold before the outbox keeps
-/// further chunks.
-pub const WATERMARK: usize = 64 << 10;
-/// Most chunks kept for registrations yet to come.
-pub const EARLY_CHUNKS: usize = 1024;
-/// Most bytes kept for registrations yet to come.
-pub const EARLY_BYTES: usize = 1 << 20;
-/// Info on a delivered chunk: bytes of output dropped for this requester
-/// (full outbox) since its previous chunk (`uint64_t`). Our own key: the
-/// standard has none.
-pub const IOF_DROPPED: &str = "pmix.iof.dropped";
-
-/// One chunk of output.
-struct Chunk {
-    source: Proc,
-    channel: u16,
-    data: Vec<u8>,
-    infos: Vec<Info>,
-}
-
-impl Chunk {
-    fn is_end(&self) -> bool {
-        self.data.is_empty()
-    }
-}
-
-struct Registration {
-    id: u64,
-    requester: Proc,
-    sources: Vec<Proc>,
-    channels: u16,
-}
-
-impl Registration {
-    fn matches(&self, c: &Chunk) -> bool {
-        self.channels & c.channel != 0
-            && self.requester != c.source
-            && self.sources.iter().any(|s| {
-                s.nspace == c.source.nspace && (s.rank == c.source.rank || s.rank == Rank::WILDCARD)
-            })
-    }
-}
-
-struct Outbox {
-    regs: Vec<Registration>,
-    queue: VecDeque<(Vec<u64>, Arc<Chunk>)>,
-    bytes: usize,
-    limit: usize,
-    drop_oldest: bool,
-    dropped: u64,
-}
-
-impl Outbox {
-    fn new() -> Outbox {
-        Outbox {
-            regs: Vec::new(),
-            queue: VecDeque::new(),
-            bytes: 0,
-            limit: DEFAULT_CACHE,
-            drop_oldest: false,
-            dropped: 0,
-        }
-    }
-
-    /// Queues `chunk` for `ids` under the outbox's policy.
-    fn enqueue(&mut self, ids: Vec<u64>, chunk: Arc<Chunk>) {
-        let len = chunk.data.len();
-        if self.bytes + len > self.limit {
-            if !self.drop_oldest || len > self.limit {
-                self.dropped += len as u64;
-                return;
-            }
-            while self.bytes + len > self.limit {
-                let Some(pos) = self.queue.iter().position(|(_, c)| !c.is_end()) else {
-                    break;
-                };
-                if let Some((_, old)) = self.queue.remove(pos) {
-                    self.bytes -= old.data.len();
-                    self.dropped += old.data.len() as u64;
-                }
-            }
-        }
-        self.bytes += len;
-        self.queue.push_back((ids, chunk));
-    }
-}
-
-/// The IOF room of the progress thread's state.
-#[derive(Default)]
-pub(crate) struct Iof {
-    outboxes: HashMap<Token, Outbox>,
-    early: VecDeque<Arc<Chunk>>,
-    early_bytes: usize,
-}
-
-impl Iof {
-    fn keep_early(&mut self, chunk: Arc<Chunk>) {
-        if chunk.is_end() {
-            return;
-        }
-        self.early_bytes += chunk.data.len();
-        self.early.push_back(chunk);
-        while self.early.len() > EARLY_CHUNKS || self.early_bytes > EARLY_BYTES {
-            match self.early.pop_front() {
-                Some(c) => self.early_bytes -= c.data.len(),
-                None => break,
-            }
-        }
-    }
-}
+use crate::{keys, Info, Proc, Status, Value};
 
 /// Moves what `token`'s outbox holds into its connection while the
 /// connection's write queue is under the watermark; forgets the outbox of
@@ -404,8 +289,9 @@ impl Server {
 
 #[cfg(test)]
 mod tests {
+    use super::super::iof_room::{Iof, EARLY_BYTES, EARLY_CHUNKS};
     use super::*;
-    use crate::Nspace;
+    use crate::{Nspace, Rank};
 
     fn chunk(n: usize) -> Arc<Chunk> {
         Arc::new(Chunk {

@@ -58,6 +58,7 @@ mod groups;
 mod host;
 mod host_events;
 mod iof;
+mod iof_room;
 mod modex;
 mod modex_store;
 mod ops;

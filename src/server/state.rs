@@ -23,7 +23,7 @@ use super::collective::{Arrival, Call, Collectives, Failure, Kind, Stage};
 use super::connections::{Caller, Connections};
 use super::groups::Groups;
 use super::host::{take_result, Completion, HostModule, OpResult, OpSink};
-use super::iof::Iof;
+use super::iof_room::Iof;
 use super::modex_store::ModexStore;
 use super::ops::{Encoder, PendingOp, PendingOps};
 use super::psets::ProcessSets;

@@ -558,14 +558,46 @@ fn is_executable(p: &Path) -> bool {
     std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
-/// `PMIX_QUERY_DEBUG_SUPPORT`'s answer: the debugger attributes `pmixrun`
-/// honours, comma-separated (as PRRTE answers).
-pub const SUPPORTED: &str = "pmix.dbg.init,pmix.dbg.exec,pmix.dbg.notify,pmix.debugger,\
-pmix.dbg.tgt,pmix.dbg.dpnd,pmix.dbg.dpproc";
+/// The debugger attributes `pmixrun` honours in a job's or a spawn's
+/// directives (read above; a unit test checks each is): the answer to
+/// `PMIX_QUERY_DEBUG_SUPPORT`, comma-separated (as PRRTE answers).
+pub const ATTRS: &[&str] = &[
+    keys::DEBUG_STOP_IN_INIT,
+    keys::DEBUG_STOP_ON_EXEC,
+    keys::DEBUG_STOP_IN_APP,
+    keys::DEBUGGER_DAEMONS,
+    keys::DEBUG_TARGET,
+    keys::DEBUG_DAEMONS_PER_NODE,
+    keys::DEBUG_DAEMONS_PER_PROC,
+];
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every attribute [`ATTRS`] claims is read by this module's code
+    /// (outside the list and the tests).
+    #[test]
+    fn the_claimed_attributes_are_read() {
+        let src = include_str!("debug.rs");
+        let code = &src[..src.find("pub const ATTRS").unwrap()];
+        for (name, value) in [
+            ("DEBUG_STOP_IN_INIT", keys::DEBUG_STOP_IN_INIT),
+            ("DEBUG_STOP_ON_EXEC", keys::DEBUG_STOP_ON_EXEC),
+            ("DEBUG_STOP_IN_APP", keys::DEBUG_STOP_IN_APP),
+            ("DEBUGGER_DAEMONS", keys::DEBUGGER_DAEMONS),
+            ("DEBUG_TARGET", keys::DEBUG_TARGET),
+            ("DEBUG_DAEMONS_PER_NODE", keys::DEBUG_DAEMONS_PER_NODE),
+            ("DEBUG_DAEMONS_PER_PROC", keys::DEBUG_DAEMONS_PER_PROC),
+        ] {
+            assert!(ATTRS.contains(&value), "{name}");
+            assert!(
+                code.contains(&format!("keys::{name})")),
+                "{name} is not read"
+            );
+        }
+        assert_eq!(ATTRS.len(), 7);
+    }
 
     fn info(k: &str, v: Value) -> Info {
         Info::keyed(k, v).unwrap()

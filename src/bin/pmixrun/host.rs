@@ -101,6 +101,44 @@ mod proc_state {
     pub const TERM_NON_ZERO: u8 = 62;
 }
 
+/// The spawn attributes `pmixrun` honours: an application's working
+/// directory and the debugger's (see [`crate::debug::ATTRS`]).
+pub fn spawn_attrs() -> Vec<&'static str> {
+    let mut v = vec![keys::WDIR];
+    v.extend_from_slice(crate::debug::ATTRS);
+    v
+}
+
+/// The job-control directives `pmixrun` carries out (see
+/// [`control_signal`]).
+pub const JOB_CONTROL_ATTRS: &[&str] = &[
+    pmix::server::job_ctrl::KILL,
+    pmix::server::job_ctrl::TERMINATE,
+    pmix::server::job_ctrl::SIGNAL,
+    pmix::server::job_ctrl::PAUSE,
+    pmix::server::job_ctrl::RESUME,
+];
+
+/// Registers what this host's functions honour (`PMIx_Register_attributes`
+/// of the Rust API), for `PMIX_QUERY_ATTRIBUTE_SUPPORT` and `pmix-info
+/// --host`.
+pub fn register_attributes() {
+    let names = |keys: &[&str]| -> Vec<String> {
+        keys.iter()
+            .map(|k| {
+                pmix::keys::by_string(k.as_bytes())
+                    .map_or_else(|| (*k).to_owned(), |a| a.name.to_owned())
+            })
+            .collect()
+    };
+    let _ = pmix::attributes::register_host("spawn", names(&spawn_attrs()));
+    let _ = pmix::attributes::register_host("job_control", names(JOB_CONTROL_ATTRS));
+    let _ = pmix::attributes::register_host(
+        "query",
+        names(&[keys::QUERY_DEBUG_SUPPORT, keys::QUERY_SPAWN_SUPPORT]),
+    );
+}
+
 /// The signal a job-control request asks for.
 fn control_signal(directives: &[Info]) -> Option<i32> {
     use pmix::server::job_ctrl;
@@ -300,19 +338,24 @@ impl HostModule for RunHost {
         done: Completion<Vec<Info>>,
     ) -> Result<(), Status> {
         // The server answered what it knows; this launcher adds what it
-        // supports for debuggers.
-        let asked = queries
-            .iter()
-            .flat_map(|q| &q.keys)
-            .any(|k| k.as_bytes() == keys::QUERY_DEBUG_SUPPORT.as_bytes());
-        if !asked {
+        // supports for spawns and debuggers (comma-separated key strings,
+        // as PRRTE answers).
+        let mut answers = Vec::new();
+        for k in queries.iter().flat_map(|q| &q.keys) {
+            let list = match k.to_str() {
+                Ok(keys::QUERY_DEBUG_SUPPORT) => crate::debug::ATTRS.to_vec(),
+                Ok(keys::QUERY_SPAWN_SUPPORT) => spawn_attrs(),
+                _ => continue,
+            };
+            answers.push(Info::new(
+                Key::new(k.to_str().unwrap_or(""))?,
+                Value::string(&list.join(",")),
+            ));
+        }
+        if answers.is_empty() {
             return Err(Status::ERR_NOT_SUPPORTED);
         }
-        let k = Key::new(keys::QUERY_DEBUG_SUPPORT)?;
-        done.complete(Ok(vec![Info::new(
-            k,
-            Value::string(crate::debug::SUPPORTED),
-        )]));
+        done.complete(Ok(answers));
         Ok(())
     }
 
