@@ -787,7 +787,8 @@ fn pmix_attach_streams_a_running_jobs_output() {
 
 /// A tool that spawns a job through pmixrun hears of its end
 /// (`PMIX_EVENT_JOB_END`, the job's namespace as the affected process,
-/// `PMIX_JOB_TERM_STATUS` 0), while the launcher's own job runs on.
+/// `PMIX_JOB_TERM_STATUS` 0), while the launcher's own job runs on; the
+/// launcher says what its spawns support (`PMIX_QUERY_SPAWN_SUPPORT`).
 #[test]
 fn a_tool_hears_of_the_end_of_the_job_it_spawned() {
     use pmix::value::App;
@@ -816,8 +817,18 @@ fn a_tool_hears_of_the_end_of_the_job_it_spawned() {
         pmix::info::value_of(&infos, keys::JOB_TERM_STATUS),
         Some(&Value::Status(0))
     );
-    // The launcher's own job still runs: the tool still reaches it.
+    // The launcher's own job still runs: the tool still reaches it, and
+    // asks what its spawns support.
     check_tool(&t, &job.nspace);
+    let q = Query {
+        keys: vec![std::ffi::CString::new(keys::QUERY_SPAWN_SUPPORT).unwrap()],
+        qualifiers: vec![],
+    };
+    let (_, answers) = t.query(&[q]).expect("spawn support");
+    let list = answers[0].value.as_str().expect("a list").to_owned();
+    for k in [keys::WDIR, keys::DEBUG_STOP_IN_INIT, keys::DEBUGGER_DAEMONS] {
+        assert!(list.split(',').any(|a| a == k), "{k}: {list}");
+    }
     t.finalize().unwrap();
     job.end();
 }
