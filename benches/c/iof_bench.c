@@ -14,7 +14,9 @@
  *   iof_bench bytes=B lines=L dropped=D
  *   iof_bench done
  *
- * (D: the bytes the server reported dropped, pmix.iof.dropped). */
+ * (D: the bytes the server reported dropped, pmix.iof.dropped). With
+ * IOF_CACHE=BYTES in the environment the pull asks for that much
+ * buffering on the server (PMIX_IOF_CACHE_SIZE). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
@@ -66,7 +68,9 @@ static void on_output(size_t id, pmix_iof_channel_t channel, pmix_proc_t *source
 int main(int argc, char **argv)
 {
     pmix_proc_t me, all;
-    pmix_info_t info[2];
+    pmix_info_t info[2], dir;
+    size_t ndirs = 0;
+    const char *cache = getenv("IOF_CACHE");
     size_t ninfo = 1, nranks;
     pmix_byte_object_t go;
     pmix_status_t rc;
@@ -91,7 +95,13 @@ int main(int argc, char **argv)
         return 1;
     }
     PMIX_LOAD_PROCID(&all, argv[2], PMIX_RANK_WILDCARD);
-    rc = PMIx_IOF_pull(&all, 1, NULL, 0, PMIX_FWD_STDOUT_CHANNEL, on_output, NULL, NULL);
+    if (NULL != cache) {
+        uint32_t size = (uint32_t) strtoul(cache, NULL, 10);
+        PMIX_INFO_LOAD(&dir, PMIX_IOF_CACHE_SIZE, &size, PMIX_UINT32);
+        ndirs = 1;
+    }
+    rc = PMIx_IOF_pull(&all, 1, ndirs ? &dir : NULL, ndirs, PMIX_FWD_STDOUT_CHANNEL, on_output,
+                       NULL, NULL);
     if (rc < 0) {
         fprintf(stderr, "iof_bench: PMIx_IOF_pull: %s\n", PMIx_Error_string(rc));
         return 1;

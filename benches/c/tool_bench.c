@@ -1,9 +1,11 @@
 /* The tool side of a running job, timed (benches/c/tools.sh):
  *
- *   tool_bench PID NSPACE [ITERS]
+ *   tool_bench PID|URI NSPACE [ITERS]
  *
  * attaches to the server of process PID (PMIX_SERVER_PIDINFO; rendezvous
- * files in $TMPDIR or /tmp) and prints one line per figure:
+ * files in $TMPDIR or /tmp), or to the server whose URI it is given
+ * (PMIX_SERVER_URI: an argument holding ';'), and prints one line per
+ * figure:
  *
  *   tool_bench lib=PATH
  *   tool_bench result=attach unit=us median=M      PMIx_tool_init (one)
@@ -101,7 +103,11 @@ int main(int argc, char **argv)
     }
     alarm(120);
     pid = (pid_t) atoi(argv[1]);
-    PMIX_INFO_LOAD(&info[0], PMIX_SERVER_PIDINFO, &pid, PMIX_PID);
+    if (NULL != strchr(argv[1], ';')) {
+        PMIX_INFO_LOAD(&info[0], PMIX_SERVER_URI, argv[1], PMIX_STRING);
+    } else {
+        PMIX_INFO_LOAD(&info[0], PMIX_SERVER_PIDINFO, &pid, PMIX_PID);
+    }
     if (NULL != tmp) {
         PMIX_INFO_LOAD(&info[1], PMIX_SERVER_TMPDIR, tmp, PMIX_STRING);
         ninfo = 2;

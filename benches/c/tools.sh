@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
-# Tools against a running job, timed (issue 12): benches/c/tool_bench.c
+# Tools against a running server, timed (issue 12): benches/c/tool_bench.c
 # (attach, a get of the job's data, proc-table and namespaces queries)
-# against our pmixrun on our library, and against Debian's Open MPI
-# mpirun on the reference OpenPMIx 4.2.2 when that accepts tools; then
-# benches/c/iof_bench.c (a tool pulling a job's output) on ours.
+# against benches/c/tool_host_bench.c (a minimal host: the server library
+# with tool support and one registered job) on our library and on the
+# reference OpenPMIx 4.2.2, side by side; then benches/c/iof_bench.c (a
+# tool pulling the output of a pmixrun job) on ours.
+#
+# Why not Debian's mpirun for the reference: Open MPI 4.1's mpirun writes
+# no tool rendezvous files (no tool support), and a 4.2.2 tool given its
+# server's URI fails the handshake ("UNPACK-PAST-END" in pmix_tool.c:
+# the v3 server of Open MPI's ext3x glue). So both libraries serve the
+# tool from the same minimal host instead.
 #
 # Usage: benches/c/tools.sh [REPS]     (default 5)
 # Environment: NP (ranks, default 4), LINES (lines each rank writes for
@@ -30,32 +37,23 @@ rm -f "$OUT"/raw/*
 ln -sf "$OURS_LIB" "$OUT/lib/libpmix.so.2"
 ln -sf "$OURS_LIB" "$OUT/lib/libpmix.so"
 CFLAGS=(-std=gnu11 -O2 -Wall -Wextra -Werror)
-for b in tool_bench iof_bench; do
-    cc "${CFLAGS[@]}" -I "$ROOT/include" "benches/c/$b.c" -o "$OUT/${b}_ours" -L "$OUT/lib" -lpmix -pthread
+for b in tool_bench iof_bench tool_host_bench; do
+    cc "${CFLAGS[@]}" -I "$ROOT/include" "benches/c/$b.c" -o "$OUT/${b}_ours" -L "$OUT/lib" \
+        -Wl,-rpath,"$OUT/lib" -lpmix -pthread
     cc "${CFLAGS[@]}" -I "$REF/include" "benches/c/$b.c" -o "$OUT/${b}_ref" -L "$REF/lib" \
         -Wl,-rpath,"$REF/lib" -lpmix -pthread
 done
 
-# A job of NP ranks that print "ready NSPACE" and wait: the launcher's pid
+# The host of one side, serving a registered job of NP processes: its pid
 # in $JOB_PID, the namespace in $JOB_NS, its rendezvous files in $JOB_TMP.
 start_job() { # side
     JOB_TMP="$(mktemp -d /tmp/pmix-bt.XXXXXX)"
     local fifo="$JOB_TMP/out"
     mkfifo "$fifo"
-    if [ "$1" = ours ]; then
-        TMPDIR="$JOB_TMP" LD_LIBRARY_PATH="$OUT/lib" target/release/pmixrun --timeout 300 -n "$NP" \
-            sh -c 'echo ready $PMIX_NAMESPACE; exec sleep 300' >"$fifo" 2>/dev/null &
-    else
-        TMPDIR="$JOB_TMP" env -u LD_LIBRARY_PATH timeout -k 5 300 mpirun -np "$NP" --oversubscribe \
-            --allow-run-as-root sh -c 'echo ready $PMIX_NAMESPACE; exec sleep 300' >"$fifo" 2>/dev/null &
-    fi
+    TMPDIR="$JOB_TMP" env -u LD_LIBRARY_PATH "$OUT/tool_host_bench_$1" "$NP" >"$fifo" &
     JOB_PID=$!
     exec 3<"$fifo"
-    JOB_NS=""
-    for _ in $(seq 1 "$NP"); do
-        read -r -t 60 _ ns <&3 || { echo "the $1 job did not start" >&2; return 1; }
-        JOB_NS="$ns"
-    done
+    read -r -t 60 _ JOB_NS <&3 || { echo "the $1 host did not start" >&2; return 1; }
 }
 end_job() {
     kill -TERM "$JOB_PID" 2>/dev/null || true
@@ -73,33 +71,52 @@ for i in $(seq 1 "$REPS"); do
             echo "tool_bench result=attach n/a $(head -c 200 "$OUT/raw/$side.$i.err" | tr '\n' ' ')" \
                 >>"$OUT/raw/$side.$i.txt"
         end_job
+        # The run must have mapped the library it was meant to use.
+        want="$OURS_LIB"
+        [ "$side" = ref ] && want="$(realpath "$REF/lib/libpmix.so.2")"
+        got="$(sed -n 's/^tool_bench lib=//p' "$OUT/raw/$side.$i.txt")"
+        if [ -n "$got" ] && [ "$(realpath "$got")" != "$want" ]; then
+            echo "the $side tool mapped $got, not $want" >&2
+            exit 1
+        fi
     done
-    echo "run $i/$REPS: iof (ours)" >&2
+  for cache in default lossless; do
+    echo "run $i/$REPS: iof (ours, $cache buffering)" >&2
     JOB_TMP="$(mktemp -d /tmp/pmix-bt.XXXXXX)"
     mkfifo "$JOB_TMP/in" "$JOB_TMP/out"
     # The ranks print "ready NSPACE", wait for a line (which the tool
     # pushes), then write LINES lines each; pmixrun's own stdin stays open
     # and silent (fd 4).
     TMPDIR="$JOB_TMP" LD_LIBRARY_PATH="$OUT/lib" target/release/pmixrun --timeout 300 \
-        --stdin all -n "$NP" sh -c "echo ready \$PMIX_NAMESPACE; read x; exec seq 1 $LINES" \
-        <"$JOB_TMP/in" >"$JOB_TMP/out" 2>/dev/null &
+        --stdin all -n "$NP" sh -c "echo ready \$PMIX_NAMESPACE >&2; read x; exec seq 1 $LINES" \
+        <"$JOB_TMP/in" 2>"$JOB_TMP/out" >/dev/null &
     JOB_PID=$!
     exec 4>"$JOB_TMP/in"
     exec 3<"$JOB_TMP/out"
     for _ in $(seq 1 "$NP"); do read -r -t 60 _ JOB_NS <&3; done
-    # The output also reaches pmixrun's own stdout: drained meanwhile.
+    # (The ranks say "ready" on stderr: the tool pulls stdout only. The
+    # output also reaches pmixrun's own stdout: /dev/null.)
     cat <&3 >/dev/null &
     drain=$!
-    TMPDIR="$JOB_TMP" env -u LD_LIBRARY_PATH timeout -k 5 300 "$OUT/iof_bench_ours" \
-        "$JOB_PID" "$JOB_NS" "$NP" >"$OUT/raw/iof.$i.txt"
+    # lossless: a server-side buffer (PMIX_IOF_CACHE_SIZE) above the
+    # whole output, so nothing is dropped; default: 1 MiB, dropping the
+    # newest output when the tool falls behind (the documented policy).
+    cache_env=()
+    [ "$cache" = lossless ] && cache_env=(IOF_CACHE=$((64 << 20)))
+    TMPDIR="$JOB_TMP" env -u LD_LIBRARY_PATH "${cache_env[@]}" timeout -k 5 300 \
+        "$OUT/iof_bench_ours" "$JOB_PID" "$JOB_NS" "$NP" |
+        sed "s/result=\([a-z_]*\)/result=\1_$cache/; s/^iof_bench bytes=/iof_bench $cache bytes=/" \
+            >"$OUT/raw/iof.$i.$cache.txt"
     wait "$JOB_PID" || true
     exec 4>&- 3<&-
     wait "$drain" || true
     rm -rf "$JOB_TMP"
+  done
 done
 
-echo "# N=$NP, $REPS runs each; ours=$OURS_LIB ref=$REF/lib/libpmix.so.2 (tools attach to"
-echo "# ours: pmixrun; ref: Open MPI $(mpirun --version 2>/dev/null | head -n1 | awk '{print $NF}') mpirun)"
+echo "# N=$NP, $REPS runs each; ours=$OURS_LIB ref=$REF/lib/libpmix.so.2"
+echo "# (tool_bench against tool_host_bench on each library; iof_* rows: ours, a pmixrun job,"
+echo "# $LINES lines per rank)"
 echo "# ours built from $(git rev-parse --short HEAD); $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 awk '
 function med(a, n,   i, j, t) {
@@ -114,7 +131,7 @@ function med(a, n,   i, j, t) {
     split($3, u, "="); unit[m] = u[2]
     split($4, v, "="); k = side SUBSEP m; cnt[k]++; val[k, cnt[k]] = v[2] + 0
 }
-/^iof_bench bytes=/ { last = $0 }
+/^iof_bench [a-z]+ bytes=/ { last[$2] = $0 }
 END {
     printf "| %-17s | %-5s | %10s | %10s | %9s |\n", "figure", "unit", "ours", "ref", "ref/ours"
     printf "|%s|%s|%s|%s|%s|\n", "-------------------", "-------", "-----------:", "-----------:", "----------:"
@@ -130,6 +147,6 @@ END {
         ratio = (M["ours"] + 0 > 0 && M["ref"] + 0 > 0) ? sprintf("%.1fx", M["ref"] / M["ours"]) : "-"
         printf "| %-17s | %-5s | %10s | %10s | %9s |\n", m, unit[m], M["ours"], M["ref"], ratio
     }
-    if (last != "") print "# last IOF run: " substr(last, 11)
+    for (c in last) print "# last IOF run, " substr(last[c], 11)
     for (k in na) { split(k, p, SUBSEP); if (p[1] == "ref") { print "# ref " p[2] ": " na[k]; break } }
-}' "$OUT"/raw/ours.*.txt "$OUT"/raw/ref.*.txt "$OUT"/raw/iof.*.txt
+}' "$OUT"/raw/ours.*.txt "$OUT"/raw/ref.*.txt "$OUT"/raw/iof.*.*.txt
