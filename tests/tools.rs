@@ -832,3 +832,74 @@ fn a_tool_hears_of_the_end_of_the_job_it_spawned() {
     t.finalize().unwrap();
     job.end();
 }
+
+/// A tool of another user: refused (`PMIX_ERR_NO_PERMISSIONS`) by a
+/// server whose host has no `tool_connected`; a host that admits it (told
+/// the tool's `PMIX_USERID`) lets it in. Needs root (to run the tool as
+/// `nobody`); the server's socket is given to `nobody` so that only the
+/// server's own check stands between them.
+#[test]
+fn a_tool_of_another_user_is_refused_unless_the_host_admits_it() {
+    use pmix::server::{Completion, HostModule};
+    use std::os::unix::process::CommandExt;
+    // SAFETY: geteuid(2) has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("SKIPPED: needs root to run a tool as another user");
+        return;
+    }
+    const NOBODY: u32 = 65534;
+    /// Admits every tool, noting the user it was told.
+    struct Admit(std::sync::Mutex<Option<u32>>);
+    impl HostModule for Admit {
+        fn tool_connected(
+            &self,
+            tool: &Proc,
+            _requested: bool,
+            infos: &[Info],
+            done: Completion<Proc>,
+        ) -> Result<(), Status> {
+            let uid = pmix::info::value_of(infos, keys::USERID).and_then(Value::as_u32);
+            *self.0.lock().unwrap() = uid;
+            done.complete(Ok(tool.clone()));
+            Ok(())
+        }
+    }
+    let exe = common::build_c(
+        "tests/c/tool_modes.c",
+        &format!("tools_foreign_{}", std::process::id()),
+        "tool_modes",
+        &common::include_dir(),
+        &[],
+    );
+    let admit = std::sync::Arc::new(Admit(std::sync::Mutex::new(None)));
+    let hosts: [(std::sync::Arc<dyn HostModule>, Status); 2] = [
+        (std::sync::Arc::new(NoHost), Status(-23)), // PMIX_ERR_NO_PERMISSIONS
+        (admit.clone(), Status::SUCCESS),
+    ];
+    for (host, expect) in hosts {
+        let config = ServerConfig {
+            tool_support: true,
+            rendezvous_owner: Some((NOBODY, NOBODY)),
+            ..ServerConfig::default()
+        };
+        let server = Server::start(config, host).expect("a server");
+        let out = common::run_with_watchdog(
+            Command::new(&exe)
+                .args(["uri", server.uri(), &expect.0.to_string()])
+                .uid(NOBODY)
+                .gid(NOBODY)
+                .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::inherit()),
+            LIMIT,
+            "a tool of another user",
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && stdout.contains("tool ok"),
+            "{expect:?}: {stdout}"
+        );
+        server.finalize();
+    }
+    assert_eq!(*admit.0.lock().unwrap(), Some(NOBODY));
+}

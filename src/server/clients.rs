@@ -20,7 +20,7 @@ use super::host::OpResult;
 use super::ops::PendingOp;
 use super::state::State;
 use crate::wire::{self, Abort, HandshakeReply, Message};
-use crate::{Proc, Status};
+use crate::{keys, Info, Proc, Status, Value};
 
 fn refuse(st: &mut State, caller: Caller, status: Status) {
     let m = Message::HandshakeReply(HandshakeReply {
@@ -56,12 +56,14 @@ pub(super) fn handshake(st: &mut State, caller: Caller, h: wire::Handshake) {
 
 /// A `ToolHandshake` on `caller`: a tool asks to connect. Refused with
 /// `PMIX_ERR_NOT_SUPPORTED` by a server without tool support, with
-/// `PMIX_ERR_NO_PERMISSIONS` for a peer of another user (root excepted),
-/// with `PMIX_ERR_BAD_PARAM` for an identity in a registered namespace (a
+/// `PMIX_ERR_BAD_PARAM` for an identity in a registered namespace (a
 /// tool is no client) and `PMIX_ERR_EXISTS` for one already connected.
 /// The identity is the one asked for, else `tool.<host>.<pid>` rank 0.
-/// The host's `tool_connected` then admits it (without the callback,
-/// every tool is admitted).
+/// The host's `tool_connected` then decides, told the tool's
+/// `PMIX_USERID` and `PMIX_GRPID` (from the socket's credentials, as
+/// OpenPMIx tells it). Without the callback, a tool of this server's user
+/// (or root) is admitted and one of another user refused with
+/// `PMIX_ERR_NO_PERMISSIONS`: only a host that says so admits other users.
 pub(super) fn tool_handshake(st: &mut State, caller: Caller, t: wire::ToolHandshake) {
     if t.version != u32::from(wire::PROTOCOL_VERSION) || !st.tools_allowed() {
         return refuse_tool(st, caller, Status::ERR_NOT_SUPPORTED);
@@ -70,9 +72,7 @@ pub(super) fn tool_handshake(st: &mut State, caller: Caller, t: wire::ToolHandsh
         return;
     };
     let (uid, _) = crate::net::my_ids();
-    if creds.uid != uid && creds.uid != 0 {
-        return refuse_tool(st, caller, Status::ERR_NO_PERMISSIONS);
-    }
+    let foreign = creds.uid != uid && creds.uid != 0;
     let requested = t.proc.is_some();
     let proc = match t.proc {
         Some(p) => p,
@@ -91,13 +91,16 @@ pub(super) fn tool_handshake(st: &mut State, caller: Caller, t: wire::ToolHandsh
         return refuse_tool(st, caller, Status::ERR_EXISTS);
     }
     st.conns.authenticated(caller.token, &proc);
+    let mut infos = t.infos;
+    infos.extend(Info::keyed(keys::USERID, Value::Uint32(creds.uid)));
+    infos.extend(Info::keyed(keys::GRPID, Value::Uint32(creds.gid)));
     let (op, done) = st.start_op(PendingOp::ToolConnect(caller));
-    if let Err(s) = st.host().tool_connected(&proc, requested, &t.infos, done) {
+    if let Err(s) = st.host().tool_connected(&proc, requested, &infos, done) {
         st.ops.take(op);
-        let r = if s == Status::ERR_NOT_SUPPORTED {
-            Ok(proc)
-        } else {
-            Err(s)
+        let r = match s {
+            Status::ERR_NOT_SUPPORTED if foreign => Err(Status::ERR_NO_PERMISSIONS),
+            Status::ERR_NOT_SUPPORTED => Ok(proc),
+            s => Err(s),
         };
         tool_connected(st, caller, r);
     }

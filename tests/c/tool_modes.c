@@ -10,6 +10,9 @@
  *                                 server that does not exist, then attaches
  *                                 to server SRVNS (rank 0) by its namespace
  *                                 and reads job JOBNS through it.
+ *   tool_modes uri URI STATUS     PMIx_tool_init by PMIX_SERVER_URI must
+ *                                 return STATUS (a number: 0, or the
+ *                                 refusal expected).
  *   tool_modes launcher           PMIX_LAUNCHER: connects to the server
  *                                 PMIX_LAUNCHER_RNDZ_URI names, prints
  *                                 "launcher up NSPACE" and waits for a line
@@ -127,6 +130,25 @@ static int late(const char *srvns, const char *jobns)
     return 0;
 }
 
+static int by_uri(const char *uri, int expect)
+{
+    pmix_proc_t me;
+    pmix_info_t info;
+    pmix_status_t rc;
+
+    PMIX_INFO_LOAD(&info, PMIX_SERVER_URI, uri, PMIX_STRING);
+    rc = PMIx_tool_init(&me, &info, 1);
+    if (rc != expect) {
+        FAIL("tool_init by URI as uid %d: %s, expected %s", (int) getuid(),
+             PMIx_Error_string(rc), PMIx_Error_string(expect));
+    }
+    if (PMIX_SUCCESS != rc) {
+        printf("tool ok\n");
+        exit(0);
+    }
+    return 0;
+}
+
 static int launcher(void)
 {
     pmix_proc_t me;
@@ -160,10 +182,12 @@ int main(int argc, char **argv)
         r = optional((pid_t) atoi(argv[2]));
     } else if (argc >= 4 && 0 == strcmp(argv[1], "late")) {
         r = late(argv[2], argv[3]);
+    } else if (argc >= 4 && 0 == strcmp(argv[1], "uri")) {
+        r = by_uri(argv[2], atoi(argv[3]));
     } else if (argc >= 2 && 0 == strcmp(argv[1], "launcher")) {
         r = launcher();
     } else {
-        fprintf(stderr, "usage: tool_modes optional PID | late SRVNS JOBNS | launcher\n");
+        fprintf(stderr, "usage: tool_modes optional PID | late SRVNS JOBNS | uri URI STATUS | launcher\n");
         return 2;
     }
     if (0 != r) {
