@@ -19,12 +19,13 @@
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use pmix::attributes::{table, Honoured};
+
+use common::pmixrun_job::PmixrunJob;
 
 const LIMIT: Duration = Duration::from_secs(60);
 
@@ -381,48 +382,18 @@ fn pmix_info_says_what_is_wrong() {
 /// --functions` names them.
 #[test]
 fn pmix_info_asks_a_running_server_about_its_host() {
-    // Short: a socket path must fit in 107 bytes.
-    let tmp = PathBuf::from(format!("/tmp/pmix-attrs-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp);
-    std::fs::create_dir_all(&tmp).unwrap();
-    let mut job = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
-        .args(["--timeout", "60", "-n", "1", "sh", "-c"])
-        .arg("echo ready; exec sleep 60")
-        .env("TMPDIR", &tmp)
-        .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .process_group(0)
-        .spawn()
-        .expect("pmixrun starts");
-    let out = job.stdout.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        use std::io::BufRead;
-        for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
-            if line.starts_with("ready") {
-                let _ = tx.send(());
-            }
-        }
-    });
-    let ready = rx.recv_timeout(LIMIT).is_ok();
-    let results = ready.then(|| {
-        (
-            pmix_info(&["--host"], Some(&tmp)),
-            pmix_info(
-                &["--host", "--functions", "--pid", &job.id().to_string()],
-                Some(&tmp),
-            ),
-        )
-    });
-    // SAFETY: kill has no memory preconditions; the group is pmixrun's own.
-    unsafe { libc::kill(-(job.id() as i32), libc::SIGKILL) };
-    let _ = job.wait();
-    let _ = std::fs::remove_dir_all(&tmp);
-    let Some(((code, out, err), (code2, out2, err2))) = results else {
-        panic!("pmixrun's rank did not start within {LIMIT:?}");
-    };
+    let mut job = PmixrunJob::start(
+        "attrs",
+        &["-n", "1", "sh", "-c", "echo ready; exec sleep 60"],
+    );
+    job.out.wait_for("ready");
+    let (code, out, err) = pmix_info(&["--host"], Some(job.tmp()));
+    let (code2, out2, err2) = pmix_info(
+        &["--host", "--functions", "--pid", &job.pid().to_string()],
+        Some(job.tmp()),
+    );
+    job.end();
+    drop(job);
     // pmixrun registers what its spawn, job control and query honour.
     assert_eq!(code, 0, "{out}{err}");
     for want in [

@@ -26,12 +26,14 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use common::pmixrun_job::{poll_until, Lines, PmixrunJob};
 
 use pmix::client::Client;
 use pmix::events::{codes, Range};
@@ -39,160 +41,6 @@ use pmix::value::Query;
 use pmix::{keys, Info, Nspace, Proc, Rank, Status, Value};
 
 const LIMIT: Duration = Duration::from_secs(60);
-
-/// A process whose stdout lines arrive on a channel.
-struct Lines {
-    rx: Receiver<String>,
-    seen: Vec<String>,
-}
-
-impl Lines {
-    fn of(child: &mut Child) -> Lines {
-        let out = child.stdout.take().expect("piped stdout");
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(out).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Lines {
-            rx,
-            seen: Vec::new(),
-        }
-    }
-
-    /// Waits (bounded) for a line starting with `prefix`; returns it.
-    fn wait_for(&mut self, prefix: &str) -> String {
-        if let Some(l) = self.seen.iter().find(|l| l.starts_with(prefix)) {
-            return l.clone();
-        }
-        let end = Instant::now() + LIMIT;
-        loop {
-            let left = end.saturating_duration_since(Instant::now());
-            match self.rx.recv_timeout(left) {
-                Ok(l) => {
-                    self.seen.push(l.clone());
-                    if l.starts_with(prefix) {
-                        return l;
-                    }
-                }
-                Err(_) => panic!("no line {prefix:?} within {LIMIT:?}; saw {:?}", self.seen),
-            }
-        }
-    }
-
-    /// The lines seen so far (without waiting).
-    fn so_far(&mut self) -> &[String] {
-        while let Ok(l) = self.rx.try_recv() {
-            self.seen.push(l);
-        }
-        &self.seen
-    }
-
-    /// Every line until the end of the output (bounded).
-    fn rest(&mut self) -> &[String] {
-        let end = Instant::now() + LIMIT;
-        loop {
-            let left = end.saturating_duration_since(Instant::now());
-            match self.rx.recv_timeout(left) {
-                Ok(l) => self.seen.push(l),
-                Err(mpsc::RecvTimeoutError::Disconnected) => return &self.seen,
-                Err(_) => panic!("output did not end within {LIMIT:?}: {:?}", self.seen),
-            }
-        }
-    }
-}
-
-/// A `pmixrun` with its rendezvous files in a private directory.
-struct Run {
-    child: Option<Child>,
-    stdin: Option<ChildStdin>,
-    out: Lines,
-    tmp: PathBuf,
-}
-
-impl Run {
-    fn start(tag: &str, args: &[&str]) -> Run {
-        // Short: a socket path must fit in 107 bytes.
-        let tmp = PathBuf::from(format!("/tmp/pmix-dbg-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&tmp);
-        std::fs::create_dir_all(&tmp).unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
-            .args(["--timeout", "90"])
-            .args(args)
-            .env("TMPDIR", &tmp)
-            .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("pmixrun starts");
-        let stdin = child.stdin.take();
-        let out = Lines::of(&mut child);
-        Run {
-            child: Some(child),
-            stdin,
-            out,
-            tmp,
-        }
-    }
-
-    fn pid(&self) -> u32 {
-        self.child.as_ref().map_or(0, Child::id)
-    }
-
-    /// Closes pmixrun's stdin and waits (bounded) for its exit code.
-    fn wait(&mut self) -> Option<i32> {
-        drop(self.stdin.take());
-        let child = self.child.take().expect("running");
-        let pid = child.id();
-        let (waiter, timed_out) = common::wait_at_most(child, LIMIT);
-        if timed_out {
-            // SAFETY: kill(2) has no memory preconditions; the pid is our
-            // unreaped child.
-            unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
-            panic!("pmixrun did not end within {LIMIT:?}");
-        }
-        waiter.join().unwrap().unwrap().code()
-    }
-
-    /// Waits (bounded) until pmixrun serves tools: its rendezvous file
-    /// is there.
-    fn wait_serving(&self) {
-        let mark = format!(".tool.{}", self.pid());
-        poll_until("pmixrun's rendezvous file", || {
-            std::fs::read_dir(&self.tmp).is_ok_and(|d| {
-                d.filter_map(Result::ok)
-                    .any(|f| f.file_name().to_string_lossy().ends_with(&mark))
-            })
-        });
-    }
-
-    /// A Rust-API tool attached to this pmixrun by pid.
-    fn tool(&self) -> Client {
-        self.wait_serving();
-        Client::tool_init(&[
-            common::info(keys::SERVER_PIDINFO, Value::Pid(self.pid() as i32)),
-            common::info(
-                keys::SERVER_TMPDIR,
-                Value::string(self.tmp.to_str().unwrap()),
-            ),
-        ])
-        .expect("the tool attaches")
-    }
-}
-
-impl Drop for Run {
-    fn drop(&mut self) {
-        if let Some(mut c) = self.child.take() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-        let _ = std::fs::remove_dir_all(&self.tmp);
-    }
-}
 
 /// Builds one of the test's C programs against `include`.
 fn build(src: &str, name: &str, tag: &str, include: &Path) -> PathBuf {
@@ -210,17 +58,6 @@ fn proc_state(pid: i32) -> Option<char> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // "pid (comm) S ...": the state follows the last ')'.
     stat.rsplit_once(')')?.1.trim_start().chars().next()
-}
-
-/// Polls (bounded) until `cond` holds.
-fn poll_until(what: &str, mut cond: impl FnMut() -> bool) {
-    let end = Instant::now() + LIMIT;
-    while !cond() {
-        assert!(Instant::now() < end, "{what}: not within {LIMIT:?}");
-        std::thread::yield_now();
-        // A polling interval, not a synchronisation.
-        std::thread::sleep(Duration::from_millis(5));
-    }
 }
 
 /// The answer to one query of `key` (qualified by `qualifiers`).
@@ -276,9 +113,23 @@ fn release(tool: &Client, nspace: &str) {
     .expect("release sent");
 }
 
-/// The first job's namespace of `run` (pmixrun-PID@1).
-fn first_nspace(run: &Run) -> String {
-    format!("pmixrun-{}@1", run.pid())
+/// The target program (built for `tag`) as `n` ranks under `pmixrun
+/// HOLD` (`--stop-in-init` or `--stop-on-exec`): the program and the run.
+fn held_job(tag: &str, hold: &str, n: &str) -> (PathBuf, PmixrunJob) {
+    let target = build("debugger_target.c", "target", tag, &common::include_dir());
+    let args = [hold, "-n", n, target.to_str().unwrap()];
+    let run = PmixrunJob::start(&format!("dbg-{tag}"), &args);
+    (target, run)
+}
+
+/// Releases the 2 ranks of `nspace` through `tool` (then finalized): both
+/// get past init and pmixrun succeeds.
+fn release_and_finish(mut run: PmixrunJob, tool: Client, nspace: &str) {
+    release(&tool, nspace);
+    run.out.wait_for("after init 0");
+    run.out.wait_for("after init 1");
+    tool.finalize().unwrap();
+    assert_eq!(run.wait(), Some(0));
 }
 
 fn c_debugger(tag: &str, include: &Path) {
@@ -287,13 +138,13 @@ fn c_debugger(tag: &str, include: &Path) {
     let tool = build("debugger_tool.c", "tool", tag, include);
     let exe = std::fs::canonicalize(&target).unwrap();
     let exe = exe.to_str().unwrap();
-    let mut run = Run::start(tag, &["-n", "1", "cat"]);
+    let mut run = PmixrunJob::start(&format!("dbg-{tag}"), &["-n", "1", "cat"]);
     run.wait_serving();
     let mut dbg = Command::new(&tool)
         .arg(run.pid().to_string())
         .arg(&target)
         .arg(&daemon)
-        .env("TMPDIR", &run.tmp)
+        .env("TMPDIR", run.tmp())
         .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -335,10 +186,10 @@ fn c_debugger(tag: &str, include: &Path) {
     // Each daemon saw the job's two ranks with their pids.
     for d in 0..2 {
         let l = format!("daemon {d} target {nspace} procs 2");
-        assert!(run.out.so_far().contains(&l), "{l}: {:?}", run.out.seen);
+        assert!(run.out.so_far().contains(&l), "{l}: {:?}", run.out.seen());
         for (r, pid) in pids.iter().enumerate() {
             let l = format!("daemon {d} sees {r} {pid} {exe}");
-            assert!(run.out.seen.contains(&l), "{l}: {:?}", run.out.seen);
+            assert!(run.out.seen().contains(&l), "{l}: {:?}", run.out.seen());
         }
     }
     writeln!(go.as_mut().unwrap(), "go").unwrap();
@@ -367,17 +218,8 @@ fn a_c_debugger_on_the_reference_headers_does_the_same() {
 
 #[test]
 fn pmixrun_stop_in_init_waits_for_a_rust_tool_release() {
-    let target = build(
-        "debugger_target.c",
-        "target",
-        "init",
-        &common::include_dir(),
-    );
-    let mut run = Run::start(
-        "init",
-        &["--stop-in-init", "-n", "2", target.to_str().unwrap()],
-    );
-    let nspace = first_nspace(&run);
+    let (_, mut run) = held_job("init", "--stop-in-init", "2");
+    let nspace = run.nspace().to_owned();
     let tool = run.tool();
     // Both ranks connected: they are in (or past) PMIx_Init's stop.
     poll_until("both ranks connected", || {
@@ -389,30 +231,17 @@ fn pmixrun_stop_in_init_waits_for_a_rust_tool_release() {
     assert!(
         !run.out.so_far().iter().any(|l| l.starts_with("after init")),
         "{:?}",
-        run.out.seen
+        run.out.seen()
     );
-    release(&tool, &nspace);
-    run.out.wait_for("after init 0");
-    run.out.wait_for("after init 1");
-    tool.finalize().unwrap();
-    assert_eq!(run.wait(), Some(0));
+    release_and_finish(run, tool, &nspace);
 }
 
 /// A rank waiting in init for a release does not outlive its server: the
 /// lost connection ends the wait (its `PMIx_Init` fails).
 #[test]
 fn a_rank_stopped_in_init_ends_when_its_server_dies() {
-    let target = build(
-        "debugger_target.c",
-        "target",
-        "lost",
-        &common::include_dir(),
-    );
-    let mut run = Run::start(
-        "lost",
-        &["--stop-in-init", "-n", "1", target.to_str().unwrap()],
-    );
-    let nspace = first_nspace(&run);
+    let (_, mut run) = held_job("lost", "--stop-in-init", "1");
+    let nspace = run.nspace().to_owned();
     let tool = run.tool();
     let mut pid = 0;
     poll_until("the rank connected", || {
@@ -421,8 +250,7 @@ fn a_rank_stopped_in_init_ends_when_its_server_dies() {
         t.len() == 1 && t[0].state == 6
     });
     tool.finalize().unwrap();
-    // SAFETY: kill(2) has no memory preconditions; the pid is our child.
-    unsafe { libc::kill(run.pid() as libc::pid_t, libc::SIGKILL) };
+    run.signal(libc::SIGKILL);
     assert_eq!(run.wait(), None, "killed by a signal");
     // Orphaned, it ends (gone, or a zombie nobody reaps here).
     poll_until(
@@ -444,17 +272,8 @@ fn started_pids(tool: &Client, nspace: &str, n: usize) -> Vec<i32> {
 
 #[test]
 fn pmixrun_stop_on_exec_holds_ranks_stopped_until_released() {
-    let target = build(
-        "debugger_target.c",
-        "target",
-        "exec",
-        &common::include_dir(),
-    );
-    let mut run = Run::start(
-        "exec",
-        &["--stop-on-exec", "-n", "2", target.to_str().unwrap()],
-    );
-    let nspace = first_nspace(&run);
+    let (target, mut run) = held_job("exec", "--stop-on-exec", "2");
+    let nspace = run.nspace().to_owned();
     let tool = run.tool();
     let pids = started_pids(&tool, &nspace, 2);
     for &pid in &pids {
@@ -463,36 +282,21 @@ fn pmixrun_stop_on_exec_holds_ranks_stopped_until_released() {
         let exe = std::fs::read_link(format!("/proc/{pid}/exe")).unwrap();
         assert_eq!(exe, std::fs::canonicalize(&target).unwrap());
     }
-    assert!(run.out.so_far().is_empty(), "{:?}", run.out.seen);
-    release(&tool, &nspace);
-    run.out.wait_for("after init 0");
-    run.out.wait_for("after init 1");
-    tool.finalize().unwrap();
-    assert_eq!(run.wait(), Some(0));
+    assert!(run.out.so_far().is_empty(), "{:?}", run.out.seen());
+    release_and_finish(run, tool, &nspace);
 }
 
 #[test]
 fn a_job_stopped_on_exec_can_be_killed() {
-    let target = build(
-        "debugger_target.c",
-        "target",
-        "kill",
-        &common::include_dir(),
-    );
-    let mut run = Run::start(
-        "kill",
-        &["--stop-on-exec", "-n", "2", target.to_str().unwrap()],
-    );
-    let nspace = first_nspace(&run);
+    let (_, mut run) = held_job("kill", "--stop-on-exec", "2");
+    let nspace = run.nspace().to_owned();
     let tool = run.tool();
     let pids = started_pids(&tool, &nspace, 2);
     for &pid in &pids {
         assert_eq!(proc_state(pid), Some('T'), "rank pid {pid}");
     }
     drop(tool);
-    // SAFETY: kill(2) has no memory preconditions; the pid is our child.
-    unsafe { libc::kill(run.pid() as libc::pid_t, libc::SIGTERM) };
-    assert_eq!(run.wait(), Some(128 + libc::SIGTERM));
+    assert_eq!(run.end(), Some(128 + libc::SIGTERM));
     for &pid in &pids {
         // Reaped by pmixrun: gone (or a zombie of nobody's, never stopped).
         assert!(!matches!(proc_state(pid), Some('T')), "rank pid {pid}");
@@ -501,9 +305,9 @@ fn a_job_stopped_on_exec_can_be_killed() {
 
 #[test]
 fn a_spawn_with_bad_daemon_directives_is_refused() {
-    let mut run = Run::start("bad", &["-n", "1", "cat"]);
+    let mut run = PmixrunJob::start("dbg-bad", &["-n", "1", "cat"]);
     let tool = run.tool();
-    let nspace = first_nspace(&run);
+    let nspace = run.nspace().to_owned();
     let target = Proc::new(Nspace::new(nspace.as_str()).unwrap(), Rank::WILDCARD);
     let app = pmix::value::App {
         cmd: Some(std::ffi::CString::new("/bin/true").unwrap()),
@@ -547,32 +351,9 @@ fn python_tool_releases_a_job_stopped_in_init() {
     let Some(python) = common::python_with_bindings() else {
         return;
     };
-    let target = build("debugger_target.c", "target", "py", &common::include_dir());
-    let mut run = Run::start(
-        "py",
-        &["--stop-in-init", "-n", "2", target.to_str().unwrap()],
-    );
+    let (_, mut run) = held_job("py", "--stop-in-init", "2");
     run.wait_serving();
-    let script = common::root().join("tests/python/debugger_release.py");
-    let out = common::run_with_watchdog(
-        Command::new(python)
-            .args(["-W", "ignore"])
-            .arg(&script)
-            .args([
-                run.pid().to_string(),
-                first_nspace(&run),
-                run.tmp.display().to_string(),
-            ])
-            .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped()),
-        LIMIT,
-        "python tool",
-    );
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stdout}\n{stderr}");
-    assert!(stdout.contains("py release ok"), "{stdout}\n{stderr}");
+    run.run_python_tool(python, "debugger_release.py", "py release ok");
     run.out.wait_for("after init 0");
     run.out.wait_for("after init 1");
     assert_eq!(run.wait(), Some(0));
@@ -601,7 +382,7 @@ fn a_tool_spawns_a_job_stopped_on_exec_and_releases_it() {
         "sexec",
         &common::include_dir(),
     );
-    let mut run = Run::start("sexec", &["-n", "1", "cat"]);
+    let run = PmixrunJob::start("dbg-sexec", &["-n", "1", "cat"]);
     let tool = run.tool();
     let (handler, events) = common::event_forwarder();
     tool.register_event_handler(&[codes::READY_FOR_DEBUG], &[], handler)
@@ -619,23 +400,16 @@ fn a_tool_spawns_a_job_stopped_on_exec_and_releases_it() {
     for &pid in &pids {
         assert_eq!(proc_state(pid), Some('T'), "rank pid {pid}");
     }
-    release(&tool, &ns);
-    run.out.wait_for("after init 0");
-    run.out.wait_for("after init 1");
-    tool.finalize().unwrap();
-    assert_eq!(run.wait(), Some(0));
+    release_and_finish(run, tool, &ns);
 }
 
 /// Debugger daemons do not count for pmixrun's exit status, and those
 /// still running when everything else has ended are ended with it.
 #[test]
 fn daemons_do_not_hold_or_fail_the_run() {
-    let mut run = Run::start("dmn", &["-n", "1", "cat"]);
+    let mut run = PmixrunJob::start("dbg-dmn", &["-n", "1", "cat"]);
     let tool = run.tool();
-    let target = Proc::new(
-        Nspace::new(first_nspace(&run).as_str()).unwrap(),
-        Rank::WILDCARD,
-    );
+    let target = Proc::new(Nspace::new(run.nspace()).unwrap(), Rank::WILDCARD);
     let daemons = || {
         vec![
             common::info(keys::DEBUGGER_DAEMONS, Value::Bool(true)),

@@ -15,9 +15,8 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use pmix::client::Client;
@@ -25,84 +24,25 @@ use pmix::server::{NoHost, Server, ServerConfig};
 use pmix::value::Query;
 use pmix::{keys, Info, Nspace, Proc, Rank, Status, Value};
 
+use common::pmixrun_job::{private_tmp, Lines, PmixrunJob};
+
 const LIMIT: Duration = Duration::from_secs(60);
 
-/// A `pmixrun` job of 2 ranks that wait, with its rendezvous files in a
-/// private temporary directory.
-struct Job {
-    child: Option<Child>,
-    tmp: PathBuf,
-    nspace: String,
-}
-
-impl Job {
-    fn start(tag: &str) -> Job {
-        // Short: a socket path must fit in 107 bytes.
-        let tmp = PathBuf::from(format!("/tmp/pmix-tools-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&tmp);
-        std::fs::create_dir_all(&tmp).unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
-            .args(["--timeout", "60", "-n", "2", "sh", "-c"])
-            .arg("echo ready $PMIX_NAMESPACE; exec sleep 60")
-            .env("TMPDIR", &tmp)
-            .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("pmixrun starts");
-        let out = child.stdout.take().unwrap();
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(out).lines().map_while(Result::ok) {
-                if let Some(ns) = line.strip_prefix("ready ") {
-                    let _ = tx.send(ns.trim().to_owned());
-                }
-            }
-        });
-        let nspace = match rx.recv_timeout(LIMIT) {
-            Ok(ns) => ns,
-            Err(_) => {
-                let _ = child.kill();
-                panic!("the job's ranks did not start within {LIMIT:?}");
-            }
-        };
-        Job {
-            child: Some(child),
-            tmp,
-            nspace,
-        }
-    }
-
-    fn pid(&self) -> u32 {
-        self.child.as_ref().map_or(0, Child::id)
-    }
-
-    /// Ends the job and waits for pmixrun (bounded); returns the
-    /// temporary directory (removed when the job is dropped).
-    fn end(&mut self) -> PathBuf {
-        let child = self.child.take().expect("running");
-        let pid = child.id();
-        // SAFETY: kill(2) has no memory preconditions; the pid is our child.
-        unsafe { libc::kill(pid as libc::pid_t, libc::SIGTERM) };
-        let (_, timed_out) = common::wait_at_most(child, LIMIT);
-        if timed_out {
-            // SAFETY: as above.
-            unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
-            panic!("pmixrun did not end within {LIMIT:?}");
-        }
-        self.tmp.clone()
-    }
-}
-
-impl Drop for Job {
-    fn drop(&mut self) {
-        if let Some(mut c) = self.child.take() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-        let _ = std::fs::remove_dir_all(&self.tmp);
-    }
+/// Starts a `pmixrun` job of 2 ranks that print `ready <namespace>` and
+/// wait; returns once the first did (its namespace read).
+fn sleeping_job(tag: &str) -> PmixrunJob {
+    let mut job = PmixrunJob::start(
+        &format!("tools-{tag}"),
+        &[
+            "-n",
+            "2",
+            "sh",
+            "-c",
+            "echo ready $PMIX_NAMESPACE; exec sleep 60",
+        ],
+    );
+    job.read_nspace("ready ");
+    job
 }
 
 fn info(k: &str, v: Value) -> Info {
@@ -152,21 +92,17 @@ fn check_tool(t: &Client, nspace: &str) {
 
 #[test]
 fn a_tool_attaches_to_pmixrun_by_pid_namespace_and_session() {
-    let mut job = Job::start("find");
-    let by_pid = [
-        info(keys::SERVER_PIDINFO, Value::Pid(job.pid() as i32)),
-        tmpdir(&job.tmp),
-    ];
-    let t = Client::tool_init(&by_pid).expect("tool by pid");
+    let mut job = sleeping_job("find");
+    let t = Client::tool_init(&job.tool_infos()).expect("tool by pid");
     assert!(t.proc().nspace.to_string_lossy().starts_with("tool."));
-    check_tool(&t, &job.nspace);
+    check_tool(&t, job.nspace());
     t.finalize().unwrap();
 
     // By the server's namespace (pmixrun's default: `pmix-server.<pid>`).
     let server_ns = format!("pmix-server.{}", job.pid());
     let by_ns = [
         info(keys::SERVER_NSPACE, Value::string(&server_ns)),
-        tmpdir(&job.tmp),
+        tmpdir(job.tmp()),
         info(keys::TOOL_NSPACE, Value::string("mytool")),
         info(keys::TOOL_RANK, Value::Uint32(7)),
     ];
@@ -175,24 +111,24 @@ fn a_tool_attaches_to_pmixrun_by_pid_namespace_and_session() {
         t.proc(),
         &Proc::new(Nspace::new("mytool").unwrap(), Rank(7))
     );
-    check_tool(&t, &job.nspace);
+    check_tool(&t, job.nspace());
     // The same identity twice at once is refused.
     assert_eq!(Client::tool_init(&by_ns).err(), Some(Status::ERR_EXISTS));
     t.finalize().unwrap();
 
-    let t = Client::tool_init(&[tmpdir(&job.tmp)]).expect("tool of the session");
-    check_tool(&t, &job.nspace);
+    let t = Client::tool_init(&[tmpdir(job.tmp())]).expect("tool of the session");
+    check_tool(&t, job.nspace());
     t.finalize().unwrap();
 
     // A tool may not claim a job's identity.
     let claim = [
-        tmpdir(&job.tmp),
-        info(keys::TOOL_NSPACE, Value::string(&job.nspace)),
+        tmpdir(job.tmp()),
+        info(keys::TOOL_NSPACE, Value::string(job.nspace())),
     ];
     assert_eq!(Client::tool_init(&claim).err(), Some(Status::ERR_BAD_PARAM));
 
-    let dir = job.end();
-    let left: Vec<_> = std::fs::read_dir(&dir)
+    job.end();
+    let left: Vec<_> = std::fs::read_dir(job.tmp())
         .map(|d| d.filter_map(Result::ok).map(|e| e.file_name()).collect())
         .unwrap_or_default();
     assert!(
@@ -204,9 +140,7 @@ fn a_tool_attaches_to_pmixrun_by_pid_namespace_and_session() {
 
 #[test]
 fn no_server_or_no_tool_support_is_a_clear_refusal() {
-    let tmp = PathBuf::from(format!("/tmp/pmix-tools-none-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp);
-    std::fs::create_dir_all(&tmp).unwrap();
+    let tmp = private_tmp("tools-none");
     // Nobody there.
     let none = [info(keys::SERVER_PIDINFO, Value::Pid(1)), tmpdir(&tmp)];
     assert_eq!(Client::tool_init(&none).err(), Some(Status::ERR_UNREACH));
@@ -285,7 +219,7 @@ fn both_headers() -> Vec<(&'static str, PathBuf)> {
 }
 
 /// The server identity of a pmixrun (its default server namespace).
-fn pmixrun_server(job: &Job) -> String {
+fn pmixrun_server(job: &PmixrunJob) -> String {
     format!("pmix-server.{}", job.pid())
 }
 
@@ -296,13 +230,23 @@ fn pmixrun_server(job: &Job) -> String {
 /// comes). On our headers and on Debian's.
 #[test]
 fn a_c_tool_starts_unconnected_and_attaches_later() {
-    let mut job = Job::start("late");
+    let mut job = sleeping_job("late");
     for (h, inc) in both_headers() {
         // A pid no server has: this test's own.
         let optional = ["optional".to_owned(), std::process::id().to_string()];
-        run_c_program("tool_modes", &inc, &format!("opt_{h}"), &optional, &job.tmp);
-        let late = ["late".to_owned(), pmixrun_server(&job), job.nspace.clone()];
-        run_c_program("tool_modes", &inc, &format!("late_{h}"), &late, &job.tmp);
+        run_c_program(
+            "tool_modes",
+            &inc,
+            &format!("opt_{h}"),
+            &optional,
+            job.tmp(),
+        );
+        let late = [
+            "late".to_owned(),
+            pmixrun_server(&job),
+            job.nspace().to_owned(),
+        ];
+        run_c_program("tool_modes", &inc, &format!("late_{h}"), &late, job.tmp());
     }
     job.end();
 }
@@ -333,15 +277,15 @@ fn an_unconnected_tool_has_its_identity_and_no_server() {
     assert_eq!(me.as_str(), Some("lonely"));
     t.finalize().unwrap();
 
-    let mut job = Job::start("opt");
+    let mut job = sleeping_job("opt");
     let t = Client::tool_init(&[
         info(keys::TOOL_CONNECT_OPTIONAL, Value::Bool(true)),
         info(keys::SERVER_PIDINFO, Value::Pid(job.pid() as i32)),
-        tmpdir(&job.tmp),
+        tmpdir(job.tmp()),
     ])
     .expect("an optional connection that succeeds");
     assert!(!t.is_singleton());
-    check_tool(&t, &job.nspace);
+    check_tool(&t, job.nspace());
     t.finalize().unwrap();
     job.end();
 }
@@ -352,10 +296,9 @@ fn an_unconnected_tool_has_its_identity_and_no_server() {
 /// it; its rendezvous files go when it ends.
 #[test]
 fn a_launcher_tool_serves_other_tools() {
-    let mut job = Job::start("launch");
+    let mut job = sleeping_job("launch");
     let host = pmix::server::local_hostname();
-    let uri = std::fs::read_to_string(job.tmp.join(format!("pmix.{host}.tool.{}", job.pid())))
-        .expect("pmixrun's rendezvous file");
+    let uri = std::fs::read_to_string(job.rendezvous_file()).expect("pmixrun's rendezvous file");
     let launcher = common::build_c(
         "tests/c/tool_modes.c",
         &format!("tools_launcher_{}", std::process::id()),
@@ -365,7 +308,7 @@ fn a_launcher_tool_serves_other_tools() {
     );
     let mut child = Command::new(&launcher)
         .arg("launcher")
-        .env("TMPDIR", &job.tmp)
+        .env("TMPDIR", job.tmp())
         .env("PMIX_LAUNCHER_RNDZ_URI", uri.lines().next().unwrap())
         .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
         .stdin(Stdio::piped())
@@ -373,8 +316,8 @@ fn a_launcher_tool_serves_other_tools() {
         .stderr(Stdio::inherit())
         .spawn()
         .unwrap();
-    let lines = common::lines_in_thread(child.stdout.take().unwrap());
-    let up = lines.recv_timeout(LIMIT).expect("the launcher starts");
+    let mut lines = Lines::of(&mut child);
+    let up = lines.next_line("the launcher's first");
     let ns = up
         .strip_prefix("launcher up ")
         .unwrap_or_else(|| panic!("{up}"))
@@ -382,7 +325,7 @@ fn a_launcher_tool_serves_other_tools() {
         .to_owned();
     let t = Client::tool_init(&[
         info(keys::SERVER_NSPACE, Value::string(&ns)),
-        tmpdir(&job.tmp),
+        tmpdir(job.tmp()),
     ])
     .expect("a tool attaches to the launcher");
     assert_eq!(t.server().nspace.to_string_lossy(), ns);
@@ -390,7 +333,7 @@ fn a_launcher_tool_serves_other_tools() {
     // proc table.
     let q = Query {
         keys: vec![std::ffi::CString::new(keys::QUERY_PROC_TABLE).unwrap()],
-        qualifiers: vec![info(keys::NSPACE, Value::string(&job.nspace))],
+        qualifiers: vec![info(keys::NSPACE, Value::string(job.nspace()))],
     };
     let (_, answers) = t
         .query(&[q])
@@ -400,7 +343,7 @@ fn a_launcher_tool_serves_other_tools() {
         other => panic!("{other:?}"),
     }
     t.finalize().unwrap();
-    let pid_file = job.tmp.join(format!("pmix.{host}.tool.{}", child.id()));
+    let pid_file = job.tmp().join(format!("pmix.{host}.tool.{}", child.id()));
     assert!(pid_file.exists(), "the launcher's rendezvous file");
     use std::io::Write;
     child.stdin.take().unwrap().write_all(b"done\n").unwrap();
@@ -408,7 +351,7 @@ fn a_launcher_tool_serves_other_tools() {
     assert!(!timed_out, "the launcher did not end");
     let status = waiter.join().unwrap().unwrap();
     assert!(status.success(), "{status:?}");
-    let rest: Vec<String> = lines.iter().collect();
+    let rest = lines.rest();
     assert!(rest.iter().any(|l| l.contains("tool ok")), "{rest:?}");
     assert!(!pid_file.exists(), "the launcher's rendezvous file stays");
     job.end();
@@ -416,36 +359,36 @@ fn a_launcher_tool_serves_other_tools() {
 
 #[test]
 fn a_c_tool_attaches_to_two_servers_and_switches_between_them() {
-    let mut a = Job::start("c2a");
-    let mut b = Job::start("c2b");
+    let mut a = sleeping_job("c2a");
+    let mut b = sleeping_job("c2b");
     // One TMPDIR for the tool: both jobs' files are found by pid there.
-    for f in std::fs::read_dir(&b.tmp).unwrap().filter_map(Result::ok) {
+    for f in std::fs::read_dir(b.tmp()).unwrap().filter_map(Result::ok) {
         let name = f.file_name();
         if name
             .to_string_lossy()
             .contains(&format!(".tool.{}", b.pid()))
         {
-            std::fs::copy(f.path(), a.tmp.join(&name)).unwrap();
+            std::fs::copy(f.path(), a.tmp().join(&name)).unwrap();
         }
     }
     let args = [
         a.pid().to_string(),
-        a.nspace.clone(),
+        a.nspace().to_owned(),
         b.pid().to_string(),
-        b.nspace.clone(),
+        b.nspace().to_owned(),
     ];
-    run_c_tool("two", &args, &a.tmp);
+    run_c_tool("two", &args, a.tmp());
     a.end();
     b.end();
 }
 
 #[test]
 fn a_c_tool_attaches_by_pid() {
-    let mut job = Job::start("c");
+    let mut job = sleeping_job("c");
     run_c_tool(
         "one",
-        &[job.pid().to_string(), job.nspace.clone()],
-        &job.tmp,
+        &[job.pid().to_string(), job.nspace().to_owned()],
+        job.tmp(),
     );
     job.end();
 }
@@ -457,27 +400,8 @@ fn python_tool_attaches_and_queries() {
     let Some(python) = common::python_with_bindings() else {
         return;
     };
-    let mut job = Job::start("py");
-    let script = common::root().join("tests/python/tool_client.py");
-    let out = common::run_with_watchdog(
-        Command::new(python)
-            .args(["-W", "ignore"])
-            .arg(&script)
-            .args([
-                job.pid().to_string(),
-                job.nspace.clone(),
-                job.tmp.display().to_string(),
-            ])
-            .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped()),
-        LIMIT,
-        "python tool",
-    );
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stdout}\n{stderr}");
-    assert!(stdout.contains("py tool ok"), "{stdout}\n{stderr}");
+    let mut job = sleeping_job("py");
+    job.run_python_tool(python, "tool_client.py", "py tool ok");
     job.end();
 }
 
@@ -485,9 +409,7 @@ fn python_tool_attaches_and_queries() {
 /// upcall (answered from a thread of its own).
 #[test]
 fn a_c_hosts_tool_connected_names_the_tool() {
-    let tmp = PathBuf::from(format!("/tmp/pmix-tools-host-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp);
-    std::fs::create_dir_all(&tmp).unwrap();
+    let tmp = private_tmp("tools-host");
     let tag = format!("tools_host_{}", std::process::id());
     let tool = common::build_c(
         "tests/c/tool_client.c",
@@ -511,7 +433,7 @@ fn a_c_hosts_tool_connected_names_the_tool() {
 /// its exit codes say what went wrong.
 #[test]
 fn pmix_ps_lists_the_running_job() {
-    let mut job = Job::start("ps");
+    let mut job = sleeping_job("ps");
     let ps = env!("CARGO_BIN_EXE_pmix-ps");
     let run = |args: &[&str]| {
         common::run_with_watchdog(
@@ -524,13 +446,13 @@ fn pmix_ps_lists_the_running_job() {
             "pmix-ps",
         )
     };
-    let tmp = job.tmp.display().to_string();
+    let tmp = job.tmp().display().to_string();
     let out = run(&["--tmpdir", &tmp]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
     assert!(text.contains(&format!("server {}", job.pid())), "{text}");
     assert!(
-        text.contains(&format!("job {}: 2 ranks", job.nspace)),
+        text.contains(&format!("job {}: 2 ranks", job.nspace())),
         "{text}"
     );
     assert!(text.contains("rank 1 "), "{text}");
@@ -549,14 +471,14 @@ fn pmix_ps_lists_the_running_job() {
 #[test]
 fn tools_exchange_events() {
     use pmix::events::Range;
-    let mut job = Job::start("ev");
+    let mut job = sleeping_job("ev");
     // Two tools of one process: each names itself (the default identity
     // is the process's).
     let attach = |name: &str| {
         Client::tool_init(&[
             info(keys::SERVER_PIDINFO, Value::Pid(job.pid() as i32)),
             info(keys::TOOL_NSPACE, Value::string(name)),
-            tmpdir(&job.tmp),
+            tmpdir(job.tmp()),
         ])
         .expect("a tool attaches")
     };
@@ -595,13 +517,13 @@ fn tools_exchange_events() {
 /// by an unconnected tool.
 #[test]
 fn a_tool_lists_the_available_servers() {
-    let mut job = Job::start("avail");
+    let mut job = sleeping_job("avail");
     let t = Client::tool_init(&[
         info(keys::TOOL_DO_NOT_CONNECT, Value::Bool(true)),
         info(keys::TOOL_NSPACE, Value::string("lister")),
     ])
     .unwrap();
-    let dir = Value::string(job.tmp.to_str().unwrap());
+    let dir = Value::string(job.tmp().to_str().unwrap());
     let q = Query {
         keys: vec![std::ffi::CString::new(keys::QUERY_AVAIL_SERVERS).unwrap()],
         qualifiers: vec![
@@ -640,9 +562,6 @@ fn a_tool_lists_the_available_servers() {
 /// the tool, then both call.
 #[test]
 fn a_tool_and_a_job_rank_connect() {
-    let tmp = PathBuf::from(format!("/tmp/pmix-tools-peer-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp);
-    std::fs::create_dir_all(&tmp).unwrap();
     let peer = common::build_c(
         "tests/c/tool_peer.c",
         &format!("tools_peer_{}", std::process::id()),
@@ -650,28 +569,14 @@ fn a_tool_and_a_job_rank_connect() {
         &common::include_dir(),
         &["-pthread"],
     );
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
-        .args(["--timeout", "60", "-n", "1"])
-        .arg(&peer)
-        .env("TMPDIR", &tmp)
-        .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    let lines = common::lines_in_thread(child.stdout.take().unwrap());
-    let ready = lines.recv_timeout(LIMIT).expect("the rank starts");
+    let mut job = PmixrunJob::start("tools-peer", &["-n", "1", peer.to_str().unwrap()]);
+    let ready = job.out.next_line("the rank's ready");
     let ns = ready
         .strip_prefix("ready ")
         .expect("ready line")
         .trim()
         .to_owned();
-    let t = Client::tool_init(&[
-        info(keys::SERVER_PIDINFO, Value::Pid(child.id() as i32)),
-        tmpdir(&tmp),
-    ])
-    .expect("the tool attaches");
+    let t = job.tool();
     let rank = Proc::new(Nspace::new(ns.as_str()).unwrap(), Rank(0));
     t.notify_event(
         Status(-3009),
@@ -690,17 +595,14 @@ fn a_tool_and_a_job_rank_connect() {
     t.disconnect_procs(&both, &[common::timeout(30)])
         .expect("and disconnects");
     t.finalize().unwrap();
-    let (waiter, timed_out) = common::wait_at_most(child, LIMIT);
-    assert!(!timed_out, "pmixrun did not end");
-    let status = waiter.join().unwrap().unwrap();
-    let out: Vec<String> = lines.iter().collect();
-    assert!(status.success(), "{status:?} {out:?}");
+    let code = job.wait();
+    let out = job.out.rest();
+    assert_eq!(code, Some(0), "{out:?}");
     assert!(
         out.iter().any(|l| l.starts_with("connected tool.")),
         "{out:?}"
     );
     assert!(out.iter().any(|l| l == "peer ok"), "{out:?}");
-    let _ = std::fs::remove_dir_all(&tmp);
 }
 
 /// `pmix-attach` attaches to a running pmixrun job by pid, forwards its
@@ -710,40 +612,38 @@ fn a_tool_and_a_job_rank_connect() {
 #[test]
 fn pmix_attach_streams_a_running_jobs_output() {
     let attach = env!("CARGO_BIN_EXE_pmix-attach");
-    let tmp = PathBuf::from(format!("/tmp/pmix-tools-attach-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp);
-    std::fs::create_dir_all(&tmp).unwrap();
     // The ranks wait for a line on stdin (which only the tool gives:
     // pmixrun's own stdin stays open and silent), then write to both
     // channels and end.
-    let mut job = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
-        .args(["--timeout", "60", "--stdin", "all", "-n", "2", "sh", "-c"])
-        .arg("echo ready $PMIX_NAMESPACE; read line; echo \"rank $PMIX_RANK got $line\"; echo \"rank $PMIX_RANK err\" >&2")
-        .env("TMPDIR", &tmp)
-        .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let job_stdin = job.stdin.take();
-    let job_lines = common::lines_in_thread(job.stdout.take().unwrap());
+    let mut job = PmixrunJob::start_with_stderr(
+        "tools-attach",
+        &[
+            "--stdin",
+            "all",
+            "-n",
+            "2",
+            "sh",
+            "-c",
+            "echo ready $PMIX_NAMESPACE; read line; echo \"rank $PMIX_RANK got $line\"; echo \"rank $PMIX_RANK err\" >&2",
+        ],
+        false,
+    );
     for _ in 0..2 {
-        let l = job_lines.recv_timeout(LIMIT).expect("the ranks start");
+        let l = job.out.next_line("the ranks' ready");
         assert!(l.starts_with("ready "), "{l}");
     }
     let mut tool = Command::new(attach)
-        .args(["--pid", &job.id().to_string(), "--tmpdir"])
-        .arg(&tmp)
+        .args(["--pid", &job.pid().to_string(), "--tmpdir"])
+        .arg(job.tmp())
         .args(["--tag-output", "--stdin", "all"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let out = common::lines_in_thread(tool.stdout.take().unwrap());
-    let err = common::lines_in_thread(tool.stderr.take().unwrap());
-    let following = err.recv_timeout(LIMIT).expect("pmix-attach attaches");
+    let mut out = Lines::of(&mut tool);
+    let mut err = Lines::new(tool.stderr.take().unwrap());
+    let following = err.next_line("pmix-attach's first");
     assert!(following.contains("following pmixrun-"), "{following}");
     use std::io::Write;
     let mut to_tool = tool.stdin.take().unwrap();
@@ -752,8 +652,8 @@ fn pmix_attach_streams_a_running_jobs_output() {
     let (waiter, timed_out) = common::wait_at_most(tool, LIMIT);
     assert!(!timed_out, "pmix-attach did not end with the job");
     let status = waiter.join().unwrap().unwrap();
-    let lines: Vec<String> = out.iter().collect();
-    let errs: Vec<String> = err.iter().collect();
+    let lines = out.rest();
+    let errs = err.rest();
     assert!(status.success(), "{status:?} {lines:?} {errs:?}");
     for r in 0..2 {
         let want = format!("<stdout>: rank {r} got go");
@@ -764,15 +664,12 @@ fn pmix_attach_streams_a_running_jobs_output() {
         let want = format!("<stderr>: rank {r} err");
         assert!(errs.iter().any(|l| l.ends_with(&want)), "{want}: {errs:?}");
     }
-    drop(job_stdin);
-    let (waiter, timed_out) = common::wait_at_most(job, LIMIT);
-    assert!(!timed_out);
-    assert!(waiter.join().unwrap().unwrap().success());
+    assert_eq!(job.wait(), Some(0));
 
     // No server there: exit 1 with the reason; a bad argument: 2.
     let none = Command::new(attach)
         .args(["--pid", "999999", "--tmpdir"])
-        .arg(&tmp)
+        .arg(job.tmp())
         .output()
         .unwrap();
     assert_eq!(none.status.code(), Some(1));
@@ -782,7 +679,6 @@ fn pmix_attach_streams_a_running_jobs_output() {
     let help = Command::new(attach).arg("--help").output().unwrap();
     assert!(help.status.success());
     assert!(String::from_utf8_lossy(&help.stdout).contains("usage: pmix-attach"));
-    let _ = std::fs::remove_dir_all(&tmp);
 }
 
 /// A tool that spawns a job through pmixrun hears of its end
@@ -792,12 +688,8 @@ fn pmix_attach_streams_a_running_jobs_output() {
 #[test]
 fn a_tool_hears_of_the_end_of_the_job_it_spawned() {
     use pmix::value::App;
-    let mut job = Job::start("end");
-    let t = Client::tool_init(&[
-        info(keys::SERVER_PIDINFO, Value::Pid(job.pid() as i32)),
-        tmpdir(&job.tmp),
-    ])
-    .unwrap();
+    let mut job = sleeping_job("end");
+    let t = job.tool();
     let (handler, seen) = common::event_forwarder();
     t.register_event_handler(&[Status::EVENT_JOB_END], &[], handler)
         .unwrap();
@@ -819,7 +711,7 @@ fn a_tool_hears_of_the_end_of_the_job_it_spawned() {
     );
     // The launcher's own job still runs: the tool still reaches it, and
     // asks what its spawns support.
-    check_tool(&t, &job.nspace);
+    check_tool(&t, job.nspace());
     let q = Query {
         keys: vec![std::ffi::CString::new(keys::QUERY_SPAWN_SUPPORT).unwrap()],
         qualifiers: vec![],

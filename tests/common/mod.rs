@@ -14,6 +14,7 @@ use pmix::server::Server;
 use pmix::{Info, Key, Nspace, Proc, Rank, Value};
 
 pub mod orte;
+pub mod pmixrun_job;
 pub mod slurm;
 
 /// The workspace root.
@@ -219,22 +220,6 @@ pub fn read_in_thread<R: std::io::Read + Send + 'static>(
         let _ = r.read_to_string(&mut s);
         s
     })
-}
-
-/// Sends each line of `r` on the returned channel, from a thread of its
-/// own (a child's pipe, read while the test waits for a given line).
-#[allow(dead_code)]
-pub fn lines_in_thread<R: std::io::Read + Send + 'static>(r: R) -> mpsc::Receiver<String> {
-    use std::io::BufRead;
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in std::io::BufReader::new(r).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    rx
 }
 
 /// Waits for `child` on a thread of its own, at most `limit`: the waiter
