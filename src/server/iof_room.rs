@@ -18,7 +18,7 @@ use mio::Token;
 use crate::{Info, Proc, Rank};
 
 /// Default bound of a requester's outbox, in bytes.
-pub const DEFAULT_CACHE: usize = 1 << 20;
+pub const DEFAULT_CACHE: usize = 8 << 20;
 /// Largest outbox a pull may ask for (`PMIX_IOF_CACHE_SIZE` is capped
 /// there: a requester cannot make this server hold unbounded memory).
 pub const MAX_CACHE: usize = 64 << 20;
