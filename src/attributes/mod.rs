@@ -389,16 +389,7 @@ pub fn support_info(items: Vec<Info>) -> Option<Info> {
     if items.is_empty() {
         return None;
     }
-    Info::keyed(
-        keys::QUERY_ATTRIBUTE_SUPPORT,
-        Value::DataArray(Box::new(DataArray {
-            elem_type: DataType::Info,
-            items: items
-                .into_iter()
-                .map(|i| Value::Info(Box::new(i)))
-                .collect(),
-        })),
-    )
+    Info::keyed(keys::QUERY_ATTRIBUTE_SUPPORT, Value::info_array(items))
 }
 
 /// A process's own part of a `PMIX_QUERY_ATTRIBUTE_SUPPORT` query with

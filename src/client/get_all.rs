@@ -198,15 +198,7 @@ impl Client {
         if proc == &self.inner.proc {
             return Ok(self.inner.all_own());
         }
-        let (tx, rx) = crossbeam_channel::bounded(1);
-        self.get_all_nb(
-            proc,
-            qualifiers,
-            Box::new(move |r| {
-                let _ = tx.send(r);
-            }),
-        )?;
-        rx.recv().unwrap_or(Err(Status::ERR_LOST_CONNECTION))
+        super::wait_for(|cb| self.get_all_nb(proc, qualifiers, cb))?
     }
 
     /// `PMIx_Get_nb` with a NULL key: as [`get_all`](Self::get_all);

@@ -466,17 +466,7 @@ impl Client {
         handler: Option<IofHandler>,
     ) -> Result<u64, Status> {
         may_block()?;
-        let (tx, rx) = crossbeam_channel::bounded(1);
-        self.iof_pull_nb(
-            sources,
-            channels,
-            directives,
-            handler,
-            Box::new(move |r| {
-                let _ = tx.send(r);
-            }),
-        )?;
-        rx.recv().unwrap_or(Err(Status::ERR_LOST_CONNECTION))
+        super::wait_for(|cb| self.iof_pull_nb(sources, channels, directives, handler, cb))?
     }
 
     fn start_buffer_timer(&self, id: u64, puller: &Arc<Puller>, every: Duration) {
@@ -534,17 +524,7 @@ impl Client {
     /// `PMIx_IOF_deregister`, waiting for the server.
     pub fn iof_deregister(&self, id: u64, directives: &[Info]) -> Result<(), Status> {
         may_block()?;
-        let (tx, rx) = crossbeam_channel::bounded(1);
-        self.iof_deregister_nb(
-            id,
-            directives,
-            Box::new(move |s| {
-                let _ = tx.send(s);
-            }),
-        )?;
-        rx.recv()
-            .unwrap_or(Status::ERR_LOST_CONNECTION)
-            .into_result()
+        super::wait_for(|cb| self.iof_deregister_nb(id, directives, cb))?.into_result()
     }
 
     /// `PMIx_IOF_push` (non-blocking): `data` for the stdin of `targets`
@@ -584,18 +564,7 @@ impl Client {
         directives: &[Info],
     ) -> Result<(), Status> {
         may_block()?;
-        let (tx, rx) = crossbeam_channel::bounded(1);
-        self.iof_push_nb(
-            targets,
-            data,
-            directives,
-            Box::new(move |s| {
-                let _ = tx.send(s);
-            }),
-        )?;
-        rx.recv()
-            .unwrap_or(Status::ERR_LOST_CONNECTION)
-            .into_result()
+        super::wait_for(|cb| self.iof_push_nb(targets, data, directives, cb))?.into_result()
     }
 
     /// `PMIx_IOF_push` with `PMIX_IOF_PUSH_STDIN` and no bytes: a thread

@@ -449,6 +449,20 @@ impl std::fmt::Debug for Client {
     }
 }
 
+/// Runs a non-blocking call (`start` hands its callback on) and waits for
+/// the value the callback gets: the blocking form of an `_nb` call. A
+/// callback dropped without running (the connection went) is
+/// `PMIX_ERR_LOST_CONNECTION`.
+pub(crate) fn wait_for<T: Send + 'static>(
+    start: impl FnOnce(Box<dyn FnOnce(T) + Send + 'static>) -> Result<(), Status>,
+) -> Result<T, Status> {
+    let (tx, rx) = crossbeam_channel::bounded(1);
+    start(Box::new(move |v| {
+        let _ = tx.send(v);
+    }))?;
+    rx.recv().map_err(|_| Status::ERR_LOST_CONNECTION)
+}
+
 /// Connects to the socket at `path`: the progress machinery of the new
 /// connection (not running yet).
 fn open(path: &std::path::Path) -> Result<(Progress, Requester), Status> {

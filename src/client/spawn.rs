@@ -140,15 +140,7 @@ impl Client {
     /// job-level directives `job_info`; returns the new namespace once its
     /// processes are started.
     pub fn spawn(&self, job_info: &[Info], apps: &[App]) -> Result<Nspace, Status> {
-        let (tx, rx) = crossbeam_channel::bounded(1);
-        self.spawn_nb(
-            job_info,
-            apps,
-            Box::new(move |r| {
-                let _ = tx.send(r);
-            }),
-        )?;
-        rx.recv().unwrap_or(Err(Status::ERR_LOST_CONNECTION))
+        super::wait_for(|cb| self.spawn_nb(job_info, apps, cb))?
     }
 
     /// `PMIx_Spawn_nb`: as [`spawn`](Self::spawn); `done` runs on the
@@ -210,18 +202,7 @@ impl Client {
     }
 
     fn collective(&self, op: Op, procs: &[Proc], infos: &[Info]) -> Result<(), Status> {
-        let (tx, rx) = crossbeam_channel::bounded(1);
-        self.collective_nb(
-            op,
-            procs,
-            infos,
-            Box::new(move |s| {
-                let _ = tx.send(s);
-            }),
-        )?;
-        rx.recv()
-            .unwrap_or(Status::ERR_LOST_CONNECTION)
-            .into_result()
+        super::wait_for(|cb| self.collective_nb(op, procs, infos, cb))?.into_result()
     }
 
     fn collective_nb(
