@@ -19,6 +19,11 @@
 //!   connection closed without `PMIx_Finalize` queues one [`Departure`],
 //!   which the loop takes with [`Connections::take_departure`] and fans out
 //!   (collectives, waiters, the host, events) before it polls again.
+//! - At most [`MAX_UNAUTHENTICATED`] connections await their handshake at
+//!   once (`unauthenticated` counts them); beyond that a new connection is
+//!   closed as soon as it is accepted, so a flood of connections that
+//!   never authenticate holds a bounded amount of the server's memory and
+//!   descriptors.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::os::fd::OwnedFd;
@@ -41,6 +46,9 @@ pub(super) const LISTENER: Token = Token(0);
 /// Token of the loop's waker.
 pub(super) const WAKER: Token = Token(1);
 const FIRST_PEER: usize = 2;
+/// Most connections awaiting their handshake at once (see the module
+/// invariants): about 5 KiB each.
+pub(super) const MAX_UNAUTHENTICATED: usize = 4096;
 
 /// Where a connection stands in the handshake.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -74,6 +82,8 @@ pub(super) struct Connections {
     by_proc: HashMap<Proc, Token>,
     departed: HashSet<Proc>,
     departures: VecDeque<Departure>,
+    /// Connections in [`PeerState::AwaitHandshake`].
+    unauthenticated: usize,
 }
 
 impl Connections {
@@ -88,6 +98,7 @@ impl Connections {
             by_proc: HashMap::new(),
             departed: HashSet::new(),
             departures: VecDeque::new(),
+            unauthenticated: 0,
         }
     }
 
@@ -104,6 +115,10 @@ impl Connections {
                 // event rather than spin.
                 Err(_) => return new,
             };
+            if self.unauthenticated >= MAX_UNAUTHENTICATED {
+                // Flooded: this one is closed at once (dropped).
+                continue;
+            }
             let Ok(creds) = stream.peer_credentials() else {
                 continue;
             };
@@ -117,6 +132,7 @@ impl Connections {
             {
                 continue;
             }
+            self.unauthenticated += 1;
             self.peers.insert(
                 token,
                 Peer {
@@ -213,6 +229,9 @@ impl Connections {
         let Some(mut peer) = self.peers.remove(&token) else {
             return;
         };
+        if peer.state == PeerState::AwaitHandshake {
+            self.unauthenticated -= 1;
+        }
         let _ = self.registry.deregister(peer.conn.stream_mut());
         let (PeerState::Connecting(proc) | PeerState::Ready(proc)) = peer.state else {
             return;
@@ -257,6 +276,9 @@ impl Connections {
     pub(super) fn authenticated(&mut self, token: Token, proc: &Proc) {
         if let Some(p) = self.peers.get_mut(&token) {
             self.by_proc.insert(proc.clone(), token);
+            if p.state == PeerState::AwaitHandshake {
+                self.unauthenticated -= 1;
+            }
             p.state = PeerState::Connecting(proc.clone());
             p.conn.set_max_body(self.max_body);
         }
@@ -272,6 +294,9 @@ impl Connections {
             if self.by_proc.get(proc) == Some(&token) {
                 self.by_proc.remove(proc);
             }
+        }
+        if p.state != PeerState::AwaitHandshake {
+            self.unauthenticated += 1;
         }
         p.state = PeerState::AwaitHandshake;
     }

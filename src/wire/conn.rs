@@ -78,9 +78,16 @@ impl Connection {
     /// `server_side` selects which kinds are accepted (client-to-server
     /// kinds on a server, the others on a client).
     pub fn new(stream: Stream, max_body: u32, max_fds_in: usize, server_side: bool) -> Connection {
+        // A connection that may only send small frames yet (a server's
+        // unauthenticated peer) gets a buffer of one such frame: a flood
+        // of connections that never authenticate costs the server little.
+        // The buffer grows when reading fills it.
+        let initial = (max_body as usize)
+            .saturating_add(HEADER_LEN)
+            .min(READ_CHUNK);
         Connection {
             stream,
-            buf: vec![0; READ_CHUNK],
+            buf: vec![0; initial],
             start: 0,
             end: 0,
             fds_in: Vec::new(),
