@@ -137,14 +137,21 @@ impl Connections {
     /// `hung_up`: the readiness event reported the peer's hang-up (its end
     /// of stream is then read, else a short read ends the reading, see
     /// [`Connection::read_frames_until`]).
-    pub(super) fn read(&mut self, token: Token, hung_up: bool) -> (Vec<Frame>, bool) {
+    /// A frame that broke the protocol (not a socket error) is the
+    /// `Err`, after the frames that came before it.
+    pub(super) fn read(
+        &mut self,
+        token: Token,
+        hung_up: bool,
+    ) -> (Vec<Frame>, Result<bool, wire::WireError>) {
         let mut frames = Vec::new();
         let open = match self.peers.get_mut(&token) {
-            Some(p) => matches!(
-                p.conn.read_frames_until(&mut frames, !hung_up),
-                Ok(ReadState::Open)
-            ),
-            None => false,
+            Some(p) => match p.conn.read_frames_until(&mut frames, !hung_up) {
+                Ok(s) => Ok(s == ReadState::Open),
+                Err(wire::WireError::Io(_) | wire::WireError::Closed) => Ok(false),
+                Err(e) => Err(e),
+            },
+            None => Ok(false),
         };
         (frames, open)
     }
@@ -247,6 +254,34 @@ impl Connections {
         self.peers.get(&token).map(|p| p.creds)
     }
 
+    /// Writes one line on stderr for a refused handshake or a connection
+    /// closed for breaking the protocol: this server, the socket's pid,
+    /// uid and gid (from the kernel), the identity the peer claimed or
+    /// holds (escaped: its bytes come from the peer), and why.
+    pub(super) fn log_refusal(
+        &self,
+        server: &Proc,
+        token: Token,
+        claimed: Option<&Proc>,
+        why: &dyn std::fmt::Display,
+    ) {
+        let Some(p) = self.peers.get(&token) else {
+            return;
+        };
+        let held = match &p.state {
+            PeerState::Connecting(q) | PeerState::Ready(q) => Some(q),
+            PeerState::AwaitHandshake => None,
+        };
+        let who = match claimed.or(held) {
+            Some(q) => format!(" as {:?}:{}", q.nspace.to_string_lossy(), q.rank.0),
+            None => String::new(),
+        };
+        eprintln!(
+            "pmix-rs server {}:{}: refused pid {} uid {} gid {}{who}: {why}",
+            server.nspace, server.rank.0, p.creds.pid, p.creds.uid, p.creds.gid
+        );
+    }
+
     /// True if a connection authenticated as `proc` already.
     pub(super) fn is_claimed(&self, proc: &Proc) -> bool {
         self.by_proc.contains_key(proc)
@@ -294,6 +329,11 @@ impl Connections {
             p.finalized = true;
         }
         self.departed.insert(proc.clone());
+    }
+
+    /// True if the client on `token` called `PMIx_Finalize`.
+    pub(super) fn is_finalized(&self, token: Token) -> bool {
+        self.peers.get(&token).is_some_and(|p| p.finalized)
     }
 
     /// True if `proc` finalized or its connection was lost.

@@ -12,9 +12,10 @@
 //!   (so a command sent from the loop's own thread, which does not wake
 //!   it, is handled in the same pass).
 //! - Nothing but a `Handshake` is read from a connection that has not
-//!   authenticated, and nothing at all while the host decides on it; a
-//!   frame that breaks these rules or does not decode closes the
-//!   connection.
+//!   authenticated, nothing at all while the host decides on it, and
+//!   nothing after a `Finalize`; a frame that breaks these rules or does
+//!   not decode closes the connection, with one log line naming the peer
+//!   and the error.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -191,13 +192,28 @@ impl EventLoop {
             if self.st.conns.state(token).is_none() {
                 return;
             }
-            if self.frame(token, f).is_err() {
-                return self.st.conns.close(token);
+            if let Err(e) = self.frame(token, f) {
+                return self.protocol_error(token, &e);
             }
         }
-        if !open {
-            self.st.conns.close(token);
+        match open {
+            Ok(true) => {}
+            Ok(false) => self.st.conns.close(token),
+            Err(e) => self.protocol_error(token, &e),
         }
+    }
+
+    /// `token` broke the protocol: one log line, and its connection is
+    /// closed (a client that had not finalized departs).
+    fn protocol_error(&mut self, token: Token, e: &WireError) {
+        if self.st.conns.state(token).is_none() {
+            return;
+        }
+        let why = format!("protocol error, connection closed: {e}");
+        self.st
+            .conns
+            .log_refusal(self.st.server_proc(), token, None, &why);
+        self.st.conns.close(token);
     }
 
     fn frame(&mut self, token: Token, f: Frame) -> Result<(), WireError> {
@@ -227,6 +243,13 @@ impl EventLoop {
             }
             Some(PeerState::Ready(p)) => p.clone(),
         };
+        // A client that finalized has departed: nothing more may come.
+        if self.st.conns.is_finalized(token) {
+            return Err(WireError::Invalid {
+                kind: msg.kind().name(),
+                what: "message after PMIx_Finalize",
+            });
+        }
         let st = &mut self.st;
         match msg {
             Message::Commit(items) => dmodex::commit(st, &proc, items),
