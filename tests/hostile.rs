@@ -40,6 +40,7 @@ fn hostile_rank() {
     let rank: u32 = std::env::var("PMIX_RANK").unwrap().parse().unwrap();
     let r = match std::env::var(ROLE).unwrap().as_str() {
         "after_finalize" => after_finalize(),
+        "silent" => silent(),
         _ if rank == 0 => attacker(),
         _ => good(),
     };
@@ -365,7 +366,7 @@ fn attacker() -> R {
     )?;
     match half.recv(Duration::from_millis(300)) {
         Next::Silent => {
-            println!("attack half a frame then silence: server waits for the rest, serving others")
+            println!("attack half a frame then silence: server waits for the rest (up to the handshake limit), serving others")
         }
         other => return Err(format!("half frame: {other:?}")),
     }
@@ -421,6 +422,35 @@ fn after_finalize() -> R {
     match r.answer()? {
         (1, Message::FinalizeReply(Status::SUCCESS), _) => {}
         other => return Err(format!("final finalize: {other:?}")),
+    }
+    println!("hostile 0 ok");
+    Ok(())
+}
+
+/// A job of one rank: a connection that says nothing and one that sends
+/// half a handshake's header are closed at the handshake limit, while a
+/// proper connection beside them is served.
+fn silent() -> R {
+    let info = ConnectInfo::from_env().map_err(|s| format!("env: {s:?}"))?;
+    let t = Instant::now();
+    let mut quiet = Raw::connect(&info)?;
+    let mut half = Raw::connect(&info)?;
+    half.send_raw(
+        raw_frame(Kind::Handshake as u16, 0, 1, 100, &[])[..9].to_vec(),
+        vec![],
+    )?;
+    let (mut r, _) = Raw::join(&info)?;
+    r.send(1, &Message::Finalize)?;
+    match r.answer()? {
+        (1, Message::FinalizeReply(Status::SUCCESS), _) => {}
+        other => return Err(format!("finalize beside silent peers: {other:?}")),
+    }
+    closed("silent connection", &mut quiet)?;
+    closed("half a header then silence", &mut half)?;
+    let took = t.elapsed();
+    println!("silent peers closed after {took:?}");
+    if took < Duration::from_secs(9) {
+        return Err(format!("closed too early: {took:?}"));
     }
     println!("hostile 0 ok");
     Ok(())
@@ -589,6 +619,27 @@ fn a_fence_after_finalize_closes_the_connection() {
             .filter(|l| l.contains("refused pid") && l.contains("message after PMIx_Finalize"))
             .count(),
         1,
+        "{err}"
+    );
+}
+
+/// Finding: a connection that never completed its handshake (silent, or
+/// half a frame) was kept for ever, holding a server descriptor. Now it
+/// is closed at the handshake limit (10 s), with a log line.
+#[test]
+fn a_silent_connection_is_closed_at_the_handshake_limit() {
+    let prog = common::this_test_as_program("hostile_rank");
+    let (ok, out, err) = common::pmixrun_job(1, &prog, &[(ROLE, "silent")], "60");
+    assert!(
+        ok && out.contains("hostile 0 ok"),
+        "stdout:\n{out}\nstderr:\n{err}"
+    );
+    eprintln!("{out}");
+    assert_eq!(
+        err.lines()
+            .filter(|l| l.contains("refused pid") && l.contains("no handshake within 10s"))
+            .count(),
+        2,
         "{err}"
     );
 }

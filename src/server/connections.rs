@@ -36,6 +36,11 @@ pub(crate) struct Caller {
     pub(crate) id: u32,
 }
 
+/// Longest an accepted connection may take to send its handshake: one
+/// that has not by then (silent, or half a frame) is closed, so that
+/// peers cannot hold the server's descriptors without authenticating.
+pub(super) const HANDSHAKE_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// Token of the listening socket in the loop's poll.
 pub(super) const LISTENER: Token = Token(0);
 /// Token of the loop's waker.

@@ -15,7 +15,8 @@
 //!   authenticated, nothing at all while the host decides on it, and
 //!   nothing after a `Finalize`; a frame that breaks these rules or does
 //!   not decode closes the connection, with one log line naming the peer
-//!   and the error.
+//!   and the error; so does a connection that has not sent its handshake
+//!   within `HANDSHAKE_LIMIT` of being accepted.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -27,7 +28,7 @@ use crossbeam_channel::Receiver;
 use mio::{Events, Interest, Poll, Token};
 
 use super::command::{Command, Notifier};
-use super::connections::{Caller, Connections, PeerState, LISTENER, WAKER};
+use super::connections::{Caller, Connections, PeerState, HANDSHAKE_LIMIT, LISTENER, WAKER};
 use super::host::{HostModule, OpResult};
 use super::ops::PendingOp;
 use super::registry::Registry;
@@ -93,6 +94,8 @@ impl EventLoop {
                 match ev.token() {
                     LISTENER => {
                         for t in self.st.conns.accept(&self.listener) {
+                            let dl = Instant::now() + HANDSHAKE_LIMIT;
+                            self.st.timers.set(dl, TimerKey::Handshake(t));
                             // Bytes may already wait (edge-triggered), or
                             // the peer's end: read it all.
                             self.read(t, true);
@@ -201,6 +204,19 @@ impl EventLoop {
             Ok(false) => self.st.conns.close(token),
             Err(e) => self.protocol_error(token, &e),
         }
+    }
+
+    /// `token`'s handshake deadline passed: closed (one log line) if it
+    /// still has not sent a complete handshake.
+    fn handshake_overdue(&mut self, token: Token) {
+        if self.st.conns.state(token) != Some(&PeerState::AwaitHandshake) {
+            return;
+        }
+        let why = format!("no handshake within {HANDSHAKE_LIMIT:?}, connection closed");
+        self.st
+            .conns
+            .log_refusal(self.st.server_proc(), token, None, &why);
+        self.st.conns.close(token);
     }
 
     /// `token` broke the protocol: one log line, and its connection is
@@ -312,6 +328,7 @@ impl EventLoop {
                 TimerKey::Collective(cid) => self.st.collective_failed(cid, Status::ERR_TIMEOUT),
                 TimerKey::Waiter(id) => dmodex::timed_out(&mut self.st, id),
                 TimerKey::Invite(n) => group_members::timed_out(&mut self.st, n),
+                TimerKey::Handshake(t) => self.handshake_overdue(t),
             }
             self.departures();
         }
