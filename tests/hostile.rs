@@ -41,6 +41,7 @@ fn hostile_rank() {
     let r = match std::env::var(ROLE).unwrap().as_str() {
         "after_finalize" => after_finalize(),
         "silent" => silent(),
+        "unread" => unread_replies(),
         _ if rank == 0 => attacker(),
         _ => good(),
     };
@@ -456,6 +457,70 @@ fn silent() -> R {
     Ok(())
 }
 
+/// The server's (this rank's parent, `pmixrun`) open descriptors.
+fn server_fds() -> usize {
+    let dir = format!("/proc/{}/fd", std::os::unix::process::parent_id());
+    std::fs::read_dir(dir).map(|d| d.count()).unwrap_or(0)
+}
+
+/// A job of one rank: requests whose answers carry descriptors, sent
+/// as fast as the server takes them and never read. The server must stop
+/// reading (its queued answers bounded) rather than run out of
+/// descriptors, and serve the rank again once it hung up.
+fn unread_replies() -> R {
+    let info = ConnectInfo::from_env().map_err(|s| format!("env: {s:?}"))?;
+    let before = server_fds();
+    let (r, _) = Raw::join(&info)?;
+    let body = body_of(&Message::NspaceRequest(info.proc.nspace.clone()));
+    let one = raw_frame(Kind::NspaceRequest as u16, 0, 1, body.len() as u32, &body);
+    let (mut sent, mut at) = (0usize, 0usize);
+    let mut progress = Instant::now();
+    let end = Instant::now() + Duration::from_secs(30);
+    // Until the server has taken nothing for a second (it stopped
+    // reading), bounded.
+    while progress.elapsed() < Duration::from_secs(1) {
+        if Instant::now() > end {
+            return Err(format!("the server kept reading: {sent} requests"));
+        }
+        // SAFETY: a send from a live buffer on the socket we own.
+        let n = unsafe {
+            libc::send(
+                r.fd(),
+                one[at..].as_ptr().cast(),
+                one.len() - at,
+                libc::MSG_DONTWAIT | libc::MSG_NOSIGNAL,
+            )
+        };
+        if n > 0 {
+            at += n as usize;
+            if at == one.len() {
+                at = 0;
+                sent += 1;
+            }
+            progress = Instant::now();
+        } else {
+            std::thread::yield_now();
+        }
+    }
+    let during = server_fds();
+    println!(
+        "unread: server descriptors {before} before, {during} with {sent} requests unanswered"
+    );
+    if during > before + 600 {
+        return Err(format!("server descriptors grew from {before} to {during}"));
+    }
+    r.hang_up()?;
+    let (mut r, _) = Raw::join(&info)?;
+    r.send(1, &Message::Finalize)?;
+    match r.answer()? {
+        (1, Message::FinalizeReply(Status::SUCCESS), _) => {}
+        other => return Err(format!("finalize after the flood: {other:?}")),
+    }
+    println!("unread: {} server descriptors after hang-up", server_fds());
+    println!("hostile 0 ok");
+    Ok(())
+}
+
 /// Tries to change every sealed segment received (all but the job's
 /// barrier page, writable by design): write, pwrite, ftruncate (shrink
 /// and grow), fallocate, a writable shared mapping, mprotect of a
@@ -641,5 +706,20 @@ fn a_silent_connection_is_closed_at_the_handshake_limit() {
             .count(),
         2,
         "{err}"
+    );
+}
+
+/// Finding: a client that sent requests whose answers carry descriptors
+/// and never read them made the server queue them all, until it ran out
+/// of descriptors (8192 of them after 20,000 `NspaceRequest`s). Now a
+/// peer's frames wait while its queued output is over the limit.
+#[test]
+fn unread_answers_do_not_exhaust_the_servers_descriptors() {
+    let prog = common::this_test_as_program("hostile_rank");
+    let (ok, out, err) = common::pmixrun_job(1, &prog, &[(ROLE, "unread")], "60");
+    eprintln!("{out}");
+    assert!(
+        ok && out.contains("hostile 0 ok"),
+        "stdout:\n{out}\nstderr:\n{err}"
     );
 }

@@ -12,6 +12,9 @@
 //! - A connection is registered for writability only while output is
 //!   queued for it (a permanent write interest would wake the loop each
 //!   time the client reads what it was sent).
+//! - A peer whose queued output is over the limit (bytes or descriptors)
+//!   is throttled: its frames already read wait, nothing more is read from
+//!   it, until its output drains.
 //! - `by_proc` maps a process to the one connection that authenticated as
 //!   it; a second handshake for the same process is refused.
 //! - A process is in `departed` from the moment it finalized or its
@@ -41,6 +44,13 @@ pub(crate) struct Caller {
 /// peers cannot hold the server's descriptors without authenticating.
 pub(super) const HANDSHAKE_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
 
+/// Output queued for a peer (bytes, descriptors) past which its next
+/// frames wait until it read some: a client that sends requests and never
+/// reads their answers stalls itself, not the server (whose memory and
+/// descriptors the queued answers would otherwise exhaust).
+const OUTPUT_LIMIT_BYTES: usize = 16 << 20;
+const OUTPUT_LIMIT_FDS: usize = 256;
+
 /// Token of the listening socket in the loop's poll.
 pub(super) const LISTENER: Token = Token(0);
 /// Token of the loop's waker.
@@ -65,6 +75,14 @@ struct Peer {
     closing: bool,
     /// Registered for writability too.
     write_interest: bool,
+    /// Frames read and not yet served (while the output is over the
+    /// limit), then how the reading ended if it did: `Ok` the peer's end
+    /// of stream, `Err` a protocol error.
+    held: VecDeque<Frame>,
+    end: Option<Result<(), wire::WireError>>,
+    /// Over the output limit: nothing more is read or served until the
+    /// output drains.
+    throttled: bool,
 }
 
 /// A process whose connection closed without `PMIx_Finalize`.
@@ -131,6 +149,9 @@ impl Connections {
                     finalized: false,
                     closing: false,
                     write_interest: false,
+                    held: VecDeque::new(),
+                    end: None,
+                    throttled: false,
                 },
             );
             new.push(token);
@@ -159,6 +180,54 @@ impl Connections {
             None => Ok(false),
         };
         (frames, open)
+    }
+
+    /// Keeps `frames` read from `token` and how the reading ended, to be
+    /// served in order ([`Connections::next_held`]).
+    pub(super) fn hold(
+        &mut self,
+        token: Token,
+        frames: Vec<Frame>,
+        open: Result<bool, wire::WireError>,
+    ) {
+        if let Some(p) = self.peers.get_mut(&token) {
+            p.held.extend(frames);
+            match open {
+                Ok(true) => {}
+                Ok(false) => p.end = Some(Ok(())),
+                Err(e) => p.end = Some(Err(e)),
+            }
+        }
+    }
+
+    /// The next frame of `token` to serve.
+    pub(super) fn next_held(&mut self, token: Token) -> Option<Frame> {
+        self.peers.get_mut(&token)?.held.pop_front()
+    }
+
+    /// How `token`'s reading ended, once its frames are served.
+    pub(super) fn take_end(&mut self, token: Token) -> Option<Result<(), wire::WireError>> {
+        self.peers.get_mut(&token)?.end.take()
+    }
+
+    /// True if `token`'s queued output is over the limit.
+    pub(super) fn over_output_limit(&self, token: Token) -> bool {
+        self.peers.get(&token).is_some_and(|p| {
+            p.conn.pending_output_len() > OUTPUT_LIMIT_BYTES
+                || p.conn.pending_output_fds() > OUTPUT_LIMIT_FDS
+        })
+    }
+
+    /// Marks `token` as waiting for its output to drain (or not).
+    pub(super) fn set_throttled(&mut self, token: Token, on: bool) {
+        if let Some(p) = self.peers.get_mut(&token) {
+            p.throttled = on;
+        }
+    }
+
+    /// True if `token` waits for its output to drain.
+    pub(super) fn is_throttled(&self, token: Token) -> bool {
+        self.peers.get(&token).is_some_and(|p| p.throttled)
     }
 
     /// Writes what is queued for `token`.

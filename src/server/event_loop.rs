@@ -110,6 +110,7 @@ impl EventLoop {
                         if ev.is_writable() {
                             self.st.conns.flush(t);
                             super::iof::drained(&mut self.st, t);
+                            self.resume(t);
                         }
                     }
                 }
@@ -190,20 +191,50 @@ impl EventLoop {
     }
 
     fn read(&mut self, token: Token, hung_up: bool) {
+        // A throttled peer is read again when its output drained.
+        if self.st.conns.is_throttled(token) {
+            return;
+        }
         let (frames, open) = self.st.conns.read(token, hung_up);
-        for f in frames {
+        self.st.conns.hold(token, frames, open);
+        self.serve(token);
+    }
+
+    /// Serves `token`'s frames read so far, in order, while its output
+    /// is under the limit; then ends it if its reading ended.
+    fn serve(&mut self, token: Token) {
+        loop {
             if self.st.conns.state(token).is_none() {
                 return;
             }
+            if self.st.conns.over_output_limit(token) {
+                return self.st.conns.set_throttled(token, true);
+            }
+            let Some(f) = self.st.conns.next_held(token) else {
+                break;
+            };
             if let Err(e) = self.frame(token, f) {
                 return self.protocol_error(token, &e);
             }
         }
-        match open {
-            Ok(true) => {}
-            Ok(false) => self.st.conns.close(token),
-            Err(e) => self.protocol_error(token, &e),
+        match self.st.conns.take_end(token) {
+            None => {}
+            Some(Ok(())) => self.st.conns.close(token),
+            Some(Err(e)) => self.protocol_error(token, &e),
         }
+    }
+
+    /// After `token`'s output was written: a throttled peer whose output
+    /// is back under the limit is served and read again.
+    fn resume(&mut self, token: Token) {
+        if !self.st.conns.is_throttled(token) || self.st.conns.over_output_limit(token) {
+            return;
+        }
+        self.st.conns.set_throttled(token, false);
+        self.serve(token);
+        // Reads what came meanwhile (its readiness edges were skipped),
+        // up to the end of stream if there is one.
+        self.read(token, true);
     }
 
     /// `token`'s handshake deadline passed: closed (one log line) if it

@@ -213,6 +213,11 @@ impl Raw {
         }
     }
 
+    /// The socket (to write to it without reading).
+    pub fn fd(&self) -> std::os::fd::RawFd {
+        self.conn.stream().as_raw_fd()
+    }
+
     /// Ends the connection from this side (the server reads end of
     /// stream) and waits until the server closed it too: the identity it
     /// held is free again once this returns.
