@@ -200,6 +200,20 @@ fn attacker() -> R {
     // The sealed segments it received.
     attempts += sealed_segments(&joined)?;
 
+    // A commit of the others' keys: the wire has no field naming whose
+    // data it is, so it posts them as mine only (the others' gets, which
+    // compare every value, see theirs unchanged).
+    let forged: Vec<Posted> = (0..200)
+        .map(|round| Posted {
+            scope: Scope::Global,
+            key: key(&format!("hostile.r{round}")),
+            value: Value::Uint32(0xbad),
+        })
+        .collect();
+    main.send(0, &Message::Commit(forged))?;
+    println!("attack commit of the others' keys: posted as rank 0's own");
+    attempts += 1;
+
     // Request ids: any id is echoed, repeats and extremes included.
     main.send(0, &commit_of("hostile.mine", Value::Uint32(7)))?;
     for id in [0u32, u32::MAX, 7, 7] {
