@@ -22,7 +22,25 @@ use super::state::State;
 use crate::wire::{self, Abort, HandshakeReply, Message};
 use crate::{keys, Info, Proc, Status, Value};
 
-fn refuse(st: &mut State, caller: Caller, status: Status) {
+/// Why a handshake was refused with `status`, for the log line.
+fn reason(status: Status) -> &'static str {
+    match status {
+        Status::ERR_NOT_SUPPORTED => "unsupported protocol version",
+        Status::ERR_INVALID_CRED => "not a registered process, or a wrong secret",
+        Status::ERR_NO_PERMISSIONS => "the socket's uid/gid are not the registered ones",
+        Status::ERR_EXISTS => "that process is connected already",
+        Status::ERR_NOT_FOUND => "its namespace is not registered",
+        _ => "the host refused it",
+    }
+}
+
+/// Refuses a client's handshake with `status`: one log line (see
+/// [`super::connections::Connections::log_refusal`]), the answer, then
+/// the connection closes.
+fn refuse(st: &mut State, caller: Caller, claimed: &Proc, status: Status) {
+    let why = format!("handshake: {} (status {})", reason(status), status.0);
+    st.conns
+        .log_refusal(st.server_proc(), caller.token, Some(claimed), &why);
     let m = Message::HandshakeReply(HandshakeReply {
         status,
         server: st.server_proc().clone(),
@@ -34,16 +52,16 @@ fn refuse(st: &mut State, caller: Caller, status: Status) {
 /// A handshake on a connection that has not authenticated yet.
 pub(super) fn handshake(st: &mut State, caller: Caller, h: wire::Handshake) {
     if h.version != u32::from(wire::PROTOCOL_VERSION) {
-        return refuse(st, caller, Status::ERR_NOT_SUPPORTED);
+        return refuse(st, caller, &h.proc, Status::ERR_NOT_SUPPORTED);
     }
     let Some(creds) = st.conns.creds(caller.token) else {
         return;
     };
     if let Err(s) = st.registry().authenticate(&h.proc, &creds, &h.secret) {
-        return refuse(st, caller, s);
+        return refuse(st, caller, &h.proc, s);
     }
     if st.conns.is_claimed(&h.proc) {
-        return refuse(st, caller, Status::ERR_EXISTS);
+        return refuse(st, caller, &h.proc, Status::ERR_EXISTS);
     }
     let proc = h.proc;
     st.conns.authenticated(caller.token, &proc);
@@ -66,7 +84,7 @@ pub(super) fn handshake(st: &mut State, caller: Caller, h: wire::Handshake) {
 /// `PMIX_ERR_NO_PERMISSIONS`: only a host that says so admits other users.
 pub(super) fn tool_handshake(st: &mut State, caller: Caller, t: wire::ToolHandshake) {
     if t.version != u32::from(wire::PROTOCOL_VERSION) || !st.tools_allowed() {
-        return refuse_tool(st, caller, Status::ERR_NOT_SUPPORTED);
+        return refuse_tool(st, caller, None, Status::ERR_NOT_SUPPORTED);
     }
     let Some(creds) = st.conns.creds(caller.token) else {
         return;
@@ -80,15 +98,15 @@ pub(super) fn tool_handshake(st: &mut State, caller: Caller, t: wire::ToolHandsh
             let ns = format!("tool.{}.{}", crate::server::local_hostname(), creds.pid);
             match crate::Nspace::new(ns) {
                 Ok(ns) => Proc::new(ns, crate::Rank(0)),
-                Err(s) => return refuse_tool(st, caller, s),
+                Err(s) => return refuse_tool(st, caller, None, s),
             }
         }
     };
     if proc.rank.0 > crate::Rank::VALID.0 || st.registry().nspace(&proc.nspace).is_some() {
-        return refuse_tool(st, caller, Status::ERR_BAD_PARAM);
+        return refuse_tool(st, caller, Some(&proc), Status::ERR_BAD_PARAM);
     }
     if st.conns.is_claimed(&proc) {
-        return refuse_tool(st, caller, Status::ERR_EXISTS);
+        return refuse_tool(st, caller, Some(&proc), Status::ERR_EXISTS);
     }
     st.conns.authenticated(caller.token, &proc);
     let mut infos = t.infos;
@@ -116,13 +134,13 @@ fn tool_connected(st: &mut State, caller: Caller, result: Result<Proc, Status>) 
         Ok(p) => p,
         Err(s) => {
             st.conns.unauthenticated(caller.token);
-            return refuse_tool(st, caller, s);
+            return refuse_tool(st, caller, Some(&tentative), s);
         }
     };
     if proc != tentative {
         st.conns.unauthenticated(caller.token);
         if st.conns.is_claimed(&proc) {
-            return refuse_tool(st, caller, Status::ERR_EXISTS);
+            return refuse_tool(st, caller, Some(&proc), Status::ERR_EXISTS);
         }
         st.conns.authenticated(caller.token, &proc);
     }
@@ -137,7 +155,17 @@ fn tool_connected(st: &mut State, caller: Caller, result: Result<Proc, Status>) 
 
 /// Refuses a tool's handshake with `status`; the connection closes once
 /// the answer is out.
-fn refuse_tool(st: &mut State, caller: Caller, status: Status) {
+fn refuse_tool(st: &mut State, caller: Caller, claimed: Option<&Proc>, status: Status) {
+    let why = match status {
+        Status::ERR_NOT_SUPPORTED => "no tool support, or an unsupported protocol version",
+        Status::ERR_BAD_PARAM => "an identity of a registered namespace or an invalid rank",
+        Status::ERR_EXISTS => "that identity is connected already",
+        Status::ERR_NO_PERMISSIONS => "a tool of another user, not admitted by the host",
+        _ => "the host refused it",
+    };
+    let why = format!("tool handshake: {why} (status {})", status.0);
+    st.conns
+        .log_refusal(st.server_proc(), caller.token, claimed, &why);
     let m = Message::ToolHandshakeReply(wire::ToolHandshakeReply {
         status,
         server: st.server_proc().clone(),
@@ -153,13 +181,13 @@ pub(super) fn connected(st: &mut State, caller: Caller, result: Result<(), Statu
     };
     if let Err(s) = result {
         st.conns.unauthenticated(caller.token);
-        return refuse(st, caller, s);
+        return refuse(st, caller, &proc, s);
     }
     let (status, mut segments, mut fds) = match st.nspace_segments(&proc.nspace, true) {
         Ok((refs, fds)) => (Status::SUCCESS, refs, fds),
         Err(Status::ERR_NOT_FOUND) => {
             st.conns.unauthenticated(caller.token);
-            return refuse(st, caller, Status::ERR_NOT_FOUND);
+            return refuse(st, caller, &proc, Status::ERR_NOT_FOUND);
         }
         Err(s) => (s, Vec::new(), Vec::new()),
     };

@@ -12,6 +12,9 @@
 //! - A connection is registered for writability only while output is
 //!   queued for it (a permanent write interest would wake the loop each
 //!   time the client reads what it was sent).
+//! - A peer whose queued output is over the limit (bytes or descriptors)
+//!   is throttled: its frames already read wait, nothing more is read from
+//!   it, until its output drains.
 //! - `by_proc` maps a process to the one connection that authenticated as
 //!   it; a second handshake for the same process is refused.
 //! - A process is in `departed` from the moment it finalized or its
@@ -41,6 +44,18 @@ pub(crate) struct Caller {
     pub(crate) id: u32,
 }
 
+/// Longest an accepted connection may take to send its handshake: one
+/// that has not by then (silent, or half a frame) is closed, so that
+/// peers cannot hold the server's descriptors without authenticating.
+pub(super) const HANDSHAKE_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Output queued for a peer (bytes, descriptors) past which its next
+/// frames wait until it read some: a client that sends requests and never
+/// reads their answers stalls itself, not the server (whose memory and
+/// descriptors the queued answers would otherwise exhaust).
+const OUTPUT_LIMIT_BYTES: usize = 16 << 20;
+const OUTPUT_LIMIT_FDS: usize = 256;
+
 /// Token of the listening socket in the loop's poll.
 pub(super) const LISTENER: Token = Token(0);
 /// Token of the loop's waker.
@@ -68,6 +83,14 @@ struct Peer {
     closing: bool,
     /// Registered for writability too.
     write_interest: bool,
+    /// Frames read and not yet served (while the output is over the
+    /// limit), then how the reading ended if it did: `Ok` the peer's end
+    /// of stream, `Err` a protocol error.
+    held: VecDeque<Frame>,
+    end: Option<Result<(), wire::WireError>>,
+    /// Over the output limit: nothing more is read or served until the
+    /// output drains.
+    throttled: bool,
 }
 
 /// A process whose connection closed without `PMIx_Finalize`.
@@ -142,6 +165,9 @@ impl Connections {
                     finalized: false,
                     closing: false,
                     write_interest: false,
+                    held: VecDeque::new(),
+                    end: None,
+                    throttled: false,
                 },
             );
             new.push(token);
@@ -153,16 +179,71 @@ impl Connections {
     /// `hung_up`: the readiness event reported the peer's hang-up (its end
     /// of stream is then read, else a short read ends the reading, see
     /// [`Connection::read_frames_until`]).
-    pub(super) fn read(&mut self, token: Token, hung_up: bool) -> (Vec<Frame>, bool) {
+    /// A frame that broke the protocol (not a socket error) is the
+    /// `Err`, after the frames that came before it.
+    pub(super) fn read(
+        &mut self,
+        token: Token,
+        hung_up: bool,
+    ) -> (Vec<Frame>, Result<bool, wire::WireError>) {
         let mut frames = Vec::new();
         let open = match self.peers.get_mut(&token) {
-            Some(p) => matches!(
-                p.conn.read_frames_until(&mut frames, !hung_up),
-                Ok(ReadState::Open)
-            ),
-            None => false,
+            Some(p) => match p.conn.read_frames_until(&mut frames, !hung_up) {
+                Ok(s) => Ok(s == ReadState::Open),
+                Err(wire::WireError::Io(_) | wire::WireError::Closed) => Ok(false),
+                Err(e) => Err(e),
+            },
+            None => Ok(false),
         };
         (frames, open)
+    }
+
+    /// Keeps `frames` read from `token` and how the reading ended, to be
+    /// served in order ([`Connections::next_held`]).
+    pub(super) fn hold(
+        &mut self,
+        token: Token,
+        frames: Vec<Frame>,
+        open: Result<bool, wire::WireError>,
+    ) {
+        if let Some(p) = self.peers.get_mut(&token) {
+            p.held.extend(frames);
+            match open {
+                Ok(true) => {}
+                Ok(false) => p.end = Some(Ok(())),
+                Err(e) => p.end = Some(Err(e)),
+            }
+        }
+    }
+
+    /// The next frame of `token` to serve.
+    pub(super) fn next_held(&mut self, token: Token) -> Option<Frame> {
+        self.peers.get_mut(&token)?.held.pop_front()
+    }
+
+    /// How `token`'s reading ended, once its frames are served.
+    pub(super) fn take_end(&mut self, token: Token) -> Option<Result<(), wire::WireError>> {
+        self.peers.get_mut(&token)?.end.take()
+    }
+
+    /// True if `token`'s queued output is over the limit.
+    pub(super) fn over_output_limit(&self, token: Token) -> bool {
+        self.peers.get(&token).is_some_and(|p| {
+            p.conn.pending_output_len() > OUTPUT_LIMIT_BYTES
+                || p.conn.pending_output_fds() > OUTPUT_LIMIT_FDS
+        })
+    }
+
+    /// Marks `token` as waiting for its output to drain (or not).
+    pub(super) fn set_throttled(&mut self, token: Token, on: bool) {
+        if let Some(p) = self.peers.get_mut(&token) {
+            p.throttled = on;
+        }
+    }
+
+    /// True if `token` waits for its output to drain.
+    pub(super) fn is_throttled(&self, token: Token) -> bool {
+        self.peers.get(&token).is_some_and(|p| p.throttled)
     }
 
     /// Writes what is queued for `token`.
@@ -266,6 +347,34 @@ impl Connections {
         self.peers.get(&token).map(|p| p.creds)
     }
 
+    /// Writes one line on stderr for a refused handshake or a connection
+    /// closed for breaking the protocol: this server, the socket's pid,
+    /// uid and gid (from the kernel), the identity the peer claimed or
+    /// holds (escaped: its bytes come from the peer), and why.
+    pub(super) fn log_refusal(
+        &self,
+        server: &Proc,
+        token: Token,
+        claimed: Option<&Proc>,
+        why: &dyn std::fmt::Display,
+    ) {
+        let Some(p) = self.peers.get(&token) else {
+            return;
+        };
+        let held = match &p.state {
+            PeerState::Connecting(q) | PeerState::Ready(q) => Some(q),
+            PeerState::AwaitHandshake => None,
+        };
+        let who = match claimed.or(held) {
+            Some(q) => format!(" as {:?}:{}", q.nspace.to_string_lossy(), q.rank.0),
+            None => String::new(),
+        };
+        eprintln!(
+            "pmix-rs server {}:{}: refused pid {} uid {} gid {}{who}: {why}",
+            server.nspace, server.rank.0, p.creds.pid, p.creds.uid, p.creds.gid
+        );
+    }
+
     /// True if a connection authenticated as `proc` already.
     pub(super) fn is_claimed(&self, proc: &Proc) -> bool {
         self.by_proc.contains_key(proc)
@@ -319,6 +428,11 @@ impl Connections {
             p.finalized = true;
         }
         self.departed.insert(proc.clone());
+    }
+
+    /// True if the client on `token` called `PMIx_Finalize`.
+    pub(super) fn is_finalized(&self, token: Token) -> bool {
+        self.peers.get(&token).is_some_and(|p| p.finalized)
     }
 
     /// True if `proc` finalized or its connection was lost.

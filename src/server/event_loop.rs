@@ -12,9 +12,11 @@
 //!   (so a command sent from the loop's own thread, which does not wake
 //!   it, is handled in the same pass).
 //! - Nothing but a `Handshake` is read from a connection that has not
-//!   authenticated, and nothing at all while the host decides on it; a
-//!   frame that breaks these rules or does not decode closes the
-//!   connection.
+//!   authenticated, nothing at all while the host decides on it, and
+//!   nothing after a `Finalize`; a frame that breaks these rules or does
+//!   not decode closes the connection, with one log line naming the peer
+//!   and the error; so does a connection that has not sent its handshake
+//!   within `HANDSHAKE_LIMIT` of being accepted.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -26,7 +28,7 @@ use crossbeam_channel::Receiver;
 use mio::{Events, Interest, Poll, Token};
 
 use super::command::{Command, Notifier};
-use super::connections::{Caller, Connections, PeerState, LISTENER, WAKER};
+use super::connections::{Caller, Connections, PeerState, HANDSHAKE_LIMIT, LISTENER, WAKER};
 use super::host::{HostModule, OpResult};
 use super::ops::PendingOp;
 use super::registry::Registry;
@@ -92,6 +94,8 @@ impl EventLoop {
                 match ev.token() {
                     LISTENER => {
                         for t in self.st.conns.accept(&self.listener) {
+                            let dl = Instant::now() + HANDSHAKE_LIMIT;
+                            self.st.timers.set(dl, TimerKey::Handshake(t));
                             // Bytes may already wait (edge-triggered), or
                             // the peer's end: read it all.
                             self.read(t, true);
@@ -106,6 +110,7 @@ impl EventLoop {
                         if ev.is_writable() {
                             self.st.conns.flush(t);
                             super::iof::drained(&mut self.st, t);
+                            self.resume(t);
                         }
                     }
                 }
@@ -186,18 +191,76 @@ impl EventLoop {
     }
 
     fn read(&mut self, token: Token, hung_up: bool) {
+        // A throttled peer is read again when its output drained.
+        if self.st.conns.is_throttled(token) {
+            return;
+        }
         let (frames, open) = self.st.conns.read(token, hung_up);
-        for f in frames {
+        self.st.conns.hold(token, frames, open);
+        self.serve(token);
+    }
+
+    /// Serves `token`'s frames read so far, in order, while its output
+    /// is under the limit; then ends it if its reading ended.
+    fn serve(&mut self, token: Token) {
+        loop {
             if self.st.conns.state(token).is_none() {
                 return;
             }
-            if self.frame(token, f).is_err() {
-                return self.st.conns.close(token);
+            if self.st.conns.over_output_limit(token) {
+                return self.st.conns.set_throttled(token, true);
+            }
+            let Some(f) = self.st.conns.next_held(token) else {
+                break;
+            };
+            if let Err(e) = self.frame(token, f) {
+                return self.protocol_error(token, &e);
             }
         }
-        if !open {
-            self.st.conns.close(token);
+        match self.st.conns.take_end(token) {
+            None => {}
+            Some(Ok(())) => self.st.conns.close(token),
+            Some(Err(e)) => self.protocol_error(token, &e),
         }
+    }
+
+    /// After `token`'s output was written: a throttled peer whose output
+    /// is back under the limit is served and read again.
+    fn resume(&mut self, token: Token) {
+        if !self.st.conns.is_throttled(token) || self.st.conns.over_output_limit(token) {
+            return;
+        }
+        self.st.conns.set_throttled(token, false);
+        self.serve(token);
+        // Reads what came meanwhile (its readiness edges were skipped),
+        // up to the end of stream if there is one.
+        self.read(token, true);
+    }
+
+    /// `token`'s handshake deadline passed: closed (one log line) if it
+    /// still has not sent a complete handshake.
+    fn handshake_overdue(&mut self, token: Token) {
+        if self.st.conns.state(token) != Some(&PeerState::AwaitHandshake) {
+            return;
+        }
+        let why = format!("no handshake within {HANDSHAKE_LIMIT:?}, connection closed");
+        self.st
+            .conns
+            .log_refusal(self.st.server_proc(), token, None, &why);
+        self.st.conns.close(token);
+    }
+
+    /// `token` broke the protocol: one log line, and its connection is
+    /// closed (a client that had not finalized departs).
+    fn protocol_error(&mut self, token: Token, e: &WireError) {
+        if self.st.conns.state(token).is_none() {
+            return;
+        }
+        let why = format!("protocol error, connection closed: {e}");
+        self.st
+            .conns
+            .log_refusal(self.st.server_proc(), token, None, &why);
+        self.st.conns.close(token);
     }
 
     fn frame(&mut self, token: Token, f: Frame) -> Result<(), WireError> {
@@ -227,6 +290,13 @@ impl EventLoop {
             }
             Some(PeerState::Ready(p)) => p.clone(),
         };
+        // A client that finalized has departed: nothing more may come.
+        if self.st.conns.is_finalized(token) {
+            return Err(WireError::Invalid {
+                kind: msg.kind().name(),
+                what: "message after PMIx_Finalize",
+            });
+        }
         let st = &mut self.st;
         match msg {
             Message::Commit(items) => dmodex::commit(st, &proc, items),
@@ -289,6 +359,7 @@ impl EventLoop {
                 TimerKey::Collective(cid) => self.st.collective_failed(cid, Status::ERR_TIMEOUT),
                 TimerKey::Waiter(id) => dmodex::timed_out(&mut self.st, id),
                 TimerKey::Invite(n) => group_members::timed_out(&mut self.st, n),
+                TimerKey::Handshake(t) => self.handshake_overdue(t),
             }
             self.departures();
         }

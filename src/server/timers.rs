@@ -1,10 +1,14 @@
 //! The deadlines of the server's operations that carry a `PMIX_TIMEOUT`:
-//! collectives and direct-modex waiters.
+//! collectives and direct-modex waiters; and each accepted connection's
+//! handshake deadline.
 //!
-//! Invariant: a deadline is in the set exactly while its operation waits;
-//! whoever ends the operation first (its completion, a failure, the timer)
-//! removes it, so a timer never fires for an operation that is over, and
-//! the loop's poll timeout is always the earliest live deadline.
+//! Invariant: an operation's deadline is in the set exactly while its
+//! operation waits; whoever ends the operation first (its completion, a
+//! failure, the timer) removes it, so a timer never fires for an operation
+//! that is over, and the loop's poll timeout is always the earliest live
+//! deadline. A handshake deadline is the exception: it stays armed and,
+//! when it fires, ends only a connection still waiting for its handshake
+//! (tokens are never reused).
 
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
@@ -18,6 +22,8 @@ pub(super) enum TimerKey {
     Waiter(u64),
     /// A group invitation, by its number.
     Invite(u64),
+    /// An accepted connection's handshake deadline.
+    Handshake(mio::Token),
 }
 
 /// The pending deadlines, earliest first.

@@ -312,6 +312,11 @@ impl Connection {
         self.out.iter().map(|o| o.bytes.len() - o.sent).sum()
     }
 
+    /// Descriptors queued and not yet handed to the kernel.
+    pub fn pending_output_fds(&self) -> usize {
+        self.out.iter().map(|o| o.fds.len()).sum()
+    }
+
     /// True if output is waiting for the socket.
     pub fn has_pending_output(&self) -> bool {
         !self.out.is_empty()

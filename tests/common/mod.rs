@@ -15,6 +15,7 @@ use pmix::{Info, Key, Nspace, Proc, Rank, Value};
 
 pub mod orte;
 pub mod pmixrun_job;
+pub mod raw_client;
 pub mod slurm;
 
 /// The workspace root.
