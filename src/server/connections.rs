@@ -107,7 +107,13 @@ pub(super) struct Connections {
     departures: VecDeque<Departure>,
     /// Connections in [`PeerState::AwaitHandshake`].
     unauthenticated: usize,
+    /// The refusal log's rate limit (see [`Connections::log_refusal`]).
+    log_window: std::cell::Cell<(std::time::Instant, u32, u64)>,
 }
+
+/// Most refusal lines logged per second; the rest are counted, and the
+/// count is said with the next line logged.
+const REFUSALS_LOGGED_PER_SECOND: u32 = 20;
 
 impl Connections {
     /// Connections registered with `registry` (a clone of the loop's poll
@@ -122,6 +128,7 @@ impl Connections {
             departed: HashSet::new(),
             departures: VecDeque::new(),
             unauthenticated: 0,
+            log_window: std::cell::Cell::new((std::time::Instant::now(), 0, 0)),
         }
     }
 
@@ -350,7 +357,10 @@ impl Connections {
     /// Writes one line on stderr for a refused handshake or a connection
     /// closed for breaking the protocol: this server, the socket's pid,
     /// uid and gid (from the kernel), the identity the peer claimed or
-    /// holds (escaped: its bytes come from the peer), and why.
+    /// holds (escaped: its bytes come from the peer), and why. At most
+    /// [`REFUSALS_LOGGED_PER_SECOND`] lines a second (a flood of bad
+    /// connections does not flood the log): the others are counted and
+    /// the next line logged says how many were not.
     pub(super) fn log_refusal(
         &self,
         server: &Proc,
@@ -365,12 +375,29 @@ impl Connections {
             PeerState::Connecting(q) | PeerState::Ready(q) => Some(q),
             PeerState::AwaitHandshake => None,
         };
+        let (start, logged, suppressed) = self.log_window.get();
+        let now = std::time::Instant::now();
+        let (start, logged) = if now.duration_since(start).as_secs() >= 1 {
+            (now, 0)
+        } else {
+            (start, logged)
+        };
+        if logged >= REFUSALS_LOGGED_PER_SECOND {
+            self.log_window.set((start, logged, suppressed + 1));
+            return;
+        }
+        self.log_window.set((start, logged + 1, 0));
         let who = match claimed.or(held) {
             Some(q) => format!(" as {:?}:{}", q.nspace.to_string_lossy(), q.rank.0),
             None => String::new(),
         };
+        let more = if suppressed > 0 {
+            format!(" ({suppressed} earlier refusals not logged)")
+        } else {
+            String::new()
+        };
         eprintln!(
-            "pmix-rs server {}:{}: refused pid {} uid {} gid {}{who}: {why}",
+            "pmix-rs server {}:{}: refused pid {} uid {} gid {}{who}: {why}{more}",
             server.nspace, server.rank.0, p.creds.pid, p.creds.uid, p.creds.gid
         );
     }
