@@ -807,17 +807,40 @@ mod tests {
     use super::*;
     use pmix_core::{keys, Key};
 
-    fn c_infos(infos: &[Info]) -> Vec<pmix_info_t> {
-        infos
-            .iter()
-            .map(|i| {
-                // SAFETY: an all-zero info is valid; info_write fills it.
-                let mut o: pmix_info_t = unsafe { std::mem::zeroed() };
-                // SAFETY: o is a writable info.
-                unsafe { convert::info_write(i, &mut o) }.unwrap();
-                o
-            })
-            .collect()
+    /// C infos that release what `info_write` allocated when dropped (a
+    /// string value's copy: LeakSanitizer found it leaked).
+    struct CInfos(Vec<pmix_info_t>);
+
+    impl std::ops::Deref for CInfos {
+        type Target = Vec<pmix_info_t>;
+        fn deref(&self) -> &Vec<pmix_info_t> {
+            &self.0
+        }
+    }
+
+    impl Drop for CInfos {
+        fn drop(&mut self) {
+            for i in &mut self.0 {
+                // SAFETY: each info was written by info_write and is
+                // released once, here.
+                unsafe { convert::info_destruct(i) };
+            }
+        }
+    }
+
+    fn c_infos(infos: &[Info]) -> CInfos {
+        CInfos(
+            infos
+                .iter()
+                .map(|i| {
+                    // SAFETY: an all-zero info is valid; info_write fills it.
+                    let mut o: pmix_info_t = unsafe { std::mem::zeroed() };
+                    // SAFETY: o is a writable info.
+                    unsafe { convert::info_write(i, &mut o) }.unwrap();
+                    o
+                })
+                .collect(),
+        )
     }
 
     /// The one qualifier parser reads C infos in place as it reads the

@@ -1,0 +1,106 @@
+//! Every exported `PMIx_*` function under bad input (issue 13, item 6):
+//! `tests/c/bad_input.c` is a table of rows (function, bad-input pattern,
+//! expected status per state), run before any initialization, as a client
+//! under `pmixrun` then after its finalize, and as a server
+//! (`PMIx_server_init`) then after its finalize. Every row must return its
+//! status and nothing may crash; the rows must name every function the
+//! library exports. Every run is bounded by a watchdog.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+const LIMIT: Duration = Duration::from_secs(120);
+
+/// The table, built once (the tests run in parallel).
+fn table_program() -> &'static PathBuf {
+    static EXE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    EXE.get_or_init(|| {
+        common::build_c(
+            "tests/c/bad_input.c",
+            "bad-input",
+            "bad_input",
+            &common::include_dir(),
+            &[],
+        )
+    })
+}
+
+/// Runs the table in `state` (`pre`, `server`, or `client` under a
+/// one-rank `pmixrun`) and fails on any failed row.
+fn run_table(state: &str) {
+    let exe = table_program();
+    let tmp = common::pmixrun_job::private_tmp(&format!("bad-input-{state}"));
+    let mut cmd = if state == "client" {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_pmixrun"));
+        c.args(["--timeout", "100", "-n", "1"]).arg(exe);
+        c
+    } else {
+        Command::new(exe)
+    };
+    cmd.arg(state)
+        .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
+        .env("TMPDIR", &tmp)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let out = common::run_with_watchdog(&mut cmd, LIMIT, &format!("bad_input {state}"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains(&format!("bad_input {state}: ")),
+        "bad_input {state}: {}\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains(" 0 failures"), "{stdout}");
+}
+
+#[test]
+fn table_before_init() {
+    run_table("pre");
+}
+
+#[test]
+fn table_in_a_server_and_after_its_finalize() {
+    run_table("server");
+}
+
+#[test]
+fn table_in_a_client_and_after_its_finalize() {
+    run_table("client");
+}
+
+/// The rows name every `PMIx_*` function the library exports.
+#[test]
+fn table_covers_every_export() {
+    let lib = common::ffi_lib_dir().join("libpmix.so.2");
+    let out = Command::new("nm")
+        .args(["-D", "--defined-only"])
+        .arg(&lib)
+        .output()
+        .expect("run nm (binutils)");
+    assert!(out.status.success());
+    let exported: BTreeSet<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(2))
+        .filter(|s| s.starts_with("PMIx_"))
+        .map(String::from)
+        .collect();
+    assert!(exported.len() >= 141, "{} exports", exported.len());
+    let src = std::fs::read_to_string(common::root().join("tests/c/bad_input.c")).unwrap();
+    let rows: BTreeSet<String> = src
+        .lines()
+        .filter_map(|l| {
+            let l = l.trim_start();
+            let rest = l
+                .strip_prefix("ROW(\"")
+                .or_else(|| l.strip_prefix("VROW(\""))?;
+            Some(rest.split('"').next()?.to_string())
+        })
+        .collect();
+    let missing: Vec<_> = exported.difference(&rows).collect();
+    assert!(missing.is_empty(), "functions without a row: {missing:?}");
+}
