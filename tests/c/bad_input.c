@@ -28,6 +28,9 @@
  * within its array and cut at PMIX_MAX_KEYLEN / PMIX_MAX_NSLEN, as
  * OpenPMIx's PMIX_LOAD_KEY does; valgrind (tests/valgrind.rs) checks that
  * nothing reads past it. A NULL op callback makes a call fire-and-forget.
+ * A value of an unknown type is PMIX_ERR_UNKNOWN_DATA_TYPE wherever the
+ * library converts it (the value helpers load and copy it as OpenPMIx
+ * 4.2.2 does).
  *
  * Prints "FAIL <state> <function> <pattern>: got X, want Y" per failed
  * row, then "<state>: N rows, F failures", and exits with the failure
@@ -126,6 +129,7 @@ static pmix_proc_t proc_full_ns;  /* nspace without a NUL */
 static pmix_proc_t proc_ok;       /* "ns", rank 0 */
 static pmix_info_t info_full_key; /* key without a NUL */
 static pmix_info_t info_bad_type; /* value of an unknown type */
+static pmix_info_t info_ok;       /* "k" = 7, no directive */
 static pmix_value_t val_bad_type;
 static pmix_value_t val_int;
 static pmix_pdata_t pdata_full_key;
@@ -152,6 +156,10 @@ static void setup(void)
     memset(&info_bad_type, 0, sizeof(info_bad_type));
     strcpy(info_bad_type.key, "bad.type");
     info_bad_type.value.type = UNKNOWN_TYPE;
+    memset(&info_ok, 0, sizeof(info_ok));
+    strcpy(info_ok.key, "k");
+    info_ok.value.type = PMIX_INT;
+    info_ok.value.data.integer = 7;
     memset(&val_bad_type, 0, sizeof(val_bad_type));
     val_bad_type.type = UNKNOWN_TYPE;
     memset(&val_int, 0, sizeof(val_int));
@@ -293,6 +301,7 @@ static void table(void)
     ROW("PMIx_Get", "proc nspace without NUL", rt(PMIX_ERR_NOT_FOUND), PMIx_Get(&proc_full_ns, "k", NULL, 0, &valp));
     ROW("PMIx_Get", "NULL info, ninfo 2", rt(BAD), PMIx_Get(&proc_ok, "k", NULL, 2, &valp));
     ROW("PMIx_Get", "info key without NUL", rt(PMIX_ERR_NOT_FOUND), PMIx_Get(&proc_ok, "k", &info_full_key, 1, &valp));
+    ROW("PMIx_Get", "info of unknown type", rt(PMIX_ERR_UNKNOWN_DATA_TYPE), PMIx_Get(&proc_ok, "k", &info_bad_type, 1, &valp));
     ROW("PMIx_Get_nb", "NULL callback", want4(PMIX_ERR_INIT, BAD, PMIX_ERR_INIT, PMIX_ERR_INIT), PMIx_Get_nb(&proc_ok, "k", NULL, 0, NULL, NULL));
     ROW("PMIx_Get_nb", "key > PMIX_MAX_KEYLEN", want4(PMIX_ERR_INIT, BAD, PMIX_ERR_INIT, PMIX_ERR_INIT), PMIx_Get_nb(&proc_ok, long_key, NULL, 0, valcb, NULL));
     ROW("PMIx_Get_nb", "NULL info, ninfo 2", want4(PMIX_ERR_INIT, BAD, PMIX_ERR_INIT, PMIX_ERR_INIT), PMIx_Get_nb(&proc_ok, "k", NULL, 2, valcb, NULL));
@@ -313,7 +322,7 @@ static void table(void)
     ROW("PMIx_Publish", "info key without NUL", want4(PMIX_ERR_INIT, PMIX_SUCCESS, PMIX_ERR_INIT, PMIX_ERR_INIT), PMIx_Publish(&info_full_key, 1));
     ROW("PMIx_Publish", "info of unknown type", want4(PMIX_ERR_INIT, PMIX_ERR_UNKNOWN_DATA_TYPE, PMIX_ERR_INIT, PMIX_ERR_INIT), PMIx_Publish(&info_bad_type, 1));
     ROW("PMIx_Publish_nb", "NULL info, ninfo 2", want4(PMIX_ERR_INIT, BAD, PMIX_ERR_INIT, PMIX_ERR_INIT), PMIx_Publish_nb(NULL, 2, opcb, NULL));
-    ROW("PMIx_Publish_nb", "NULL callback", want4(PMIX_ERR_INIT, PMIX_ERR_UNKNOWN_DATA_TYPE, PMIX_ERR_INIT, PMIX_ERR_INIT), PMIx_Publish_nb(&info_bad_type, 1, NULL, NULL));
+    ROW("PMIx_Publish_nb", "NULL callback", want4(PMIX_ERR_INIT, PMIX_SUCCESS, PMIX_ERR_INIT, PMIX_ERR_INIT), PMIx_Publish_nb(&info_ok, 1, NULL, NULL));
     ROW("PMIx_Lookup", "NULL data, ndata 2", want4(PMIX_ERR_INIT, BAD, PMIX_ERR_INIT, PMIX_ERR_INIT), PMIx_Lookup(NULL, 2, NULL, 0));
     ROW("PMIx_Lookup", "pdata key without NUL", want4(PMIX_ERR_INIT, PMIX_SUCCESS, PMIX_ERR_INIT, PMIX_ERR_INIT), PMIx_Lookup(&pdata_full_key, 1, NULL, 0));
     ROW("PMIx_Lookup", "NULL info, ninfo 2", want4(PMIX_ERR_INIT, BAD, PMIX_ERR_INIT, PMIX_ERR_INIT), PMIx_Lookup(&pdata_full_key, 1, NULL, 2));
@@ -331,11 +340,13 @@ static void table(void)
     ROW("PMIx_Spawn", "NULL apps, napps 2", want4(PMIX_ERR_INIT, BAD, PMIX_ERR_INIT, PMIX_ERR_INIT), PMIx_Spawn(NULL, 0, NULL, 2, NULL));
     ROW("PMIx_Spawn", "NULL info, ninfo 2", want4(PMIX_ERR_INIT, BAD, PMIX_ERR_INIT, PMIX_ERR_INIT), PMIx_Spawn(NULL, 2, &app_null_cmd, 1, NULL));
     ROW("PMIx_Spawn", "app without cmd", want4(PMIX_ERR_INIT, BAD, PMIX_ERR_INIT, PMIX_ERR_INIT), PMIx_Spawn(NULL, 0, &app_null_cmd, 1, NULL));
+    ROW("PMIx_Spawn", "job info of unknown type", want4(PMIX_ERR_INIT, PMIX_ERR_UNKNOWN_DATA_TYPE, PMIX_ERR_INIT, PMIX_ERR_INIT), PMIx_Spawn(&info_bad_type, 1, &app_null_cmd, 1, NULL));
     ROW("PMIx_Spawn_nb", "NULL apps, napps 2", want4(PMIX_ERR_INIT, BAD, PMIX_ERR_INIT, PMIX_ERR_INIT), PMIx_Spawn_nb(NULL, 0, NULL, 2, spawncb, NULL));
     ROW("PMIx_Spawn_nb", "NULL callback", want4(PMIX_ERR_INIT, BAD, PMIX_ERR_INIT, PMIX_ERR_INIT), PMIx_Spawn_nb(NULL, 0, &app_null_cmd, 1, NULL, NULL));
     ROW("PMIx_Connect", "NULL procs", want4(PMIX_ERR_INIT, BAD, PMIX_ERR_INIT, PMIX_ERR_INIT), PMIx_Connect(NULL, 0, NULL, 0));
     ROW("PMIx_Connect", "NULL procs, nprocs 2", want4(PMIX_ERR_INIT, BAD, PMIX_ERR_INIT, PMIX_ERR_INIT), PMIx_Connect(NULL, 2, NULL, 0));
     ROW("PMIx_Connect", "proc nspace without NUL", want4(PMIX_ERR_INIT, BAD, PMIX_ERR_INIT, PMIX_ERR_INIT), PMIx_Connect(&proc_full_ns, 1, NULL, 0));
+    ROW("PMIx_Connect", "info of unknown type", want4(PMIX_ERR_INIT, PMIX_ERR_UNKNOWN_DATA_TYPE, PMIX_ERR_INIT, PMIX_ERR_INIT), PMIx_Connect(&proc_ok, 1, &info_bad_type, 1));
     ROW("PMIx_Connect_nb", "NULL procs, nprocs 2", want4(PMIX_ERR_INIT, BAD, PMIX_ERR_INIT, PMIX_ERR_INIT), PMIx_Connect_nb(NULL, 2, NULL, 0, opcb, NULL));
     ROW("PMIx_Connect_nb", "NULL callback", want4(PMIX_ERR_INIT, PMIX_SUCCESS, PMIX_ERR_INIT, PMIX_ERR_INIT), PMIx_Connect_nb(&proc_full_ns, 1, NULL, 0, NULL, NULL));
     ROW("PMIx_Disconnect", "NULL procs", want4(PMIX_ERR_INIT, BAD, PMIX_ERR_INIT, PMIX_ERR_INIT), PMIx_Disconnect(NULL, 0, NULL, 0));
@@ -348,12 +359,13 @@ static void table(void)
     ROW("PMIx_Query_info", "NULL queries", rt(BAD), PMIx_Query_info(NULL, 0, &results, &nresults));
     ROW("PMIx_Query_info", "NULL queries, nqueries 2", rt(BAD), PMIx_Query_info(NULL, 2, &results, &nresults));
     ROW("PMIx_Query_info", "NULL results", rt(BAD), PMIx_Query_info(&query_null_keys, 1, NULL, &nresults));
+    ROW("PMIx_Query_info", "NULL nresults", rt(BAD), PMIx_Query_info(&query_null_keys, 1, &results, NULL));
     ROW("PMIx_Query_info", "query without keys", rt(BAD), PMIx_Query_info(&query_null_keys, 1, &results, &nresults));
     ROW("PMIx_Query_info_nb", "NULL queries, nqueries 2", rt(BAD), PMIx_Query_info_nb(NULL, 2, infocb, NULL));
     ROW("PMIx_Query_info_nb", "NULL callback", rt(BAD), PMIx_Query_info_nb(&query_null_keys, 1, NULL, NULL));
     ROW("PMIx_Log", "NULL data", rt(BAD), PMIx_Log(NULL, 0, NULL, 0));
     ROW("PMIx_Log", "NULL data, ndata 2", rt(BAD), PMIx_Log(NULL, 2, NULL, 0));
-    ROW("PMIx_Log", "NULL directives, ndirs 2", rt(PMIX_ERR_UNKNOWN_DATA_TYPE), PMIx_Log(&info_bad_type, 1, NULL, 2));
+    ROW("PMIx_Log", "NULL directives, ndirs 2", rt(BAD), PMIx_Log(&info_ok, 1, NULL, 2));
     ROW("PMIx_Log", "info key without NUL", rt(PMIX_ERR_NOT_SUPPORTED), PMIx_Log(&info_full_key, 1, NULL, 0));
     ROW("PMIx_Log_nb", "NULL data, ndata 2", rt(BAD), PMIx_Log_nb(NULL, 2, NULL, 0, opcb, NULL));
     ROW("PMIx_Allocation_request", "NULL info, ninfo 2", want4(PMIX_ERR_INIT, BAD, PMIX_ERR_NOT_SUPPORTED, PMIX_ERR_INIT), PMIx_Allocation_request(PMIX_ALLOC_NEW, NULL, 2, &results, &nresults));
@@ -362,9 +374,10 @@ static void table(void)
     ROW("PMIx_Job_control", "NULL targets, ntargets 2", want4(PMIX_ERR_INIT, BAD, PMIX_ERR_NOT_SUPPORTED, PMIX_ERR_INIT), PMIx_Job_control(NULL, 2, NULL, 0, &results, &nresults));
     ROW("PMIx_Job_control", "NULL directives, ndirs 2", want4(PMIX_ERR_INIT, BAD, PMIX_ERR_NOT_SUPPORTED, PMIX_ERR_INIT), PMIx_Job_control(NULL, 0, NULL, 2, &results, &nresults));
     ROW("PMIx_Job_control", "target nspace without NUL", rt(PMIX_ERR_NOT_SUPPORTED), PMIx_Job_control(&proc_full_ns, 1, NULL, 0, &results, &nresults));
+    ROW("PMIx_Job_control", "directive of unknown type", want4(PMIX_ERR_INIT, PMIX_ERR_UNKNOWN_DATA_TYPE, PMIX_ERR_NOT_SUPPORTED, PMIX_ERR_INIT), PMIx_Job_control(NULL, 0, &info_bad_type, 1, &results, &nresults));
     ROW("PMIx_Job_control_nb", "NULL directives, ndirs 2", want4(PMIX_ERR_INIT, BAD, PMIX_ERR_NOT_SUPPORTED, PMIX_ERR_INIT), PMIx_Job_control_nb(NULL, 0, NULL, 2, infocb, NULL));
     ROW("PMIx_Process_monitor", "NULL monitor", want4(PMIX_ERR_INIT, BAD, PMIX_ERR_NOT_SUPPORTED, PMIX_ERR_INIT), PMIx_Process_monitor(NULL, PMIX_SUCCESS, NULL, 0, &results, &nresults));
-    ROW("PMIx_Process_monitor", "NULL directives, ndirs 2", want4(PMIX_ERR_INIT, PMIX_ERR_UNKNOWN_DATA_TYPE, PMIX_ERR_NOT_SUPPORTED, PMIX_ERR_INIT), PMIx_Process_monitor(&info_bad_type, PMIX_SUCCESS, NULL, 2, &results, &nresults));
+    ROW("PMIx_Process_monitor", "NULL directives, ndirs 2", want4(PMIX_ERR_INIT, BAD, PMIX_ERR_NOT_SUPPORTED, PMIX_ERR_INIT), PMIx_Process_monitor(&info_ok, PMIX_SUCCESS, NULL, 2, &results, &nresults));
     ROW("PMIx_Process_monitor_nb", "NULL monitor", want4(PMIX_ERR_INIT, BAD, PMIX_ERR_NOT_SUPPORTED, PMIX_ERR_INIT), PMIx_Process_monitor_nb(NULL, PMIX_SUCCESS, NULL, 0, infocb, NULL));
 
     /* ---- credentials ---- */
@@ -382,6 +395,7 @@ static void table(void)
     ROW("PMIx_Group_construct", "NULL procs", want4(PMIX_ERR_INIT, BAD, PMIX_ERR_UNREACH, PMIX_ERR_INIT), PMIx_Group_construct("g", NULL, 0, NULL, 0, &results, &nresults));
     ROW("PMIx_Group_construct", "NULL procs, nprocs 2", want4(PMIX_ERR_INIT, BAD, PMIX_ERR_UNREACH, PMIX_ERR_INIT), PMIx_Group_construct("g", NULL, 2, NULL, 0, &results, &nresults));
     ROW("PMIx_Group_construct", "proc nspace without NUL", want4(PMIX_ERR_INIT, BAD, PMIX_ERR_UNREACH, PMIX_ERR_INIT), PMIx_Group_construct("g", &proc_full_ns, 1, NULL, 0, &results, &nresults));
+    ROW("PMIx_Group_construct", "info of unknown type", want4(PMIX_ERR_INIT, PMIX_ERR_UNKNOWN_DATA_TYPE, PMIX_ERR_UNREACH, PMIX_ERR_INIT), PMIx_Group_construct("g", &proc_ok, 1, &info_bad_type, 1, &results, &nresults));
     ROW("PMIx_Group_construct_nb", "NULL grp", want4(PMIX_ERR_INIT, BAD, PMIX_ERR_UNREACH, PMIX_ERR_INIT), PMIx_Group_construct_nb(NULL, &proc_ok, 1, NULL, 0, infocb, NULL));
     ROW("PMIx_Group_construct_nb", "NULL callback", want4(PMIX_ERR_INIT, BAD, PMIX_ERR_UNREACH, PMIX_ERR_INIT), PMIx_Group_construct_nb("g", NULL, 0, NULL, 0, NULL, NULL));
     ROW("PMIx_Group_invite", "NULL grp", want4(PMIX_ERR_INIT, BAD, PMIX_ERR_UNREACH, PMIX_ERR_INIT), PMIx_Group_invite(NULL, &proc_ok, 1, NULL, 0, &results, &nresults));
@@ -404,8 +418,10 @@ static void table(void)
     ROW("PMIx_Register_event_handler", "NULL handler", rt(BAD), PMIx_Register_event_handler(codes, 1, NULL, 0, NULL, regcb, NULL));
     ROW("PMIx_Register_event_handler", "NULL codes, ncodes 2", rt(BAD), PMIx_Register_event_handler(NULL, 2, NULL, 0, evhdlr, regcb, NULL));
     ROW("PMIx_Register_event_handler", "NULL info, ninfo 2", rt(BAD), PMIx_Register_event_handler(codes, 1, NULL, 2, evhdlr, regcb, NULL));
+    ROW("PMIx_Register_event_handler", "info of unknown type", rt(PMIX_ERR_UNKNOWN_DATA_TYPE), PMIx_Register_event_handler(codes, 1, &info_bad_type, 1, evhdlr, regcb, NULL));
     ROW("PMIx_Deregister_event_handler", "unknown reference", rt(PMIX_SUCCESS), PMIx_Deregister_event_handler(123456, NULL, NULL));
     ROW("PMIx_Notify_event", "NULL info, ninfo 2", rt(BAD), PMIx_Notify_event(PMIX_ERR_PROC_ABORTED, NULL, PMIX_RANGE_LOCAL, NULL, 2, opcb, NULL));
+    ROW("PMIx_Notify_event", "info of unknown type", rt(PMIX_ERR_UNKNOWN_DATA_TYPE), PMIx_Notify_event(PMIX_ERR_PROC_ABORTED, NULL, PMIX_RANGE_LOCAL, &info_bad_type, 1, opcb, NULL));
     ROW("PMIx_Notify_event", "source nspace without NUL", rt(PMIX_SUCCESS), PMIx_Notify_event(PMIX_ERR_PROC_ABORTED, &proc_full_ns, PMIX_RANGE_LOCAL, NULL, 0, opcb, NULL));
 
     /* ---- fabric ---- */
@@ -555,6 +571,7 @@ static void table(void)
     ROW("PMIx_IOF_deregister", "NULL directives, ndirs 2", rt(BAD), PMIx_IOF_deregister(0, NULL, 2, opcb, NULL));
     ROW("PMIx_IOF_push", "NULL targets, ntargets 2", rt(BAD), PMIx_IOF_push(NULL, 2, &bo_empty, NULL, 0, opcb, NULL));
     ROW("PMIx_IOF_push", "NULL directives, ndirs 2", rt(BAD), PMIx_IOF_push(&proc_ok, 1, &bo_empty, NULL, 2, opcb, NULL));
+    ROW("PMIx_IOF_push", "target nspace without NUL", want4(PMIX_ERR_INIT, PMIX_SUCCESS, PMIX_ERR_UNREACH, PMIX_ERR_INIT), PMIx_IOF_push(&proc_full_ns, 1, &bo_empty, NULL, 0, opcb, NULL));
 
     /* ---- server ---- */
     ROW("PMIx_generate_regex", "NULL input", all(BAD), PMIx_generate_regex(NULL, &str));
@@ -584,6 +601,7 @@ static void table(void)
     ROW("PMIx_server_setup_application", "NULL callback", srv(BAD), PMIx_server_setup_application(ns_ok, NULL, 0, NULL, NULL));
     ROW("PMIx_server_setup_application", "NULL nspace", srv(BAD), PMIx_server_setup_application(NULL, NULL, 0, appcb, NULL));
     ROW("PMIx_server_setup_application", "NULL info, ninfo 2", srv(BAD), PMIx_server_setup_application(ns_ok, NULL, 2, appcb, NULL));
+    ROW("PMIx_server_setup_application", "info of unknown type", srv(PMIX_ERR_UNKNOWN_DATA_TYPE), PMIx_server_setup_application(ns_ok, &info_bad_type, 1, appcb, NULL));
     ROW("PMIx_server_setup_local_support", "NULL nspace", srv(BAD), PMIx_server_setup_local_support(NULL, NULL, 0, opcb, NULL));
     ROW("PMIx_server_setup_local_support", "NULL info, ninfo 2", srv(BAD), PMIx_server_setup_local_support(ns_ok, NULL, 2, opcb, NULL));
     ROW("PMIx_server_IOF_deliver", "NULL source", rt(BAD), PMIx_server_IOF_deliver(NULL, PMIX_FWD_STDOUT_CHANNEL, &bo_empty, NULL, 0, opcb, NULL));
