@@ -20,11 +20,11 @@
  * With BAD_INPUT_LIST=1 every row's status is printed, not only failures.
  *
  * The expected statuses were checked row by row (and before initialization
- * side by side with OpenPMIx 4.2.2, which crashes on 46 of these rows). A
- * server process is not a client of itself: the client calls answer it
- * PMIX_ERR_INIT before looking at their arguments, the host upcalls its
- * (empty) module lacks PMIX_ERR_NOT_SUPPORTED, groups and IOF pulls
- * PMIX_ERR_UNREACH. A fixed-size key or namespace without a NUL is read
+ * side by side with OpenPMIx 4.2.2, which crashes on 47 of these rows, in
+ * 33 functions). A server process is not a client of itself: the client
+ * calls answer it PMIX_ERR_INIT before looking at their arguments, the host
+ * upcalls its (empty) module lacks PMIX_ERR_NOT_SUPPORTED, groups and IOF
+ * pulls PMIX_ERR_UNREACH. A fixed-size key or namespace without a NUL is read
  * within its array and cut at PMIX_MAX_KEYLEN / PMIX_MAX_NSLEN, as
  * OpenPMIx's PMIX_LOAD_KEY does; valgrind (tests/valgrind.rs) checks that
  * nothing reads past it. A NULL op callback makes a call fire-and-forget.
@@ -297,7 +297,7 @@ static void table(void)
     ROW("PMIx_Fence_nb", "NULL info, ninfo 2", want4(PMIX_ERR_INIT, BAD, PMIX_ERR_INIT, PMIX_ERR_INIT), PMIx_Fence_nb(NULL, 0, NULL, 2, opcb, NULL));
     ROW("PMIx_Fence_nb", "NULL callback", want4(PMIX_ERR_INIT, PMIX_SUCCESS, PMIX_ERR_INIT, PMIX_ERR_INIT), PMIx_Fence_nb(NULL, 0, NULL, 0, NULL, NULL));
     ROW("PMIx_Get", "NULL val", rt(BAD), PMIx_Get(&proc_ok, "k", NULL, 0, NULL));
-    ROW("PMIx_Get", "key > PMIX_MAX_KEYLEN", want4(PMIX_ERR_INIT, BAD, PMIX_ERR_NOT_FOUND, PMIX_ERR_INIT), PMIx_Get(&proc_ok, long_key, NULL, 0, &valp));
+    ROW("PMIx_Get", "key > PMIX_MAX_KEYLEN", rt(BAD), PMIx_Get(&proc_ok, long_key, NULL, 0, &valp));
     ROW("PMIx_Get", "proc nspace without NUL", rt(PMIX_ERR_NOT_FOUND), PMIx_Get(&proc_full_ns, "k", NULL, 0, &valp));
     ROW("PMIx_Get", "NULL info, ninfo 2", rt(BAD), PMIx_Get(&proc_ok, "k", NULL, 2, &valp));
     ROW("PMIx_Get", "info key without NUL", rt(PMIX_ERR_NOT_FOUND), PMIx_Get(&proc_ok, "k", &info_full_key, 1, &valp));
@@ -308,7 +308,7 @@ static void table(void)
     ROW("PMIx_Store_internal", "NULL proc", want4(PMIX_ERR_INIT, BAD, PMIX_SUCCESS, PMIX_ERR_INIT), PMIx_Store_internal(NULL, "k", &val_int));
     ROW("PMIx_Store_internal", "NULL key", rt(BAD), PMIx_Store_internal(&proc_ok, NULL, &val_int));
     ROW("PMIx_Store_internal", "NULL value", rt(BAD), PMIx_Store_internal(&proc_ok, "k", NULL));
-    ROW("PMIx_Store_internal", "key > PMIX_MAX_KEYLEN", want4(PMIX_ERR_INIT, BAD, PMIX_SUCCESS, PMIX_ERR_INIT), PMIx_Store_internal(&proc_ok, long_key, &val_int));
+    ROW("PMIx_Store_internal", "key > PMIX_MAX_KEYLEN", rt(BAD), PMIx_Store_internal(&proc_ok, long_key, &val_int));
     ROW("PMIx_Store_internal", "proc nspace without NUL", rt(PMIX_SUCCESS), PMIx_Store_internal(&proc_full_ns, "k", &val_int));
     ROW("PMIx_Store_internal", "unknown value type", rt(PMIX_ERR_UNKNOWN_DATA_TYPE), PMIx_Store_internal(&proc_ok, "k", &val_bad_type));
     ROW("PMIx_Resolve_peers", "NULL procs", want4(PMIX_ERR_INIT, BAD, PMIX_ERR_INIT, PMIX_ERR_INIT), PMIx_Resolve_peers(NULL, ns_ok, NULL, &nprocs));

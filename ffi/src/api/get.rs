@@ -784,7 +784,7 @@ unsafe fn server_get(
         return unsafe { deliver_all(s.own.get_all(&p), &infos, val) };
     }
     // SAFETY: key is a valid string (contract, checked non-NULL).
-    let key = unsafe { key_str(key) }?;
+    let key = unsafe { crate::api::args::one_key(key) }?;
     let v = if key == pmix_core::keys::PSET_NAMES || key == pmix_core::keys::GROUP_NAMES {
         // Sets and groups live in the server's tables.
         s.server.set_names(&p, key)?
