@@ -30,10 +30,11 @@ fn table_program() -> &'static PathBuf {
 }
 
 /// Runs the table in `state` (`pre`, `server`, or `client` under a
-/// one-rank `pmixrun`) and fails on any failed row.
-fn run_table(state: &str) {
+/// one-rank `pmixrun`) and fails on any failed row; returns its output,
+/// every row's status listed (`ok <state> <function> <pattern>: <status>`).
+fn run_table(state: &str, tag: &str) -> String {
     let exe = table_program();
-    let tmp = common::pmixrun_job::private_tmp(&format!("bad-input-{state}"));
+    let tmp = common::pmixrun_job::private_tmp(&format!("bad-input-{tag}"));
     let mut cmd = if state == "client" {
         let mut c = Command::new(env!("CARGO_BIN_EXE_pmixrun"));
         c.args(["--timeout", "100", "-n", "1"]).arg(exe);
@@ -44,10 +45,16 @@ fn run_table(state: &str) {
     cmd.arg(state)
         .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
         .env("TMPDIR", &tmp)
+        .env("BAD_INPUT_LIST", "1")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let out = common::run_with_watchdog(&mut cmd, LIMIT, &format!("bad_input {state}"));
+    let left: Vec<_> = std::fs::read_dir(&tmp)
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    let _ = std::fs::remove_dir_all(&tmp);
+    assert!(left.is_empty(), "bad_input {state} left {left:?}");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success() && stdout.contains(&format!("bad_input {state}: ")),
@@ -56,21 +63,29 @@ fn run_table(state: &str) {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(stdout.contains(" 0 failures"), "{stdout}");
+    stdout.into_owned()
+}
+
+/// Fails unless the table's output has the row line `line`.
+fn assert_row(out: &str, line: &str) {
+    assert!(out.lines().any(|l| l == line), "no {line:?} in\n{out}");
 }
 
 #[test]
 fn table_before_init() {
-    run_table("pre");
+    run_table("pre", "pre");
 }
 
 #[test]
 fn table_in_a_server_and_after_its_finalize() {
-    run_table("server");
+    let out = run_table("server", "server");
+    assert!(out.contains("post: "), "{out}");
 }
 
 #[test]
 fn table_in_a_client_and_after_its_finalize() {
-    run_table("client");
+    let out = run_table("client", "client");
+    assert!(out.contains("post: "), "{out}");
 }
 
 /// The rows name every `PMIx_*` function the library exports.
@@ -103,4 +118,29 @@ fn table_covers_every_export() {
         .collect();
     let missing: Vec<_> = exported.difference(&rows).collect();
     assert!(missing.is_empty(), "functions without a row: {missing:?}");
+}
+
+/// A construct naming no procs (a member a leader will add) waits for its
+/// leader; with PMIX_TIMEOUT it ends with PMIX_ERR_TIMEOUT (-24), not
+/// never.
+#[test]
+fn a_construct_waiting_for_its_leader_ends_at_its_timeout() {
+    let out = run_table("client", "group");
+    assert_row(
+        &out,
+        "ok client PMIx_Group_construct no procs, 1 s timeout: -24",
+    );
+}
+
+/// Finding: in a server process `PMIx_Store_internal` stored under a key
+/// longer than PMIX_MAX_KEYLEN and `PMIx_Get` looked one up; both are
+/// PMIX_ERR_BAD_PARAM (-27) now, as in a client.
+#[test]
+fn a_server_process_refuses_an_overlong_key() {
+    let out = run_table("server", "key");
+    assert_row(
+        &out,
+        "ok server PMIx_Store_internal key > PMIX_MAX_KEYLEN: -27",
+    );
+    assert_row(&out, "ok server PMIx_Get key > PMIX_MAX_KEYLEN: -27");
 }

@@ -63,6 +63,12 @@ struct Run {
     logs: PathBuf,
 }
 
+impl Drop for Run {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.tmp);
+    }
+}
+
 impl Run {
     fn new(what: &str) -> Run {
         let tag = format!("valgrind-{}", what.replace(' ', "-"));

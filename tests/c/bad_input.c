@@ -130,6 +130,7 @@ static pmix_proc_t proc_ok;       /* "ns", rank 0 */
 static pmix_info_t info_full_key; /* key without a NUL */
 static pmix_info_t info_bad_type; /* value of an unknown type */
 static pmix_info_t info_ok;       /* "k" = 7, no directive */
+static pmix_info_t info_timeout;  /* PMIX_TIMEOUT = 1 s */
 static pmix_value_t val_bad_type;
 static pmix_value_t val_int;
 static pmix_pdata_t pdata_full_key;
@@ -160,6 +161,10 @@ static void setup(void)
     strcpy(info_ok.key, "k");
     info_ok.value.type = PMIX_INT;
     info_ok.value.data.integer = 7;
+    memset(&info_timeout, 0, sizeof(info_timeout));
+    strcpy(info_timeout.key, PMIX_TIMEOUT);
+    info_timeout.value.type = PMIX_INT;
+    info_timeout.value.data.integer = 1;
     memset(&val_bad_type, 0, sizeof(val_bad_type));
     val_bad_type.type = UNKNOWN_TYPE;
     memset(&val_int, 0, sizeof(val_int));
@@ -392,7 +397,8 @@ static void table(void)
 
     /* ---- groups ---- */
     ROW("PMIx_Group_construct", "NULL grp", want4(PMIX_ERR_INIT, BAD, PMIX_ERR_UNREACH, PMIX_ERR_INIT), PMIx_Group_construct(NULL, &proc_ok, 1, NULL, 0, &results, &nresults));
-    ROW("PMIx_Group_construct", "NULL procs", want4(PMIX_ERR_INIT, BAD, PMIX_ERR_UNREACH, PMIX_ERR_INIT), PMIx_Group_construct("g", NULL, 0, NULL, 0, &results, &nresults));
+    /* no procs: a member a leader will add waits for it; bounded here */
+    ROW("PMIx_Group_construct", "no procs, 1 s timeout", want4(PMIX_ERR_INIT, PMIX_ERR_TIMEOUT, PMIX_ERR_UNREACH, PMIX_ERR_INIT), PMIx_Group_construct("g", NULL, 0, &info_timeout, 1, &results, &nresults));
     ROW("PMIx_Group_construct", "NULL procs, nprocs 2", want4(PMIX_ERR_INIT, BAD, PMIX_ERR_UNREACH, PMIX_ERR_INIT), PMIx_Group_construct("g", NULL, 2, NULL, 0, &results, &nresults));
     ROW("PMIx_Group_construct", "proc nspace without NUL", want4(PMIX_ERR_INIT, BAD, PMIX_ERR_UNREACH, PMIX_ERR_INIT), PMIx_Group_construct("g", &proc_full_ns, 1, NULL, 0, &results, &nresults));
     ROW("PMIx_Group_construct", "info of unknown type", want4(PMIX_ERR_INIT, PMIX_ERR_UNKNOWN_DATA_TYPE, PMIX_ERR_UNREACH, PMIX_ERR_INIT), PMIx_Group_construct("g", &proc_ok, 1, &info_bad_type, 1, &results, &nresults));

@@ -139,9 +139,7 @@ unsafe fn preclear(results: *mut *mut pmix_info_t, nresults: *mut usize) {
     }
 }
 
-/// The procs of a construct or an invite: at least one (NULL or none is
-/// `PMIX_ERR_BAD_PARAM`, as OpenPMIx 4.2.2; a construct of nobody would
-/// wait for ever).
+/// The procs of an invite: at least one.
 ///
 /// # Safety
 /// `procs` is NULL or `nprocs` valid procs.
@@ -190,7 +188,7 @@ pub unsafe extern "C" fn PMIx_Group_construct(
         unsafe {
             answer_group(results, nresults, |c| {
                 let id = group_id(grp)?;
-                let (procs, dirs) = (invitees(procs, nprocs)?, infos_in(directives, ndirs)?);
+                let (procs, dirs) = (procs_in(procs, nprocs)?, infos_in(directives, ndirs)?);
                 c.group_construct(id, &procs, &dirs)
             })
         }
@@ -215,7 +213,7 @@ pub unsafe extern "C" fn PMIx_Group_construct_nb(
         let (id, procs, dirs) = unsafe {
             (
                 group_id(grp)?,
-                invitees(procs, nprocs)?,
+                procs_in(procs, nprocs)?,
                 infos_in(info, ninfo)?,
             )
         };
