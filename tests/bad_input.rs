@@ -1,8 +1,9 @@
 //! Every exported `PMIx_*` function under bad input (issue 13, item 6):
 //! `tests/c/bad_input.c` is a table of rows (function, bad-input pattern,
 //! expected status per state), run before any initialization, as a client
-//! under `pmixrun` then after its finalize, and as a server
-//! (`PMIx_server_init`) then after its finalize. Every row must return its
+//! under `pmixrun` then after its finalize, as a server
+//! (`PMIx_server_init`) then after its finalize, and as a tool attached to
+//! a running `pmixrun` then after its finalize. Every row must return its
 //! status and nothing may crash; the rows must name every function the
 //! library exports. Every run is bounded by a watchdog.
 
@@ -33,8 +34,14 @@ fn table_program() -> &'static PathBuf {
 /// one-rank `pmixrun`) and fails on any failed row; returns its output,
 /// every row's status listed (`ok <state> <function> <pattern>: <status>`).
 fn run_table(state: &str, tag: &str) -> String {
-    let exe = table_program();
     let tmp = common::pmixrun_job::private_tmp(&format!("bad-input-{tag}"));
+    run_table_in(state, &[], &tmp)
+}
+
+/// [`run_table`] with more arguments, in the rendezvous directory `tmp`
+/// (emptied and removed after, failing the test if anything was left).
+fn run_table_in(state: &str, args: &[&str], tmp: &std::path::Path) -> String {
+    let exe = table_program();
     let mut cmd = if state == "client" {
         let mut c = Command::new(env!("CARGO_BIN_EXE_pmixrun"));
         c.args(["--timeout", "100", "-n", "1"]).arg(exe);
@@ -43,18 +50,21 @@ fn run_table(state: &str, tag: &str) -> String {
         Command::new(exe)
     };
     cmd.arg(state)
+        .args(args)
         .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
-        .env("TMPDIR", &tmp)
+        .env("TMPDIR", tmp)
         .env("BAD_INPUT_LIST", "1")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let out = common::run_with_watchdog(&mut cmd, LIMIT, &format!("bad_input {state}"));
-    let left: Vec<_> = std::fs::read_dir(&tmp)
-        .map(|d| d.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default();
-    let _ = std::fs::remove_dir_all(&tmp);
-    assert!(left.is_empty(), "bad_input {state} left {left:?}");
+    if state != "tool" {
+        let left: Vec<_> = std::fs::read_dir(tmp)
+            .map(|d| d.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        let _ = std::fs::remove_dir_all(tmp);
+        assert!(left.is_empty(), "bad_input {state} left {left:?}");
+    }
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success() && stdout.contains(&format!("bad_input {state}: ")),
@@ -86,6 +96,25 @@ fn table_in_a_server_and_after_its_finalize() {
 fn table_in_a_client_and_after_its_finalize() {
     let out = run_table("client", "client");
     assert!(out.contains("post: "), "{out}");
+}
+
+#[test]
+fn table_in_a_tool_and_after_its_finalize() {
+    let mut job = common::pmixrun_job::PmixrunJob::start(
+        "bad-input-tool",
+        &[
+            "-n",
+            "2",
+            "sh",
+            "-c",
+            "echo ready $PMIX_NAMESPACE; exec sleep 60",
+        ],
+    );
+    job.read_nspace("ready ");
+    let pid = job.pid().to_string();
+    let out = run_table_in("tool", &[&pid], job.tmp());
+    assert!(out.contains("post: "), "{out}");
+    job.end();
 }
 
 /// The rows name every `PMIx_*` function the library exports.

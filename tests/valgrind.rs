@@ -2,7 +2,8 @@
 //! `--leak-check=full --errors-for-leak-kinds=definite` must report 0
 //! errors and 0 bytes definitely lost in every process of each run:
 //! `tests/c/stubs_smoke.c`; the bad-input table (`tests/c/bad_input.c`)
-//! before init, as a server, and as a client under `pmixrun`;
+//! before init, as a server, as a client under `pmixrun`, and as a tool
+//! attached to a running `pmixrun`;
 //! `tests/c/pmixrun_client.c` as 2 ranks of `pmixrun`; the C host
 //! `tests/c/server_host.c` with 2 `tests/c/client_basic.c` clients (all
 //! three processes under valgrind); the tool `tests/c/tool_client.c`
@@ -202,14 +203,10 @@ fn c_host_and_two_clients_are_clean() {
     run.check(c, "server_host + 2 client_basic", 3);
 }
 
-#[test]
-fn c_tool_attached_to_pmixrun_is_clean() {
-    if !have_valgrind() {
-        return;
-    }
-    let tool = program("tests/c/tool_client.c", "tool_client");
+/// A `pmixrun` job of 2 sleeping ranks, for tools to attach to.
+fn sleeping_job(tag: &str) -> PmixrunJob {
     let mut job = PmixrunJob::start(
-        "valgrind-tool",
+        tag,
         &[
             "-n",
             "2",
@@ -219,6 +216,31 @@ fn c_tool_attached_to_pmixrun_is_clean() {
         ],
     );
     job.read_nspace("ready ");
+    job
+}
+
+#[test]
+fn bad_input_table_as_a_tool_is_clean() {
+    if !have_valgrind() {
+        return;
+    }
+    let mut job = sleeping_job("valgrind-tool-table");
+    let run = Run {
+        tmp: job.tmp().to_path_buf(),
+        logs: common::scratch("valgrind-tool-table-logs"),
+    };
+    let c = run.valgrind(table(), &["tool", &job.pid().to_string()]);
+    run.check(c, "bad_input tool", 1);
+    job.end();
+}
+
+#[test]
+fn c_tool_attached_to_pmixrun_is_clean() {
+    if !have_valgrind() {
+        return;
+    }
+    let tool = program("tests/c/tool_client.c", "tool_client");
+    let mut job = sleeping_job("valgrind-tool");
     let run = Run {
         tmp: job.tmp().to_path_buf(),
         logs: common::scratch("valgrind-tool-logs"),
