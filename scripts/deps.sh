@@ -7,14 +7,16 @@
 #   the interoperability suite (tests/interop.rs) runs on our library;
 #   Slurm 22.05 (slurmd, slurmctld, slurm-client), whose cluster of
 #   namespaced nodes tests/slurm.rs starts itself (no service is started
-#   or configured under /etc).
+#   or configured under /etc); valgrind, under which tests/valgrind.rs
+#   runs the C test programs.
 # Runs apt-get as root, or through sudo; does nothing for packages already
 # installed. Set PMIX_SKIP_APT=1 to skip (tests needing a missing reference
 # then report themselves as skipped).
 set -euo pipefail
 
 packages=(gcc g++ pkg-config libhwloc-dev libudev-dev libpmix-dev binutils
-          openmpi-bin libopenmpi-dev python3-pmix slurmd slurmctld slurm-client)
+          openmpi-bin libopenmpi-dev python3-pmix slurmd slurmctld slurm-client
+          valgrind)
 
 [ "${PMIX_SKIP_APT:-0}" = 1 ] && exit 0
 

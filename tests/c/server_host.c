@@ -252,6 +252,9 @@ int main(int argc, char **argv)
             /* The array stays ours until we release it. */
             app_release(PMIX_SUCCESS, app_release_data);
         }
+        for (size_t k = 0; k < 4; k++) {
+            PMIX_INFO_DESTRUCT(&req[k]);
+        }
     }
     unsetenv("PMIX_MCA_test_app_setup");
 

@@ -71,7 +71,9 @@ static int second_server(const char *pid2s, const char *ns2, const pmix_proc_t *
         PMIX_INFO_LOAD(&info[1], PMIX_SERVER_TMPDIR, tmp, PMIX_STRING);
         ninfo = 2;
     }
-    if (PMIX_SUCCESS != (rc = PMIx_tool_attach_to_server(&me2, &srv2, info, ninfo))) {
+    rc = PMIx_tool_attach_to_server(&me2, &srv2, info, ninfo);
+    PMIX_INFO_DESTRUCT(&info[ninfo - 1]); /* the directory string, if any */
+    if (PMIX_SUCCESS != rc) {
         FAIL("attach_to_server: %s", PMIx_Error_string(rc));
     }
     if (!PMIX_CHECK_PROCID(&me2, me)) {
@@ -121,7 +123,9 @@ int main(int argc, char **argv)
         PMIX_INFO_LOAD(&info[1], PMIX_SERVER_TMPDIR, tmp, PMIX_STRING);
         ninfo = 2;
     }
-    if (PMIX_SUCCESS != (rc = PMIx_tool_init(&me, info, ninfo))) {
+    rc = PMIx_tool_init(&me, info, ninfo);
+    PMIX_INFO_DESTRUCT(&info[ninfo - 1]); /* the directory string, if any */
+    if (PMIX_SUCCESS != rc) {
         FAIL("PMIx_tool_init: %s", PMIx_Error_string(rc));
     }
     const char *expect = getenv("TOOL_EXPECT_NSPACE");

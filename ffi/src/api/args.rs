@@ -111,6 +111,20 @@ pub(crate) unsafe fn key_str<'a>(key: *const c_char) -> Result<&'a str, Status> 
         .map_err(|_| Status::ERR_BAD_PARAM)
 }
 
+/// Borrows the one key a call names (put, get, store): UTF-8 and at most
+/// `PMIX_MAX_KEYLEN` bytes, else `PMIX_ERR_BAD_PARAM`, as in a client.
+///
+/// # Safety
+/// `key` is a valid NUL-terminated string.
+pub(crate) unsafe fn one_key<'a>(key: *const c_char) -> Result<&'a str, Status> {
+    // SAFETY: the caller's contract.
+    let k = unsafe { key_str(key) }?;
+    if k.len() > pmix_core::MAX_KEYLEN {
+        return Err(Status::ERR_BAD_PARAM);
+    }
+    Ok(k)
+}
+
 /// Reads a namespace name argument.
 ///
 /// # Safety

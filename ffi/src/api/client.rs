@@ -202,7 +202,7 @@ pub unsafe extern "C" fn PMIx_Store_internal(
                 let (p, k, v) = unsafe {
                     (
                         target_or(&s.server.proc(), proc_),
-                        key_str(key)?,
+                        crate::api::args::one_key(key)?,
                         convert::value_from_c(val)?,
                     )
                 };

@@ -784,7 +784,7 @@ unsafe fn server_get(
         return unsafe { deliver_all(s.own.get_all(&p), &infos, val) };
     }
     // SAFETY: key is a valid string (contract, checked non-NULL).
-    let key = unsafe { key_str(key) }?;
+    let key = unsafe { crate::api::args::one_key(key) }?;
     let v = if key == pmix_core::keys::PSET_NAMES || key == pmix_core::keys::GROUP_NAMES {
         // Sets and groups live in the server's tables.
         s.server.set_names(&p, key)?
@@ -807,17 +807,40 @@ mod tests {
     use super::*;
     use pmix_core::{keys, Key};
 
-    fn c_infos(infos: &[Info]) -> Vec<pmix_info_t> {
-        infos
-            .iter()
-            .map(|i| {
-                // SAFETY: an all-zero info is valid; info_write fills it.
-                let mut o: pmix_info_t = unsafe { std::mem::zeroed() };
-                // SAFETY: o is a writable info.
-                unsafe { convert::info_write(i, &mut o) }.unwrap();
-                o
-            })
-            .collect()
+    /// C infos that release what `info_write` allocated when dropped (a
+    /// string value's copy: LeakSanitizer found it leaked).
+    struct CInfos(Vec<pmix_info_t>);
+
+    impl std::ops::Deref for CInfos {
+        type Target = Vec<pmix_info_t>;
+        fn deref(&self) -> &Vec<pmix_info_t> {
+            &self.0
+        }
+    }
+
+    impl Drop for CInfos {
+        fn drop(&mut self) {
+            for i in &mut self.0 {
+                // SAFETY: each info was written by info_write and is
+                // released once, here.
+                unsafe { convert::info_destruct(i) };
+            }
+        }
+    }
+
+    fn c_infos(infos: &[Info]) -> CInfos {
+        CInfos(
+            infos
+                .iter()
+                .map(|i| {
+                    // SAFETY: an all-zero info is valid; info_write fills it.
+                    let mut o: pmix_info_t = unsafe { std::mem::zeroed() };
+                    // SAFETY: o is a writable info.
+                    unsafe { convert::info_write(i, &mut o) }.unwrap();
+                    o
+                })
+                .collect(),
+        )
     }
 
     /// The one qualifier parser reads C infos in place as it reads the

@@ -88,6 +88,19 @@ static CLIENT: AtomicPtr<Client> = AtomicPtr::new(null_mut());
 static CLIENT_REFS: AtomicI32 = AtomicI32::new(0);
 /// Serializes `PMIx_Init`/`PMIx_Finalize` (never taken by other calls).
 static CLIENT_INIT: Mutex<()> = Mutex::new(());
+/// Every client ever published (see [`keep`]): a thread may still hold one
+/// after its finalize, so none is freed; listed here they stay reachable
+/// (valgrind counts them "still reachable", not "definitely lost").
+static KEPT: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+
+/// Leaks `c` for the rest of the process, keeping its address in [`KEPT`].
+pub(crate) fn keep(c: Client) -> &'static Client {
+    let c: &'static Client = Box::leak(Box::new(c));
+    KEPT.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(std::ptr::from_ref(c) as usize);
+    c
+}
 
 /// The connected client, or `PMIX_ERR_INIT`.
 #[inline]
@@ -119,7 +132,7 @@ impl ClientInit {
 
     /// Publishes a newly connected client (leaked: never freed).
     pub(crate) fn publish(&self, c: Client) -> &'static Client {
-        let c: &'static Client = Box::leak(Box::new(c));
+        let c = keep(c);
         CLIENT.store(std::ptr::from_ref(c).cast_mut(), Ordering::Release);
         CLIENT_REFS.store(1, Ordering::Release);
         INIT_COUNT.fetch_add(1, Ordering::AcqRel);

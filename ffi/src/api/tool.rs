@@ -125,7 +125,7 @@ fn attach(mut infos: Vec<Info>) -> Result<&'static Client, Status> {
         Key::new(keys::TOOL_RANK)?,
         Value::Uint32(me.rank.0),
     ));
-    let c: &'static Client = Box::leak(Box::new(Client::tool_init(&infos)?));
+    let c = state::keep(Client::tool_init(&infos)?);
     // attrs begin: PMIx_tool_attach_to_server
     let primary = pmix_core::info::flag_in(&infos, keys::PRIMARY_SERVER)
         || state::client().map_or(true, |p| !is_server_conn(p));
