@@ -35,7 +35,13 @@ pub(super) fn serve(st: &mut State, caller: Caller, proc: &Proc, req: &Request) 
 
 /// The caller's infos plus its effective ids.
 fn with_ids(st: &State, proc: &Proc, mut infos: Vec<Info>) -> Result<Vec<Info>, Status> {
-    let (uid, gid) = st.registry().ids_of(proc).ok_or(Status::ERR_NOT_FOUND)?;
+    // A client's ids as its host registered them; a tool's from its
+    // socket's credentials (tools are not registered).
+    let (uid, gid) = st
+        .registry()
+        .ids_of(proc)
+        .or_else(|| st.conns.peer_creds(proc).map(|c| (c.uid, c.gid)))
+        .ok_or(Status::ERR_NOT_FOUND)?;
     infos.retain(|i| {
         i.key.as_bytes() != keys::USERID.as_bytes() && i.key.as_bytes() != keys::GRPID.as_bytes()
     });
