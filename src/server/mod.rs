@@ -247,7 +247,13 @@ pub struct Server {
 
 impl Server {
     /// Creates the rendezvous socket and starts the progress thread.
+    /// First removes what servers of this user that died without
+    /// cleaning up (killed by `SIGKILL`) left in `tmpdir`: their
+    /// rendezvous directories and tool files (see
+    /// [`crate::net::remove_stale_dirs`]).
     pub fn start(config: ServerConfig, host: Arc<dyn HostModule>) -> Result<Server, ServerError> {
+        crate::net::remove_stale_dirs(&config.tmpdir, "pmix-rs");
+        crate::net::tool_files::remove_stale(&config.tmpdir, &config.hostname);
         let dir =
             RendezvousDir::create(&config.tmpdir, "pmix-rs").map_err(ServerError::Rendezvous)?;
         let listener = Listener::bind(&dir.socket_path()).map_err(ServerError::Rendezvous)?;

@@ -158,6 +158,17 @@ impl Job<'_> {
         st.connected.contains(proc) && !st.finalized.contains(proc)
     }
 
+    /// True if `proc` left without finalizing while other ranks ran:
+    /// when its connection closed (see `JobState::left_early`), or, for
+    /// a rank whose loss the server has not reported, now.
+    fn left_while_others_ran(&self, proc: &Proc) -> bool {
+        let early = {
+            let st = self.host.state.lock().unwrap_or_else(|e| e.into_inner());
+            st.left_early.contains(proc)
+        };
+        early || self.running > 0 && self.left_unfinalized(proc)
+    }
+
     fn signal_all(&self, sig: i32) {
         for r in self.ranks.iter().filter(|r| r.running) {
             signals::send_group(r.pid, sig);
@@ -223,7 +234,8 @@ impl Job<'_> {
         let who = self.describe(idx);
         let proc = self.ranks[idx].proc.clone();
         let clean = sys::exit_code(status) == Some(0);
-        if !clean || self.running > 0 && self.left_unfinalized(&proc) {
+        let unfinalized = self.left_while_others_ran(&proc);
+        if !clean || unfinalized {
             self.notify_aborted(&proc);
         }
         if let Some(sig) = sys::killed_by(status) {
@@ -233,7 +245,7 @@ impl Job<'_> {
             );
         } else if let Some(code) = sys::exit_code(status).filter(|&c| c != 0) {
             self.fail(format!("{who} exited with status {code}"), code);
-        } else if self.running > 0 && self.left_unfinalized(&proc) {
+        } else if unfinalized {
             self.fail(
                 format!(
                     "{who} exited without calling PMIx_Finalize while other ranks \
