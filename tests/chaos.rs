@@ -7,7 +7,8 @@
 //!   3-rank job in which one rank (the victim) dies before, during or
 //!   after its part in a fence (with and without data), a connect, a
 //!   disconnect, a spawn or a group construct, by SIGKILL or by `_exit`
-//!   (0, without finalizing, or 3). Every round checks that each survivor's
+//!   (0, without finalizing, or 3); `CHAOS_KINDS=fence,group` keeps
+//!   some kinds only. Every round checks that each survivor's
 //!   call returned an error within [`SURVIVOR_BOUND`] of the death (the
 //!   ranks print `CLOCK_MONOTONIC` timestamps), that `pmixrun` exited
 //!   non-zero within [`LAUNCHER_BOUND`] naming the rank, that no process
@@ -46,6 +47,8 @@ const PLAN: &str = "CHAOS_PLAN";
 const SPAWNED: &str = "CHAOS_SPAWNED";
 /// Marks every process of one round (`PID-ROUND`).
 const MARK: &str = "CHAOS_MARK";
+/// A directory of one round where the victim leaves its pid (`early`).
+const SYNC_DIR: &str = "CHAOS_SYNC_DIR";
 /// Where the ranks of the server-kill tests write their reports.
 const REPORT_DIR: &str = "CHAOS_REPORT_DIR";
 
@@ -66,8 +69,17 @@ const KINDS: [&str; 6] = [
     "spawn",
     "group",
 ];
-const POINTS: [&str; 3] = ["before", "during", "after"];
+/// `early`: the victim dies in its call before the others connected.
+const POINTS: [&str; 4] = ["early", "before", "during", "after"];
 const HOWS: [&str; 3] = ["sigkill", "exit0", "exit3"];
+
+/// Whether process `pid` runs (exists and is not a zombie).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+        s.rsplit_once(") ")
+            .is_some_and(|(_, rest)| !rest.starts_with('Z') && !rest.starts_with('X'))
+    })
+}
 
 /// `CLOCK_MONOTONIC` in nanoseconds: one clock for every process of the
 /// machine, so that a rank's timestamps compare with the test's.
@@ -243,11 +255,45 @@ fn chaos_rank_run(plan: &str) -> Result<(), String> {
         // memory preconditions.
         unsafe { libc::signal(libc::SIGTERM, libc::SIG_IGN) };
     }
+    let early = plan.point == "early";
+    let sync = PathBuf::from(std::env::var(SYNC_DIR).map_err(common::err("no sync dir"))?);
+    if early && victim {
+        // The others are deaf to SIGTERM before this one dies.
+        common::pmixrun_job::poll_until("the survivors' start", || {
+            (0..SIZE)
+                .filter(|&r| r != me)
+                .all(|r| sync.join(format!("ready.{r}")).exists())
+        });
+    }
+    if early && !victim {
+        std::fs::write(sync.join(format!("ready.{me}")), b"").map_err(common::err("ready"))?;
+        // Join only once the victim is dead: its arrival (if it got
+        // that far) precedes this process's connection.
+        common::pmixrun_job::poll_until("the victim's death", || {
+            std::fs::read_to_string(sync.join("victim"))
+                .ok()
+                .and_then(|p| p.trim().parse::<u32>().ok())
+                .is_some_and(|pid| !alive(pid))
+        });
+    }
     let c = std::sync::Arc::new(Client::init(&[]).map_err(common::err("init"))?);
-    // Every rank is up (and a survivor deaf to SIGTERM) before the
-    // victim may die.
-    c.fence(&[all(&c)], &[])
-        .map_err(common::err("setup fence"))?;
+    if early && victim {
+        std::fs::write(sync.join("victim"), std::process::id().to_string())
+            .map_err(common::err("pid file"))?;
+        let c2 = c.clone();
+        let k = plan.kind.clone();
+        std::thread::spawn(move || {
+            let _ = collective(&c2, &k, 0);
+        });
+        std::thread::sleep(Duration::from_micros(plan.delay_us));
+        die(me, &plan.how);
+    }
+    if !early {
+        // Every rank is up (and a survivor deaf to SIGTERM) before the
+        // victim may die.
+        c.fence(&[all(&c)], &[])
+            .map_err(common::err("setup fence"))?;
+    }
     let kind = plan.kind.as_str();
     let mut round = 0;
     if plan.point == "after" {
@@ -255,7 +301,9 @@ fn chaos_rank_run(plan: &str) -> Result<(), String> {
         collective(&c, kind, round).map_err(common::err("first round"))?;
         round += 1;
     }
-    prelude(&c, kind).map_err(common::err("prelude"))?;
+    if !early {
+        prelude(&c, kind).map_err(common::err("prelude"))?;
+    }
     let pause = Duration::from_micros(plan.delay_us);
     if victim {
         if plan.point == "during" {
@@ -301,12 +349,14 @@ struct RoundResult {
 /// figures.
 fn run_round(plan: &Plan, tmp: &Path, mark: &str) -> Result<RoundResult, Vec<String>> {
     let mut problems = Vec::new();
+    let sync = common::scratch(&format!("chaos-sync-{mark}"));
     let mut child = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
         .args(["--timeout", "25", "-n", &SIZE.to_string()])
         .args(common::this_test_as_program("chaos_rank"))
         .env("TMPDIR", tmp)
         .env(PLAN, plan.text())
         .env(MARK, mark)
+        .env(SYNC_DIR, &sync)
         .env_remove(REPORT_DIR)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -331,6 +381,7 @@ fn run_round(plan: &Plan, tmp: &Path, mark: &str) -> Result<RoundResult, Vec<Str
     }
     let out = out.join().unwrap();
     let err = err.join().unwrap();
+    let _ = std::fs::remove_dir_all(&sync);
     let files: Vec<String> = std::fs::read_dir(tmp)
         .map(|d| {
             d.flatten()
@@ -432,10 +483,19 @@ fn ranks_killed_at_random_points_of_every_collective() {
     let mut launcher = Vec::new();
     let mut failures = Vec::new();
     let started = std::time::Instant::now();
+    let kinds: Vec<&str> = match std::env::var("CHAOS_KINDS") {
+        Ok(k) => KINDS
+            .iter()
+            .copied()
+            .filter(|n| k.split(',').any(|w| w == *n))
+            .collect(),
+        Err(_) => KINDS.to_vec(),
+    };
+    assert!(!kinds.is_empty(), "CHAOS_KINDS names no kind of {KINDS:?}");
     for i in 0..rounds {
         // The kinds in turn (each gets its share), the rest at random.
         let plan = Plan {
-            kind: KINDS[(i % KINDS.len() as u64) as usize].into(),
+            kind: kinds[(i % kinds.len() as u64) as usize].into(),
             point: rng.pick(&POINTS).into(),
             how: rng.pick(&HOWS).into(),
             delay_us: rng.below(3000),
@@ -635,5 +695,32 @@ fn a_sigkilled_launchers_directory_is_removed_by_the_next_server() {
     drop(next);
     drop(live);
     common::orte::kill_marked(MARK, &mark);
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// Finding: a rank that exits (status 0) without `PMIx_Finalize` while
+/// the others wait in a collective fails them at once; they exit and may
+/// be reaped before it (a multi-threaded process becomes reapable after
+/// its socket closed), and `pmixrun` judged "while other ranks were still
+/// running" at reaping time: the job exited 0. It now judges when the
+/// server saw the connection close.
+#[test]
+fn a_rank_leaving_unfinalized_mid_collective_fails_the_job_whoever_is_reaped_first() {
+    if std::env::var_os(PLAN).is_some() || std::env::var_os(REPORT_DIR).is_some() {
+        return;
+    }
+    let tmp = common::pmixrun_job::private_tmp("chaosuf");
+    for (i, plan) in ["disconnect:after:exit0:500:2", "fence:before:exit0:0:1"]
+        .iter()
+        .cycle()
+        .take(8)
+        .enumerate()
+    {
+        let plan = Plan::parse(plan).unwrap();
+        let mark = format!("{}-unfinalized-{i}", std::process::id());
+        if let Err(p) = run_round(&plan, &tmp, &mark) {
+            panic!("{}: {}", plan.text(), p.join("\n"));
+        }
+    }
     let _ = std::fs::remove_dir_all(&tmp);
 }
