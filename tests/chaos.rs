@@ -226,8 +226,13 @@ fn report(line: String) {
     let _ = out.flush();
 }
 
-/// The victim's end: the kill time, then the death `how` names.
+/// The victim's end: a file of its own in the job's directory (as an
+/// MPI library's shared-memory backing file, which a killed process never
+/// unlinks), the kill time, then the death `how` names.
 fn die(rank: u32, how: &str) -> ! {
+    if let Ok(dir) = std::env::var("PMIX_SERVER_TMPDIR") {
+        let _ = std::fs::write(Path::new(&dir).join(format!("segment.{rank}")), b"x");
+    }
     report(format!("chaos-kill {rank} {}", now_ns()));
     match how {
         // SAFETY: raising a signal has no memory preconditions.
@@ -718,6 +723,36 @@ fn a_rank_leaving_unfinalized_mid_collective_fails_the_job_whoever_is_reaped_fir
     {
         let plan = Plan::parse(plan).unwrap();
         let mark = format!("{}-unfinalized-{i}", std::process::id());
+        if let Err(p) = run_round(&plan, &tmp, &mark) {
+            panic!("{}: {}", plan.text(), p.join("\n"));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// Finding (a new user's report: in 3 of 20 rounds of killing a rank
+/// mid-fence, `pmixrun` exited but left its `pmix-rs.*` directory): the
+/// rendezvous directory is the job's `PMIX_TMPDIR`, a killed rank leaves
+/// its files there (an MPI library's shared-memory backing file), and
+/// the server removed only its socket and an empty directory. It now
+/// removes the directory with what it holds.
+#[test]
+fn a_rank_killed_mid_fence_leaving_files_in_the_job_dir_leaves_no_rendezvous_dir() {
+    if std::env::var_os(PLAN).is_some() || std::env::var_os(REPORT_DIR).is_some() {
+        return;
+    }
+    let tmp = common::pmixrun_job::private_tmp("chaoslf");
+    for (i, plan) in [
+        "fence:during:sigkill:300:1",
+        "fence_collect:before:exit3:0:0",
+    ]
+    .iter()
+    .cycle()
+    .take(6)
+    .enumerate()
+    {
+        let plan = Plan::parse(plan).unwrap();
+        let mark = format!("{}-leftover-{i}", std::process::id());
         if let Err(p) = run_round(&plan, &tmp, &mark) {
             panic!("{}: {}", plan.text(), p.join("\n"));
         }

@@ -46,7 +46,8 @@ pub fn my_ids() -> (u32, u32) {
 }
 
 /// A directory only its owner can enter, holding a server's listening
-/// socket. Removed (with its socket) on drop.
+/// socket (and what the job puts in it: it is the job's `PMIX_TMPDIR`).
+/// Removed with all it holds on drop.
 #[derive(Debug)]
 pub struct RendezvousDir {
     path: PathBuf,
@@ -108,8 +109,11 @@ impl RendezvousDir {
 
 impl Drop for RendezvousDir {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(self.socket_path());
-        let _ = std::fs::remove_dir(&self.path);
+        // With whatever the job put there (it is the job's PMIX_TMPDIR:
+        // a process killed before it unlinked its files leaves them), so
+        // that the directory goes in every case. Symbolic links inside
+        // are removed, not followed.
+        let _ = std::fs::remove_dir_all(&self.path);
     }
 }
 
@@ -377,6 +381,10 @@ mod tests {
         assert_eq!(s.peer_credentials().unwrap().pid, std::process::id() as i32);
         drop(c);
         let p = d.path().to_owned();
+        // What the job left in its PMIX_TMPDIR goes too.
+        std::fs::create_dir(p.join("nsdir")).unwrap();
+        std::fs::write(p.join("nsdir/segment"), b"x").unwrap();
+        std::fs::write(p.join("segment"), b"x").unwrap();
         drop(d);
         assert!(!p.exists());
     }
