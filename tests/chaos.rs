@@ -2,7 +2,7 @@
 //! collective, the launcher itself killed, and what either leaves behind.
 //!
 //! - `ranks_killed_at_random_points_of_every_collective`: many rounds
-//!   (`CHAOS_ITERATIONS`, default 24; seed `CHAOS_SEED`, printed, so that
+//!   (`CHAOS_ITERATIONS`, default 40; seed `CHAOS_SEED`, printed, so that
 //!   a failing round reproduces; `CHAOS_ONLY=N` runs round N alone) of a
 //!   3-rank job in which one rank (the victim) dies before, during or
 //!   after its part in a fence (with and without data), a connect, a
@@ -49,6 +49,8 @@ const SPAWNED: &str = "CHAOS_SPAWNED";
 const MARK: &str = "CHAOS_MARK";
 /// A directory of one round where the victim leaves its pid (`early`).
 const SYNC_DIR: &str = "CHAOS_SYNC_DIR";
+/// The collective the ranks of the server-kill test call.
+const KILL_KIND: &str = "CHAOS_KILL_KIND";
 /// Where the ranks of the server-kill tests write their reports.
 const REPORT_DIR: &str = "CHAOS_REPORT_DIR";
 
@@ -479,7 +481,7 @@ fn ranks_killed_at_random_points_of_every_collective() {
         return;
     }
     let seed = env_u64("CHAOS_SEED").unwrap_or_else(now_ns);
-    let rounds = env_u64("CHAOS_ITERATIONS").unwrap_or(24);
+    let rounds = env_u64("CHAOS_ITERATIONS").unwrap_or(40);
     let only = env_u64("CHAOS_ONLY");
     eprintln!("chaos: seed {seed} (CHAOS_SEED={seed} reproduces), {rounds} rounds");
     let tmp = common::pmixrun_job::private_tmp("chaos");
@@ -570,8 +572,9 @@ fn server_kill_rank(dir: &Path) -> ! {
         common::pmixrun_job::poll_until("the go file", || dir.join("go").exists());
     }
     write("entering");
-    let r = c.fence(&[all(&c)], &[]);
-    write(&format!("fence {}", r.err().map_or(0, |s| s.0)));
+    let kind = std::env::var(KILL_KIND).unwrap_or_else(|_| "fence".into());
+    let r = collective(&c, &kind, 0);
+    write(&format!("call {}", r.err().map_or(0, |s| s.0)));
     let f = c.finalize();
     write(&format!("finalize {}", f.err().map_or(0, |s| s.0)));
     std::process::exit(0);
@@ -581,11 +584,17 @@ fn server_kill_rank(dir: &Path) -> ! {
 /// `reports`, marked `mark`); waits until ranks 0 and 1 entered their
 /// fence and rank 2 waits, then SIGKILLs it.
 fn kill_launcher_mid_fence(tmp: &Path, reports: &Path, mark: &str) -> i32 {
+    kill_launcher_mid("fence", tmp, reports, mark)
+}
+
+/// As [`kill_launcher_mid_fence`], the ranks calling `kind`.
+fn kill_launcher_mid(kind: &str, tmp: &Path, reports: &Path, mark: &str) -> i32 {
     let mut child = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
         .args(["--timeout", "60", "-n", "3"])
         .args(common::this_test_as_program("chaos_rank"))
         .env("TMPDIR", tmp)
         .env(REPORT_DIR, reports)
+        .env(KILL_KIND, kind)
         .env(MARK, mark)
         .env_remove(PLAN)
         .stdin(Stdio::null())
@@ -622,36 +631,37 @@ fn server_killed_mid_fence_fails_every_call_and_finalize_returns() {
         return;
     }
     let tmp = common::pmixrun_job::private_tmp("chaossk");
-    let reports = tmp.join("reports");
-    std::fs::create_dir(&reports).unwrap();
-    let mark = format!("{}-server-kill", std::process::id());
-    let killed_at = now_ns();
-    kill_launcher_mid_fence(&tmp, &reports, &mark);
-    let _ = killed_at;
-    let died = now_ns();
-    std::fs::write(reports.join("go"), b"").unwrap();
-    let read = |r: &str| std::fs::read_to_string(reports.join(r)).unwrap_or_default();
-    common::pmixrun_job::poll_until("every rank's finalize", || {
-        (0..3).all(|r| read(&r.to_string()).contains("finalize "))
-    });
-    let reported = now_ns();
-    for r in 0..3 {
-        let text = read(&r.to_string());
-        let lost = Status::ERR_LOST_CONNECTION.0;
-        assert!(
-            text.contains(&format!("fence {lost}\n")),
-            "rank {r}: fence did not return LOST_CONNECTION:\n{text}"
+    for kind in ["fence", "fence_collect", "connect", "group"] {
+        let reports = tmp.join(format!("reports-{kind}"));
+        std::fs::create_dir(&reports).unwrap();
+        let mark = format!("{}-server-kill-{kind}", std::process::id());
+        kill_launcher_mid(kind, &tmp, &reports, &mark);
+        let died = now_ns();
+        // Rank 2 calls only now, its server gone.
+        std::fs::write(reports.join("go"), b"").unwrap();
+        let read =
+            |r: u32| std::fs::read_to_string(reports.join(r.to_string())).unwrap_or_default();
+        common::pmixrun_job::poll_until("every rank's finalize", || {
+            (0..3).all(|r| read(r).contains("finalize "))
+        });
+        let took = Duration::from_nanos(now_ns() - died);
+        for r in 0..3 {
+            let text = read(r);
+            let lost = Status::ERR_LOST_CONNECTION.0;
+            assert!(
+                text.contains(&format!("call {lost}\n")),
+                "{kind}, rank {r}: the call did not return LOST_CONNECTION:\n{text}"
+            );
+        }
+        eprintln!(
+            "server killed mid-{kind}: every rank's call and finalize returned within {took:?}"
         );
+        // The ranks end on their own once their calls returned.
+        let left = common::orte::marked(MARK, &mark);
+        let gone = common::orte::wait_exited(&left, common::pmixrun_job::LIMIT);
+        common::orte::kill_marked(MARK, &mark);
+        assert!(gone, "{kind}: ranks left running: {left:?}");
     }
-    eprintln!(
-        "server killed mid-fence: every rank's fence and finalize returned within {:?}",
-        Duration::from_nanos(reported - died)
-    );
-    // The ranks end on their own once their calls returned.
-    let left = common::orte::marked(MARK, &mark);
-    let gone = common::orte::wait_exited(&left, common::pmixrun_job::LIMIT);
-    common::orte::kill_marked(MARK, &mark);
-    assert!(gone, "ranks left running: {left:?}");
     let _ = std::fs::remove_dir_all(&tmp);
 }
 
