@@ -14,8 +14,10 @@
 //! first failure's (a rank's exit code, 128 + a killing signal, the status
 //! passed to `PMIx_Abort`, 124 for `--timeout`), after a message on
 //! stderr naming the rank. When a rank fails, aborts, or exits without
-//! `PMIx_Finalize` while others run, the rest get `SIGTERM`, then
-//! `SIGKILL` after a grace period.
+//! `PMIx_Finalize` while others run (judged when the server sees its
+//! connection close, not when it is reaped: the survivors its departure
+//! failed may be reaped first), the rest get `SIGTERM`, then `SIGKILL`
+//! after a grace period.
 //!
 //! A rank's `PMIx_Spawn` starts a new job on this node: a namespace of
 //! its own (`pmixrun-PID@2`, `@3`, ...) with the full job description plus
