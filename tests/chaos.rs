@@ -72,7 +72,9 @@ const KINDS: [&str; 6] = [
     "group",
 ];
 /// `early`: the victim dies in its call before the others connected.
-const POINTS: [&str; 4] = ["early", "before", "during", "after"];
+/// `racing`: it dies in its call while the others connect and call.
+/// `noinit`: it dies before it connects.
+const POINTS: [&str; 6] = ["noinit", "early", "racing", "before", "during", "after"];
 const HOWS: [&str; 3] = ["sigkill", "exit0", "exit3"];
 
 /// Whether process `pid` runs (exists and is not a zombie).
@@ -262,7 +264,13 @@ fn chaos_rank_run(plan: &str) -> Result<(), String> {
         // memory preconditions.
         unsafe { libc::signal(libc::SIGTERM, libc::SIG_IGN) };
     }
-    let early = plan.point == "early";
+    // `racing`: as `early`, but the others do not wait for the death:
+    // they connect and call while the victim calls and dies.
+    // `noinit`: the victim dies before it connects (it never calls
+    // PMIx_Init; an exit status 0 would then be no failure: 3 instead).
+    let noinit = plan.point == "noinit";
+    let racing = plan.point == "racing" || noinit;
+    let early = plan.point == "early" || racing;
     let sync = PathBuf::from(std::env::var(SYNC_DIR).map_err(common::err("no sync dir"))?);
     if early && victim {
         // The others are deaf to SIGTERM before this one dies.
@@ -277,11 +285,22 @@ fn chaos_rank_run(plan: &str) -> Result<(), String> {
         // Join only once the victim is dead: its arrival (if it got
         // that far) precedes this process's connection.
         common::pmixrun_job::poll_until("the victim's death", || {
-            std::fs::read_to_string(sync.join("victim"))
-                .ok()
-                .and_then(|p| p.trim().parse::<u32>().ok())
-                .is_some_and(|pid| !alive(pid))
+            racing
+                || std::fs::read_to_string(sync.join("victim"))
+                    .ok()
+                    .and_then(|p| p.trim().parse::<u32>().ok())
+                    .is_some_and(|pid| !alive(pid))
         });
+    }
+    if noinit && victim {
+        die(
+            me,
+            if plan.how == "exit0" {
+                "exit3"
+            } else {
+                &plan.how
+            },
+        );
     }
     let c = std::sync::Arc::new(Client::init(&[]).map_err(common::err("init"))?);
     if early && victim {
@@ -763,6 +782,33 @@ fn a_rank_killed_mid_fence_leaving_files_in_the_job_dir_leaves_no_rendezvous_dir
     {
         let plan = Plan::parse(plan).unwrap();
         let mark = format!("{}-leftover-{i}", std::process::id());
+        if let Err(p) = run_round(&plan, &tmp, &mark) {
+            panic!("{}: {}", plan.text(), p.join("\n"));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// Finding: a rank that dies before it connects (never calls
+/// `PMIx_Init`) was waited for by the others' collectives until the
+/// launcher's SIGKILL (the server knew nothing of its death); `pmixrun`
+/// now tells the server (`Server::client_terminated`), and their calls
+/// fail at once.
+#[test]
+fn a_rank_dying_before_it_connects_fails_the_others_collective() {
+    if std::env::var_os(PLAN).is_some() || std::env::var_os(REPORT_DIR).is_some() {
+        return;
+    }
+    let tmp = common::pmixrun_job::private_tmp("chaosni");
+    let plans = [
+        "group:noinit:exit3:0:2",
+        "fence:noinit:sigkill:0:1",
+        "connect:noinit:exit3:0:0",
+        "fence_collect:noinit:exit3:0:2",
+    ];
+    for (i, plan) in plans.iter().enumerate() {
+        let plan = Plan::parse(plan).unwrap();
+        let mark = format!("{}-noinit-{i}", std::process::id());
         if let Err(p) = run_round(&plan, &tmp, &mark) {
             panic!("{}: {}", plan.text(), p.join("\n"));
         }

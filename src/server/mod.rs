@@ -400,6 +400,18 @@ impl Server {
         self.registry.register_client(proc, uid, gid)
     }
 
+    /// The host's word that its local process `proc` ended (a launcher
+    /// reaped it). A process that never connected (it died starting up)
+    /// then departs as a lost connection does: the collectives and
+    /// waits that expect it fail instead of waiting for it. A connected
+    /// process departs when its connection closes; this changes nothing
+    /// for it.
+    pub fn client_terminated(&self, proc: &Proc) {
+        let p = proc.clone();
+        self.notifier
+            .send(Command::Run(Box::new(move |st| st.conns.terminated(&p))));
+    }
+
     /// `PMIx_server_deregister_client`: forgets the client and closes its
     /// connection if open.
     pub fn deregister_client(&self, proc: &Proc) {

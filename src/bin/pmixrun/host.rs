@@ -377,7 +377,9 @@ impl HostModule for RunHost {
                     && !st.finalized.contains(p)
                     && !st.lost.contains(p)
             });
-            if others_run {
+            // One that never connected (a program that does not use
+            // PMIx, or died starting up) is judged by its exit status.
+            if others_run && st.connected.contains(proc) {
                 st.left_early.insert(proc.clone());
             }
             st.lost.insert(proc.clone());

@@ -222,6 +222,8 @@ impl Job<'_> {
     fn exited(&mut self, idx: usize, status: i32) {
         self.ranks[idx].running = false;
         self.running -= 1;
+        // One that died before it connected is waited for no longer.
+        self.server.client_terminated(&self.ranks[idx].proc);
         self.host.record_exit(&self.ranks[idx].proc, status);
         self.debugger.ended(self.server, &self.ranks[idx].proc);
         let ns = self.ranks[idx].proc.nspace.clone();
