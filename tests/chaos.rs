@@ -16,13 +16,22 @@
 //!   and that the job's private `TMPDIR` is empty (no rendezvous directory,
 //!   no tool files). The figures (latencies' median and maximum) are
 //!   printed for `docs/RELIABILITY.md`.
+//!   The points: `noinit` (before it connects), `early` (in its call,
+//!   before the others connect), `racing` (in its call while they
+//!   connect), `before`, `during` (a random instant after entering its
+//!   call), `after` (after a completed round, before the next).
+//! - `c_ranks_killed_at_random_points_of_every_collective`: the same with
+//!   `tests/c/chaos_rank.c` on the C library (points `before`, `during`,
+//!   `after`; default 18 rounds).
 //! - `a_sigkilled_launchers_directory_is_removed_by_the_next_server`: what
 //!   a `pmixrun` killed by SIGKILL leaves is removed when the next server
 //!   starts in the same directory.
 //! - `server_killed_mid_fence_fails_every_call_and_finalize_returns`:
-//!   `pmixrun` SIGKILLed while its ranks wait in a fence: every rank's
-//!   fence (and a fence called after the loss) returns
-//!   `PMIX_ERR_LOST_CONNECTION`, and `PMIx_Finalize` returns.
+//!   `pmixrun` SIGKILLed while its ranks wait in a fence (without and
+//!   with data), a connect or a group construct: every rank's call (and
+//!   one made after the loss) returns `PMIX_ERR_LOST_CONNECTION`, and
+//!   `PMIx_Finalize` returns.
+//! - One regression test per finding, named after it (at the end).
 //!
 //! Survivors ignore `SIGTERM` (pmixrun's teardown) so that they live to
 //! report what their call returned; a call that hangs is ended by
@@ -374,12 +383,23 @@ struct RoundResult {
 /// One `pmixrun` round of `plan` in `tmp`; the problems found, or the
 /// figures.
 fn run_round(plan: &Plan, tmp: &Path, mark: &str) -> Result<RoundResult, Vec<String>> {
+    run_round_of(&common::this_test_as_program("chaos_rank"), plan, tmp, mark)
+}
+
+/// As [`run_round`], the ranks running `program`.
+fn run_round_of(
+    program: &[String],
+    plan: &Plan,
+    tmp: &Path,
+    mark: &str,
+) -> Result<RoundResult, Vec<String>> {
     let mut problems = Vec::new();
     let sync = common::scratch(&format!("chaos-sync-{mark}"));
     let mut child = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
         .args(["--timeout", "25", "-n", &SIZE.to_string()])
-        .args(common::this_test_as_program("chaos_rank"))
+        .args(program)
         .env("TMPDIR", tmp)
+        .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
         .env(PLAN, plan.text())
         .env(MARK, mark)
         .env(SYNC_DIR, &sync)
@@ -499,30 +519,70 @@ fn ranks_killed_at_random_points_of_every_collective() {
     if std::env::var_os(PLAN).is_some() || std::env::var_os(REPORT_DIR).is_some() {
         return;
     }
+    let program = common::this_test_as_program("chaos_rank");
+    chaos_rounds("chaos", &program, &KINDS, &POINTS, 40);
+}
+
+/// The same on the C library: `tests/c/chaos_rank.c` as the ranks
+/// (`CHAOS_ITERATIONS` rounds too, default 18; its points are those
+/// after a setup fence).
+#[test]
+fn c_ranks_killed_at_random_points_of_every_collective() {
+    if std::env::var_os(PLAN).is_some() || std::env::var_os(REPORT_DIR).is_some() {
+        return;
+    }
+    let exe = common::build_c(
+        "tests/c/chaos_rank.c",
+        "chaos-c",
+        "chaos_rank",
+        &common::include_dir(),
+        &["-pthread"],
+    );
+    let program = [exe.display().to_string()];
+    let kinds = ["fence", "fence_collect", "connect", "disconnect", "group"];
+    chaos_rounds(
+        "chaosc",
+        &program,
+        &kinds,
+        &["before", "during", "after"],
+        18,
+    );
+}
+
+/// Runs the rounds of a chaos test: `program` as the ranks, plans drawn
+/// over `kinds` (in turn) and `points`, `default_rounds` unless
+/// `CHAOS_ITERATIONS` says otherwise; fails naming the seed.
+fn chaos_rounds(
+    tag: &str,
+    program: &[String],
+    kinds: &[&str],
+    points: &[&str],
+    default_rounds: u64,
+) {
     let seed = env_u64("CHAOS_SEED").unwrap_or_else(now_ns);
-    let rounds = env_u64("CHAOS_ITERATIONS").unwrap_or(40);
+    let rounds = env_u64("CHAOS_ITERATIONS").unwrap_or(default_rounds);
     let only = env_u64("CHAOS_ONLY");
-    eprintln!("chaos: seed {seed} (CHAOS_SEED={seed} reproduces), {rounds} rounds");
-    let tmp = common::pmixrun_job::private_tmp("chaos");
+    eprintln!("{tag}: seed {seed} (CHAOS_SEED={seed} reproduces), {rounds} rounds");
+    let tmp = common::pmixrun_job::private_tmp(tag);
     let mut rng = Rng(seed);
     let mut survivors = Vec::new();
     let mut launcher = Vec::new();
     let mut failures = Vec::new();
     let started = std::time::Instant::now();
     let kinds: Vec<&str> = match std::env::var("CHAOS_KINDS") {
-        Ok(k) => KINDS
+        Ok(k) => kinds
             .iter()
             .copied()
             .filter(|n| k.split(',').any(|w| w == *n))
             .collect(),
-        Err(_) => KINDS.to_vec(),
+        Err(_) => kinds.to_vec(),
     };
-    assert!(!kinds.is_empty(), "CHAOS_KINDS names no kind of {KINDS:?}");
+    assert!(!kinds.is_empty(), "CHAOS_KINDS names none of {kinds:?}");
     for i in 0..rounds {
         // The kinds in turn (each gets its share), the rest at random.
         let plan = Plan {
             kind: kinds[(i % kinds.len() as u64) as usize].into(),
-            point: rng.pick(&POINTS).into(),
+            point: rng.pick(points).into(),
             how: rng.pick(&HOWS).into(),
             delay_us: rng.below(3000),
             victim: rng.below(u64::from(SIZE)) as u32,
@@ -531,14 +591,14 @@ fn ranks_killed_at_random_points_of_every_collective() {
             continue;
         }
         let mark = format!("{}-{i}", std::process::id());
-        match run_round(&plan, &tmp, &mark) {
+        match run_round_of(program, &plan, &tmp, &mark) {
             Ok(r) => {
                 survivors.extend(r.survivor_latency);
                 launcher.push(r.launcher_latency);
             }
             Err(p) => {
                 eprintln!(
-                    "chaos round {i} ({}) failed (CHAOS_SEED={seed} CHAOS_ONLY={i}):\n  {}",
+                    "{tag} round {i} ({}) failed (CHAOS_SEED={seed} CHAOS_ONLY={i}):\n  {}",
                     plan.text(),
                     p.join("\n  ")
                 );
@@ -550,7 +610,7 @@ fn ranks_killed_at_random_points_of_every_collective() {
     let (sm, sx) = median_max(&mut survivors);
     let (lm, lx) = median_max(&mut launcher);
     eprintln!(
-        "chaos: {} rounds in {:?}, {} failed; survivors' error latency median {sm:?} max {sx:?} \
+        "{tag}: {} rounds in {:?}, {} failed; survivors' error latency median {sm:?} max {sx:?} \
          ({} calls); launcher exit latency median {lm:?} max {lx:?}",
         launcher.len() + failures.len(),
         started.elapsed(),
@@ -559,7 +619,7 @@ fn ranks_killed_at_random_points_of_every_collective() {
     );
     assert!(
         failures.is_empty(),
-        "chaos rounds {failures:?} failed (CHAOS_SEED={seed})"
+        "{tag} rounds {failures:?} failed (CHAOS_SEED={seed})"
     );
 }
 
