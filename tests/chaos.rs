@@ -590,7 +590,7 @@ fn chaos_rounds(
         if only.is_some_and(|o| o != i) {
             continue;
         }
-        let mark = format!("{}-{i}", std::process::id());
+        let mark = format!("{tag}-{}-{i}", std::process::id());
         match run_round_of(program, &plan, &tmp, &mark) {
             Ok(r) => {
                 survivors.extend(r.survivor_latency);
