@@ -224,6 +224,19 @@ pub fn peer_credentials(sock: BorrowedFd<'_>) -> io::Result<PeerCredentials> {
     })
 }
 
+/// Whether process `pid` exists (in this pid namespace): `kill(pid, 0)`
+/// succeeds, or fails only for want of permission.
+pub fn process_exists(pid: libc::pid_t) -> bool {
+    if pid <= 0 {
+        return false;
+    }
+    // SAFETY: signal 0 sends nothing; kill has no memory preconditions.
+    match cvt(unsafe { libc::kill(pid, 0) }) {
+        Ok(_) => true,
+        Err(e) => e.raw_os_error() != Some(libc::ESRCH),
+    }
+}
+
 /// Effective uid and gid of this process.
 pub fn my_ids() -> (u32, u32) {
     // SAFETY: geteuid/getegid cannot fail and touch no memory.

@@ -10,6 +10,9 @@
 //! every commit made before it: direct-modex gets after it read them).
 //!
 //! Invariants:
+//! - A process whose connection to the server is closed does not arrive:
+//!   its fence fails with `PMIX_ERR_LOST_CONNECTION` (the server, which
+//!   fails the page when a participant leaves, is gone).
 //! - One arrival per process and fence: a fence over the page while
 //!   another of this process is at it is refused (`PMIX_ERR_BAD_PARAM`),
 //!   as the server refuses a second arrival.
@@ -97,7 +100,14 @@ impl FastFence {
             d.collect || other_directives || commits != self.synced.load(Ordering::Acquire);
         let deadline = d.timeout.map(|t| Instant::now() + t);
         let connected = || inner.requester.is_open();
+        // A process that lost its server neither arrives (its arrival
+        // would release the others, which lost it too) nor reports a
+        // release that came while it was losing it.
+        if !connected() {
+            return Route::Done(Err(Status::ERR_LOST_CONNECTION));
+        }
         match page.arrive(to_server, deadline, &mut seen_failure, connected) {
+            Outcome::Released if !connected() => Route::Done(Err(Status::ERR_LOST_CONNECTION)),
             Outcome::Released => Route::Done(Ok(())),
             Outcome::Failed(s) => Route::Done(Err(s)),
             Outcome::ToServer | Outcome::Unusable => Route::Server(commits),

@@ -15,6 +15,12 @@
 //!   received is owned (`OwnedFd`, close-on-exec) before anything else
 //!   looks at the message, so none leaks, even on error.
 //! - Writes never raise `SIGPIPE` (`MSG_NOSIGNAL`).
+//! - A rendezvous directory left by a server that could not clean up (a
+//!   launcher killed by `SIGKILL`) is removed by [`remove_stale_dirs`]
+//!   only if it is ours on every count: named `<prefix>.<our uid>.<pid>.<n>`,
+//!   a real directory owned by our uid, its pid gone, and nobody listening
+//!   on its socket (a live server in another pid namespace keeps its
+//!   directory).
 
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
@@ -40,7 +46,8 @@ pub fn my_ids() -> (u32, u32) {
 }
 
 /// A directory only its owner can enter, holding a server's listening
-/// socket. Removed (with its socket) on drop.
+/// socket (and what the job puts in it: it is the job's `PMIX_TMPDIR`).
+/// Removed with all it holds on drop.
 #[derive(Debug)]
 pub struct RendezvousDir {
     path: PathBuf,
@@ -102,9 +109,58 @@ impl RendezvousDir {
 
 impl Drop for RendezvousDir {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(self.socket_path());
-        let _ = std::fs::remove_dir(&self.path);
+        // With whatever the job put there (it is the job's PMIX_TMPDIR:
+        // a process killed before it unlinked its files leaves them), so
+        // that the directory goes in every case. Symbolic links inside
+        // are removed, not followed.
+        let _ = std::fs::remove_dir_all(&self.path);
     }
+}
+
+/// Whether a server is listening on the socket at `path`: a connection
+/// is accepted (or refused for another reason than "nobody there").
+pub fn someone_listens(path: &Path) -> bool {
+    match std::os::unix::net::UnixStream::connect(path) {
+        Ok(_) => true,
+        Err(e) => !matches!(
+            e.kind(),
+            io::ErrorKind::ConnectionRefused | io::ErrorKind::NotFound
+        ),
+    }
+}
+
+/// Removes the rendezvous directories `base/<prefix>.<uid>.<pid>.<n>` of
+/// this user whose server is gone (see the module's invariants); returns
+/// how many were removed. Errors reading `base` are not reported: the
+/// sweep is a courtesy to the machine, never a reason not to start.
+pub fn remove_stale_dirs(base: &Path, prefix: &str) -> usize {
+    let (uid, _) = my_ids();
+    let head = format!("{prefix}.{uid}.");
+    let Ok(entries) = std::fs::read_dir(base) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(&head)) else {
+            continue;
+        };
+        let Some(pid) = rest
+            .split_once('.')
+            .and_then(|(pid, n)| n.parse::<u32>().ok().and(pid.parse::<i32>().ok()))
+        else {
+            continue;
+        };
+        let path = e.path();
+        let ours = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir() && m.uid() == uid);
+        if !ours || sys::process_exists(pid) || someone_listens(&path.join(SOCKET_NAME)) {
+            continue;
+        }
+        if std::fs::remove_dir_all(&path).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
 }
 
 /// `mio` registration of a wrapper, delegated to its `inner` socket.
@@ -284,6 +340,36 @@ mod tests {
     }
 
     #[test]
+    fn stale_dirs_go_but_live_servers_and_others_stay() {
+        let base = std::env::temp_dir().join(format!("pmix-stale-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        std::fs::create_dir(&base).unwrap();
+        let (uid, _) = my_ids();
+        let dead = (1_000_000..4_000_000)
+            .find(|&p| !sys::process_exists(p))
+            .unwrap();
+        let mk = |name: String| {
+            let p = base.join(name);
+            std::fs::create_dir(&p).unwrap();
+            std::fs::write(p.join("leftover"), b"x").unwrap();
+            p
+        };
+        let stale = mk(format!("pmix-t.{uid}.{dead}.0"));
+        let alive = mk(format!("pmix-t.{uid}.{}.1", std::process::id()));
+        // A dead pid here, but a server listens (another pid namespace).
+        let listening = mk(format!("pmix-t.{uid}.{dead}.2"));
+        let _l = Listener::bind(&listening.join(SOCKET_NAME)).unwrap();
+        let other_user = mk(format!("pmix-t.{}.{dead}.3", uid + 1));
+        let other_prefix = mk(format!("pmix-u.{uid}.{dead}.4"));
+        assert_eq!(remove_stale_dirs(&base, "pmix-t"), 1);
+        assert!(!stale.exists());
+        for kept in [&alive, &listening, &other_user, &other_prefix] {
+            assert!(kept.exists(), "{kept:?}");
+        }
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    #[test]
     fn rendezvous_dir_is_private_and_removed() {
         let d = RendezvousDir::create(&std::env::temp_dir(), "pmix-test").unwrap();
         let meta = std::fs::metadata(d.path()).unwrap();
@@ -295,6 +381,10 @@ mod tests {
         assert_eq!(s.peer_credentials().unwrap().pid, std::process::id() as i32);
         drop(c);
         let p = d.path().to_owned();
+        // What the job left in its PMIX_TMPDIR goes too.
+        std::fs::create_dir(p.join("nsdir")).unwrap();
+        std::fs::write(p.join("nsdir/segment"), b"x").unwrap();
+        std::fs::write(p.join("segment"), b"x").unwrap();
         drop(d);
         assert!(!p.exists());
     }

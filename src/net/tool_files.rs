@@ -138,6 +138,49 @@ pub fn available(dirs: &[PathBuf]) -> Vec<ServerFile> {
     found
 }
 
+/// Removes this user's tool rendezvous files in `dir` (`pmix.<host>.tool`
+/// and `pmix.<host>.tool.*`) whose server is gone: the pid the file gives
+/// no longer exists and nobody listens on the socket its URI names (a
+/// launcher killed by `SIGKILL` leaves them). Returns how many went.
+pub fn remove_stale(dir: &Path, host: &str) -> usize {
+    use std::os::unix::fs::MetadataExt;
+    let (uid, _) = super::my_ids();
+    let session = format!("pmix.{host}.tool");
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(name) = name.to_str() else {
+            continue;
+        };
+        let tool_file = name == session
+            || name
+                .strip_prefix(&session)
+                .is_some_and(|r| r.starts_with('.'));
+        if !tool_file || name.ends_with(".tmp") {
+            continue;
+        }
+        let path = e.path();
+        let ours = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file() && m.uid() == uid);
+        let Some(f) = ours.then(|| ServerFile::read(&path)).flatten() else {
+            continue;
+        };
+        let Some(pid) = f.pid.and_then(|p| i32::try_from(p).ok()) else {
+            continue;
+        };
+        let socket = f.uri.split_once("unix://").map(|(_, s)| PathBuf::from(s));
+        if crate::sys::process_exists(pid) || socket.is_some_and(|s| super::someone_listens(&s)) {
+            continue;
+        }
+        if std::fs::remove_file(&path).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
 /// The rendezvous files a server wrote; removed on drop.
 #[derive(Debug, Default)]
 pub struct ToolFiles {

@@ -462,6 +462,22 @@ impl Connections {
         self.peers.get(&token).is_some_and(|p| p.finalized)
     }
 
+    /// The host reports that its local process `proc` ended. One with no
+    /// connection here (it died before connecting, or before its
+    /// handshake ended) that has not departed departs now, as if its
+    /// connection had been lost: nothing waits for it any longer. A
+    /// connected one departs when its connection closes.
+    pub(super) fn terminated(&mut self, proc: &Proc) {
+        let has_connection = self.peers.values().any(
+            |p| matches!(&p.state, PeerState::Connecting(q) | PeerState::Ready(q) if q == proc),
+        );
+        if has_connection || self.departed.contains(proc) {
+            return;
+        }
+        self.departed.insert(proc.clone());
+        self.departures.push_back(Departure(proc.clone()));
+    }
+
     /// True if `proc` finalized or its connection was lost.
     pub(super) fn departed(&self, proc: &Proc) -> bool {
         self.departed.contains(proc)

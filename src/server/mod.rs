@@ -247,7 +247,13 @@ pub struct Server {
 
 impl Server {
     /// Creates the rendezvous socket and starts the progress thread.
+    /// First removes what servers of this user that died without
+    /// cleaning up (killed by `SIGKILL`) left in `tmpdir`: their
+    /// rendezvous directories and tool files (see
+    /// [`crate::net::remove_stale_dirs`]).
     pub fn start(config: ServerConfig, host: Arc<dyn HostModule>) -> Result<Server, ServerError> {
+        crate::net::remove_stale_dirs(&config.tmpdir, "pmix-rs");
+        crate::net::tool_files::remove_stale(&config.tmpdir, &config.hostname);
         let dir =
             RendezvousDir::create(&config.tmpdir, "pmix-rs").map_err(ServerError::Rendezvous)?;
         let listener = Listener::bind(&dir.socket_path()).map_err(ServerError::Rendezvous)?;
@@ -392,6 +398,18 @@ impl Server {
     /// accepted only from a process with those ids.
     pub fn register_client(&self, proc: &Proc, uid: u32, gid: u32) -> Result<(), Status> {
         self.registry.register_client(proc, uid, gid)
+    }
+
+    /// The host's word that its local process `proc` ended (a launcher
+    /// reaped it). A process that never connected (it died starting up)
+    /// then departs as a lost connection does: the collectives and
+    /// waits that expect it fail instead of waiting for it. A connected
+    /// process departs when its connection closes; this changes nothing
+    /// for it.
+    pub fn client_terminated(&self, proc: &Proc) {
+        let p = proc.clone();
+        self.notifier
+            .send(Command::Run(Box::new(move |st| st.conns.terminated(&p))));
     }
 
     /// `PMIx_server_deregister_client`: forgets the client and closes its

@@ -90,6 +90,13 @@ pub struct JobState {
     pub stdin_pushes: Vec<StdinPush>,
     /// Every rank started, for the proc tables (pid, executable, state).
     pub started: HashMap<Proc, StartedProc>,
+    /// Ranks whose connection closed before they finalized.
+    pub lost: HashSet<Proc>,
+    /// Those of `lost` that left while another rank still ran (neither
+    /// finalized, lost nor exited): judged when the server saw the
+    /// connection close, since the survivors that this departure fails
+    /// may exit, and be reaped, before the rank that left.
+    pub left_early: HashSet<Proc>,
 }
 
 /// `pmix_proc_state_t` values of the proc tables.
@@ -362,6 +369,21 @@ impl HostModule for RunHost {
     fn client_lost(&self, proc: &Proc) {
         self.published.proc_terminated(proc);
         if self.ours(proc) {
+            let mut guard = self.state();
+            let st = &mut *guard;
+            let others_run = st.started.iter().any(|(p, s)| {
+                p != proc
+                    && s.state == proc_state::RUNNING
+                    && !st.finalized.contains(p)
+                    && !st.lost.contains(p)
+            });
+            // One that never connected (a program that does not use
+            // PMIx, or died starting up) is judged by its exit status.
+            if others_run && st.connected.contains(proc) {
+                st.left_early.insert(proc.clone());
+            }
+            st.lost.insert(proc.clone());
+            drop(guard);
             signals::wake();
         }
     }

@@ -14,8 +14,10 @@
 //! first failure's (a rank's exit code, 128 + a killing signal, the status
 //! passed to `PMIx_Abort`, 124 for `--timeout`), after a message on
 //! stderr naming the rank. When a rank fails, aborts, or exits without
-//! `PMIx_Finalize` while others run, the rest get `SIGTERM`, then
-//! `SIGKILL` after a grace period.
+//! `PMIx_Finalize` while others run (judged when the server sees its
+//! connection close, not when it is reaped: the survivors its departure
+//! failed may be reaped first), the rest get `SIGTERM`, then `SIGKILL`
+//! after a grace period.
 //!
 //! A rank's `PMIx_Spawn` starts a new job on this node: a namespace of
 //! its own (`pmixrun-PID@2`, `@3`, ...) with the full job description plus
@@ -158,6 +160,17 @@ impl Job<'_> {
         st.connected.contains(proc) && !st.finalized.contains(proc)
     }
 
+    /// True if `proc` left without finalizing while other ranks ran:
+    /// when its connection closed (see `JobState::left_early`), or, for
+    /// a rank whose loss the server has not reported, now.
+    fn left_while_others_ran(&self, proc: &Proc) -> bool {
+        let early = {
+            let st = self.host.state.lock().unwrap_or_else(|e| e.into_inner());
+            st.left_early.contains(proc)
+        };
+        early || self.running > 0 && self.left_unfinalized(proc)
+    }
+
     fn signal_all(&self, sig: i32) {
         for r in self.ranks.iter().filter(|r| r.running) {
             signals::send_group(r.pid, sig);
@@ -209,6 +222,8 @@ impl Job<'_> {
     fn exited(&mut self, idx: usize, status: i32) {
         self.ranks[idx].running = false;
         self.running -= 1;
+        // One that died before it connected is waited for no longer.
+        self.server.client_terminated(&self.ranks[idx].proc);
         self.host.record_exit(&self.ranks[idx].proc, status);
         self.debugger.ended(self.server, &self.ranks[idx].proc);
         let ns = self.ranks[idx].proc.nspace.clone();
@@ -223,7 +238,8 @@ impl Job<'_> {
         let who = self.describe(idx);
         let proc = self.ranks[idx].proc.clone();
         let clean = sys::exit_code(status) == Some(0);
-        if !clean || self.running > 0 && self.left_unfinalized(&proc) {
+        let unfinalized = self.left_while_others_ran(&proc);
+        if !clean || unfinalized {
             self.notify_aborted(&proc);
         }
         if let Some(sig) = sys::killed_by(status) {
@@ -233,7 +249,7 @@ impl Job<'_> {
             );
         } else if let Some(code) = sys::exit_code(status).filter(|&c| c != 0) {
             self.fail(format!("{who} exited with status {code}"), code);
-        } else if self.running > 0 && self.left_unfinalized(&proc) {
+        } else if unfinalized {
             self.fail(
                 format!(
                     "{who} exited without calling PMIx_Finalize while other ranks \
