@@ -248,7 +248,11 @@ impl HostModule for RunHost {
 
     fn client_connected(&self, proc: &Proc, done: Completion<()>) -> Result<(), Status> {
         if self.ours(proc) {
-            self.state().connected.insert(proc.clone());
+            let mut st = self.state();
+            st.connected.insert(proc.clone());
+            // Back after a lost connection: judged by how it ends now.
+            st.left_early.remove(proc);
+            st.lost.remove(proc);
         }
         done.complete(Ok(()));
         Ok(())
@@ -256,7 +260,9 @@ impl HostModule for RunHost {
 
     fn client_finalized(&self, proc: &Proc, done: Completion<()>) -> Result<(), Status> {
         if self.ours(proc) {
-            self.state().finalized.insert(proc.clone());
+            let mut st = self.state();
+            st.finalized.insert(proc.clone());
+            st.left_early.remove(proc);
         }
         self.published.proc_terminated(proc);
         done.complete(Ok(()));

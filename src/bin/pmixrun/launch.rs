@@ -74,7 +74,14 @@ fn hold_at_exec(pid: libc::pid_t) -> io::Result<Result<bool, libc::c_int>> {
     Ok(match sys::stopped_by(status) {
         Some(libc::SIGTRAP) => {
             sys::ptrace_detach(pid, libc::SIGSTOP)?;
-            Ok(true)
+            // Detached, the rank runs until it takes the SIGSTOP: wait for
+            // that stop, so that it is held (state T) before anyone is
+            // told it is.
+            let stopped = sys::wait_pid_stopped(pid)?;
+            match sys::stopped_by(stopped) {
+                Some(_) => Ok(true),
+                None => Err(stopped),
+            }
         }
         Some(sig) => {
             // Another signal reached it first: let it have it, untraced.
