@@ -54,7 +54,10 @@ fuzz_target!(|data: &[u8]| {
         0 => {
             let nfds = usize::from(sel & 7);
             for f in wire::frames(bytes, usize::from(arg), nfds, false, wire::max_body(sel)) {
-                assert!(!f.header.kind.from_client(), "a client frame reached a client");
+                assert!(
+                    !f.header.kind.from_client(),
+                    "a client frame reached a client"
+                );
                 if let Ok(m) = f.message() {
                     assert_eq!(m.fd_count(), f.fds.len(), "descriptors miscounted");
                     message(&m);

@@ -65,7 +65,10 @@ fuzz_target!(|data: &[u8]| {
         0 => {
             let nfds = usize::from(sel & 7);
             for f in wire::frames(bytes, usize::from(arg), nfds, true, wire::max_body(sel)) {
-                assert!(f.header.kind.from_client(), "a server frame reached the server");
+                assert!(
+                    f.header.kind.from_client(),
+                    "a server frame reached the server"
+                );
                 assert!(f.fds.is_empty(), "a server accepted descriptors");
                 if let Ok(m) = f.message() {
                     message(&m);

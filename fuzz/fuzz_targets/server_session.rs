@@ -189,7 +189,9 @@ impl World {
         self.good_ns = Nspace::new(format!("good.{pid}.{g}")).expect("nspace");
         register(&self.server, &self.fuzz_ns, FUZZ_RANKS);
         register(&self.server, &self.good_ns, 2);
-        self.good = (0..2).map(|r| start_good(&self.server, &self.good_ns, r)).collect();
+        self.good = (0..2)
+            .map(|r| start_good(&self.server, &self.good_ns, r))
+            .collect();
         self.secrets.clear();
     }
 
@@ -214,9 +216,14 @@ impl World {
         for (i, g) in self.good.iter().enumerate() {
             match g.results.recv_timeout(2 * BOUND) {
                 Ok(Ok(())) => {}
-                Ok(Err(e)) => panic!("good rank {i} failed in round {round} (collect {collect}): {e}"),
+                Ok(Err(e)) => {
+                    panic!("good rank {i} failed in round {round} (collect {collect}): {e}")
+                }
                 Err(RecvTimeoutError::Timeout) => {
-                    panic!("HANG: good rank {i} did not finish round {round} within {:?}", 2 * BOUND)
+                    panic!(
+                        "HANG: good rank {i} did not finish round {round} within {:?}",
+                        2 * BOUND
+                    )
                 }
                 Err(RecvTimeoutError::Disconnected) => panic!("good rank {i}'s worker died"),
             }
@@ -280,7 +287,10 @@ impl Raw {
         }
         for f in &got {
             if let Err(e) = f.message() {
-                panic!("the server sent an undecodable {}: {e}", f.header.kind.name());
+                panic!(
+                    "the server sent an undecodable {}: {e}",
+                    f.header.kind.name()
+                );
             }
         }
         self.frames.extend(got);
@@ -304,7 +314,10 @@ impl Raw {
             }
             let fd = self.conn.stream().as_raw_fd();
             if !wait_fd(fd, libc::POLLOUT | libc::POLLIN, deadline) {
-                panic!("HANG: the server read nothing of fuzz rank {} for {BOUND:?}", self.proc.rank.0);
+                panic!(
+                    "HANG: the server read nothing of fuzz rank {} for {BOUND:?}",
+                    self.proc.rank.0
+                );
             }
             self.read();
         }
@@ -360,7 +373,10 @@ impl Raw {
             }
             let fd = self.conn.stream().as_raw_fd();
             if !wait_fd(fd, libc::POLLIN, deadline) && Instant::now() >= deadline {
-                panic!("HANG: no answer to {what} on fuzz rank {}'s connection within {BOUND:?}", self.proc.rank.0);
+                panic!(
+                    "HANG: no answer to {what} on fuzz rank {}'s connection within {BOUND:?}",
+                    self.proc.rank.0
+                );
             }
             self.read();
         }
@@ -476,7 +492,10 @@ fn infos(b: &mut Bytes) -> Vec<Info> {
     }
     if flags & 2 != 0 {
         // Short timeouts: a fuzz collective that never completes ends.
-        v.push(Info::new(key(keys::TIMEOUT), Value::Int32(i32::from(flags >> 6))));
+        v.push(Info::new(
+            key(keys::TIMEOUT),
+            Value::Int32(i32::from(flags >> 6)),
+        ));
     }
     if flags & 4 != 0 {
         v.push(Info::new(key(keys::WAIT), Value::Int32(0)));
@@ -545,15 +564,27 @@ fn structured(w: &World, raw: &Raw, sel: u8, b: &mut Bytes) -> Option<Message> {
             };
             request(Op::NOTIFY_EVENT, encode_event(&e))?
         }
-        7 => request(Op::CONNECT, process_mgmt::encode_collective(&ps(b), &infos(b)))?,
-        8 => request(Op::DISCONNECT, process_mgmt::encode_collective(&ps(b), &infos(b)))?,
+        7 => request(
+            Op::CONNECT,
+            process_mgmt::encode_collective(&ps(b), &infos(b)),
+        )?,
+        8 => request(
+            Op::DISCONNECT,
+            process_mgmt::encode_collective(&ps(b), &infos(b)),
+        )?,
         9 => {
             let id = group_id(b);
-            request(Op::GROUP_CONSTRUCT, group::encode_construct(&id, &ps(b), &infos(b)))?
+            request(
+                Op::GROUP_CONSTRUCT,
+                group::encode_construct(&id, &ps(b), &infos(b)),
+            )?
         }
         10 => {
             let id = group_id(b);
-            request(Op::GROUP_INVITE, group::encode_construct(&id, &ps(b), &infos(b)))?
+            request(
+                Op::GROUP_INVITE,
+                group::encode_construct(&id, &ps(b), &infos(b)),
+            )?
         }
         11 => {
             let id = group_id(b);
@@ -591,8 +622,12 @@ fn structured(w: &World, raw: &Raw, sel: u8, b: &mut Bytes) -> Option<Message> {
         16 => {
             let q = pmix::value::Query {
                 keys: vec![std::ffi::CString::new(
-                    ["pmix.qry.nspaces", "pmix.qry.psets", "pmix.qry.ns.info", "pmix.qry.proctable"]
-                        [usize::from(b.u8() % 4)],
+                    [
+                        "pmix.qry.nspaces",
+                        "pmix.qry.psets",
+                        "pmix.qry.ns.info",
+                        "pmix.qry.proctable",
+                    ][usize::from(b.u8() % 4)],
                 )
                 .expect("no NUL")],
                 qualifiers: infos(b),

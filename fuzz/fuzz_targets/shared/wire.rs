@@ -41,12 +41,22 @@ fn descriptor() -> OwnedFd {
 /// into one end of a socket pair and reads frames at the other, as the
 /// server (`server_side`) or a client would. Returns the frames read
 /// before the stream ended or was refused.
-pub fn frames(bytes: &[u8], cut: usize, nfds: usize, server_side: bool, max_body: u32) -> Vec<Frame> {
+pub fn frames(
+    bytes: &[u8],
+    cut: usize,
+    nfds: usize,
+    server_side: bool,
+    max_body: u32,
+) -> Vec<Frame> {
     let (a, b) = Stream::pair().expect("socket pair");
     let mut tx = Connection::new(a, u32::MAX, 0, !server_side);
     // What the real ends accept: a server no descriptors, a client one
     // frame's worth.
-    let max_fds = if server_side { 0 } else { pmix::wire::frame::MAX_FDS_PER_FRAME };
+    let max_fds = if server_side {
+        0
+    } else {
+        pmix::wire::frame::MAX_FDS_PER_FRAME
+    };
     let mut rx = Connection::new(b, max_body, max_fds, server_side);
     let cut = cut.clamp(1, bytes.len().max(1)).min(bytes.len());
     let fds: Vec<OwnedFd> = (0..nfds).map(|_| descriptor()).collect();
