@@ -43,7 +43,7 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use libfuzzer_sys::fuzz_target;
@@ -653,14 +653,28 @@ fn structured(w: &World, raw: &Raw, sel: u8, b: &mut Bytes) -> Option<Message> {
     })
 }
 
-fn world() -> &'static Mutex<World> {
-    static W: OnceLock<Mutex<World>> = OnceLock::new();
-    W.get_or_init(|| Mutex::new(World::new()))
+/// The world of this process, made by the first input.
+static WORLD: Mutex<Option<World>> = Mutex::new(None);
+
+/// At exit (libFuzzer ends a timed run with `exit`), the server stops
+/// and removes its rendezvous directory, which statics never would.
+extern "C" fn tear_down() {
+    if let Ok(mut g) = WORLD.try_lock() {
+        if let Some(w) = g.take() {
+            drop(w.good);
+            w.server.finalize();
+        }
+    }
 }
 
 fuzz_target!(|data: &[u8]| {
-    let mut guard = world().lock().unwrap_or_else(|e| e.into_inner());
-    let w = &mut *guard;
+    let mut guard = WORLD.lock().unwrap_or_else(|e| e.into_inner());
+    let w = guard.get_or_insert_with(|| {
+        // SAFETY: registers a function of this program with no
+        // arguments; `atexit` only records the pointer.
+        unsafe { libc::atexit(tear_down) };
+        World::new()
+    });
     w.inputs += 1;
     if w.inputs % RENEW_EVERY == 0 {
         w.renew();
