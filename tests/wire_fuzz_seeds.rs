@@ -374,7 +374,31 @@ fn session_seeds() -> Vec<Vec<u8>> {
     record(&mut s, 1, 24, &[4, 1]);
     record(&mut s, 0, 24, &[0, 2, b'x']);
     seeds.push(s);
+    // One long sequence on three connections: every record above in turn
+    // (it also lets the fuzzer's length limit grow to long sequences).
+    let mut long = vec![2];
+    for (i, seed) in seeds.iter().enumerate() {
+        for rec in records(&seed[1..]) {
+            let mut r = rec.to_vec();
+            r[0] = (i % 3) as u8;
+            if long.len() + r.len() <= 4096 {
+                long.extend(r);
+            }
+        }
+    }
+    seeds.push(long);
     seeds
+}
+
+/// The records of a `server_session` input after its flags byte.
+fn records(mut b: &[u8]) -> Vec<&[u8]> {
+    let mut out = Vec::new();
+    while b.len() >= 3 {
+        let n = (3 + usize::from(b[2])).min(b.len());
+        out.push(&b[..n]);
+        b = &b[n..];
+    }
+    out
 }
 
 #[test]
