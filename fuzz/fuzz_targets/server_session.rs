@@ -293,10 +293,12 @@ impl Raw {
                 );
             }
         }
-        self.frames.extend(got);
-        // Keep only what the ping needs to find.
-        if self.frames.len() > 64 {
-            self.frames.drain(..32);
+        // Keep the replies (unsolicited frames have id 0), the latest
+        // ones: a wait is for the latest request's.
+        self.frames
+            .extend(got.into_iter().filter(|f| f.header.id != 0));
+        if self.frames.len() > 1024 {
+            self.frames.drain(..512);
         }
     }
 
