@@ -9,13 +9,14 @@
 //! aborts, finalize, requests of any operation with any body, frames of
 //! any kind (server kinds too), descriptors attached, and garbage bytes.
 //!
+//! While the sequence runs, the two good ranks put, commit, fence over
+//! both (collecting data or not, from the input) and each reads the
+//! other's value of this round (from the modex segment, or by direct
+//! modex through the server); they must succeed with the right value.
 //! After the sequence, on every connection still open whose byte stream
 //! is frame-aligned, a ping (an unknown operation) must be answered
 //! (`PMIX_ERR_NOT_SUPPORTED`) or the connection closed by the server;
-//! then the two good ranks put, commit, fence over both (collecting data
-//! or not, from the input) and each reads the other's value of this
-//! round (from the modex segment, or by direct modex through the server).
-//! They must succeed with the right value. Every wait is bounded: one
+//! then the good round must have ended, the fuzz connections still open. Every wait is bounded: one
 //! that runs out is a hang, reported as a panic naming what hung.
 //!
 //! Invariants: the server, its good clients and the fuzz namespace live
@@ -207,12 +208,19 @@ impl World {
             .clone()
     }
 
-    /// One round of both good ranks; panics on a hang or a failure.
-    fn good_round(&mut self, collect: bool) {
-        let round = self.inputs;
+    /// Starts a round of both good ranks (it runs while the input's
+    /// operations do).
+    fn start_round(&self, collect: bool) {
         for g in &self.good {
-            g.rounds.send((round, collect)).expect("good worker alive");
+            g.rounds
+                .send((self.inputs, collect))
+                .expect("good worker alive");
         }
+    }
+
+    /// Waits for the round's end; panics on a hang or a failure.
+    fn finish_round(&self, collect: bool) {
+        let round = self.inputs;
         for (i, g) in self.good.iter().enumerate() {
             match g.results.recv_timeout(2 * BOUND) {
                 Ok(Ok(())) => {}
@@ -701,6 +709,7 @@ fuzz_target!(|data: &[u8]| {
         })
         .collect();
 
+    w.start_round(collect);
     while !b.0.is_empty() {
         let c = usize::from(b.u8()) % nconn;
         let what = b.u8();
@@ -758,6 +767,6 @@ fuzz_target!(|data: &[u8]| {
     for r in &mut conns {
         r.ping();
     }
+    w.finish_round(collect);
     drop(conns);
-    w.good_round(collect);
 });
