@@ -90,7 +90,10 @@ fn fix_header(b: &mut [u8]) -> bool {
     }
     let word = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap_or([0; 8]));
     let (ioff, ilen) = (word(32) as usize, word(40) as usize);
-    let Some(iend) = ioff.checked_add(ilen).filter(|&e| e <= b.len() && ioff >= header::HEADER_LEN) else {
+    let Some(iend) = ioff
+        .checked_add(ilen)
+        .filter(|&e| e <= b.len() && ioff >= header::HEADER_LEN)
+    else {
         return false;
     };
     let h = header::Header {
