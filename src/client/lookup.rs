@@ -62,6 +62,9 @@ pub struct GetOptions {
     pub directives: Directives,
     /// How the C API hands the value out.
     pub storage: ValueStorage,
+    /// `PMIX_GET_REFRESH_CACHE`: a peer's posted data is asked of the
+    /// server again, whatever this process holds of it.
+    pub refresh: bool,
 }
 
 impl GetOptions {
@@ -75,6 +78,7 @@ impl GetOptions {
         }
         let mut realm = RealmQualifier::None;
         let mut storage = ValueStorage::Copy;
+        let mut refresh = false;
         let (mut id, mut host, mut app) = (None, None, None);
         let u32_of = |i: &I| i.view().int().and_then(|v| u32::try_from(v).ok());
         // attrs begin: PMIx_Get PMIx_Get_nb
@@ -108,6 +112,8 @@ impl GetOptions {
                 host = i.view().str().map(str::to_owned);
             } else if i.key_is(keys::APPNUM) {
                 app = u32_of(i);
+            } else if i.key_is(keys::GET_REFRESH_CACHE) {
+                refresh = i.view().flag();
             }
         }
         // attrs end
@@ -123,6 +129,7 @@ impl GetOptions {
             realm,
             directives: Directives::parse_for(infos, crate::wire::directives::GET),
             storage,
+            refresh,
         }
     }
 }

@@ -301,6 +301,18 @@ impl Inner {
         Ok(())
     }
 
+    /// The latest value of `key` that direct modex brought for `proc`.
+    fn latest_fetched(&self, proc: &Proc, key: &str) -> Option<Value> {
+        self.local
+            .read()
+            .fetched
+            .get(proc)?
+            .iter()
+            .rev()
+            .find(|p| p.key.as_bytes() == key.as_bytes())
+            .map(|p| p.value.clone())
+    }
+
     /// The answer of the sources a get reads without the server, in
     /// their one order: this process's own puts (for its non-reserved
     /// keys: a modex segment may hold an older value), the mapped segments
@@ -398,8 +410,14 @@ fn get_nb_rest(
 ) {
     let opts = GetOptions::parse(&qualifiers);
     let reserved = keys::is_reserved(&key);
-    let local = inner.local_value(&proc, &key, &opts);
     let mine = proc == inner.proc;
+    // PMIX_GET_REFRESH_CACHE: a peer's posted data from the server again.
+    let refresh = opts.refresh && !reserved && !mine && proc.rank.0 <= Rank::VALID.0;
+    let local = if refresh {
+        None
+    } else {
+        inner.local_value(&proc, &key, &opts)
+    };
     if local.is_some()
         || reserved
         || mine
@@ -416,12 +434,7 @@ fn get_nb_rest(
         Some(Box::new(move |r: Reply| {
             let r = again.store_fetched(r).and_then(|_| {
                 again
-                    .local
-                    .read()
-                    .fetched
-                    .get(&proc)
-                    .and_then(|v| v.iter().rev().find(|p| p.key.as_bytes() == key.as_bytes()))
-                    .map(|p| p.value.clone())
+                    .latest_fetched(&proc, &key)
                     .ok_or(Status::ERR_NOT_FOUND)
             });
             done(r);
@@ -757,6 +770,22 @@ impl Client {
             let a = self.inner.resolve(&r, view, target, key, &opts)?;
             f.take().map(|f| f(a))
         };
+        let mine = proc == &self.inner.proc;
+        // PMIX_GET_REFRESH_CACHE: a peer's posted data from the server
+        // again, whatever is held here (the latest fetched answers).
+        let refresh =
+            opts.refresh && !keys::is_reserved(key) && !mine && proc.rank.0 <= Rank::VALID.0;
+        if refresh {
+            self.fetch(proc, key, qualifiers)?;
+            let v = self
+                .inner
+                .latest_fetched(proc, key)
+                .ok_or(Status::ERR_NOT_FOUND)?;
+            return f
+                .take()
+                .map(|f| f(Answer::Local(v)))
+                .ok_or(Status::ERR_NOT_FOUND);
+        }
         if let Some(v) = attempt() {
             return Ok(v);
         }
@@ -769,7 +798,6 @@ impl Client {
         // Reserved keys come from the host's job data only, never from a
         // peer's posts; nobody but this process can supply its own data:
         // never wait for it through the server (as OpenPMIx).
-        let mine = proc == &self.inner.proc;
         if keys::is_reserved(key) || mine || proc.rank.0 > Rank::VALID.0 || opts.directives.optional
         {
             return Err(Status::ERR_NOT_FOUND);

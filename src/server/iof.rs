@@ -28,7 +28,7 @@
 //!   order they were delivered (one FIFO per connection; drops leave gaps,
 //!   never reorder).
 //! - A registration lives until its deregistration or until its
-//!   connection is gone (noticed at the next delivery or drain: connection
+//!   connection is gone (noticed at the next delivery, drain or pull: connection
 //!   tokens are never reused).
 
 use std::sync::Arc;
@@ -145,6 +145,11 @@ pub(super) fn pull(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) {
         Ok(p) => p,
         Err(e) => return st.respond(caller, Err(e.status())),
     };
+    // The outboxes of connections closed since are forgotten here too
+    // (not only at the next delivery): pulls from connections that come
+    // and go without any output delivered do not pile up.
+    let State { conns, iof, .. } = st;
+    iof.outboxes.retain(|t, _| conns.state(*t).is_some());
     let ob = st
         .iof
         .outboxes

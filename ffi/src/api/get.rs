@@ -564,7 +564,8 @@ unsafe fn get_fast(
     opts: &GetOptions,
     val: *mut *mut pmix_value_t,
 ) -> Option<Result<(), Status>> {
-    if !c.is_initialized() {
+    if !c.is_initialized() || opts.refresh {
+        // PMIX_GET_REFRESH_CACHE asks the server again: the core's path.
         return None;
     }
     // SAFETY: the caller's contract.
