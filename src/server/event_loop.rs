@@ -290,8 +290,13 @@ impl EventLoop {
             }
             Some(PeerState::Ready(p)) => p.clone(),
         };
-        // A client that finalized has departed: nothing more may come.
+        // A client that finalized has departed: nothing more may come,
+        // but for a group verdict its library may still send (one-way,
+        // from an event handler that ended while it finalized): dropped.
         if self.st.conns.is_finalized(token) {
+            if matches!(&msg, Message::Request(q) if q.op == crate::wire::Op::GROUP_VERDICT) {
+                return Ok(());
+            }
             return Err(WireError::Invalid {
                 kind: msg.kind().name(),
                 what: "message after PMIx_Finalize",
