@@ -26,7 +26,7 @@ use std::sync::mpsc;
 use pmix::client::Client;
 use pmix::value::Query;
 use pmix::wire::iof::channel;
-use pmix::{keys, Info, Key, Nspace, Proc, Rank, Status, Value};
+use pmix::{keys, Info, Nspace, Proc, Rank, Status, Value};
 
 const USAGE: &str = "usage: pmix-attach [--pid PID | --server NSPACE | --system] [--tmpdir DIR]
                    [--job NSPACE]... [--ranks LIST] [--stdout-only | --stderr-only]
@@ -71,7 +71,7 @@ struct Options {
 }
 
 fn info(key: &str, v: Value) -> Info {
-    Info::new(Key::new(key).expect("a known key"), v)
+    Info::keyed(key, v).expect("a known key")
 }
 
 /// `all` or a comma list of ranks.

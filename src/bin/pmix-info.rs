@@ -15,7 +15,7 @@
 //! function, no server to ask, a server that refused), 2 a usage error.
 
 use std::ffi::CString;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use pmix::attributes::{self, Level};
@@ -284,8 +284,11 @@ fn server_file(r: &Request) -> Result<PathBuf, String> {
         }
         return Ok(f);
     }
-    let found =
-        servers_in(&dir, &host).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    let found: Vec<PathBuf> = tool_files::pid_files(&dir, &host)
+        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+        .into_iter()
+        .map(|(_, f)| f)
+        .collect();
     match found.as_slice() {
         [] => Err(format!(
             "no PMIx server with tool support in {}: start one (pmixrun), or name it \
@@ -299,25 +302,6 @@ fn server_file(r: &Request) -> Result<PathBuf, String> {
             dir.display()
         )),
     }
-}
-
-/// The servers' rendezvous files (`pmix.<host>.tool.<pid>`) in `dir`.
-fn servers_in(dir: &Path, host: &str) -> std::io::Result<Vec<PathBuf>> {
-    let prefix = format!("pmix.{host}.tool.");
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir)? {
-        let e = e?;
-        let name = e.file_name();
-        let by_pid = name
-            .to_str()
-            .and_then(|n| n.strip_prefix(&prefix))
-            .is_some_and(|p| p.parse::<u32>().is_ok());
-        if by_pid {
-            out.push(e.path());
-        }
-    }
-    out.sort();
-    Ok(out)
 }
 
 fn print_host(r: &Request) -> Result<(), String> {

@@ -57,7 +57,7 @@ fn main() -> ExitCode {
     }
     let dir = dir.unwrap_or_else(|| pmix::server::ServerConfig::default().tmpdir);
     let host = pmix::server::local_hostname();
-    let servers = match servers_in(&dir, &host) {
+    let servers = match tool_files::pid_files(&dir, &host) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("pmix-ps: cannot read {}: {e}", dir.display());
@@ -73,26 +73,6 @@ fn main() -> ExitCode {
         }
     }
     ExitCode::SUCCESS
-}
-
-/// The servers' `(pid, rendezvous file)` in `dir`, by pid.
-fn servers_in(dir: &Path, host: &str) -> std::io::Result<Vec<(u32, PathBuf)>> {
-    let prefix = format!("pmix.{host}.tool.");
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir)? {
-        let e = e?;
-        let name = e.file_name();
-        let Some(pid) = name
-            .to_str()
-            .and_then(|n| n.strip_prefix(&prefix))
-            .and_then(|p| p.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        out.push((pid, e.path()));
-    }
-    out.sort();
-    Ok(out)
 }
 
 fn query(keys_: &[&str], qualifiers: Vec<Info>) -> Result<Query, Status> {

@@ -181,38 +181,26 @@ fn available_servers(qualifiers: &[Info]) -> Option<Value> {
     let mut list = Vec::with_capacity(servers.len());
     for f in servers {
         let mut one = vec![
-            Info::new(
-                Key::new(keys::SERVER_NSPACE).ok()?,
-                Value::string(&f.nspace),
-            ),
-            Info::new(Key::new(keys::SERVER_RANK).ok()?, Value::ProcRank(f.rank)),
+            Info::keyed(keys::SERVER_NSPACE, Value::string(&f.nspace))?,
+            Info::keyed(keys::SERVER_RANK, Value::ProcRank(f.rank))?,
         ];
         if let Some(v) = f.version {
-            one.push(Info::new(
-                Key::new(keys::VERSION_INFO).ok()?,
-                Value::string(&v),
-            ));
+            one.push(Info::keyed(keys::VERSION_INFO, Value::string(&v))?);
         }
         if let Some(p) = f.pid {
-            one.push(Info::new(
-                Key::new(keys::SERVER_PIDINFO).ok()?,
-                Value::Uint32(p),
-            ));
+            one.push(Info::keyed(keys::SERVER_PIDINFO, Value::Uint32(p))?);
         }
         if let Some((u, g)) = f.ids {
-            one.push(Info::new(Key::new(keys::USERID).ok()?, Value::Uint32(u)));
-            one.push(Info::new(Key::new(keys::GRPID).ok()?, Value::Uint32(g)));
+            one.push(Info::keyed(keys::USERID, Value::Uint32(u))?);
+            one.push(Info::keyed(keys::GRPID, Value::Uint32(g))?);
         }
         if let Some(t) = f.start {
-            one.push(Info::new(
-                Key::new(keys::SERVER_START_TIME).ok()?,
-                Value::string(&t),
-            ));
+            one.push(Info::keyed(keys::SERVER_START_TIME, Value::string(&t))?);
         }
-        list.push(Info::new(
-            Key::new(keys::SERVER_INFO_ARRAY).ok()?,
+        list.push(Info::keyed(
+            keys::SERVER_INFO_ARRAY,
             Value::info_array(one),
-        ));
+        )?);
     }
     Some(Value::info_array(list))
 }

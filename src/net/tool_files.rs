@@ -22,6 +22,26 @@ pub fn by_pid(dir: &Path, host: &str, pid: u32) -> PathBuf {
     dir.join(format!("pmix.{host}.tool.{pid}"))
 }
 
+/// The servers that left a `pmix.<host>.tool.<pid>` file in `dir`: each
+/// `(pid, file)`, by pid (the reader of [`by_pid`]'s names).
+pub fn pid_files(dir: &Path, host: &str) -> std::io::Result<Vec<(u32, PathBuf)>> {
+    let prefix = format!("pmix.{host}.tool.");
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir)? {
+        let e = e?;
+        let name = e.file_name();
+        let pid = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(&prefix))
+            .and_then(|p| p.parse::<u32>().ok());
+        if let Some(pid) = pid {
+            out.push((pid, e.path()));
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
 /// `pmix.<host>.tool.<nspace>` in `dir`.
 pub fn by_nspace(dir: &Path, host: &str, nspace: &str) -> PathBuf {
     dir.join(format!("pmix.{host}.tool.{nspace}"))

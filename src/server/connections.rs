@@ -468,10 +468,9 @@ impl Connections {
     /// connection had been lost: nothing waits for it any longer. A
     /// connected one departs when its connection closes.
     pub(super) fn terminated(&mut self, proc: &Proc) {
-        let has_connection = self.peers.values().any(
-            |p| matches!(&p.state, PeerState::Connecting(q) | PeerState::Ready(q) if q == proc),
-        );
-        if has_connection || self.departed.contains(proc) {
+        // `by_proc` holds exactly the connections that authenticated as a
+        // process (Connecting or Ready): no scan of every peer.
+        if self.is_claimed(proc) || self.departed.contains(proc) {
             return;
         }
         self.departed.insert(proc.clone());

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 
 use pmix::events::{Event, Range};
 use pmix::server::Server;
-use pmix::{keys, Info, Key, Nspace, Proc, Rank, Status, Value};
+use pmix::{keys, Info, Nspace, Proc, Rank, Status, Value};
 
 use crate::sys;
 
@@ -73,7 +73,7 @@ impl JobEnds {
 
 /// Raises `PMIX_EVENT_JOB_END` for `ns`.
 fn raise(server: &Server, ns: &Nspace, code: i32) {
-    let info = |k: &str, v: Value| Info::new(Key::new(k).expect("short key"), v);
+    let info = |k: &str, v: Value| Info::keyed(k, v).expect("short key");
     let me = server.config();
     let event = Event {
         status: Status::EVENT_JOB_END,
