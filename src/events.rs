@@ -619,6 +619,11 @@ impl EventHandlers {
         Ok(())
     }
 
+    /// How many handlers are registered.
+    pub fn registered(&self) -> usize {
+        self.shared.handlers.lock().all().count()
+    }
+
     /// True if some handler would receive `status`.
     pub fn has_handlers(&self) -> bool {
         self.shared.handlers.lock().all().next().is_some()

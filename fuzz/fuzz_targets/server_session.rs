@@ -184,6 +184,42 @@ impl World {
             self.server.deregister_nspace(&self.fuzz_ns);
             self.server.deregister_nspace(&self.good_ns);
         }
+        // What the server holds once the namespaces are gone: nothing of
+        // theirs may outlive them (the handshake deadlines of closed
+        // connections and the IOF outboxes are let go in their own time;
+        // connections closed by their clients may not be read yet; the ids
+        // of destructed groups are remembered, up to a bound).
+        let census = self.server.census().expect("server running");
+        let kept: Vec<_> = census
+            .rows()
+            .iter()
+            .filter(|(name, n)| {
+                *n > 0
+                    && !name.starts_with("timers.handshakes")
+                    && !name.starts_with("iof.")
+                    && !name.starts_with("conns.peers")
+                    && !name.starts_with("conns.held")
+                    && *name != "groups.retired"
+            })
+            .collect();
+        assert!(
+            kept.is_empty(),
+            "LEAK: after {} inputs the deregistered namespaces left {kept:?}",
+            self.inputs
+        );
+        if std::env::var_os("SESSION_CENSUS").is_some() {
+            let rss = std::fs::read_to_string("/proc/self/statm")
+                .ok()
+                .and_then(|s| s.split_whitespace().nth(1)?.parse::<u64>().ok())
+                .map_or(0, |pages| pages * 4);
+            // SAFETY: mallinfo2 takes no arguments and only reads the
+            // allocator's counters.
+            let used = unsafe { libc::mallinfo2() }.uordblks / 1024;
+            eprintln!(
+                "census after {} inputs (rss {rss} KiB, malloc {used} KiB): {census}",
+                self.inputs
+            );
+        }
         self.generation += 1;
         let (pid, g) = (std::process::id(), self.generation);
         self.fuzz_ns = Nspace::new(format!("fz.{pid}.{g}")).expect("nspace");

@@ -45,7 +45,7 @@ use std::time::Instant;
 use super::connections::Caller;
 use super::timers::{TimerKey, Timers};
 use crate::wire::{FenceRelease, Message, Response};
-use crate::{Info, Proc, Rank, Status};
+use crate::{Info, Nspace, Proc, Rank, Status};
 
 /// Which collective.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -321,6 +321,12 @@ pub(super) struct Collectives {
 }
 
 impl Collectives {
+    /// Counts this room's entries (see [`Census`](super::census::Census)).
+    pub(super) fn count(&self, c: &mut super::census::Census) {
+        c.add("collectives.by_set", self.by_set.len());
+        c.add("collectives.active", self.active.len());
+    }
+
     /// `proc` calls `call` (on `caller`). `local` expands a set to its
     /// local processes; `departed` says which processes left.
     pub(super) fn arrive(
@@ -632,6 +638,32 @@ impl Collectives {
             .collect();
         ids.sort_unstable();
         ids
+    }
+
+    /// The processes of `ns` some collective expects that have not
+    /// arrived.
+    pub(super) fn expecting_of(&self, ns: &Nspace) -> BTreeSet<Proc> {
+        self.active
+            .values()
+            .flat_map(|c| {
+                c.expected
+                    .iter()
+                    .filter(|p| &p.nspace == ns && !c.has_arrived(p))
+            })
+            .cloned()
+            .collect()
+    }
+
+    /// The failed collectives.
+    pub(super) fn failed(&self) -> Vec<u64> {
+        let mut v: Vec<u64> = self
+            .active
+            .iter()
+            .filter(|(_, c)| c.failed.is_some())
+            .map(|(&id, _)| id)
+            .collect();
+        v.sort_unstable();
+        v
     }
 
     /// Failed collectives `proc` is expected in (to retire once it left).

@@ -116,6 +116,18 @@ pub(super) struct Connections {
 const REFUSALS_LOGGED_PER_SECOND: u32 = 20;
 
 impl Connections {
+    /// Counts this room's entries (see [`Census`]).
+    pub(super) fn count(&self, c: &mut super::census::Census) {
+        c.add("conns.peers", self.peers.len());
+        c.add(
+            "conns.held",
+            self.peers.values().map(|p| p.held.len()).sum(),
+        );
+        c.add("conns.by_proc", self.by_proc.len());
+        c.add("conns.departed", self.departed.len());
+        c.add("conns.departures", self.departures.len());
+    }
+
     /// Connections registered with `registry` (a clone of the loop's poll
     /// registry); `max_body` is the frame limit once authenticated.
     pub(super) fn new(registry: mio::Registry, max_body: u32) -> Connections {
@@ -475,6 +487,19 @@ impl Connections {
         }
         self.departed.insert(proc.clone());
         self.departures.push_back(Departure(proc.clone()));
+    }
+
+    /// The host deregistered `proc`: its connection, if any, closes (a
+    /// departure unless it finalized). One with no connection that has
+    /// not departed is marked departed, without a departure to fan out
+    /// (the host knows it is gone): returns true then, for the caller to
+    /// end what waits for it.
+    pub(super) fn deregistered(&mut self, proc: &Proc) -> bool {
+        if let Some(t) = self.by_proc.get(proc).copied() {
+            self.close(t);
+            return false;
+        }
+        self.departed.insert(proc.clone())
     }
 
     /// True if `proc` finalized or its connection was lost.

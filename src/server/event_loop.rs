@@ -172,8 +172,8 @@ impl EventLoop {
                 Command::HostDmodex { proc, done } => {
                     dmodex::host_request(&mut self.st, proc, done)
                 }
-                Command::NspaceGone(ns) => self.st.nspace_gone(&ns),
-                Command::ClientGone(p) => self.st.client_gone(&p),
+                Command::NspaceGone(ns) => departures::nspace_deregistered(&mut self.st, &ns),
+                Command::ClientGone(p) => departures::deregistered(&mut self.st, &p),
                 Command::Run(task) => task(&mut self.st),
                 Command::Defer(f) => f(),
                 Command::Shutdown => return false,
@@ -185,9 +185,7 @@ impl EventLoop {
 
     /// Fans out the departures of connections closed since the last call.
     fn departures(&mut self) {
-        while let Some(d) = self.st.conns.take_departure() {
-            departures::departed(&mut self.st, &d.0, false);
-        }
+        departures::fan_out(&mut self.st);
     }
 
     fn read(&mut self, token: Token, hung_up: bool) {

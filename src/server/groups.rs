@@ -2,7 +2,8 @@
 //!
 //! A group is recorded when its construct (collective, bootstrap or
 //! invitation) completes on this server, and forgotten when its destruct
-//! completes; its id may then be used again. Its membership is sorted (see
+//! completes, or when the host deregistered the namespaces of all its
+//! members; its id may then be used again. Its membership is sorted (see
 //! [`crate::group`]); a member that leaves is removed; a member whose
 //! connection is lost is marked failed (it stays a member until the
 //! destruct, which does not wait for it when the group was built with
@@ -121,6 +122,14 @@ pub(super) struct Groups {
 }
 
 impl Groups {
+    /// Counts this room's entries (see [`Census`](super::census::Census)).
+    pub(super) fn count(&self, c: &mut super::census::Census) {
+        c.add("groups.groups", self.groups.len());
+        c.add("groups.retired", self.retired.len());
+        c.add("groups.invites", self.invites.len());
+        c.add("groups.remote_joins", self.remote_joins.len());
+    }
+
     /// Group `id`, if it exists.
     pub(super) fn get(&self, id: &str) -> Option<&Group> {
         self.groups.get(id)
@@ -171,6 +180,28 @@ impl Groups {
                 before != g.members.len()
             }
             None => false,
+        }
+    }
+
+    /// The host deregistered namespace `ns`: its processes are no longer
+    /// members of any group, and a group left without members is
+    /// forgotten as a destructed one is.
+    pub(super) fn forget_nspace(&mut self, ns: &crate::Nspace) {
+        for g in self.groups.values_mut() {
+            g.members.retain(|m| &m.nspace != ns);
+            g.failed.retain(|m| &m.nspace != ns);
+            if g.leader.as_ref().is_some_and(|l| &l.nspace == ns) {
+                g.leader = None;
+            }
+        }
+        let empty: Vec<String> = self
+            .groups
+            .iter()
+            .filter(|(_, g)| g.members.is_empty())
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in empty {
+            self.remove(&id);
         }
     }
 

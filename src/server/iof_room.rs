@@ -118,6 +118,20 @@ pub(crate) struct Iof {
 }
 
 impl Iof {
+    /// Counts this room's entries (see [`Census`](super::census::Census)).
+    pub(super) fn count(&self, c: &mut super::census::Census) {
+        c.add("iof.outboxes", self.outboxes.len());
+        c.add(
+            "iof.registrations",
+            self.outboxes.values().map(|o| o.regs.len()).sum(),
+        );
+        c.add(
+            "iof.queued",
+            self.outboxes.values().map(|o| o.queue.len()).sum(),
+        );
+        c.add("iof.early", self.early.len());
+    }
+
     pub(super) fn keep_early(&mut self, chunk: Arc<Chunk>) {
         if chunk.is_end() {
             return;

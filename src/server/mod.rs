@@ -39,6 +39,7 @@
 //!   a participant's connection is lost, or failed at its `PMIX_TIMEOUT`.
 
 mod app_setup;
+mod census;
 mod clients;
 mod collective;
 mod command;
@@ -85,6 +86,7 @@ use crate::{keys, Info, Nspace, Proc, Rank, Status, Value};
 
 pub use crate::wire::pubsub::PublishedValue;
 pub use app_setup::{EnvChange, EnvEdit};
+pub use census::Census;
 pub use control::{job_ctrl, log_locally, log_source, log_text, log_timestamp};
 pub use env::{SECRET_ENV, URI_ENV_VARS};
 pub use events::NotifyCallback;
@@ -391,6 +393,19 @@ impl Server {
             self.notifier.send(Command::ClientGone(p));
         }
         self.notifier.send(Command::NspaceGone(nspace.clone()));
+    }
+
+    /// How many entries each room of the server's state holds now (see
+    /// [`Census`]); `None` once the server has stopped. For finding state
+    /// that outlives its owner; waits for the progress thread.
+    pub fn census(&self) -> Option<Census> {
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        if !self.run_on_loop(move |st| {
+            let _ = tx.send(st.census());
+        }) {
+            return None;
+        }
+        rx.recv_timeout(std::time::Duration::from_secs(10)).ok()
     }
 
     /// `PMIx_server_register_client`: a local process of a registered

@@ -66,6 +66,19 @@ struct Speculation {
 }
 
 impl ModexStore {
+    /// Counts this room's entries (see [`Census`](super::census::Census)).
+    pub(super) fn count(&self, c: &mut super::census::Census) {
+        c.add("modex.committed", self.committed.len());
+        c.add("modex.fenced", self.fenced.len());
+        c.add(
+            "modex.generations",
+            self.generations.values().map(Vec::len).sum(),
+        );
+        c.add("modex.speculative", self.speculative.len());
+        c.add("modex.speculated", self.speculated.len());
+        c.add("modex.remote", self.remote.len());
+    }
+
     /// Adds `proc`'s commit (`PMIX_INTERNAL` values are dropped: they stay
     /// in the process that put them).
     pub(super) fn commit(&mut self, proc: &Proc, items: Vec<Posted>) {

@@ -54,6 +54,11 @@ impl Default for PendingOps {
 }
 
 impl PendingOps {
+    /// Counts this room's entries (see [`Census`](super::census::Census)).
+    pub(super) fn count(&self, c: &mut super::census::Census) {
+        c.add("ops.pending", self.map.len());
+    }
+
     /// Records `op`; returns its number.
     pub(super) fn start(&mut self, op: PendingOp) -> u64 {
         let id = self.next;

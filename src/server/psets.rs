@@ -19,6 +19,11 @@ pub(crate) struct ProcessSets {
 }
 
 impl ProcessSets {
+    /// Counts this room's entries (see [`Census`](super::census::Census)).
+    pub(super) fn count(&self, c: &mut super::census::Census) {
+        c.add("psets.sets", self.sets.len());
+    }
+
     /// Defines (or redefines) set `name`.
     pub(crate) fn define(&mut self, name: &str, members: Vec<Proc>) -> Result<(), Status> {
         if name.is_empty() {

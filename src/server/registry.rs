@@ -88,6 +88,14 @@ fn secrets_equal(a: &[u8], b: &[u8]) -> bool {
 }
 
 impl Registry {
+    /// Counts this room's entries (see [`Census`](super::census::Census)).
+    pub(super) fn count(&self, c: &mut super::census::Census) {
+        let inner = self.inner.lock();
+        c.add("registry.nspaces", inner.nspaces.len());
+        c.add("registry.clients", inner.clients.len());
+        c.add("registry.secrets", inner.secrets.len());
+    }
+
     /// `barriers`: the host takes no part in fences of jobs wholly on this
     /// node, which may then use a barrier page.
     pub(crate) fn new(barriers: bool) -> Registry {

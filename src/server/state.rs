@@ -419,17 +419,43 @@ impl State {
     }
 
     /// Forgets failed collective `cid` once its participants all arrived
-    /// or departed.
+    /// or are gone (see [`State::gone`]).
     fn retire_collective(&mut self, cid: u64) {
-        let conns = &self.conns;
-        self.collectives.retire(cid, |p| conns.departed(p));
+        let (conns, registry) = (&self.conns, &self.registry);
+        self.collectives.retire(cid, |p| gone(registry, conns, p));
+    }
+
+    /// Retires those of failed collectives `cids` none of whose
+    /// participants can still arrive (after the host deregistered some).
+    pub(super) fn retire_collectives(&mut self, cids: Vec<u64>) {
+        for cid in cids {
+            self.retire_collective(cid);
+        }
     }
 
     /// The host deregistered namespace `ns`.
     pub(super) fn nspace_gone(&mut self, ns: &Nspace) {
         self.psets.forget_nspace(ns);
+        self.groups.forget_nspace(ns);
         self.modex.forget_nspace(ns);
         self.conns.forget_nspace(ns);
+    }
+
+    /// How many entries each room holds (see [`super::census`]).
+    pub(super) fn census(&self) -> super::census::Census {
+        let mut c = super::census::Census::default();
+        self.conns.count(&mut c);
+        self.modex.count(&mut c);
+        self.waiters.count(&mut c);
+        self.ops.count(&mut c);
+        self.timers.count(&mut c);
+        self.collectives.count(&mut c);
+        self.psets.count(&mut c);
+        self.groups.count(&mut c);
+        self.iof.count(&mut c);
+        self.registry.count(&mut c);
+        c.add("events.handlers", self.events.registered());
+        c
     }
 
     /// The host deregistered client `proc`.
@@ -437,6 +463,13 @@ impl State {
         self.conns.forget(proc);
         self.modex.forget(proc);
     }
+}
+
+/// True if `p` can no longer arrive at a collective: it departed, or it
+/// is neither a registered client nor a tool connected here (the host
+/// deregistered it, or its namespace).
+fn gone(registry: &Registry, conns: &Connections, p: &Proc) -> bool {
+    conns.departed(p) || (registry.ids_of(p).is_none() && !is_tool(registry, conns, p))
 }
 
 /// True if `p` is a tool connected here (a connected process of no

@@ -33,6 +33,17 @@ pub(super) struct Timers {
 }
 
 impl Timers {
+    /// Counts this room's entries (see [`Census`](super::census::Census)).
+    pub(super) fn count(&self, c: &mut super::census::Census) {
+        let handshakes = self
+            .set
+            .iter()
+            .filter(|(_, k)| matches!(k, TimerKey::Handshake(_)))
+            .count();
+        c.add("timers.operations", self.set.len() - handshakes);
+        c.add("timers.handshakes", handshakes);
+    }
+
     /// Arms `key` for `at`.
     pub(super) fn set(&mut self, at: Instant, key: TimerKey) {
         self.set.insert((at, key));

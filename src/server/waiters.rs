@@ -48,6 +48,13 @@ impl Default for Waiters {
 }
 
 impl Waiters {
+    /// Counts this room's entries (see [`Census`](super::census::Census)).
+    pub(super) fn count(&self, c: &mut super::census::Census) {
+        c.add("waiters.local", self.local.values().map(Vec::len).sum());
+        c.add("waiters.remote", self.remote.values().map(Vec::len).sum());
+        c.add("waiters.procs", self.local.len() + self.remote.len());
+    }
+
     fn new_waiter(&mut self, to: WaiterTo, deadline: Option<Instant>) -> Waiter {
         let id = self.next;
         self.next += 1;
