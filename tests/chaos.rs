@@ -62,6 +62,11 @@ const SYNC_DIR: &str = "CHAOS_SYNC_DIR";
 const KILL_KIND: &str = "CHAOS_KILL_KIND";
 /// Where the ranks of the server-kill tests write their reports.
 const REPORT_DIR: &str = "CHAOS_REPORT_DIR";
+/// Where the ranks of the launcher-killed-mid-spawn test (and the ranks
+/// they spawn) write their reports.
+const SPAWN_KILL_DIR: &str = "CHAOS_SPAWN_KILL_DIR";
+/// Ranks a parent spawns in the launcher-killed-mid-spawn test.
+const SPAWN_KILL_CHILDREN: i32 = 3;
 
 /// Ranks per job.
 const SIZE: u32 = 3;
@@ -140,6 +145,12 @@ fn chaos_rank() {
             .map_err(common::err("init"))
             .and_then(|c| c.finalize().map_err(common::err("finalize")));
         common::exit_with("spawned", r);
+    }
+    if let Ok(dir) = std::env::var(SPAWN_KILL_DIR) {
+        spawn_kill_rank(Path::new(&dir));
+    }
+    if let Ok(dir) = std::env::var(BLOCKED_DIR) {
+        blocked_progress_rank(Path::new(&dir));
     }
     if let Ok(dir) = std::env::var(REPORT_DIR) {
         server_kill_rank(Path::new(&dir));
@@ -516,7 +527,11 @@ fn median_max(v: &mut [Duration]) -> (Duration, Duration) {
 
 #[test]
 fn ranks_killed_at_random_points_of_every_collective() {
-    if std::env::var_os(PLAN).is_some() || std::env::var_os(REPORT_DIR).is_some() {
+    if std::env::var_os(PLAN).is_some()
+        || std::env::var_os(REPORT_DIR).is_some()
+        || std::env::var_os(SPAWN_KILL_DIR).is_some()
+        || std::env::var_os(BLOCKED_DIR).is_some()
+    {
         return;
     }
     let program = common::this_test_as_program("chaos_rank");
@@ -528,7 +543,11 @@ fn ranks_killed_at_random_points_of_every_collective() {
 /// after a setup fence).
 #[test]
 fn c_ranks_killed_at_random_points_of_every_collective() {
-    if std::env::var_os(PLAN).is_some() || std::env::var_os(REPORT_DIR).is_some() {
+    if std::env::var_os(PLAN).is_some()
+        || std::env::var_os(REPORT_DIR).is_some()
+        || std::env::var_os(SPAWN_KILL_DIR).is_some()
+        || std::env::var_os(BLOCKED_DIR).is_some()
+    {
         return;
     }
     let exe = common::build_c(
@@ -692,6 +711,129 @@ fn kill_launcher_mid(kind: &str, tmp: &Path, reports: &Path, mark: &str) -> i32 
     child.id() as i32
 }
 
+/// Where the ranks of the blocked-progress-thread test report.
+const BLOCKED_DIR: &str = "CHAOS_BLOCKED_DIR";
+
+/// A rank of [`a_fence_through_the_barrier_page_fails_once_its_server_is_dead`]:
+/// its progress thread is held in a `PMIx_Publish_nb` callback (so it
+/// cannot read the server's end of stream); it writes `blocked`, waits
+/// for `dir/killed`, fences over its job (through the barrier page),
+/// writes `call STATUS`, lets the callback go, finalizes (`finalize
+/// STATUS`).
+fn blocked_progress_rank(dir: &Path) -> ! {
+    let rank = std::env::var("PMIX_RANK").unwrap_or_default();
+    let path = dir.join(&rank);
+    let write = |line: &str| {
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .unwrap();
+        let _ = writeln!(f, "{line}");
+    };
+    let c = Client::init(&[]).expect("init");
+    let (entered_tx, entered) = std::sync::mpsc::channel::<()>();
+    let (release, release_rx) = std::sync::mpsc::channel::<()>();
+    let data = [common::info(
+        &format!("chaos.blocked.{rank}"),
+        Value::Uint32(1),
+    )];
+    c.publish_nb(
+        &data,
+        Box::new(move |_| {
+            let _ = entered_tx.send(());
+            let _ = release_rx.recv_timeout(common::pmixrun_job::LIMIT);
+        }),
+    )
+    .expect("publish_nb");
+    entered
+        .recv_timeout(common::pmixrun_job::LIMIT)
+        .expect("the callback ran");
+    write("blocked");
+    common::pmixrun_job::poll_until("the killed file", || dir.join("killed").exists());
+    let r = c.fence(&[all(&c)], &[]);
+    write(&format!("call {}", r.err().map_or(0, |s| s.0)));
+    let _ = release.send(());
+    let f = c.finalize();
+    write(&format!("finalize {}", f.err().map_or(0, |s| s.0)));
+    std::process::exit(0);
+}
+
+/// Set in the environment of a rank spawned in the
+/// launcher-killed-mid-spawn test.
+const SPAWN_KILL_CHILD: &str = "CHAOS_SPAWN_KILL_CHILD";
+
+/// A rank of the launcher-killed-mid-spawn test: reports into
+/// `dir/NAME`, one line per step.
+/// - Rank 0 writes `entering`, spawns [`SPAWN_KILL_CHILDREN`] ranks of
+///   this program, writes `spawn STATUS`, then fences with rank 1 (which
+///   cannot complete: rank 1 calls only once the launcher is dead) and
+///   writes `call STATUS`, then `finalize STATUS`.
+/// - Rank 1 writes `waiting`, waits for `dir/go`, fences (`call STATUS`)
+///   and finalizes (`finalize STATUS`).
+/// - A spawned rank (file `child-PID`) writes `started`, `init STATUS`,
+///   then fences with its job (`call STATUS`) and finalizes.
+fn spawn_kill_rank(dir: &Path) -> ! {
+    let child = std::env::var_os(SPAWN_KILL_CHILD).is_some();
+    let name = if child {
+        format!("child-{}", std::process::id())
+    } else {
+        std::env::var("PMIX_RANK").unwrap_or_default()
+    };
+    let path = dir.join(&name);
+    let write = |line: &str| {
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .unwrap();
+        let _ = writeln!(f, "{line}");
+    };
+    let code = |r: Result<(), Status>| r.err().map_or(0, |s| s.0);
+    if child {
+        write("started");
+    }
+    let c = match Client::init(&[]) {
+        Ok(c) => c,
+        Err(s) => {
+            write(&format!("init {}", s.0));
+            std::process::exit(0);
+        }
+    };
+    if child {
+        write("init 0");
+    }
+    let job = [all(&c)];
+    match name.as_str() {
+        "0" => {
+            write("entering");
+            let argv = common::this_test_as_program("chaos_rank");
+            let cs = |s: &str| std::ffi::CString::new(s).unwrap();
+            let mark = std::env::var(MARK).unwrap_or_default();
+            let app = App {
+                cmd: Some(cs(&argv[0])),
+                argv: argv.iter().map(|a| cs(a)).collect(),
+                env: vec![
+                    cs(&format!("{SPAWN_KILL_CHILD}=1")),
+                    cs(&format!("{SPAWN_KILL_DIR}={}", dir.display())),
+                    cs(&format!("{MARK}={mark}")),
+                ],
+                maxprocs: SPAWN_KILL_CHILDREN,
+                ..App::default()
+            };
+            write(&format!("spawn {}", code(c.spawn(&[], &[app]).map(|_| ()))));
+        }
+        "1" => {
+            write("waiting");
+            common::pmixrun_job::poll_until("the go file", || dir.join("go").exists());
+        }
+        _ => {}
+    }
+    write(&format!("call {}", code(c.fence(&job, &[]))));
+    write(&format!("finalize {}", code(c.finalize())));
+    std::process::exit(0);
+}
+
 fn rendezvous_dirs(tmp: &Path) -> Vec<PathBuf> {
     std::fs::read_dir(tmp)
         .unwrap()
@@ -706,7 +848,11 @@ fn rendezvous_dirs(tmp: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn server_killed_mid_fence_fails_every_call_and_finalize_returns() {
-    if std::env::var_os(PLAN).is_some() || std::env::var_os(REPORT_DIR).is_some() {
+    if std::env::var_os(PLAN).is_some()
+        || std::env::var_os(REPORT_DIR).is_some()
+        || std::env::var_os(SPAWN_KILL_DIR).is_some()
+        || std::env::var_os(BLOCKED_DIR).is_some()
+    {
         return;
     }
     let tmp = common::pmixrun_job::private_tmp("chaossk");
@@ -744,9 +890,141 @@ fn server_killed_mid_fence_fails_every_call_and_finalize_returns() {
     let _ = std::fs::remove_dir_all(&tmp);
 }
 
+/// `pmixrun` SIGKILLed at a random instant (0-20 ms, seeded) after a
+/// rank entered `PMIx_Spawn`: before the launcher served it, while it
+/// started the children, or while they start up. Every call returns
+/// (the spawn with success or `PMIX_ERR_LOST_CONNECTION`, every later
+/// call `LOST_CONNECTION`), `PMIx_Finalize` returns, every spawned rank
+/// that started ends on its own (its init or its fence fails), no
+/// process of the round is left, and the next server removes the
+/// launcher's directory. `CHAOS_SPAWN_ROUNDS` (default 12) and
+/// `CHAOS_SEED` as for the random rounds.
+#[test]
+fn launcher_killed_mid_spawn_ends_every_call_and_leaves_no_process() {
+    if std::env::var_os(PLAN).is_some()
+        || std::env::var_os(REPORT_DIR).is_some()
+        || std::env::var_os(SPAWN_KILL_DIR).is_some()
+        || std::env::var_os(BLOCKED_DIR).is_some()
+    {
+        return;
+    }
+    let seed = env_u64("CHAOS_SEED").unwrap_or_else(now_ns);
+    let rounds = env_u64("CHAOS_SPAWN_ROUNDS").unwrap_or(12);
+    eprintln!(
+        "launcher killed mid-spawn: seed {seed} (CHAOS_SEED={seed} reproduces), {rounds} rounds"
+    );
+    let mut rng = Rng(seed);
+    let tmp = common::pmixrun_job::private_tmp("chaosks");
+    let lost = Status::ERR_LOST_CONNECTION.0;
+    let (mut spawned_ok, mut children_started, mut children_joined) = (0, 0, 0);
+    let mut latencies = Vec::new();
+    for round in 0..rounds {
+        let delay = Duration::from_micros(rng.below(20_000));
+        let reports = tmp.join(format!("spawn-{round}"));
+        std::fs::create_dir(&reports).unwrap();
+        let mark = format!("{}-spawn-kill-{round}", std::process::id());
+        let mut launcher = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
+            .args(["--timeout", "60", "-n", "2"])
+            .args(common::this_test_as_program("chaos_rank"))
+            .env("TMPDIR", &tmp)
+            .env(SPAWN_KILL_DIR, &reports)
+            .env(MARK, &mark)
+            .env_remove(PLAN)
+            .env_remove(REPORT_DIR)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("pmixrun starts");
+        let read = |name: &str| std::fs::read_to_string(reports.join(name)).unwrap_or_default();
+        let has = |name: &str, what: &str| read(name).lines().any(|l| l == what);
+        common::pmixrun_job::poll_until("rank 0 in its spawn", || {
+            has("0", "entering") && has("1", "waiting")
+        });
+        // The random point of the kill (not a synchronisation).
+        std::thread::sleep(delay);
+        launcher.kill().unwrap();
+        let died = now_ns();
+        launcher.wait().unwrap();
+        std::fs::write(reports.join("go"), b"").unwrap();
+        common::pmixrun_job::poll_until("both ranks' finalize", || {
+            ["0", "1"]
+                .iter()
+                .all(|r| read(r).lines().any(|l| l.starts_with("finalize ")))
+        });
+        latencies.push(Duration::from_nanos(now_ns() - died));
+        let zero = read("0");
+        let spawn = zero
+            .lines()
+            .find_map(|l| l.strip_prefix("spawn "))
+            .unwrap_or_else(|| panic!("round {round}: no spawn result:\n{zero}"));
+        assert!(
+            spawn == "0" || spawn == lost.to_string(),
+            "round {round} (kill after {delay:?}): the spawn returned {spawn}"
+        );
+        spawned_ok += usize::from(spawn == "0");
+        for r in ["0", "1"] {
+            assert!(
+                has(r, &format!("call {lost}")),
+                "round {round}: rank {r}'s fence did not return LOST_CONNECTION:\n{}",
+                read(r)
+            );
+        }
+        // Every process of the round ends on its own: the parents, and
+        // whichever children started.
+        let left = common::orte::marked(MARK, &mark);
+        let gone = common::orte::wait_exited(&left, common::pmixrun_job::LIMIT);
+        common::orte::kill_marked(MARK, &mark);
+        assert!(gone, "round {round}: processes left running: {left:?}");
+        for e in std::fs::read_dir(&reports).unwrap().flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if !name.starts_with("child-") {
+                continue;
+            }
+            children_started += 1;
+            let text = read(&name);
+            if text.lines().any(|l| l == "init 0") {
+                children_joined += 1;
+                // Its fence and finalize returned (the fence with success
+                // if the launcher outlived it).
+                assert!(
+                    text.lines().any(|l| l.starts_with("finalize ")),
+                    "round {round}: {name} did not finish:\n{text}"
+                );
+            }
+        }
+        // The next server removes the dead launcher's directory.
+        let config = pmix::server::ServerConfig {
+            tmpdir: tmp.clone(),
+            system_tmpdir: tmp.clone(),
+            ..Default::default()
+        };
+        let next =
+            pmix::server::Server::start(config, std::sync::Arc::new(pmix::server::NoHost)).unwrap();
+        let own = next.rendezvous_dir().to_path_buf();
+        let stale: Vec<PathBuf> = rendezvous_dirs(&tmp)
+            .into_iter()
+            .filter(|d| d != &own)
+            .collect();
+        assert!(stale.is_empty(), "round {round}: left behind {stale:?}");
+        drop(next);
+    }
+    let (m, x) = median_max(&mut latencies);
+    eprintln!(
+        "launcher killed mid-spawn: {rounds} rounds; the spawn succeeded in {spawned_ok}; \
+         {children_started} children started, {children_joined} joined; every rank's calls \
+         and finalize returned within median {m:?} max {x:?} of the kill; no process left"
+    );
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
 #[test]
 fn a_sigkilled_launchers_directory_is_removed_by_the_next_server() {
-    if std::env::var_os(PLAN).is_some() || std::env::var_os(REPORT_DIR).is_some() {
+    if std::env::var_os(PLAN).is_some()
+        || std::env::var_os(REPORT_DIR).is_some()
+        || std::env::var_os(SPAWN_KILL_DIR).is_some()
+        || std::env::var_os(BLOCKED_DIR).is_some()
+    {
         return;
     }
     let tmp = common::pmixrun_job::private_tmp("chaossd");
@@ -800,7 +1078,11 @@ fn a_sigkilled_launchers_directory_is_removed_by_the_next_server() {
 /// server saw the connection close.
 #[test]
 fn a_rank_leaving_unfinalized_mid_collective_fails_the_job_whoever_is_reaped_first() {
-    if std::env::var_os(PLAN).is_some() || std::env::var_os(REPORT_DIR).is_some() {
+    if std::env::var_os(PLAN).is_some()
+        || std::env::var_os(REPORT_DIR).is_some()
+        || std::env::var_os(SPAWN_KILL_DIR).is_some()
+        || std::env::var_os(BLOCKED_DIR).is_some()
+    {
         return;
     }
     let tmp = common::pmixrun_job::private_tmp("chaosuf");
@@ -827,7 +1109,11 @@ fn a_rank_leaving_unfinalized_mid_collective_fails_the_job_whoever_is_reaped_fir
 /// removes the directory with what it holds.
 #[test]
 fn a_rank_killed_mid_fence_leaving_files_in_the_job_dir_leaves_no_rendezvous_dir() {
-    if std::env::var_os(PLAN).is_some() || std::env::var_os(REPORT_DIR).is_some() {
+    if std::env::var_os(PLAN).is_some()
+        || std::env::var_os(REPORT_DIR).is_some()
+        || std::env::var_os(SPAWN_KILL_DIR).is_some()
+        || std::env::var_os(BLOCKED_DIR).is_some()
+    {
         return;
     }
     let tmp = common::pmixrun_job::private_tmp("chaoslf");
@@ -856,7 +1142,11 @@ fn a_rank_killed_mid_fence_leaving_files_in_the_job_dir_leaves_no_rendezvous_dir
 /// fail at once.
 #[test]
 fn a_rank_dying_before_it_connects_fails_the_others_collective() {
-    if std::env::var_os(PLAN).is_some() || std::env::var_os(REPORT_DIR).is_some() {
+    if std::env::var_os(PLAN).is_some()
+        || std::env::var_os(REPORT_DIR).is_some()
+        || std::env::var_os(SPAWN_KILL_DIR).is_some()
+        || std::env::var_os(BLOCKED_DIR).is_some()
+    {
         return;
     }
     let tmp = common::pmixrun_job::private_tmp("chaosni");
@@ -873,5 +1163,65 @@ fn a_rank_dying_before_it_connects_fails_the_others_collective() {
             panic!("{}: {}", plan.text(), p.join("\n"));
         }
     }
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// Finding (the launcher-killed-mid-spawn test, 1 round in 48): a fence
+/// called after `pmixrun` was SIGKILLed succeeded. Both ranks arrived at
+/// the job's barrier page, which completed without the server, and the
+/// client judged the server alive by its progress thread's flag, which
+/// that thread had not cleared yet (it had not read the end of stream).
+/// Here both progress threads are held in a callback, so the flag stays
+/// set: the fence must still fail, the client now asking the socket.
+#[test]
+fn a_fence_through_the_barrier_page_fails_once_its_server_is_dead() {
+    if std::env::var_os(PLAN).is_some()
+        || std::env::var_os(REPORT_DIR).is_some()
+        || std::env::var_os(SPAWN_KILL_DIR).is_some()
+        || std::env::var_os(BLOCKED_DIR).is_some()
+    {
+        return;
+    }
+    let tmp = common::pmixrun_job::private_tmp("chaosbp");
+    let reports = tmp.join("reports");
+    std::fs::create_dir(&reports).unwrap();
+    let mark = format!("{}-blocked-progress", std::process::id());
+    let mut launcher = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
+        .args(["--timeout", "60", "-n", "2"])
+        .args(common::this_test_as_program("chaos_rank"))
+        .env("TMPDIR", &tmp)
+        .env(BLOCKED_DIR, &reports)
+        .env(MARK, &mark)
+        .env_remove(PLAN)
+        .env_remove(REPORT_DIR)
+        .env_remove(SPAWN_KILL_DIR)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("pmixrun starts");
+    let read = |r: &str| std::fs::read_to_string(reports.join(r)).unwrap_or_default();
+    common::pmixrun_job::poll_until("both progress threads held", || {
+        ["0", "1"].iter().all(|r| read(r).contains("blocked"))
+    });
+    launcher.kill().unwrap();
+    launcher.wait().unwrap();
+    std::fs::write(reports.join("killed"), b"").unwrap();
+    common::pmixrun_job::poll_until("both ranks' finalize", || {
+        ["0", "1"].iter().all(|r| read(r).contains("finalize "))
+    });
+    let lost = Status::ERR_LOST_CONNECTION.0;
+    for r in ["0", "1"] {
+        assert!(
+            read(r).contains(&format!("call {lost}\n")),
+            "rank {r}'s fence after the server's death:\n{}",
+            read(r)
+        );
+        eprintln!("rank {r}: {:?}", read(r));
+    }
+    let left = common::orte::marked(MARK, &mark);
+    let gone = common::orte::wait_exited(&left, common::pmixrun_job::LIMIT);
+    common::orte::kill_marked(MARK, &mark);
+    assert!(gone, "ranks left running: {left:?}");
     let _ = std::fs::remove_dir_all(&tmp);
 }

@@ -12,7 +12,10 @@
 //! Invariants:
 //! - A process whose connection to the server is closed does not arrive:
 //!   its fence fails with `PMIX_ERR_LOST_CONNECTION` (the server, which
-//!   fails the page when a participant leaves, is gone).
+//!   fails the page when a participant leaves, is gone). It asks the
+//!   socket, not only the progress thread's flag: a server killed just
+//!   before is then known gone even if that thread has not read the end
+//!   of the stream yet.
 //! - One arrival per process and fence: a fence over the page while
 //!   another of this process is at it is refused (`PMIX_ERR_BAD_PARAM`),
 //!   as the server refuses a second arrival.
@@ -99,7 +102,7 @@ impl FastFence {
         let to_server =
             d.collect || other_directives || commits != self.synced.load(Ordering::Acquire);
         let deadline = d.timeout.map(|t| Instant::now() + t);
-        let connected = || inner.requester.is_open();
+        let connected = || inner.requester.server_alive();
         // A process that lost its server neither arrives (its arrival
         // would release the others, which lost it too) nor reports a
         // release that came while it was losing it.

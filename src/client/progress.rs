@@ -380,6 +380,20 @@ impl Requester {
         self.shared.open.load(Ordering::SeqCst)
     }
 
+    /// True while the connection is open and the server has not hung
+    /// up, asking the socket itself (one `poll(2)`): for what is decided
+    /// without the server (the job barrier page), which must not outlive
+    /// a dead server by the time the progress thread takes to read the
+    /// end of the stream.
+    pub(crate) fn server_alive(&self) -> bool {
+        if !self.is_open() {
+            return false;
+        }
+        let gone = libc::POLLHUP | libc::POLLRDHUP | libc::POLLERR | libc::POLLNVAL;
+        // An interrupted poll decides nothing: the flag above stands.
+        sys::poll_one(self.fd, libc::POLLRDHUP, 0).map_or(true, |ev| ev & gone == 0)
+    }
+
     /// Sends `msg` and blocks until its reply (or the connection's end).
     pub(crate) fn call(&self, msg: Message) -> Reply {
         self.call_with(msg, |r| r)
