@@ -165,6 +165,13 @@ impl BarrierPage {
         sys::futex_wake_all(&f.word);
     }
 
+    /// Wakes whoever waits at the page (in any process) to look again:
+    /// this process lost its server, and its waiter must notice at once.
+    /// The others find nothing changed and wait on.
+    pub fn wake(&self) {
+        sys::futex_wake_all(&self.fields().word);
+    }
+
     /// This process arrives at the barrier, needing the server or not, and
     /// waits for the others until `deadline` (then fails the page with
     /// `PMIX_ERR_TIMEOUT`) or while `connected()` holds. `seen_failure`

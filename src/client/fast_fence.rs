@@ -36,7 +36,7 @@ use crate::{keys, Info, Proc, Rank, Status};
 /// This process's side of the job barrier.
 #[derive(Default)]
 pub(super) struct FastFence {
-    page: std::sync::OnceLock<BarrierPage>,
+    page: std::sync::OnceLock<std::sync::Arc<BarrierPage>>,
     /// Held while this process is at the page; whether it saw the page's
     /// failure.
     turn: Mutex<bool>,
@@ -54,9 +54,12 @@ pub(super) enum Route {
 }
 
 impl FastFence {
-    /// The page the server handed over (the first one is kept).
-    pub(super) fn set_page(&self, page: BarrierPage) {
-        let _ = self.page.set(page);
+    /// The page the server handed over (the first one is kept); `None`
+    /// if one was kept already, else the page, for its waiter to be woken
+    /// when the server is lost.
+    pub(super) fn set_page(&self, page: BarrierPage) -> Option<std::sync::Arc<BarrierPage>> {
+        let page = std::sync::Arc::new(page);
+        self.page.set(page.clone()).ok().map(|_| page)
     }
 
     /// A commit was sent.

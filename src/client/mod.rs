@@ -232,7 +232,11 @@ impl Inner {
                 if r.nspace == self.proc.nspace {
                     let page = crate::barrier::BarrierPage::from_fd(fd)
                         .map_err(|_| Status::ERR_COMM_FAILURE)?;
-                    self.fast.set_page(page);
+                    if let Some(page) = self.fast.set_page(page) {
+                        // A waiter at the page learns of the loss at once,
+                        // not at its next look (see `barrier`).
+                        self.requester.on_loss(Box::new(move || page.wake()));
+                    }
                 }
                 continue;
             }

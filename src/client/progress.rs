@@ -159,7 +159,14 @@ struct Shared {
     early_segments: Mutex<Option<EarlySegments>>,
     /// Runs once if the server closes the connection (not on shutdown).
     lost: Mutex<Option<LostHook>>,
+    /// Run, each, when the connection is lost (see
+    /// [`Requester::on_loss`]).
+    on_loss: Mutex<Vec<LossWaker>>,
 }
+
+/// Runs on the progress thread when the connection to the server is
+/// lost; kept (it may run again for a later connection's loss).
+pub(crate) type LossWaker = Box<dyn Fn() + Send + Sync + 'static>;
 
 /// Segments received ahead of the handshake reply, in arrival order.
 pub(crate) type EarlySegments = Vec<(Vec<crate::wire::SegmentRef>, Vec<OwnedFd>)>;
@@ -534,6 +541,13 @@ impl Requester {
         *self.shared.lost.lock() = hook;
     }
 
+    /// Adds `w` to what runs when the connection is lost (the server
+    /// closed it or it failed): something that must not wait for a
+    /// server that is gone (the barrier page's waiter).
+    pub(crate) fn on_loss(&self, w: LossWaker) {
+        self.shared.on_loss.lock().push(w);
+    }
+
     /// Asks the thread to close the connection and stop.
     pub(crate) fn shutdown(&self) {
         let _ = self.notify(Request::Shutdown);
@@ -574,6 +588,7 @@ impl Progress {
             forwarded: Mutex::new(VecDeque::new()),
             early_segments: Mutex::new(Some(Vec::new())),
             lost: Mutex::new(None),
+            on_loss: Mutex::new(Vec::new()),
         });
         Ok((
             Progress {
@@ -691,6 +706,9 @@ impl Progress {
         let was_open = self.shared.open.load(Ordering::SeqCst);
         self.close();
         if was_open {
+            for w in self.shared.on_loss.lock().iter() {
+                w();
+            }
             let hook = self.shared.lost.lock().take();
             if let Some(h) = hook {
                 h();
