@@ -76,6 +76,9 @@ fn run_child(role: &str) -> Result<(), String> {
     match kind {
         "exit" => std::process::exit(0),
         "idle" => {
+            // Connected: it may now be killed as a connected rank.
+            println!("ready");
+            std::io::stdout().flush().map_err(|e| e.to_string())?;
             let _ = std::io::stdin().lines().count();
             return c.finalize().map_err(|s| format!("finalize: {s}"));
         }
@@ -356,6 +359,15 @@ fn case_on(kind: &str, victim: Victim, host: Arc<Host>, timeout: bool, want: Sta
         }
     }
     if victim == Victim::KilledDuring {
+        // Killed once connected (its line follows libtest's own on the
+        // same line; a rank killed before it connects is
+        // waited for until its host reports it: `tests/chaos.rs`).
+        let out = v.stdout.take().unwrap();
+        let ready = BufReader::new(out)
+            .lines()
+            .map_while(Result::ok)
+            .any(|l| l.trim_end().ends_with("ready"));
+        assert!(ready, "{what}: the victim did not connect");
         v.kill().unwrap();
     }
     // Every survivor must end, with success (it checked the status); then

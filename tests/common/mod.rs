@@ -6,7 +6,7 @@
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::{mpsc, OnceLock};
+use std::sync::{mpsc, Mutex, OnceLock};
 use std::time::Duration;
 
 use pmix::job::{AppContext, SingleNodeJob};
@@ -127,8 +127,20 @@ pub fn compile_c(sources: &[&Path], out: &Path, include: &Path, libdir: &Path, e
 /// against the headers in `include` into `scratch(dir)/name`, passing
 /// `extra` to the compiler (e.g. `-pthread`); returns the executable.
 pub fn build_c(src: &str, dir: &str, name: &str, include: &Path, extra: &[&str]) -> PathBuf {
-    let exe = scratch(dir).join(name);
-    compile_c(&[&root().join(src)], &exe, include, ffi_lib_dir(), extra);
+    // Built once per test process: a second build over a program another
+    // test of this process is starting fails that start with ETXTBSY
+    // (seen in `tests/load.rs`, whose every test asked for its client).
+    // (`scratch` empties the directory: only for the first build.)
+    static BUILT: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+    let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(dir)
+        .join(name);
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    if !built.contains(&exe) {
+        let exe = scratch(dir).join(name);
+        compile_c(&[&root().join(src)], &exe, include, ffi_lib_dir(), extra);
+        built.push(exe);
+    }
     exe
 }
 
