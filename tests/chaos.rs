@@ -919,7 +919,10 @@ fn launcher_killed_mid_spawn_ends_every_call_and_leaves_no_process() {
     let (mut spawned_ok, mut children_started, mut children_joined) = (0, 0, 0);
     let mut latencies = Vec::new();
     for round in 0..rounds {
-        let delay = Duration::from_micros(rng.below(20_000));
+        // Half the rounds within 2 ms of the spawn's start (the launcher
+        // serving it), half within 20 ms (the children starting).
+        let span = if round % 2 == 0 { 2_000 } else { 20_000 };
+        let delay = Duration::from_micros(rng.below(span));
         let reports = tmp.join(format!("spawn-{round}"));
         std::fs::create_dir(&reports).unwrap();
         let mark = format!("{}-spawn-kill-{round}", std::process::id());
@@ -938,9 +941,15 @@ fn launcher_killed_mid_spawn_ends_every_call_and_leaves_no_process() {
             .expect("pmixrun starts");
         let read = |name: &str| std::fs::read_to_string(reports.join(name)).unwrap_or_default();
         let has = |name: &str, what: &str| read(name).lines().any(|l| l == what);
-        common::pmixrun_job::poll_until("rank 0 in its spawn", || {
-            has("0", "entering") && has("1", "waiting")
-        });
+        // Polled closely: the kill's point is measured from here.
+        let end = std::time::Instant::now() + common::pmixrun_job::LIMIT;
+        while !(has("0", "entering") && has("1", "waiting")) {
+            assert!(
+                std::time::Instant::now() < end,
+                "round {round}: rank 0 never spawned"
+            );
+            std::thread::sleep(Duration::from_micros(100));
+        }
         // The random point of the kill (not a synchronisation).
         std::thread::sleep(delay);
         launcher.kill().unwrap();
