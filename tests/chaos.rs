@@ -527,11 +527,7 @@ fn median_max(v: &mut [Duration]) -> (Duration, Duration) {
 
 #[test]
 fn ranks_killed_at_random_points_of_every_collective() {
-    if std::env::var_os(PLAN).is_some()
-        || std::env::var_os(REPORT_DIR).is_some()
-        || std::env::var_os(SPAWN_KILL_DIR).is_some()
-        || std::env::var_os(BLOCKED_DIR).is_some()
-    {
+    if a_rank_of_this_test() {
         return;
     }
     let program = common::this_test_as_program("chaos_rank");
@@ -543,11 +539,7 @@ fn ranks_killed_at_random_points_of_every_collective() {
 /// after a setup fence).
 #[test]
 fn c_ranks_killed_at_random_points_of_every_collective() {
-    if std::env::var_os(PLAN).is_some()
-        || std::env::var_os(REPORT_DIR).is_some()
-        || std::env::var_os(SPAWN_KILL_DIR).is_some()
-        || std::env::var_os(BLOCKED_DIR).is_some()
-    {
+    if a_rank_of_this_test() {
         return;
     }
     let exe = common::build_c(
@@ -652,15 +644,7 @@ fn chaos_rounds(
 /// `PMIx_Finalize` returned.
 fn server_kill_rank(dir: &Path) -> ! {
     let rank = std::env::var("PMIX_RANK").unwrap_or_default();
-    let path = dir.join(&rank);
-    let write = |line: &str| {
-        let mut f = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .unwrap();
-        let _ = writeln!(f, "{line}");
-    };
+    let write = reporter(dir.join(&rank));
     let Ok(c) = Client::init(&[]) else {
         write("init failed");
         std::process::exit(1);
@@ -687,19 +671,7 @@ fn kill_launcher_mid_fence(tmp: &Path, reports: &Path, mark: &str) -> i32 {
 
 /// As [`kill_launcher_mid_fence`], the ranks calling `kind`.
 fn kill_launcher_mid(kind: &str, tmp: &Path, reports: &Path, mark: &str) -> i32 {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
-        .args(["--timeout", "60", "-n", "3"])
-        .args(common::this_test_as_program("chaos_rank"))
-        .env("TMPDIR", tmp)
-        .env(REPORT_DIR, reports)
-        .env(KILL_KIND, kind)
-        .env(MARK, mark)
-        .env_remove(PLAN)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("pmixrun starts");
+    let mut child = launch_reporting_ranks(3, tmp, REPORT_DIR, reports, &[(KILL_KIND, kind)], mark);
     let has = |r: &str, what: &str| {
         std::fs::read_to_string(reports.join(r)).is_ok_and(|s| s.lines().any(|l| l == what))
     };
@@ -722,15 +694,7 @@ const BLOCKED_DIR: &str = "CHAOS_BLOCKED_DIR";
 /// STATUS`).
 fn blocked_progress_rank(dir: &Path) -> ! {
     let rank = std::env::var("PMIX_RANK").unwrap_or_default();
-    let path = dir.join(&rank);
-    let write = |line: &str| {
-        let mut f = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .unwrap();
-        let _ = writeln!(f, "{line}");
-    };
+    let write = reporter(dir.join(&rank));
     let c = Client::init(&[]).expect("init");
     let (entered_tx, entered) = std::sync::mpsc::channel::<()>();
     let (release, release_rx) = std::sync::mpsc::channel::<()>();
@@ -780,15 +744,7 @@ fn spawn_kill_rank(dir: &Path) -> ! {
     } else {
         std::env::var("PMIX_RANK").unwrap_or_default()
     };
-    let path = dir.join(&name);
-    let write = |line: &str| {
-        let mut f = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .unwrap();
-        let _ = writeln!(f, "{line}");
-    };
+    let write = reporter(dir.join(&name));
     let code = |r: Result<(), Status>| r.err().map_or(0, |s| s.0);
     if child {
         write("started");
@@ -834,6 +790,58 @@ fn spawn_kill_rank(dir: &Path) -> ! {
     std::process::exit(0);
 }
 
+/// True in a rank's run of this binary (a test then does nothing: the
+/// rank's role is `chaos_rank`'s).
+fn a_rank_of_this_test() -> bool {
+    [PLAN, REPORT_DIR, SPAWN_KILL_DIR, BLOCKED_DIR]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some())
+}
+
+/// Appends report lines to `path` (one write each, reopened, so that a
+/// line is there even if the rank dies next).
+fn reporter(path: PathBuf) -> impl Fn(&str) {
+    move |line: &str| {
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .unwrap();
+        let _ = writeln!(f, "{line}");
+    }
+}
+
+/// Starts `pmixrun -n NP` of this binary's `chaos_rank` in `tmp`, its
+/// ranks' role given by `role` (the variable naming their report
+/// directory `reports`) and `extra` variables, marked `mark`; its output
+/// discarded.
+fn launch_reporting_ranks(
+    np: u32,
+    tmp: &Path,
+    role: &str,
+    reports: &Path,
+    extra: &[(&str, &str)],
+    mark: &str,
+) -> std::process::Child {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pmixrun"));
+    cmd.args(["--timeout", "60", "-n", &np.to_string()])
+        .args(common::this_test_as_program("chaos_rank"))
+        .env("TMPDIR", tmp)
+        .env(MARK, mark);
+    for v in [PLAN, REPORT_DIR, SPAWN_KILL_DIR, BLOCKED_DIR] {
+        cmd.env_remove(v);
+    }
+    cmd.env(role, reports);
+    for (k, v) in extra {
+        cmd.env(k, v);
+    }
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("pmixrun starts")
+}
+
 fn rendezvous_dirs(tmp: &Path) -> Vec<PathBuf> {
     std::fs::read_dir(tmp)
         .unwrap()
@@ -848,11 +856,7 @@ fn rendezvous_dirs(tmp: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn server_killed_mid_fence_fails_every_call_and_finalize_returns() {
-    if std::env::var_os(PLAN).is_some()
-        || std::env::var_os(REPORT_DIR).is_some()
-        || std::env::var_os(SPAWN_KILL_DIR).is_some()
-        || std::env::var_os(BLOCKED_DIR).is_some()
-    {
+    if a_rank_of_this_test() {
         return;
     }
     let tmp = common::pmixrun_job::private_tmp("chaossk");
@@ -901,11 +905,7 @@ fn server_killed_mid_fence_fails_every_call_and_finalize_returns() {
 /// `CHAOS_SEED` as for the random rounds.
 #[test]
 fn launcher_killed_mid_spawn_ends_every_call_and_leaves_no_process() {
-    if std::env::var_os(PLAN).is_some()
-        || std::env::var_os(REPORT_DIR).is_some()
-        || std::env::var_os(SPAWN_KILL_DIR).is_some()
-        || std::env::var_os(BLOCKED_DIR).is_some()
-    {
+    if a_rank_of_this_test() {
         return;
     }
     let seed = env_u64("CHAOS_SEED").unwrap_or_else(now_ns);
@@ -926,19 +926,7 @@ fn launcher_killed_mid_spawn_ends_every_call_and_leaves_no_process() {
         let reports = tmp.join(format!("spawn-{round}"));
         std::fs::create_dir(&reports).unwrap();
         let mark = format!("{}-spawn-kill-{round}", std::process::id());
-        let mut launcher = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
-            .args(["--timeout", "60", "-n", "2"])
-            .args(common::this_test_as_program("chaos_rank"))
-            .env("TMPDIR", &tmp)
-            .env(SPAWN_KILL_DIR, &reports)
-            .env(MARK, &mark)
-            .env_remove(PLAN)
-            .env_remove(REPORT_DIR)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("pmixrun starts");
+        let mut launcher = launch_reporting_ranks(2, &tmp, SPAWN_KILL_DIR, &reports, &[], &mark);
         let read = |name: &str| std::fs::read_to_string(reports.join(name)).unwrap_or_default();
         let has = |name: &str, what: &str| read(name).lines().any(|l| l == what);
         // Polled closely: the kill's point is measured from here.
@@ -1029,11 +1017,7 @@ fn launcher_killed_mid_spawn_ends_every_call_and_leaves_no_process() {
 
 #[test]
 fn a_sigkilled_launchers_directory_is_removed_by_the_next_server() {
-    if std::env::var_os(PLAN).is_some()
-        || std::env::var_os(REPORT_DIR).is_some()
-        || std::env::var_os(SPAWN_KILL_DIR).is_some()
-        || std::env::var_os(BLOCKED_DIR).is_some()
-    {
+    if a_rank_of_this_test() {
         return;
     }
     let tmp = common::pmixrun_job::private_tmp("chaossd");
@@ -1087,11 +1071,7 @@ fn a_sigkilled_launchers_directory_is_removed_by_the_next_server() {
 /// server saw the connection close.
 #[test]
 fn a_rank_leaving_unfinalized_mid_collective_fails_the_job_whoever_is_reaped_first() {
-    if std::env::var_os(PLAN).is_some()
-        || std::env::var_os(REPORT_DIR).is_some()
-        || std::env::var_os(SPAWN_KILL_DIR).is_some()
-        || std::env::var_os(BLOCKED_DIR).is_some()
-    {
+    if a_rank_of_this_test() {
         return;
     }
     let tmp = common::pmixrun_job::private_tmp("chaosuf");
@@ -1118,11 +1098,7 @@ fn a_rank_leaving_unfinalized_mid_collective_fails_the_job_whoever_is_reaped_fir
 /// removes the directory with what it holds.
 #[test]
 fn a_rank_killed_mid_fence_leaving_files_in_the_job_dir_leaves_no_rendezvous_dir() {
-    if std::env::var_os(PLAN).is_some()
-        || std::env::var_os(REPORT_DIR).is_some()
-        || std::env::var_os(SPAWN_KILL_DIR).is_some()
-        || std::env::var_os(BLOCKED_DIR).is_some()
-    {
+    if a_rank_of_this_test() {
         return;
     }
     let tmp = common::pmixrun_job::private_tmp("chaoslf");
@@ -1151,11 +1127,7 @@ fn a_rank_killed_mid_fence_leaving_files_in_the_job_dir_leaves_no_rendezvous_dir
 /// fail at once.
 #[test]
 fn a_rank_dying_before_it_connects_fails_the_others_collective() {
-    if std::env::var_os(PLAN).is_some()
-        || std::env::var_os(REPORT_DIR).is_some()
-        || std::env::var_os(SPAWN_KILL_DIR).is_some()
-        || std::env::var_os(BLOCKED_DIR).is_some()
-    {
+    if a_rank_of_this_test() {
         return;
     }
     let tmp = common::pmixrun_job::private_tmp("chaosni");
@@ -1184,31 +1156,14 @@ fn a_rank_dying_before_it_connects_fails_the_others_collective() {
 /// set: the fence must still fail, the client now asking the socket.
 #[test]
 fn a_fence_through_the_barrier_page_fails_once_its_server_is_dead() {
-    if std::env::var_os(PLAN).is_some()
-        || std::env::var_os(REPORT_DIR).is_some()
-        || std::env::var_os(SPAWN_KILL_DIR).is_some()
-        || std::env::var_os(BLOCKED_DIR).is_some()
-    {
+    if a_rank_of_this_test() {
         return;
     }
     let tmp = common::pmixrun_job::private_tmp("chaosbp");
     let reports = tmp.join("reports");
     std::fs::create_dir(&reports).unwrap();
     let mark = format!("{}-blocked-progress", std::process::id());
-    let mut launcher = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
-        .args(["--timeout", "60", "-n", "2"])
-        .args(common::this_test_as_program("chaos_rank"))
-        .env("TMPDIR", &tmp)
-        .env(BLOCKED_DIR, &reports)
-        .env(MARK, &mark)
-        .env_remove(PLAN)
-        .env_remove(REPORT_DIR)
-        .env_remove(SPAWN_KILL_DIR)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("pmixrun starts");
+    let mut launcher = launch_reporting_ranks(2, &tmp, BLOCKED_DIR, &reports, &[], &mark);
     let read = |r: &str| std::fs::read_to_string(reports.join(r)).unwrap_or_default();
     common::pmixrun_job::poll_until("both progress threads held", || {
         ["0", "1"].iter().all(|r| read(r).contains("blocked"))
