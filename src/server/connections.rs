@@ -116,7 +116,7 @@ pub(super) struct Connections {
 const REFUSALS_LOGGED_PER_SECOND: u32 = 20;
 
 impl Connections {
-    /// Counts this room's entries (see [`Census`]).
+    /// Counts this room's entries (see [`Census`](super::census::Census)).
     pub(super) fn count(&self, c: &mut super::census::Census) {
         c.add("conns.peers", self.peers.len());
         c.add(

@@ -419,7 +419,7 @@ impl State {
     }
 
     /// Forgets failed collective `cid` once its participants all arrived
-    /// or are gone (see [`State::gone`]).
+    /// or are gone (see [`gone`]).
     fn retire_collective(&mut self, cid: u64) {
         let (conns, registry) = (&self.conns, &self.registry);
         self.collectives.retire(cid, |p| gone(registry, conns, p));
