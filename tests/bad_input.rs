@@ -100,17 +100,7 @@ fn table_in_a_client_and_after_its_finalize() {
 
 #[test]
 fn table_in_a_tool_and_after_its_finalize() {
-    let mut job = common::pmixrun_job::PmixrunJob::start(
-        "bad-input-tool",
-        &[
-            "-n",
-            "2",
-            "sh",
-            "-c",
-            "echo ready $PMIX_NAMESPACE; exec sleep 60",
-        ],
-    );
-    job.read_nspace("ready ");
+    let mut job = common::pmixrun_job::PmixrunJob::sleeping("bad-input-tool");
     let pid = job.pid().to_string();
     let out = run_table_in("tool", &[&pid], job.tmp());
     assert!(out.contains("post: "), "{out}");

@@ -4,10 +4,9 @@
 //! this process (clients connect over the real socket, authenticated like
 //! any other).
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
-use pmix::client::{Client, ConnectInfo, Scope};
+use pmix::client::{Client, Scope};
 use pmix::server::{EnvChange, NoHost, Server, ServerConfig};
 use pmix::{keys, Info, Key, Nspace, Proc, Rank, Status, Value};
 
@@ -23,9 +22,7 @@ fn job(name: &str, size: u32) -> (Server, Nspace) {
 }
 
 fn connect(server: &Server, proc: &Proc) -> Client {
-    let env: HashMap<String, String> = server.setup_fork(proc).unwrap().into_iter().collect();
-    let info = ConnectInfo::from_lookup(|k| env.get(k).cloned()).unwrap();
-    Client::connect(&info, &[]).unwrap()
+    Client::connect(&common::connect_info(server, proc), &[]).unwrap()
 }
 
 fn envar(name: &str, value: &str, sep: u8) -> Value {

@@ -791,8 +791,7 @@ fn abort_reaches_the_host() {
 }
 
 fn connect_in_process(server: &Server, proc: &Proc) -> ConnectInfo {
-    let env: HashMap<String, String> = server.setup_fork(proc).unwrap().into_iter().collect();
-    ConnectInfo::from_lookup(|k| env.get(k).cloned()).unwrap()
+    common::connect_info(server, proc)
 }
 
 #[test]

@@ -13,12 +13,9 @@
 
 mod common;
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use common::raw_client::Raw;
-use pmix::client::ConnectInfo;
-use pmix::job::{AppContext, SingleNodeJob};
 use pmix::server::{Census, NoHost, Server, ServerConfig};
 use pmix::wire::{self, group, FenceRequest, Message, Op, Request};
 use pmix::{keys, Nspace, Proc, Rank, Status, Value};
@@ -29,23 +26,12 @@ fn start() -> Server {
 
 fn register(server: &Server, ns: &str, size: u32) -> Nspace {
     let ns = Nspace::new(ns).unwrap();
-    let job = SingleNodeJob::new(&ns, &server.config().hostname).app(AppContext::new(size));
-    server
-        .register_nspace(&ns, size, &job.infos().unwrap())
-        .expect("register namespace");
-    let (uid, gid) = pmix::net::my_ids();
-    for r in 0..size {
-        server
-            .register_client(&Proc::new(ns.clone(), Rank(r)), uid, gid)
-            .expect("register client");
-    }
+    common::register_local_job(server, &ns, size, Vec::new());
     ns
 }
 
 fn join(server: &Server, ns: &Nspace, rank: u32) -> Raw {
-    let proc = Proc::new(ns.clone(), Rank(rank));
-    let env: HashMap<String, String> = server.setup_fork(&proc).unwrap().into_iter().collect();
-    let info = ConnectInfo::from_lookup(|k| env.get(k).cloned()).unwrap();
+    let info = common::connect_info(server, &Proc::new(ns.clone(), Rank(rank)));
     Raw::join(&info).expect("joins").0
 }
 

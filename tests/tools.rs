@@ -28,21 +28,9 @@ use common::pmixrun_job::{private_tmp, Lines, PmixrunJob};
 
 const LIMIT: Duration = Duration::from_secs(60);
 
-/// Starts a `pmixrun` job of 2 ranks that print `ready <namespace>` and
-/// wait; returns once the first did (its namespace read).
+/// A sleeping job for tools (see [`PmixrunJob::sleeping`]).
 fn sleeping_job(tag: &str) -> PmixrunJob {
-    let mut job = PmixrunJob::start(
-        &format!("tools-{tag}"),
-        &[
-            "-n",
-            "2",
-            "sh",
-            "-c",
-            "echo ready $PMIX_NAMESPACE; exec sleep 60",
-        ],
-    );
-    job.read_nspace("ready ");
-    job
+    PmixrunJob::sleeping(&format!("tools-{tag}"))
 }
 
 fn info(k: &str, v: Value) -> Info {

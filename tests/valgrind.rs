@@ -203,28 +203,12 @@ fn c_host_and_two_clients_are_clean() {
     run.check(c, "server_host + 2 client_basic", 3);
 }
 
-/// A `pmixrun` job of 2 sleeping ranks, for tools to attach to.
-fn sleeping_job(tag: &str) -> PmixrunJob {
-    let mut job = PmixrunJob::start(
-        tag,
-        &[
-            "-n",
-            "2",
-            "sh",
-            "-c",
-            "echo ready $PMIX_NAMESPACE; exec sleep 60",
-        ],
-    );
-    job.read_nspace("ready ");
-    job
-}
-
 #[test]
 fn bad_input_table_as_a_tool_is_clean() {
     if !have_valgrind() {
         return;
     }
-    let mut job = sleeping_job("valgrind-tool-table");
+    let mut job = PmixrunJob::sleeping("valgrind-tool-table");
     let run = Run {
         tmp: job.tmp().to_path_buf(),
         logs: common::scratch("valgrind-tool-table-logs"),
@@ -240,7 +224,7 @@ fn c_tool_attached_to_pmixrun_is_clean() {
         return;
     }
     let tool = program("tests/c/tool_client.c", "tool_client");
-    let mut job = sleeping_job("valgrind-tool");
+    let mut job = PmixrunJob::sleeping("valgrind-tool");
     let run = Run {
         tmp: job.tmp().to_path_buf(),
         logs: common::scratch("valgrind-tool-logs"),

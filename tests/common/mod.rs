@@ -294,6 +294,15 @@ pub fn register_local_job(server: &Server, ns: &Nspace, size: u32, extra: Vec<In
     }
 }
 
+/// What a process `proc` of `server` connects with, from the variables
+/// `setup_fork` gives it: for a client (or a raw connection) in this
+/// process.
+pub fn connect_info(server: &Server, proc: &Proc) -> pmix::client::ConnectInfo {
+    let env: std::collections::HashMap<String, String> =
+        server.setup_fork(proc).unwrap().into_iter().collect();
+    pmix::client::ConnectInfo::from_lookup(|k| env.get(k).cloned()).unwrap()
+}
+
 /// The command line that runs this test binary's test `entry` alone: how
 /// a test makes ranks (or children) of itself under `pmixrun`.
 pub fn this_test_as_program(entry: &str) -> Vec<String> {

@@ -213,6 +213,24 @@ impl PmixrunJob {
         &self.nspace
     }
 
+    /// A job of 2 ranks that print `ready NAMESPACE` and sleep (60 s), for
+    /// tools to attach to; returns once the first said so (the namespace
+    /// read, see [`PmixrunJob::read_nspace`]).
+    pub fn sleeping(tag: &str) -> PmixrunJob {
+        let mut job = PmixrunJob::start(
+            tag,
+            &[
+                "-n",
+                "2",
+                "sh",
+                "-c",
+                "echo ready $PMIX_NAMESPACE; exec sleep 60",
+            ],
+        );
+        job.read_nspace("ready ");
+        job
+    }
+
     /// Waits (bounded) for a line `PREFIX NSPACE` from a rank and takes
     /// NSPACE as the job's namespace.
     pub fn read_nspace(&mut self, prefix: &str) {
