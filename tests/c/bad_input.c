@@ -682,11 +682,6 @@ int main(int argc, char **argv)
             printf("FAIL PMIx_Finalize: %s\n", PMIx_Error_string(rc));
             failures++;
         }
-        printf("%s: %d rows, %d failures\n", state_names[state], rows, failures);
-        first_failures = failures;
-        first_rows = rows;
-        state = POST;
-        table();
     } else if (0 == strcmp(what, "server")) {
         pmix_server_module_t module;
         memset(&module, 0, sizeof(module));
@@ -700,11 +695,6 @@ int main(int argc, char **argv)
             printf("FAIL PMIx_server_finalize: %s\n", PMIx_Error_string(rc));
             failures++;
         }
-        printf("%s: %d rows, %d failures\n", state_names[state], rows, failures);
-        first_failures = failures;
-        first_rows = rows;
-        state = POST;
-        table();
     } else if (0 == strcmp(what, "tool") && argc > 2) {
         pmix_proc_t me;
         pmix_info_t info[2];
@@ -728,14 +718,17 @@ int main(int argc, char **argv)
             printf("FAIL PMIx_tool_finalize: %s\n", PMIx_Error_string(rc));
             failures++;
         }
+    } else {
+        fprintf(stderr, "usage: bad_input pre|client|server|tool SERVER-PID\n");
+        return 100;
+    }
+    if (state != PRE) {
+        /* initialized, then finalized: the table again, after finalize */
         printf("%s: %d rows, %d failures\n", state_names[state], rows, failures);
         first_failures = failures;
         first_rows = rows;
         state = POST;
         table();
-    } else {
-        fprintf(stderr, "usage: bad_input pre|client|server|tool SERVER-PID\n");
-        return 100;
     }
     printf("%s: %d rows, %d failures\n", state_names[state], rows - first_rows,
            failures - first_failures);
