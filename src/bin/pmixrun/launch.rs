@@ -70,14 +70,14 @@ pub enum Stdin {
 /// stopped (see the module documentation): whether it is held, or how it
 /// ended.
 fn hold_at_exec(pid: libc::pid_t) -> io::Result<Result<bool, libc::c_int>> {
-    let status = sys::wait_pid(pid)?;
+    let status = sys::wait_pid(pid, 0)?;
     Ok(match sys::stopped_by(status) {
         Some(libc::SIGTRAP) => {
             sys::ptrace_detach(pid, libc::SIGSTOP)?;
             // Detached, the rank runs until it takes the SIGSTOP: wait for
             // that stop, so that it is held (state T) before anyone is
             // told it is.
-            let stopped = sys::wait_pid_stopped(pid)?;
+            let stopped = sys::wait_pid(pid, libc::WUNTRACED)?;
             match sys::stopped_by(stopped) {
                 Some(_) => Ok(true),
                 None => Err(stopped),

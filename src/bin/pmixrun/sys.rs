@@ -179,27 +179,15 @@ pub fn ptrace_detach(pid: libc::pid_t, sig: libc::c_int) -> io::Result<()> {
     Ok(())
 }
 
-/// `waitpid(pid, &status, WUNTRACED)`, retried when a signal interrupts
-/// it: the status of an untraced child once it stops or ends.
-pub fn wait_pid_stopped(pid: libc::pid_t) -> io::Result<libc::c_int> {
+/// `waitpid(pid, &status, flags)`, retried when a signal interrupts it:
+/// the next change of `pid` that `flags` asks for, as a wait status (with
+/// 0: a traced child's next stop, or its exit; with `WUNTRACED`: an
+/// untraced child's stop or exit).
+pub fn wait_pid(pid: libc::pid_t, flags: libc::c_int) -> io::Result<libc::c_int> {
     loop {
         let mut status = 0;
         // SAFETY: `status` is a valid int for waitpid to fill.
-        match cvt(unsafe { libc::waitpid(pid, &mut status, libc::WUNTRACED) }) {
-            Ok(_) => return Ok(status),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        }
-    }
-}
-
-/// `waitpid(pid, &status, 0)`, retried when a signal interrupts it: the
-/// next stop (of a traced child) or exit of `pid`, as a wait status.
-pub fn wait_pid(pid: libc::pid_t) -> io::Result<libc::c_int> {
-    loop {
-        let mut status = 0;
-        // SAFETY: `status` is a valid int for waitpid to fill.
-        match cvt(unsafe { libc::waitpid(pid, &mut status, 0) }) {
+        match cvt(unsafe { libc::waitpid(pid, &mut status, flags) }) {
             Ok(_) => return Ok(status),
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e),
