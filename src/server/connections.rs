@@ -546,11 +546,9 @@ impl Connections {
         }
     }
 
-    /// The host deregistered `proc`: closes its connection and forgets it.
+    /// The host deregistered `proc` and what it ended was fanned out (its
+    /// connection closed by [`Connections::deregistered`]): forgets it.
     pub(super) fn forget(&mut self, proc: &Proc) {
-        if let Some(t) = self.by_proc.get(proc).copied() {
-            self.close(t);
-        }
         self.departed.remove(proc);
     }
 
