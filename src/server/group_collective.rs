@@ -87,15 +87,7 @@ pub(super) fn group_call(id: String, infos: &[Info], solo: bool) -> GroupCall {
 fn info_array(v: &Value) -> Vec<Info> {
     match v {
         Value::Info(i) => vec![(**i).clone()],
-        Value::DataArray(a) => a
-            .items
-            .iter()
-            .filter_map(|v| match v {
-                Value::Info(i) => Some((**i).clone()),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
+        _ => v.infos().unwrap_or_default(),
     }
 }
 
