@@ -10,6 +10,22 @@ pub const MAX_NSLEN: usize = 255;
 /// Longest key, in bytes, without the terminating NUL (`PMIX_MAX_KEYLEN`).
 pub const MAX_KEYLEN: usize = 511;
 
+/// `pmix_proc_state_t` values (those of a proc table).
+pub mod state {
+    /// `PMIX_PROC_STATE_UNDEF`.
+    pub const UNDEF: u8 = 0;
+    /// `PMIX_PROC_STATE_RUNNING`.
+    pub const RUNNING: u8 = 5;
+    /// `PMIX_PROC_STATE_CONNECTED`.
+    pub const CONNECTED: u8 = 6;
+    /// `PMIX_PROC_STATE_TERMINATED`.
+    pub const TERMINATED: u8 = 20;
+    /// `PMIX_PROC_STATE_ABORTED_BY_SIG`.
+    pub const ABORTED_BY_SIG: u8 = 54;
+    /// `PMIX_PROC_STATE_TERM_NON_ZERO`.
+    pub const TERM_NON_ZERO: u8 = 62;
+}
+
 /// A process rank (`pmix_rank_t`), with the standard's reserved values.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
 pub struct Rank(pub u32);

@@ -113,11 +113,6 @@ impl Server {
     }
 }
 
-/// `PMIX_PROC_STATE_RUNNING`.
-const PROC_STATE_RUNNING: u8 = 5;
-/// `PMIX_PROC_STATE_UNDEF`.
-const PROC_STATE_UNDEF: u8 = 0;
-
 /// The keys step 1 answers.
 // attrs begin: PMIx_Query_info PMIx_Query_info_nb
 const SERVER_KEYS: &[&str] = &[
@@ -301,9 +296,9 @@ fn answer_query(st: &State, requester: &Proc, key: &[u8], qualifiers: &[Info]) -
                     let peer = st.conns.peer_creds(&p).map(|c| c.pid);
                     let mut started = host.started_proc(&p).unwrap_or_else(|| StartedProc {
                         state: if peer.is_some() {
-                            PROC_STATE_RUNNING
+                            crate::proc::state::RUNNING
                         } else {
-                            PROC_STATE_UNDEF
+                            crate::proc::state::UNDEF
                         },
                         ..StartedProc::default()
                     });

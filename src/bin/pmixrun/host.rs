@@ -36,6 +36,7 @@ use std::sync::Mutex;
 
 use pmix::group::GroupOp;
 use pmix::keys;
+use pmix::proc::state as proc_state;
 use pmix::server::{
     Completion, HostModule, Participant, PublishedData, PublishedValue, StartedProc,
 };
@@ -97,15 +98,6 @@ pub struct JobState {
     /// connection close, since the survivors that this departure fails
     /// may exit, and be reaped, before the rank that left.
     pub left_early: HashSet<Proc>,
-}
-
-/// `pmix_proc_state_t` values of the proc tables.
-mod proc_state {
-    pub const RUNNING: u8 = 5;
-    pub const CONNECTED: u8 = 6;
-    pub const TERMINATED: u8 = 20;
-    pub const ABORTED_BY_SIG: u8 = 54;
-    pub const TERM_NON_ZERO: u8 = 62;
 }
 
 /// The spawn attributes `pmixrun` honours: an application's working
