@@ -547,7 +547,8 @@ fn a_tool_lists_the_available_servers() {
 
 /// A tool and a job's rank connect (`PMIx_Connect` over both) and
 /// disconnect: the rank waits for the tool's event, whose source names
-/// the tool, then both call.
+/// the tool, then both call; the rank finalizes only once the tool did
+/// (its stdin closed by the wait), so that the tool's server is there.
 #[test]
 fn a_tool_and_a_job_rank_connect() {
     let peer = common::build_c(

@@ -64,6 +64,11 @@ int main(void)
         fprintf(stderr, "tool_peer: disconnect: %s\n", PMIx_Error_string(rc));
         return 1;
     }
+    /* The job (and its server) lasts until the test, once the tool has
+     * finalized, closes our stdin: else the tool's finalize could find
+     * the server gone. */
+    while (EOF != getchar()) {
+    }
     if (PMIX_SUCCESS != (rc = PMIx_Finalize(NULL, 0))) {
         fprintf(stderr, "tool_peer: finalize: %s\n", PMIx_Error_string(rc));
         return 1;
