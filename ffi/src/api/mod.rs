@@ -20,6 +20,7 @@ pub mod buffer;
 pub mod client;
 pub mod data_array;
 pub mod events;
+pub mod framework_names;
 pub mod get;
 #[cfg(test)]
 mod get_hot_path_tests;
