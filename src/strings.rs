@@ -6,18 +6,36 @@
 
 use std::ffi::CStr;
 
-/// The version string `PMIx_Get_version` returns (that of the library this
-/// one replaces, so that software checking it keeps working).
-pub const VERSION: &CStr =
-    c"OpenPMIx 4.2.2rc2 (PMIx Standard: 4.2, Stable ABI: 0.0, Provisional ABI: 0.0)";
+/// The implementation and the OpenPMIx API level it provides: every
+/// function of OpenPMIx 5.0.11's `libpmix.so.2`, with 4.2.2's layouts.
+pub const IMPLEMENTATION: &str = concat!("pmix-rs ", env!("CARGO_PKG_VERSION"));
+
+/// The OpenPMIx release whose exported API this library matches.
+pub const API_LEVEL: &str = "OpenPMIx 5.0.11";
+
+/// The version string `PMIx_Get_version` returns: this implementation, the
+/// OpenPMIx API it provides, then the standard and ABI levels in the
+/// parenthesis OpenPMIx ends its own with (nothing that consumes it parses
+/// more than that: Open MPI 5 and python3-pmix only print it, Slurm
+/// checks its own headers' `PMIX_VERSION_MAJOR`).
+pub const VERSION: &CStr = match CStr::from_bytes_with_nul(
+    concat!(
+        "pmix-rs ",
+        env!("CARGO_PKG_VERSION"),
+        ", OpenPMIx 5.0.11 API (PMIx Standard: 5.0, Stable ABI: 5.0, Provisional ABI: 5.0)\0"
+    )
+    .as_bytes(),
+) {
+    Ok(s) => s,
+    Err(_) => panic!("the version string has an inner NUL"),
+};
 
 /// The PMIx Standard stable ABI version this library supports
-/// (`PMIX_QUERY_STABLE_ABI_VERSION`): OpenPMIx 4.2.2's, as no standard ABI
-/// exists yet.
-pub const STD_ABI_STABLE: &str = "0.0";
+/// (`PMIX_QUERY_STABLE_ABI_VERSION`): OpenPMIx 5.0's.
+pub const STD_ABI_STABLE: &str = "5.0";
 
 /// The provisional ABI version (`PMIX_QUERY_PROVISIONAL_ABI_VERSION`).
-pub const STD_ABI_PROVISIONAL: &str = "0.0";
+pub const STD_ABI_PROVISIONAL: &str = "5.0";
 
 /// The answer this library gives to a query of `key` without asking
 /// anyone (the ABI versions), as OpenPMIx answers them in the caller.
@@ -613,6 +631,9 @@ mod tests {
 
     #[test]
     fn version() {
-        assert!(text(VERSION).starts_with("OpenPMIx 4.2.2"));
+        let v = text(VERSION);
+        assert!(v.starts_with(IMPLEMENTATION), "{v}");
+        assert!(v.contains(API_LEVEL), "{v}");
+        assert!(v.ends_with("(PMIx Standard: 5.0, Stable ABI: 5.0, Provisional ABI: 5.0)"));
     }
 }

@@ -58,7 +58,7 @@ fn check_tool(t: &Client, nspace: &str) {
     let job = Proc::new(Nspace::new(nspace).unwrap(), Rank::WILDCARD);
     let size = t.get(&job, keys::JOB_SIZE, &[]).expect("the job's size");
     assert_eq!(size.as_u32(), Some(2));
-    // The ABI versions (OpenPMIx 4.2.2's "0.0": no standard ABI yet).
+    // The ABI versions (OpenPMIx 5.0.11's "5.0").
     let q = Query {
         keys: [
             keys::QUERY_STABLE_ABI_VERSION,
@@ -73,7 +73,7 @@ fn check_tool(t: &Client, nspace: &str) {
     assert_eq!(status, Status::SUCCESS);
     assert_eq!(answers.len(), 2);
     assert!(
-        answers.iter().all(|i| i.value.as_str() == Some("0.0")),
+        answers.iter().all(|i| i.value.as_str() == Some("5.0")),
         "{answers:?}"
     );
 }
@@ -161,7 +161,7 @@ fn no_server_or_no_tool_support_is_a_clear_refusal() {
         )
         .unwrap();
     let (_, answers) = rx.recv_timeout(LIMIT).unwrap().unwrap();
-    assert_eq!(answers[0].value.as_str(), Some("0.0"));
+    assert_eq!(answers[0].value.as_str(), Some("5.0"));
     server.finalize();
     let _ = std::fs::remove_dir_all(&tmp);
 }

@@ -152,7 +152,11 @@ fn run(r: &Request) -> ExitCode {
 }
 
 fn print_build() {
-    println!("Package:            pmix-rs {}", env!("CARGO_PKG_VERSION"));
+    println!("Package:            {}", pmix::strings::IMPLEMENTATION);
+    println!(
+        "API level:          {} (every function of its libpmix.so.2; 4.2.2's layouts)",
+        pmix::strings::API_LEVEL
+    );
     println!(
         "Version string:     {}",
         pmix::strings::text(pmix::strings::VERSION)

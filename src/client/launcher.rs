@@ -72,6 +72,17 @@ impl HostModule for Upstream {
             .job_control_nb(targets, directives, Box::new(move |r| done.complete(r)))
     }
 
+    fn session_control(
+        &self,
+        _proc: &Proc,
+        session: u32,
+        directives: &[Info],
+        done: Completion<Vec<Info>>,
+    ) -> Result<(), Status> {
+        self.client()?
+            .session_control_nb(session, directives, Box::new(move |r| done.complete(r)))
+    }
+
     fn spawn(
         &self,
         _requestor: &Proc,

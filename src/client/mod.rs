@@ -1052,6 +1052,19 @@ impl Client {
         }
     }
 
+    /// Whether this process is connected to a server now
+    /// (`PMIx_tool_is_connected`): initialized, not a singleton or an
+    /// unconnected tool, and the connection neither closed nor lost.
+    pub fn is_connected(&self) -> bool {
+        self.is_initialized() && !self.is_singleton && self.inner.requester.is_open()
+    }
+
+    /// The server this process runs for the tools that attach to it (a
+    /// launcher tool's, see [`tool`]), if it runs one: `f` gets it.
+    pub fn with_own_server<R>(&self, f: impl FnOnce(&crate::server::Server) -> R) -> Option<R> {
+        self.own_server.lock().as_ref().map(f)
+    }
+
     /// True until [`finalize`](Self::finalize).
     pub fn is_initialized(&self) -> bool {
         !self.inner.finalized.load(Ordering::Acquire)

@@ -405,6 +405,24 @@ impl Client {
         self.infos_call_nb(Op::JOB_CONTROL, body, cb)
     }
 
+    /// `PMIx_Session_control`: asks the host to apply `directives` to
+    /// session `session`.
+    pub fn session_control(&self, session: u32, directives: &[Info]) -> Result<Vec<Info>, Status> {
+        let body = rm::put_session_control(session, directives)?;
+        self.infos_call(Op::SESSION_CONTROL, body)
+    }
+
+    /// `PMIx_Session_control` with a callback.
+    pub fn session_control_nb(
+        &self,
+        session: u32,
+        directives: &[Info],
+        cb: InfosCallback,
+    ) -> Result<(), Status> {
+        let body = rm::put_session_control(session, directives)?;
+        self.infos_call_nb(Op::SESSION_CONTROL, body, cb)
+    }
+
     /// `PMIx_Process_monitor`.
     pub fn monitor(
         &self,

@@ -261,6 +261,64 @@ pub(super) fn job_control(st: &mut State, caller: Caller, proc: &Proc, body: &[u
     }
 }
 
+/// Handles `Op::SESSION_CONTROL` from `proc`.
+pub(super) fn session_control(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) {
+    match rm::get_session_control(body) {
+        Ok((session, directives)) => {
+            session_control_for(st, caller, proc, session, directives, None)
+        }
+        Err(e) => st.respond(caller, Err(e.status())),
+    }
+}
+
+/// Hands `proc`'s session-control request to the host, answering
+/// `caller` and `tap` (see [`super::query`]).
+fn session_control_for(
+    st: &mut State,
+    caller: Caller,
+    proc: &Proc,
+    session: u32,
+    directives: Vec<Info>,
+    tap: Option<Tap>,
+) {
+    let (op, done) = st.host_op_or_fallback(caller, move |r: Result<Vec<Info>, Status>| {
+        let r = r.and_then(|infos| rm::put_list(&infos).map_err(Status::from));
+        if let Some(t) = tap {
+            t(&r);
+        }
+        r
+    });
+    let host = st.host();
+    if let Err(s) = host.session_control(proc, session, &directives, done) {
+        st.finish_service(op, Err(s));
+    }
+}
+
+impl Server {
+    /// `PMIx_Session_control` in the server's own process: the host's
+    /// `session_control` gets the request as from this server's process;
+    /// `cb` gets its answer.
+    pub fn session_control_nb(
+        &self,
+        session: u32,
+        directives: Vec<Info>,
+        cb: Box<dyn FnOnce(Result<Vec<Info>, Status>) + Send + 'static>,
+    ) -> Result<(), Status> {
+        let me = self.proc();
+        let tap: Tap = Box::new(move |r| {
+            cb(r.clone()
+                .and_then(|b| rm::get_list(&b).map_err(|_| Status::ERR_UNPACK_FAILURE)))
+        });
+        if self.run_on_loop(move |el| {
+            session_control_for(el, NOBODY, &me, session, directives, Some(tap))
+        }) {
+            Ok(())
+        } else {
+            Err(Status::ERR_INIT)
+        }
+    }
+}
+
 /// Handles `Op::MONITOR` from `proc`.
 pub(super) fn monitor(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) {
     let (monitor, error, directives) = match rm::get_monitor(body) {
@@ -353,6 +411,22 @@ pub mod job_ctrl {
     pub const PAUSE: &str = "pmix.jctrl.pause";
     /// `PMIX_JOB_CTRL_RESUME` (bool).
     pub const RESUME: &str = "pmix.jctrl.resume";
+}
+
+/// The session-control directives a host acts on by signalling the
+/// session's processes (OpenPMIx 5.0's attribute strings).
+pub mod session_ctrl {
+    /// `PMIX_SESSION_PAUSE` (bool).
+    pub const PAUSE: &str = "pmix.ssn.pause";
+    /// `PMIX_SESSION_RESUME` (bool).
+    pub const RESUME: &str = "pmix.ssn.resume";
+    /// `PMIX_SESSION_TERMINATE` (bool).
+    pub const TERMINATE: &str = "pmix.ssn.terminate";
+    /// `PMIX_SESSION_SIGNAL` (int).
+    pub const SIGNAL: &str = "pmix.ssn.sig";
+    /// The session id that names every session under the caller's
+    /// control (the standard's "NULL" session id).
+    pub const ALL: u32 = u32::MAX;
 }
 
 #[cfg(test)]

@@ -313,6 +313,20 @@ pub trait HostModule: Send + Sync + 'static {
         Err(Status::ERR_NOT_SUPPORTED)
     }
 
+    /// `session_control`: `proc` asks to act on session `session`
+    /// (`PMIX_SESSION_PAUSE`, `_RESUME`, `_TERMINATE`, `_SIGNAL`, ...;
+    /// OpenPMIx 5.0's `session_control` module function).
+    fn session_control(
+        &self,
+        proc: &Proc,
+        session: u32,
+        directives: &[Info],
+        done: Completion<Vec<Info>>,
+    ) -> Result<(), Status> {
+        let _ = (proc, session, directives, done);
+        Err(Status::ERR_NOT_SUPPORTED)
+    }
+
     /// `monitor`: `proc` asks to be monitored as `monitor` says, `error`
     /// being the status to raise on a failure.
     fn monitor(

@@ -87,7 +87,7 @@ use crate::{keys, Info, Nspace, Proc, Rank, Status, Value};
 pub use crate::wire::pubsub::PublishedValue;
 pub use app_setup::{EnvChange, EnvEdit};
 pub use census::Census;
-pub use control::{job_ctrl, log_locally, log_source, log_text, log_timestamp};
+pub use control::{job_ctrl, log_locally, log_source, log_text, log_timestamp, session_ctrl};
 pub use env::{SECRET_ENV, URI_ENV_VARS};
 pub use events::NotifyCallback;
 pub use host::{Completion, DmodexCallback, HostModule, NoHost, OpOutput, StartedProc};

@@ -28,6 +28,7 @@ pub(super) fn dispatch(st: &mut State, caller: Caller, proc: &Proc, req: Request
         Op::QUERY => query::serve(st, caller, proc, body),
         Op::LOG => control::log(st, caller, proc, body),
         Op::JOB_CONTROL => control::job_control(st, caller, proc, body),
+        Op::SESSION_CONTROL => control::session_control(st, caller, proc, body),
         Op::MONITOR => control::monitor(st, caller, proc, body),
         Op::ALLOCATE => control::allocate(st, caller, proc, body),
         Op::GET_CREDENTIAL => control::get_credential(st, caller, proc, body),
@@ -52,6 +53,16 @@ pub(super) fn dispatch(st: &mut State, caller: Caller, proc: &Proc, req: Request
 }
 
 impl Server {
+    /// Hands every later upcall to `host` in place of the module the
+    /// server started with; `PMIX_ERR_INIT` once the server has stopped.
+    pub fn replace_host(&self, host: std::sync::Arc<dyn super::HostModule>) -> Result<(), Status> {
+        if self.run_on_loop(move |st| st.set_host(host)) {
+            Ok(())
+        } else {
+            Err(Status::ERR_INIT)
+        }
+    }
+
     /// Runs `task` on the progress thread with the loop's state; false if
     /// the loop has stopped.
     pub(crate) fn run_on_loop(&self, task: impl FnOnce(&mut State) + Send + 'static) -> bool {

@@ -99,6 +99,13 @@ impl State {
         self.host.clone()
     }
 
+    /// Makes `host` the module every later upcall goes to (a launcher
+    /// tool given its host's functions: `PMIx_tool_set_server_module`);
+    /// upcalls under way complete through the module they went to.
+    pub(crate) fn set_host(&mut self, host: Arc<dyn HostModule>) {
+        self.host = host;
+    }
+
     /// The server's own identity.
     pub(crate) fn server_proc(&self) -> &Proc {
         &self.server

@@ -220,6 +220,8 @@ impl Op {
     pub const GROUP_LEAVE: Op = Op(24);
     /// A client's verdict on a group event (one-way: no response).
     pub const GROUP_VERDICT: Op = Op(25);
+    /// `PMIx_Session_control`.
+    pub const SESSION_CONTROL: Op = Op(26);
 }
 
 /// `Request`: a service operation and its body.

@@ -125,6 +125,23 @@ pub fn get_job_control(body: &[u8]) -> Result<(Vec<Proc>, Vec<Info>), CodecError
     finish(&r, (p, d))
 }
 
+/// Encodes a session-control request: the session's id and the
+/// directives.
+pub fn put_session_control(session: u32, directives: &[Info]) -> Result<Vec<u8>, CodecError> {
+    let mut out = Vec::new();
+    put_u32(&mut out, session);
+    put_infos(&mut out, directives)?;
+    Ok(out)
+}
+
+/// Decodes a session-control request.
+pub fn get_session_control(body: &[u8]) -> Result<(u32, Vec<Info>), CodecError> {
+    let mut r = Reader::new(body);
+    let id = get_u32(&mut r)?;
+    let d = get_infos(&mut r)?;
+    finish(&r, (id, d))
+}
+
 /// Encodes a monitor request: the monitor, the error to report, the
 /// directives.
 pub fn put_monitor(
@@ -217,6 +234,9 @@ mod tests {
     fn other_bodies_round_trip() {
         let p = Proc::new(Nspace::new("j").unwrap(), Rank(1));
         let i = Info::new(Key::new("k").unwrap(), Value::Bool(true));
+        let b = put_session_control(7, std::slice::from_ref(&i)).unwrap();
+        assert_eq!(get_session_control(&b).unwrap(), (7, vec![i.clone()]));
+        assert!(get_session_control(&b[..b.len() - 1]).is_err());
         let b = put_job_control(std::slice::from_ref(&p), std::slice::from_ref(&i)).unwrap();
         assert_eq!(get_job_control(&b).unwrap(), (vec![p], vec![i.clone()]));
         let b = put_monitor(&i, Status::ERR_TIMEOUT, &[]).unwrap();

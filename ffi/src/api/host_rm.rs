@@ -34,7 +34,7 @@ use crate::sys::{
 };
 use crate::sys::{
     AllocFn, GetCredFn, GroupFn, IofPullFn, JobControlFn, LogFn, MonitorFn, PushStdinFn, QueryFn,
-    ToolConnectedFn, ValidateCredFn,
+    SessionControlFn, ToolConnectedFn, ValidateCredFn,
 };
 
 /// The C arguments of one upcall, freed on drop.
@@ -320,6 +320,24 @@ pub(crate) fn job_control(
     call(Pending { done, _args: args }, Vec::new, |cb| {
         // SAFETY: the host's function; arguments live in the box.
         unsafe { f(pp, tp, tn, ip, n, Some(info_done), cb) }
+    })
+}
+
+/// `session_control` through the C module (OpenPMIx 5.0's slot).
+pub(crate) fn session_control(
+    f: SessionControlFn,
+    proc: &Proc,
+    session: u32,
+    directives: &[Info],
+    done: Completion<Vec<Info>>,
+) -> Result<(), Status> {
+    let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
+    let mut args = CArgs::new(proc);
+    let (ip, n) = args.infos(directives)?;
+    let pp: *const pmix_proc_t = &*args.proc_;
+    call(Pending { done, _args: args }, Vec::new, |cb| {
+        // SAFETY: the host's function; arguments live in the box.
+        unsafe { f(pp, session, ip, n, Some(info_done), cb) }
     })
 }
 

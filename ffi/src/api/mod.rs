@@ -30,6 +30,7 @@ pub mod info;
 pub mod info_list;
 pub mod iof;
 pub mod locality;
+pub(crate) mod module_level;
 pub(crate) mod own_cache;
 pub(crate) mod pointer_cache;
 pub mod pubsub;

@@ -11,10 +11,11 @@
 //! callbacks' arguments are freed when the callback returns (as the
 //! standard says).
 //!
-//! In a process that is a server (not a client), `PMIx_Query_info` and
-//! `PMIx_Log` go to that server itself, as the requester (blocking forms
+//! In a process that is a server (not a client), `PMIx_Query_info`,
+//! `PMIx_Log` and `PMIx_Session_control` go to that server itself, as the requester (blocking forms
 //! must not be called from inside an upcall: they would wait for the
-//! thread running it); the other calls, and every call in a tool, return
+//! thread running it); the other calls, and every call in a tool (but
+//! `PMIx_Session_control`, which a tool sends to its server), return
 //! `PMIX_ERR_NOT_SUPPORTED`.
 //!
 //! # Safety
@@ -481,5 +482,41 @@ pub unsafe extern "C" fn PMIx_Validate_credential_nb(
                 })
             }),
         )
+    })
+}
+
+/// `PMIx_Session_control` (OpenPMIx 5.0): asks the host to apply
+/// `directives` (`PMIX_SESSION_PAUSE`, `_RESUME`, `_TERMINATE`,
+/// `_SIGNAL`, ...) to session `session_id`. A client's or tool's request
+/// goes to its server, whose host's `session_control` decides; in a server
+/// process the request goes to that server's own host, as the requester.
+/// With a NULL `cbfunc` it blocks and returns the host's verdict (the
+/// results are dropped); else `cbfunc` gets the verdict and the results,
+/// once. A host without `session_control` (4.2.2's module, or a NULL
+/// slot) answers `PMIX_ERR_NOT_SUPPORTED`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Session_control(
+    session_id: u32,
+    directives: *const pmix_info_t,
+    ndirs: usize,
+    cbfunc: pmix_info_cbfunc_t,
+    cbdata: *mut c_void,
+) -> c_int {
+    guard(|| {
+        let role = state::role();
+        if matches!(role, Role::None) {
+            return Err(Status::ERR_INIT);
+        }
+        // SAFETY: directives NULL or valid for ndirs (C contract).
+        let d = unsafe { infos_in(directives, ndirs) }?;
+        let start =
+            move |cb: Box<dyn FnOnce(Result<Vec<Info>, Status>) + Send + 'static>| match role {
+                Role::Server => state::with_server(|s| s.session_control_nb(session_id, d, cb))?,
+                _ => state::client()?.session_control_nb(session_id, &d, cb),
+            };
+        if cbfunc.is_none() {
+            return server_wait(start)?.map(drop);
+        }
+        start(infos_cb(cbfunc, cbdata))
     })
 }

@@ -75,17 +75,10 @@ pub unsafe extern "C" fn PMIx_server_init(
         if init.again() {
             return Ok(());
         }
-        let module = if module.is_null() {
-            pmix_server_module_t::default()
-        } else {
-            // SAFETY: non-NULL, a valid module (C contract); copied.
-            unsafe { *module }
-        };
         let objects = Arc::new(ServerObjects::default());
-        let host = Arc::new(CHost {
-            module,
-            objects: objects.clone(),
-        });
+        // SAFETY: module is NULL or a valid module of 4.2.2's size at
+        // least (C contract).
+        let host = Arc::new(unsafe { CHost::new(module, objects.clone()) });
         let config = ServerConfig {
             locality: Some(super::locality::locality_of_list),
             ..ServerConfig::from_infos(&infos)?

@@ -22,11 +22,15 @@ use pmix_core::{Info, Proc, Status};
 use crate::convert;
 use crate::sys::{
     pmix_info_t, pmix_proc_t, pmix_release_cbfunc_t, pmix_server_module_t, pmix_status_t,
+    SessionControlFn,
 };
 
 /// The C host's module, as a [`HostModule`].
 pub(crate) struct CHost {
     pub(crate) module: pmix_server_module_t,
+    /// OpenPMIx 5.0's `session_control`, when the host's module has that
+    /// slot (see [`crate::api::module_level`]).
+    pub(crate) session_control: SessionControlFn,
     pub(crate) objects: std::sync::Arc<crate::api::state::ServerObjects>,
 }
 
@@ -140,6 +144,37 @@ fn op<T: OpOutput>(done: Completion<T>, infos: &[Info], data: Vec<u8>) -> Result
         infos: CInfos::new(infos)?,
         _data: data,
     })
+}
+
+impl CHost {
+    /// The bridge of `module` (NULL: a host with no functions): its 4.2.2
+    /// slots copied, and 5.0's `session_control` where it has one.
+    ///
+    /// # Safety
+    /// `module` is NULL or points to at least a 4.2.2
+    /// `pmix_server_module_t`.
+    pub(crate) unsafe fn new(
+        module: *const pmix_server_module_t,
+        objects: std::sync::Arc<crate::api::state::ServerObjects>,
+    ) -> CHost {
+        if module.is_null() {
+            return CHost {
+                module: pmix_server_module_t::default(),
+                session_control: None,
+                objects,
+            };
+        }
+        // SAFETY: non-NULL, a valid module of 4.2.2's size (the contract).
+        let copied = unsafe { *module };
+        // SAFETY: as above; the bytes past it are probed, not dereferenced.
+        let session_control =
+            unsafe { crate::api::module_level::session_control_slot(module, &copied) };
+        CHost {
+            module: copied,
+            session_control,
+            objects,
+        }
+    }
 }
 
 impl HostModule for CHost {
@@ -330,6 +365,16 @@ impl HostModule for CHost {
     ) -> Result<(), Status> {
         let f = self.module.job_control;
         crate::api::host_rm::job_control(f, proc, targets, directives, done)
+    }
+
+    fn session_control(
+        &self,
+        proc: &Proc,
+        session: u32,
+        directives: &[Info],
+        done: Completion<Vec<Info>>,
+    ) -> Result<(), Status> {
+        crate::api::host_rm::session_control(self.session_control, proc, session, directives, done)
     }
 
     fn monitor(

@@ -328,3 +328,40 @@ pub unsafe extern "C" fn PMIx_tool_disconnect(server: *const pmix_proc_t) -> c_i
         r
     })
 }
+
+/// `bool PMIx_tool_is_connected(void)`: whether this process is
+/// connected to a server now (false before init, after finalize, for a
+/// tool initialized unconnected, and once the server is gone). As in
+/// OpenPMIx, a client's connection counts too.
+#[no_mangle]
+pub extern "C" fn PMIx_tool_is_connected() -> bool {
+    crate::boundary::guard_or(false, || state::client().is_ok_and(Client::is_connected))
+}
+
+/// `PMIx_tool_set_server_module`: a launcher tool (`PMIX_LAUNCHER`, which
+/// runs a server for the tools that attach to it) hands that server's
+/// upcalls to `module` from now on, as a host's `PMIx_server_init` does,
+/// in place of forwarding them to its own server. For a tool that serves
+/// no one the module is accepted and never called (OpenPMIx records it
+/// the same way). `PMIX_ERR_INIT` before `PMIx_tool_init`;
+/// `PMIX_ERR_BAD_PARAM` for a NULL module.
+///
+/// # Safety
+/// `module` is NULL or points to at least a 4.2.2 `pmix_server_module_t`
+/// (its 5.0 slot is probed as `PMIx_server_init` does).
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_tool_set_server_module(
+    module: *mut crate::sys::pmix_server_module_t,
+) -> c_int {
+    guard(|| {
+        state::require_init()?;
+        nonnull!(module);
+        let c = state::client()?;
+        let objects = std::sync::Arc::new(crate::api::state::ServerObjects::default());
+        // SAFETY: non-NULL, a module of 4.2.2's size at least (contract).
+        let host = unsafe { crate::api::server_module::CHost::new(module, objects) };
+        let host: std::sync::Arc<dyn pmix_core::server::HostModule> = std::sync::Arc::new(host);
+        c.with_own_server(|s| s.replace_host(host))
+            .unwrap_or(Ok(()))
+    })
+}

@@ -90,8 +90,12 @@ pub type NotifyEventFn = Option<
     ) -> pmix_status_t,
 >;
 
-/// `pmix_server_module_t` (the 4.x layout: every version's functions in
-/// order, `client_connected2` last).
+/// `pmix_server_module_t` as OpenPMIx 4.2.2 lays it out (every version's
+/// functions in order, `client_connected2` last). OpenPMIx 5.0 appends
+/// one slot, `session_control` ([`SessionControlFn`]): a host built
+/// against 4.2.2's headers passes the shorter struct, so the library
+/// copies these 28 slots and reads the 29th apart, with care (see
+/// `crate::api::module_level`).
 #[repr(C)]
 #[derive(Clone, Copy, Default)]
 pub struct pmix_server_module_t {
@@ -124,6 +128,19 @@ pub struct pmix_server_module_t {
     pub fabric: UnusedFn,
     pub client_connected2: ClientConnected2Fn,
 }
+
+/// `pmix_server_session_control_fn_t` (OpenPMIx 5.0's slot after
+/// `client_connected2`).
+pub type SessionControlFn = Option<
+    unsafe extern "C" fn(
+        requestor: *const pmix_proc_t,
+        session_id: u32,
+        directives: *const pmix_info_t,
+        ndirs: usize,
+        cbfunc: pmix_info_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t,
+>;
 
 /// `pmix_server_iof_fn_t`.
 pub type IofPullFn = Option<

@@ -141,28 +141,50 @@ pub fn register_attributes() {
 /// The signal a job-control request asks for.
 fn control_signal(directives: &[Info]) -> Option<i32> {
     use pmix::server::job_ctrl;
+    signal_of(
+        directives,
+        &[
+            (job_ctrl::KILL, libc::SIGKILL),
+            (job_ctrl::TERMINATE, libc::SIGTERM),
+            (job_ctrl::PAUSE, libc::SIGSTOP),
+            (job_ctrl::RESUME, libc::SIGCONT),
+        ],
+        job_ctrl::SIGNAL,
+    )
+}
+
+/// The signal a session-control request asks for (`PMIX_SESSION_PAUSE`,
+/// `_RESUME`, `_TERMINATE`, `_SIGNAL`), if it asks for one.
+fn session_signal(directives: &[Info]) -> Option<i32> {
+    use pmix::server::session_ctrl;
+    signal_of(
+        directives,
+        &[
+            (session_ctrl::TERMINATE, libc::SIGTERM),
+            (session_ctrl::PAUSE, libc::SIGSTOP),
+            (session_ctrl::RESUME, libc::SIGCONT),
+        ],
+        session_ctrl::SIGNAL,
+    )
+}
+
+/// The first directive of `flags` set (a true or valueless bool) gives
+/// its signal, or `signal` with a positive integer gives that one.
+fn signal_of(directives: &[Info], flags: &[(&str, i32)], signal: &str) -> Option<i32> {
     let set = |i: &Info| matches!(i.value, Value::Bool(true) | Value::Undef);
-    for i in directives {
+    directives.iter().find_map(|i| {
         let k = i.key.as_c_str().to_bytes();
-        let sig = if k == job_ctrl::KILL.as_bytes() && set(i) {
-            libc::SIGKILL
-        } else if k == job_ctrl::TERMINATE.as_bytes() && set(i) {
-            libc::SIGTERM
-        } else if k == job_ctrl::PAUSE.as_bytes() && set(i) {
-            libc::SIGSTOP
-        } else if k == job_ctrl::RESUME.as_bytes() && set(i) {
-            libc::SIGCONT
-        } else if k == job_ctrl::SIGNAL.as_bytes() {
-            match i.value {
-                Value::Int(n) | Value::Int32(n) if n > 0 => n,
-                _ => continue,
-            }
-        } else {
-            continue;
-        };
-        return Some(sig);
-    }
-    None
+        if k == signal.as_bytes() {
+            return match i.value {
+                Value::Int(n) | Value::Int32(n) if n > 0 => Some(n),
+                _ => None,
+            };
+        }
+        flags
+            .iter()
+            .find(|(name, _)| k == name.as_bytes() && set(i))
+            .map(|&(_, sig)| sig)
+    })
 }
 
 pub struct RunHost {
@@ -488,6 +510,30 @@ impl HostModule for RunHost {
         }
         self.state().controls.push(ControlRequest {
             ranks,
+            signal,
+            done,
+        });
+        signals::wake();
+        Ok(())
+    }
+
+    /// `PMIx_Session_control` on pmixrun's one session (id 0, or
+    /// `session_ctrl::ALL`): pause, resume, terminate or signal every
+    /// rank; other ids are `PMIX_ERR_NOT_FOUND`, other directives
+    /// (provisioning, preemption) `PMIX_ERR_NOT_SUPPORTED`.
+    fn session_control(
+        &self,
+        _proc: &Proc,
+        session: u32,
+        directives: &[Info],
+        done: Completion<Vec<Info>>,
+    ) -> Result<(), Status> {
+        if session != 0 && session != pmix::server::session_ctrl::ALL {
+            return Err(Status::ERR_NOT_FOUND);
+        }
+        let signal = session_signal(directives).ok_or(Status::ERR_NOT_SUPPORTED)?;
+        self.state().controls.push(ControlRequest {
+            ranks: None,
             signal,
             done,
         });

@@ -1,0 +1,99 @@
+/* PMIx_Session_control from a client under pmixrun: every rank blocks
+ * SIGUSR2 before init and fences; rank 0 asks for the session to be
+ * signalled (blocking, then non-blocking with a callback), and every rank
+ * must receive both signals within the bound. Rank 0 also checks the
+ * refusals: an unknown session, an unsupported directive, bad input. */
+#include <pmix.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+static int cb_status = 1;
+static int cb_done = 0;
+
+static void done(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
+                 pmix_release_cbfunc_t release_fn, void *release_cbdata)
+{
+    (void) info;
+    (void) ninfo;
+    (void) cbdata;
+    pthread_mutex_lock(&lock);
+    cb_status = status;
+    cb_done = 1;
+    pthread_cond_signal(&cond);
+    pthread_mutex_unlock(&lock);
+    if (NULL != release_fn) {
+        release_fn(release_cbdata);
+    }
+}
+
+static int got_signal(int rank)
+{
+    sigset_t set;
+    struct timespec limit = {30, 0};
+    sigemptyset(&set);
+    sigaddset(&set, SIGUSR2);
+    if (SIGUSR2 != sigtimedwait(&set, NULL, &limit)) {
+        fprintf(stderr, "rank %d: no SIGUSR2 within 30 s\n", rank);
+        return 0;
+    }
+    return 1;
+}
+
+int main(void)
+{
+    pmix_proc_t me;
+    pmix_info_t sig;
+    pmix_info_t provision;
+    pmix_status_t rc;
+    sigset_t set;
+    int signum = SIGUSR2;
+
+    sigemptyset(&set);
+    sigaddset(&set, SIGUSR2);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+
+    printf("before init: %d\n", PMIx_Session_control(0, NULL, 0, NULL, NULL));
+    if (PMIX_SUCCESS != (rc = PMIx_Init(&me, NULL, 0))) {
+        fprintf(stderr, "init: %d\n", rc);
+        return 1;
+    }
+    if (PMIX_SUCCESS != PMIx_Fence(NULL, 0, NULL, 0)) {
+        return 1;
+    }
+    PMIX_INFO_LOAD(&sig, PMIX_SESSION_SIGNAL, &signum, PMIX_INT);
+    if (0 == me.rank) {
+        PMIX_INFO_LOAD(&provision, PMIX_SESSION_PROVISION_IMAGE, "img", PMIX_STRING);
+        printf("unknown session: %d\n", PMIx_Session_control(5, &sig, 1, NULL, NULL));
+        printf("unsupported directive: %d\n", PMIx_Session_control(0, &provision, 1, NULL, NULL));
+        printf("NULL directives, ndirs 1: %d\n", PMIx_Session_control(0, NULL, 1, NULL, NULL));
+        printf("blocking signal: %d\n", PMIx_Session_control(0, &sig, 1, NULL, NULL));
+    }
+    if (!got_signal(me.rank)) {
+        return 1;
+    }
+    printf("rank %u: signalled once\n", me.rank);
+    if (PMIX_SUCCESS != PMIx_Fence(NULL, 0, NULL, 0)) {
+        return 1;
+    }
+    if (0 == me.rank) {
+        rc = PMIx_Session_control(UINT32_MAX, &sig, 1, done, NULL);
+        printf("non-blocking signal: %d\n", rc);
+        pthread_mutex_lock(&lock);
+        while (PMIX_SUCCESS == rc && !cb_done) {
+            pthread_cond_wait(&cond, &lock);
+        }
+        pthread_mutex_unlock(&lock);
+        printf("callback: %d\n", cb_status);
+    }
+    if (!got_signal(me.rank)) {
+        return 1;
+    }
+    printf("rank %u: signalled twice\n", me.rank);
+    PMIX_INFO_DESTRUCT(&sig);
+    return PMIX_SUCCESS == PMIx_Finalize(NULL, 0) ? 0 : 1;
+}
