@@ -45,6 +45,9 @@ impl Status {
     pub const ERR_LOST_CONNECTION: Status = Status(-61);
     /// `PMIX_EVENT_JOB_END`: a job's processes have all ended.
     pub const EVENT_JOB_END: Status = Status(-145);
+    /// `PMIX_MODEL_DECLARED`: a programming model declared itself at
+    /// init (see `Client::declare_model`).
+    pub const MODEL_DECLARED: Status = Status(-147);
     pub const OPERATION_SUCCEEDED: Status = Status(-157);
     pub const ERR_INVALID_OPERATION: Status = Status(-158);
 

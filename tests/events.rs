@@ -454,3 +454,22 @@ int main(void)
     return 0;
 }
 "#;
+
+/// `PMIx_Init` with a programming model's infos (`PMIX_PROGRAMMING_MODEL`,
+/// ..., as Open MPI 5 calls it once MPI is up) raises `PMIX_MODEL_DECLARED`
+/// in this process, with those infos and `PMIX_EVENT_NON_DEFAULT`; an init
+/// without them raises nothing (`tests/c/model_declared.c`).
+#[test]
+fn c_init_with_a_programming_model_raises_model_declared() {
+    let exe = c_program("model_declared", "pmixrun");
+    let o = pmixrun_c(&exe, 2);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{out}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    for r in 0..2 {
+        assert!(out.contains(&format!("model declared {r} ok")), "{out}");
+    }
+}

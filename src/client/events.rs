@@ -14,14 +14,30 @@
 //!
 //! When the server closes the connection before `PMIx_Finalize`, the
 //! handlers receive `PMIX_ERR_LOST_CONNECTION` with the server as source.
+//!
+//! A programming model that names itself at init (`PMIx_Init` with
+//! `PMIX_PROGRAMMING_MODEL` and the like, as Open MPI does once MPI is up)
+//! is announced to this process's handlers as `PMIX_MODEL_DECLARED`
+//! ([`Client::declare_model`]), so that the libraries of one process learn
+//! of each other.
 
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 
 use super::{Client, Inner, StatusCallback};
 use crate::events::{decode_event, encode_event, Event, EventHandler, EventHandlers, Range};
+use crate::info::InfoItem;
 use crate::wire::Op;
-use crate::{Info, Proc, Status};
+use crate::{keys, Info, Proc, Status, Value};
+
+/// The keys by which a programming model declares itself at init, in the
+/// order [`Client::declare_model`] passes them on.
+const MODEL_KEYS: [&str; 4] = [
+    keys::PROGRAMMING_MODEL,
+    keys::MODEL_LIBRARY_NAME,
+    keys::MODEL_LIBRARY_VERSION,
+    keys::THREADING_MODEL,
+];
 
 impl Client {
     /// This process's event handlers (set up on first use: from then on
@@ -88,6 +104,31 @@ impl Client {
     pub fn deregister_event_handler(&self, id: usize) -> Result<(), Status> {
         self.inner.check_active()?;
         self.events().deregister(id)
+    }
+
+    /// The init infos `infos` declare a programming model when they hold
+    /// any of `PMIX_PROGRAMMING_MODEL`, `PMIX_MODEL_LIBRARY_NAME`,
+    /// `PMIX_MODEL_LIBRARY_VERSION`, `PMIX_THREADING_MODEL`: then this
+    /// process's handlers receive `PMIX_MODEL_DECLARED` (range
+    /// `PMIX_RANGE_PROC_LOCAL`, from this process) with those infos and
+    /// `PMIX_EVENT_NON_DEFAULT` (default handlers are not called), as
+    /// OpenPMIx raises it at every `PMIx_Init` that carries them.
+    pub fn declare_model(&self, infos: &[Info]) -> Result<(), Status> {
+        let mut model: Vec<Info> = MODEL_KEYS
+            .iter()
+            .filter_map(|k| infos.iter().find(|i| i.key_is(k)).cloned())
+            .collect();
+        if model.is_empty() {
+            return Ok(());
+        }
+        model.extend(Info::keyed(keys::EVENT_NON_DEFAULT, Value::Bool(true)));
+        self.notify_event(
+            Status::MODEL_DECLARED,
+            None,
+            Range::PROC_LOCAL,
+            &model,
+            None,
+        )
     }
 
     /// `PMIx_Notify_event`: raises `status` on behalf of `source` (`None`:

@@ -58,6 +58,9 @@ pub unsafe extern "C" fn PMIx_Init(
             None => init.publish(Client::init(&infos)?),
         };
         pmix_core::strings::note_init();
+        // As in OpenPMIx, an announcement that cannot be made does not fail
+        // the init.
+        let _ = c.declare_model(&infos);
         if !proc_.is_null() {
             // SAFETY: non-NULL out-parameter, writable per the contract.
             unsafe { proc_.write(convert::proc_to_c(c.proc())) };
