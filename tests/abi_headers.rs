@@ -2161,3 +2161,29 @@ fn openpmix5_facts_are_current() {
     );
     let _ = fs::remove_dir_all(&work);
 }
+
+/// `tests/c/compat5/header_constants.c` (run side by side on OpenPMIx
+/// 5.0.11's library and ours by `reference_compat`) is what
+/// `tools/gen_compat5_constants.py` makes of our headers now.
+#[test]
+fn compat5_header_constants_is_current() {
+    let script = repo_dir().join("tools").join("gen_compat5_constants.py");
+    let Ok(out) = Command::new("python3").arg(&script).output() else {
+        println!("SKIPPED: python3 not available");
+        return;
+    };
+    assert!(
+        out.status.success(),
+        "{}:\n{}",
+        script.display(),
+        text(&out.stderr)
+    );
+    let path = repo_dir().join("tests/c/compat5/header_constants.c");
+    let committed = fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == text(&out.stdout),
+        "{} is stale: rerun tools/gen_compat5_constants.py > {}",
+        path.display(),
+        path.display()
+    );
+}
