@@ -1,11 +1,11 @@
 /*
- * pmix.h - PMIx client API (OpenPMIx 4.2 ABI).
+ * pmix.h - PMIx client API (OpenPMIx 5.0 API on the 4.2 ABI).
  *
  * Part of the pmix-rs project: an independent, ABI-compatible
- * implementation of the OpenPMIx 4.2 interfaces. Blocking calls return a
- * pmix_status_t; each "_nb" variant returns immediately and reports
- * completion through its callback (unless it returns an error, in which
- * case the callback is not invoked).
+ * implementation of the OpenPMIx interfaces (5.0 API, 4.2 ABI). Blocking
+ * calls return a pmix_status_t; each "_nb" variant returns immediately
+ * and reports completion through its callback (unless it returns an
+ * error, in which case the callback is not invoked).
  */
 #ifndef PMIx_H
 #define PMIx_H
@@ -120,6 +120,13 @@ PMIX_EXPORT pmix_status_t PMIx_Job_control(const pmix_proc_t targets[], size_t n
 PMIX_EXPORT pmix_status_t PMIx_Job_control_nb(const pmix_proc_t targets[], size_t ntargets,
                                               const pmix_info_t directives[], size_t ndirs,
                                               pmix_info_cbfunc_t cbfunc, void *cbdata);
+/* The session-wide counterpart of job control (OpenPMIx 5.0): the
+ * directives (PMIX_SESSION_PAUSE, _TERMINATE, ...) apply to every job of
+ * the session; non-blocking only, the host's answer arrives at cbfunc. */
+PMIX_EXPORT pmix_status_t PMIx_Session_control(uint32_t sessionID,
+                                               const pmix_info_t directives[],
+                                               size_t ndirs, pmix_info_cbfunc_t cbfunc,
+                                               void *cbdata);
 PMIX_EXPORT pmix_status_t PMIx_Process_monitor(const pmix_info_t *monitor, pmix_status_t error,
                                                const pmix_info_t directives[], size_t ndirs,
                                                pmix_info_t **results, size_t *nresults);
@@ -462,10 +469,6 @@ PMIX_EXPORT void PMIx_Regattr_load(pmix_regattr_t *info, const char *name,
                                    const char *key, pmix_data_type_t type,
                                    const char *description);
 PMIX_EXPORT void PMIx_Regattr_xfer(pmix_regattr_t *dest, const pmix_regattr_t *src);
-PMIX_EXPORT pmix_status_t PMIx_Session_control(uint32_t sessionID,
-                                               const pmix_info_t directives[],
-                                               size_t ndirs, pmix_info_cbfunc_t cbfunc,
-                                               void *cbdata);
 PMIX_EXPORT pmix_status_t PMIx_Setenv(const char *name, const char *value, bool overwrite,
                                       char ***env);
 PMIX_EXPORT void PMIx_Topology_construct(pmix_topology_t *t);

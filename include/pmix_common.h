@@ -3,9 +3,10 @@
  * PMIx client (pmix.h), server (pmix_server.h) and tool (pmix_tool.h) APIs.
  *
  * Part of the pmix-rs project: an independent, ABI-compatible
- * implementation of the OpenPMIx 4.2 interfaces. Type layouts, constant
- * values and attribute strings follow the published PMIx 4.2 ABI; the
- * text of this header is original to this project.
+ * implementation of the OpenPMIx interfaces at the 5.0 API level. Every
+ * type layout, constant value and attribute string OpenPMIx 4.2 has
+ * follows its ABI; what OpenPMIx 5.0 added carries 5.0's values (see
+ * docs/INTEROP.md). The text of this header is original to this project.
  *
  * Everything here that allocates memory uses malloc/calloc, so objects
  * obtained through these helpers may be released with free().
@@ -395,6 +396,7 @@ typedef uint8_t pmix_alloc_directive_t;
 #define PMIX_ALLOC_EXTEND     2
 #define PMIX_ALLOC_RELEASE    3
 #define PMIX_ALLOC_REAQUIRE   4
+#define PMIX_ALLOC_REQ_CANCEL 5     /* OpenPMIx 5.0: withdraw a pending request */
 /* values from here up are implementation-defined */
 #define PMIX_ALLOC_EXTERNAL 128
 
@@ -415,7 +417,8 @@ typedef enum {
 
 typedef enum {
     PMIX_GROUP_CONSTRUCT,
-    PMIX_GROUP_DESTRUCT
+    PMIX_GROUP_DESTRUCT,
+    PMIX_GROUP_NONE       /* OpenPMIx 5.0 */
 } pmix_group_operation_t;
 
 /* -- storage descriptions (bit masks) -- */
@@ -506,7 +509,9 @@ typedef uint64_t pmix_device_type_t;
 
 /* ---- Attribute keys: library and server initialisation ---- */
 #define PMIX_EXTERNAL_PROGRESS                   "pmix.evext"                      /* bool */
+#define PMIX_EXTERNAL_AUX_EVENT_BASE             "pmix.evaux"                      /* void* */
 #define PMIX_SERVER_TOOL_SUPPORT                 "pmix.srvr.tool"                  /* bool */
+#define PMIX_SERVER_ALLOW_FOREIGN_TOOLS          "pmix.srvr.ftools"                /* bool */
 #define PMIX_SERVER_REMOTE_CONNECTIONS           "pmix.srvr.remote"                /* bool */
 #define PMIX_SERVER_SYSTEM_SUPPORT               "pmix.srvr.sys"                   /* bool */
 #define PMIX_SERVER_SESSION_SUPPORT              "pmix.srvr.sess"                  /* bool */
@@ -517,6 +522,7 @@ typedef uint64_t pmix_device_type_t;
 #define PMIX_SERVER_NSPACE                       "pmix.srv.nspace"                 /* char* */
 #define PMIX_SERVER_RANK                         "pmix.srv.rank"                   /* pmix_rank_t */
 #define PMIX_SERVER_GATEWAY                      "pmix.srv.gway"                   /* bool */
+#define PMIX_SERVER_SYS_CONTROLLER               "pmix.srv.ctrlr"                  /* bool */
 #define PMIX_SERVER_SCHEDULER                    "pmix.srv.sched"                  /* bool */
 #define PMIX_SERVER_START_TIME                   "pmix.srv.strtime"                /* char* */
 #define PMIX_HOMOGENEOUS_SYSTEM                  "pmix.homo"                       /* bool */
@@ -530,6 +536,9 @@ typedef uint64_t pmix_device_type_t;
 #define PMIX_SERVER_PIDINFO                      "pmix.srvr.pidinfo"               /* pid_t */
 #define PMIX_CONNECT_TO_SYSTEM                   "pmix.cnct.sys"                   /* bool */
 #define PMIX_CONNECT_SYSTEM_FIRST                "pmix.cnct.sys.first"             /* bool */
+#define PMIX_CONNECT_TO_SCHEDULER                "pmix.cnct.sched"                 /* bool */
+#define PMIX_CONNECT_TO_SYS_CONTROLLER           "pmix.cnct.ctrlr"                 /* bool */
+#define PMIX_CONNECTION_ORDER                    "pmix.cnct.ord"                   /* char* */
 #define PMIX_SERVER_URI                          "pmix.srvr.uri"                   /* char* */
 #define PMIX_MYSERVER_URI                        "pmix.mysrvr.uri"                 /* char* */
 #define PMIX_SERVER_HOSTNAME                     "pmix.srvr.host"                  /* char* */
@@ -545,9 +554,11 @@ typedef uint64_t pmix_device_type_t;
 #define PMIX_LAUNCHER_DAEMON                     "pmix.lnch.dmn"                   /* char* */
 #define PMIX_EXEC_AGENT                          "pmix.exec.agnt"                  /* char* */
 #define PMIX_LAUNCH_DIRECTIVES                   "pmix.lnch.dirs"                  /* pmix_data_array_t* */
+#define PMIX_REALUID                             "pmix.ruid"                       /* uint32_t */
 
 /* ---- Attribute keys: caller identity ---- */
 #define PMIX_USERID                              "pmix.euid"                       /* uint32_t */
+#define PMIX_REALGID                             "pmix.rgid"                       /* uint32_t */
 #define PMIX_GRPID                               "pmix.egid"                       /* uint32_t */
 #define PMIX_VERSION_INFO                        "pmix.version"                    /* char* */
 #define PMIX_REQUESTOR_IS_TOOL                   "pmix.req.tool"                   /* bool */
@@ -641,6 +652,7 @@ typedef uint64_t pmix_device_type_t;
 /* ---- Attribute keys: topology ---- */
 #define PMIX_TOPOLOGY2                           "pmix.topo2"                      /* pmix_topology_t* */
 #define PMIX_LOCALITY_STRING                     "pmix.locstr"                     /* char* */
+#define PMIX_TOPOLOGY_INDEX                      "pmix.topo.index"                 /* int */
 
 /* ---- Attribute keys: request modifiers ---- */
 #define PMIX_COLLECT_DATA                        "pmix.collect"                    /* bool */
@@ -722,6 +734,8 @@ typedef uint64_t pmix_device_type_t;
 #define PMIX_DISPLAY_MAP_DETAILED                "pmix.dispmapdet"                 /* bool */
 #define PMIX_DISPLAY_ALLOCATION                  "pmix.dispalloc"                  /* bool */
 #define PMIX_DISPLAY_TOPOLOGY                    "pmix.disptopo"                   /* char* */
+#define PMIX_DISPLAY_PROCESSORS                  "pmix.dispcpus"                   /* char* */
+#define PMIX_DISPLAY_PARSEABLE_OUTPUT            "pmix.dispparse"                  /* bool */
 #define PMIX_PPR                                 "pmix.ppr"                        /* char* */
 #define PMIX_MAPBY                               "pmix.mapby"                      /* char* */
 #define PMIX_RANKBY                              "pmix.rankby"                     /* char* */
@@ -766,6 +780,7 @@ typedef uint64_t pmix_device_type_t;
 #define PMIX_SHOW_LAUNCH_PROGRESS                "pmix.showprog"                   /* bool */
 #define PMIX_AGGREGATE_HELP                      "pmix.agg.help"                   /* bool */
 #define PMIX_REPORT_CHILD_SEP                    "pmix.rptchildsep"                /* bool */
+#define PMIX_SPAWN_CHILD_SEP                     "pmix.spchildsep"                 /* bool */
 
 /* ---- Attribute keys: query keys ---- */
 #define PMIX_QUERY_SUPPORTED_KEYS                "pmix.qry.keys"                   /* char* */
@@ -781,6 +796,7 @@ typedef uint64_t pmix_device_type_t;
 #define PMIX_QUERY_DEBUG_SUPPORT                 "pmix.qry.debug"                  /* char* */
 #define PMIX_QUERY_MEMORY_USAGE                  "pmix.qry.mem"                    /* pmix_data_array_t* */
 #define PMIX_QUERY_ALLOC_STATUS                  "pmix.query.alloc"                /* char* */
+#define PMIX_QUERY_ALLOCATION                    "pmix.query.allc"                 /* pmix_data_array_t* */
 #define PMIX_TIME_REMAINING                      "pmix.time.remaining"             /* uint32_t */
 #define PMIX_QUERY_NUM_PSETS                     "pmix.qry.psetnum"                /* size_t */
 #define PMIX_QUERY_PSET_NAMES                    "pmix.qry.psets"                  /* char* */
@@ -796,6 +812,9 @@ typedef uint64_t pmix_device_type_t;
 #define PMIX_QUERY_AVAIL_SERVERS                 "pmix.qry.asrvrs"                 /* pmix_data_array_t* */
 #define PMIX_QUERY_QUALIFIERS                    "pmix.qry.quals"                  /* pmix_data_array_t* */
 #define PMIX_QUERY_RESULTS                       "pmix.qry.res"                    /* pmix_data_array_t* */
+#define PMIX_QUERY_AVAILABLE_SLOTS               "pmix.qry.aslots"                 /* uint32_t */
+#define PMIX_QUERY_RESOLVE_PEERS                 "pmix.qry.peers"                  /* pmix_data_array_t* */
+#define PMIX_QUERY_RESOLVE_NODE                  "pmix.qry.node"                   /* char* */
 
 /* ---- Attribute keys: query qualifiers ---- */
 #define PMIX_QUERY_REFRESH_CACHE                 "pmix.qry.rfsh"                   /* bool */
@@ -880,6 +899,7 @@ typedef uint64_t pmix_device_type_t;
 #define PMIX_ALLOC_ID                            "pmix.alloc.id"                   /* char* */
 #define PMIX_ALLOC_NUM_NODES                     "pmix.alloc.nnodes"               /* uint64_t */
 #define PMIX_ALLOC_NODE_LIST                     "pmix.alloc.nlist"                /* char* */
+#define PMIX_ALLOC_EXCLUDE                       "pmix.alloc.exclude"              /* char* */
 #define PMIX_ALLOC_NUM_CPUS                      "pmix.alloc.ncpus"                /* uint64_t */
 #define PMIX_ALLOC_NUM_CPU_LIST                  "pmix.alloc.ncpulist"             /* char* */
 #define PMIX_ALLOC_CPU_LIST                      "pmix.alloc.cpulist"              /* char* */
@@ -895,6 +915,15 @@ typedef uint64_t pmix_device_type_t;
 #define PMIX_ALLOC_FABRIC_ENDPTS_NODE            "pmix.alloc.endpts.nd"            /* size_t */
 #define PMIX_ALLOC_FABRIC_SEC_KEY                "pmix.alloc.nsec"                 /* pmix_byte_object_t */
 #define PMIX_ALLOC_QUEUE                         "pmix.alloc.queue"                /* char* */
+#define PMIX_ALLOC_PREEMPTIBLE                   "pmix.alloc.preempt"              /* bool */
+#define PMIX_ALLOC_LEND                          "pmix.alloc.lend"                 /* char* */
+#define PMIX_ALLOC_IMAGE                         "pmix.alloc.image"                /* char* */
+#define PMIX_ALLOC_WAIT_ALL_NODES                "pmix.alloc.waitall"              /* bool */
+#define PMIX_ALLOC_SHARE                         "pmix.alloc.share"                /* bool */
+#define PMIX_ALLOC_NOSHELL                       "pmix.alloc.noshell"              /* bool */
+#define PMIX_ALLOC_DEPENDENCY                    "pmix.alloc.depend"               /* char* */
+#define PMIX_ALLOC_BEGIN                         "pmix.alloc.begin"                /* char* */
+#define PMIX_ALLOC_CHILD_SEP                     "pmix.alloc.sep"                  /* bool */
 
 /* ---- Attribute keys: job control ---- */
 #define PMIX_JOB_CTRL_ID                         "pmix.jctrl.id"                   /* char* */
@@ -913,12 +942,28 @@ typedef uint64_t pmix_device_type_t;
 #define PMIX_JOB_CTRL_PROVISION_IMAGE            "pmix.jctrl.pvnimg"               /* char* */
 #define PMIX_JOB_CTRL_PREEMPTIBLE                "pmix.jctrl.preempt"              /* bool */
 #define PMIX_JOB_CTRL_TERMINATE                  "pmix.jctrl.term"                 /* bool */
+#define PMIX_JOB_CTRL_DEFINE_PSET                "pmix.jctrl.defpset"              /* char* */
 #define PMIX_REGISTER_CLEANUP                    "pmix.reg.cleanup"                /* char* */
 #define PMIX_REGISTER_CLEANUP_DIR                "pmix.reg.cleanupdir"             /* char* */
 #define PMIX_CLEANUP_RECURSIVE                   "pmix.clnup.recurse"              /* bool */
 #define PMIX_CLEANUP_EMPTY                       "pmix.clnup.empty"                /* bool */
 #define PMIX_CLEANUP_IGNORE                      "pmix.clnup.ignore"               /* char* */
 #define PMIX_CLEANUP_LEAVE_TOPDIR                "pmix.clnup.lvtop"                /* bool */
+#define PMIX_JOB_CTRL_SEP                        "pmix.jctrl.sep"                  /* bool */
+
+/* ---- Attribute keys: session control (PMIx_Session_control, OpenPMIx 5.0) ---- */
+#define PMIX_SESSION_CTRL_ID                     "pmix.ssnctrl.id"                 /* char* */
+#define PMIX_SESSION_APP                         "pmix.ssn.app"                    /* pmix_data_array_t* */
+#define PMIX_SESSION_PROVISION                   "pmix.ssn.pvn"                    /* pmix_data_array_t* */
+#define PMIX_SESSION_PROVISION_NODES             "pmix.ssn.pvnnds"                 /* char* */
+#define PMIX_SESSION_PROVISION_IMAGE             "pmix.ssn.pvnimg"                 /* char* */
+#define PMIX_SESSION_PAUSE                       "pmix.ssn.pause"                  /* bool */
+#define PMIX_SESSION_RESUME                      "pmix.ssn.resume"                 /* bool */
+#define PMIX_SESSION_TERMINATE                   "pmix.ssn.terminate"              /* bool */
+#define PMIX_SESSION_PREEMPT                     "pmix.ssn.preempt"                /* bool */
+#define PMIX_SESSION_RESTORE                     "pmix.ssn.restore"                /* bool */
+#define PMIX_SESSION_SIGNAL                      "pmix.ssn.sig"                    /* int */
+#define PMIX_SESSION_COMPLETE                    "pmix.ssn.complete"               /* bool */
 
 /* ---- Attribute keys: process monitoring ---- */
 #define PMIX_MONITOR_ID                          "pmix.monitor.id"                 /* char* */
@@ -1050,6 +1095,7 @@ typedef uint64_t pmix_device_type_t;
 #define PMIX_ENUM_VALUE                          "pmix.descr.enum"                 /* char* */
 #define PMIX_QUERY_STABLE_ABI_VERSION            "pmix.qry.stabiver"               /* char* */
 #define PMIX_QUERY_PROVISIONAL_ABI_VERSION       "pmix.qry.prabiver"               /* char* */
+#define PMIX_VERSION_NUMERIC                     "pmix.vers.num"                   /* uint32_t */
 
 
 /* ====================================================================
@@ -1979,6 +2025,21 @@ static inline pmix_boolean_t pmix_check_true(const pmix_value_t *value)
 #define PMIX_TOPOLOGY_CREATE(m, n)    PMIX_HDR_ZALLOC(m, n, pmix_topology_t)
 #define PMIX_TOPOLOGY_DESTRUCT(x)     PMIx_Topology_destruct(x)
 
+/* OpenPMIx 5.0 added these four; they call library functions that a 4.x
+ * libpmix lacks, so a program using them needs a 5.0-level library. The
+ * free forms also reset the pointer. */
+#define PMIX_CPUSET_DESTRUCT(m)       PMIx_Cpuset_destruct(m)
+#define PMIX_CPUSET_FREE(m, n)                                     \
+    do {                                                           \
+        PMIx_Cpuset_free((m), (n));                                \
+        (m) = NULL;                                                \
+    } while (0)
+#define PMIX_TOPOLOGY_FREE(m, n)                                   \
+    do {                                                           \
+        PMIx_Topology_free((m), (n));                              \
+        (m) = NULL;                                                \
+    } while (0)
+
 /* ---- pmix_geometry_t ---- */
 
 #define PMIX_GEOMETRY_STATIC_INIT     { 0, NULL, NULL, NULL, 0 }
@@ -2623,6 +2684,8 @@ static inline void pmix_node_stats_free(pmix_node_stats_t *nd, size_t n)
 /* info lists */
 #define PMIX_INFO_LIST_START(p)              (p) = PMIx_Info_list_start()
 #define PMIX_INFO_LIST_ADD(r, p, a, v, t)    (r) = PMIx_Info_list_add((p), (a), (v), (t))
+/* OpenPMIx 5.0 (needs a 5.0-level library): add at the front. */
+#define PMIX_INFO_LIST_PREPEND(r, p, a, v, t) (r) = PMIx_Info_list_prepend((p), (a), (v), (t))
 #define PMIX_INFO_LIST_INSERT(r, p, i)       (r) = PMIx_Info_list_insert((p), (i))
 #define PMIX_INFO_LIST_XFER(r, p, a)         (r) = PMIx_Info_list_xfer((p), (a))
 #define PMIX_INFO_LIST_CONVERT(r, p, m)      (r) = PMIx_Info_list_convert((p), (m))

@@ -3,7 +3,7 @@
  * ABI still provides for source compatibility.
  *
  * Part of the pmix-rs project: an independent, ABI-compatible
- * implementation of the OpenPMIx 4.2 interfaces. Normally reached
+ * implementation of the OpenPMIx interfaces (5.0 API, 4.2 ABI). Normally reached
  * through pmix_common.h.
  */
 #ifndef PMIx_DEPRECATED_H

@@ -1,9 +1,9 @@
 /*
  * pmix_server.h - PMIx server API for host environments (resource
- * managers, launchers) embedding the library (OpenPMIx 4.2 ABI).
+ * managers, launchers) embedding the library (OpenPMIx 5.0 API on the 4.2 ABI).
  *
  * Part of the pmix-rs project: an independent, ABI-compatible
- * implementation of the OpenPMIx 4.2 interfaces.
+ * implementation of the OpenPMIx interfaces (5.0 API, 4.2 ABI).
  *
  * The host passes a pmix_server_module_t of upcalls to PMIx_server_init.
  * Any entry may be NULL, in which case the corresponding client request
@@ -140,6 +140,15 @@ typedef pmix_status_t (*pmix_server_job_control_fn_t)(const pmix_proc_t *request
                                                       const pmix_info_t directives[], size_t ndirs,
                                                       pmix_info_cbfunc_t cbfunc, void *cbdata);
 
+/* Session control requests (PMIx_Session_control, OpenPMIx 5.0): the
+ * directives apply to every job of session sessionID. */
+typedef pmix_status_t (*pmix_server_session_control_fn_t)(const pmix_proc_t *requestor,
+                                                          uint32_t sessionID,
+                                                          const pmix_info_t directives[],
+                                                          size_t ndirs,
+                                                          pmix_info_cbfunc_t cbfunc,
+                                                          void *cbdata);
+
 /* Process monitoring requests. */
 typedef pmix_status_t (*pmix_server_monitor_fn_t)(const pmix_proc_t *requestor,
                                                   const pmix_info_t *monitor, pmix_status_t error,
@@ -212,6 +221,9 @@ typedef struct pmix_server_module_4_0_0_t {
     pmix_server_grp_fn_t                group;
     pmix_server_fabric_fn_t             fabric;
     pmix_server_client_connected2_fn_t  client_connected2;
+    /* Appended by OpenPMIx 5.0; a host built against 4.x headers has no
+     * such slot (its table ends at client_connected2). */
+    pmix_server_session_control_fn_t    session_control;
 } pmix_server_module_t;
 
 

@@ -1,9 +1,9 @@
 /*
  * pmix_tool.h - PMIx tool API: debuggers, launchers and monitors that
- * attach to a PMIx server (OpenPMIx 4.2 ABI).
+ * attach to a PMIx server (OpenPMIx 5.0 API on the 4.2 ABI).
  *
  * Part of the pmix-rs project: an independent, ABI-compatible
- * implementation of the OpenPMIx 4.2 interfaces. A tool may use every
+ * implementation of the OpenPMIx interfaces (5.0 API, 4.2 ABI). A tool may use every
  * client call in pmix.h once initialised.
  */
 #ifndef PMIx_TOOL_API_H

@@ -24,8 +24,12 @@ pub struct Attribute {
 pub const ATTR_UNDEF: &str = "pmix.undef";
 /// `PMIX_EXTERNAL_PROGRESS` (bool).
 pub const EXTERNAL_PROGRESS: &str = "pmix.evext";
+/// `PMIX_EXTERNAL_AUX_EVENT_BASE` (void*).
+pub const EXTERNAL_AUX_EVENT_BASE: &str = "pmix.evaux";
 /// `PMIX_SERVER_TOOL_SUPPORT` (bool).
 pub const SERVER_TOOL_SUPPORT: &str = "pmix.srvr.tool";
+/// `PMIX_SERVER_ALLOW_FOREIGN_TOOLS` (bool).
+pub const SERVER_ALLOW_FOREIGN_TOOLS: &str = "pmix.srvr.ftools";
 /// `PMIX_SERVER_REMOTE_CONNECTIONS` (bool).
 pub const SERVER_REMOTE_CONNECTIONS: &str = "pmix.srvr.remote";
 /// `PMIX_SERVER_SYSTEM_SUPPORT` (bool).
@@ -46,6 +50,8 @@ pub const SERVER_NSPACE: &str = "pmix.srv.nspace";
 pub const SERVER_RANK: &str = "pmix.srv.rank";
 /// `PMIX_SERVER_GATEWAY` (bool).
 pub const SERVER_GATEWAY: &str = "pmix.srv.gway";
+/// `PMIX_SERVER_SYS_CONTROLLER` (bool).
+pub const SERVER_SYS_CONTROLLER: &str = "pmix.srv.ctrlr";
 /// `PMIX_SERVER_SCHEDULER` (bool).
 pub const SERVER_SCHEDULER: &str = "pmix.srv.sched";
 /// `PMIX_SERVER_START_TIME` (char*).
@@ -68,6 +74,12 @@ pub const SERVER_PIDINFO: &str = "pmix.srvr.pidinfo";
 pub const CONNECT_TO_SYSTEM: &str = "pmix.cnct.sys";
 /// `PMIX_CONNECT_SYSTEM_FIRST` (bool).
 pub const CONNECT_SYSTEM_FIRST: &str = "pmix.cnct.sys.first";
+/// `PMIX_CONNECT_TO_SCHEDULER` (bool).
+pub const CONNECT_TO_SCHEDULER: &str = "pmix.cnct.sched";
+/// `PMIX_CONNECT_TO_SYS_CONTROLLER` (bool).
+pub const CONNECT_TO_SYS_CONTROLLER: &str = "pmix.cnct.ctrlr";
+/// `PMIX_CONNECTION_ORDER` (char*).
+pub const CONNECTION_ORDER: &str = "pmix.cnct.ord";
 /// `PMIX_SERVER_URI` (char*).
 pub const SERVER_URI: &str = "pmix.srvr.uri";
 /// `PMIX_MYSERVER_URI` (char*).
@@ -98,8 +110,12 @@ pub const LAUNCHER_DAEMON: &str = "pmix.lnch.dmn";
 pub const EXEC_AGENT: &str = "pmix.exec.agnt";
 /// `PMIX_LAUNCH_DIRECTIVES` (pmix_data_array_t*).
 pub const LAUNCH_DIRECTIVES: &str = "pmix.lnch.dirs";
+/// `PMIX_REALUID` (uint32_t).
+pub const REALUID: &str = "pmix.ruid";
 /// `PMIX_USERID` (uint32_t).
 pub const USERID: &str = "pmix.euid";
+/// `PMIX_REALGID` (uint32_t).
+pub const REALGID: &str = "pmix.rgid";
 /// `PMIX_GRPID` (uint32_t).
 pub const GRPID: &str = "pmix.egid";
 /// `PMIX_VERSION_INFO` (char*).
@@ -254,6 +270,8 @@ pub const CLIENT_AVG_MEMORY: &str = "pmix.cl.mem.avg";
 pub const TOPOLOGY2: &str = "pmix.topo2";
 /// `PMIX_LOCALITY_STRING` (char*).
 pub const LOCALITY_STRING: &str = "pmix.locstr";
+/// `PMIX_TOPOLOGY_INDEX` (int).
+pub const TOPOLOGY_INDEX: &str = "pmix.topo.index";
 /// `PMIX_COLLECT_DATA` (bool).
 pub const COLLECT_DATA: &str = "pmix.collect";
 /// `PMIX_ALL_CLONES_PARTICIPATE` (bool).
@@ -396,6 +414,10 @@ pub const DISPLAY_MAP_DETAILED: &str = "pmix.dispmapdet";
 pub const DISPLAY_ALLOCATION: &str = "pmix.dispalloc";
 /// `PMIX_DISPLAY_TOPOLOGY` (char*).
 pub const DISPLAY_TOPOLOGY: &str = "pmix.disptopo";
+/// `PMIX_DISPLAY_PROCESSORS` (char*).
+pub const DISPLAY_PROCESSORS: &str = "pmix.dispcpus";
+/// `PMIX_DISPLAY_PARSEABLE_OUTPUT` (bool).
+pub const DISPLAY_PARSEABLE_OUTPUT: &str = "pmix.dispparse";
 /// `PMIX_PPR` (char*).
 pub const PPR: &str = "pmix.ppr";
 /// `PMIX_MAPBY` (char*).
@@ -484,6 +506,8 @@ pub const SHOW_LAUNCH_PROGRESS: &str = "pmix.showprog";
 pub const AGGREGATE_HELP: &str = "pmix.agg.help";
 /// `PMIX_REPORT_CHILD_SEP` (bool).
 pub const REPORT_CHILD_SEP: &str = "pmix.rptchildsep";
+/// `PMIX_SPAWN_CHILD_SEP` (bool).
+pub const SPAWN_CHILD_SEP: &str = "pmix.spchildsep";
 /// `PMIX_QUERY_SUPPORTED_KEYS` (char*).
 pub const QUERY_SUPPORTED_KEYS: &str = "pmix.qry.keys";
 /// `PMIX_QUERY_NAMESPACES` (char*).
@@ -510,6 +534,8 @@ pub const QUERY_DEBUG_SUPPORT: &str = "pmix.qry.debug";
 pub const QUERY_MEMORY_USAGE: &str = "pmix.qry.mem";
 /// `PMIX_QUERY_ALLOC_STATUS` (char*).
 pub const QUERY_ALLOC_STATUS: &str = "pmix.query.alloc";
+/// `PMIX_QUERY_ALLOCATION` (pmix_data_array_t*).
+pub const QUERY_ALLOCATION: &str = "pmix.query.allc";
 /// `PMIX_TIME_REMAINING` (uint32_t).
 pub const TIME_REMAINING: &str = "pmix.time.remaining";
 /// `PMIX_QUERY_NUM_PSETS` (size_t).
@@ -540,6 +566,12 @@ pub const QUERY_AVAIL_SERVERS: &str = "pmix.qry.asrvrs";
 pub const QUERY_QUALIFIERS: &str = "pmix.qry.quals";
 /// `PMIX_QUERY_RESULTS` (pmix_data_array_t*).
 pub const QUERY_RESULTS: &str = "pmix.qry.res";
+/// `PMIX_QUERY_AVAILABLE_SLOTS` (uint32_t).
+pub const QUERY_AVAILABLE_SLOTS: &str = "pmix.qry.aslots";
+/// `PMIX_QUERY_RESOLVE_PEERS` (pmix_data_array_t*).
+pub const QUERY_RESOLVE_PEERS: &str = "pmix.qry.peers";
+/// `PMIX_QUERY_RESOLVE_NODE` (char*).
+pub const QUERY_RESOLVE_NODE: &str = "pmix.qry.node";
 /// `PMIX_QUERY_REFRESH_CACHE` (bool).
 pub const QUERY_REFRESH_CACHE: &str = "pmix.qry.rfsh";
 /// `PMIX_QUERY_LOCAL_ONLY` (bool).
@@ -676,6 +708,8 @@ pub const ALLOC_ID: &str = "pmix.alloc.id";
 pub const ALLOC_NUM_NODES: &str = "pmix.alloc.nnodes";
 /// `PMIX_ALLOC_NODE_LIST` (char*).
 pub const ALLOC_NODE_LIST: &str = "pmix.alloc.nlist";
+/// `PMIX_ALLOC_EXCLUDE` (char*).
+pub const ALLOC_EXCLUDE: &str = "pmix.alloc.exclude";
 /// `PMIX_ALLOC_NUM_CPUS` (uint64_t).
 pub const ALLOC_NUM_CPUS: &str = "pmix.alloc.ncpus";
 /// `PMIX_ALLOC_NUM_CPU_LIST` (char*).
@@ -706,6 +740,24 @@ pub const ALLOC_FABRIC_ENDPTS_NODE: &str = "pmix.alloc.endpts.nd";
 pub const ALLOC_FABRIC_SEC_KEY: &str = "pmix.alloc.nsec";
 /// `PMIX_ALLOC_QUEUE` (char*).
 pub const ALLOC_QUEUE: &str = "pmix.alloc.queue";
+/// `PMIX_ALLOC_PREEMPTIBLE` (bool).
+pub const ALLOC_PREEMPTIBLE: &str = "pmix.alloc.preempt";
+/// `PMIX_ALLOC_LEND` (char*).
+pub const ALLOC_LEND: &str = "pmix.alloc.lend";
+/// `PMIX_ALLOC_IMAGE` (char*).
+pub const ALLOC_IMAGE: &str = "pmix.alloc.image";
+/// `PMIX_ALLOC_WAIT_ALL_NODES` (bool).
+pub const ALLOC_WAIT_ALL_NODES: &str = "pmix.alloc.waitall";
+/// `PMIX_ALLOC_SHARE` (bool).
+pub const ALLOC_SHARE: &str = "pmix.alloc.share";
+/// `PMIX_ALLOC_NOSHELL` (bool).
+pub const ALLOC_NOSHELL: &str = "pmix.alloc.noshell";
+/// `PMIX_ALLOC_DEPENDENCY` (char*).
+pub const ALLOC_DEPENDENCY: &str = "pmix.alloc.depend";
+/// `PMIX_ALLOC_BEGIN` (char*).
+pub const ALLOC_BEGIN: &str = "pmix.alloc.begin";
+/// `PMIX_ALLOC_CHILD_SEP` (bool).
+pub const ALLOC_CHILD_SEP: &str = "pmix.alloc.sep";
 /// `PMIX_JOB_CTRL_ID` (char*).
 pub const JOB_CTRL_ID: &str = "pmix.jctrl.id";
 /// `PMIX_JOB_CTRL_PAUSE` (bool).
@@ -738,6 +790,8 @@ pub const JOB_CTRL_PROVISION_IMAGE: &str = "pmix.jctrl.pvnimg";
 pub const JOB_CTRL_PREEMPTIBLE: &str = "pmix.jctrl.preempt";
 /// `PMIX_JOB_CTRL_TERMINATE` (bool).
 pub const JOB_CTRL_TERMINATE: &str = "pmix.jctrl.term";
+/// `PMIX_JOB_CTRL_DEFINE_PSET` (char*).
+pub const JOB_CTRL_DEFINE_PSET: &str = "pmix.jctrl.defpset";
 /// `PMIX_REGISTER_CLEANUP` (char*).
 pub const REGISTER_CLEANUP: &str = "pmix.reg.cleanup";
 /// `PMIX_REGISTER_CLEANUP_DIR` (char*).
@@ -750,6 +804,32 @@ pub const CLEANUP_EMPTY: &str = "pmix.clnup.empty";
 pub const CLEANUP_IGNORE: &str = "pmix.clnup.ignore";
 /// `PMIX_CLEANUP_LEAVE_TOPDIR` (bool).
 pub const CLEANUP_LEAVE_TOPDIR: &str = "pmix.clnup.lvtop";
+/// `PMIX_JOB_CTRL_SEP` (bool).
+pub const JOB_CTRL_SEP: &str = "pmix.jctrl.sep";
+/// `PMIX_SESSION_CTRL_ID` (char*).
+pub const SESSION_CTRL_ID: &str = "pmix.ssnctrl.id";
+/// `PMIX_SESSION_APP` (pmix_data_array_t*).
+pub const SESSION_APP: &str = "pmix.ssn.app";
+/// `PMIX_SESSION_PROVISION` (pmix_data_array_t*).
+pub const SESSION_PROVISION: &str = "pmix.ssn.pvn";
+/// `PMIX_SESSION_PROVISION_NODES` (char*).
+pub const SESSION_PROVISION_NODES: &str = "pmix.ssn.pvnnds";
+/// `PMIX_SESSION_PROVISION_IMAGE` (char*).
+pub const SESSION_PROVISION_IMAGE: &str = "pmix.ssn.pvnimg";
+/// `PMIX_SESSION_PAUSE` (bool).
+pub const SESSION_PAUSE: &str = "pmix.ssn.pause";
+/// `PMIX_SESSION_RESUME` (bool).
+pub const SESSION_RESUME: &str = "pmix.ssn.resume";
+/// `PMIX_SESSION_TERMINATE` (bool).
+pub const SESSION_TERMINATE: &str = "pmix.ssn.terminate";
+/// `PMIX_SESSION_PREEMPT` (bool).
+pub const SESSION_PREEMPT: &str = "pmix.ssn.preempt";
+/// `PMIX_SESSION_RESTORE` (bool).
+pub const SESSION_RESTORE: &str = "pmix.ssn.restore";
+/// `PMIX_SESSION_SIGNAL` (int).
+pub const SESSION_SIGNAL: &str = "pmix.ssn.sig";
+/// `PMIX_SESSION_COMPLETE` (bool).
+pub const SESSION_COMPLETE: &str = "pmix.ssn.complete";
 /// `PMIX_MONITOR_ID` (char*).
 pub const MONITOR_ID: &str = "pmix.monitor.id";
 /// `PMIX_MONITOR_CANCEL` (char*).
@@ -974,6 +1054,8 @@ pub const ENUM_VALUE: &str = "pmix.descr.enum";
 pub const QUERY_STABLE_ABI_VERSION: &str = "pmix.qry.stabiver";
 /// `PMIX_QUERY_PROVISIONAL_ABI_VERSION` (char*).
 pub const QUERY_PROVISIONAL_ABI_VERSION: &str = "pmix.qry.prabiver";
+/// `PMIX_VERSION_NUMERIC` (uint32_t).
+pub const VERSION_NUMERIC: &str = "pmix.vers.num";
 /// `PMIX_EVENT_BASE` (struct event_base *), deprecated.
 pub const EVENT_BASE: &str = "pmix.evbase";
 /// `PMIX_TOPOLOGY` (hwloc_topology_t), deprecated.
@@ -1084,7 +1166,9 @@ pub const NOTIFY_LAUNCH: &str = "pmix.note.lnch";
 pub static ATTRIBUTES: &[Attribute] = &[
     Attribute { name: "PMIX_ATTR_UNDEF", string: ATTR_UNDEF, type_note: "", deprecated: false },
     Attribute { name: "PMIX_EXTERNAL_PROGRESS", string: EXTERNAL_PROGRESS, type_note: "bool", deprecated: false },
+    Attribute { name: "PMIX_EXTERNAL_AUX_EVENT_BASE", string: EXTERNAL_AUX_EVENT_BASE, type_note: "void*", deprecated: false },
     Attribute { name: "PMIX_SERVER_TOOL_SUPPORT", string: SERVER_TOOL_SUPPORT, type_note: "bool", deprecated: false },
+    Attribute { name: "PMIX_SERVER_ALLOW_FOREIGN_TOOLS", string: SERVER_ALLOW_FOREIGN_TOOLS, type_note: "bool", deprecated: false },
     Attribute { name: "PMIX_SERVER_REMOTE_CONNECTIONS", string: SERVER_REMOTE_CONNECTIONS, type_note: "bool", deprecated: false },
     Attribute { name: "PMIX_SERVER_SYSTEM_SUPPORT", string: SERVER_SYSTEM_SUPPORT, type_note: "bool", deprecated: false },
     Attribute { name: "PMIX_SERVER_SESSION_SUPPORT", string: SERVER_SESSION_SUPPORT, type_note: "bool", deprecated: false },
@@ -1095,6 +1179,7 @@ pub static ATTRIBUTES: &[Attribute] = &[
     Attribute { name: "PMIX_SERVER_NSPACE", string: SERVER_NSPACE, type_note: "char*", deprecated: false },
     Attribute { name: "PMIX_SERVER_RANK", string: SERVER_RANK, type_note: "pmix_rank_t", deprecated: false },
     Attribute { name: "PMIX_SERVER_GATEWAY", string: SERVER_GATEWAY, type_note: "bool", deprecated: false },
+    Attribute { name: "PMIX_SERVER_SYS_CONTROLLER", string: SERVER_SYS_CONTROLLER, type_note: "bool", deprecated: false },
     Attribute { name: "PMIX_SERVER_SCHEDULER", string: SERVER_SCHEDULER, type_note: "bool", deprecated: false },
     Attribute { name: "PMIX_SERVER_START_TIME", string: SERVER_START_TIME, type_note: "char*", deprecated: false },
     Attribute { name: "PMIX_HOMOGENEOUS_SYSTEM", string: HOMOGENEOUS_SYSTEM, type_note: "bool", deprecated: false },
@@ -1106,6 +1191,9 @@ pub static ATTRIBUTES: &[Attribute] = &[
     Attribute { name: "PMIX_SERVER_PIDINFO", string: SERVER_PIDINFO, type_note: "pid_t", deprecated: false },
     Attribute { name: "PMIX_CONNECT_TO_SYSTEM", string: CONNECT_TO_SYSTEM, type_note: "bool", deprecated: false },
     Attribute { name: "PMIX_CONNECT_SYSTEM_FIRST", string: CONNECT_SYSTEM_FIRST, type_note: "bool", deprecated: false },
+    Attribute { name: "PMIX_CONNECT_TO_SCHEDULER", string: CONNECT_TO_SCHEDULER, type_note: "bool", deprecated: false },
+    Attribute { name: "PMIX_CONNECT_TO_SYS_CONTROLLER", string: CONNECT_TO_SYS_CONTROLLER, type_note: "bool", deprecated: false },
+    Attribute { name: "PMIX_CONNECTION_ORDER", string: CONNECTION_ORDER, type_note: "char*", deprecated: false },
     Attribute { name: "PMIX_SERVER_URI", string: SERVER_URI, type_note: "char*", deprecated: false },
     Attribute { name: "PMIX_MYSERVER_URI", string: MYSERVER_URI, type_note: "char*", deprecated: false },
     Attribute { name: "PMIX_SERVER_HOSTNAME", string: SERVER_HOSTNAME, type_note: "char*", deprecated: false },
@@ -1121,7 +1209,9 @@ pub static ATTRIBUTES: &[Attribute] = &[
     Attribute { name: "PMIX_LAUNCHER_DAEMON", string: LAUNCHER_DAEMON, type_note: "char*", deprecated: false },
     Attribute { name: "PMIX_EXEC_AGENT", string: EXEC_AGENT, type_note: "char*", deprecated: false },
     Attribute { name: "PMIX_LAUNCH_DIRECTIVES", string: LAUNCH_DIRECTIVES, type_note: "pmix_data_array_t*", deprecated: false },
+    Attribute { name: "PMIX_REALUID", string: REALUID, type_note: "uint32_t", deprecated: false },
     Attribute { name: "PMIX_USERID", string: USERID, type_note: "uint32_t", deprecated: false },
+    Attribute { name: "PMIX_REALGID", string: REALGID, type_note: "uint32_t", deprecated: false },
     Attribute { name: "PMIX_GRPID", string: GRPID, type_note: "uint32_t", deprecated: false },
     Attribute { name: "PMIX_VERSION_INFO", string: VERSION_INFO, type_note: "char*", deprecated: false },
     Attribute { name: "PMIX_REQUESTOR_IS_TOOL", string: REQUESTOR_IS_TOOL, type_note: "bool", deprecated: false },
@@ -1199,6 +1289,7 @@ pub static ATTRIBUTES: &[Attribute] = &[
     Attribute { name: "PMIX_CLIENT_AVG_MEMORY", string: CLIENT_AVG_MEMORY, type_note: "float", deprecated: false },
     Attribute { name: "PMIX_TOPOLOGY2", string: TOPOLOGY2, type_note: "pmix_topology_t*", deprecated: false },
     Attribute { name: "PMIX_LOCALITY_STRING", string: LOCALITY_STRING, type_note: "char*", deprecated: false },
+    Attribute { name: "PMIX_TOPOLOGY_INDEX", string: TOPOLOGY_INDEX, type_note: "int", deprecated: false },
     Attribute { name: "PMIX_COLLECT_DATA", string: COLLECT_DATA, type_note: "bool", deprecated: false },
     Attribute { name: "PMIX_ALL_CLONES_PARTICIPATE", string: ALL_CLONES_PARTICIPATE, type_note: "bool", deprecated: false },
     Attribute { name: "PMIX_COLLECT_GENERATED_JOB_INFO", string: COLLECT_GENERATED_JOB_INFO, type_note: "bool", deprecated: false },
@@ -1270,6 +1361,8 @@ pub static ATTRIBUTES: &[Attribute] = &[
     Attribute { name: "PMIX_DISPLAY_MAP_DETAILED", string: DISPLAY_MAP_DETAILED, type_note: "bool", deprecated: false },
     Attribute { name: "PMIX_DISPLAY_ALLOCATION", string: DISPLAY_ALLOCATION, type_note: "bool", deprecated: false },
     Attribute { name: "PMIX_DISPLAY_TOPOLOGY", string: DISPLAY_TOPOLOGY, type_note: "char*", deprecated: false },
+    Attribute { name: "PMIX_DISPLAY_PROCESSORS", string: DISPLAY_PROCESSORS, type_note: "char*", deprecated: false },
+    Attribute { name: "PMIX_DISPLAY_PARSEABLE_OUTPUT", string: DISPLAY_PARSEABLE_OUTPUT, type_note: "bool", deprecated: false },
     Attribute { name: "PMIX_PPR", string: PPR, type_note: "char*", deprecated: false },
     Attribute { name: "PMIX_MAPBY", string: MAPBY, type_note: "char*", deprecated: false },
     Attribute { name: "PMIX_RANKBY", string: RANKBY, type_note: "char*", deprecated: false },
@@ -1314,6 +1407,7 @@ pub static ATTRIBUTES: &[Attribute] = &[
     Attribute { name: "PMIX_SHOW_LAUNCH_PROGRESS", string: SHOW_LAUNCH_PROGRESS, type_note: "bool", deprecated: false },
     Attribute { name: "PMIX_AGGREGATE_HELP", string: AGGREGATE_HELP, type_note: "bool", deprecated: false },
     Attribute { name: "PMIX_REPORT_CHILD_SEP", string: REPORT_CHILD_SEP, type_note: "bool", deprecated: false },
+    Attribute { name: "PMIX_SPAWN_CHILD_SEP", string: SPAWN_CHILD_SEP, type_note: "bool", deprecated: false },
     Attribute { name: "PMIX_QUERY_SUPPORTED_KEYS", string: QUERY_SUPPORTED_KEYS, type_note: "char*", deprecated: false },
     Attribute { name: "PMIX_QUERY_NAMESPACES", string: QUERY_NAMESPACES, type_note: "char*", deprecated: false },
     Attribute { name: "PMIX_QUERY_NAMESPACE_INFO", string: QUERY_NAMESPACE_INFO, type_note: "pmix_data_array_t*", deprecated: false },
@@ -1327,6 +1421,7 @@ pub static ATTRIBUTES: &[Attribute] = &[
     Attribute { name: "PMIX_QUERY_DEBUG_SUPPORT", string: QUERY_DEBUG_SUPPORT, type_note: "char*", deprecated: false },
     Attribute { name: "PMIX_QUERY_MEMORY_USAGE", string: QUERY_MEMORY_USAGE, type_note: "pmix_data_array_t*", deprecated: false },
     Attribute { name: "PMIX_QUERY_ALLOC_STATUS", string: QUERY_ALLOC_STATUS, type_note: "char*", deprecated: false },
+    Attribute { name: "PMIX_QUERY_ALLOCATION", string: QUERY_ALLOCATION, type_note: "pmix_data_array_t*", deprecated: false },
     Attribute { name: "PMIX_TIME_REMAINING", string: TIME_REMAINING, type_note: "uint32_t", deprecated: false },
     Attribute { name: "PMIX_QUERY_NUM_PSETS", string: QUERY_NUM_PSETS, type_note: "size_t", deprecated: false },
     Attribute { name: "PMIX_QUERY_PSET_NAMES", string: QUERY_PSET_NAMES, type_note: "char*", deprecated: false },
@@ -1342,6 +1437,9 @@ pub static ATTRIBUTES: &[Attribute] = &[
     Attribute { name: "PMIX_QUERY_AVAIL_SERVERS", string: QUERY_AVAIL_SERVERS, type_note: "pmix_data_array_t*", deprecated: false },
     Attribute { name: "PMIX_QUERY_QUALIFIERS", string: QUERY_QUALIFIERS, type_note: "pmix_data_array_t*", deprecated: false },
     Attribute { name: "PMIX_QUERY_RESULTS", string: QUERY_RESULTS, type_note: "pmix_data_array_t*", deprecated: false },
+    Attribute { name: "PMIX_QUERY_AVAILABLE_SLOTS", string: QUERY_AVAILABLE_SLOTS, type_note: "uint32_t", deprecated: false },
+    Attribute { name: "PMIX_QUERY_RESOLVE_PEERS", string: QUERY_RESOLVE_PEERS, type_note: "pmix_data_array_t*", deprecated: false },
+    Attribute { name: "PMIX_QUERY_RESOLVE_NODE", string: QUERY_RESOLVE_NODE, type_note: "char*", deprecated: false },
     Attribute { name: "PMIX_QUERY_REFRESH_CACHE", string: QUERY_REFRESH_CACHE, type_note: "bool", deprecated: false },
     Attribute { name: "PMIX_QUERY_LOCAL_ONLY", string: QUERY_LOCAL_ONLY, type_note: "bool", deprecated: false },
     Attribute { name: "PMIX_QUERY_REPORT_AVG", string: QUERY_REPORT_AVG, type_note: "bool", deprecated: false },
@@ -1410,6 +1508,7 @@ pub static ATTRIBUTES: &[Attribute] = &[
     Attribute { name: "PMIX_ALLOC_ID", string: ALLOC_ID, type_note: "char*", deprecated: false },
     Attribute { name: "PMIX_ALLOC_NUM_NODES", string: ALLOC_NUM_NODES, type_note: "uint64_t", deprecated: false },
     Attribute { name: "PMIX_ALLOC_NODE_LIST", string: ALLOC_NODE_LIST, type_note: "char*", deprecated: false },
+    Attribute { name: "PMIX_ALLOC_EXCLUDE", string: ALLOC_EXCLUDE, type_note: "char*", deprecated: false },
     Attribute { name: "PMIX_ALLOC_NUM_CPUS", string: ALLOC_NUM_CPUS, type_note: "uint64_t", deprecated: false },
     Attribute { name: "PMIX_ALLOC_NUM_CPU_LIST", string: ALLOC_NUM_CPU_LIST, type_note: "char*", deprecated: false },
     Attribute { name: "PMIX_ALLOC_CPU_LIST", string: ALLOC_CPU_LIST, type_note: "char*", deprecated: false },
@@ -1425,6 +1524,15 @@ pub static ATTRIBUTES: &[Attribute] = &[
     Attribute { name: "PMIX_ALLOC_FABRIC_ENDPTS_NODE", string: ALLOC_FABRIC_ENDPTS_NODE, type_note: "size_t", deprecated: false },
     Attribute { name: "PMIX_ALLOC_FABRIC_SEC_KEY", string: ALLOC_FABRIC_SEC_KEY, type_note: "pmix_byte_object_t", deprecated: false },
     Attribute { name: "PMIX_ALLOC_QUEUE", string: ALLOC_QUEUE, type_note: "char*", deprecated: false },
+    Attribute { name: "PMIX_ALLOC_PREEMPTIBLE", string: ALLOC_PREEMPTIBLE, type_note: "bool", deprecated: false },
+    Attribute { name: "PMIX_ALLOC_LEND", string: ALLOC_LEND, type_note: "char*", deprecated: false },
+    Attribute { name: "PMIX_ALLOC_IMAGE", string: ALLOC_IMAGE, type_note: "char*", deprecated: false },
+    Attribute { name: "PMIX_ALLOC_WAIT_ALL_NODES", string: ALLOC_WAIT_ALL_NODES, type_note: "bool", deprecated: false },
+    Attribute { name: "PMIX_ALLOC_SHARE", string: ALLOC_SHARE, type_note: "bool", deprecated: false },
+    Attribute { name: "PMIX_ALLOC_NOSHELL", string: ALLOC_NOSHELL, type_note: "bool", deprecated: false },
+    Attribute { name: "PMIX_ALLOC_DEPENDENCY", string: ALLOC_DEPENDENCY, type_note: "char*", deprecated: false },
+    Attribute { name: "PMIX_ALLOC_BEGIN", string: ALLOC_BEGIN, type_note: "char*", deprecated: false },
+    Attribute { name: "PMIX_ALLOC_CHILD_SEP", string: ALLOC_CHILD_SEP, type_note: "bool", deprecated: false },
     Attribute { name: "PMIX_JOB_CTRL_ID", string: JOB_CTRL_ID, type_note: "char*", deprecated: false },
     Attribute { name: "PMIX_JOB_CTRL_PAUSE", string: JOB_CTRL_PAUSE, type_note: "bool", deprecated: false },
     Attribute { name: "PMIX_JOB_CTRL_RESUME", string: JOB_CTRL_RESUME, type_note: "bool", deprecated: false },
@@ -1441,12 +1549,26 @@ pub static ATTRIBUTES: &[Attribute] = &[
     Attribute { name: "PMIX_JOB_CTRL_PROVISION_IMAGE", string: JOB_CTRL_PROVISION_IMAGE, type_note: "char*", deprecated: false },
     Attribute { name: "PMIX_JOB_CTRL_PREEMPTIBLE", string: JOB_CTRL_PREEMPTIBLE, type_note: "bool", deprecated: false },
     Attribute { name: "PMIX_JOB_CTRL_TERMINATE", string: JOB_CTRL_TERMINATE, type_note: "bool", deprecated: false },
+    Attribute { name: "PMIX_JOB_CTRL_DEFINE_PSET", string: JOB_CTRL_DEFINE_PSET, type_note: "char*", deprecated: false },
     Attribute { name: "PMIX_REGISTER_CLEANUP", string: REGISTER_CLEANUP, type_note: "char*", deprecated: false },
     Attribute { name: "PMIX_REGISTER_CLEANUP_DIR", string: REGISTER_CLEANUP_DIR, type_note: "char*", deprecated: false },
     Attribute { name: "PMIX_CLEANUP_RECURSIVE", string: CLEANUP_RECURSIVE, type_note: "bool", deprecated: false },
     Attribute { name: "PMIX_CLEANUP_EMPTY", string: CLEANUP_EMPTY, type_note: "bool", deprecated: false },
     Attribute { name: "PMIX_CLEANUP_IGNORE", string: CLEANUP_IGNORE, type_note: "char*", deprecated: false },
     Attribute { name: "PMIX_CLEANUP_LEAVE_TOPDIR", string: CLEANUP_LEAVE_TOPDIR, type_note: "bool", deprecated: false },
+    Attribute { name: "PMIX_JOB_CTRL_SEP", string: JOB_CTRL_SEP, type_note: "bool", deprecated: false },
+    Attribute { name: "PMIX_SESSION_CTRL_ID", string: SESSION_CTRL_ID, type_note: "char*", deprecated: false },
+    Attribute { name: "PMIX_SESSION_APP", string: SESSION_APP, type_note: "pmix_data_array_t*", deprecated: false },
+    Attribute { name: "PMIX_SESSION_PROVISION", string: SESSION_PROVISION, type_note: "pmix_data_array_t*", deprecated: false },
+    Attribute { name: "PMIX_SESSION_PROVISION_NODES", string: SESSION_PROVISION_NODES, type_note: "char*", deprecated: false },
+    Attribute { name: "PMIX_SESSION_PROVISION_IMAGE", string: SESSION_PROVISION_IMAGE, type_note: "char*", deprecated: false },
+    Attribute { name: "PMIX_SESSION_PAUSE", string: SESSION_PAUSE, type_note: "bool", deprecated: false },
+    Attribute { name: "PMIX_SESSION_RESUME", string: SESSION_RESUME, type_note: "bool", deprecated: false },
+    Attribute { name: "PMIX_SESSION_TERMINATE", string: SESSION_TERMINATE, type_note: "bool", deprecated: false },
+    Attribute { name: "PMIX_SESSION_PREEMPT", string: SESSION_PREEMPT, type_note: "bool", deprecated: false },
+    Attribute { name: "PMIX_SESSION_RESTORE", string: SESSION_RESTORE, type_note: "bool", deprecated: false },
+    Attribute { name: "PMIX_SESSION_SIGNAL", string: SESSION_SIGNAL, type_note: "int", deprecated: false },
+    Attribute { name: "PMIX_SESSION_COMPLETE", string: SESSION_COMPLETE, type_note: "bool", deprecated: false },
     Attribute { name: "PMIX_MONITOR_ID", string: MONITOR_ID, type_note: "char*", deprecated: false },
     Attribute { name: "PMIX_MONITOR_CANCEL", string: MONITOR_CANCEL, type_note: "char*", deprecated: false },
     Attribute { name: "PMIX_MONITOR_APP_CONTROL", string: MONITOR_APP_CONTROL, type_note: "bool", deprecated: false },
@@ -1559,6 +1681,7 @@ pub static ATTRIBUTES: &[Attribute] = &[
     Attribute { name: "PMIX_ENUM_VALUE", string: ENUM_VALUE, type_note: "char*", deprecated: false },
     Attribute { name: "PMIX_QUERY_STABLE_ABI_VERSION", string: QUERY_STABLE_ABI_VERSION, type_note: "char*", deprecated: false },
     Attribute { name: "PMIX_QUERY_PROVISIONAL_ABI_VERSION", string: QUERY_PROVISIONAL_ABI_VERSION, type_note: "char*", deprecated: false },
+    Attribute { name: "PMIX_VERSION_NUMERIC", string: VERSION_NUMERIC, type_note: "uint32_t", deprecated: false },
     Attribute { name: "PMIX_EVENT_BASE", string: EVENT_BASE, type_note: "struct event_base *", deprecated: true },
     Attribute { name: "PMIX_TOPOLOGY", string: TOPOLOGY, type_note: "hwloc_topology_t", deprecated: true },
     Attribute { name: "PMIX_DEBUG_JOB", string: DEBUG_JOB, type_note: "char*", deprecated: true },
@@ -1613,11 +1736,52 @@ pub static ATTRIBUTES: &[Attribute] = &[
     Attribute { name: "PMIX_NOTIFY_LAUNCH", string: NOTIFY_LAUNCH, type_note: "bool", deprecated: true },
 ];
 
-/// The attributes of [`ATTRIBUTES`] that OpenPMIx 4.2.2 does not define
-/// (its master branch does); `tools/gen_keys.py` adds them.
+/// The attributes of [`ATTRIBUTES`] that OpenPMIx 4.2.2 does not define:
+/// OpenPMIx 5.0's additions and two of its master branch, in header order.
 #[rustfmt::skip]
 pub static BEYOND_4_2_2: &[&str] = &[
+    "PMIX_EXTERNAL_AUX_EVENT_BASE",
+    "PMIX_SERVER_ALLOW_FOREIGN_TOOLS",
+    "PMIX_SERVER_SYS_CONTROLLER",
+    "PMIX_CONNECT_TO_SCHEDULER",
+    "PMIX_CONNECT_TO_SYS_CONTROLLER",
+    "PMIX_CONNECTION_ORDER",
+    "PMIX_REALUID",
+    "PMIX_REALGID",
+    "PMIX_TOPOLOGY_INDEX",
+    "PMIX_DISPLAY_PROCESSORS",
+    "PMIX_DISPLAY_PARSEABLE_OUTPUT",
+    "PMIX_SPAWN_CHILD_SEP",
+    "PMIX_QUERY_ALLOCATION",
+    "PMIX_QUERY_AVAILABLE_SLOTS",
+    "PMIX_QUERY_RESOLVE_PEERS",
+    "PMIX_QUERY_RESOLVE_NODE",
+    "PMIX_ALLOC_EXCLUDE",
+    "PMIX_ALLOC_PREEMPTIBLE",
+    "PMIX_ALLOC_LEND",
+    "PMIX_ALLOC_IMAGE",
+    "PMIX_ALLOC_WAIT_ALL_NODES",
+    "PMIX_ALLOC_SHARE",
+    "PMIX_ALLOC_NOSHELL",
+    "PMIX_ALLOC_DEPENDENCY",
+    "PMIX_ALLOC_BEGIN",
+    "PMIX_ALLOC_CHILD_SEP",
+    "PMIX_JOB_CTRL_DEFINE_PSET",
+    "PMIX_JOB_CTRL_SEP",
+    "PMIX_SESSION_CTRL_ID",
+    "PMIX_SESSION_APP",
+    "PMIX_SESSION_PROVISION",
+    "PMIX_SESSION_PROVISION_NODES",
+    "PMIX_SESSION_PROVISION_IMAGE",
+    "PMIX_SESSION_PAUSE",
+    "PMIX_SESSION_RESUME",
+    "PMIX_SESSION_TERMINATE",
+    "PMIX_SESSION_PREEMPT",
+    "PMIX_SESSION_RESTORE",
+    "PMIX_SESSION_SIGNAL",
+    "PMIX_SESSION_COMPLETE",
     "PMIX_GROUP_BOOTSTRAP",
+    "PMIX_VERSION_NUMERIC",
 ];
 
 /// The attribute whose macro name is `name` (ASCII-case-insensitive).

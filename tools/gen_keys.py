@@ -4,12 +4,15 @@
 The attribute dictionary of OpenPMIx is every `#define PMIX_X "pmix..."`
 of pmix_common.h (from PMIX_ATTR_UNDEF on) followed by those of
 pmix_deprecated.h, in header order; the first entry wins a reverse lookup
-when two names share a string. The test `keys::tests` in src/keys.rs checks
+when two names share a string. The entries 4.2.2 has come from its headers
+(INCLUDE_DIR, with their type notes); the ones it lacks from our
+include/pmix_common.h, in its order, with the type of their comment. The test `keys::tests` in src/keys.rs checks
 the committed table against the headers, so this script is only needed when
 the headers change.
 
 usage: tools/gen_keys.py [INCLUDE_DIR] > src/keys.rs
 """
+import os
 import re
 import sys
 
@@ -36,19 +39,38 @@ def scan(path, start=None):
     return out
 
 
-# Attributes our headers define beyond OpenPMIx 4.2.2, as its master
-# branch does, each after the 4.2.2 attribute it follows in
-# include/pmix_common.h: (that attribute, (name, string, type)). They are
-# listed in BEYOND_4_2_2, which the test skips against the reference.
-BEYOND_4_2_2 = [
-    ("PMIX_GROUP_ADD_MEMBERS", ("PMIX_GROUP_BOOTSTRAP", "pmix.grp.btstrp", "size_t")),
-]
+# The order is our pmix_common.h's, which keeps 4.2.2's order for every
+# attribute 4.2.2 has (the tests below check both). The attributes 4.2.2
+# lacks (OpenPMIx 5.0's additions, and two of its master branch) sit where
+# our header puts them, with the type its comment gives, and are listed in
+# BEYOND_4_2_2, which the test skips against the reference.
+OUR_DEF = re.compile(r'^\s*#define\s+(PMIX_[A-Za-z0-9_]+)\s+"(pmix[^"]*)"\s*(?:/\*\s*(.*?)\s*\*/)?\s*$')
 
-common = scan(f"{inc}/pmix_common.h", "PMIX_ATTR_UNDEF")
-for after, entry in BEYOND_4_2_2:
-    if entry[0] not in [n for (n, _, _) in common]:
-        at = [n for (n, _, _) in common].index(after)
-        common.insert(at + 1, entry)
+
+def scan_ours(path, start):
+    out, on = [], False
+    for line in open(path).read().split("\n"):
+        m = OUR_DEF.match(line)
+        if not m:
+            continue
+        on = on or m.group(1) == start
+        if on:
+            out.append((m.group(1), m.group(2), (m.group(3) or "").split(":")[0].strip()))
+    return out
+
+
+ours_dir = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "include")
+reference = scan(f"{inc}/pmix_common.h", "PMIX_ATTR_UNDEF")
+known = {n: (v, t) for (n, v, t) in reference}
+common, BEYOND_4_2_2 = [], []
+for n, v, t in scan_ours(f"{ours_dir}/pmix_common.h", "PMIX_ATTR_UNDEF"):
+    if n in known:
+        common.append((n,) + known[n])
+    else:
+        common.append((n, v, t))
+        BEYOND_4_2_2.append(n)
+if [e for e in common if e[0] in known] != reference:
+    sys.exit("include/pmix_common.h does not keep the reference's attribute order")
 entries = common + [(n, v, t) for (n, v, t) in scan(f"{inc}/pmix_deprecated.h")]
 ndep = len(scan(f"{inc}/pmix_deprecated.h"))
 
@@ -94,11 +116,11 @@ for k, (n, v, t) in enumerate(entries):
     print(f'    Attribute {{ name: "{n}", string: {n[5:]}, type_note: "{t}", deprecated: {dep} }},')
 print("];")
 print()
-print("/// The attributes of [`ATTRIBUTES`] that OpenPMIx 4.2.2 does not define")
-print("/// (its master branch does); `tools/gen_keys.py` adds them.")
+print("/// The attributes of [`ATTRIBUTES`] that OpenPMIx 4.2.2 does not define:")
+print("/// OpenPMIx 5.0's additions and two of its master branch, in header order.")
 print("#[rustfmt::skip]")
 print("pub static BEYOND_4_2_2: &[&str] = &[")
-for _, (n, _, _) in BEYOND_4_2_2:
+for n in BEYOND_4_2_2:
     print(f'    "{n}",')
 print("];")
 print()

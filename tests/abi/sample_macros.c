@@ -561,6 +561,46 @@ static pmix_status_t my_fence(const pmix_proc_t procs[], size_t nprocs,
     return PMIX_OPERATION_SUCCEEDED;
 }
 
+#ifndef SAMPLE_4_2_ONLY
+/* The macros OpenPMIx 5.0 added, which call 5.0 library functions; the
+ * test builds this file once without them (-DSAMPLE_4_2_ONLY) to check
+ * that every other macro calls only what 4.2.2's library exports. */
+static void test_5_0_macros(void)
+{
+    pmix_cpuset_t cpu;
+    pmix_cpuset_t *cpus = NULL;
+    pmix_topology_t *topos = NULL;
+    pmix_data_array_t darr;
+    pmix_status_t rc = PMIX_ERROR;
+    void *list;
+    int ival = 3;
+
+    PMIX_CPUSET_CONSTRUCT(&cpu);
+    cpu.source = dup_str("hwloc");
+    PMIX_CPUSET_DESTRUCT(&cpu);
+    CHECK(NULL == cpu.source);
+    PMIX_CPUSET_CREATE(cpus, 2);
+    cpus[1].source = dup_str("hwloc");
+    PMIX_CPUSET_FREE(cpus, 2);
+    CHECK(NULL == cpus);
+    PMIX_TOPOLOGY_CREATE(topos, 1);
+    topos[0].source = dup_str("hwloc");
+    PMIX_TOPOLOGY_FREE(topos, 1);
+    CHECK(NULL == topos);
+
+    PMIX_INFO_LIST_START(list);
+    PMIX_INFO_LIST_ADD(rc, list, PMIX_NSPACE, "job", PMIX_STRING);
+    PMIX_INFO_LIST_PREPEND(rc, list, PMIX_RANK, &ival, PMIX_INT);
+    CHECK(PMIX_SUCCESS == rc);
+    PMIX_DATA_ARRAY_CONSTRUCT(&darr, 0, PMIX_INFO);
+    PMIX_INFO_LIST_CONVERT(rc, list, &darr);
+    CHECK(PMIX_SUCCESS == rc && 2 == darr.size);
+    CHECK(0 == strcmp(((pmix_info_t *) darr.array)[0].key, PMIX_RANK));
+    PMIX_INFO_LIST_RELEASE(list);
+    PMIX_DATA_ARRAY_DESTRUCT(&darr);
+}
+#endif
+
 static void test_server_module(void)
 {
     pmix_server_module_t module;
@@ -570,6 +610,7 @@ static void test_server_module(void)
     module.fence_nb = my_fence;
     CHECK(PMIX_OPERATION_SUCCEEDED == module.fence_nb(NULL, 0, NULL, 0, NULL, 0, NULL, NULL));
     CHECK(NULL == module.client_connected2 && NULL == iof);
+    CHECK(NULL == module.session_control);
 }
 
 int main(void)
@@ -582,6 +623,9 @@ int main(void)
     test_values_and_infos();
     test_apps_queries_arrays();
     test_server_module();
+#ifndef SAMPLE_4_2_ONLY
+    test_5_0_macros();
+#endif
     if (0 != failures) {
         fprintf(stderr, "%d check(s) failed\n", failures);
         return 1;

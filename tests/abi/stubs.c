@@ -311,6 +311,64 @@ void PMIx_Topology_destruct(pmix_topology_t *topo)
     topo->topology = NULL;
 }
 
+/* The functions behind OpenPMIx 5.0's PMIX_CPUSET_DESTRUCT/_FREE,
+ * PMIX_TOPOLOGY_FREE and PMIX_INFO_LIST_PREPEND (not in 4.2.2's library;
+ * only the 5.0 section of sample_macros.c calls them). */
+void PMIx_Cpuset_destruct(pmix_cpuset_t *cpuset)
+{
+    stub_log("PMIx_Cpuset_destruct");
+    free(cpuset->source);
+    cpuset->source = NULL;
+    cpuset->bitmap = NULL;
+}
+
+void PMIx_Cpuset_free(pmix_cpuset_t *c, size_t n)
+{
+    size_t i;
+
+    stub_log("PMIx_Cpuset_free(n=%zu)", n);
+    for (i = 0; NULL != c && i < n; i++) {
+        PMIx_Cpuset_destruct(&c[i]);
+    }
+    free(c);
+}
+
+void PMIx_Topology_free(pmix_topology_t *t, size_t n)
+{
+    size_t i;
+
+    stub_log("PMIx_Topology_free(n=%zu)", n);
+    for (i = 0; NULL != t && i < n; i++) {
+        PMIx_Topology_destruct(&t[i]);
+    }
+    free(t);
+}
+
+pmix_status_t PMIx_Info_list_prepend(void *ptr, const char *key, const void *value,
+                                     pmix_data_type_t type)
+{
+    stub_list_t *l = (stub_list_t *) ptr;
+    pmix_info_t *info = (pmix_info_t *) calloc(1, sizeof(pmix_info_t));
+    stub_item_t *it = (stub_item_t *) calloc(1, sizeof(*it));
+
+    stub_log("PMIx_Info_list_prepend(key=%s)", key);
+    if (NULL == info || NULL == it) {
+        free(info);
+        free(it);
+        return PMIX_ERR_NOMEM;
+    }
+    PMIx_Info_load(info, key, value, type);
+    it->info = info;
+    it->owned = 1;
+    it->next = l->head;
+    l->head = it;
+    if (NULL == l->tail) {
+        l->tail = it;
+    }
+    l->count++;
+    return PMIX_SUCCESS;
+}
+
 pmix_status_t PMIx_Data_load(pmix_data_buffer_t *buffer, pmix_byte_object_t *payload)
 {
     stub_log("PMIx_Data_load(size=%lu)", (unsigned long) payload->size);

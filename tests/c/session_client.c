@@ -1,8 +1,13 @@
-/* PMIx_Session_control from a client under pmixrun: every rank blocks
- * SIGUSR2 before init and fences; rank 0 asks for the session to be
- * signalled (blocking, then non-blocking with a callback), and every rank
- * must receive both signals within the bound. Rank 0 also checks the
- * refusals: an unknown session, an unsupported directive, bad input. */
+/* PMIx_Session_control from a client.
+ *
+ * Under pmixrun (no argument): every rank blocks SIGUSR2 before init and
+ * fences; rank 0 asks for the session to be signalled (blocking, then
+ * non-blocking with a callback), and every rank must receive both
+ * signals within the bound. Rank 0 also checks the refusals: an unknown
+ * session, an unsupported directive, bad input.
+ *
+ * Under tests/c/session_host.c ("host"): asks to pause session 7, with a
+ * callback, and prints the status and the first result the host gave. */
 #include <pmix.h>
 #include <pthread.h>
 #include <signal.h>
@@ -14,14 +19,16 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
 static int cb_status = 1;
 static int cb_done = 0;
+static char cb_result[256] = "none";
 
 static void done(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
                  pmix_release_cbfunc_t release_fn, void *release_cbdata)
 {
-    (void) info;
-    (void) ninfo;
     (void) cbdata;
     pthread_mutex_lock(&lock);
+    if (0 < ninfo && PMIX_STRING == info[0].value.type) {
+        snprintf(cb_result, sizeof(cb_result), "%.60s=%.180s", info[0].key, info[0].value.data.string);
+    }
     cb_status = status;
     cb_done = 1;
     pthread_cond_signal(&cond);
@@ -44,7 +51,39 @@ static int got_signal(int rank)
     return 1;
 }
 
-int main(void)
+/* Waits for done() (bounded by the host's watchdog). */
+static void wait_done(void)
+{
+    pthread_mutex_lock(&lock);
+    while (!cb_done) {
+        pthread_cond_wait(&cond, &lock);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+static int host_mode(void)
+{
+    pmix_proc_t me;
+    pmix_info_t pause;
+    bool yes = true;
+    pmix_status_t rc;
+
+    if (PMIX_SUCCESS != (rc = PMIx_Init(&me, NULL, 0))) {
+        fprintf(stderr, "init: %d\n", rc);
+        return 1;
+    }
+    PMIX_INFO_LOAD(&pause, PMIX_SESSION_PAUSE, &yes, PMIX_BOOL);
+    rc = PMIx_Session_control(7, &pause, 1, done, NULL);
+    if (PMIX_SUCCESS == rc) {
+        wait_done();
+        rc = cb_status;
+    }
+    printf("client: status %d, result %s\n", rc, cb_result);
+    PMIX_INFO_DESTRUCT(&pause);
+    return PMIX_SUCCESS == PMIx_Finalize(NULL, 0) ? 0 : 1;
+}
+
+int main(int argc, char **argv)
 {
     pmix_proc_t me;
     pmix_info_t sig;
@@ -53,6 +92,9 @@ int main(void)
     sigset_t set;
     int signum = SIGUSR2;
 
+    if (argc > 1 && 0 == strcmp(argv[1], "host")) {
+        return host_mode();
+    }
     sigemptyset(&set);
     sigaddset(&set, SIGUSR2);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
@@ -83,11 +125,9 @@ int main(void)
     if (0 == me.rank) {
         rc = PMIx_Session_control(UINT32_MAX, &sig, 1, done, NULL);
         printf("non-blocking signal: %d\n", rc);
-        pthread_mutex_lock(&lock);
-        while (PMIX_SUCCESS == rc && !cb_done) {
-            pthread_cond_wait(&cond, &lock);
+        if (PMIX_SUCCESS == rc) {
+            wait_done();
         }
-        pthread_mutex_unlock(&lock);
         printf("callback: %d\n", cb_status);
     }
     if (!got_signal(me.rank)) {
