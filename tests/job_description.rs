@@ -1364,3 +1364,25 @@ fn an_empty_single_node_job() {
     assert_eq!(u32_of(d.job_value(k::JOB_SIZE)), 0);
     check_segment(&d);
 }
+
+/// A job of more ranks than the node's slots says so in the node's info
+/// (`PMIX_NODE_OVERSUBSCRIBED` true), as PRRTE registers it; a job that
+/// fits, or a node whose slots are not said, has no such key (Open MPI
+/// reads its presence as "oversubscribed").
+#[test]
+fn single_node_builder_says_when_the_node_is_oversubscribed() {
+    let over = |np: u32, slots: Option<u32>| {
+        let mut job = SingleNodeJob::new(&ns("job"), "h").app(AppContext::new(np));
+        if let Some(s) = slots {
+            job = job.slots(s);
+        }
+        let d = job.describe().unwrap();
+        check_segment(&d);
+        d.job_value(k::NODE_OVERSUBSCRIBED)
+    };
+    assert_eq!(over(3, Some(2)), Some(Value::Bool(true)));
+    assert_eq!(over(16, Some(2)), Some(Value::Bool(true)));
+    assert_eq!(over(2, Some(2)), None);
+    assert_eq!(over(1, Some(2)), None);
+    assert_eq!(over(16, None), None);
+}

@@ -450,3 +450,59 @@ fn c_client_built_against_the_reference_headers() {
     };
     c_job(&c_client(&inc, "reference"), 4);
 }
+
+// ----------------------------------------------------------------------
+// The node's slots.
+
+const OVERSUB_CHILD: &str = "PMIXRUN_OVERSUB_CHILD";
+
+/// A rank of [`a_job_beyond_the_launchers_cpus_is_oversubscribed`]:
+/// prints what `PMIX_NODE_OVERSUBSCRIBED` of its job (wildcard rank) is.
+#[test]
+fn oversubscribed_entry() {
+    if std::env::var_os(OVERSUB_CHILD).is_none() {
+        return;
+    }
+    let result = (|| {
+        let c = pmix::client::Client::init(&[]).map_err(common::err("init"))?;
+        let me = c.proc().clone();
+        let wild = pmix::Proc::new(me.nspace.clone(), pmix::Rank::WILDCARD);
+        let got = c.get(&wild, pmix::keys::NODE_OVERSUBSCRIBED, &[]);
+        println!("oversubscribed rank {}: {got:?}", me.rank.0);
+        c.finalize().map_err(common::err("finalize"))
+    })();
+    common::exit_with("oversubscribed", result);
+}
+
+/// `pmixrun` confined to one cpu (its affinity mask): a job of two ranks
+/// oversubscribes the node, which the ranks read as
+/// `PMIX_NODE_OVERSUBSCRIBED` true (Open MPI then has its ranks yield when
+/// idle); a job of one does not, and the key is absent.
+#[test]
+fn a_job_beyond_the_launchers_cpus_is_oversubscribed() {
+    use std::os::unix::process::CommandExt;
+    for (n, want) in [(2u32, "Ok(Bool(true))"), (1, "Err(Status(-46))")] {
+        let mut c = pmixrun();
+        c.args(["--timeout", LIMIT, "-n", &n.to_string()])
+            .args(common::this_test_as_program("oversubscribed_entry"))
+            .env(OVERSUB_CHILD, "1");
+        // SAFETY: sched_setaffinity on the child itself, between fork and
+        // exec, with a cpu set on this closure's stack.
+        unsafe {
+            c.pre_exec(|| {
+                let mut set: libc::cpu_set_t = std::mem::zeroed();
+                libc::CPU_SET(0, &mut set);
+                if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let o = run(c);
+        assert!(o.status.success(), "{}\n{}", o.stdout, o.stderr);
+        for r in 0..n {
+            let line = format!("oversubscribed rank {r}: {want}");
+            assert!(o.stdout.contains(&line), "no {line:?} in\n{}", o.stdout);
+        }
+    }
+}

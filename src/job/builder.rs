@@ -71,6 +71,7 @@ pub struct SingleNodeJob {
     apps: Vec<AppContext>,
     tmpdir: Option<PathBuf>,
     cpusets: Option<Vec<String>>,
+    slots: Option<u32>,
     univ_size: Option<u32>,
     session_id: Option<u32>,
     extra: Vec<Info>,
@@ -93,6 +94,7 @@ impl SingleNodeJob {
             apps: Vec::new(),
             tmpdir: None,
             cpusets: None,
+            slots: None,
             univ_size: None,
             session_id: None,
             extra: Vec::new(),
@@ -117,6 +119,16 @@ impl SingleNodeJob {
     /// `hwloc:`-prefixed), when the launcher binds processes.
     pub fn cpusets(mut self, cpusets: Vec<String>) -> Self {
         self.cpusets = Some(cpusets);
+        self
+    }
+
+    /// The processes the node can run at once (its cpus): a job of more
+    /// ranks oversubscribes it, which the node's info says with
+    /// `PMIX_NODE_OVERSUBSCRIBED` (true; absent otherwise, as PRRTE
+    /// registers it and Open MPI reads it: present means oversubscribed,
+    /// and its ranks then yield the cpu when idle). Default: not said.
+    pub fn slots(mut self, n: u32) -> Self {
+        self.slots = Some(n);
         self
     }
 
@@ -205,6 +217,9 @@ impl SingleNodeJob {
         ];
         if size > 0 {
             node.push(info(k::LOCALLDR, Value::ProcRank(0)));
+        }
+        if self.slots.is_some_and(|slots| size > slots) {
+            node.push(info(k::NODE_OVERSUBSCRIBED, Value::Bool(true)));
         }
         if let Some(c) = &self.cpusets {
             let lists: Vec<&str> = c

@@ -354,6 +354,13 @@ fn raise_fd_limit() {
     }
 }
 
+/// The cpus this launcher may run its ranks on (its affinity mask, as
+/// `taskset` or a batch system's cgroup leave it): the node's slots, past
+/// which a job oversubscribes it.
+fn cpus() -> u32 {
+    std::thread::available_parallelism().map_or(1, |n| u32::try_from(n.get()).unwrap_or(u32::MAX))
+}
+
 /// The `PMIX_WDIR` among `infos`, if one.
 fn wdir(infos: &[Info]) -> Option<PathBuf> {
     infos
@@ -615,7 +622,9 @@ fn run(opts: cli::Options) -> Result<i32, String> {
         opts.contexts.len(),
     );
 
-    let mut job_desc = SingleNodeJob::new(&nspace, &hostname).tmpdir(&tmpdir);
+    let mut job_desc = SingleNodeJob::new(&nspace, &hostname)
+        .tmpdir(&tmpdir)
+        .slots(cpus());
     for c in &opts.contexts {
         let mut app = AppContext::new(c.np).argv(c.argv.iter().cloned());
         let cwd = match &c.wdir {
