@@ -12,10 +12,11 @@
 //!   (thread level, MPI_APPNUM, MPI_UNIVERSE_SIZE, the node's
 //!   communicator, the processor name, MPI_INFO_ENV, an allgather), with
 //!   one application context and with two (MPMD, `pmixrun ... : ...`);
-//! - `tests/ompi5/mpi_early_exit.c`: one rank leaves (`exit(3)` without
-//!   MPI_Finalize, or `MPI_Abort(MPI_COMM_WORLD, 7)`) while the others wait
-//!   in a barrier: the job must end, within its limit, with that status
-//!   and `pmixrun` naming the rank;
+//! - `tests/ompi5/mpi_early_exit.c`: one rank leaves (`exit(3)` or
+//!   `exit(0)` without MPI_Finalize, or `MPI_Abort(MPI_COMM_WORLD, 7)`)
+//!   while the others wait in a barrier: the job must end, within its
+//!   limit, with that status (1 for `exit(0)`, as under PRRTE) and
+//!   `pmixrun` naming the rank;
 //! - a singleton (the hello without a launcher);
 //! - and, to prove the harness, the hello under the wheel's own `mpirun`
 //!   (PRRTE + OpenPMIx 5.0.11), whose ranks must map the wheel's library.
@@ -394,9 +395,9 @@ fn singleton_hello() {
 // ---------------------------------------------------------------------------
 // A rank leaves early
 
-/// Rank `leaver` of `n` leaves (`how`: "exit" or "abort") while the others
-/// wait in a barrier: `pmixrun` ends the job with `status`, naming the
-/// rank, and nobody passes the barrier.
+/// Rank `leaver` of `n` leaves (`how`: "exit", "exit0" or "abort") while
+/// the others wait in a barrier: `pmixrun` ends the job with `status`,
+/// naming the rank, and nobody passes the barrier.
 fn early(how: &str, n: u32, leaver: u32, status: i32) {
     let Some(w) = wheel() else { return };
     let _g = serial();
@@ -417,10 +418,12 @@ fn early(how: &str, n: u32, leaver: u32, status: i32) {
         "pmixrun did not name rank {leaver}: {}",
         r.report()
     );
-    let said = if how == "exit" {
-        format!("exited with status {status}")
-    } else {
-        format!("called PMIx_Abort with status {status}")
+    let said = match how {
+        "exit" => format!("exited with status {status}"),
+        "exit0" => {
+            "exited without calling PMIx_Finalize while other ranks were still running".into()
+        }
+        _ => format!("called PMIx_Abort with status {status}"),
     };
     assert!(r.stderr.contains(&said), "no {said:?}: {}", r.report());
 }
@@ -433,6 +436,13 @@ fn pmixrun_exit_without_finalize_ends_the_job_4() {
 #[test]
 fn pmixrun_exit_without_finalize_ends_the_job_16() {
     early("exit", 16, 9, 3);
+}
+
+/// Status 0 without MPI_Finalize still fails the job (status 1), as under
+/// PRRTE.
+#[test]
+fn pmixrun_exit_0_without_finalize_fails_the_job_4() {
+    early("exit0", 4, 2, 1);
 }
 
 #[test]
