@@ -31,7 +31,8 @@
 //! topology's XML export. Objects whose `source` names another provider
 //! than hwloc are opaque and refused with `PMIX_ERR_NOT_SUPPORTED`. As in the
 //! reference, such objects are released only when their `source` names
-//! hwloc (for an array, the first element's source decides); writers give a
+//! hwloc (an array whose first element names another source is left whole
+//! to that source); writers give a
 //! bitmap or topology without a source the source "hwloc" for that reason.
 //!
 //! Element sizes are the natural C ones: `PMIX_POINTER` items are
@@ -432,14 +433,16 @@ pub unsafe fn free_items(t: DataType, p: *mut c_void, n: usize) {
     if p.is_null() {
         return;
     }
-    // Arrays of cpusets and topologies are released only when the first
-    // element's source names hwloc (otherwise the reference treats the
-    // whole array as belonging to someone else).
+    // An array of cpusets or topologies whose first element names another
+    // source than hwloc belongs to that source: it is left alone, as the
+    // reference leaves it. An array of constructed (source-less) elements,
+    // as PMIx_Data_array_create makes, is released: OpenPMIx 5 releases it
+    // too (4.2 leaked it).
     if n > 0 && matches!(t, DataType::ProcCpuset | DataType::Topo) {
         // SAFETY: both structs start with their `char *source`.
         let source = unsafe { *p.cast::<*const c_char>() };
         // SAFETY: source is NULL or a valid C string.
-        if !unsafe { names_hwloc(source) } {
+        if !source.is_null() && !unsafe { names_hwloc(source) } {
             return;
         }
     }
@@ -1309,18 +1312,22 @@ unsafe fn coord_write(c: &Coord, out: *mut pmix_coord_t) -> Res<()> {
     Ok(())
 }
 
-/// `PMIX_COORD_DESTRUCT`.
+/// `PMIX_COORD_DESTRUCT`: the view becomes undefined; the dimensions are
+/// reset only with the array they describe (a coord without an array keeps
+/// its `dims`, as in the reference).
 ///
 /// # Safety
 /// `c` points to a valid coord whose array is NULL or malloc'd.
 unsafe fn coord_destruct(c: *mut pmix_coord_t) {
     // SAFETY: c is valid (caller's contract).
     let c = unsafe { &mut *c };
+    c.view = PMIX_COORD_VIEW_UNDEF;
     if !c.coord.is_null() {
-        // SAFETY: malloc'd array.
+        // SAFETY: malloc'd array, freed once.
         unsafe { libc::free(c.coord.cast()) };
+        c.coord = null_mut();
+        c.dims = 0;
     }
-    *c = pmix_coord_t::default();
 }
 
 /// # Safety
@@ -1587,8 +1594,10 @@ unsafe fn topology_write(t: &Topology, out: *mut pmix_topology_t) -> Res<()> {
     Ok(())
 }
 
-/// Releases a topology and its source if its source names hwloc and it
-/// holds a topology; leaves anything else alone, as the reference does.
+/// Releases a topology (if it holds one) and its source if its source names
+/// hwloc; leaves anything else alone, as the reference does (OpenPMIx 5
+/// also releases the source of an hwloc topology that holds none, which
+/// 4.2 leaked).
 ///
 /// # Safety
 /// `t` points to a valid topology whose pointers are NULL, malloc'd (source)
@@ -1597,12 +1606,14 @@ pub unsafe fn topology_destruct(t: *mut pmix_topology_t) {
     // SAFETY: t is valid (caller's contract).
     let t = unsafe { &mut *t };
     // SAFETY: source is NULL or a valid C string.
-    if t.topology.is_null() || !unsafe { names_hwloc(t.source) } {
+    if !unsafe { names_hwloc(t.source) } {
         return;
     }
-    // SAFETY: an hwloc topology, destroyed once.
-    unsafe { hwloc::hwloc_topology_destroy(t.topology) };
-    t.topology = null_mut();
+    if !t.topology.is_null() {
+        // SAFETY: an hwloc topology, destroyed once.
+        unsafe { hwloc::hwloc_topology_destroy(t.topology) };
+        t.topology = null_mut();
+    }
     // SAFETY: malloc'd.
     unsafe { free_str(&mut t.source) };
 }

@@ -1,0 +1,234 @@
+//! The loaders of OpenPMIx 5's structure types: `PMIx_Byte_object_load`,
+//! `PMIx_Envar_load`, `PMIx_Proc_load`, `PMIx_Regattr_load`,
+//! `PMIx_Regattr_xfer`, `PMIx_Data_buffer_load` and
+//! `PMIx_Data_buffer_unload` (their life cycles are in
+//! [`super::families`]).
+//!
+//! As in OpenPMIx 5.0.11, a loader fills the fields it is given and does
+//! not release what they held (load into a constructed or destructed
+//! element); the byte object and the data buffer take over the caller's
+//! malloc'd bytes, the others copy. Where the reference would crash (a
+//! NULL element, a NULL out pointer) these do nothing.
+
+use std::ffi::c_char;
+use std::ptr::null_mut;
+
+use pmix_core::Nspace;
+
+use crate::api::buffer::{PMIx_Data_load, PMIx_Data_unload};
+use crate::api::families::Family;
+use crate::api::info::load_key;
+use crate::boundary::{guard_or, malloc_cstr, opt_cstr};
+use crate::convert;
+use crate::sys::*;
+
+/// A malloc'd copy of a nullable C string (NULL for NULL, or if memory is
+/// short).
+///
+/// # Safety
+/// `s` is NULL or a valid C string.
+unsafe fn strdup_opt(s: *const c_char) -> *mut c_char {
+    // SAFETY: forwarded contract.
+    match unsafe { opt_cstr(s) } {
+        Some(s) => malloc_cstr(s).unwrap_or(null_mut()),
+        None => null_mut(),
+    }
+}
+
+/// `void PMIx_Byte_object_load(pmix_byte_object_t *b, char *d, size_t
+/// sz)`: `b` takes over the `sz` malloc'd bytes at `d`.
+///
+/// # Safety
+/// `b` is NULL or writable; `d` is NULL or malloc'd, of `sz` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Byte_object_load(
+    b: *mut pmix_byte_object_t,
+    d: *mut c_char,
+    sz: usize,
+) {
+    guard_or((), || {
+        if !b.is_null() {
+            // SAFETY: b is writable (C contract).
+            unsafe { *b = pmix_byte_object_t { bytes: d, size: sz } };
+        }
+    })
+}
+
+/// `void PMIx_Envar_load(pmix_envar_t *e, char *var, char *value, char
+/// separator)`: copies of `var` and `value` (each only if non-NULL) and
+/// the separator.
+///
+/// # Safety
+/// `e` is NULL or a valid envar; `var` and `value` are NULL or C strings.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Envar_load(
+    e: *mut pmix_envar_t,
+    var: *mut c_char,
+    value: *mut c_char,
+    separator: c_char,
+) {
+    guard_or((), || {
+        if e.is_null() {
+            return;
+        }
+        // SAFETY: e is a valid envar; the strings are NULL or valid (C
+        // contract).
+        unsafe {
+            if !var.is_null() {
+                (*e).envar = strdup_opt(var);
+            }
+            if !value.is_null() {
+                (*e).value = strdup_opt(value);
+            }
+            (*e).separator = separator;
+        }
+    })
+}
+
+/// `void PMIx_Proc_load(pmix_proc_t *p, char *nspace, pmix_rank_t rank)`:
+/// constructs `p` and loads the namespace (at most `PMIX_MAX_NSLEN`
+/// bytes; NULL gives the empty one) and rank.
+///
+/// # Safety
+/// `p` is NULL or writable; `nspace` is NULL or a C string.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Proc_load(
+    p: *mut pmix_proc_t,
+    nspace: *mut c_char,
+    rank: pmix_rank_t,
+) {
+    guard_or((), || {
+        if p.is_null() {
+            return;
+        }
+        // SAFETY: p is writable; nspace is NULL or a C string (C contract).
+        unsafe {
+            <pmix_proc_t as Family>::construct(p);
+            if let Some(ns) = opt_cstr(nspace) {
+                convert::nspace_to_c(&Nspace::truncated(ns), &mut (*p).nspace);
+            }
+            (*p).rank = rank;
+        }
+    })
+}
+
+/// `void PMIx_Regattr_load(pmix_regattr_t *p, const char *name, const char
+/// *key, pmix_data_type_t type, const char *description)`: a copy of
+/// `name` and the key (each only if non-NULL), the type, and
+/// `description` appended to the description lines.
+///
+/// # Safety
+/// `p` is NULL or a valid regattr; the strings are NULL or C strings.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Regattr_load(
+    p: *mut pmix_regattr_t,
+    name: *const c_char,
+    key: *const c_char,
+    type_: pmix_data_type_t,
+    description: *const c_char,
+) {
+    guard_or((), || {
+        if p.is_null() {
+            return;
+        }
+        // SAFETY: p is a valid regattr whose description is NULL or a
+        // malloc'd argv; the strings are NULL or valid (C contract).
+        unsafe {
+            let r = &mut *p;
+            if !name.is_null() {
+                r.name = strdup_opt(name);
+            }
+            if !key.is_null() {
+                load_key(&mut r.string, key);
+            }
+            r.type_ = type_;
+            if let Some(d) = opt_cstr(description) {
+                let mut lines = convert::argv_from_c(r.description);
+                lines.push(d.to_owned());
+                if let Ok(argv) = convert::argv_to_c(&lines) {
+                    convert::argv_free(r.description);
+                    r.description = argv;
+                }
+            }
+        }
+    })
+}
+
+/// `void PMIx_Regattr_xfer(pmix_regattr_t *dest, const pmix_regattr_t
+/// *src)`: `dest` is constructed, then given copies of `src`'s fields.
+///
+/// # Safety
+/// `dest` is NULL or writable; `src` is NULL or a valid regattr.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Regattr_xfer(dest: *mut pmix_regattr_t, src: *const pmix_regattr_t) {
+    guard_or((), || {
+        if dest.is_null() || src.is_null() {
+            return;
+        }
+        // SAFETY: dest is writable and src valid (C contract); they may
+        // be the same element, so src is read before dest is written.
+        unsafe {
+            let s = &*src;
+            let name = strdup_opt(s.name);
+            let key = convert::key_from_c(&s.string);
+            let type_ = s.type_;
+            let description =
+                convert::argv_to_c(&convert::argv_from_c(s.description)).unwrap_or(null_mut());
+            <pmix_regattr_t as Family>::construct(dest);
+            let d = &mut *dest;
+            d.name = name;
+            convert::key_to_c(&key, &mut d.string);
+            d.type_ = type_;
+            d.description = description;
+        }
+    })
+}
+
+/// `void PMIx_Data_buffer_load(pmix_data_buffer_t *b, char *bytes, size_t
+/// sz)`: `b` (its previous payload released) takes over the `sz` malloc'd
+/// bytes at `bytes`, as `PMIx_Data_load`.
+///
+/// # Safety
+/// `b` is NULL or a valid buffer; `bytes` is NULL or malloc'd, of `sz`
+/// bytes.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Data_buffer_load(
+    b: *mut pmix_data_buffer_t,
+    bytes: *mut c_char,
+    sz: usize,
+) {
+    let mut payload = pmix_byte_object_t { bytes, size: sz };
+    // SAFETY: forwarded C contract; payload is a valid byte object.
+    unsafe { PMIx_Data_load(b, &mut payload) };
+}
+
+/// `void PMIx_Data_buffer_unload(pmix_data_buffer_t *b, char **bytes,
+/// size_t *sz)`: the buffer's unread bytes move to `*bytes` (malloc'd, the
+/// caller frees them) and `*sz`, as `PMIx_Data_unload`; NULL and 0 if
+/// there are none or `b` is NULL.
+///
+/// # Safety
+/// `b` is NULL or a valid buffer; `bytes` and `sz` are NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Data_buffer_unload(
+    b: *mut pmix_data_buffer_t,
+    bytes: *mut *mut c_char,
+    sz: *mut usize,
+) {
+    if bytes.is_null() || sz.is_null() {
+        return;
+    }
+    let mut payload = pmix_byte_object_t::default();
+    // SAFETY: forwarded C contract; payload is writable.
+    let rc = unsafe { PMIx_Data_unload(b, &mut payload) };
+    if rc != PMIX_SUCCESS {
+        payload = pmix_byte_object_t::default();
+    }
+    guard_or((), || {
+        // SAFETY: both out pointers are writable (C contract).
+        unsafe {
+            *bytes = payload.bytes;
+            *sz = payload.size;
+        }
+    })
+}
