@@ -31,8 +31,9 @@
 //! topology's XML export. Objects whose `source` names another provider
 //! than hwloc are opaque and refused with `PMIX_ERR_NOT_SUPPORTED`. As in the
 //! reference, such objects are released only when their `source` names
-//! hwloc (an array whose first element names another source is left whole
-//! to that source); writers give a
+//! hwloc (for an array, the first element's source decides, except that a
+//! data array's own array of source-less elements, as
+//! `PMIx_Data_array_create` makes them, is released); writers give a
 //! bitmap or topology without a source the source "hwloc" for that reason.
 //!
 //! Element sizes are the natural C ones: `PMIX_POINTER` items are
@@ -433,16 +434,14 @@ pub unsafe fn free_items(t: DataType, p: *mut c_void, n: usize) {
     if p.is_null() {
         return;
     }
-    // An array of cpusets or topologies whose first element names another
-    // source than hwloc belongs to that source: it is left alone, as the
-    // reference leaves it. An array of constructed (source-less) elements,
-    // as PMIx_Data_array_create makes, is released: OpenPMIx 5 releases it
-    // too (4.2 leaked it).
+    // Arrays of cpusets and topologies are released only when the first
+    // element's source names hwloc (otherwise the reference treats the
+    // whole array as belonging to someone else).
     if n > 0 && matches!(t, DataType::ProcCpuset | DataType::Topo) {
         // SAFETY: both structs start with their `char *source`.
         let source = unsafe { *p.cast::<*const c_char>() };
         // SAFETY: source is NULL or a valid C string.
-        if !source.is_null() && !unsafe { names_hwloc(source) } {
+        if !unsafe { names_hwloc(source) } {
             return;
         }
     }
@@ -2244,7 +2243,23 @@ pub fn data_array_to_c_new(d: &DataArray) -> Res<*mut pmix_data_array_t> {
 pub unsafe fn data_array_destruct(d: *mut pmix_data_array_t) {
     // SAFETY: d is valid (caller's contract).
     let d = unsafe { &mut *d };
-    match DataType::from_raw(d.type_) {
+    let t = DataType::from_raw(d.type_);
+    // SAFETY: read only for arrays of cpusets and topologies, which start
+    // with their `char *source`, holding size > 0 of them.
+    let sourceless = matches!(t, Some(DataType::ProcCpuset | DataType::Topo))
+        && d.size > 0
+        && !d.array.is_null()
+        && unsafe { *d.array.cast::<*const c_char>() }.is_null();
+    match t {
+        Some(t @ (DataType::ProcCpuset | DataType::Topo)) if sourceless => {
+            // Constructed elements (PMIx_Data_array_create's): the element
+            // array is the data array's own, released as OpenPMIx 5 does.
+            // SAFETY: forwarded contract; the array is malloc'd.
+            unsafe {
+                destruct_items(t, d.array, d.size);
+                libc::free(d.array);
+            }
+        }
         // SAFETY: forwarded contract.
         Some(t) => unsafe { free_items(t, d.array, d.size) },
         None => {
