@@ -232,3 +232,128 @@ pub unsafe extern "C" fn PMIx_Data_buffer_unload(
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::families::*;
+
+    /// The 96 functions of OpenPMIx 5.0.11's type families that 4.2.2 did
+    /// not export.
+    const EXPECTED: &str = "PMIx_App_construct PMIx_App_create PMIx_App_destruct PMIx_App_free
+        PMIx_App_info_create PMIx_App_release PMIx_Byte_object_construct PMIx_Byte_object_create
+        PMIx_Byte_object_destruct PMIx_Byte_object_free PMIx_Byte_object_load
+        PMIx_Coord_construct PMIx_Coord_create PMIx_Coord_destruct PMIx_Coord_free
+        PMIx_Cpuset_construct PMIx_Cpuset_create PMIx_Cpuset_free PMIx_Data_array_construct
+        PMIx_Data_array_create PMIx_Data_array_free PMIx_Data_array_init
+        PMIx_Data_buffer_construct PMIx_Data_buffer_create PMIx_Data_buffer_destruct
+        PMIx_Data_buffer_load PMIx_Data_buffer_release PMIx_Data_buffer_unload
+        PMIx_Device_distance_construct PMIx_Device_distance_create
+        PMIx_Device_distance_destruct PMIx_Device_distance_free PMIx_Disk_stats_construct
+        PMIx_Disk_stats_create PMIx_Disk_stats_destruct PMIx_Disk_stats_free
+        PMIx_Endpoint_construct PMIx_Endpoint_create PMIx_Endpoint_destruct PMIx_Endpoint_free
+        PMIx_Envar_construct PMIx_Envar_create PMIx_Envar_destruct PMIx_Envar_free
+        PMIx_Envar_load PMIx_Geometry_construct PMIx_Geometry_create PMIx_Geometry_destruct
+        PMIx_Geometry_free PMIx_Info_construct PMIx_Info_create PMIx_Info_destruct
+        PMIx_Info_free PMIx_Net_stats_construct PMIx_Net_stats_create PMIx_Net_stats_destruct
+        PMIx_Net_stats_free PMIx_Node_stats_construct PMIx_Node_stats_create
+        PMIx_Node_stats_destruct PMIx_Node_stats_free PMIx_Pdata_construct PMIx_Pdata_create
+        PMIx_Pdata_destruct PMIx_Pdata_free PMIx_Proc_construct PMIx_Proc_create
+        PMIx_Proc_destruct PMIx_Proc_free PMIx_Proc_info_construct PMIx_Proc_info_create
+        PMIx_Proc_info_destruct PMIx_Proc_info_free PMIx_Proc_load PMIx_Proc_stats_construct
+        PMIx_Proc_stats_create PMIx_Proc_stats_destruct PMIx_Proc_stats_free
+        PMIx_Query_construct PMIx_Query_create PMIx_Query_destruct PMIx_Query_free
+        PMIx_Query_qualifiers_create PMIx_Query_release PMIx_Regattr_construct
+        PMIx_Regattr_create PMIx_Regattr_destruct PMIx_Regattr_free PMIx_Regattr_load
+        PMIx_Regattr_xfer PMIx_Topology_construct PMIx_Topology_create PMIx_Topology_free
+        PMIx_Value_construct PMIx_Value_create PMIx_Value_free";
+
+    /// The names of functions (each checked to be one).
+    macro_rules! names {
+        ($($f:ident),* $(,)?) => {
+            vec![$({
+                let _ = $f as *const ();
+                stringify!($f)
+            }),*]
+        };
+    }
+
+    #[test]
+    fn the_table_and_the_shaped_functions_are_openpmix_5s_families() {
+        let mut ours: Vec<&str> = FAMILY_EXPORTS.to_vec();
+        ours.extend(names![
+            PMIx_Coord_create,
+            PMIx_Data_array_init,
+            PMIx_Data_array_construct,
+            PMIx_Data_array_create,
+            PMIx_Data_array_free,
+            PMIx_Data_buffer_create,
+            PMIx_Data_buffer_release,
+            PMIx_App_release,
+            PMIx_Query_release,
+            PMIx_App_info_create,
+            PMIx_Query_qualifiers_create,
+            PMIx_Byte_object_load,
+            PMIx_Envar_load,
+            PMIx_Proc_load,
+            PMIx_Regattr_load,
+            PMIx_Regattr_xfer,
+            PMIx_Data_buffer_load,
+            PMIx_Data_buffer_unload,
+        ]);
+        ours.sort_unstable();
+        let before = ours.len();
+        ours.dedup();
+        assert_eq!(before, ours.len(), "a function is generated twice");
+        let mut expected: Vec<&str> = EXPECTED.split_whitespace().collect();
+        expected.sort_unstable();
+        assert_eq!(expected.len(), 96);
+        assert_eq!(ours, expected);
+    }
+
+    #[test]
+    fn regattr_load_appends_description_lines_and_xfer_copies_onto_itself() {
+        let mut r = pmix_regattr_t {
+            name: null_mut(),
+            string: [0; PMIX_MAX_KEYLEN + 1],
+            type_: 0,
+            description: null_mut(),
+        };
+        // SAFETY: r is a constructed regattr; the strings are C strings.
+        unsafe {
+            PMIx_Regattr_load(
+                &mut r,
+                c"n".as_ptr(),
+                c"pmix.k".as_ptr(),
+                PMIX_INT,
+                c"one".as_ptr(),
+            );
+            PMIx_Regattr_load(&mut r, null_mut(), null_mut(), PMIX_INT, c"two".as_ptr());
+            let lines = convert::argv_from_c(r.description);
+            assert_eq!(lines, [c"one".to_owned(), c"two".to_owned()]);
+            let (name, description) = (r.name, r.description);
+            PMIx_Regattr_xfer(&mut r, &r);
+            assert_eq!(convert::argv_from_c(r.description).len(), 2);
+            assert_eq!(convert::key_from_c(&r.string).as_bytes(), b"pmix.k");
+            libc::free(name.cast());
+            convert::argv_free(description);
+            PMIx_Regattr_destruct(&mut r);
+        }
+    }
+
+    #[test]
+    fn a_loaded_buffer_unloads_the_same_block() {
+        let b = PMIx_Data_buffer_create();
+        let bytes = malloc_cstr(c"abc").unwrap();
+        let (mut out, mut sz) = (null_mut(), 0);
+        // SAFETY: b is a fresh buffer; bytes is malloc'd, 4 bytes.
+        unsafe {
+            PMIx_Data_buffer_load(b, bytes, 4);
+            PMIx_Data_buffer_unload(b, &mut out, &mut sz);
+            assert_eq!((out, sz), (bytes, 4));
+            assert!((*b).base_ptr.is_null());
+            libc::free(out.cast());
+            PMIx_Data_buffer_release(b);
+        }
+    }
+}
