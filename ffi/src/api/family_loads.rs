@@ -197,9 +197,11 @@ pub unsafe extern "C" fn PMIx_Data_buffer_load(
     bytes: *mut c_char,
     sz: usize,
 ) {
-    let mut payload = pmix_byte_object_t { bytes, size: sz };
-    // SAFETY: forwarded C contract; payload is a valid byte object.
-    unsafe { PMIx_Data_load(b, &mut payload) };
+    guard_or((), || {
+        let mut payload = pmix_byte_object_t { bytes, size: sz };
+        // SAFETY: forwarded C contract; payload is a valid byte object.
+        unsafe { PMIx_Data_load(b, &mut payload) };
+    })
 }
 
 /// `void PMIx_Data_buffer_unload(pmix_data_buffer_t *b, char **bytes,
@@ -215,16 +217,15 @@ pub unsafe extern "C" fn PMIx_Data_buffer_unload(
     bytes: *mut *mut c_char,
     sz: *mut usize,
 ) {
-    if bytes.is_null() || sz.is_null() {
-        return;
-    }
-    let mut payload = pmix_byte_object_t::default();
-    // SAFETY: forwarded C contract; payload is writable.
-    let rc = unsafe { PMIx_Data_unload(b, &mut payload) };
-    if rc != PMIX_SUCCESS {
-        payload = pmix_byte_object_t::default();
-    }
     guard_or((), || {
+        if bytes.is_null() || sz.is_null() {
+            return;
+        }
+        let mut payload = pmix_byte_object_t::default();
+        // SAFETY: forwarded C contract; payload is writable.
+        if unsafe { PMIx_Data_unload(b, &mut payload) } != PMIX_SUCCESS {
+            payload = pmix_byte_object_t::default();
+        }
         // SAFETY: both out pointers are writable (C contract).
         unsafe {
             *bytes = payload.bytes;
