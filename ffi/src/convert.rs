@@ -31,7 +31,9 @@
 //! topology's XML export. Objects whose `source` names another provider
 //! than hwloc are opaque and refused with `PMIX_ERR_NOT_SUPPORTED`. As in the
 //! reference, such objects are released only when their `source` names
-//! hwloc (for an array, the first element's source decides); writers give a
+//! hwloc (for an array, the first element's source decides, except that a
+//! data array's own array of source-less elements, as
+//! `PMIx_Data_array_create` makes them, is released); writers give a
 //! bitmap or topology without a source the source "hwloc" for that reason.
 //!
 //! Element sizes are the natural C ones: `PMIX_POINTER` items are
@@ -1309,18 +1311,22 @@ unsafe fn coord_write(c: &Coord, out: *mut pmix_coord_t) -> Res<()> {
     Ok(())
 }
 
-/// `PMIX_COORD_DESTRUCT`.
+/// `PMIX_COORD_DESTRUCT`: the view becomes undefined; the dimensions are
+/// reset only with the array they describe (a coord without an array keeps
+/// its `dims`, as in the reference).
 ///
 /// # Safety
 /// `c` points to a valid coord whose array is NULL or malloc'd.
 unsafe fn coord_destruct(c: *mut pmix_coord_t) {
     // SAFETY: c is valid (caller's contract).
     let c = unsafe { &mut *c };
+    c.view = PMIX_COORD_VIEW_UNDEF;
     if !c.coord.is_null() {
-        // SAFETY: malloc'd array.
+        // SAFETY: malloc'd array, freed once.
         unsafe { libc::free(c.coord.cast()) };
+        c.coord = null_mut();
+        c.dims = 0;
     }
-    *c = pmix_coord_t::default();
 }
 
 /// # Safety
@@ -1587,8 +1593,10 @@ unsafe fn topology_write(t: &Topology, out: *mut pmix_topology_t) -> Res<()> {
     Ok(())
 }
 
-/// Releases a topology and its source if its source names hwloc and it
-/// holds a topology; leaves anything else alone, as the reference does.
+/// Releases a topology (if it holds one) and its source if its source names
+/// hwloc; leaves anything else alone, as the reference does (OpenPMIx 5
+/// also releases the source of an hwloc topology that holds none, which
+/// 4.2 leaked).
 ///
 /// # Safety
 /// `t` points to a valid topology whose pointers are NULL, malloc'd (source)
@@ -1597,12 +1605,14 @@ pub unsafe fn topology_destruct(t: *mut pmix_topology_t) {
     // SAFETY: t is valid (caller's contract).
     let t = unsafe { &mut *t };
     // SAFETY: source is NULL or a valid C string.
-    if t.topology.is_null() || !unsafe { names_hwloc(t.source) } {
+    if !unsafe { names_hwloc(t.source) } {
         return;
     }
-    // SAFETY: an hwloc topology, destroyed once.
-    unsafe { hwloc::hwloc_topology_destroy(t.topology) };
-    t.topology = null_mut();
+    if !t.topology.is_null() {
+        // SAFETY: an hwloc topology, destroyed once.
+        unsafe { hwloc::hwloc_topology_destroy(t.topology) };
+        t.topology = null_mut();
+    }
     // SAFETY: malloc'd.
     unsafe { free_str(&mut t.source) };
 }
@@ -2233,7 +2243,23 @@ pub fn data_array_to_c_new(d: &DataArray) -> Res<*mut pmix_data_array_t> {
 pub unsafe fn data_array_destruct(d: *mut pmix_data_array_t) {
     // SAFETY: d is valid (caller's contract).
     let d = unsafe { &mut *d };
-    match DataType::from_raw(d.type_) {
+    let t = DataType::from_raw(d.type_);
+    // SAFETY: read only for arrays of cpusets and topologies, which start
+    // with their `char *source`, holding size > 0 of them.
+    let sourceless = matches!(t, Some(DataType::ProcCpuset | DataType::Topo))
+        && d.size > 0
+        && !d.array.is_null()
+        && unsafe { *d.array.cast::<*const c_char>() }.is_null();
+    match t {
+        Some(t @ (DataType::ProcCpuset | DataType::Topo)) if sourceless => {
+            // Constructed elements (PMIx_Data_array_create's): the element
+            // array is the data array's own, released as OpenPMIx 5 does.
+            // SAFETY: forwarded contract; the array is malloc'd.
+            unsafe {
+                destruct_items(t, d.array, d.size);
+                libc::free(d.array);
+            }
+        }
         // SAFETY: forwarded contract.
         Some(t) => unsafe { free_items(t, d.array, d.size) },
         None => {

