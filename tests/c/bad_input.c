@@ -586,6 +586,8 @@ static void table(void)
     ROW("PMIx_Job_control", "target nspace without NUL", rt(PMIX_ERR_NOT_SUPPORTED), PMIx_Job_control(&proc_full_ns, 1, NULL, 0, &results, &nresults));
     ROW("PMIx_Job_control", "directive of unknown type", cli(PMIX_ERR_UNKNOWN_DATA_TYPE, PMIX_ERR_NOT_SUPPORTED), PMIx_Job_control(NULL, 0, &info_bad_type, 1, &results, &nresults));
     ROW("PMIx_Job_control_nb", "NULL directives, ndirs 2", cli(BAD, PMIX_ERR_NOT_SUPPORTED), PMIx_Job_control_nb(NULL, 0, NULL, 2, infocb, NULL));
+    ROW("PMIx_Session_control", "NULL directives, ndirs 2", rt(BAD), PMIx_Session_control(0, NULL, 2, infocb, NULL));
+    ROW("PMIx_Session_control", "NULL directives, ndirs 2, blocking", rt(BAD), PMIx_Session_control(0, NULL, 2, NULL, NULL));
     ROW("PMIx_Process_monitor", "NULL monitor", cli(BAD, PMIX_ERR_NOT_SUPPORTED), PMIx_Process_monitor(NULL, PMIX_SUCCESS, NULL, 0, &results, &nresults));
     ROW("PMIx_Process_monitor", "NULL directives, ndirs 2", cli(BAD, PMIX_ERR_NOT_SUPPORTED), PMIx_Process_monitor(&info_ok, PMIX_SUCCESS, NULL, 2, &results, &nresults));
     ROW("PMIx_Process_monitor_nb", "NULL monitor", cli(BAD, PMIX_ERR_NOT_SUPPORTED), PMIx_Process_monitor_nb(NULL, PMIX_SUCCESS, NULL, 0, infocb, NULL));
@@ -778,6 +780,8 @@ static void table(void)
     ROW("PMIx_tool_get_servers", "NULL servers", rt(BAD), PMIx_tool_get_servers(NULL, &nprocs));
     ROW("PMIx_tool_get_servers", "NULL count", rt(BAD), PMIx_tool_get_servers(&procs, NULL));
     ROW("PMIx_tool_set_server", "NULL server", rt(BAD), PMIx_tool_set_server(NULL, NULL, 0));
+    ROW("PMIx_tool_set_server_module", "NULL module", rt(BAD), PMIx_tool_set_server_module(NULL));
+    ROW("PMIx_tool_is_connected", "none", want5(0, 1, 0, 0, 1), PMIx_tool_is_connected());
     ROW("PMIx_tool_set_server", "NULL info, ninfo 2", rt(BAD), PMIx_tool_set_server(&proc_ok, NULL, 2));
     ROW("PMIx_IOF_pull", "NULL procs", rt(BAD), PMIx_IOF_pull(NULL, 0, NULL, 0, PMIX_FWD_STDOUT_CHANNEL, iofcb, regcb, NULL));
     ROW("PMIx_IOF_pull", "NULL procs, nprocs 2", rt(BAD), PMIx_IOF_pull(NULL, 2, NULL, 0, PMIX_FWD_STDOUT_CHANNEL, iofcb, regcb, NULL));
