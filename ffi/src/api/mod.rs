@@ -14,6 +14,7 @@
 //! `locality`).
 
 pub mod app_setup;
+pub mod argv;
 pub(crate) mod args;
 pub mod attributes;
 pub mod buffer;
