@@ -20,12 +20,14 @@ pub mod attributes;
 pub mod buffer;
 pub mod client;
 pub mod data_array;
+pub mod error_code;
 pub mod events;
 pub mod framework_names;
 pub mod get;
 #[cfg(test)]
 mod get_hot_path_tests;
 pub mod group;
+pub mod ids;
 pub(crate) mod host_rm;
 pub mod info;
 pub mod info_list;
