@@ -481,6 +481,23 @@ static void lists(void)
     list = PMIx_Info_list_start();
     PMIx_Info_list_prepend(list, "only", "x", PMIX_STRING);
     walk("one entry", list);
+    /* a position stays valid while the list grows at either end */
+    {
+        void *second = NULL, *after = NULL;
+        pmix_info_t *e;
+
+        PMIx_Info_list_add(list, "second", "y", PMIX_STRING);
+        e = PMIx_Info_list_get_info(list, NULL, &second);
+        print_info("first", e);
+        PMIx_Info_list_prepend(list, "new.first", "z", PMIX_STRING);
+        PMIx_Info_list_add(list, "third", "w", PMIX_STRING);
+        e = PMIx_Info_list_get_info(list, second, &after);
+        print_info("at the kept position", e);
+        e = PMIx_Info_list_get_info(list, after, &after);
+        print_info("after it", e);
+        printf("  then next is NULL: %d\n", NULL == after);
+    }
+    walk("grown", list);
     PMIx_Info_list_release(list);
 }
 
