@@ -456,3 +456,68 @@ pub unsafe extern "C" fn PMIx_Info_list_get_info(
         found.unwrap_or(null_mut())
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The key of a listed info, as text.
+    fn key(i: *const pmix_info_t) -> String {
+        // SAFETY: a listed info.
+        String::from_utf8(crate::api::args::c_array_bytes(unsafe { &(*i).key }).to_vec()).unwrap()
+    }
+
+    #[test]
+    fn overwriting_an_inserted_entry_leaves_the_callers_payload_alone() {
+        let mut text = *b"caller's\0";
+        let mut mine = pmix_info_t::default();
+        let two = 2i32;
+        // SAFETY: a live list; valid infos and data; the inserted info
+        // outlives the list.
+        unsafe {
+            mine.key[0] = b'k' as c_char;
+            mine.value.type_ = PMIX_STRING;
+            mine.value.data.string = text.as_mut_ptr().cast();
+            let l = PMIx_Info_list_start();
+            assert_eq!(PMIx_Info_list_insert(l, &mut mine), 0);
+            let two_ptr: *const c_void = (&two as *const i32).cast();
+            assert_eq!(
+                PMIx_Info_list_add_unique(l, c"k".as_ptr(), two_ptr, PMIX_INT, true),
+                0
+            );
+            let got = PMIx_Info_list_get_info(l, null_mut(), &mut null_mut());
+            assert_eq!(
+                ((*got).value.type_, (*got).value.data.integer),
+                (PMIX_INT, 2)
+            );
+            assert_eq!((*got).flags & PMIX_INFO_PERSISTENT, 0);
+            PMIx_Info_list_release(l);
+        }
+        assert_eq!(&text, b"caller's\0");
+    }
+
+    #[test]
+    fn positions_survive_growth_and_an_unknown_one_finds_nothing() {
+        // SAFETY: a live list and C strings.
+        unsafe {
+            let l = PMIx_Info_list_start();
+            PMIx_Info_list_add(l, c"a".as_ptr(), null_mut(), PMIX_BOOL);
+            PMIx_Info_list_add(l, c"b".as_ptr(), null_mut(), PMIX_BOOL);
+            let mut second = null_mut();
+            assert_eq!(
+                key(PMIx_Info_list_get_info(l, null_mut(), &mut second)),
+                "a"
+            );
+            for _ in 0..100 {
+                PMIx_Info_list_prepend(l, c"z".as_ptr(), null_mut(), PMIX_BOOL);
+            }
+            let mut next = null_mut();
+            assert_eq!(key(PMIx_Info_list_get_info(l, second, &mut next)), "b");
+            assert!(next.is_null());
+            let other = pmix_info_t::default();
+            let stranger = (&other as *const pmix_info_t).cast_mut().cast();
+            assert!(PMIx_Info_list_get_info(l, stranger, &mut next).is_null());
+            PMIx_Info_list_release(l);
+        }
+    }
+}
