@@ -369,6 +369,21 @@ int main(void)
     PMIx_Multicluster_nspace_parse(target, cluster, nspace);
     show_buf("parse trail: cluster", cluster, sizeof(cluster));
     show_buf("parse trail: nspace", nspace, sizeof(nspace));
+    /* without a separator, what follows the NUL is copied */
+    memset(target, 'g', sizeof(target) - 1);
+    target[sizeof(target) - 1] = '\0';
+    strcpy(target, "abc");
+    memset(nspace, 0, sizeof(nspace));
+    PMIx_Multicluster_nspace_parse(target, cluster, nspace);
+    show_buf("parse garbage cluster", cluster, sizeof(cluster));
+    show_buf("parse garbage nspace", nspace, sizeof(nspace));
+    /* nspace is not terminated by the parse */
+    PMIx_Load_nspace(target, "c:ab");
+    memset(nspace, 'x', sizeof(nspace));
+    nspace[sizeof(nspace) - 1] = '\0';
+    PMIx_Multicluster_nspace_parse(target, cluster, nspace);
+    show_buf("parse over x cluster", cluster, sizeof(cluster));
+    printf("parse over x nspace starts [%.5s]\n", nspace);
     PMIx_Load_nspace(target, longns);
     memset(nspace, 0, sizeof(nspace));
     PMIx_Multicluster_nspace_parse(target, cluster, nspace);
