@@ -309,7 +309,9 @@ pub unsafe extern "C" fn PMIx_Argv_split_with_empty(
     delimiter: c_int,
 ) -> Argv {
     // SAFETY: the C contract.
-    unsafe { PMIx_Argv_split_inter(src_string, delimiter, true) }
+    guard_or(null_mut(), || unsafe {
+        PMIx_Argv_split_inter(src_string, delimiter, true)
+    })
 }
 
 /// `char **PMIx_Argv_split(const char *src_string, int delimiter)`: empty
@@ -320,7 +322,9 @@ pub unsafe extern "C" fn PMIx_Argv_split_with_empty(
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Argv_split(src_string: *const c_char, delimiter: c_int) -> Argv {
     // SAFETY: the C contract.
-    unsafe { PMIx_Argv_split_inter(src_string, delimiter, false) }
+    guard_or(null_mut(), || unsafe {
+        PMIx_Argv_split_inter(src_string, delimiter, false)
+    })
 }
 
 /// Sets `name=value` (`name=` for no value) in the environment array

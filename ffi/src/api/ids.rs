@@ -216,10 +216,12 @@ pub unsafe extern "C" fn PMIx_Load_procid(p: *mut pmix_proc_t, ns: *const c_char
 /// Each is NULL or a valid proc.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Xfer_procid(dst: *mut pmix_proc_t, src: *const pmix_proc_t) {
-    if !dst.is_null() && !src.is_null() {
-        // SAFETY: two valid procs (C contract); they may be the same one.
-        unsafe { std::ptr::copy(src, dst, 1) }
-    }
+    guard_or((), || {
+        if !dst.is_null() && !src.is_null() {
+            // SAFETY: two valid procs (C contract); they may be the same one.
+            unsafe { std::ptr::copy(src, dst, 1) }
+        }
+    })
 }
 
 /// `bool PMIx_Check_procid(const pmix_proc_t *a, const pmix_proc_t *b)`.
@@ -243,7 +245,7 @@ pub unsafe extern "C" fn PMIx_Check_procid(a: *const pmix_proc_t, b: *const pmix
 /// `bool PMIx_Check_rank(pmix_rank_t a, pmix_rank_t b)`.
 #[no_mangle]
 pub extern "C" fn PMIx_Check_rank(a: pmix_rank_t, b: pmix_rank_t) -> bool {
-    rank_matches(a, b)
+    guard_or(false, || rank_matches(a, b))
 }
 
 /// `bool PMIx_Procid_invalid(const pmix_proc_t *p)`: an unset namespace or

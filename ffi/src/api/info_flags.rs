@@ -7,6 +7,7 @@
 //! is the absence of `PMIX_INFO_REQD`. A NULL info (which OpenPMIx
 //! dereferences) is left alone and tests false.
 
+use crate::boundary::guard_or;
 use crate::sys::{
     pmix_info_directives_t, pmix_info_t, PMIX_INFO_ARRAY_END, PMIX_INFO_PERSISTENT,
     PMIX_INFO_QUALIFIER, PMIX_INFO_REQD, PMIX_INFO_REQD_PROCESSED,
@@ -45,7 +46,7 @@ macro_rules! setter {
         #[no_mangle]
         pub unsafe extern "C" fn $name(p: *mut pmix_info_t) {
             // SAFETY: the C contract.
-            unsafe { mark(p, $bit, $on) }
+            guard_or((), || unsafe { mark(p, $bit, $on) })
         }
     };
 }
@@ -59,7 +60,7 @@ macro_rules! test {
         #[no_mangle]
         pub unsafe extern "C" fn $name(p: *const pmix_info_t) -> bool {
             // SAFETY: the C contract.
-            unsafe { has(p, $bit) }
+            guard_or(false, || unsafe { has(p, $bit) })
         }
     };
 }
@@ -117,7 +118,7 @@ test!(
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_is_optional(p: *const pmix_info_t) -> bool {
     // SAFETY: the C contract.
-    !p.is_null() && !unsafe { has(p, PMIX_INFO_REQD) }
+    guard_or(false, || !p.is_null() && !unsafe { has(p, PMIX_INFO_REQD) })
 }
 
 #[cfg(test)]

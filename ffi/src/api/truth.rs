@@ -63,9 +63,11 @@ pub unsafe extern "C" fn PMIx_Value_true(v: *const pmix_value_t) -> pmix_boolean
 /// `p` is NULL or a valid info.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_true(p: *const pmix_info_t) -> pmix_boolean_t {
-    if p.is_null() {
-        return PMIX_NON_BOOL;
-    }
-    // SAFETY: a valid info (C contract).
-    unsafe { PMIx_Value_true(&(*p).value) }
+    crate::boundary::guard_or(PMIX_NON_BOOL, || {
+        if p.is_null() {
+            return PMIX_NON_BOOL;
+        }
+        // SAFETY: a valid info (C contract).
+        unsafe { truth(&(*p).value) }
+    })
 }
