@@ -155,6 +155,37 @@ impl<'a> ValueView<'a> {
     }
 }
 
+/// How OpenPMIx reads a string as a boolean (`pmix_check_true`, behind
+/// `PMIx_Value_true`): after leading white space, nothing is true; a
+/// number is true unless `atoi` makes it zero; a text starting with
+/// "yes"/"true" (any case) is true, with "no"/"false" false; anything
+/// else is no boolean (`None`).
+pub fn text_truth(s: &[u8]) -> Option<bool> {
+    // C's isspace: the space and \t, \n, \v, \f, \r.
+    let lead = s
+        .iter()
+        .take_while(|&&c| c == b' ' || (b'\t'..=b'\r').contains(&c))
+        .count();
+    let t = &s[lead..];
+    let starts = |p: &[u8]| t.len() >= p.len() && t[..p.len()].eq_ignore_ascii_case(p);
+    match t.first() {
+        None => Some(true),
+        Some(c) if c.is_ascii_digit() => {
+            // atoi: strtol's saturated long, then cut to an int.
+            let n = t
+                .iter()
+                .take_while(|c| c.is_ascii_digit())
+                .fold(0i64, |n, &c| {
+                    n.saturating_mul(10).saturating_add(i64::from(c - b'0'))
+                });
+            Some(n as i32 != 0)
+        }
+        _ if starts(b"yes") || starts(b"true") => Some(true),
+        _ if starts(b"no") || starts(b"false") => Some(false),
+        _ => None,
+    }
+}
+
 /// One key/value pair of a list of infos, read where it lives: the core's
 /// [`Info`], or the C layer's `pmix_info_t` read in place (no copy). The
 /// core's parsers of qualifiers and directives take a slice of any
@@ -175,5 +206,24 @@ impl InfoItem for Info {
     #[inline]
     fn view(&self) -> ValueView<'_> {
         ValueView::of(&self.value)
+    }
+}
+
+#[cfg(test)]
+mod text_truth_tests {
+    use super::text_truth;
+
+    #[test]
+    fn strings_read_as_openpmix_reads_them() {
+        assert_eq!(text_truth(b""), Some(true));
+        assert_eq!(text_truth(b" \x0b\t"), Some(true));
+        assert_eq!(text_truth(b"  0"), Some(false));
+        assert_eq!(text_truth(b"0012"), Some(true));
+        assert_eq!(text_truth(b"4294967296"), Some(false));
+        assert_eq!(text_truth(b"YESS"), Some(true));
+        assert_eq!(text_truth(b"Nope"), Some(false));
+        assert_eq!(text_truth(b"FALSE"), Some(false));
+        assert_eq!(text_truth(b"maybe"), None);
+        assert_eq!(text_truth(b"-1"), None);
     }
 }

@@ -12,6 +12,7 @@ pub mod client;
 pub mod codec;
 pub mod compare;
 pub mod data_type;
+pub mod event_names;
 pub mod events;
 pub mod group;
 pub mod info;

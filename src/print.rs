@@ -533,6 +533,31 @@ fn name_print(pr: &Proc) -> Vec<u8> {
     cat!("[", pr.nspace.as_bytes(), ",", rank, "]")
 }
 
+/// The longest text OpenPMIx 5.0 prints for a process name (its
+/// `snprintf` buffer holds 300 bytes).
+const PROC_NAME_MAX: usize = 299;
+
+/// `PMIx_Proc_string` (OpenPMIx 5.0's `PMIX_NAME_PRINT`): `[nspace,rank]`,
+/// the special ranks by name.
+pub fn proc_name(nspace: &[u8], rank: u32) -> Vec<u8> {
+    let rank = match Rank(rank) {
+        Rank::UNDEF => "UNDEF".to_string(),
+        Rank::WILDCARD => "WILDCARD".to_string(),
+        Rank::LOCAL_NODE => "LOCAL_NODE".to_string(),
+        Rank::LOCAL_PEERS => "LOCAL_PEERS".to_string(),
+        Rank::INVALID => "INVALID".to_string(),
+        r => r.0.to_string(),
+    };
+    let mut out = cat!("[", nspace, ",", rank, "]");
+    out.truncate(PROC_NAME_MAX);
+    out
+}
+
+/// `PMIx_Proc_string` of no process.
+pub fn no_proc_name() -> Vec<u8> {
+    b"[NO-NAME]".to_vec()
+}
+
 fn tv(t: &Timeval) -> String {
     format!("{}.{:06}", t.sec, t.usec)
 }

@@ -33,10 +33,11 @@ pub(crate) fn environ_ptr() -> *mut *mut c_char {
     unsafe { environ }
 }
 
-/// `setenv(name, value, 1)`: sets a variable of the process environment.
-pub(crate) fn setenv(name: &CStr, value: &CStr) -> io::Result<()> {
+/// `setenv(name, value, overwrite)`: sets a variable of the process
+/// environment (an existing one only when `overwrite`).
+pub(crate) fn setenv(name: &CStr, value: &CStr, overwrite: bool) -> io::Result<()> {
     // SAFETY: two valid NUL-terminated strings.
-    cvt(unsafe { libc::setenv(name.as_ptr(), value.as_ptr(), 1) }).map(drop)
+    cvt(unsafe { libc::setenv(name.as_ptr(), value.as_ptr(), c_int::from(overwrite)) }).map(drop)
 }
 
 /// `unsetenv(name)`: removes a variable of the process environment.

@@ -658,6 +658,11 @@ pub mod hwloc {
             flags: c_ulong,
         ) -> c_int;
         pub fn hwloc_free_xmlbuffer(topology: hwloc_topology_t, xmlbuffer: *mut c_char);
+        pub fn hwloc_shmem_topology_get_length(
+            topology: hwloc_topology_t,
+            lengthp: *mut usize,
+            flags: c_ulong,
+        ) -> c_int;
     }
 }
 

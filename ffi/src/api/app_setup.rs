@@ -16,7 +16,7 @@ use pmix_core::{Proc, Status};
 
 use crate::api::args::{infos_in, nspace_in};
 use crate::api::state::server;
-use crate::boundary::{guard, malloc_cstr, report_later, SendPtr};
+use crate::boundary::{guard, report_later, SendPtr};
 use crate::convert;
 use crate::nonnull;
 use crate::sys::{pmix_info_t, pmix_op_cbfunc_t, SetupAppCbFunc};
@@ -160,10 +160,8 @@ unsafe fn getenv_in(arr: *mut *mut c_char, name: &str) -> Option<String> {
     }
 }
 
-/// Sets `name=value` in an environment array as the header's
-/// `pmix_setenv` does with overwrite: the process environment itself
-/// through `setenv`, otherwise replacing an existing entry or appending a
-/// `malloc`ed one (the array is `realloc`ed and stays NULL-terminated).
+/// Sets `name=value` in `*env`, replacing an existing entry (see
+/// `argv::setenv_in`).
 ///
 /// # Safety
 /// `env` points to NULL, `environ`, or a `malloc`ed NULL-terminated array
@@ -172,52 +170,7 @@ unsafe fn setenv_in(env: *mut *mut *mut c_char, name: &str, value: &str) -> Resu
     let cname = CString::new(name).map_err(|_| Status::ERR_BAD_PARAM)?;
     let cvalue = CString::new(value).map_err(|_| Status::ERR_BAD_PARAM)?;
     // SAFETY: env is valid (contract).
-    let arr = unsafe { *env };
-    if !arr.is_null() && arr == crate::os::environ_ptr() {
-        return crate::os::setenv(&cname, &cvalue).map_err(|_| Status::ERR_NOMEM);
-    }
-    let entry = CString::new(format!("{name}={value}")).map_err(|_| Status::ERR_BAD_PARAM)?;
-    let prefix = format!("{name}=");
-    let mut n = 0usize;
-    if !arr.is_null() {
-        loop {
-            // SAFETY: the array is NULL-terminated (contract).
-            let e = unsafe { *arr.add(n) };
-            if e.is_null() {
-                break;
-            }
-            // SAFETY: each entry is a valid string.
-            if unsafe { CStr::from_ptr(e) }
-                .to_bytes()
-                .starts_with(prefix.as_bytes())
-            {
-                let new = malloc_cstr(&entry)?;
-                // SAFETY: the old entry is malloc'd (contract); replaced.
-                unsafe {
-                    libc::free(e.cast());
-                    *arr.add(n) = new;
-                }
-                return Ok(());
-            }
-            n += 1;
-        }
-    }
-    let new = malloc_cstr(&entry)?;
-    // SAFETY: arr is NULL or malloc'd (contract); grown to n + 2 slots.
-    let grown = unsafe { libc::realloc(arr.cast(), (n + 2) * std::mem::size_of::<*mut c_char>()) }
-        as *mut *mut c_char;
-    if grown.is_null() {
-        // SAFETY: new was malloc'd above and is unused.
-        unsafe { libc::free(new.cast()) };
-        return Err(Status::ERR_NOMEM);
-    }
-    // SAFETY: grown holds n + 2 slots; env is writable.
-    unsafe {
-        *grown.add(n) = new;
-        *grown.add(n + 1) = std::ptr::null_mut();
-        *env = grown;
-    }
-    Ok(())
+    unsafe { crate::api::argv::setenv_in(&mut *env, &cname, Some(&cvalue), true) }
 }
 
 /// Removes `name` from the environment `*env` (see `setenv_in` for the

@@ -17,7 +17,7 @@ use pmix_core::Nspace;
 
 use crate::api::buffer::{PMIx_Data_load, PMIx_Data_unload};
 use crate::api::families::Family;
-use crate::api::info::load_key;
+use crate::api::ids::load_key;
 use crate::boundary::{guard_or, malloc_cstr, opt_cstr};
 use crate::convert;
 use crate::sys::*;

@@ -10,22 +10,12 @@ use std::ptr::null_mut;
 
 use pmix_core::{print, Status};
 
+use crate::api::ids::load_key;
 use crate::api::value::{malloc_text, value_text, PMIx_Value_load};
 use crate::boundary::{guard, guard_or};
 use crate::convert;
 use crate::nonnull;
 use crate::sys::*;
-
-/// `PMIX_LOAD_KEY`: copies at most `PMIX_MAX_KEYLEN` bytes of `src` and
-/// NUL-pads the rest.
-///
-/// # Safety
-/// `src` is a valid C string.
-pub(crate) unsafe fn load_key(dest: &mut pmix_key_t, src: *const c_char) {
-    // SAFETY: src is a valid C string (caller's contract).
-    let key = unsafe { convert::key_from_ptr(src) };
-    convert::key_to_c(&key, dest);
-}
 
 /// `pmix_status_t PMIx_Info_load(pmix_info_t *info, const char *key, const
 /// void *data, pmix_data_type_t type)`: key, no flags, and the datum loaded

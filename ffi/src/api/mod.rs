@@ -14,11 +14,14 @@
 //! `locality`).
 
 pub mod app_setup;
+pub mod app_string;
 pub(crate) mod args;
+pub mod argv;
 pub mod attributes;
 pub mod buffer;
 pub mod client;
 pub mod data_array;
+pub mod error_code;
 pub mod events;
 pub mod families;
 pub mod family_loads;
@@ -28,7 +31,9 @@ pub mod get;
 mod get_hot_path_tests;
 pub mod group;
 pub(crate) mod host_rm;
+pub mod ids;
 pub mod info;
+pub mod info_flags;
 pub mod info_list;
 pub mod iof;
 pub mod locality;
@@ -43,10 +48,12 @@ pub(crate) mod scalar_cache;
 pub mod server;
 pub(crate) mod server_module;
 pub(crate) mod server_pubsub;
+pub mod sizes;
 pub mod spawn;
 pub(crate) mod spawn_host;
 pub(crate) mod state;
 pub mod strings;
 pub mod stubs;
 pub mod tool;
+pub mod truth;
 pub mod value;
