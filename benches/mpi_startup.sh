@@ -42,12 +42,15 @@ ompi5() {
     work=$(mktemp -d)
     trap 'rm -rf "$work"' EXIT
     if [ -z "${PMIX_LIB_DIR:-}" ] || [ -z "${PMIXRUN:-}" ]; then
-        cargo build --release -q -p pmix-ffi -p pmix --bin pmixrun
+        # (two builds: `--bin` would leave the library out)
+        cargo build --release -q -p pmix-ffi
+        cargo build --release -q -p pmix --bin pmixrun
         PMIX_LIB_DIR="$work/lib"
         mkdir -p "$PMIX_LIB_DIR"
         ln -s "$PWD/target/release/libpmix.so" "$PMIX_LIB_DIR/libpmix.so.2"
         PMIXRUN="$PWD/target/release/pmixrun"
     fi
+    [ -e "$PMIX_LIB_DIR/libpmix.so.2" ] || { echo "mpi_startup: no libpmix.so.2 in $PMIX_LIB_DIR" >&2; exit 1; }
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPAL_PREFIX="$prefix"
     if [ "${OMPI5_MCA:-ob1}" = ob1 ]; then
         export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,sm,tcp
