@@ -12,6 +12,9 @@
 //!   (thread level, MPI_APPNUM, MPI_UNIVERSE_SIZE, the node's
 //!   communicator, the processor name, MPI_INFO_ENV, an allgather), with
 //!   one application context and with two (MPMD, `pmixrun ... : ...`);
+//! - `tests/ompi5/mpi_yield.c`: Open MPI's ranks yield when idle
+//!   (`mpi_yield_when_idle`) when the job oversubscribes the cpus
+//!   `pmixrun` may use, and only then;
 //! - `tests/ompi5/mpi_early_exit.c`: one rank leaves (`exit(3)` or
 //!   `exit(0)` without MPI_Finalize, or `MPI_Abort(MPI_COMM_WORLD, 7)`)
 //!   while the others wait in a barrier: the job must end, within its
@@ -91,6 +94,7 @@ const RING: &str = "tests/interop/mpi_ring.c";
 const SPLIT: &str = "tests/interop/mpi_split.c";
 const WORLD: &str = "tests/ompi5/mpi_world.c";
 const EARLY: &str = "tests/ompi5/mpi_early_exit.c";
+const YIELD: &str = "tests/ompi5/mpi_yield.c";
 
 // ---------------------------------------------------------------------------
 // Running with a hard limit
@@ -226,7 +230,22 @@ fn limit_for(n: u32) -> Duration {
 /// `pmixrun --timeout T [-n N program args]...` on our library: one
 /// application context per `(n, args)`.
 fn pmixrun(w: &Ompi5, program: &Path, apps: &[(u32, &[&str])]) -> Run {
-    let total: u32 = apps.iter().map(|(n, _)| n).sum();
+    run(
+        w,
+        pmixrun_command(program, apps),
+        limit_for(apps_size(apps)),
+        true,
+    )
+}
+
+/// The number of ranks of `apps`.
+fn apps_size(apps: &[(u32, &[&str])]) -> u32 {
+    apps.iter().map(|(n, _)| n).sum()
+}
+
+/// The command of [`pmixrun`].
+fn pmixrun_command(program: &Path, apps: &[(u32, &[&str])]) -> Command {
+    let total = apps_size(apps);
     let limit = limit_for(total);
     let mut c = Command::new(env!("CARGO_BIN_EXE_pmixrun"));
     c.args(["--timeout", &(limit.as_secs() - 10).to_string()]);
@@ -236,7 +255,7 @@ fn pmixrun(w: &Ompi5, program: &Path, apps: &[(u32, &[&str])]) -> Run {
         }
         c.args(["-n", &n.to_string()]).arg(program).args(*args);
     }
-    run(w, c, limit, true)
+    c
 }
 
 // ---------------------------------------------------------------------------
@@ -390,6 +409,36 @@ fn singleton_hello() {
     r.assert_ok();
     r.assert_rank_lib(&our_lib());
     r.assert_line("hello ok: 1 ranks, allreduce 0");
+}
+
+/// `pmixrun` confined to one cpu (its affinity mask, which its ranks
+/// inherit): a job of two ranks oversubscribes the node, `pmixrun` says so
+/// (`PMIX_NODE_OVERSUBSCRIBED`) and Open MPI makes its ranks yield when
+/// idle (the MPI_T variable `mpi_yield_when_idle`), as under PRRTE; a job
+/// of one does not.
+#[test]
+fn pmixrun_oversubscribed_ranks_yield_when_idle() {
+    use std::os::unix::process::CommandExt;
+    let Some(w) = wheel() else { return };
+    let _g = serial();
+    for (n, yields) in [(2u32, 1), (1, 0)] {
+        let mut c = pmixrun_command(&mpi_program(w, YIELD), &[(n, &[])]);
+        // SAFETY: sched_setaffinity on the child itself, between fork and
+        // exec, with a cpu set on this closure's stack.
+        unsafe {
+            c.pre_exec(|| {
+                let mut set: libc::cpu_set_t = std::mem::zeroed();
+                libc::CPU_SET(0, &mut set);
+                if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let r = run(w, c, limit_for(n), true);
+        r.assert_ok();
+        r.assert_line(&format!("yield_when_idle: {yields} at {n} ranks"));
+    }
 }
 
 // ---------------------------------------------------------------------------
