@@ -7,7 +7,8 @@
 //!
 //! - `tests/interop/mpi_hello.c` (MPI_Allreduce), `mpi_ring.c` (point to
 //!   point around the ring), `mpi_split.c` (MPI_Comm_split) at 1, 2, 4 and
-//!   16 ranks;
+//!   16 ranks; the ring also with Open MPI's modex by direct gets (no data
+//!   collected at the fence, and without the fence);
 //! - `tests/ompi5/mpi_world.c`: what MPI_Init_thread learns of the world
 //!   (thread level, MPI_APPNUM, MPI_UNIVERSE_SIZE, the node's
 //!   communicator, the processor name, MPI_INFO_ENV, an allgather), with
@@ -372,6 +373,32 @@ fn pmixrun_split_4() {
 #[test]
 fn pmixrun_split_16() {
     split(16);
+}
+
+/// The modex without data collection: the fence of MPI_Init carries no
+/// data (`pmix_base_collect_data=0`), and each rank gets its peers'
+/// endpoints from their servers (direct modex); then also without waiting
+/// for that fence (`pmix_base_async_modex=1`, the endpoints fetched when
+/// first needed, `mpi_add_procs_cutoff=0`).
+#[test]
+fn pmixrun_ring_direct_modex_4() {
+    let Some(w) = wheel() else { return };
+    let _g = serial();
+    let settings: [&[(&str, &str)]; 2] = [
+        &[("OMPI_MCA_pmix_base_collect_data", "0")],
+        &[
+            ("OMPI_MCA_pmix_base_collect_data", "0"),
+            ("OMPI_MCA_pmix_base_async_modex", "1"),
+            ("OMPI_MCA_mpi_add_procs_cutoff", "0"),
+        ],
+    ];
+    for env in settings {
+        let mut c = pmixrun_command(&mpi_program(w, RING), &[(4, &[])]);
+        c.envs(env.iter().copied());
+        let r = run(w, c, limit_for(4), true);
+        r.assert_ok();
+        r.assert_line("ring ok: 4 ranks, token 6");
+    }
 }
 
 /// What MPI_Init_thread learns of the world, one application context.
