@@ -5,7 +5,8 @@
 //!
 //! - `mpi5_spawn`: `MPI_Comm_spawn` (PMIx_Spawn, PMIx_Connect), the
 //!   children's ranks and parent group, a merge and an Allreduce, and
-//!   communicators from groups spanning both jobs;
+//!   communicators from groups spanning both jobs; `MPI_Comm_spawn_multiple`
+//!   with the `wdir` and `env` info keys; the spawn of a missing program;
 //! - `mpi5_pubsub`: `MPI_Publish_name`/`MPI_Lookup_name`,
 //!   `MPI_Comm_accept`/`MPI_Comm_connect`, `MPI_Unpublish_name`;
 //! - `mpi5_groups`: `MPI_Comm_create_from_group` and
@@ -160,12 +161,15 @@ fn run(mut cmd: Command) -> Run {
     }
 }
 
-/// `pmixrun --timeout T ARGS...` on our library.
-fn pmixrun(args: &[&str]) -> Run {
+/// `pmixrun --timeout T ARGS...` on our library (with `OPAL_PREFIX`, as
+/// the wheel's `mpirun` gives its ranks, for the relocated wheel to find
+/// its help texts).
+fn pmixrun(o: &common::Ompi5, args: &[&str]) -> Run {
     let mut c = Command::new(env!("CARGO_BIN_EXE_pmixrun"));
     c.args(["--timeout", &TIMEOUT_SECS.to_string()])
         .args(args)
-        .env("LD_LIBRARY_PATH", common::ffi_lib_dir());
+        .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
+        .env("OPAL_PREFIX", &o.prefix);
     run(c)
 }
 
@@ -198,7 +202,7 @@ fn comm_spawn_children_run_on_our_library_and_join_the_parents() {
     let _g = serial();
     let prog = mpi_program(&o, "mpi5_spawn", false);
     let p = prog.to_str().unwrap();
-    let r = pmixrun(&["-n", "2", p]);
+    let r = pmixrun(&o, &["-n", "2", p]);
     r.assert_our_lib(&["parent", "child"]);
     for rank in 0..2 {
         r.assert_line(&format!("parent {rank} of 2: spawned 2"));
@@ -225,6 +229,24 @@ fn comm_spawn_children_run_on_our_library_and_join_the_parents() {
     assert_same_as_reference(&o, &r, &["-n", "2", p]);
 }
 
+/// `MPI_Comm_spawn_multiple`: two applications, one with the `wdir` info
+/// key, one with `env`; each child's `MPI_APPNUM`.
+#[test]
+fn comm_spawn_multiple_with_wdir_and_env() {
+    let Some(o) = common::ompi5() else { return };
+    let _g = serial();
+    let prog = mpi_program(&o, "mpi5_spawn", false);
+    let args = ["-n", "2", prog.to_str().unwrap(), "multiple"];
+    let r = pmixrun(&o, &args);
+    r.assert_our_lib(&["child"]);
+    r.assert_line("child 0 of 3 (multi-a): appnum 0, in /tmp, FOO unset");
+    r.assert_line("child 1 of 3 (multi-b): appnum 1, in (any), FOO bar");
+    r.assert_line("child 2 of 3 (multi-b): appnum 1, in (any), FOO bar");
+    r.assert_line("parent 0: spawn_multiple merged allreduce 5");
+    r.assert_line("parent 1: spawn_multiple merged allreduce 5");
+    assert_same_as_reference(&o, &r, &args);
+}
+
 /// `MPI_Comm_spawn` of a program that does not exist returns an error
 /// (pmixrun's PMIx_Spawn fails with PMIX_ERR_JOB_FAILED_TO_LAUNCH) and the
 /// job goes on, as under the wheel's mpirun (whose exit status then says
@@ -234,7 +256,7 @@ fn comm_spawn_of_a_missing_program_fails_and_the_job_goes_on() {
     let Some(o) = common::ompi5() else { return };
     let _g = serial();
     let prog = mpi_program(&o, "mpi5_spawn", false);
-    let r = pmixrun(&["-n", "2", prog.to_str().unwrap(), "missing"]);
+    let r = pmixrun(&o, &["-n", "2", prog.to_str().unwrap(), "missing"]);
     for rank in 0..2 {
         r.assert_line(&format!(
             "parent {rank}: spawn of a missing program failed, errcodes set"
@@ -253,7 +275,7 @@ fn publish_lookup_accept_connect() {
     let Some(o) = common::ompi5() else { return };
     let _g = serial();
     let prog = mpi_program(&o, "mpi5_pubsub", false);
-    let r = pmixrun(&["-n", "2", prog.to_str().unwrap()]);
+    let r = pmixrun(&o, &["-n", "2", prog.to_str().unwrap()]);
     r.assert_our_lib(&["rank"]);
     let port = |prefix: &str| {
         r.lines
@@ -277,7 +299,7 @@ fn groups(n: u32, compare: bool) {
     let _g = serial();
     let prog = mpi_program(&o, "mpi5_groups", false);
     let args = ["-n", &n.to_string(), prog.to_str().unwrap()];
-    let r = pmixrun(&args);
+    let r = pmixrun(&o, &args);
     r.assert_our_lib(&["rank"]);
     let lo = n / 2;
     let all: u32 = (0..n).sum();
@@ -339,7 +361,7 @@ fn sessions_world_and_self() {
     let _g = serial();
     let prog = mpi_program(&o, "mpi5_sessions", true);
     let args = ["-n", "3", prog.to_str().unwrap()];
-    let r = pmixrun(&args);
+    let r = pmixrun(&o, &args);
     r.assert_our_lib(&["rank"]);
     assert_builtin_sets(&r, 3);
     assert_same_as_reference(&o, &r, &args);
@@ -357,10 +379,13 @@ fn sessions_over_pmixrun_psets() {
     let _g = serial();
     let prog = mpi_program(&o, "mpi5_sessions", true);
     let p = prog.to_str().unwrap();
-    let r = pmixrun(&[
-        "--pset", "left", "-n", "2", p, "left", "right", ":", "--pset", "right", "-n", "3", p,
-        "left", "right",
-    ]);
+    let r = pmixrun(
+        &o,
+        &[
+            "--pset", "left", "-n", "2", p, "left", "right", ":", "--pset", "right", "-n", "3", p,
+            "left", "right",
+        ],
+    );
     r.assert_our_lib(&["rank"]);
     assert_builtin_sets(&r, 5);
     r.assert_line("pset left members 0,1");

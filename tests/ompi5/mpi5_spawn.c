@@ -4,11 +4,16 @@
  * parent group; parents and children merge the intercommunicator and
  * Allreduce over it. Rank 0 of each job prints which libpmix it mapped.
  * With the argument "missing", the parents spawn a program that does not
- * exist: MPI_Comm_spawn returns an error and the job goes on. */
+ * exist: MPI_Comm_spawn returns an error and the job goes on. With
+ * "multiple", MPI_Comm_spawn_multiple starts two applications of this
+ * program (1 rank in /tmp by the "wdir" info key, 2 ranks with "FOO=bar"
+ * by the "env" key); each child prints its MPI_APPNUM, directory and FOO. */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "maps.h"
 
@@ -39,6 +44,51 @@ int main(int argc, char **argv)
                MPI_SUCCESS != errs[0] && MPI_SUCCESS != errs[1] ? "set" : "not set");
         MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
         printf("parent %d: goes on, allreduce %d\n", rank, sum);
+        MPI_Finalize();
+        return 0;
+    }
+    if (argc > 1 && 0 == strcmp(argv[1], "multiple")) {
+        char *cmds[2] = {argv[0], argv[0]}, *a0[] = {"multi-a", NULL}, *a1[] = {"multi-b", NULL};
+        char **args[2] = {a0, a1};
+        int np[2] = {1, 2}, errs[3] = {-1, -1, -1}, sum = 0, one = 1;
+        MPI_Info infos[2];
+        MPI_Info_create(&infos[0]);
+        MPI_Info_create(&infos[1]);
+        MPI_Info_set(infos[0], "wdir", "/tmp");
+        MPI_Info_set(infos[1], "env", "FOO=bar");
+        int rc = MPI_Comm_spawn_multiple(2, cmds, args, np, infos, 0, MPI_COMM_WORLD, &inter, errs);
+        if (MPI_SUCCESS != rc || MPI_SUCCESS != errs[0] || MPI_SUCCESS != errs[2]) {
+            fprintf(stderr, "spawn: MPI_Comm_spawn_multiple: %d\n", rc);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        MPI_Info_free(&infos[0]);
+        MPI_Info_free(&infos[1]);
+        MPI_Intercomm_merge(inter, 0, &merged);
+        MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, merged);
+        printf("parent %d: spawn_multiple merged allreduce %d\n", rank, sum);
+        MPI_Comm_free(&merged);
+        MPI_Comm_disconnect(&inter);
+        MPI_Finalize();
+        return 0;
+    }
+    if (argc > 1 && 0 == strncmp(argv[1], "multi-", 6)) {
+        int *appnum, flag = 0, sum = 0, one = 1;
+        char cwd[512] = "?";
+        const char *foo = getenv("FOO");
+        MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &appnum, &flag);
+        if (NULL == getcwd(cwd, sizeof(cwd))) {
+            strcpy(cwd, "?");
+        }
+        printf("child %d of %d (%s): appnum %d, in %s, FOO %s\n", rank, size, argv[1],
+               flag ? *appnum : -1, 0 == strcmp(argv[1], "multi-a") ? cwd : "(any)",
+               NULL != foo ? foo : "unset");
+        if (0 == rank) {
+            print_libpmix("child", 0);
+        }
+        MPI_Intercomm_merge(parent, 1, &merged);
+        MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, merged);
+        MPI_Comm_free(&merged);
+        MPI_Comm_disconnect(&parent);
         MPI_Finalize();
         return 0;
     }
