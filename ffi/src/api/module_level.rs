@@ -131,7 +131,10 @@ mod tests {
         };
         // SAFETY: m is a whole 5.0 module.
         let got = unsafe { session_control_slot(&m.old, &m.old) };
-        assert_eq!(got.map(|f| f as usize), Some(ours as usize));
+        assert_eq!(
+            got.map(|f| f as *const () as usize),
+            Some(ours as *const () as usize)
+        );
     }
 
     #[test]
