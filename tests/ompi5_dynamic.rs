@@ -220,10 +220,10 @@ fn comm_spawn_children_run_on_our_library_and_join_the_parents() {
             ));
         }
         r.assert_line(&format!(
-            "parent {rank}: from groups local 2 remote 2 received 10"
+            "parent {rank}: from groups local 2 remote 2 remote sum 20"
         ));
         r.assert_line(&format!(
-            "child {rank}: from groups local 2 remote 2 received 1"
+            "child {rank}: from groups local 2 remote 2 remote sum 2"
         ));
     }
     assert_same_as_reference(&o, &r, &["-n", "2", p]);
