@@ -50,6 +50,8 @@ impl Status {
     pub const MODEL_DECLARED: Status = Status(-147);
     pub const OPERATION_SUCCEEDED: Status = Status(-157);
     pub const ERR_INVALID_OPERATION: Status = Status(-158);
+    /// `PMIX_ERR_JOB_FAILED_TO_LAUNCH`.
+    pub const ERR_JOB_FAILED_TO_LAUNCH: Status = Status(-181);
 
     /// The raw `pmix_status_t`.
     pub const fn code(self) -> i32 {

@@ -161,6 +161,31 @@ fn a_parent_abort_tears_down_its_spawned_children() {
     );
 }
 
+/// A spawn one of whose programs cannot start fails alone, with
+/// `PMIX_ERR_JOB_FAILED_TO_LAUNCH`, as under PRRTE (Open MPI's
+/// `MPI_Comm_spawn` then returns an error): the job goes on and ends 0,
+/// and the new job's rank that did start (`/bin/sleep 60`) is killed at
+/// once (the job ends long before the sleep would).
+#[test]
+fn a_spawn_of_a_missing_program_fails_alone() {
+    let exe = c_client(&common::include_dir(), "missing");
+    let start = std::time::Instant::now();
+    let o = pmixrun(&exe, &["missing"]);
+    assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
+    assert!(
+        o.stdout.contains("spawn: missing program: -181"),
+        "{}\n{}",
+        o.stdout,
+        o.stderr
+    );
+    assert!(o.stderr.contains("/nonexistent/program"), "{}", o.stderr);
+    assert!(
+        start.elapsed() < Duration::from_secs(50),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
 #[test]
 fn c_spawn_client_built_against_the_reference_headers() {
     let Some((inc, _lib)) = common::reference_pmix() else {

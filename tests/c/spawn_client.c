@@ -9,6 +9,9 @@
  * sibling's key, disconnects (children use the _nb forms; the parent uses
  * PMIx_Spawn_nb in mode "nb"; in mode "abort" it calls PMIx_Abort(5) once
  * the children are started, and they wait in PMIx_Connect for it).
+ * Mode "missing": spawns one app that starts (/bin/sleep 60) and one that
+ * cannot (/nonexistent/program); PMIx_Spawn fails (its status printed)
+ * and the parent goes on ("spawn: missing program: STATUS").
  * Every line printed on success starts with "spawn:"; any failure exits 1
  * with a message on stderr. */
 #include <pthread.h>
@@ -216,10 +219,32 @@ static int child(bool fail) {
     return fail && me.rank == 1 ? 3 : 0;
 }
 
+/* A spawn whose second app cannot start. */
+static int missing(void) {
+    pmix_app_t apps[2];
+    pmix_nspace_t child;
+    const char *cmds[2][2] = {{"/bin/sleep", "60"}, {"/nonexistent/program", NULL}};
+    for (int i = 0; i < 2; i++) {
+        PMIX_APP_CONSTRUCT(&apps[i]);
+        apps[i].cmd = strdup(cmds[i][0]);
+        apps[i].argv = calloc(3, sizeof(char *));
+        apps[i].argv[0] = strdup(cmds[i][0]);
+        apps[i].argv[1] = NULL != cmds[i][1] ? strdup(cmds[i][1]) : NULL;
+        apps[i].maxprocs = 1;
+    }
+    pmix_status_t rc = PMIx_Spawn(NULL, 0, apps, 2, child);
+    PMIX_APP_DESTRUCT(&apps[0]);
+    PMIX_APP_DESTRUCT(&apps[1]);
+    printf("spawn: missing program: %d\n", (int) rc);
+    return PMIX_SUCCESS == rc;
+}
+
 int main(int argc, char **argv) {
     CHECK(PMIx_Init(&me, NULL, 0), "PMIx_Init");
     int rc;
-    if (argc > 1 && 0 == strncmp(argv[1], "child", 5)) {
+    if (argc > 1 && 0 == strcmp(argv[1], "missing")) {
+        rc = missing();
+    } else if (argc > 1 && 0 == strncmp(argv[1], "child", 5)) {
         rc = child(0 == strcmp(argv[1], "child-fail"));
     } else {
         const char *mode = argc > 1 ? argv[1] : "";

@@ -26,7 +26,10 @@
 //! `env` added to the environment, in `cwd`); its ranks are started,
 //! forwarded and reaped like the first job's and count for the exit
 //! status, and the requestor's call returns the namespace once they are
-//! started. `PMIX_WDIR` (the app's, else the job's) overrides the app's
+//! started. When one cannot be started (no such program...), the spawn
+//! alone fails: the call returns `PMIX_ERR_JOB_FAILED_TO_LAUNCH`, the
+//! new job's ranks that did start are killed (their ends fail nothing)
+//! and the job goes on, as under PRRTE. `PMIX_WDIR` (the app's, else the job's) overrides the app's
 //! `cwd`; other spawn directives (mapping, IOF, ...) are ignored.
 //!
 //! Output and stdin: see [`iof`] (the ranks' output also reaches tools
@@ -52,7 +55,7 @@ mod launch;
 mod signals;
 mod sys;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -119,6 +122,9 @@ struct Job<'s> {
     debugger: debug::Debugger,
     /// The namespaces whose end is still to be announced.
     ends: job_end::JobEnds,
+    /// Spawned namespaces whose launch failed: their ranks that did
+    /// start are killed, and their ends do not fail the job.
+    failed_spawns: HashSet<Nspace>,
 }
 
 impl Job<'_> {
@@ -232,7 +238,7 @@ impl Job<'_> {
             self.daemons_running -= 1;
             return;
         }
-        if self.tearing_down {
+        if self.tearing_down || self.failed_spawns.contains(&ns) {
             return;
         }
         let who = self.describe(idx);
@@ -257,6 +263,21 @@ impl Job<'_> {
                 ),
                 1,
             );
+        }
+    }
+
+    /// Gives up the spawned namespace `ns`, one of whose ranks could not
+    /// start: kills those that did (their ends do not fail the job).
+    fn abandon_spawn(&mut self, ns: &Nspace) {
+        self.failed_spawns.insert(ns.clone());
+        for r in self
+            .ranks
+            .iter()
+            .filter(|r| r.running && &r.proc.nspace == ns)
+        {
+            // SAFETY: kill(2) has no memory preconditions; the pid is a
+            // child of ours not yet reaped (running).
+            unsafe { libc::kill(r.pid, libc::SIGKILL) };
         }
     }
 
@@ -414,8 +435,9 @@ impl Launcher<'_> {
         Ok(())
     }
 
-    /// Starts `proc` running `c` with `app_env` added; on failure, fails
-    /// the job and returns false.
+    /// Starts `proc` running `c` with `app_env` added; when it cannot be
+    /// started, fails the job (a command-line rank) or says so on stderr
+    /// (a spawned rank: its spawn fails), and returns false.
     fn start(
         &self,
         job: &mut Job,
@@ -477,10 +499,18 @@ impl Launcher<'_> {
                 }
                 Ok(true)
             }
+            Err(e) if spawned => {
+                // The spawn fails, not the job (as under PRRTE, where
+                // MPI_Comm_spawn returns an error and the job goes on).
+                eprintln!(
+                    "pmixrun: cannot start spawned rank {rank} of {} ({}): {e}; the spawn fails",
+                    proc.nspace, c.argv[0]
+                );
+                Ok(false)
+            }
             Err(e) => {
-                let what = if spawned { "spawned rank" } else { "rank" };
                 job.fail(
-                    format!("cannot start {what} {rank} ({}): {e}", c.argv[0]),
+                    format!("cannot start rank {rank} ({}): {e}", c.argv[0]),
                     if e.kind() == std::io::ErrorKind::NotFound {
                         127
                     } else {
@@ -582,7 +612,10 @@ impl Launcher<'_> {
                 let p = Proc::new(nspace.clone(), Rank(rank));
                 match self.start(job, streams, &p, c, env, origin) {
                     Ok(true) => {}
-                    Ok(false) => return Err(Status::ERROR),
+                    Ok(false) => {
+                        job.abandon_spawn(&nspace);
+                        return Err(Status::ERR_JOB_FAILED_TO_LAUNCH);
+                    }
                     Err(e) => {
                         job.fail(e, 1);
                         return Err(Status::ERROR);
@@ -670,6 +703,7 @@ fn run(opts: cli::Options) -> Result<i32, String> {
         kill_at: None,
         killed: false,
         aborts_seen: 0,
+        failed_spawns: HashSet::new(),
         stdin: StdinRouter::new(opts.stdin.is_some()),
         daemons_running: 0,
         debugger: debug::Debugger::new(inbox),
