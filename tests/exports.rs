@@ -42,21 +42,7 @@ fn our_library() -> PathBuf {
 
 /// The dynamic symbols our library defines.
 fn our_exports() -> BTreeSet<String> {
-    let out = Command::new("nm")
-        .args(["-D", "--defined-only"])
-        .arg(our_library())
-        .output()
-        .expect("run nm (binutils)");
-    assert!(
-        out.status.success(),
-        "nm failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| l.split_whitespace().nth(2))
-        .map(String::from)
-        .collect()
+    defined_in(&our_library())
 }
 
 #[test]

@@ -22,10 +22,9 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::process::Command;
 use std::sync::{Mutex, OnceLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The interop programs' sources.
 fn src_dir() -> PathBuf {
@@ -134,15 +133,8 @@ fn pmix_client() -> PathBuf {
 // ---------------------------------------------------------------------------
 // Running with a hard limit
 
-/// What a run produced.
-struct Run {
-    /// The exit code; `None` when killed (the limit, or a signal).
-    code: Option<i32>,
-    timed_out: bool,
-    stdout: String,
-    stderr: String,
-    what: String,
-}
+/// One bounded run ([`common::orte::run_marked`]).
+type Run = common::orte::MarkedRun;
 
 impl Run {
     /// Panics with everything known unless the run exited 0.
@@ -213,64 +205,12 @@ impl Run {
 /// leaves behind can be found and killed even outside its process group.
 const MARK: &str = "PMIX_INTEROP_RUN";
 
-/// Kills (SIGKILL) every process whose environment holds `MARK=mark`.
-/// Returns how many there were.
-fn kill_marked(mark: &str) -> usize {
-    common::orte::kill_marked(MARK, mark)
-}
-
 /// Runs `cmd` (in its own process group, marked) with a hard limit; at
 /// the limit the group and every marked process are killed. With `ours`,
 /// `LD_LIBRARY_PATH` points at our library.
 fn run(mut cmd: Command, limit: Duration, ours: bool) -> Run {
-    use std::os::unix::process::CommandExt;
-    static SEQ: AtomicU32 = AtomicU32::new(0);
-    let mark = format!(
-        "{}-{}",
-        std::process::id(),
-        SEQ.fetch_add(1, Ordering::Relaxed)
-    );
-    let what = format!("{cmd:?}");
-    cmd.env(MARK, &mark)
-        .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    if ours {
-        cmd.env("LD_LIBRARY_PATH", common::ffi_lib_dir());
-    } else {
-        cmd.env_remove("LD_LIBRARY_PATH");
-    }
-    let start = Instant::now();
-    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("spawn {what}: {e}"));
-    let pgid = child.id() as i32;
-    let t_out = common::read_in_thread(child.stdout.take().unwrap());
-    let t_err = common::read_in_thread(child.stderr.take().unwrap());
-    let (waiter, timed_out) = common::wait_at_most(child, limit);
-    if timed_out {
-        // SAFETY: kill(2) on our own child's process group.
-        unsafe { libc::kill(-pgid, libc::SIGKILL) };
-    }
-    let status = waiter.join().unwrap().expect("wait");
-    // Whatever outlived the run (daemons that left the group keep the
-    // pipes open): kill it before collecting the output.
-    let leftovers = kill_marked(&mark);
-    let stdout = t_out.join().unwrap();
-    let mut stderr = t_err.join().unwrap();
-    if leftovers > 0 {
-        stderr.push_str(&format!(
-            "\n[interop: killed {leftovers} process(es) the run left behind]\n"
-        ));
-    }
-    eprintln!("interop: {what} took {:?}", start.elapsed());
-    Run {
-        code: status.code(),
-        timed_out,
-        stdout,
-        stderr,
-        what,
-    }
+    cmd.env("OMPI_MCA_rmaps_base_oversubscribe", "1");
+    common::orte::run_marked(cmd, MARK, ours, limit, "interop")
 }
 
 /// `mpirun --allow-run-as-root --oversubscribe -n N program args`.

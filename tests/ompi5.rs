@@ -33,10 +33,9 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::process::Command;
 use std::sync::{Mutex, OnceLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::Ompi5;
 
@@ -100,16 +99,8 @@ const YIELD: &str = "tests/ompi5/mpi_yield.c";
 // ---------------------------------------------------------------------------
 // Running with a hard limit
 
-/// What a run produced.
-struct Run {
-    /// The exit code; `None` when killed (the limit, or a signal).
-    code: Option<i32>,
-    timed_out: bool,
-    took: Duration,
-    stdout: String,
-    stderr: String,
-    what: String,
-}
+/// One bounded run ([`common::orte::run_marked`]).
+type Run = common::orte::MarkedRun;
 
 impl Run {
     fn report(&self) -> String {
@@ -169,57 +160,11 @@ const MARK: &str = "PMIX_OMPI5_RUN";
 /// at the limit the group and every marked process are killed. `ours`:
 /// `LD_LIBRARY_PATH` names our library, else it is removed.
 fn run(w: &Ompi5, mut cmd: Command, limit: Duration, ours: bool) -> Run {
-    use std::os::unix::process::CommandExt;
-    static SEQ: AtomicU32 = AtomicU32::new(0);
-    let mark = format!(
-        "{}-{}",
-        std::process::id(),
-        SEQ.fetch_add(1, Ordering::Relaxed)
-    );
-    let what = format!("{cmd:?}");
-    cmd.env(MARK, &mark)
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+    cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
         // Where the relocated wheel's help texts are (its mpirun sets it).
-        .env("OPAL_PREFIX", &w.prefix)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    if ours {
-        cmd.env("LD_LIBRARY_PATH", common::ffi_lib_dir());
-    } else {
-        cmd.env_remove("LD_LIBRARY_PATH");
-    }
-    let start = Instant::now();
-    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("spawn {what}: {e}"));
-    let pgid = child.id() as i32;
-    let t_out = common::read_in_thread(child.stdout.take().unwrap());
-    let t_err = common::read_in_thread(child.stderr.take().unwrap());
-    let (waiter, timed_out) = common::wait_at_most(child, limit);
-    if timed_out {
-        // SAFETY: kill(2) on our own child's process group.
-        unsafe { libc::kill(-pgid, libc::SIGKILL) };
-    }
-    let status = waiter.join().unwrap().expect("wait");
-    let took = start.elapsed();
-    let leftovers = common::orte::kill_marked(MARK, &mark);
-    let stdout = t_out.join().unwrap();
-    let mut stderr = t_err.join().unwrap();
-    if leftovers > 0 {
-        stderr.push_str(&format!(
-            "\n[ompi5: killed {leftovers} process(es) the run left behind]\n"
-        ));
-    }
-    eprintln!("ompi5: {what} took {took:?}");
-    Run {
-        code: status.code(),
-        timed_out,
-        took,
-        stdout,
-        stderr,
-        what,
-    }
+        .env("OPAL_PREFIX", &w.prefix);
+    common::orte::run_marked(cmd, MARK, ours, limit, "ompi5")
 }
 
 /// The hard limit of a job of `n` ranks (the wheel's mpirun takes about
@@ -445,23 +390,11 @@ fn singleton_hello() {
 /// of one does not.
 #[test]
 fn pmixrun_oversubscribed_ranks_yield_when_idle() {
-    use std::os::unix::process::CommandExt;
     let Some(w) = wheel() else { return };
     let _g = serial();
     for (n, yields) in [(2u32, 1), (1, 0)] {
         let mut c = pmixrun_command(&mpi_program(w, YIELD), &[(n, &[])]);
-        // SAFETY: sched_setaffinity on the child itself, between fork and
-        // exec, with a cpu set on this closure's stack.
-        unsafe {
-            c.pre_exec(|| {
-                let mut set: libc::cpu_set_t = std::mem::zeroed();
-                libc::CPU_SET(0, &mut set);
-                if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
+        common::pin_to_cpu0(&mut c);
         let r = run(w, c, limit_for(n), true);
         r.assert_ok();
         r.assert_line(&format!("yield_when_idle: {yields} at {n} ranks"));

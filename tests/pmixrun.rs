@@ -480,24 +480,12 @@ fn oversubscribed_entry() {
 /// idle); a job of one does not, and the key is absent.
 #[test]
 fn a_job_beyond_the_launchers_cpus_is_oversubscribed() {
-    use std::os::unix::process::CommandExt;
     for (n, want) in [(2u32, "Ok(Bool(true))"), (1, "Err(Status(-46))")] {
         let mut c = pmixrun();
         c.args(["--timeout", LIMIT, "-n", &n.to_string()])
             .args(common::this_test_as_program("oversubscribed_entry"))
             .env(OVERSUB_CHILD, "1");
-        // SAFETY: sched_setaffinity on the child itself, between fork and
-        // exec, with a cpu set on this closure's stack.
-        unsafe {
-            c.pre_exec(|| {
-                let mut set: libc::cpu_set_t = std::mem::zeroed();
-                libc::CPU_SET(0, &mut set);
-                if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
+        common::pin_to_cpu0(&mut c);
         let o = run(c);
         assert!(o.status.success(), "{}\n{}", o.stdout, o.stderr);
         for r in 0..n {

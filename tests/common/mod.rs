@@ -122,6 +122,24 @@ pub fn ompi5() -> Option<Ompi5> {
     None
 }
 
+/// Makes the program `cmd` starts run on CPU 0 only (set between fork
+/// and exec), as a machine of one CPU would.
+pub fn pin_to_cpu0(cmd: &mut Command) {
+    // SAFETY: sched_setaffinity on the child itself, between fork and
+    // exec, with a cpu set on this closure's stack; nothing else runs in
+    // the child then.
+    unsafe {
+        cmd.pre_exec(|| {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_SET(0, &mut set);
+            if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
 /// Whether a Debian package is installed.
 pub fn installed(pkg: &str) -> bool {
     Command::new("dpkg-query")

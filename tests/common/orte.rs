@@ -240,6 +240,82 @@ pub fn marked(var: &str, value: &str) -> Vec<i32> {
     pids
 }
 
+/// One bounded run of a command whose processes carry a marker variable
+/// ([`run_marked`]).
+pub struct MarkedRun {
+    /// The exit code; `None` when killed (the limit, or a signal).
+    pub code: Option<i32>,
+    /// Whether the limit passed first (the run was killed).
+    pub timed_out: bool,
+    /// How long the run took.
+    pub took: Duration,
+    pub stdout: String,
+    pub stderr: String,
+    /// The command, for reports.
+    pub what: String,
+}
+
+/// Runs `cmd` in its own process group with `var=<a fresh mark>` in its
+/// environment and stdin closed, for at most `limit`: at the limit the
+/// group is killed; then every process still carrying the mark (daemons
+/// that left the group keep the pipes open) is killed before the output
+/// is collected, and named in its stderr. With `ours`, `LD_LIBRARY_PATH`
+/// names our library, else it is removed. `tag` prefixes the messages.
+pub fn run_marked(
+    mut cmd: Command,
+    var: &str,
+    ours: bool,
+    limit: Duration,
+    tag: &str,
+) -> MarkedRun {
+    static SEQ: AtomicU32 = AtomicU32::new(0);
+    let mark = format!(
+        "{}-{}",
+        std::process::id(),
+        SEQ.fetch_add(1, Ordering::Relaxed)
+    );
+    let what = format!("{cmd:?}");
+    cmd.env(var, &mark)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    if ours {
+        cmd.env("LD_LIBRARY_PATH", super::ffi_lib_dir());
+    } else {
+        cmd.env_remove("LD_LIBRARY_PATH");
+    }
+    let start = Instant::now();
+    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("spawn {what}: {e}"));
+    let pgid = child.id() as i32;
+    let t_out = super::read_in_thread(child.stdout.take().unwrap());
+    let t_err = super::read_in_thread(child.stderr.take().unwrap());
+    let (waiter, timed_out) = super::wait_at_most(child, limit);
+    if timed_out {
+        // SAFETY: kill(2) on our own child's process group.
+        unsafe { libc::kill(-pgid, libc::SIGKILL) };
+    }
+    let status = waiter.join().unwrap().expect("wait");
+    let took = start.elapsed();
+    let leftovers = kill_marked(var, &mark);
+    let stdout = t_out.join().unwrap();
+    let mut stderr = t_err.join().unwrap();
+    if leftovers > 0 {
+        stderr.push_str(&format!(
+            "\n[{tag}: killed {leftovers} process(es) the run left behind]\n"
+        ));
+    }
+    eprintln!("{tag}: {what} took {took:?}");
+    MarkedRun {
+        code: status.code(),
+        timed_out,
+        took,
+        stdout,
+        stderr,
+        what,
+    }
+}
+
 /// Kills (SIGKILL) every process whose environment holds `var=value`;
 /// returns how many there were.
 pub fn kill_marked(var: &str, value: &str) -> usize {
