@@ -284,7 +284,22 @@ fn an_unconnected_tool_has_its_identity_and_no_server() {
 /// it; its rendezvous files go when it ends.
 #[test]
 fn a_launcher_tool_serves_other_tools() {
-    let mut job = sleeping_job("launch");
+    launcher_serves_a_tool(false);
+}
+
+/// The same launcher given a module of its own
+/// (`PMIx_tool_set_server_module`): its tools' queries go to that module,
+/// not on to the launcher's server.
+#[test]
+fn a_launcher_given_a_server_module_answers_through_it() {
+    launcher_serves_a_tool(true);
+}
+
+/// Runs `tests/c/tool_modes.c` as a launcher (`hosted`: with its own
+/// module) beside a sleeping job, attaches a tool to it and queries the
+/// job's proc table through it.
+fn launcher_serves_a_tool(hosted: bool) {
+    let mut job = sleeping_job(if hosted { "hosted" } else { "launch" });
     let host = pmix::server::local_hostname();
     let uri = std::fs::read_to_string(job.rendezvous_file()).expect("pmixrun's rendezvous file");
     let launcher = common::build_c(
@@ -295,7 +310,7 @@ fn a_launcher_tool_serves_other_tools() {
         &[],
     );
     let mut child = Command::new(&launcher)
-        .arg("launcher")
+        .arg(if hosted { "hosted" } else { "launcher" })
         .env("TMPDIR", job.tmp())
         .env("PMIX_LAUNCHER_RNDZ_URI", uri.lines().next().unwrap())
         .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
@@ -317,8 +332,8 @@ fn a_launcher_tool_serves_other_tools() {
     ])
     .expect("a tool attaches to the launcher");
     assert_eq!(t.server().nspace.to_string_lossy(), ns);
-    // What the launcher does not know goes on to its server: the job's
-    // proc table.
+    // What the launcher does not know goes on to its host: its own
+    // server (the job's proc table), or the module it was given.
     let q = Query {
         keys: vec![std::ffi::CString::new(keys::QUERY_PROC_TABLE).unwrap()],
         qualifiers: vec![info(keys::NSPACE, Value::string(job.nspace()))],
@@ -326,9 +341,18 @@ fn a_launcher_tool_serves_other_tools() {
     let (_, answers) = t
         .query(&[q])
         .expect("the job's proc table through the launcher");
-    match &answers[0].value {
-        Value::DataArray(a) => assert_eq!(a.items.len(), 2, "{a:?}"),
-        other => panic!("{other:?}"),
+    if hosted {
+        let by = answers.iter().find(|i| i.key.as_bytes() == b"answered-by");
+        assert_eq!(
+            by.and_then(|i| i.value.as_str()),
+            Some("the launcher's module"),
+            "{answers:?}"
+        );
+    } else {
+        match &answers[0].value {
+            Value::DataArray(a) => assert_eq!(a.items.len(), 2, "{a:?}"),
+            other => panic!("{other:?}"),
+        }
     }
     t.finalize().unwrap();
     let pid_file = job.tmp().join(format!("pmix.{host}.tool.{}", child.id()));
@@ -341,6 +365,12 @@ fn a_launcher_tool_serves_other_tools() {
     assert!(status.success(), "{status:?}");
     let rest = lines.rest();
     assert!(rest.iter().any(|l| l.contains("tool ok")), "{rest:?}");
+    if hosted {
+        assert!(
+            rest.iter().any(|l| l.contains("module answered 1 queries")),
+            "{rest:?}"
+        );
+    }
     assert!(!pid_file.exists(), "the launcher's rendezvous file stays");
     job.end();
 }

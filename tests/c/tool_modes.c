@@ -17,6 +17,12 @@
  *                                 PMIX_LAUNCHER_RNDZ_URI names, prints
  *                                 "launcher up NSPACE" and waits for a line
  *                                 on stdin (other tools attach meanwhile).
+ *   tool_modes hosted             the same launcher, which then hands its
+ *                                 tools' upcalls to a module of its own
+ *                                 (PMIx_tool_set_server_module): every
+ *                                 query is answered "answered-by" =
+ *                                 "the launcher's module" plus the keys
+ *                                 asked, and counted.
  *
  * Rendezvous files in $TMPDIR. Prints "tool ok" at the end. */
 #include <stdio.h>
@@ -149,8 +155,33 @@ static int by_uri(const char *uri, int expect)
     return 0;
 }
 
-static int launcher(void)
+/* The hosted launcher's module: answers every query itself. */
+static int queries_answered = 0;
+
+static pmix_status_t module_query(pmix_proc_t *proct, pmix_query_t *queries, size_t nqueries,
+                                  pmix_info_cbfunc_t cbfunc, void *cbdata)
 {
+    pmix_info_t *answer;
+    char *asked;
+    (void) proct;
+    if (1 > nqueries || NULL == queries[0].keys) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    asked = PMIx_Argv_join(queries[0].keys, ',');
+    PMIX_INFO_CREATE(answer, 2);
+    PMIX_INFO_LOAD(&answer[0], "answered-by", "the launcher's module", PMIX_STRING);
+    PMIX_INFO_LOAD(&answer[1], "asked", asked, PMIX_STRING);
+    free(asked);
+    queries_answered++;
+    /* The library copies the answer before the callback returns. */
+    cbfunc(PMIX_SUCCESS, answer, 2, cbdata, NULL, NULL);
+    PMIX_INFO_FREE(answer, 2);
+    return PMIX_SUCCESS;
+}
+
+static int launcher(bool hosted)
+{
+    static pmix_server_module_t module;
     pmix_proc_t me;
     pmix_info_t info;
     bool yes = true;
@@ -164,10 +195,19 @@ static int launcher(void)
     if (1 != nservers()) {
         FAIL("the launcher did not connect to the server it was given");
     }
+    if (hosted) {
+        module.query = module_query;
+        if (PMIX_SUCCESS != (rc = PMIx_tool_set_server_module(&module))) {
+            FAIL("PMIx_tool_set_server_module: %s", PMIx_Error_string(rc));
+        }
+    }
     printf("launcher up %s\n", me.nspace);
     fflush(stdout);
     if (NULL == fgets(line, sizeof line, stdin)) {
         FAIL("no line on stdin");
+    }
+    if (hosted) {
+        printf("module answered %d queries\n", queries_answered);
     }
     return 0;
 }
@@ -185,9 +225,11 @@ int main(int argc, char **argv)
     } else if (argc >= 4 && 0 == strcmp(argv[1], "uri")) {
         r = by_uri(argv[2], atoi(argv[3]));
     } else if (argc >= 2 && 0 == strcmp(argv[1], "launcher")) {
-        r = launcher();
+        r = launcher(false);
+    } else if (argc >= 2 && 0 == strcmp(argv[1], "hosted")) {
+        r = launcher(true);
     } else {
-        fprintf(stderr, "usage: tool_modes optional PID | late SRVNS JOBNS | uri URI STATUS | launcher\n");
+        fprintf(stderr, "usage: tool_modes optional PID | late SRVNS JOBNS | uri URI STATUS | launcher | hosted\n");
         return 2;
     }
     if (0 != r) {
