@@ -25,7 +25,10 @@ else
     cargo build -p pmix-ffi
 fi
 target="${CARGO_TARGET_DIR:-target}/$profile"
-version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1)
+# pkg-config's version is the OpenPMIx API level the headers declare (a
+# consumer's configure compares it with the OpenPMIx it needs).
+api() { sed -n "s/^#define PMIX_VERSION_$1 *\([0-9]*\)L.*/\1/p" include/pmix_version.h; }
+version="$(api MAJOR).$(api MINOR).$(api RELEASE)"
 
 install -d "$prefix/lib/pkgconfig" "$prefix/include"
 install -m 0755 "$target/libpmix.so" "$prefix/lib/libpmix.so.2"
@@ -37,7 +40,7 @@ libdir=\${prefix}/lib
 includedir=\${prefix}/include
 
 Name: pmix
-Description: PMIx in Rust, ABI-compatible with OpenPMIx 4.2 (libpmix.so.2)
+Description: PMIx in Rust (pmix-rs): OpenPMIx 5.0's API on 4.2.2's ABI (libpmix.so.2)
 Version: $version
 Libs: -L\${libdir} -Wl,-rpath,\${libdir} -lpmix
 Cflags: -I\${includedir}

@@ -46,6 +46,15 @@ fn installed_prefix_builds_and_runs_a_c_program_via_pkg_config() {
     assert!(flags.status.success(), "pkg-config does not know pmix");
     let flags = String::from_utf8(flags.stdout).unwrap();
     assert!(flags.contains(&format!("-I{}", prefix.join("include").display())));
+    // A consumer's configure compares the version with the OpenPMIx API
+    // it needs: the headers' level.
+    let version = Command::new("pkg-config")
+        .args(["--modversion", "pmix"])
+        .env("PKG_CONFIG_PATH", lib.join("pkgconfig"))
+        .env_remove("PKG_CONFIG_LIBDIR")
+        .output()
+        .expect("run pkg-config");
+    assert_eq!(String::from_utf8_lossy(&version.stdout).trim(), "5.0.11");
 
     let src = dir.join("prog.c");
     std::fs::write(
