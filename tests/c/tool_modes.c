@@ -21,8 +21,9 @@
  *                                 tools' upcalls to a module of its own
  *                                 (PMIx_tool_set_server_module): every
  *                                 query is answered "answered-by" =
- *                                 "the launcher's module" plus the keys
- *                                 asked, and counted.
+ *                                 "the launcher's module" plus the first
+ *                                 key asked, and counted (built against
+ *                                 OpenPMIx 5.0-level headers only).
  *
  * Rendezvous files in $TMPDIR. Prints "tool ok" at the end. */
 #include <stdio.h>
@@ -30,6 +31,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <pmix_server.h>
 #include <pmix_tool.h>
 
 #define FAIL(...)                                                              \
@@ -155,23 +157,23 @@ static int by_uri(const char *uri, int expect)
     return 0;
 }
 
-/* The hosted launcher's module: answers every query itself. */
+/* The hosted launcher's module (OpenPMIx 5.0's function: not built
+ * against 4.2.2's headers): answers every query itself. */
 static int queries_answered = 0;
+
+#if PMIX_NUMERIC_VERSION >= 0x00050000
 
 static pmix_status_t module_query(pmix_proc_t *proct, pmix_query_t *queries, size_t nqueries,
                                   pmix_info_cbfunc_t cbfunc, void *cbdata)
 {
     pmix_info_t *answer;
-    char *asked;
     (void) proct;
-    if (1 > nqueries || NULL == queries[0].keys) {
+    if (1 > nqueries || NULL == queries[0].keys || NULL == queries[0].keys[0]) {
         return PMIX_ERR_BAD_PARAM;
     }
-    asked = PMIx_Argv_join(queries[0].keys, ',');
     PMIX_INFO_CREATE(answer, 2);
     PMIX_INFO_LOAD(&answer[0], "answered-by", "the launcher's module", PMIX_STRING);
-    PMIX_INFO_LOAD(&answer[1], "asked", asked, PMIX_STRING);
-    free(asked);
+    PMIX_INFO_LOAD(&answer[1], "asked", queries[0].keys[0], PMIX_STRING);
     queries_answered++;
     /* The library copies the answer before the callback returns. */
     cbfunc(PMIX_SUCCESS, answer, 2, cbdata, NULL, NULL);
@@ -179,9 +181,10 @@ static pmix_status_t module_query(pmix_proc_t *proct, pmix_query_t *queries, siz
     return PMIX_SUCCESS;
 }
 
+#endif
+
 static int launcher(bool hosted)
 {
-    static pmix_server_module_t module;
     pmix_proc_t me;
     pmix_info_t info;
     bool yes = true;
@@ -196,10 +199,15 @@ static int launcher(bool hosted)
         FAIL("the launcher did not connect to the server it was given");
     }
     if (hosted) {
+#if PMIX_NUMERIC_VERSION >= 0x00050000
+        static pmix_server_module_t module;
         module.query = module_query;
         if (PMIX_SUCCESS != (rc = PMIx_tool_set_server_module(&module))) {
             FAIL("PMIx_tool_set_server_module: %s", PMIx_Error_string(rc));
         }
+#else
+        FAIL("hosted: built against headers older than OpenPMIx 5.0");
+#endif
     }
     printf("launcher up %s\n", me.nspace);
     fflush(stdout);
