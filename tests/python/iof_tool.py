@@ -39,10 +39,21 @@ def main():
         sys.exit("pull: %d %d" % (rc, refid))
     print("pulled", flush=True)
     jobid = nspace.rsplit('@', 1)[-1]
-    want = {r: "[%s,%d]<stdout>: line %d\n[%s,%d]<stdout>: bye %d\n" % (jobid, r, r, jobid, r, r)
+    want = {r: ("[%s,%d]<stdout>: line %d" % (jobid, r, r), "[%s,%d]<stdout>: bye %d" % (jobid, r, r))
             for r in (0, 1)}
+
+    def seen(r):
+        # Both lines, in order. Not necessarily adjacent: python3-pmix
+        # hands output that arrives before iof_pull returns (what the
+        # ranks wrote before the pull, which the server replays first) to
+        # the handler later, from timer threads of its own, so under load
+        # those earlier lines can land after the live ones.
+        lines = text[r].splitlines()
+        first, then = want[r]
+        return first in lines and then in lines and lines.index(first) < lines.index(then)
+
     with cond:
-        ok = cond.wait_for(lambda: all(want[r] in text[r] for r in (0, 1)), timeout=30)
+        ok = cond.wait_for(lambda: all(seen(r) for r in (0, 1)), timeout=30)
     if not ok:
         sys.exit("timed out; got %r" % text)
     try:
