@@ -224,6 +224,42 @@ fn reference_mpirun_hello_maps_the_wheels_library() {
     assert_ne!(theirs, our_lib());
 }
 
+/// A PMIx client built against our headers (and linked with our library)
+/// runs on OpenPMIx 5.0.11 too: under the wheel's `prterun`, with the
+/// wheel's `libpmix.so.2` first in its path, it puts, fences with data and
+/// reads its peers' values, and maps the wheel's library.
+#[test]
+fn a_client_built_on_our_headers_runs_on_openpmix_5_under_prterun() {
+    let Some(w) = wheel() else { return };
+    let _g = serial();
+    let client = common::scratch("ompi5-our-headers").join("pmix_client");
+    common::compile_c(
+        &[&common::root().join("tests/interop/pmix_client.c")],
+        &client,
+        &common::include_dir(),
+        common::ffi_lib_dir(),
+        &["-I", common::root().join("tests/interop").to_str().unwrap()],
+    );
+    let mut c = Command::new(w.bin("prterun"));
+    c.arg("-x")
+        .arg(format!("LD_LIBRARY_PATH={}", w.pmix_lib_dir().display()))
+        .args(["-n", "2"])
+        .arg(&client)
+        .env("PRTE_ALLOW_RUN_AS_ROOT", "1")
+        .env("PRTE_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+    let r = run(w, c, limit_for(2), false);
+    r.assert_ok();
+    r.assert_line("c client 0 of 2 ok");
+    r.assert_line("c client 1 of 2 ok");
+    let theirs = std::fs::canonicalize(w.pmix_lib_dir().join("libpmix.so.2")).unwrap();
+    let libs = r.libs("client");
+    assert!(
+        !libs.is_empty() && libs.iter().all(|l| *l == theirs),
+        "the client mapped {libs:?}: {}",
+        r.report()
+    );
+}
+
 // ---------------------------------------------------------------------------
 // Under pmixrun
 
