@@ -388,6 +388,15 @@ fn c21_invite_and_join() {
     scenario("c21_invite_join", ALL, Expect::AllOk, true);
 }
 
+/// Invitees answer from their `PMIX_GROUP_INVITED` handler with
+/// `PMIx_Group_join_nb` and no callback (OpenPMIx accepts it; it was
+/// `PMIX_ERR_BAD_PARAM`, issue 21): they join, and learn it from
+/// `PMIX_GROUP_CONSTRUCT_COMPLETE`.
+#[test]
+fn c21_join_nb_without_a_callback() {
+    scenario("c21_join_nb_without_callback", SMALL, Expect::AllOk, true);
+}
+
 #[test]
 fn c22_invite_nb_announces_completion() {
     scenario("c22_invite_nb", SMALL, Expect::AllOk, true);

@@ -610,7 +610,6 @@ static void table(void)
     ROW("PMIx_Group_construct", "proc nspace without NUL", cli(BAD, PMIX_ERR_UNREACH), PMIx_Group_construct("g", &proc_full_ns, 1, NULL, 0, &results, &nresults));
     ROW("PMIx_Group_construct", "info of unknown type", cli(PMIX_ERR_UNKNOWN_DATA_TYPE, PMIX_ERR_UNREACH), PMIx_Group_construct("g", &proc_ok, 1, &info_bad_type, 1, &results, &nresults));
     ROW("PMIx_Group_construct_nb", "NULL grp", cli(BAD, PMIX_ERR_UNREACH), PMIx_Group_construct_nb(NULL, &proc_ok, 1, NULL, 0, infocb, NULL));
-    ROW("PMIx_Group_construct_nb", "NULL callback", cli(BAD, PMIX_ERR_UNREACH), PMIx_Group_construct_nb("g", NULL, 0, NULL, 0, NULL, NULL));
     ROW("PMIx_Group_invite", "NULL grp", cli(BAD, PMIX_ERR_UNREACH), PMIx_Group_invite(NULL, &proc_ok, 1, NULL, 0, &results, &nresults));
     ROW("PMIx_Group_invite", "NULL procs, nprocs 2", cli(BAD, PMIX_ERR_UNREACH), PMIx_Group_invite("g", NULL, 2, NULL, 0, &results, &nresults));
     ROW("PMIx_Group_invite_nb", "NULL grp", cli(BAD, PMIX_ERR_UNREACH), PMIx_Group_invite_nb(NULL, &proc_ok, 1, NULL, 0, infocb, NULL));
@@ -621,11 +620,9 @@ static void table(void)
     ROW("PMIx_Group_leave", "NULL grp", cli(BAD, PMIX_ERR_UNREACH), PMIx_Group_leave(NULL, NULL, 0));
     ROW("PMIx_Group_leave", "NULL info, ninfo 2", cli(BAD, PMIX_ERR_UNREACH), PMIx_Group_leave("g", NULL, 2));
     ROW("PMIx_Group_leave_nb", "NULL grp", cli(BAD, PMIX_ERR_UNREACH), PMIx_Group_leave_nb(NULL, NULL, 0, opcb, NULL));
-    ROW("PMIx_Group_leave_nb", "NULL callback", cli(BAD, PMIX_ERR_UNREACH), PMIx_Group_leave_nb("g", NULL, 0, NULL, NULL));
     ROW("PMIx_Group_destruct", "NULL grp", cli(BAD, PMIX_ERR_UNREACH), PMIx_Group_destruct(NULL, NULL, 0));
     ROW("PMIx_Group_destruct", "NULL info, ninfo 2", cli(BAD, PMIX_ERR_UNREACH), PMIx_Group_destruct("g", NULL, 2));
     ROW("PMIx_Group_destruct_nb", "NULL grp", cli(BAD, PMIX_ERR_UNREACH), PMIx_Group_destruct_nb(NULL, NULL, 0, opcb, NULL));
-    ROW("PMIx_Group_destruct_nb", "NULL callback", cli(BAD, PMIX_ERR_UNREACH), PMIx_Group_destruct_nb("g", NULL, 0, NULL, NULL));
 
     /* ---- events ---- */
     ROW("PMIx_Register_event_handler", "NULL handler", rt(BAD), PMIx_Register_event_handler(codes, 1, NULL, 0, NULL, regcb, NULL));

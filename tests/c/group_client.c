@@ -400,7 +400,7 @@ static event_t events[MAXEV];
 static size_t nevents;
 
 /* What an invitee does with PMIX_GROUP_INVITED. */
-enum invite_policy { INV_NONE, INV_ACCEPT_NB, INV_DECLINE_NB, INV_DEFER };
+enum invite_policy { INV_NONE, INV_ACCEPT_NB, INV_DECLINE_NB, INV_DEFER, INV_ACCEPT_NOCB };
 static enum invite_policy invite_policy = INV_NONE;
 static waiter_t join_w;            /* the join_nb started by the handler */
 static pmix_status_t join_rc = -99999;
@@ -450,10 +450,12 @@ static void group_handler(size_t id, pmix_status_t status, const pmix_proc_t *so
     bool join_now = false;
     pmix_group_opt_t opt = PMIX_GROUP_ACCEPT;
     if (PMIX_GROUP_INVITED == status && NULL != source && !same_proc(source, &me)
-        && !join_started && (INV_ACCEPT_NB == invite_policy || INV_DECLINE_NB == invite_policy)) {
+        && !join_started
+        && (INV_ACCEPT_NB == invite_policy || INV_DECLINE_NB == invite_policy
+            || INV_ACCEPT_NOCB == invite_policy)) {
         join_started = true;
         join_now = true;
-        opt = INV_ACCEPT_NB == invite_policy ? PMIX_GROUP_ACCEPT : PMIX_GROUP_DECLINE;
+        opt = INV_DECLINE_NB == invite_policy ? PMIX_GROUP_DECLINE : PMIX_GROUP_ACCEPT;
     }
     pthread_cond_broadcast(&ev_cv);
     pthread_mutex_unlock(&ev_mu);
@@ -461,7 +463,12 @@ static void group_handler(size_t id, pmix_status_t status, const pmix_proc_t *so
     if (join_now) {
         /* From the handler, as the standard's invite method does: only
          * the non-blocking join may be called here. */
-        pmix_status_t rc = PMIx_Group_join_nb(e.grp, source, opt, NULL, 0, info_cb, &join_w);
+        /* INV_ACCEPT_NOCB: no callback at all, as invitees usually
+         * answer (OpenPMIx accepts it; the construct's completion event
+         * tells the invitee it joined). */
+        pmix_status_t rc = INV_ACCEPT_NOCB == invite_policy
+                               ? PMIx_Group_join_nb(e.grp, source, opt, NULL, 0, NULL, NULL)
+                               : PMIx_Group_join_nb(e.grp, source, opt, NULL, 0, info_cb, &join_w);
         pthread_mutex_lock(&ev_mu);
         join_rc = rc;
         pthread_cond_broadcast(&ev_cv);
@@ -1747,13 +1754,29 @@ static pmix_status_t handler_join_status(double secs)
     return join_w.status;
 }
 
+/* The status PMIx_Group_join_nb returned in the invite handler (HUNG if
+ * the handler did not call it within secs). */
+static pmix_status_t handler_join_rc(double secs)
+{
+    struct timespec dl = deadline_in(secs);
+    int rc = 0;
+    pthread_mutex_lock(&ev_mu);
+    while (-99999 == join_rc && 0 == rc) {
+        rc = pthread_cond_timedwait(&ev_cv, &ev_mu, &dl);
+    }
+    pmix_status_t jr = join_rc;
+    pthread_mutex_unlock(&ev_mu);
+    return -99999 == jr ? HUNG : jr;
+}
+
 /* 21, 22: invite/join. Rank 0 invites the others; odd invitees accept from
  * their PMIX_GROUP_INVITED handler with PMIx_Group_join_nb, even ones with
- * the blocking PMIx_Group_join from the main thread. The leader gets an
+ * the blocking PMIx_Group_join from the main thread (`nocb`: every invitee
+ * accepts from its handler with PMIx_Group_join_nb and no callback). The leader gets an
  * INVITE_ACCEPTED per invitee and its invite returns the membership; every
  * member gets PMIX_GROUP_CONSTRUCT_COMPLETE; the joins return the id and
  * the membership. `nb`: the leader uses PMIx_Group_invite_nb. */
-static void invite_join(const char *grp, bool nb)
+static void invite_join(const char *grp, bool nb, bool nocb)
 {
     pmix_proc_t all[MAXP], invitees[MAXP], leader;
     size_t n = all_procs(all);
@@ -1762,7 +1785,10 @@ static void invite_join(const char *grp, bool nb)
     char what[128];
     need_ranks(2);
     load_proc(&leader, me.nspace, 0);
-    invite_policy = 0 == me.rank ? INV_NONE : (me.rank & 1) ? INV_ACCEPT_NB : INV_DEFER;
+    invite_policy = 0 == me.rank ? INV_NONE
+                    : nocb       ? INV_ACCEPT_NOCB
+                    : (me.rank & 1) ? INV_ACCEPT_NB
+                                    : INV_DEFER;
     JOB_FENCE(); /* every handler is in place before the invitation */
 
     if (0 == me.rank) {
@@ -1805,7 +1831,14 @@ static void invite_join(const char *grp, bool nb)
         STEP("invited");
         check_invited(__LINE__, grp, 0);
         snprintf(what, sizeof(what), "join %s", grp);
-        if (INV_DEFER == invite_policy) {
+        if (INV_ACCEPT_NOCB == invite_policy) {
+            STEP("join_nb without a callback from the handler");
+            rc = handler_join_rc(20);
+            if (PMIX_SUCCESS != rc) {
+                DIE("join_nb %s without a callback: %s", grp,
+                    HUNG == rc ? "not called in 20 s" : ESTR(rc));
+            }
+        } else if (INV_DEFER == invite_policy) {
             pmix_info_t *res = NULL;
             size_t nres = 0;
             STEP("blocking join");
@@ -1837,8 +1870,9 @@ static void invite_join(const char *grp, bool nb)
     DESTRUCT_OK(grp);
 }
 
-static void c21_invite_join(void) { invite_join("c21", false); }
-static void c22_invite_nb(void) { invite_join("c22", true); }
+static void c21_invite_join(void) { invite_join("c21", false, false); }
+static void c21_join_nb_without_callback(void) { invite_join("c21n", false, true); }
+static void c22_invite_nb(void) { invite_join("c22", true, false); }
 
 /* 23: the last rank declines. Without PMIX_GROUP_OPTIONAL the invite
  * aborts: the leader's invite returns PMIX_GROUP_CONSTRUCT_ABORT (after an
@@ -2722,6 +2756,7 @@ static const scenario_t scenarios[] = {
     {"c18_destruct_dead_plain", c18_destruct_dead_plain, true},
     {"c20_destruct", c20_destruct, false},
     {"c21_invite_join", c21_invite_join, false},
+    {"c21_join_nb_without_callback", c21_join_nb_without_callback, false},
     {"c22_invite_nb", c22_invite_nb, false},
     {"c23_decline_aborts", c23_decline_aborts, false},
     {"c23_decline_optional", c23_decline_optional, false},

@@ -7,10 +7,13 @@
 //! initialized only as a server or a tool, which OpenPMIx does not
 //! connect either) → `PMIX_ERR_UNREACH`; then the arguments →
 //! `PMIX_ERR_BAD_PARAM` (a NULL or non-UTF-8 group id, a NULL array with
-//! a nonzero count, NULL out-parameters of a blocking form, a NULL
-//! callback of an `_nb` form, an invite with no procs, a join with no
-//! leader or an `opt` that is neither `PMIX_GROUP_DECLINE` nor
-//! `PMIX_GROUP_ACCEPT`). A construct may name no procs: a member added
+//! a nonzero count, NULL out-parameters of a blocking form, an invite
+//! with no procs, a join with no leader or an `opt` that is neither
+//! `PMIX_GROUP_DECLINE` nor `PMIX_GROUP_ACCEPT`). An `_nb` form with a
+//! NULL callback runs as any other and reports to nobody, as OpenPMIx
+//! 4.2.2 and master accept it: invitees usually answer from inside their
+//! `PMIX_GROUP_INVITED` handler with `PMIx_Group_join_nb(..., NULL,
+//! NULL)` and learn the outcome from `PMIX_GROUP_CONSTRUCT_COMPLETE`. A construct may name no procs: a member added
 //! by a leader (`PMIX_GROUP_ADD_MEMBERS`) or one of a bootstrap
 //! (`PMIX_GROUP_BOOTSTRAP`) does not know them.
 //!
@@ -71,11 +74,6 @@ unsafe fn group_id<'a>(grp: *const c_char) -> Result<&'a str, Status> {
     nonnull!(grp);
     // SAFETY: non-NULL, NUL-terminated (caller's contract).
     unsafe { key_str(grp) }
-}
-
-/// `PMIX_ERR_BAD_PARAM` for a NULL callback.
-fn required<F>(cbfunc: Option<F>) -> Result<(), Status> {
-    cbfunc.map(|_| ()).ok_or(Status::ERR_BAD_PARAM)
 }
 
 /// The infos a construct, invite or join answers with: none for a
@@ -217,7 +215,6 @@ pub unsafe extern "C" fn PMIx_Group_construct_nb(
                 infos_in(info, ninfo)?,
             )
         };
-        required(cbfunc)?;
         c.group_construct_nb(id, &procs, &dirs, group_cb(cbfunc, cbdata))
     })
 }
@@ -253,7 +250,6 @@ pub unsafe extern "C" fn PMIx_Group_destruct_nb(
         let c = connected()?;
         // SAFETY: grp NULL or a C string, info NULL or valid (C contract).
         let (id, dirs) = unsafe { (group_id(grp)?, infos_in(info, ninfo)?) };
-        required(cbfunc)?;
         c.group_destruct_nb(id, &dirs, op_callback(cbfunc, cbdata))
     })
 }
@@ -307,7 +303,6 @@ pub unsafe extern "C" fn PMIx_Group_invite_nb(
                 infos_in(info, ninfo)?,
             )
         };
-        required(cbfunc)?;
         c.group_invite_nb(id, &procs, &dirs, group_cb(cbfunc, cbdata))
     })
 }
@@ -363,7 +358,6 @@ pub unsafe extern "C" fn PMIx_Group_join_nb(
                 infos_in(info, ninfo)?,
             )
         };
-        required(cbfunc)?;
         c.group_join_nb(id, &leader, opt, &dirs, group_cb(cbfunc, cbdata))
     })
 }
@@ -399,7 +393,6 @@ pub unsafe extern "C" fn PMIx_Group_leave_nb(
         let c = connected()?;
         // SAFETY: grp NULL or a C string, info NULL or valid (C contract).
         let (id, dirs) = unsafe { (group_id(grp)?, infos_in(info, ninfo)?) };
-        required(cbfunc)?;
         c.group_leave_nb(id, &dirs, op_callback(cbfunc, cbdata))
     })
 }
