@@ -375,6 +375,42 @@ fn launcher_serves_a_tool(hosted: bool) {
     job.end();
 }
 
+/// A tool whose server is gone finalizes with success, as OpenPMIx's
+/// does (it was `PMIX_ERR_LOST_CONNECTION`; issue 21).
+#[test]
+fn a_tool_finalizes_after_its_server_is_gone() {
+    let mut job = sleeping_job("orphan");
+    let exe = common::build_c(
+        "tests/c/tool_modes.c",
+        &format!("tools_orphan_{}", std::process::id()),
+        "tool_modes",
+        &common::include_dir(),
+        &[],
+    );
+    let mut child = Command::new(&exe)
+        .args(["orphan", &job.pid().to_string()])
+        .env("TMPDIR", job.tmp())
+        .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = Lines::of(&mut child);
+    assert_eq!(lines.next_line("the tool's first"), "attached");
+    job.end();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(b"gone\n").unwrap();
+    let err = common::read_in_thread(child.stderr.take().unwrap());
+    let (waiter, timed_out) = common::wait_at_most(child, LIMIT);
+    assert!(!timed_out, "the tool did not end");
+    let status = waiter.join().unwrap().unwrap();
+    let err = err.join().unwrap();
+    assert!(status.success(), "{status:?}: {err}");
+    let rest = lines.rest();
+    assert!(rest.iter().any(|l| l.contains("tool ok")), "{rest:?} {err}");
+}
+
 #[test]
 fn a_c_tool_attaches_to_two_servers_and_switches_between_them() {
     let mut a = sleeping_job("c2a");

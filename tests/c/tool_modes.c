@@ -17,6 +17,11 @@
  *                                 PMIX_LAUNCHER_RNDZ_URI names, prints
  *                                 "launcher up NSPACE" and waits for a line
  *                                 on stdin (other tools attach meanwhile).
+ *   tool_modes orphan PID         attaches to the server of pid PID,
+ *                                 prints "attached", waits for a line on
+ *                                 stdin (the server is killed meanwhile),
+ *                                 sees its queries fail (bounded), then
+ *                                 PMIx_tool_finalize must succeed.
  *   tool_modes hosted             the same launcher, which then hands its
  *                                 tools' upcalls to a module of its own
  *                                 (PMIx_tool_set_server_module): every
@@ -29,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <pmix_server.h>
@@ -92,6 +98,40 @@ static int optional(pid_t pid)
     }
     if (PMIX_ERR_UNREACH != (rc = namespaces(&ns))) {
         FAIL("query without a server: %s", PMIx_Error_string(rc));
+    }
+    return 0;
+}
+
+static int orphan(pid_t pid)
+{
+    pmix_proc_t me;
+    pmix_info_t info;
+    char line[64], *ns = NULL;
+    struct timespec tick = {0, 10 * 1000 * 1000};
+    pmix_status_t rc;
+    int tries;
+
+    PMIX_INFO_LOAD(&info, PMIX_SERVER_PIDINFO, &pid, PMIX_PID);
+    if (PMIX_SUCCESS != (rc = PMIx_tool_init(&me, &info, 1))) {
+        FAIL("orphan init: %s", PMIx_Error_string(rc));
+    }
+    printf("attached\n");
+    fflush(stdout);
+    if (NULL == fgets(line, sizeof line, stdin)) {
+        FAIL("no line on stdin");
+    }
+    /* The server is gone: a query fails once the library has seen it go. */
+    for (tries = 0; tries < 1000; tries++) {
+        rc = namespaces(&ns);
+        free(ns);
+        ns = NULL;
+        if (PMIX_SUCCESS != rc) {
+            break;
+        }
+        nanosleep(&tick, NULL);
+    }
+    if (PMIX_SUCCESS == rc) {
+        FAIL("queries still answered 10 s after the server's end");
     }
     return 0;
 }
@@ -234,10 +274,12 @@ int main(int argc, char **argv)
         r = by_uri(argv[2], atoi(argv[3]));
     } else if (argc >= 2 && 0 == strcmp(argv[1], "launcher")) {
         r = launcher(false);
+    } else if (argc >= 3 && 0 == strcmp(argv[1], "orphan")) {
+        r = orphan((pid_t) atoi(argv[2]));
     } else if (argc >= 2 && 0 == strcmp(argv[1], "hosted")) {
         r = launcher(true);
     } else {
-        fprintf(stderr, "usage: tool_modes optional PID | late SRVNS JOBNS | uri URI STATUS | launcher | hosted\n");
+        fprintf(stderr, "usage: tool_modes optional PID | late SRVNS JOBNS | uri URI STATUS | launcher | hosted | orphan PID\n");
         return 2;
     }
     if (0 != r) {

@@ -84,7 +84,8 @@ pub unsafe extern "C" fn PMIx_tool_init(
 /// `PMIx_tool_finalize`: as `PMIx_Finalize` for the tool's primary
 /// connection; the last finalize also closes the other servers'
 /// connections. Finalizing a library that is not initialized is a
-/// successful no-op, as in OpenPMIx.
+/// successful no-op, and so is finalizing a tool whose server is gone
+/// (the library is finalized all the same), as in OpenPMIx.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_tool_finalize() -> c_int {
     guard(|| {
@@ -100,7 +101,10 @@ pub unsafe extern "C" fn PMIx_tool_finalize() -> c_int {
                 }
             }
         }
-        Status(r).into_result()
+        match Status(r) {
+            Status::ERR_LOST_CONNECTION | Status::ERR_UNREACH if state::client().is_err() => Ok(()),
+            s => s.into_result(),
+        }
     })
 }
 
