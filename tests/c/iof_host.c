@@ -12,7 +12,8 @@
  *   PMIX_OPERATION_SUCCEEDED) and the end of the stream (no bytes,
  *   PMIX_IOF_COMPLETE); refusals (the stdin channel, a NULL byte object);
  * - waits for the tool; checks push_stdin got "abc" for hostjob rank 0
- *   from the tool.
+ *   from the tool, then the end of that input: a byte object of size 0,
+ *   never NULL (OpenPMIx always passes one; hosts read its size).
  * Prints "iof host ok". Every wait is bounded. */
 #define HOST_NAME "iof host"
 #include "host_common.h"
@@ -23,6 +24,8 @@ static struct done pulled;
 static pthread_mutex_t pmu = PTHREAD_MUTEX_INITIALIZER;
 static char pushed[64];
 static int pushes = 0;
+static int push_ends = 0;
+static int push_null_bo = 0;
 static pmix_proc_t push_target, push_source;
 
 static pmix_status_t iof_pull(const pmix_proc_t procs[], size_t nprocs,
@@ -68,7 +71,11 @@ static pmix_status_t push_stdin(const pmix_proc_t *source, const pmix_proc_t tar
     (void) ndirs;
     pthread_mutex_lock(&pmu);
     pushes++;
-    if (1 == ntargets && NULL != bo && bo->size < sizeof(pushed)) {
+    if (NULL == bo) {
+        push_null_bo++;
+    } else if (0 == bo->size) {
+        push_ends++;
+    } else if (1 == ntargets && bo->size < sizeof(pushed)) {
         memcpy(pushed, bo->bytes, bo->size);
         pushed[bo->size] = '\0';
         push_target = targets[0];
@@ -166,10 +173,11 @@ int main(int argc, char **argv)
 
     host_wait_children(&pid, 1);
     pthread_mutex_lock(&pmu);
-    if (1 != pushes || 0 != strcmp(pushed, "abc") || 0 != strcmp(push_target.nspace, "hostjob") ||
+    if (2 != pushes || 1 != push_ends || 0 != push_null_bo || 0 != strcmp(pushed, "abc") || 0 != strcmp(push_target.nspace, "hostjob") ||
         0 != push_target.rank || 0 != strncmp(push_source.nspace, "tool.", 5)) {
-        FAIL("push_stdin: %d calls, \"%s\" for %s:%u from %s", pushes, pushed,
-             push_target.nspace, push_target.rank, push_source.nspace);
+        FAIL("push_stdin: %d calls (%d ends, %d NULL byte objects), \"%s\" for %s:%u from %s",
+             pushes, push_ends, push_null_bo, pushed, push_target.nspace, push_target.rank,
+             push_source.nspace);
     }
     pthread_mutex_unlock(&pmu);
     if (PMIX_SUCCESS != (rc = PMIx_server_finalize())) {

@@ -343,6 +343,10 @@ int main(int argc, char **argv)
         if (PMIX_SUCCESS != op_status) {
             FAIL("deregister: %s", PMIx_Error_string(op_status));
         }
+        /* The end of rank 0's input (no byte object; blocking). */
+        if (PMIX_SUCCESS != (rc = PMIx_IOF_push(&r0, 1, NULL, NULL, 0, NULL, NULL))) {
+            FAIL("push of the end of input: %s", PMIx_Error_string(rc));
+        }
     }
     PMIX_INFO_DESTRUCT(&dirs[0]);
     if (PMIX_SUCCESS != (rc = PMIx_tool_finalize())) {

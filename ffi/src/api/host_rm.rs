@@ -537,13 +537,12 @@ pub(crate) fn push_stdin(
     let mut args = CArgs::new(source);
     let (tp, tn) = args.set_procs(targets);
     let (ip, n) = args.infos(directives)?;
-    let bo: *const pmix_byte_object_t = match data {
-        Some(d) => {
-            *args.cred = convert::bo_to_c(&d)?;
-            &*args.cred
-        }
-        None => std::ptr::null(),
-    };
+    // The end of the input (`None`) is a byte object of size 0, never
+    // NULL: OpenPMIx always passes one, and hosts read its size.
+    if let Some(d) = data {
+        *args.cred = convert::bo_to_c(&d)?;
+    }
+    let bo: *const pmix_byte_object_t = &*args.cred;
     let pp: *const pmix_proc_t = &*args.proc_;
     call(
         Pending { done, _args: args },
