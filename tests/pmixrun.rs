@@ -494,3 +494,26 @@ fn a_job_beyond_the_launchers_cpus_is_oversubscribed() {
         }
     }
 }
+
+/// A `$TMPDIR` whose parents do not exist yet is created, as OpenPMIx
+/// creates its temporary directories (it was `ENOENT`; issue 21).
+#[test]
+fn a_tmpdir_that_does_not_exist_yet_is_created() {
+    let top = std::path::PathBuf::from(format!("/tmp/pmix-rs-mkdirp-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&top);
+    let tmp = top.join("a/b");
+    let mut c = pmixrun();
+    c.args(["--timeout", LIMIT, "-n", "1", "/bin/true"])
+        .env("TMPDIR", &tmp);
+    let o = run(c);
+    let made = tmp.is_dir();
+    let _ = std::fs::remove_dir_all(&top);
+    assert!(
+        o.status.success(),
+        "{:?}\n{}{}",
+        o.status,
+        o.stdout,
+        o.stderr
+    );
+    assert!(made, "{} was not created", tmp.display());
+}

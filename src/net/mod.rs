@@ -56,9 +56,15 @@ pub struct RendezvousDir {
 impl RendezvousDir {
     /// Creates `base/<prefix>.<uid>.<pid>.<n>` with mode `0700`, failing if
     /// it exists, and checks the result: a directory (not a symlink), owned
-    /// by the effective uid, no permission bits for group or others.
+    /// by the effective uid, no permission bits for group or others. A
+    /// `base` that does not exist yet is created first, parents included
+    /// (mode `0755`), as OpenPMIx creates its temporary directories.
     pub fn create(base: &Path, prefix: &str) -> io::Result<RendezvousDir> {
         static COUNTER: AtomicU32 = AtomicU32::new(0);
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o755)
+            .create(base)?;
         let (uid, _) = my_ids();
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
         let path = base.join(format!("{prefix}.{uid}.{}.{n}", std::process::id()));
