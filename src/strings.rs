@@ -6,12 +6,28 @@
 
 use std::ffi::CStr;
 
-/// The implementation and the OpenPMIx API level it provides: every
-/// function of OpenPMIx 5.0.11's `libpmix.so.2`, with 4.2.2's layouts.
-pub const IMPLEMENTATION: &str = concat!("pmix-rs ", env!("CARGO_PKG_VERSION"));
+/// The implementation's name and version, as a literal (so that
+/// [`VERSION`] can be built from it at compile time).
+macro_rules! implementation {
+    () => {
+        concat!("pmix-rs ", env!("CARGO_PKG_VERSION"))
+    };
+}
 
-/// The OpenPMIx release whose exported API this library matches.
-pub const API_LEVEL: &str = "OpenPMIx 5.0.11";
+/// The OpenPMIx release whose exported API this library matches, as a
+/// literal.
+macro_rules! api_level {
+    () => {
+        "OpenPMIx 5.0.11"
+    };
+}
+
+/// The implementation and its version.
+pub const IMPLEMENTATION: &str = implementation!();
+
+/// The OpenPMIx release whose exported API this library matches: every
+/// function of OpenPMIx 5.0.11's `libpmix.so.2`, with 4.2.2's layouts.
+pub const API_LEVEL: &str = api_level!();
 
 /// The version string `PMIx_Get_version` returns: this implementation, the
 /// OpenPMIx API it provides, then the standard and ABI levels in the
@@ -20,9 +36,10 @@ pub const API_LEVEL: &str = "OpenPMIx 5.0.11";
 /// checks its own headers' `PMIX_VERSION_MAJOR`).
 pub const VERSION: &CStr = match CStr::from_bytes_with_nul(
     concat!(
-        "pmix-rs ",
-        env!("CARGO_PKG_VERSION"),
-        ", OpenPMIx 5.0.11 API (PMIx Standard: 5.0, Stable ABI: 5.0, Provisional ABI: 5.0)\0"
+        implementation!(),
+        ", ",
+        api_level!(),
+        " API (PMIx Standard: 5.0, Stable ABI: 5.0, Provisional ABI: 5.0)\0"
     )
     .as_bytes(),
 ) {

@@ -399,31 +399,22 @@ pub(super) fn validate_credential(st: &mut State, caller: Caller, proc: &Proc, b
 }
 
 /// The keys of the job-control directives `pmixrun` and other hosts act
-/// on, re-exported for hosts.
+/// on, re-exported for hosts under short names.
 pub mod job_ctrl {
-    /// `PMIX_JOB_CTRL_KILL` (bool).
-    pub const KILL: &str = "pmix.jctrl.kill";
-    /// `PMIX_JOB_CTRL_TERMINATE` (bool).
-    pub const TERMINATE: &str = "pmix.jctrl.term";
-    /// `PMIX_JOB_CTRL_SIGNAL` (int).
-    pub const SIGNAL: &str = "pmix.jctrl.sig";
-    /// `PMIX_JOB_CTRL_PAUSE` (bool).
-    pub const PAUSE: &str = "pmix.jctrl.pause";
-    /// `PMIX_JOB_CTRL_RESUME` (bool).
-    pub const RESUME: &str = "pmix.jctrl.resume";
+    pub use crate::keys::{
+        JOB_CTRL_KILL as KILL, JOB_CTRL_PAUSE as PAUSE, JOB_CTRL_RESUME as RESUME,
+        JOB_CTRL_SIGNAL as SIGNAL, JOB_CTRL_TERMINATE as TERMINATE,
+    };
 }
 
 /// The session-control directives a host acts on by signalling the
-/// session's processes (OpenPMIx 5.0's attribute strings).
+/// session's processes, re-exported for hosts under short names, and the
+/// session id that names them all.
 pub mod session_ctrl {
-    /// `PMIX_SESSION_PAUSE` (bool).
-    pub const PAUSE: &str = "pmix.ssn.pause";
-    /// `PMIX_SESSION_RESUME` (bool).
-    pub const RESUME: &str = "pmix.ssn.resume";
-    /// `PMIX_SESSION_TERMINATE` (bool).
-    pub const TERMINATE: &str = "pmix.ssn.terminate";
-    /// `PMIX_SESSION_SIGNAL` (int).
-    pub const SIGNAL: &str = "pmix.ssn.sig";
+    pub use crate::keys::{
+        SESSION_PAUSE as PAUSE, SESSION_RESUME as RESUME, SESSION_SIGNAL as SIGNAL,
+        SESSION_TERMINATE as TERMINATE,
+    };
     /// The session id that names every session under the caller's
     /// control (the standard's "NULL" session id).
     pub const ALL: u32 = u32::MAX;
