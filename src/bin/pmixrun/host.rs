@@ -171,7 +171,6 @@ fn session_signal(directives: &[Info]) -> Option<i32> {
 /// The first directive of `flags` set (a true or valueless bool) gives
 /// its signal, or `signal` with a positive integer gives that one.
 fn signal_of(directives: &[Info], flags: &[(&str, i32)], signal: &str) -> Option<i32> {
-    let set = |i: &Info| matches!(i.value, Value::Bool(true) | Value::Undef);
     directives.iter().find_map(|i| {
         let k = i.key.as_c_str().to_bytes();
         if k == signal.as_bytes() {
@@ -182,7 +181,7 @@ fn signal_of(directives: &[Info], flags: &[(&str, i32)], signal: &str) -> Option
         }
         flags
             .iter()
-            .find(|(name, _)| k == name.as_bytes() && set(i))
+            .find(|(name, _)| k == name.as_bytes() && pmix::info::ValueView::of(&i.value).flag())
             .map(|&(_, sig)| sig)
     })
 }
