@@ -77,3 +77,14 @@ fn namespace_info_is_an_array_of_info_arrays_starting_with_the_namespace() {
     }
     job.end();
 }
+
+/// Item 17: `PMIx_server_setup_application` in a launcher tool harvests
+/// the environment as in a server.
+#[test]
+fn a_launcher_tool_sets_up_an_application() {
+    for (h, inc) in both_headers() {
+        let tmp = common::scratch(&format!("tool_launcher_setup_{h}_{}", std::process::id()));
+        run(&inc, &format!("setup_{h}"), &["setup"], &tmp);
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+}
