@@ -78,6 +78,27 @@ fn namespace_info_is_an_array_of_info_arrays_starting_with_the_namespace() {
     job.end();
 }
 
+/// Item 8: an unconnected launcher's spawn forks and execs the processes
+/// itself, in the working directory and with the environment it was
+/// given, and raises `PMIX_ERR_JOB_TERMINATED` when they are all gone.
+#[test]
+fn an_unconnected_launcher_forks_and_execs_what_it_spawns() {
+    for (h, inc) in both_headers() {
+        let dir = common::scratch(&format!("tool_launcher_fork_{h}_{}", std::process::id()))
+            .canonicalize()
+            .unwrap();
+        let tmp = dir.join("tmp");
+        std::fs::create_dir_all(&tmp).unwrap();
+        run(
+            &inc,
+            &format!("fork_{h}"),
+            &["fork", dir.to_str().unwrap()],
+            &tmp,
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
 /// Item 17: `PMIx_server_setup_application` in a launcher tool harvests
 /// the environment as in a server.
 #[test]
