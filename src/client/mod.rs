@@ -41,6 +41,7 @@ mod iof;
 pub use group::GroupTarget;
 pub use iof::{IofChunk, IofHandler, IofRegCallback};
 mod launcher;
+mod local_launch;
 mod lookup;
 mod progress;
 mod pubsub;
@@ -456,6 +457,9 @@ pub struct Client {
     /// launcher tool's listener (see [`tool`]); stopped at finalize.
     own_server: Mutex<Option<crate::server::Server>>,
     is_singleton: bool,
+    /// Initialized with `PMIX_LAUNCHER`: connected to no server, it
+    /// starts what it spawns itself (see [`local_launch`]).
+    launcher: bool,
 }
 
 impl std::fmt::Debug for Client {
@@ -628,6 +632,7 @@ impl Client {
             thread: Mutex::new(Some(thread)),
             own_server: Mutex::new(None),
             is_singleton: false,
+            launcher: false,
         })
     }
 
@@ -640,6 +645,7 @@ impl Client {
             thread: Mutex::new(None),
             own_server: Mutex::new(None),
             is_singleton,
+            launcher: false,
         }
     }
 

@@ -12,6 +12,8 @@
 //!
 //! `spawn` returns once the host has started the new job's processes (not
 //! once they have called `PMIx_Init`), as the standard and OpenPMIx do.
+//! A launcher connected to no server starts the job itself (see
+//! `super::local_launch`).
 
 use std::ffi::{CStr, CString};
 use std::sync::Arc;
@@ -159,6 +161,10 @@ impl Client {
             .iter()
             .map(normalize_app)
             .collect::<Result<Vec<_>, _>>()?;
+        if self.launcher && self.is_singleton {
+            // No server to ask: a launcher starts the job itself.
+            return super::local_launch::spawn(&self.inner, apps, done);
+        }
         let body = process_mgmt::encode_spawn(job_info, &apps)?;
         self.request_nb(
             Op::SPAWN,

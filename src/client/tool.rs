@@ -33,7 +33,9 @@
 //! identity, which writes the rendezvous files `pmix.<host>.tool.<pid>`
 //! and `pmix.<host>.tool.<nspace>`; their queries, log requests, job
 //! control and spawns that it cannot answer itself go on to the
-//! launcher's server (see [`super::launcher`]). When the environment holds
+//! launcher's server (see [`super::launcher`]); a launcher connected to no
+//! server starts the jobs it spawns itself (see [`super::local_launch`]).
+//! When the environment holds
 //! `PMIX_LAUNCHER_RNDZ_URI` (set by a tool that started the launcher
 //! and waits for it), the launcher connects to that server first.
 //!
@@ -216,7 +218,7 @@ impl Client {
         let launched = (!names_server && !o.do_not_connect)
             .then(|| super::ConnectInfo::from_env().ok())
             .flatten();
-        let c = if o.do_not_connect {
+        let mut c = if o.do_not_connect {
             Client::unconnected_tool(&o, &host, infos)?
         } else if let Some(launched) = launched {
             Client::connect(&launched, infos)?
@@ -229,6 +231,7 @@ impl Client {
             }
         };
         if o.launcher {
+            c.launcher = true;
             *c.own_server.lock() = Some(launcher_server(&c, &o)?);
         }
         Ok(c)

@@ -107,6 +107,18 @@ fn info(key: &str, value: Value) -> Info {
     Info::new(Key::new(key).expect("a reserved key fits"), value)
 }
 
+/// `PMIx_server_setup_application` for job `nspace`: the infos
+/// [`setup_application`] returns for `infos` from this process's
+/// environment. It needs no running server: a launcher tool asks for it
+/// too (OpenPMIx serves it in any initialized process), with the same
+/// result.
+pub fn application_setup(nspace: &crate::Nspace, infos: &[Info]) -> Result<Vec<Info>, Status> {
+    if nspace.is_empty() {
+        return Err(Status::ERR_BAD_PARAM);
+    }
+    setup_application(infos, std::env::vars())
+}
+
 /// The infos `setup_application` returns for `infos`, harvesting from
 /// `environment` (the launcher's: `std::env::vars()`).
 pub fn setup_application(

@@ -85,7 +85,7 @@ use crate::net::{Listener, RendezvousDir};
 use crate::{keys, Info, Nspace, Proc, Rank, Status, Value};
 
 pub use crate::wire::pubsub::PublishedValue;
-pub use app_setup::{EnvChange, EnvEdit};
+pub use app_setup::{application_setup, EnvChange, EnvEdit};
 pub use census::Census;
 pub use control::{job_ctrl, log_locally, log_source, log_text, log_timestamp, session_ctrl};
 pub use env::{SECRET_ENV, URI_ENV_VARS};
@@ -479,12 +479,10 @@ impl Server {
     /// of job `nspace` for the launcher to hand to every node's
     /// [`setup_local_support`](Self::setup_local_support) (see
     /// [`app_setup`] for what it holds: the harvested environment).
-    /// Reads this process's environment.
+    /// Reads this process's environment; the same as
+    /// [`application_setup`], which needs no server.
     pub fn setup_application(&self, nspace: &Nspace, infos: &[Info]) -> Result<Vec<Info>, Status> {
-        if nspace.is_empty() {
-            return Err(Status::ERR_BAD_PARAM);
-        }
-        app_setup::setup_application(infos, std::env::vars())
+        application_setup(nspace, infos)
     }
 
     /// `PMIx_server_setup_local_support`: keeps the environment directives

@@ -5,7 +5,9 @@
 //! steps, one info per key answered, keyed by the query key:
 //!
 //! 1. what the server itself knows: the registered namespaces
-//!    (`PMIX_QUERY_NAMESPACES`, `PMIX_QUERY_NAMESPACE_INFO`), the processes
+//!    (`PMIX_QUERY_NAMESPACES`; `PMIX_QUERY_NAMESPACE_INFO` in PRRTE's
+//!    shape: an array of infos, one `PMIX_JOB_INFO_ARRAY` per namespace,
+//!    each an array of infos starting with `PMIX_NSPACE`), the processes
 //!    of this node (`PMIX_QUERY_LOCAL_PROC_TABLE`, and
 //!    `PMIX_QUERY_PROC_TABLE` for a job wholly on this node; state, exit
 //!    code, executable and the pid of a process not connected from the
@@ -246,34 +248,14 @@ fn answer_query(st: &State, requester: &Proc, key: &[u8], qualifiers: &[Info]) -
             Info::keyed(key, Value::string(&names.join(",")))
         }
         keys::QUERY_NAMESPACE_INFO => {
-            let mut items = Vec::new();
-            for ns in st.registry().nspaces() {
+            let jobs = st
+                .registry()
+                .nspaces()
+                .iter()
                 // Deregistered since it was listed: not active any more.
-                let Some(rec) = st.registry().nspace(&ns) else {
-                    continue;
-                };
-                let fields = vec![
-                    Value::Info(Box::new(Info::new(
-                        Key::new(keys::NSPACE).ok()?,
-                        Value::String(Some(ns.as_c_str().to_owned())),
-                    ))),
-                    Value::Info(Box::new(Info::new(
-                        Key::new(keys::JOB_SIZE).ok()?,
-                        Value::Uint32(rec.size),
-                    ))),
-                ];
-                items.push(Value::DataArray(Box::new(DataArray {
-                    elem_type: DataType::Info,
-                    items: fields,
-                })));
-            }
-            Info::keyed(
-                key,
-                Value::DataArray(Box::new(DataArray {
-                    elem_type: DataType::DataArray,
-                    items,
-                })),
-            )
+                .filter_map(|ns| Some(namespace_info(ns, &*st.registry().nspace(ns)?)))
+                .collect::<Option<Vec<Info>>>()?;
+            Info::keyed(key, Value::info_array(jobs))
         }
         keys::QUERY_LOCAL_PROC_TABLE | keys::QUERY_PROC_TABLE => {
             let ns = target(requester, qualifiers).nspace;
@@ -344,6 +326,44 @@ fn answer_query(st: &State, requester: &Proc, key: &[u8], qualifiers: &[Info]) -
     }
 }
 
+/// One namespace's entry of `PMIX_QUERY_NAMESPACE_INFO`, in PRRTE's
+/// shape (what tools read): a `PMIX_JOB_INFO_ARRAY` info holding
+/// `PMIX_NSPACE` first, then `PMIX_CMD_LINE` (the first application's
+/// argv, when registered), `PMIX_JOB_SIZE`, and one `PMIX_PROC_INFO_ARRAY`
+/// (`PMIX_RANK`, `PMIX_HOSTNAME`, `PMIX_LOCAL_RANK`) per process of this
+/// node (PRRTE knows every node's; a server knows its own).
+fn namespace_info(ns: &Nspace, rec: &super::registry::NsRecord) -> Option<Info> {
+    let seg = rec.job_segment.open().ok();
+    let mut fields = vec![Info::keyed(
+        keys::NSPACE,
+        Value::String(Some(ns.as_c_str().to_owned())),
+    )?];
+    if let Some(argv) = seg.as_ref().and_then(|s| app_argv(s, 0)) {
+        fields.push(Info::keyed(keys::CMD_LINE, Value::string(&argv))?);
+    }
+    fields.push(Info::keyed(keys::JOB_SIZE, Value::Uint32(rec.size))?);
+    for (local, &r) in rec.local_ranks.iter().enumerate() {
+        let local_rank = seg
+            .as_ref()
+            .and_then(|s| {
+                s.proc_value(r, &pmix_shmem::LookupKey::from(keys::LOCAL_RANK))
+                    .ok()?
+            })
+            .and_then(|v| match Value::from(v) {
+                Value::Uint16(l) => Some(l),
+                _ => None,
+            })
+            .unwrap_or(u16::try_from(local).ok()?);
+        let proc = vec![
+            Info::keyed(keys::RANK, Value::ProcRank(r))?,
+            Info::keyed(keys::HOSTNAME, Value::string(&rec.hostname))?,
+            Info::keyed(keys::LOCAL_RANK, Value::Uint16(local_rank))?,
+        ];
+        fields.push(Info::keyed(keys::PROC_INFO_ARRAY, Value::info_array(proc))?);
+    }
+    Info::keyed(keys::JOB_INFO_ARRAY, Value::info_array(fields))
+}
+
 /// `PMIX_QUERY_PSET_MEMBERSHIP` (`PMIX_QUERY_GROUP_MEMBERSHIP`): the
 /// members of the set (group) the `PMIX_PSET_NAME` (`PMIX_GROUP_ID`)
 /// qualifier names; `None` for another key.
@@ -398,14 +418,18 @@ fn executable(seg: &pmix_shmem::Segment, rank: u32) -> Option<String> {
         .proc_value(rank, &pmix_shmem::LookupKey::from(keys::APPNUM))
         .ok()??;
     let appnum = Value::from(appnum).as_u32()?;
-    let argv = seg
-        .app_value(appnum, &pmix_shmem::LookupKey::from(keys::APP_ARGV))
-        .ok()??;
-    Value::from(argv)
-        .as_str()?
+    app_argv(seg, appnum)?
         .split_whitespace()
         .next()
         .map(str::to_owned)
+}
+
+/// The `PMIX_APP_ARGV` of application `appnum` in the job data.
+fn app_argv(seg: &pmix_shmem::Segment, appnum: u32) -> Option<String> {
+    let argv = seg
+        .app_value(appnum, &pmix_shmem::LookupKey::from(keys::APP_ARGV))
+        .ok()??;
+    Value::from(argv).as_str().map(str::to_owned)
 }
 
 /// Step 3's defaults, for keys the host did not answer.

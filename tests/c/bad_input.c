@@ -909,10 +909,10 @@ static void table(void)
     env = NULL;
     ROW("PMIx_server_dmodex_request", "NULL proc", srv(BAD), PMIx_server_dmodex_request(NULL, dmodexcb, NULL));
     ROW("PMIx_server_dmodex_request", "NULL callback", srv(BAD), PMIx_server_dmodex_request(&proc_ok, NULL, NULL));
-    ROW("PMIx_server_setup_application", "NULL callback", srv(BAD), PMIx_server_setup_application(ns_ok, NULL, 0, NULL, NULL));
-    ROW("PMIx_server_setup_application", "NULL nspace", srv(BAD), PMIx_server_setup_application(NULL, NULL, 0, appcb, NULL));
-    ROW("PMIx_server_setup_application", "NULL info, ninfo 2", srv(BAD), PMIx_server_setup_application(ns_ok, NULL, 2, appcb, NULL));
-    ROW("PMIx_server_setup_application", "info of unknown type", srv(PMIX_ERR_UNKNOWN_DATA_TYPE), PMIx_server_setup_application(ns_ok, &info_bad_type, 1, appcb, NULL));
+    ROW("PMIx_server_setup_application", "NULL callback", rt(BAD), PMIx_server_setup_application(ns_ok, NULL, 0, NULL, NULL));
+    ROW("PMIx_server_setup_application", "NULL nspace", rt(BAD), PMIx_server_setup_application(NULL, NULL, 0, appcb, NULL));
+    ROW("PMIx_server_setup_application", "NULL info, ninfo 2", rt(BAD), PMIx_server_setup_application(ns_ok, NULL, 2, appcb, NULL));
+    ROW("PMIx_server_setup_application", "info of unknown type", rt(PMIX_ERR_UNKNOWN_DATA_TYPE), PMIx_server_setup_application(ns_ok, &info_bad_type, 1, appcb, NULL));
     ROW("PMIx_server_setup_local_support", "NULL nspace", srv(BAD), PMIx_server_setup_local_support(NULL, NULL, 0, opcb, NULL));
     ROW("PMIx_server_setup_local_support", "NULL info, ninfo 2", srv(BAD), PMIx_server_setup_local_support(ns_ok, NULL, 2, opcb, NULL));
     ROW("PMIx_server_IOF_deliver", "NULL source", rt(BAD), PMIx_server_IOF_deliver(NULL, PMIX_FWD_STDOUT_CHANNEL, &bo_empty, NULL, 0, opcb, NULL));

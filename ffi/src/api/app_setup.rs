@@ -11,11 +11,11 @@
 
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 
-use pmix_core::server::{EnvChange, Server};
+use pmix_core::server::{application_setup, EnvChange, Server};
 use pmix_core::{Proc, Status};
 
 use crate::api::args::{infos_in, nspace_in};
-use crate::api::state::server;
+use crate::api::state::{require_init, server};
 use crate::boundary::{guard, report_later, SendPtr};
 use crate::convert;
 use crate::nonnull;
@@ -43,7 +43,7 @@ unsafe extern "C" fn release_infos(_status: c_int, cbdata: *mut c_void) {
 }
 
 /// `PMIx_server_setup_application`: the application-specific setup of
-/// job `nspace` (with `PMIX_SETUP_APP_ENVARS` or `PMIX_SETUP_APP_ALL`: the
+/// job `nspace`, in a server or a tool (a launcher) alike (with `PMIX_SETUP_APP_ENVARS` or `PMIX_SETUP_APP_ALL`: the
 /// `PMIX_MCA_*` and programming-model variables of this process's
 /// environment, as `PMIX_SET_ENVAR` infos; the caller's own environment
 /// directives pass through). `cbfunc` receives them from another thread
@@ -57,12 +57,13 @@ pub unsafe extern "C" fn PMIx_server_setup_application(
     cbdata: *mut c_void,
 ) -> c_int {
     guard(|| {
-        let s = server()?;
+        // A server's, or a launcher tool's (no server needed).
+        require_init()?;
         nonnull!(nspace);
         let f = cbfunc.ok_or(Status::ERR_BAD_PARAM)?;
         // SAFETY: valid string and info array (C contract).
         let (ns, infos) = unsafe { (nspace_in(nspace)?, infos_in(info, ninfo)?) };
-        let out = s.server.setup_application(&ns, &infos)?;
+        let out = application_setup(&ns, &infos)?;
         let n = out.len();
         let arr = convert::infos_to_c(&out)?;
         let handed = SendPtr(
