@@ -52,6 +52,12 @@ impl Status {
     pub const ERR_INVALID_OPERATION: Status = Status(-158);
     /// `PMIX_ERR_JOB_FAILED_TO_LAUNCH`.
     pub const ERR_JOB_FAILED_TO_LAUNCH: Status = Status(-181);
+    /// `PMIX_ERR_EXE_NOT_ACCESSIBLE`.
+    pub const ERR_EXE_NOT_ACCESSIBLE: Status = Status(-73);
+    /// `PMIX_ERR_JOB_WDIR_NOT_ACCESSIBLE`.
+    pub const ERR_JOB_WDIR_NOT_ACCESSIBLE: Status = Status(-74);
+    /// `PMIX_ERR_JOB_EXE_NOT_FOUND`.
+    pub const ERR_JOB_EXE_NOT_FOUND: Status = Status(-190);
 
     /// The raw `pmix_status_t`.
     pub const fn code(self) -> i32 {

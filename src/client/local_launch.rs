@@ -53,13 +53,6 @@ use crate::events::{codes, Range};
 use crate::value::App;
 use crate::{keys, Info, Nspace, Proc, Rank, Status, Value};
 
-/// `PMIX_ERR_JOB_WDIR_NOT_ACCESSIBLE`.
-const ERR_JOB_WDIR_NOT_ACCESSIBLE: Status = Status(-74);
-/// `PMIX_ERR_EXE_NOT_ACCESSIBLE`.
-const ERR_EXE_NOT_ACCESSIBLE: Status = Status(-73);
-/// `PMIX_ERR_JOB_EXE_NOT_FOUND`.
-const ERR_JOB_EXE_NOT_FOUND: Status = Status(-190);
-
 /// The number of the next job this process starts.
 static NEXT_JOB: AtomicU32 = AtomicU32::new(1);
 
@@ -126,14 +119,14 @@ fn start_all(nspace: &Nspace, apps: &[App], children: &mut Vec<Child>) -> Result
 fn working_dir(app: &App) -> Result<PathBuf, Status> {
     let dir = match &app.cwd {
         Some(d) => PathBuf::from(OsStr::from_bytes(d.as_bytes())),
-        None => std::env::current_dir().map_err(|_| ERR_JOB_WDIR_NOT_ACCESSIBLE)?,
+        None => std::env::current_dir().map_err(|_| Status::ERR_JOB_WDIR_NOT_ACCESSIBLE)?,
     };
     let enterable =
         std::fs::metadata(&dir).is_ok_and(|m| m.is_dir()) && std::fs::read_dir(&dir).is_ok();
     if enterable {
         Ok(dir)
     } else {
-        Err(ERR_JOB_WDIR_NOT_ACCESSIBLE)
+        Err(Status::ERR_JOB_WDIR_NOT_ACCESSIBLE)
     }
 }
 
@@ -170,7 +163,7 @@ fn program(app: &App, cwd: &Path, env: &[(Vec<u8>, Vec<u8>)]) -> Result<PathBuf,
         return if executable(&p) {
             Ok(p)
         } else {
-            Err(ERR_EXE_NOT_ACCESSIBLE)
+            Err(Status::ERR_EXE_NOT_ACCESSIBLE)
         };
     }
     let path = env
@@ -181,7 +174,7 @@ fn program(app: &App, cwd: &Path, env: &[(Vec<u8>, Vec<u8>)]) -> Result<PathBuf,
     path.split(|&c| c == b':')
         .map(|d| cwd.join(OsStr::from_bytes(d)).join(cmd))
         .find(|p| executable(p))
-        .ok_or(ERR_JOB_EXE_NOT_FOUND)
+        .ok_or(Status::ERR_JOB_EXE_NOT_FOUND)
 }
 
 /// True for a regular file with an execute bit.
@@ -217,8 +210,8 @@ fn command(app: &App, program: &Path, cwd: &Path, env: &[(Vec<u8>, Vec<u8>)]) ->
 /// The status of a process that could not be started.
 fn launch_error(e: &std::io::Error) -> Status {
     match e.kind() {
-        std::io::ErrorKind::NotFound => ERR_JOB_EXE_NOT_FOUND,
-        std::io::ErrorKind::PermissionDenied => ERR_EXE_NOT_ACCESSIBLE,
+        std::io::ErrorKind::NotFound => Status::ERR_JOB_EXE_NOT_FOUND,
+        std::io::ErrorKind::PermissionDenied => Status::ERR_EXE_NOT_ACCESSIBLE,
         _ => Status::ERR_JOB_FAILED_TO_LAUNCH,
     }
 }
@@ -265,11 +258,11 @@ mod tests {
         assert!(p.ends_with("sh") && executable(&p));
         assert_eq!(
             program(&app("no-such-program-here"), Path::new("/"), &env),
-            Err(ERR_JOB_EXE_NOT_FOUND)
+            Err(Status::ERR_JOB_EXE_NOT_FOUND)
         );
         assert_eq!(
             program(&app("/nonexistent/x"), Path::new("/"), &env),
-            Err(ERR_EXE_NOT_ACCESSIBLE)
+            Err(Status::ERR_EXE_NOT_ACCESSIBLE)
         );
     }
 
@@ -292,6 +285,6 @@ mod tests {
     fn a_missing_working_directory_is_refused() {
         let mut a = app("sh");
         a.cwd = Some(CString::new("/nonexistent/dir").unwrap());
-        assert_eq!(working_dir(&a), Err(ERR_JOB_WDIR_NOT_ACCESSIBLE));
+        assert_eq!(working_dir(&a), Err(Status::ERR_JOB_WDIR_NOT_ACCESSIBLE));
     }
 }
