@@ -38,6 +38,7 @@ use mio::Token;
 use super::connections::Caller;
 use super::iof_room::{Chunk, Outbox, Registration};
 pub use super::iof_room::{DEFAULT_CACHE, IOF_DROPPED, MAX_CACHE, WATERMARK};
+use super::query::{Tap, NOBODY};
 use super::state::State;
 use super::Server;
 use crate::info::{flag_in, value_of};
@@ -237,11 +238,41 @@ pub(super) fn push(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) {
         Ok(p) => p,
         Err(e) => return st.respond(caller, Err(e.status())),
     };
-    let (op, done) = st.host_op(caller, |()| Ok(Vec::new()));
+    push_for(st, caller, proc, p, None);
+}
+
+/// Hands `proc`'s push to the host's `push_stdin`, answering `caller`
+/// and `tap` (see [`super::query`]).
+fn push_for(st: &mut State, caller: Caller, proc: &Proc, p: Push, tap: Option<Tap>) {
+    let (op, done) = st.host_op_or_fallback(caller, move |r: Result<(), Status>| {
+        let r = r.map(|()| Vec::new());
+        if let Some(t) = tap {
+            t(&r);
+        }
+        r
+    });
     let host = st.host();
     if let Err(s) = host.push_stdin(proc, &p.targets, &p.directives, p.data, done) {
         st.finish_service(op, Err(s));
     }
+}
+
+/// `PMIX_IOF_LOCAL_OUTPUT`: `data` delivered on `channel` to this
+/// process's stdout (the stdout channel) or stderr (the others), as
+/// OpenPMIx's server writes it. Called on the delivering thread, so one
+/// host thread's deliveries keep their order; a failed write loses only
+/// the local copy.
+fn write_locally(channel: u16, data: &[u8]) {
+    use std::io::Write;
+    if data.is_empty() {
+        return;
+    }
+    let _ = if channel == channel::STDOUT {
+        let mut out = std::io::stdout().lock();
+        out.write_all(data).and_then(|()| out.flush())
+    } else {
+        std::io::stderr().lock().write_all(data)
+    };
 }
 
 impl Server {
@@ -250,7 +281,9 @@ impl Server {
     /// it; `infos` travel with it (`PMIX_IOF_COMPLETE` with no bytes: the
     /// channel closed). Callable from any thread; never blocks on a
     /// requester (see the module documentation for the buffering policy).
-    /// `done` runs on the progress thread once the chunk is queued.
+    /// `done` runs on the progress thread once the chunk is queued. With
+    /// [`ServerConfig::local_output`](super::ServerConfig::local_output)
+    /// set, the data is also written to this process's stdout or stderr.
     pub fn iof_deliver_nb(
         &self,
         source: &Proc,
@@ -261,6 +294,9 @@ impl Server {
     ) -> Result<(), Status> {
         if channel.count_ones() != 1 || channel & channel::OUTPUT == 0 {
             return Err(Status::ERR_BAD_PARAM);
+        }
+        if self.config.local_output == Some(true) {
+            write_locally(channel, &data);
         }
         let chunk = Chunk {
             source: source.clone(),
@@ -274,6 +310,35 @@ impl Server {
                 d(Status::SUCCESS);
             }
         }) {
+            Ok(())
+        } else {
+            Err(Status::ERR_INIT)
+        }
+    }
+
+    /// `PMIx_IOF_push` in the server's own process: the host's
+    /// `push_stdin` gets `data` for the stdin of `targets` (`None`: the
+    /// end of that input) as from this server's process, as OpenPMIx
+    /// hands it; `done` gets the host's answer, on the progress thread.
+    pub fn iof_push_nb(
+        &self,
+        targets: Vec<Proc>,
+        data: Option<Vec<u8>>,
+        directives: Vec<Info>,
+        done: Box<dyn FnOnce(Status) + Send + 'static>,
+    ) -> Result<(), Status> {
+        if targets.is_empty() {
+            return Err(Status::ERR_BAD_PARAM);
+        }
+        let me = self.proc();
+        let p = Push {
+            targets,
+            directives,
+            data,
+        };
+        let tap: Tap =
+            Box::new(move |r| done(r.as_ref().err().copied().unwrap_or(Status::SUCCESS)));
+        if self.run_on_loop(move |st| push_for(st, NOBODY, &me, p, Some(tap))) {
             Ok(())
         } else {
             Err(Status::ERR_INIT)

@@ -12,7 +12,8 @@
 //! standard says).
 //!
 //! In a process that is a server (not a client), `PMIx_Query_info`,
-//! `PMIx_Log` and `PMIx_Session_control` go to that server itself, as the requester (blocking forms
+//! `PMIx_Log`, `PMIx_Job_control` and `PMIx_Session_control` go to that
+//! server itself, as the requester (blocking forms
 //! must not be called from inside an upcall: they would wait for the
 //! thread running it); the other calls, and every call in a tool (but
 //! `PMIx_Session_control`, which a tool sends to its server), return
@@ -284,13 +285,18 @@ pub unsafe extern "C" fn PMIx_Job_control(
     nresults: *mut usize,
 ) -> c_int {
     guard(|| {
-        let c = client()?;
+        let who = requester()?;
         // SAFETY: out-parameters checked by answer; arrays NULL or valid
         // for their counts (C contract).
         unsafe {
             answer(results, nresults, || {
                 let (t, d) = (procs_in(targets, ntargets)?, infos_in(directives, ndirs)?);
-                c.job_control(&t, &d)
+                match who {
+                    Requester::Client(c) => c.job_control(&t, &d),
+                    Requester::Server => {
+                        server_wait(|cb| state::with_server(|s| s.job_control_nb(t, d, cb))?)?
+                    }
+                }
             })
         }
     })
@@ -307,10 +313,14 @@ pub unsafe extern "C" fn PMIx_Job_control_nb(
     cbdata: *mut c_void,
 ) -> c_int {
     guard(|| {
-        let c = client()?;
+        let who = requester()?;
         // SAFETY: arrays NULL or valid for their counts (C contract).
         let (t, d) = unsafe { (procs_in(targets, ntargets)?, infos_in(directives, ndirs)?) };
-        c.job_control_nb(&t, &d, infos_cb(cbfunc, cbdata))
+        let cb = infos_cb(cbfunc, cbdata);
+        match who {
+            Requester::Client(c) => c.job_control_nb(&t, &d, cb),
+            Requester::Server => state::with_server(|s| s.job_control_nb(t, d, cb))?,
+        }
     })
 }
 
