@@ -16,12 +16,15 @@
  *     - PMIx_Spawn, PMIx_Spawn_nb, PMIx_Job_control, PMIx_Job_control_nb
  *       and PMIx_IOF_push (bytes, then the end of input) reach its own
  *       upcalls, with its own id as the requester/source;
+ *     - the client's fence reaches its fence_nb upcall with a non-NULL
+ *       contribution (empty: the job is all local);
  *     - PMIx_server_IOF_deliver of "local out\n" (stdout channel) and
  *       "local err\n" (stderr channel): the test checks where they went.
  *     Prints "server self host ok".
  *   server_self_host client
  *     - checks PMIx_Get of the registered resources ("pmix.test.res" is
- *       "gpu", "pmix.test.gone" is not found); prints "self client ok".
+ *       "gpu", "pmix.test.gone" is not found) and fences; prints "self
+ *       client ok".
  * Every wait is bounded. */
 #define HOST_NAME "server self host"
 #include "host_common.h"
@@ -36,6 +39,7 @@ static pmix_proc_t spawn_req;
 static int jcs = 0, jc_bad = 0;
 static pmix_proc_t jc_req;
 static int pushes = 0, push_ends = 0, push_null_bo = 0;
+static int fences = 0, fence_null_data = 0;
 static char pushed[64];
 static pmix_proc_t push_src;
 
@@ -139,6 +143,32 @@ static pmix_status_t push_stdin_up(const pmix_proc_t *source, const pmix_proc_t 
     }
     pthread_mutex_unlock(&mu);
     return answer_later(&l);
+}
+
+static void release_data(void *cbdata)
+{
+    free(cbdata);
+}
+
+/* Item 14: the contribution is never NULL, even when empty (OpenPMIx
+ * always passes a buffer; hosts copy and free it unchecked). */
+static pmix_status_t fence_up(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],
+                              size_t ninfo, char *data, size_t ndata, pmix_modex_cbfunc_t cbfunc,
+                              void *cbdata)
+{
+    (void) procs;
+    (void) nprocs;
+    (void) info;
+    (void) ninfo;
+    pthread_mutex_lock(&mu);
+    fences++;
+    if (NULL == data) {
+        fence_null_data++;
+    }
+    pthread_mutex_unlock(&mu);
+    /* Single node: this node's contribution is everyone's. */
+    cbfunc(PMIX_SUCCESS, data, ndata, cbdata, release_data, data);
+    return PMIX_SUCCESS;
 }
 
 /* A pmix_spawn_cbfunc_t checking the namespace, whose cbdata is a struct
@@ -360,6 +390,9 @@ static int client_main(void)
     if (PMIX_ERR_NOT_FOUND != rc) {
         FAIL("client: get pmix.test.gone: %s", PMIx_Error_string(rc));
     }
+    if (PMIX_SUCCESS != (rc = PMIx_Fence(NULL, 0, NULL, 0))) {
+        FAIL("client: fence: %s", PMIx_Error_string(rc));
+    }
     if (PMIX_SUCCESS != (rc = PMIx_Finalize(NULL, 0))) {
         FAIL("client: finalize: %s", PMIx_Error_string(rc));
     }
@@ -396,6 +429,7 @@ int main(int argc, char **argv)
     module.spawn = spawn_up;
     module.job_control = job_control_up;
     module.push_stdin = push_stdin_up;
+    module.fence_nb = fence_up;
     PMIX_INFO_LOAD(&jc_result, "pmix.test.jc", &rank, PMIX_UINT32);
     PMIX_INFO_LOAD(&info[0], PMIX_SERVER_NSPACE, "selfsrv", PMIX_STRING);
     PMIX_INFO_LOAD(&info[1], PMIX_SERVER_RANK, &rank, PMIX_PROC_RANK);
@@ -419,6 +453,11 @@ int main(int argc, char **argv)
         pid = host_fork_exec(env, NULL, NULL, argv[0], cargv);
         host_wait_children(&pid, 1);
     }
+    pthread_mutex_lock(&mu);
+    if (0 == fences || 0 != fence_null_data) {
+        FAIL("fence_nb upcall: %d calls, %d with NULL data", fences, fence_null_data);
+    }
+    pthread_mutex_unlock(&mu);
     PMIX_ARGV_FREE(env);
 
     call_own_host();
