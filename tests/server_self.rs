@@ -7,7 +7,8 @@
 //! - `PMIx_Get` of its own `PMIX_PROCID`, `PMIX_NSPACE`, `PMIX_RANK`
 //!   answers its server identity;
 //! - `PMIx_Spawn`(`_nb`), `PMIx_Job_control`(`_nb`) and `PMIx_IOF_push`
-//!   reach its own host's upcalls, the server being the requester;
+//!   reach its own host's upcalls, the server being the requester, and
+//!   so does its stdin under `PMIX_IOF_PUSH_STDIN`;
 //! - `PMIX_IOF_LOCAL_OUTPUT`: delivered output is written to the server's
 //!   own stdout/stderr, and not when it is false;
 //! - `PMIX_TCP_REPORT_URI`: the URI goes to a file or to stdout (`-`).
@@ -37,8 +38,12 @@ fn run_host(tag: &str, uridest: &str, local: bool) -> (String, String) {
     } else {
         uridest.to_owned()
     };
+    // The host forwards its stdin to its own `push_stdin`.
+    let input = tmp.join("input");
+    std::fs::write(&input, "typed line\n").unwrap();
     let out = common::run_with_watchdog(
         Command::new(&host)
+            .stdin(std::fs::File::open(&input).unwrap())
             .args(["host", &uridest, if local { "1" } else { "0" }])
             .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
             .env("TMPDIR", &tmp)

@@ -31,10 +31,12 @@
 //!   connection is gone (noticed at the next delivery, drain or pull: connection
 //!   tokens are never reused).
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use mio::Token;
 
+use super::command::{Command, Notifier};
 use super::connections::Caller;
 use super::iof_room::{Chunk, Outbox, Registration};
 pub use super::iof_room::{DEFAULT_CACHE, IOF_DROPPED, MAX_CACHE, WATERMARK};
@@ -275,6 +277,46 @@ fn write_locally(channel: u16, data: &[u8]) {
     };
 }
 
+/// Set while a thread forwards this process's stdin
+/// ([`Server::iof_push_stdin`]).
+static PUSHING_STDIN: AtomicBool = AtomicBool::new(false);
+
+/// Reads this process's stdin to its end, pushing each chunk (then the
+/// end) to the host as `me`, one at a time (see
+/// [`Server::iof_push_stdin`]).
+fn forward_stdin(notifier: &Notifier, me: &Proc, targets: &[Proc], dirs: &[Info]) {
+    let mut buf = vec![0u8; 64 << 10];
+    let mut stdin = std::io::stdin().lock();
+    loop {
+        let n = match std::io::Read::read(&mut stdin, &mut buf) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => 0,
+        };
+        let mut directives = dirs.to_vec();
+        if n == 0 {
+            directives.extend(Info::keyed(keys::IOF_COMPLETE, Value::Bool(true)));
+        }
+        let p = Push {
+            targets: targets.to_vec(),
+            directives,
+            data: (n > 0).then(|| buf[..n].to_vec()),
+        };
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        let tap: Tap = Box::new(move |r| {
+            let _ = tx.send(r.is_ok());
+        });
+        let me = me.clone();
+        let task = Box::new(move |st: &mut State| push_for(st, NOBODY, &me, p, Some(tap)));
+        // The loop gone (the task dropped with its tap) or the host's
+        // refusal ends the forwarding.
+        let pushed = notifier.send(Command::Run(task)) && rx.recv().unwrap_or(false);
+        if !pushed || n == 0 {
+            return;
+        }
+    }
+}
+
 impl Server {
     /// `PMIx_server_IOF_deliver`: `data` written by `source` on `channel`
     /// (one output channel bit) goes to every requester whose pull matches
@@ -343,6 +385,41 @@ impl Server {
         } else {
             Err(Status::ERR_INIT)
         }
+    }
+
+    /// `PMIx_IOF_push` of this process's own stdin (`PMIX_IOF_PUSH_STDIN`)
+    /// in the server's process: a thread reads it chunk by chunk and hands
+    /// each to the host's `push_stdin` as [`Server::iof_push_nb`] does,
+    /// waiting for the host's answer before reading on, then the end of
+    /// input (no bytes, `PMIX_IOF_COMPLETE`); it stops at the first
+    /// refusal or when the server is gone. One at a time per process
+    /// (stdin is the process's): a second is `PMIX_ERR_BAD_PARAM` while
+    /// the first runs.
+    pub fn iof_push_stdin(&self, targets: Vec<Proc>, directives: &[Info]) -> Result<(), Status> {
+        if targets.is_empty() {
+            return Err(Status::ERR_BAD_PARAM);
+        }
+        if PUSHING_STDIN.swap(true, Ordering::AcqRel) {
+            return Err(Status::ERR_BAD_PARAM);
+        }
+        let dirs: Vec<Info> = directives
+            .iter()
+            .filter(|i| i.key.as_bytes() != keys::IOF_PUSH_STDIN.as_bytes())
+            .cloned()
+            .collect();
+        let notifier = self.notifier.clone();
+        let me = self.proc();
+        let started = std::thread::Builder::new()
+            .name("pmix-server-stdin".into())
+            .spawn(move || {
+                forward_stdin(&notifier, &me, &targets, &dirs);
+                PUSHING_STDIN.store(false, Ordering::Release);
+            });
+        if started.is_err() {
+            PUSHING_STDIN.store(false, Ordering::Release);
+            return Err(Status::ERR_OUT_OF_RESOURCE);
+        }
+        Ok(())
     }
 
     /// [`Server::iof_deliver_nb`] without a completion callback.

@@ -15,7 +15,8 @@
  *       client's environment names;
  *     - PMIx_Spawn, PMIx_Spawn_nb, PMIx_Job_control, PMIx_Job_control_nb
  *       and PMIx_IOF_push (bytes, then the end of input) reach its own
- *       upcalls, with its own id as the requester/source;
+ *       upcalls, with its own id as the requester/source; so does its
+ *       own stdin (PMIX_IOF_PUSH_STDIN; the test gives "typed line\n");
  *     - the client's fence reaches its fence_nb upcall with a non-NULL
  *       contribution (empty: the job is all local);
  *     - PMIx_server_IOF_deliver of "local out\n" (stdout channel) and
@@ -41,6 +42,9 @@ static pmix_proc_t jc_req;
 static int pushes = 0, push_ends = 0, push_null_bo = 0;
 static int fences = 0, fence_null_data = 0;
 static char pushed[64];
+/* Signalled at the end of input pushed in the stdin phase. */
+static struct done stdin_end;
+static bool stdin_phase = false;
 static pmix_proc_t push_src;
 
 /* An answer given later, from a thread of its own. */
@@ -137,11 +141,13 @@ static pmix_status_t push_stdin_up(const pmix_proc_t *source, const pmix_proc_t 
         push_null_bo++;
     } else if (0 == bo->size) {
         push_ends++;
-    } else if (bo->size < sizeof(pushed)) {
-        memcpy(pushed, bo->bytes, bo->size);
-        pushed[bo->size] = '\0';
+    } else if (strlen(pushed) + bo->size < sizeof(pushed)) {
+        strncat(pushed, bo->bytes, bo->size);
     }
     pthread_mutex_unlock(&mu);
+    if (stdin_phase && NULL != bo && 0 == bo->size) {
+        op_cb(PMIX_SUCCESS, &stdin_end);
+    }
     return answer_later(&l);
 }
 
@@ -366,6 +372,40 @@ static void call_own_host(void)
     pthread_mutex_unlock(&mu);
 }
 
+/* Item 12, PMIX_IOF_PUSH_STDIN: this process's stdin (the test gives it
+ * "typed line\n") goes to its own push_stdin, then the end of input. */
+static void push_own_stdin(void)
+{
+    pmix_proc_t target;
+    pmix_info_t dir;
+    bool yes = true;
+    pmix_status_t rc;
+
+    pthread_mutex_lock(&mu);
+    pushes = push_ends = push_null_bo = 0;
+    pushed[0] = '\0';
+    memset(&push_src, 0, sizeof(push_src));
+    stdin_phase = true;
+    pthread_mutex_unlock(&mu);
+    done_init(&stdin_end);
+    PMIX_LOAD_PROCID(&target, "selfjob", 0);
+    PMIX_INFO_LOAD(&dir, PMIX_IOF_PUSH_STDIN, &yes, PMIX_BOOL);
+    rc = PMIx_IOF_push(&target, 1, NULL, &dir, 1, NULL, NULL);
+    if (PMIX_OPERATION_SUCCEEDED != rc) {
+        FAIL("iof_push of stdin: %s", PMIx_Error_string(rc));
+    } else if (PMIX_SUCCESS != (rc = done_wait(&stdin_end))) {
+        FAIL("no end of the stdin pushed: %s", PMIx_Error_string(rc));
+    }
+    PMIX_INFO_DESTRUCT(&dir);
+    pthread_mutex_lock(&mu);
+    if (1 != push_ends || 0 != push_null_bo || 0 != strcmp(pushed, "typed line\n") ||
+        !is_me(&push_src)) {
+        FAIL("stdin pushed: %d calls (%d ends, %d NULL), \"%s\" from %s:%u", pushes, push_ends,
+             push_null_bo, pushed, push_src.nspace, push_src.rank);
+    }
+    pthread_mutex_unlock(&mu);
+}
+
 static int client_main(void)
 {
     pmix_proc_t me, wild;
@@ -461,6 +501,7 @@ int main(int argc, char **argv)
     PMIX_ARGV_FREE(env);
 
     call_own_host();
+    push_own_stdin();
 
     PMIX_LOAD_PROCID(&src, "selfjob", 0);
     bo.bytes = "local out\n";

@@ -254,8 +254,9 @@ pub unsafe extern "C" fn PMIx_IOF_push(
 /// `PMIx_IOF_push` in a server process: handed to the server's own
 /// host's `push_stdin` (the server's process the source), as OpenPMIx
 /// does; a NULL `bo` is the end of input (the host gets an empty byte
-/// object). Forwarding this process's own stdin (`PMIX_IOF_PUSH_STDIN`)
-/// is not done here: `PMIX_ERR_NOT_SUPPORTED`.
+/// object), or with `PMIX_IOF_PUSH_STDIN` this process's own stdin is
+/// forwarded there until its end (`PMIX_OPERATION_SUCCEEDED` returned at
+/// once, as for a client).
 ///
 /// # Safety
 /// The C contract of `PMIx_IOF_push`.
@@ -274,7 +275,8 @@ unsafe fn server_push(
     let data = if bo.is_null() {
         // attrs begin: PMIx_IOF_push
         if pmix_core::info::flag_in(&dirs, keys::IOF_PUSH_STDIN) {
-            return Err(Status::ERR_NOT_SUPPORTED);
+            state::with_server(|s| s.iof_push_stdin(procs, &dirs))??;
+            return Err(Status::OPERATION_SUCCEEDED);
         }
         // attrs end
         None
