@@ -381,6 +381,12 @@ impl Server {
         &self.config
     }
 
+    /// True on the server's progress thread (inside an upcall), where a
+    /// call waiting for the server would wait for itself.
+    pub fn on_progress_thread(&self) -> bool {
+        self.notifier.on_loop_thread()
+    }
+
     /// `PMIx_server_register_nspace`: describes a job with `nlocalprocs`
     /// processes on this node. Builds the namespace's job segment (every
     /// form of job description the standard allows, see

@@ -15,7 +15,8 @@
  *       client's environment names;
  *     - PMIx_Spawn, PMIx_Spawn_nb, PMIx_Job_control, PMIx_Job_control_nb
  *       and PMIx_IOF_push (bytes, then the end of input) reach its own
- *       upcalls, with its own id as the requester/source; so does its
+ *       upcalls, with its own id as the requester/source (blocking ones
+ *       called from inside an upcall: PMIX_ERR_WOULD_BLOCK); so does its
  *       own stdin (PMIX_IOF_PUSH_STDIN; the test gives "typed line\n");
  *     - the client's fence reaches its fence_nb upcall with a non-NULL
  *       contribution (empty: the job is all local);
@@ -38,6 +39,9 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static int spawns = 0, spawn_bad = 0;
 static pmix_proc_t spawn_req;
 static int jcs = 0, jc_bad = 0;
+/* Blocking calls made from inside an upcall that did not answer
+ * PMIX_ERR_WOULD_BLOCK (they would wait for the thread running them). */
+static int nested_bad = 0;
 static pmix_proc_t jc_req;
 static int pushes = 0, push_ends = 0, push_null_bo = 0;
 static int fences = 0, fence_null_data = 0;
@@ -93,8 +97,13 @@ static pmix_status_t spawn_up(const pmix_proc_t *proc, const pmix_info_t job_inf
                               void *cbdata)
 {
     struct later l = {.kind = 1, .spcb = cbfunc, .cbdata = cbdata};
+    pmix_info_t *results = NULL;
+    size_t nresults = 0;
     (void) job_info;
     (void) ninfo;
+    if (PMIX_ERR_WOULD_BLOCK != PMIx_Job_control(proc, 1, NULL, 0, &results, &nresults)) {
+        nested_bad++;
+    }
     pthread_mutex_lock(&mu);
     spawns++;
     spawn_req = *proc;
@@ -113,6 +122,13 @@ static pmix_status_t job_control_up(const pmix_proc_t *requestor, const pmix_pro
                                     pmix_info_cbfunc_t cbfunc, void *cbdata)
 {
     struct later l = {.kind = 2, .infocb = cbfunc, .cbdata = cbdata};
+    pmix_app_t app;
+    PMIX_APP_CONSTRUCT(&app);
+    app.cmd = "/bin/true";
+    app.maxprocs = 1;
+    if (PMIX_ERR_WOULD_BLOCK != PMIx_Spawn(NULL, 0, &app, 1, NULL)) {
+        nested_bad++;
+    }
     pthread_mutex_lock(&mu);
     jcs++;
     jc_req = *requestor;
@@ -363,6 +379,10 @@ static void call_own_host(void)
     if (2 != jcs || 0 != jc_bad || !is_me(&jc_req)) {
         FAIL("job_control upcall: %d calls (%d unexpected), requestor %s:%u", jcs, jc_bad,
              jc_req.nspace, jc_req.rank);
+    }
+    if (0 != nested_bad) {
+        FAIL("%d blocking calls from inside an upcall did not answer PMIX_ERR_WOULD_BLOCK",
+             nested_bad);
     }
     if (2 != pushes || 1 != push_ends || 0 != push_null_bo || 0 != strcmp(pushed, "abc") ||
         !is_me(&push_src)) {

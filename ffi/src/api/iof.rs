@@ -288,13 +288,7 @@ unsafe fn server_push(
         let done = op_callback(cbfunc, cbdata);
         return state::with_server(|s| s.iof_push_nb(procs, data, dirs, done))?;
     }
-    let (tx, rx) = std::sync::mpsc::sync_channel(1);
-    let done: Box<dyn FnOnce(Status) + Send> = Box::new(move |s| {
-        let _ = tx.send(s);
-    });
-    state::with_server(|s| s.iof_push_nb(procs, data, dirs, done))??;
-    rx.recv()
-        .unwrap_or(Status::ERR_LOST_CONNECTION)
+    state::server_wait(|done| state::with_server(|s| s.iof_push_nb(procs, data, dirs, done))?)?
         .into_result()
 }
 

@@ -9,8 +9,9 @@
 //!
 //! In a server process (`PMIx_server_init` without `PMIx_Init`) a spawn
 //! goes to the server's own host (its `spawn` upcall, the server's process
-//! the requestor), as OpenPMIx does; the blocking form must not be called
-//! from inside an upcall (it would wait for the thread running it).
+//! the requestor), as OpenPMIx does; the blocking form called from inside
+//! an upcall returns `PMIX_ERR_WOULD_BLOCK` (it would wait for the thread
+//! running it).
 //!
 //! # Safety
 //!
@@ -260,7 +261,8 @@ unsafe fn server_spawn_start(
     state::with_server(|s| s.spawn_nb(infos, apps, done))?
 }
 
-/// `PMIx_Spawn` in a server process: waits for the host's answer.
+/// `PMIx_Spawn` in a server process: waits for the host's answer
+/// (`PMIX_ERR_WOULD_BLOCK` from inside an upcall).
 ///
 /// # Safety
 /// The C contract of `PMIx_Spawn`.
@@ -275,20 +277,10 @@ unsafe fn server_spawn(
         // SAFETY: a pmix_nspace_t out-parameter (C contract).
         unsafe { std::ptr::write_bytes(nspace, 0, PMIX_MAX_NSLEN + 1) };
     }
-    let (tx, rx) = std::sync::mpsc::sync_channel(1);
     // SAFETY: the caller's contract.
-    unsafe {
-        server_spawn_start(
-            job_info,
-            ninfo,
-            apps,
-            napps,
-            Box::new(move |r| {
-                let _ = tx.send(r);
-            }),
-        )
-    }?;
-    let ns = rx.recv().map_err(|_| Status::ERR_LOST_CONNECTION)??;
+    let ns = state::server_wait(|done| unsafe {
+        server_spawn_start(job_info, ninfo, apps, napps, done)
+    })??;
     if !nspace.is_null() {
         let buf = nspace_buf(Some(&ns));
         // SAFETY: nspace has PMIX_MAX_NSLEN + 1 writable bytes.
