@@ -102,6 +102,27 @@ mod tests {
     use crate::Nspace;
 
     #[test]
+    fn the_identity_answers_for_its_own_process_only() {
+        let me = Proc::new(Nspace::new("srv").unwrap(), Rank(3));
+        let other = Proc::new(Nspace::new("job").unwrap(), Rank(3));
+        assert_eq!(
+            identity(&me, &me, crate::keys::PROCID),
+            Some(Value::Proc(me.clone()))
+        );
+        assert_eq!(
+            identity(&me, &me, crate::keys::RANK),
+            Some(Value::ProcRank(3))
+        );
+        let undef = Proc::new(me.nspace.clone(), Rank::UNDEF);
+        assert_eq!(
+            identity(&me, &undef, crate::keys::NSPACE),
+            Some(Value::string("srv"))
+        );
+        assert_eq!(identity(&me, &other, crate::keys::PROCID), None);
+        assert_eq!(identity(&me, &me, crate::keys::JOB_SIZE), None);
+    }
+
+    #[test]
     fn values_keep_their_first_place() {
         let s = OwnStore::new();
         let p = Proc::new(Nspace::new("srv").unwrap(), Rank(0));
