@@ -254,7 +254,7 @@ pub static CLIENT: &[Honoured] = &[
 /// The server functions and the attributes each honours.
 #[rustfmt::skip]
 pub static SERVER: &[Honoured] = &[
-    Honoured { function: "PMIx_server_init", attrs: &["PMIX_SERVER_TOOL_SUPPORT", "PMIX_SERVER_SYSTEM_SUPPORT", "PMIX_SERVER_SESSION_SUPPORT", "PMIX_SERVER_TMPDIR", "PMIX_SYSTEM_TMPDIR", "PMIX_SERVER_NSPACE", "PMIX_SERVER_RANK", "PMIX_HOSTNAME"] },
+    Honoured { function: "PMIx_server_init", attrs: &["PMIX_SERVER_TOOL_SUPPORT", "PMIX_SERVER_SYSTEM_SUPPORT", "PMIX_SERVER_SESSION_SUPPORT", "PMIX_SERVER_TMPDIR", "PMIX_SYSTEM_TMPDIR", "PMIX_SERVER_NSPACE", "PMIX_SERVER_RANK", "PMIX_TCP_REPORT_URI", "PMIX_HOSTNAME", "PMIX_IOF_LOCAL_OUTPUT"] },
     Honoured { function: "PMIx_server_finalize", attrs: &[] },
     Honoured { function: "PMIx_generate_regex", attrs: &[] },
     Honoured { function: "PMIx_generate_ppn", attrs: &[] },

@@ -49,6 +49,7 @@ mod query;
 mod service;
 mod singleton;
 mod spawn;
+pub use spawn::normalize_app;
 mod tool;
 pub use tool::ToolOptions;
 

@@ -75,7 +75,7 @@ fn basename(p: &CStr) -> CString {
 /// something to run is required (`cmd` or `argv`); a missing `cwd` is the
 /// caller's; `argv[0]` is the command's name (prepended when the argv
 /// starts with another program's name), `cmd` defaults to `argv[0]`.
-fn normalize_app(a: &App) -> Result<App, Status> {
+pub fn normalize_app(a: &App) -> Result<App, Status> {
     let mut a = a.clone();
     let cmd = match (&a.cmd, a.argv.first()) {
         (Some(c), _) if !c.is_empty() => c.clone(),

@@ -11,6 +11,10 @@
 //! and allocation have no server default: without the host they fail with
 //! `PMIX_ERR_NOT_SUPPORTED`.
 //!
+//! The server's own process reaches the host the same way for log,
+//! job control and session control ([`Server::log_nb`],
+//! [`Server::job_control_nb`], [`Server::session_control_nb`]).
+//!
 //! Invariant: every log, job-control, monitor, allocation and credential
 //! request gets exactly one answer: the host's, the server's default, or
 //! `PMIX_ERR_NOT_SUPPORTED`.
@@ -252,12 +256,55 @@ pub(super) fn job_control(st: &mut State, caller: Caller, proc: &Proc, body: &[u
         Ok(v) => v,
         Err(e) => return st.respond(caller, Err(e.status())),
     };
-    let (op, done) = st.host_op(caller, |r: Vec<Info>| {
-        rm::put_list(&r).map_err(Status::from)
+    job_control_for(st, caller, proc, targets, directives, None);
+}
+
+/// Hands `proc`'s job-control request to the host, answering `caller`
+/// and `tap` (see [`super::query`]).
+fn job_control_for(
+    st: &mut State,
+    caller: Caller,
+    proc: &Proc,
+    targets: Vec<Proc>,
+    directives: Vec<Info>,
+    tap: Option<Tap>,
+) {
+    let (op, done) = st.host_op_or_fallback(caller, move |r: Result<Vec<Info>, Status>| {
+        let r = r.and_then(|infos| rm::put_list(&infos).map_err(Status::from));
+        if let Some(t) = tap {
+            t(&r);
+        }
+        r
     });
     let host = st.host();
     if let Err(s) = host.job_control(proc, &targets, &directives, done) {
         st.finish_service(op, Err(s));
+    }
+}
+
+impl Server {
+    /// `PMIx_Job_control_nb` in the server's own process: the host's
+    /// `job_control` gets the request as from this server's process
+    /// (OpenPMIx hands it over the same way); `cb` gets its answer, on
+    /// the progress thread.
+    pub fn job_control_nb(
+        &self,
+        targets: Vec<Proc>,
+        directives: Vec<Info>,
+        cb: Box<dyn FnOnce(Result<Vec<Info>, Status>) + Send + 'static>,
+    ) -> Result<(), Status> {
+        let me = self.proc();
+        let tap: Tap = Box::new(move |r| {
+            cb(r.clone()
+                .and_then(|b| rm::get_list(&b).map_err(|_| Status::ERR_UNPACK_FAILURE)))
+        });
+        if self
+            .run_on_loop(move |el| job_control_for(el, NOBODY, &me, targets, directives, Some(tap)))
+        {
+            Ok(())
+        } else {
+            Err(Status::ERR_INIT)
+        }
     }
 }
 

@@ -31,13 +31,16 @@
 //!   connection is gone (noticed at the next delivery, drain or pull: connection
 //!   tokens are never reused).
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use mio::Token;
 
+use super::command::{Command, Notifier};
 use super::connections::Caller;
 use super::iof_room::{Chunk, Outbox, Registration};
 pub use super::iof_room::{DEFAULT_CACHE, IOF_DROPPED, MAX_CACHE, WATERMARK};
+use super::query::{Tap, NOBODY};
 use super::state::State;
 use super::Server;
 use crate::info::{flag_in, value_of};
@@ -237,10 +240,80 @@ pub(super) fn push(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) {
         Ok(p) => p,
         Err(e) => return st.respond(caller, Err(e.status())),
     };
-    let (op, done) = st.host_op(caller, |()| Ok(Vec::new()));
+    push_for(st, caller, proc, p, None);
+}
+
+/// Hands `proc`'s push to the host's `push_stdin`, answering `caller`
+/// and `tap` (see [`super::query`]).
+fn push_for(st: &mut State, caller: Caller, proc: &Proc, p: Push, tap: Option<Tap>) {
+    let (op, done) = st.host_op_or_fallback(caller, move |r: Result<(), Status>| {
+        let r = r.map(|()| Vec::new());
+        if let Some(t) = tap {
+            t(&r);
+        }
+        r
+    });
     let host = st.host();
     if let Err(s) = host.push_stdin(proc, &p.targets, &p.directives, p.data, done) {
         st.finish_service(op, Err(s));
+    }
+}
+
+/// `PMIX_IOF_LOCAL_OUTPUT`: `data` delivered on `channel` to this
+/// process's stdout (the stdout channel) or stderr (the others), as
+/// OpenPMIx's server writes it. Called on the delivering thread, so one
+/// host thread's deliveries keep their order; a failed write loses only
+/// the local copy.
+fn write_locally(channel: u16, data: &[u8]) {
+    use std::io::Write;
+    if data.is_empty() {
+        return;
+    }
+    let _ = if channel == channel::STDOUT {
+        let mut out = std::io::stdout().lock();
+        out.write_all(data).and_then(|()| out.flush())
+    } else {
+        std::io::stderr().lock().write_all(data)
+    };
+}
+
+/// Set while a thread forwards this process's stdin
+/// ([`Server::iof_push_stdin`]).
+static PUSHING_STDIN: AtomicBool = AtomicBool::new(false);
+
+/// Reads this process's stdin to its end, pushing each chunk (then the
+/// end) to the host as `me`, one at a time (see
+/// [`Server::iof_push_stdin`]).
+fn forward_stdin(notifier: &Notifier, me: &Proc, targets: &[Proc], dirs: &[Info]) {
+    let mut buf = vec![0u8; 64 << 10];
+    let mut stdin = std::io::stdin().lock();
+    loop {
+        let n = match std::io::Read::read(&mut stdin, &mut buf) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => 0,
+        };
+        let mut directives = dirs.to_vec();
+        if n == 0 {
+            directives.extend(Info::keyed(keys::IOF_COMPLETE, Value::Bool(true)));
+        }
+        let p = Push {
+            targets: targets.to_vec(),
+            directives,
+            data: (n > 0).then(|| buf[..n].to_vec()),
+        };
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        let tap: Tap = Box::new(move |r| {
+            let _ = tx.send(r.is_ok());
+        });
+        let me = me.clone();
+        let task = Box::new(move |st: &mut State| push_for(st, NOBODY, &me, p, Some(tap)));
+        // The loop gone (the task dropped with its tap) or the host's
+        // refusal ends the forwarding.
+        let pushed = notifier.send(Command::Run(task)) && rx.recv().unwrap_or(false);
+        if !pushed || n == 0 {
+            return;
+        }
     }
 }
 
@@ -250,7 +323,9 @@ impl Server {
     /// it; `infos` travel with it (`PMIX_IOF_COMPLETE` with no bytes: the
     /// channel closed). Callable from any thread; never blocks on a
     /// requester (see the module documentation for the buffering policy).
-    /// `done` runs on the progress thread once the chunk is queued.
+    /// `done` runs on the progress thread once the chunk is queued. With
+    /// [`ServerConfig::local_output`](super::ServerConfig::local_output)
+    /// set, the data is also written to this process's stdout or stderr.
     pub fn iof_deliver_nb(
         &self,
         source: &Proc,
@@ -261,6 +336,9 @@ impl Server {
     ) -> Result<(), Status> {
         if channel.count_ones() != 1 || channel & channel::OUTPUT == 0 {
             return Err(Status::ERR_BAD_PARAM);
+        }
+        if self.config.local_output == Some(true) {
+            write_locally(channel, &data);
         }
         let chunk = Chunk {
             source: source.clone(),
@@ -278,6 +356,70 @@ impl Server {
         } else {
             Err(Status::ERR_INIT)
         }
+    }
+
+    /// `PMIx_IOF_push` in the server's own process: the host's
+    /// `push_stdin` gets `data` for the stdin of `targets` (`None`: the
+    /// end of that input) as from this server's process, as OpenPMIx
+    /// hands it; `done` gets the host's answer, on the progress thread.
+    pub fn iof_push_nb(
+        &self,
+        targets: Vec<Proc>,
+        data: Option<Vec<u8>>,
+        directives: Vec<Info>,
+        done: Box<dyn FnOnce(Status) + Send + 'static>,
+    ) -> Result<(), Status> {
+        if targets.is_empty() {
+            return Err(Status::ERR_BAD_PARAM);
+        }
+        let me = self.proc();
+        let p = Push {
+            targets,
+            directives,
+            data,
+        };
+        let tap: Tap =
+            Box::new(move |r| done(r.as_ref().err().copied().unwrap_or(Status::SUCCESS)));
+        if self.run_on_loop(move |st| push_for(st, NOBODY, &me, p, Some(tap))) {
+            Ok(())
+        } else {
+            Err(Status::ERR_INIT)
+        }
+    }
+
+    /// `PMIx_IOF_push` of this process's own stdin (`PMIX_IOF_PUSH_STDIN`)
+    /// in the server's process: a thread reads it chunk by chunk and hands
+    /// each to the host's `push_stdin` as [`Server::iof_push_nb`] does,
+    /// waiting for the host's answer before reading on, then the end of
+    /// input (no bytes, `PMIX_IOF_COMPLETE`); it stops at the first
+    /// refusal or when the server is gone. One at a time per process
+    /// (stdin is the process's): a second is `PMIX_ERR_BAD_PARAM` while
+    /// the first runs.
+    pub fn iof_push_stdin(&self, targets: Vec<Proc>, directives: &[Info]) -> Result<(), Status> {
+        if targets.is_empty() {
+            return Err(Status::ERR_BAD_PARAM);
+        }
+        if PUSHING_STDIN.swap(true, Ordering::AcqRel) {
+            return Err(Status::ERR_BAD_PARAM);
+        }
+        let dirs: Vec<Info> = directives
+            .iter()
+            .filter(|i| i.key.as_bytes() != keys::IOF_PUSH_STDIN.as_bytes())
+            .cloned()
+            .collect();
+        let notifier = self.notifier.clone();
+        let me = self.proc();
+        let started = std::thread::Builder::new()
+            .name("pmix-server-stdin".into())
+            .spawn(move || {
+                forward_stdin(&notifier, &me, &targets, &dirs);
+                PUSHING_STDIN.store(false, Ordering::Release);
+            });
+        if started.is_err() {
+            PUSHING_STDIN.store(false, Ordering::Release);
+            return Err(Status::ERR_OUT_OF_RESOURCE);
+        }
+        Ok(())
     }
 
     /// [`Server::iof_deliver_nb`] without a completion callback.

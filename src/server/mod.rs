@@ -69,6 +69,8 @@ mod published;
 mod pubsub;
 mod query;
 mod registry;
+mod report_uri;
+mod resources;
 mod services;
 mod spawn;
 mod state;
@@ -107,6 +109,9 @@ pub enum ServerError {
     /// The event loop could not be set up.
     #[error("cannot start the progress thread: {0}")]
     Loop(#[source] std::io::Error),
+    /// The URI could not be written where `PMIX_TCP_REPORT_URI` says.
+    #[error("cannot report the server's URI: {0}")]
+    ReportUri(#[source] std::io::Error),
 }
 
 impl ServerError {
@@ -158,6 +163,15 @@ pub struct ServerConfig {
     /// `PMIX_SERVER_SYSTEM_SUPPORT`: the system server, whose rendezvous
     /// file is in `system_tmpdir` (tools may connect too).
     pub system_support: bool,
+    /// `PMIX_TCP_REPORT_URI`: where the server's URI is written once it
+    /// listens (see [`report_uri`]); `None`: nowhere.
+    pub report_uri: Option<String>,
+    /// `PMIX_IOF_LOCAL_OUTPUT`: output handed to
+    /// [`Server::iof_deliver_nb`] is also written to this process's own
+    /// stdout (stdout channel) or stderr (the others). `None`: not given
+    /// (the Rust API's default is not to; the C library's follows
+    /// OpenPMIx, see `PMIx_server_init`).
+    pub local_output: Option<bool>,
 }
 
 impl Default for ServerConfig {
@@ -180,6 +194,8 @@ impl Default for ServerConfig {
             tool_support: false,
             session_support: false,
             system_support: false,
+            report_uri: None,
+            local_output: None,
         }
     }
 }
@@ -187,7 +203,9 @@ impl Default for ServerConfig {
 impl ServerConfig {
     /// The defaults, overridden by the `PMIx_server_init` attributes it
     /// understands: `PMIX_SERVER_NSPACE`, `PMIX_SERVER_RANK`,
-    /// `PMIX_SERVER_TMPDIR`, `PMIX_SYSTEM_TMPDIR`, `PMIX_HOSTNAME`.
+    /// `PMIX_SERVER_TMPDIR`, `PMIX_SYSTEM_TMPDIR`, `PMIX_HOSTNAME`, the
+    /// three `PMIX_SERVER_*_SUPPORT` flags, `PMIX_TCP_REPORT_URI` and
+    /// `PMIX_IOF_LOCAL_OUTPUT`.
     pub fn from_infos(infos: &[Info]) -> Result<ServerConfig, Status> {
         let mut c = ServerConfig::default();
         // attrs begin: PMIx_server_init
@@ -211,6 +229,10 @@ impl ServerConfig {
                 (keys::SERVER_TOOL_SUPPORT, v) => c.tool_support = crate::wire::flag(v),
                 (keys::SERVER_SYSTEM_SUPPORT, v) => c.system_support = crate::wire::flag(v),
                 (keys::SERVER_SESSION_SUPPORT, v) => c.session_support = crate::wire::flag(v),
+                (keys::TCP_REPORT_URI, Value::String(Some(s))) => {
+                    c.report_uri = Some(s.to_string_lossy().into_owned())
+                }
+                (keys::IOF_LOCAL_OUTPUT, v) => c.local_output = Some(crate::wire::flag(v)),
                 _ => {}
             }
         }
@@ -242,6 +264,8 @@ pub struct Server {
     local_support: parking_lot::Mutex<std::collections::HashMap<Nspace, Vec<EnvEdit>>>,
     /// The server process's own event handlers (see [`events`]).
     events: Arc<crate::events::EventHandlers>,
+    /// What `register_resources` gave (see [`resources`]).
+    resources: parking_lot::Mutex<Vec<Info>>,
     /// The rendezvous files tools find this server by (tool or system
     /// support); removed with the server.
     _tool_files: Option<crate::net::tool_files::ToolFiles>,
@@ -268,6 +292,9 @@ impl Server {
             config.rank.0,
             dir.socket_path().display()
         );
+        if let Some(target) = &config.report_uri {
+            report_uri::report(target, &uri).map_err(ServerError::ReportUri)?;
+        }
         let registry = Arc::new(Registry::new(host.fences_are_local()));
         let poll = mio::Poll::new().map_err(ServerError::Loop)?;
         let waker = Arc::new(
@@ -329,6 +356,7 @@ impl Server {
             dir,
             local_support: Default::default(),
             events,
+            resources: Default::default(),
             _tool_files: tool_files,
         })
     }
@@ -353,6 +381,12 @@ impl Server {
         &self.config
     }
 
+    /// True on the server's progress thread (inside an upcall), where a
+    /// call waiting for the server would wait for itself.
+    pub fn on_progress_thread(&self) -> bool {
+        self.notifier.on_loop_thread()
+    }
+
     /// `PMIx_server_register_nspace`: describes a job with `nlocalprocs`
     /// processes on this node. Builds the namespace's job segment (every
     /// form of job description the standard allows, see
@@ -361,16 +395,18 @@ impl Server {
     /// description for clients that connect afterwards. The process sets
     /// the registration carries (an application's `PMIX_PSET_NAME`, as
     /// PRRTE registers `--pset`) join the server's table, without events.
+    /// What [`Server::register_resources`] holds joins the job-level data.
     pub fn register_nspace(
         &self,
         nspace: &Nspace,
         nlocalprocs: u32,
         infos: &[Info],
     ) -> Result<(), Status> {
+        let infos = self.with_resources(infos);
         let psets = self.registry.register_nspace(
             nspace,
             nlocalprocs,
-            infos,
+            &infos,
             &self.config.hostname,
             self.config.locality,
         )?;

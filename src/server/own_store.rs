@@ -15,6 +15,12 @@
 //! `PMIX_ERR_NOT_FOUND`. The client paths are not involved: a process
 //! that called `PMIx_Init` uses its client's store.
 //!
+//! The server process's own identity answers too, when not stored
+//! ([`identity`]): `PMIX_PROCID`, `PMIX_NSPACE` and `PMIX_RANK` of its own
+//! process (`PMIX_SERVER_NSPACE`/`PMIX_SERVER_RANK`), as a client's get
+//! answers its own (OpenPMIx answers `PMIX_PROCID` for a NULL process and
+//! `PMIX_RANK` for its namespace with an undefined rank the same way).
+//!
 //! Invariant: one value per (process, key), the latest stored; a key
 //! stored again keeps its place in its process's order.
 
@@ -22,7 +28,7 @@ use std::collections::HashMap;
 
 use parking_lot::Mutex;
 
-use crate::{Info, Key, Proc, Status, Value};
+use crate::{Info, Key, Proc, Rank, Status, Value};
 
 /// One process's stored values, in the order their keys were first
 /// stored.
@@ -73,10 +79,48 @@ impl OwnStore {
     }
 }
 
+/// The value of `key` when it names `me`'s identity and `asked` is `me`
+/// (or `me`'s namespace with an undefined or invalid rank); `None`
+/// otherwise.
+pub fn identity(me: &Proc, asked: &Proc, key: &str) -> Option<Value> {
+    let own = asked.nspace == me.nspace
+        && (asked.rank == me.rank || asked.rank == Rank::UNDEF || asked.rank == Rank::INVALID);
+    if !own {
+        return None;
+    }
+    match key {
+        crate::keys::PROCID => Some(Value::Proc(me.clone())),
+        crate::keys::NSPACE => Some(Value::String(Some(me.nspace.as_c_str().to_owned()))),
+        crate::keys::RANK => Some(Value::ProcRank(me.rank.0)),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Nspace, Rank};
+    use crate::Nspace;
+
+    #[test]
+    fn the_identity_answers_for_its_own_process_only() {
+        let me = Proc::new(Nspace::new("srv").unwrap(), Rank(3));
+        let other = Proc::new(Nspace::new("job").unwrap(), Rank(3));
+        assert_eq!(
+            identity(&me, &me, crate::keys::PROCID),
+            Some(Value::Proc(me.clone()))
+        );
+        assert_eq!(
+            identity(&me, &me, crate::keys::RANK),
+            Some(Value::ProcRank(3))
+        );
+        let undef = Proc::new(me.nspace.clone(), Rank::UNDEF);
+        assert_eq!(
+            identity(&me, &undef, crate::keys::NSPACE),
+            Some(Value::string("srv"))
+        );
+        assert_eq!(identity(&me, &other, crate::keys::PROCID), None);
+        assert_eq!(identity(&me, &me, crate::keys::JOB_SIZE), None);
+    }
 
     #[test]
     fn values_keep_their_first_place() {

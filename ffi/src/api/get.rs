@@ -21,7 +21,8 @@
 //! the caller's `malloc`ed result; anything it does not serve goes through
 //! the owned conversions and `Client::get_with`, which reports the errors.
 //! A server process (`PMIx_server_init` without `PMIx_Init`) reads its
-//! own store ([`pmix_core::server::own_store`]).
+//! own store ([`pmix_core::server::own_store`]), which also answers its
+//! own identity (`PMIX_PROCID`, `PMIX_NSPACE`, `PMIX_RANK`).
 //!
 //! # Safety
 //!
@@ -790,7 +791,9 @@ unsafe fn server_get(
         // Sets and groups live in the server's tables.
         s.server.set_names(&p, key)?
     } else {
-        s.own.get(&p, key)?
+        s.own.get(&p, key).or_else(|e| {
+            pmix_core::server::own_store::identity(&s.server.proc(), &p, key).ok_or(e)
+        })?
     };
     let storage = GetOptions::parse(&infos).storage;
     if storage == ValueStorage::Static {

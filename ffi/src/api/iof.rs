@@ -19,6 +19,9 @@
 //! returns `PMIX_ERR_WOULD_BLOCK`, as OpenPMIx master does (the core's
 //! check).
 //!
+//! In a server process, `PMIx_IOF_push` goes to the server's own host
+//! (its `push_stdin`), as OpenPMIx does.
+//!
 //! `pmix_iof_cbfunc_t` runs on the progress thread with a byte object, a
 //! source and infos the library owns for the duration of the call.
 //!
@@ -218,6 +221,12 @@ pub unsafe extern "C" fn PMIx_IOF_push(
         if ntargets == 0 {
             return Err(Status::ERR_BAD_PARAM);
         }
+        if let state::Role::Server = state::role() {
+            // SAFETY: the C contract of PMIx_IOF_push.
+            return unsafe {
+                server_push(targets, ntargets, bo, directives, ndirs, cbfunc, cbdata)
+            };
+        }
         let c = connected()?;
         // SAFETY: targets holds ntargets procs, directives NULL or ndirs
         // infos (C contract).
@@ -240,6 +249,47 @@ pub unsafe extern "C" fn PMIx_IOF_push(
             Some(_) => c.iof_push_nb(&procs, data.as_deref(), &dirs, op_callback(cbfunc, cbdata)),
         }
     })
+}
+
+/// `PMIx_IOF_push` in a server process: handed to the server's own
+/// host's `push_stdin` (the server's process the source), as OpenPMIx
+/// does; a NULL `bo` is the end of input (the host gets an empty byte
+/// object), or with `PMIX_IOF_PUSH_STDIN` this process's own stdin is
+/// forwarded there until its end (`PMIX_OPERATION_SUCCEEDED` returned at
+/// once, as for a client).
+///
+/// # Safety
+/// The C contract of `PMIx_IOF_push`.
+unsafe fn server_push(
+    targets: *const pmix_proc_t,
+    ntargets: usize,
+    bo: *mut pmix_byte_object_t,
+    directives: *const pmix_info_t,
+    ndirs: usize,
+    cbfunc: pmix_op_cbfunc_t,
+    cbdata: *mut c_void,
+) -> Result<(), Status> {
+    // SAFETY: targets holds ntargets procs, directives NULL or ndirs
+    // infos (C contract).
+    let (procs, dirs) = unsafe { (procs_in(targets, ntargets)?, infos_in(directives, ndirs)?) };
+    let data = if bo.is_null() {
+        // attrs begin: PMIx_IOF_push
+        if pmix_core::info::flag_in(&dirs, keys::IOF_PUSH_STDIN) {
+            state::with_server(|s| s.iof_push_stdin(procs, &dirs))??;
+            return Err(Status::OPERATION_SUCCEEDED);
+        }
+        // attrs end
+        None
+    } else {
+        // SAFETY: a non-NULL bo is a valid byte object (C contract).
+        Some(convert::bo_from_c(unsafe { &*bo }))
+    };
+    if cbfunc.is_some() {
+        let done = op_callback(cbfunc, cbdata);
+        return state::with_server(|s| s.iof_push_nb(procs, data, dirs, done))?;
+    }
+    state::server_wait(|done| state::with_server(|s| s.iof_push_nb(procs, data, dirs, done))?)?
+        .into_result()
 }
 
 /// `PMIx_server_IOF_deliver`: `bo` written by `source` on `channel` goes

@@ -12,9 +12,10 @@
 //! standard says).
 //!
 //! In a process that is a server (not a client), `PMIx_Query_info`,
-//! `PMIx_Log` and `PMIx_Session_control` go to that server itself, as the requester (blocking forms
-//! must not be called from inside an upcall: they would wait for the
-//! thread running it); the other calls, and every call in a tool (but
+//! `PMIx_Log`, `PMIx_Job_control` and `PMIx_Session_control` go to that
+//! server itself, as the requester (a blocking form called from inside
+//! an upcall returns `PMIX_ERR_WOULD_BLOCK`: it would wait for the thread
+//! running it); the other calls, and every call in a tool (but
 //! `PMIx_Session_control`, which a tool sends to its server), return
 //! `PMIX_ERR_NOT_SUPPORTED`.
 //!
@@ -36,7 +37,7 @@ use pmix_core::{Info, Status};
 
 use crate::api::args::{infos_in, procs_in};
 use crate::api::results::{answer, clear_results, deliver_infos, infos_cb, write_results};
-use crate::api::state::{self, Role};
+use crate::api::state::{self, server_wait, Role};
 use crate::boundary::SendPtr;
 use crate::boundary::{guard, guard_or};
 use crate::convert;
@@ -111,19 +112,6 @@ fn requester() -> Result<Requester, Status> {
         Role::Tool => Err(Status::ERR_NOT_SUPPORTED),
         Role::None => Err(Status::ERR_INIT),
     }
-}
-
-/// Waits for a server-side call's callback. Not to be called on the
-/// server's progress thread (from inside an upcall): that would wait for
-/// itself.
-fn server_wait<T: Send + 'static>(
-    start: impl FnOnce(Box<dyn FnOnce(T) + Send + 'static>) -> Result<(), Status>,
-) -> Result<T, Status> {
-    let (tx, rx) = std::sync::mpsc::sync_channel(1);
-    start(Box::new(move |v| {
-        let _ = tx.send(v);
-    }))?;
-    rx.recv().map_err(|_| Status::ERR_LOST_CONNECTION)
 }
 
 /// `PMIx_Query_info`: `PMIX_SUCCESS` or `PMIX_ERR_PARTIAL_SUCCESS` with
@@ -284,13 +272,18 @@ pub unsafe extern "C" fn PMIx_Job_control(
     nresults: *mut usize,
 ) -> c_int {
     guard(|| {
-        let c = client()?;
+        let who = requester()?;
         // SAFETY: out-parameters checked by answer; arrays NULL or valid
         // for their counts (C contract).
         unsafe {
             answer(results, nresults, || {
                 let (t, d) = (procs_in(targets, ntargets)?, infos_in(directives, ndirs)?);
-                c.job_control(&t, &d)
+                match who {
+                    Requester::Client(c) => c.job_control(&t, &d),
+                    Requester::Server => {
+                        server_wait(|cb| state::with_server(|s| s.job_control_nb(t, d, cb))?)?
+                    }
+                }
             })
         }
     })
@@ -307,10 +300,14 @@ pub unsafe extern "C" fn PMIx_Job_control_nb(
     cbdata: *mut c_void,
 ) -> c_int {
     guard(|| {
-        let c = client()?;
+        let who = requester()?;
         // SAFETY: arrays NULL or valid for their counts (C contract).
         let (t, d) = unsafe { (procs_in(targets, ntargets)?, infos_in(directives, ndirs)?) };
-        c.job_control_nb(&t, &d, infos_cb(cbfunc, cbdata))
+        let cb = infos_cb(cbfunc, cbdata);
+        match who {
+            Requester::Client(c) => c.job_control_nb(&t, &d, cb),
+            Requester::Server => state::with_server(|s| s.job_control_nb(t, d, cb))?,
+        }
     })
 }
 

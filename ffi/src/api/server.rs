@@ -9,9 +9,11 @@
 //! as OpenPMIx 4.2.2 does; the two `void` deregistration calls report that
 //! status through their callback (a caller waiting on it must not hang).
 //!
+//! `PMIx_server_register_resources` keeps its infos for the namespaces
+//! registered afterwards (see `pmix_core::server::Server::register_resources`).
+//!
 //! Not implemented yet (`PMIX_ERR_NOT_SUPPORTED` once initialized, in
-//! [`crate::api::stubs`]): IOF delivery, inventory, resources, process
-//! sets, attribute registration.
+//! [`crate::api::stubs`]): inventory.
 //!
 //! The helpers that need no server (regex and ppn generation, cpuset and
 //! locality strings) live in [`crate::api::regex`] and
@@ -59,9 +61,14 @@ unsafe fn report(cbfunc: OpCbFunc, status: Status, cbdata: *mut c_void) {
 }
 
 /// `PMIx_server_init`: starts the server (rendezvous socket and progress
-/// thread) with the host's module. Understands `PMIX_SERVER_NSPACE`,
+/// thread) with the host's module. Understands what
+/// `ServerConfig::from_infos` reads (`PMIX_SERVER_NSPACE`,
 /// `PMIX_SERVER_RANK`, `PMIX_SERVER_TMPDIR`, `PMIX_SYSTEM_TMPDIR`,
-/// `PMIX_HOSTNAME`. Repeated calls are counted.
+/// `PMIX_HOSTNAME`, `PMIX_TCP_REPORT_URI`, `PMIX_IOF_LOCAL_OUTPUT`, ...).
+/// Without `PMIX_IOF_LOCAL_OUTPUT`, delivered output is written to this
+/// process's stdout/stderr unless a parent tool takes it
+/// (`PMIX_LAUNCHER_RNDZ_URI` or `PMIX_KEEPALIVE_PIPE` in the
+/// environment), OpenPMIx's default. Repeated calls are counted.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_init(
     module: *mut pmix_server_module_t,
@@ -79,10 +86,16 @@ pub unsafe extern "C" fn PMIx_server_init(
         // SAFETY: module is NULL or a valid module of 4.2.2's size at
         // least (C contract).
         let host = Arc::new(unsafe { CHost::new(module, objects.clone()) });
-        let config = ServerConfig {
+        let mut config = ServerConfig {
             locality: Some(super::locality::locality_of_list),
             ..ServerConfig::from_infos(&infos)?
         };
+        if config.local_output.is_none() {
+            let parent_tool = ["PMIX_LAUNCHER_RNDZ_URI", "PMIX_KEEPALIVE_PIPE"]
+                .iter()
+                .any(|v| std::env::var_os(v).is_some());
+            config.local_output = Some(!parent_tool);
+        }
         init.publish(Server::start(config, host)?, objects);
         pmix_core::strings::note_init();
         Ok(())
@@ -314,4 +327,54 @@ pub unsafe extern "C" fn PMIx_server_delete_process_set(pset_name: *mut c_char) 
         let name = unsafe { key_str(pset_name)? };
         s.server.delete_process_set(name)
     })
+}
+
+/// `PMIx_server_register_resources`: keeps `info` for the namespaces
+/// registered from now on, whose clients read each as job-level data
+/// (OpenPMIx's server-wide data). With a callback, returns `PMIX_SUCCESS`
+/// and reports through it (from another thread); without, returns
+/// `PMIX_OPERATION_SUCCEEDED` (as OpenPMIx).
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_server_register_resources(
+    info: *mut pmix_info_t,
+    ninfo: usize,
+    cbfunc: OpCbFunc,
+    cbdata: *mut c_void,
+) -> c_int {
+    guard(|| {
+        crate::api::state::require_init()?;
+        // SAFETY: info is NULL or ninfo valid infos (C contract).
+        let infos = unsafe { infos_in(info, ninfo) }?;
+        server()?.server.register_resources(&infos);
+        answer_done(cbfunc, cbdata)
+    })
+}
+
+/// `PMIx_server_deregister_resources`: forgets the keys of `info` for the
+/// namespaces registered from now on. Returns as
+/// [`PMIx_server_register_resources`].
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_server_deregister_resources(
+    info: *mut pmix_info_t,
+    ninfo: usize,
+    cbfunc: OpCbFunc,
+    cbdata: *mut c_void,
+) -> c_int {
+    guard(|| {
+        crate::api::state::require_init()?;
+        // SAFETY: info is NULL or ninfo valid infos (C contract).
+        let infos = unsafe { infos_in(info, ninfo) }?;
+        server()?.server.deregister_resources(&infos);
+        answer_done(cbfunc, cbdata)
+    })
+}
+
+/// A call done at once: reported to the callback (from another thread),
+/// else `PMIX_OPERATION_SUCCEEDED`.
+fn answer_done(cbfunc: OpCbFunc, cbdata: *mut c_void) -> Result<(), Status> {
+    if cbfunc.is_none() {
+        return Err(Status::OPERATION_SUCCEEDED);
+    }
+    report_later(cbfunc, Status::SUCCESS, cbdata);
+    Ok(())
 }

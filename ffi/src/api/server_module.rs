@@ -270,18 +270,17 @@ impl HostModule for CHost {
         // contribution: it gets a malloc'd copy it owns (Open MPI's mpirun
         // frees it; keeping it in the operation box was a double free).
         let o = op(done, infos, Vec::new())?;
-        let (dp, dn) = if data.is_empty() {
-            (std::ptr::null_mut(), 0)
-        } else {
-            // SAFETY: malloc of a non-zero size, checked below.
-            let p = unsafe { libc::malloc(data.len()) }.cast::<c_char>();
-            if p.is_null() {
-                return Err(Status::ERR_NOMEM);
-            }
-            // SAFETY: p holds data.len() bytes; the regions are distinct.
-            unsafe { std::ptr::copy_nonoverlapping(data.as_ptr().cast(), p, data.len()) };
-            (p, data.len())
-        };
+        // Never NULL, even with nothing to contribute (ndata 0): OpenPMIx
+        // always passes a buffer, and hosts copy or free it unchecked.
+        // SAFETY: malloc of a non-zero size, checked below.
+        let dp = unsafe { libc::malloc(data.len().max(1)) }.cast::<c_char>();
+        if dp.is_null() {
+            return Err(Status::ERR_NOMEM);
+        }
+        // SAFETY: dp holds at least data.len() bytes; the regions are
+        // distinct.
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr().cast(), dp, data.len()) };
+        let dn = data.len();
         // The procs, like the infos, stay valid until the host calls
         // back: they live in the operation box.
         let procs_box: Box<[pmix_proc_t]> = cprocs.into_boxed_slice();

@@ -7,6 +7,12 @@
 //! valid only during the callback (as in OpenPMIx). Callbacks run on the
 //! client's progress thread.
 //!
+//! In a server process (`PMIx_server_init` without `PMIx_Init`) a spawn
+//! goes to the server's own host (its `spawn` upcall, the server's process
+//! the requestor), as OpenPMIx does; the blocking form called from inside
+//! an upcall returns `PMIX_ERR_WOULD_BLOCK` (it would wait for the thread
+//! running it).
+//!
 //! # Safety
 //!
 //! Every exported function has the safety contract of its C prototype.
@@ -22,7 +28,7 @@ use pmix_core::value::App;
 use pmix_core::{DataType, Info, Nspace, Proc, Status, Value};
 
 use crate::api::args::infos_in;
-use crate::api::state::{client, require_init};
+use crate::api::state::{self, client, require_init, Role};
 use crate::boundary::guard;
 use crate::boundary::{op_callback, SendPtr};
 use crate::convert;
@@ -79,6 +85,10 @@ pub unsafe extern "C" fn PMIx_Spawn(
 ) -> c_int {
     guard(|| {
         require_init()?;
+        if let Role::Server = state::role() {
+            // SAFETY: the C contract of PMIx_Spawn.
+            return unsafe { server_spawn(job_info, ninfo, apps, napps, nspace) };
+        }
         let c = client()?;
         if !nspace.is_null() {
             // SAFETY: a pmix_nspace_t out-parameter (C contract).
@@ -109,29 +119,38 @@ pub unsafe extern "C" fn PMIx_Spawn_nb(
 ) -> c_int {
     guard(|| {
         require_init()?;
+        if let Role::Server = state::role() {
+            // SAFETY: the C contract of PMIx_Spawn_nb.
+            return unsafe { server_spawn_nb(job_info, ninfo, apps, napps, cbfunc, cbdata) };
+        }
         let c = client()?;
         // SAFETY: arrays valid for their counts (C contract).
         let (infos, apps) = unsafe { (infos_in(job_info, ninfo)?, apps_in(apps, napps)?) };
-        let data = SendPtr(cbdata);
-        c.spawn_nb(
-            &infos,
-            &apps,
-            Box::new(move |r| {
-                let data = data;
-                let (status, ns) = match r {
-                    Ok(ns) => (Status::SUCCESS, Some(ns)),
-                    Err(s) => (s, None),
-                };
-                let mut buf = nspace_buf(ns.as_ref());
-                if let Some(f) = cbfunc {
-                    crate::boundary::guard_or((), || {
-                        // SAFETY: the caller's callback with its cbdata and
-                        // a namespace buffer valid for the call.
-                        unsafe { f(status.0, buf.as_mut_ptr(), data.0) }
-                    });
-                }
-            }),
-        )
+        c.spawn_nb(&infos, &apps, spawn_callback(cbfunc, cbdata))
+    })
+}
+
+/// A spawn's outcome to the caller's `pmix_spawn_cbfunc_t` (if any), with
+/// the new namespace in a buffer valid for the call.
+fn spawn_callback(
+    cbfunc: pmix_spawn_cbfunc_t,
+    cbdata: *mut c_void,
+) -> Box<dyn FnOnce(Result<Nspace, Status>) + Send + 'static> {
+    let data = SendPtr(cbdata);
+    Box::new(move |r| {
+        let data = data;
+        let (status, ns) = match r {
+            Ok(ns) => (Status::SUCCESS, Some(ns)),
+            Err(s) => (s, None),
+        };
+        let mut buf = nspace_buf(ns.as_ref());
+        if let Some(f) = cbfunc {
+            crate::boundary::guard_or((), || {
+                // SAFETY: the caller's callback with its cbdata and a
+                // namespace buffer valid for the call.
+                unsafe { f(status.0, buf.as_mut_ptr(), data.0) }
+            });
+        }
     })
 }
 
@@ -215,4 +234,75 @@ pub unsafe extern "C" fn PMIx_Disconnect_nb(
         let (c, procs, infos) = unsafe { connect_args(procs, nprocs, info, ninfo) }?;
         c.disconnect_procs_nb(&procs, &infos, op_callback(cbfunc, cbdata))
     })
+}
+
+// ---------------------------------------------------------------------------
+// A server process's own spawn
+
+/// The server's spawn of `apps` (completed as a client's are), its
+/// outcome to `done` on the server's progress thread.
+///
+/// # Safety
+/// `job_info` NULL or `ninfo` valid infos; `apps` NULL or `napps` valid
+/// apps.
+unsafe fn server_spawn_start(
+    job_info: *const pmix_info_t,
+    ninfo: usize,
+    apps: *const pmix_app_t,
+    napps: usize,
+    done: Box<dyn FnOnce(Result<Nspace, Status>) + Send + 'static>,
+) -> Result<(), Status> {
+    // SAFETY: arrays valid for their counts (caller's contract).
+    let (infos, apps) = unsafe { (infos_in(job_info, ninfo)?, apps_in(apps, napps)?) };
+    let apps = apps
+        .iter()
+        .map(pmix_core::client::normalize_app)
+        .collect::<Result<Vec<_>, _>>()?;
+    state::with_server(|s| s.spawn_nb(infos, apps, done))?
+}
+
+/// `PMIx_Spawn` in a server process: waits for the host's answer
+/// (`PMIX_ERR_WOULD_BLOCK` from inside an upcall).
+///
+/// # Safety
+/// The C contract of `PMIx_Spawn`.
+unsafe fn server_spawn(
+    job_info: *const pmix_info_t,
+    ninfo: usize,
+    apps: *const pmix_app_t,
+    napps: usize,
+    nspace: *mut c_char,
+) -> Result<(), Status> {
+    if !nspace.is_null() {
+        // SAFETY: a pmix_nspace_t out-parameter (C contract).
+        unsafe { std::ptr::write_bytes(nspace, 0, PMIX_MAX_NSLEN + 1) };
+    }
+    // SAFETY: the caller's contract.
+    let ns = state::server_wait(|done| unsafe {
+        server_spawn_start(job_info, ninfo, apps, napps, done)
+    })??;
+    if !nspace.is_null() {
+        let buf = nspace_buf(Some(&ns));
+        // SAFETY: nspace has PMIX_MAX_NSLEN + 1 writable bytes.
+        unsafe { std::ptr::copy_nonoverlapping(buf.as_ptr(), nspace, buf.len()) };
+    }
+    Ok(())
+}
+
+/// `PMIx_Spawn_nb` in a server process: `cbfunc` gets the host's answer
+/// on the server's progress thread.
+///
+/// # Safety
+/// The C contract of `PMIx_Spawn_nb`.
+unsafe fn server_spawn_nb(
+    job_info: *const pmix_info_t,
+    ninfo: usize,
+    apps: *const pmix_app_t,
+    napps: usize,
+    cbfunc: pmix_spawn_cbfunc_t,
+    cbdata: *mut c_void,
+) -> Result<(), Status> {
+    let done = spawn_callback(cbfunc, cbdata);
+    // SAFETY: the caller's contract.
+    unsafe { server_spawn_start(job_info, ninfo, apps, napps, done) }
 }

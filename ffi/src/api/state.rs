@@ -223,6 +223,24 @@ pub(crate) fn with_server<R>(f: impl FnOnce(&Server) -> R) -> Result<R, Status> 
     Ok(f(&server()?.server))
 }
 
+/// Waits for the callback `start` hands its call (one the server process
+/// makes on its own server: a query, log, spawn, job or session control,
+/// IOF push; or a client's session control). `PMIX_ERR_WOULD_BLOCK` on
+/// the server's progress thread (from inside an upcall), where it would
+/// wait for itself.
+pub(crate) fn server_wait<T: Send + 'static>(
+    start: impl FnOnce(Box<dyn FnOnce(T) + Send + 'static>) -> Result<(), Status>,
+) -> Result<T, Status> {
+    if with_server(|s| s.on_progress_thread()) == Ok(true) {
+        return Err(Status::ERR_WOULD_BLOCK);
+    }
+    let (tx, rx) = std::sync::mpsc::sync_channel(1);
+    start(Box::new(move |v| {
+        let _ = tx.send(v);
+    }))?;
+    rx.recv().map_err(|_| Status::ERR_LOST_CONNECTION)
+}
+
 /// The server's init/finalize, serialized: the count of
 /// `PMIx_server_init` calls.
 pub(crate) struct ServerInit(MutexGuard<'static, u32>);

@@ -1,5 +1,5 @@
 //! The exported functions not implemented yet: fabric,
-//! `PMIx_Compute_distances`, and the server's inventory and resources.
+//! `PMIx_Compute_distances`, and the server's inventory.
 //!
 //! Invariant: a stub checks what OpenPMIx 4.2.2 checks, in its order, and
 //! then returns `PMIX_ERR_NOT_SUPPORTED`: before any init `PMIX_ERR_INIT`
@@ -195,38 +195,6 @@ pub unsafe extern "C" fn PMIx_server_deliver_inventory(
         require_init()?;
         check_array(info, ninfo)?;
         check_array(directives, ndirs)?;
-        unsupported()
-    })
-}
-
-/// `PMIx_server_register_resources`.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_server_register_resources(
-    info: *mut c_void,
-    ninfo: usize,
-    cbfunc: *const c_void,
-    cbdata: *mut c_void,
-) -> c_int {
-    let _ = (cbfunc, cbdata);
-    guard(|| {
-        require_init()?;
-        check_array(info, ninfo)?;
-        unsupported()
-    })
-}
-
-/// `PMIx_server_deregister_resources`.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_server_deregister_resources(
-    info: *mut c_void,
-    ninfo: usize,
-    cbfunc: *const c_void,
-    cbdata: *mut c_void,
-) -> c_int {
-    let _ = (cbfunc, cbdata);
-    guard(|| {
-        require_init()?;
-        check_array(info, ninfo)?;
         unsupported()
     })
 }
