@@ -408,7 +408,7 @@ fn c23_decline_without_optional_aborts() {
 }
 
 #[test]
-fn c23_decline_with_optional_is_partial_success() {
+fn c23_decline_with_optional_succeeds_on_the_accepters() {
     scenario("c23_decline_optional", SMALL, Expect::AllOk, true);
 }
 

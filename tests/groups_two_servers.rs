@@ -27,7 +27,12 @@
 //!   collective fails) and ranks 0 and 1 (their server hears it from the
 //!   host, which had the failure from server b's `group` upcall with
 //!   `PMIX_LOCAL_COLLECTIVE_STATUS`) get `PMIX_GROUP_CONSTRUCT_ABORT`,
-//!   quickly, not at their `PMIX_TIMEOUT`.
+//!   quickly, not at their `PMIX_TIMEOUT`;
+//! - `invite`: rank 0 invites the others with `PMIX_GROUP_OPTIONAL`, rank 3
+//!   declines: the invite and both joins (one on each server) succeed, the
+//!   three members fence over the group at once and read rank 2 through
+//!   it; then rank 1 leaves and ranks 0 and 2 fence over the group again
+//!   (server b learnt of the leave from the host).
 //!
 //! Every wait is bounded: the clients' calls by `PMIX_TIMEOUT` or
 //! `recv_timeout`, each job by a watchdog that kills its processes.
@@ -44,7 +49,7 @@ use std::time::{Duration, Instant};
 
 use pmix::client::{Client, Scope};
 use pmix::events::{Event, Range};
-use pmix::group::{events as ev, GroupOp};
+use pmix::group::{events as ev, GroupOp, GroupOpt};
 use pmix::server::{Completion, HostModule, OpOutput, Server, ServerConfig};
 use pmix::{keys, Info, Nspace, Proc, Rank, Status, Value};
 
@@ -608,6 +613,20 @@ fn member_lost_on_one_server_aborts_on_both() {
     assert_fabric_clean(&job);
 }
 
+/// An invitation with `PMIX_GROUP_OPTIONAL` across the servers, one
+/// invitee declining (issue 21, items 2 and 3): the leader's invite and
+/// the joins (local and remote) succeed, the members fence over the group
+/// at once and read a remote member through it; then a member of node a
+/// leaves and the others, one on each node, fence over the group again:
+/// server b knows of the leave.
+#[test]
+fn invite_with_a_decline_then_a_leave_across_two_servers() {
+    let job = two_servers("invite");
+    let o = run_clients(&job, "invite");
+    assert_ok("invite", &o, 0..4);
+    assert_fabric_clean(&job);
+}
+
 // ---------------------------------------------------------------------
 // The clients.
 // ---------------------------------------------------------------------
@@ -746,6 +765,80 @@ fn client(role: &str) -> Result<(), String> {
             check(t0.elapsed() < Duration::from_secs(10), || {
                 format!("aborted after {:?}", t0.elapsed())
             })?;
+        }
+        "invite" => {
+            // Rank 0 (node a) invites the others with PMIX_GROUP_OPTIONAL;
+            // rank 3 (node b) declines, ranks 1 (a) and 2 (b) accept.
+            let iv = |n: u32| Proc::new(Nspace::new("iv").unwrap(), Rank(n));
+            c.put(Scope::Global, "iv", Value::Uint32(400 + r))
+                .map_err(err("put"))?;
+            c.commit().map_err(err("commit"))?;
+            let (h, invited) = common::event_forwarder();
+            c.register_event_handler(&[ev::INVITED], &[], h)
+                .map_err(err("register invited"))?;
+            let (h, left) = common::event_forwarder();
+            c.register_event_handler(&[ev::LEFT], &[], h)
+                .map_err(err("register left"))?;
+            // Every handler is in place before the invitation.
+            c.fence(&[], &[timeout(20)]).map_err(err("job fence"))?;
+            let members = vec![rank(0), rank(1), rank(2)];
+            let decliner = rank(3);
+            if r == 0 {
+                let dirs = [info(keys::GROUP_OPTIONAL, Value::Bool(true)), timeout(20)];
+                let g = c
+                    .group_invite("iv", &everyone[1..], &dirs)
+                    .map_err(err("invite"))?;
+                check(g.status == Status::SUCCESS, || {
+                    format!("invite status {:?}, want success", g.status)
+                })?;
+                check(g.members == members, || format!("invite {g:?}"))?;
+            } else {
+                let e = invited
+                    .recv_timeout(Duration::from_secs(20))
+                    .map_err(err("invited event"))?;
+                let opt = if me == decliner {
+                    GroupOpt::Decline
+                } else {
+                    GroupOpt::Accept
+                };
+                let g = c
+                    .group_join("iv", &e.1, opt, &[timeout(20)])
+                    .map_err(err("join"))?;
+                if me != decliner {
+                    check(g.status == Status::SUCCESS, || {
+                        format!("join status {:?}, want success", g.status)
+                    })?;
+                    check(g.members == members, || format!("join {g:?}"))?;
+                }
+            }
+            if me != decliner {
+                // At once, across the two servers: the decliner is not
+                // waited for.
+                c.fence(&[iv(Rank::WILDCARD.0)], &[timeout(10)])
+                    .map_err(err("group fence after the decline"))?;
+                let v = c
+                    .get(&iv(2), "iv", &[timeout(10)])
+                    .map_err(err("get {iv, 2}"))?;
+                check(v == Value::Uint32(402), || format!("iv {v:?}"))?;
+                // Every member read it before anyone leaves.
+                c.fence(&[iv(Rank::WILDCARD.0)], &[timeout(10)])
+                    .map_err(err("second group fence"))?;
+                // Rank 1 (node a) leaves: server b must know it.
+                if r == 1 {
+                    c.group_leave("iv", &[timeout(20)]).map_err(err("leave"))?;
+                } else {
+                    let e = left
+                        .recv_timeout(Duration::from_secs(20))
+                        .map_err(err("left event"))?;
+                    check(affected(&e.2) == Some(rank(1)), || format!("{e:?}"))?;
+                    c.fence(&[iv(Rank::WILDCARD.0)], &[timeout(10)])
+                        .map_err(err("group fence after the leave"))?;
+                    c.group_destruct("iv", &[timeout(20)])
+                        .map_err(err("destruct"))?;
+                }
+            }
+            c.fence(&[], &[timeout(20)])
+                .map_err(err("last job fence"))?;
         }
         other => return Err(format!("unknown scenario {other}")),
     }

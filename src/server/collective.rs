@@ -177,6 +177,9 @@ pub(super) struct Call {
     pub(super) deadline: Option<Instant>,
     /// For a group collective.
     pub(super) group: Option<GroupCall>,
+    /// The groups whose members `procs` holds because the caller named
+    /// them whole (`{grp, PMIX_RANK_WILDCARD}`; a fence or a connect).
+    pub(super) groups: Vec<String>,
 }
 
 /// One collective in progress.
@@ -195,6 +198,8 @@ pub(super) struct Collective {
     failed: Option<Status>,
     /// For a group collective.
     pub(super) group: Option<GroupState>,
+    /// The groups named whole by the first caller (see [`Call::groups`]).
+    groups: Vec<String>,
 }
 
 impl Collective {
@@ -388,6 +393,7 @@ impl Collectives {
                         host_op: None,
                         failed: None,
                         group,
+                        groups: call.groups.clone(),
                     },
                 );
                 self.by_set.insert(key, cid);
@@ -452,6 +458,50 @@ impl Collectives {
             }
             _ => false,
         }
+    }
+
+    /// `proc` left group `id`: the collectives still gathering over a set
+    /// that holds it because their callers named the group whole no longer
+    /// wait for it (it can never take part in them as a member again).
+    /// Returns those now ready. One that `proc` arrived at already, or
+    /// whose reduced set is another collective's, is left as it is.
+    pub(super) fn member_left(&mut self, id: &str, proc: &Proc) -> Vec<u64> {
+        let mut ready = Vec::new();
+        let mut cids: Vec<u64> = self
+            .active
+            .iter()
+            .filter(|(_, c)| {
+                c.failed.is_none()
+                    && c.host_op.is_none()
+                    && c.group.is_none()
+                    && c.groups.iter().any(|g| g == id)
+                    && c.procs.contains(proc)
+                    && !c.has_arrived(proc)
+            })
+            .map(|(&cid, _)| cid)
+            .collect();
+        cids.sort_unstable();
+        for cid in cids {
+            let Some(c) = self.active.get_mut(&cid) else {
+                continue;
+            };
+            let procs: Vec<Proc> = c.procs.iter().filter(|p| *p != proc).cloned().collect();
+            let new_key = CollKey::Set(c.kind, procs.clone());
+            if procs.is_empty() || self.by_set.contains_key(&new_key) {
+                continue;
+            }
+            let old_key = c.key();
+            if self.by_set.get(&old_key) == Some(&cid) {
+                self.by_set.remove(&old_key);
+            }
+            c.procs = procs;
+            c.expected.remove(proc);
+            self.by_set.insert(new_key, cid);
+            if c.ready() && !c.arrived.is_empty() {
+                ready.push(cid);
+            }
+        }
+        ready
     }
 
     /// The group collectives of `kind` over `id` not failed yet.
@@ -721,6 +771,7 @@ mod tests {
             collect: false,
             deadline,
             group: None,
+            groups: Vec::new(),
         }
     }
 
@@ -893,5 +944,57 @@ mod tests {
         assert_eq!(e.t.pop_expired(later), None, "the longer one was disarmed");
         assert!(e.c.fail(cid, Status::ERR_TIMEOUT, &mut e.t).is_some());
         assert_eq!(e.t.next_in(later), None);
+    }
+
+    #[test]
+    fn a_member_that_leaves_a_group_is_no_longer_waited_for() {
+        let mut e = Engine::default();
+        let members = vec![p("a", 0), p("a", 1), p("a", 2)];
+        let over_group = |procs: Vec<Proc>| Call {
+            groups: vec!["g".into()],
+            ..call(Kind::Fence, procs, None)
+        };
+        let no = |_: &Proc| false;
+        let a = e.c.arrive(
+            caller(0),
+            &p("a", 0),
+            over_group(members.clone()),
+            local,
+            no,
+            &mut e.t,
+        );
+        assert!(matches!(a, Arrival::Waiting));
+        // Another group's leave, or a process outside the set: nothing.
+        assert!(e.c.member_left("h", &p("a", 1)).is_empty());
+        assert!(e.c.member_left("g", &p("a", 5)).is_empty());
+        assert!(
+            e.c.member_left("g", &p("a", 1)).is_empty(),
+            "rank 2 is still expected"
+        );
+        // Rank 2 arrives over the shrunken set: the same collective.
+        let a = e.c.arrive(
+            caller(2),
+            &p("a", 2),
+            over_group(vec![p("a", 0), p("a", 2)]),
+            local,
+            no,
+            &mut e.t,
+        );
+        let Arrival::Ready(cid) = a else {
+            panic!("not ready")
+        };
+        assert_eq!(e.c.get(cid).unwrap().procs, vec![p("a", 0), p("a", 2)]);
+        // A set named explicitly (no group) does not follow the group.
+        let mut e = Engine::default();
+        e.c.arrive(
+            caller(0),
+            &p("a", 0),
+            call(Kind::Fence, members, None),
+            local,
+            no,
+            &mut e.t,
+        );
+        assert!(e.c.member_left("g", &p("a", 1)).is_empty());
+        assert_eq!(e.c.get(1).unwrap().procs.len(), 3);
     }
 }

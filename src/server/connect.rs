@@ -40,7 +40,7 @@ pub(super) fn enter(st: &mut State, caller: Caller, proc: &Proc, op: Op, body: &
         return st.respond(caller, Err(Status::ERR_BAD_PARAM));
     }
     // A group id names its members.
-    let procs = match st.expand_groups(procs) {
+    let (procs, groups) = match st.expand_groups(procs) {
         Ok(p) => p,
         Err(s) => return st.respond(caller, Err(s)),
     };
@@ -56,6 +56,7 @@ pub(super) fn enter(st: &mut State, caller: Caller, proc: &Proc, op: Op, body: &
         deadline: d.deadline(),
         infos,
         group: None,
+        groups,
     };
     if let Some(cid) = st.enter_collective(caller, proc, call) {
         start(st, cid);
@@ -64,7 +65,7 @@ pub(super) fn enter(st: &mut State, caller: Caller, proc: &Proc, op: Op, body: &
 
 /// Every local participant arrived: hand the operation to the host, or
 /// complete it here.
-fn start(st: &mut State, cid: u64) {
+pub(super) fn start(st: &mut State, cid: u64) {
     let Some(c) = st.collectives.get(cid) else {
         return;
     };

@@ -30,7 +30,7 @@ use crate::{Proc, Status};
 pub(super) fn enter(st: &mut State, caller: Caller, proc: &Proc, req: FenceRequest) {
     let d = Directives::parse_for(&req.infos, crate::wire::directives::FENCE);
     // A group id names its members.
-    let procs = match st.expand_groups(req.procs) {
+    let (procs, groups) = match st.expand_groups(req.procs) {
         Ok(p) => p,
         Err(s) => return st.refuse_collective(Kind::Fence, caller, s),
     };
@@ -41,6 +41,7 @@ pub(super) fn enter(st: &mut State, caller: Caller, proc: &Proc, req: FenceReque
         deadline: d.deadline(),
         infos: req.infos,
         group: None,
+        groups,
     };
     if let Some(cid) = st.enter_collective(caller, proc, call) {
         start(st, cid);
@@ -49,7 +50,7 @@ pub(super) fn enter(st: &mut State, caller: Caller, proc: &Proc, req: FenceReque
 
 /// Every local participant of fence `cid` arrived: hand it to the host, or
 /// complete it here.
-fn start(st: &mut State, cid: u64) {
+pub(super) fn start(st: &mut State, cid: u64) {
     let Some(c) = st.collectives.get(cid) else {
         return;
     };

@@ -121,6 +121,7 @@ pub(super) fn construct(st: &mut State, caller: Caller, proc: &Proc, req: &[u8])
         deadline: d.deadline(),
         infos,
         group: Some(group),
+        groups: Vec::new(),
     };
     if let Some(cid) = st.enter_collective(caller, proc, call) {
         start(st, cid);
@@ -168,6 +169,7 @@ pub(super) fn destruct(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) 
             solo: st.host().fences_are_local(),
             ..Default::default()
         }),
+        groups: Vec::new(),
     };
     if let Some(cid) = st.enter_collective(caller, proc, call) {
         start(st, cid);

@@ -11,8 +11,9 @@
 //! - if all accepted, or `PMIX_GROUP_OPTIONAL` was given, the group is the
 //!   leader and the accepters (a context id from the host's `group` when
 //!   `PMIX_GROUP_ASSIGN_CONTEXT_ID` was given); the leader's invite and
-//!   every accepter's join return it (`PMIX_ERR_PARTIAL_SUCCESS` when
-//!   someone declined or failed), and every member gets
+//!   every accepter's join return it with `PMIX_SUCCESS`, also when
+//!   someone declined or failed (as OpenPMIx; the membership says who is
+//!   in), and every member gets
 //!   `PMIX_GROUP_CONSTRUCT_COMPLETE` (`PMIX_GROUP_ID`,
 //!   `PMIX_GROUP_MEMBERSHIP`, `PMIX_GROUP_CONTEXT_ID`);
 //! - otherwise it is aborted: the invite returns
@@ -23,7 +24,10 @@
 //! A leave removes the caller from the group and returns once the other
 //! members were sent `PMIX_GROUP_LEFT` (`PMIX_EVENT_AFFECTED_PROC`: the
 //! leaver, `PMIX_GROUP_ID`) and `PMIX_GROUP_MEMBERSHIP_UPDATE`
-//! (`PMIX_GROUP_MEMBERSHIP`: the remaining members).
+//! (`PMIX_GROUP_MEMBERSHIP`: the remaining members). Every server of the
+//! group shrinks its record when it learns of the leave (here, or through
+//! the host's `PMIX_GROUP_LEFT`), and so do the fences and connects over
+//! the whole group gathering there (see `Collectives::member_left`).
 //!
 //! A client that notifies `PMIX_GROUP_CONSTRUCT_ABORT` for a group (as
 //! the client library does when a handler of a member's failure or of an
@@ -38,6 +42,7 @@
 
 use std::collections::BTreeMap;
 
+use super::collective::Kind;
 use super::connections::Caller;
 use super::events::{event_infos, raise, raise_from_server};
 use super::group_collective::{group_call, host_directives, is_nspace_name, member_request};
@@ -258,7 +263,7 @@ pub(super) fn from_host(st: &mut State, e: &crate::events::Event) {
         }
         s if s == codes::LEFT => {
             for p in e.affected() {
-                st.groups.remove_member(&id, &p);
+                member_left(st, &id, &p);
             }
         }
         _ => {}
@@ -343,11 +348,6 @@ fn complete(st: &mut State, n: u64, host: Vec<Info>) {
     };
     let members = inv.members();
     let context_id = group::context_id_in(&host);
-    let status = if inv.all_accepted() {
-        Status::SUCCESS
-    } else {
-        Status::ERR_PARTIAL_SUCCESS
-    };
     st.groups.insert(
         &inv.id,
         Group {
@@ -357,8 +357,10 @@ fn complete(st: &mut State, n: u64, host: Vec<Info>) {
             failed: Default::default(),
         },
     );
+    // Success for everyone, the leader too, as OpenPMIx's: who declined
+    // or failed is in the leader's events, who is in, in the membership.
     let result = GroupResult {
-        status,
+        status: Status::SUCCESS,
         id: inv.id.clone(),
         context_id,
         members: members.clone(),
@@ -497,7 +499,7 @@ pub(super) fn leave(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
         // A destruct is gathering: leaving now would strand it.
         return st.respond(caller, Err(Status::ERR_RESOURCE_BUSY));
     }
-    st.groups.remove_member(&id, proc);
+    member_left(st, &id, proc);
     let remaining: Vec<Proc> = st
         .groups
         .get(&id)
@@ -521,4 +523,20 @@ pub(super) fn leave(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
         raise_from_server(st, codes::MEMBERSHIP_UPDATE, &remaining, update);
     }
     st.respond(caller, Ok(Vec::new()));
+}
+
+/// `proc` is no longer a member of group `id` (it left, here or on
+/// another node): the group shrinks, and so do the fences and connects
+/// gathering over the whole group, which then may complete without it.
+fn member_left(st: &mut State, id: &str, proc: &Proc) {
+    if !st.groups.remove_member(id, proc) {
+        return;
+    }
+    for cid in st.collectives.member_left(id, proc) {
+        match st.collectives.get(cid).map(|c| c.kind) {
+            Some(Kind::Fence) => super::fence::start(st, cid),
+            Some(Kind::Connect | Kind::Disconnect) => super::connect::start(st, cid),
+            _ => {}
+        }
+    }
 }

@@ -275,6 +275,30 @@ impl Groups {
         Some(Ok(out))
     }
 
+    /// The ids of the groups that `procs` names whole (`{grp,
+    /// PMIX_RANK_WILDCARD}`), sorted: a collective over them follows their
+    /// membership while it gathers (see `Collectives::member_left`).
+    pub(super) fn named_whole(
+        &self,
+        procs: &[Proc],
+        is_nspace: impl Fn(&Proc) -> bool,
+    ) -> Vec<String> {
+        let mut v: Vec<String> = procs
+            .iter()
+            .filter(|p| p.rank == Rank::WILDCARD)
+            .filter_map(|p| {
+                std::str::from_utf8(p.nspace.as_bytes())
+                    .ok()
+                    .map(|id| (p, id))
+            })
+            .filter(|(p, id)| self.groups.contains_key(*id) && !is_nspace(p))
+            .map(|(_, id)| id.to_owned())
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
     /// The ids of the groups `proc` belongs to, sorted.
     pub(super) fn groups_of(&self, proc: &Proc) -> Vec<&str> {
         let mut v: Vec<&str> = self

@@ -357,15 +357,20 @@ impl State {
     }
 
     /// The set `procs` with group ids replaced by the members they name
-    /// (see [`Groups::expand`]).
-    pub(super) fn expand_groups(&self, procs: Vec<Proc>) -> Result<Vec<Proc>, Status> {
+    /// (see [`Groups::expand`]), and the ids of the groups it names whole
+    /// (see [`Groups::named_whole`]).
+    pub(super) fn expand_groups(
+        &self,
+        procs: Vec<Proc>,
+    ) -> Result<(Vec<Proc>, Vec<String>), Status> {
         let registry = &self.registry;
-        match self
-            .groups
-            .expand(&procs, |p| registry.nspace(&p.nspace).is_some())
-        {
-            None => Ok(procs),
-            Some(r) => r,
+        let is_nspace = |p: &Proc| registry.nspace(&p.nspace).is_some();
+        match self.groups.expand(&procs, is_nspace) {
+            None => Ok((procs, Vec::new())),
+            Some(r) => {
+                let whole = self.groups.named_whole(&procs, is_nspace);
+                r.map(|expanded| (expanded, whole))
+            }
         }
     }
 

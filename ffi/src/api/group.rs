@@ -22,8 +22,9 @@
 //! `PMIX_GROUP_MEMBERSHIP`; a declined join answers with none. The
 //! blocking forms `malloc` them into `*results` (NULL and 0 when none;
 //! the caller frees them with `PMIx_Info_free`) and return the group's
-//! status: `PMIX_SUCCESS`, or `PMIX_ERR_PARTIAL_SUCCESS` when optional
-//! members were lost. The `_nb` forms hand the same status and infos to
+//! status: `PMIX_SUCCESS`, or `PMIX_ERR_PARTIAL_SUCCESS` when a
+//! construct lost optional members (an invitation completes with
+//! `PMIX_SUCCESS` for the leader and the accepters whoever declined). The `_nb` forms hand the same status and infos to
 //! their `pmix_info_cbfunc_t` (the array stays the library's until the
 //! callback calls its `release_fn`); destruct and leave report through a
 //! `pmix_op_cbfunc_t`. Callbacks run on the client's progress thread.
