@@ -23,12 +23,19 @@
 //!   to the results the next handler receives.
 //! - A chain is built when its event is dispatched: a handler registered
 //!   or deregistered meanwhile changes later events only.
+//! - Events are started in the order they were delivered, and
+//!   [`EventHandlers::settle`] lets a caller wait until every event
+//!   delivered so far was started: a blocking call whose reply came after
+//!   an event returns after that event's first handler ran, as OpenPMIx's
+//!   single progress thread orders them.
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use crossbeam_channel::{unbounded, Receiver, Sender};
-use parking_lot::Mutex;
+use parking_lot::{Condvar, Mutex};
 
 use crate::codec::Reader;
 use crate::wire::body::{get_infos, get_proc, get_status, get_u8, put_infos, put_proc, put_status};
@@ -390,6 +397,20 @@ struct Shared {
     /// Told of each chain's verdict on its event (see
     /// [`EventHandlers::set_verdict_hook`]).
     verdicts: Mutex<Option<VerdictHook>>,
+    /// How many events were delivered, and how many of them the
+    /// dispatcher has started (under `started`'s lock, which
+    /// `started_cv` waits on): see [`EventHandlers::settle`].
+    delivered: AtomicU64,
+    started: Mutex<u64>,
+    started_cv: Condvar,
+}
+
+impl Shared {
+    /// The dispatcher started one more event.
+    fn count_started(&self) {
+        *self.started.lock() += 1;
+        self.started_cv.notify_all();
+    }
 }
 
 /// Receives an event, its chain's verdict and the chain's results once
@@ -488,6 +509,9 @@ impl EventHandlers {
                 handlers: Mutex::new(Handlers::default()),
                 me: Mutex::new(me),
                 verdicts: Mutex::new(None),
+                delivered: AtomicU64::new(0),
+                started: Mutex::new(0),
+                started_cv: Condvar::new(),
             }),
             tx: Mutex::new(None),
             thread: Mutex::new(None),
@@ -633,7 +657,42 @@ impl EventHandlers {
     /// the dispatcher thread).
     pub fn deliver(&self, event: Event) {
         if let Some(tx) = self.sender() {
-            let _ = tx.send(Job::Start(event));
+            self.shared.delivered.fetch_add(1, Ordering::AcqRel);
+            if tx.send(Job::Start(event)).is_err() {
+                self.shared.count_started();
+            }
+        }
+    }
+
+    /// Waits until every event delivered before this call was started on
+    /// the dispatcher (its first handler ran, or it had none), for at most
+    /// `within` (a handler that blocks must not hold the caller forever).
+    /// Returns at once on the dispatcher thread itself (a handler's own
+    /// blocking call) and when nothing is pending.
+    pub fn settle(&self, within: Duration) {
+        let target = self.shared.delivered.load(Ordering::Acquire);
+        let mut started = self.shared.started.lock();
+        if *started >= target {
+            return;
+        }
+        let on_dispatcher = self
+            .thread
+            .lock()
+            .as_ref()
+            .is_some_and(|h| h.thread().id() == std::thread::current().id());
+        if on_dispatcher {
+            return;
+        }
+        let deadline = Instant::now() + within;
+        while *started < target {
+            if self
+                .shared
+                .started_cv
+                .wait_until(&mut started, deadline)
+                .timed_out()
+            {
+                return;
+            }
         }
     }
 
@@ -693,6 +752,7 @@ fn dispatch(shared: Arc<Shared>, rx: Receiver<Job>, tx: Sender<Job>) {
                 };
                 if rest.is_empty() {
                     tell_verdict(&shared, &event, Status::SUCCESS, &[]);
+                    shared.count_started();
                     continue;
                 }
                 let id = next_chain;
@@ -708,6 +768,7 @@ fn dispatch(shared: Arc<Shared>, rx: Receiver<Job>, tx: Sender<Job>) {
                     },
                 );
                 advance(&shared, &mut chains, id, &tx);
+                shared.count_started();
             }
             Job::Continue {
                 chain,

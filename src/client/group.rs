@@ -189,6 +189,10 @@ impl Inner {
     }
 }
 
+/// How long a blocking group call waits at most for the handlers of the
+/// events that came before its answer to start.
+const EVENTS_SETTLE: std::time::Duration = std::time::Duration::from_secs(2);
+
 impl Client {
     /// The checks before a group request: initialized, not a singleton,
     /// a valid id.
@@ -204,7 +208,10 @@ impl Client {
     }
 
     /// Sends group request `req` and waits for its answer; the caller's
-    /// thread reads it (no hop through the progress thread).
+    /// thread reads it (no hop through the progress thread). The group
+    /// events the server sent before the answer (a decliner reported as
+    /// failed, the construct's completion or abort) have reached their
+    /// first handlers when this returns, as with OpenPMIx.
     fn group_call(
         &self,
         op: Op,
@@ -213,6 +220,7 @@ impl Client {
         req: Vec<u8>,
     ) -> Result<GroupResult, Status> {
         let r = self.request(op, req);
+        self.events().settle(EVENTS_SETTLE);
         self.inner.group_answer(what, id, r)
     }
 

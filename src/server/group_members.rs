@@ -13,12 +13,17 @@
 //!   `PMIX_GROUP_ASSIGN_CONTEXT_ID` was given); the leader's invite and
 //!   every accepter's join return it with `PMIX_SUCCESS`, also when
 //!   someone declined or failed (as OpenPMIx; the membership says who is
-//!   in), and every member gets
+//!   in), the leader gets `PMIX_GROUP_INVITE_FAILED` for each decliner
+//!   too (as OpenPMIx master), and every member gets
 //!   `PMIX_GROUP_CONSTRUCT_COMPLETE` (`PMIX_GROUP_ID`,
 //!   `PMIX_GROUP_MEMBERSHIP`, `PMIX_GROUP_CONTEXT_ID`);
 //! - otherwise it is aborted: the invite returns
 //!   `PMIX_GROUP_CONSTRUCT_ABORT`, so does every accepter's join, and every
-//!   invitee gets the `PMIX_GROUP_CONSTRUCT_ABORT` event. A leader that
+//!   invitee and the leader get the `PMIX_GROUP_CONSTRUCT_ABORT` event.
+//!
+//! The events of a completion or an abort are sent before the answers, so
+//! that the leader's and members' handlers have run by the time their
+//! calls return (as OpenPMIx's single progress thread orders them). A leader that
 //!   departs aborts its invitations the same way.
 //!
 //! A leave removes the caller from the group and returns once the other
@@ -348,6 +353,19 @@ fn complete(st: &mut State, n: u64, host: Vec<Info>) {
     };
     let members = inv.members();
     let context_id = group::context_id_in(&host);
+    // Each decliner is reported to the leader as failed too, before its
+    // invite returns, as OpenPMIx master does (those that failed otherwise
+    // were reported when they did).
+    for (p, a) in &inv.answers {
+        if matches!(a, Answer::Declined) {
+            raise_from_server(
+                st,
+                codes::INVITE_FAILED,
+                std::slice::from_ref(&inv.leader),
+                event_infos(&inv.id, Some(p)),
+            );
+        }
+    }
     st.groups.insert(
         &inv.id,
         Group {
@@ -357,6 +375,17 @@ fn complete(st: &mut State, n: u64, host: Vec<Info>) {
             failed: Default::default(),
         },
     );
+    let mut ev = event_infos(&inv.id, None);
+    ev.extend(Info::keyed(
+        keys::GROUP_MEMBERSHIP,
+        Value::proc_array(&members),
+    ));
+    if let Some(c) = context_id {
+        ev.extend(Info::keyed(keys::GROUP_CONTEXT_ID, Value::Size(c as usize)));
+    }
+    raise(st, codes::CONSTRUCT_COMPLETE, &inv.leader, &members, ev);
+    // The events go out before the answers, so that a handler has run by
+    // the time the call it is about returns.
     // Success for everyone, the leader too, as OpenPMIx's: who declined
     // or failed is in the leader's events, who is in, in the membership.
     let result = GroupResult {
@@ -373,15 +402,6 @@ fn complete(st: &mut State, n: u64, host: Vec<Info>) {
             st.respond(caller, r.clone());
         }
     }
-    let mut ev = event_infos(&inv.id, None);
-    ev.extend(Info::keyed(
-        keys::GROUP_MEMBERSHIP,
-        Value::proc_array(&members),
-    ));
-    if let Some(c) = context_id {
-        ev.extend(Info::keyed(keys::GROUP_CONTEXT_ID, Value::Size(c as usize)));
-    }
-    raise(st, codes::CONSTRUCT_COMPLETE, &inv.leader, &members, ev);
 }
 
 /// Invitation `n` is aborted with `status` (for the leader; the accepters'
@@ -396,19 +416,24 @@ fn abort(st: &mut State, n: u64, status: Status) {
     if let Some(op) = inv.host_op {
         st.ops.take(op);
     }
+    // Every invited participant hears of it, the leader too (it is a
+    // member of the group it tried to form), as OpenPMIx master does.
+    let mut targets = inv.invitees.clone();
+    targets.push(inv.leader.clone());
+    raise(
+        st,
+        codes::CONSTRUCT_ABORT,
+        &inv.leader,
+        &targets,
+        event_infos(&inv.id, None),
+    );
+    // The events go out before the answers, as in `complete`.
     st.respond(inv.caller, Err(status));
     for a in inv.answers.into_values() {
         if let Answer::Accepted(Some(caller)) = a {
             st.respond(caller, Err(codes::CONSTRUCT_ABORT));
         }
     }
-    raise(
-        st,
-        codes::CONSTRUCT_ABORT,
-        &inv.leader,
-        &inv.invitees,
-        event_infos(&inv.id, None),
-    );
 }
 
 /// Invitation `n`'s deadline passed: whoever has not answered failed.
