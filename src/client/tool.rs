@@ -6,7 +6,10 @@
 //! client.
 //!
 //! The server is found, in this order, by:
-//! - `PMIX_SERVER_URI` (its URI);
+//! - `PMIX_SERVER_URI` (its URI, or `file:PATH` naming a file whose first
+//!   line is the URI, as OpenPMIx accepts; our servers listen on a unix
+//!   socket, `unix://PATH`: a TCP URI, by address or host name, reaches
+//!   none of them);
 //! - `PMIX_SERVER_PIDINFO` (its pid: `pmix.<host>.tool.<pid>`);
 //! - `PMIX_SERVER_NSPACE` (its namespace: `pmix.<host>.tool.<nspace>`);
 //! - `PMIX_CONNECT_TO_SYSTEM` (the system server: `pmix.sys.<host>` in the
@@ -154,7 +157,13 @@ impl ToolOptions {
         let sys = self.system_tmpdir.clone().unwrap_or_else(default_tmpdir);
         let from_file = |p: PathBuf| tool_files::read_uri(&p).and_then(|u| parse_uri(&u));
         if let Some(u) = &self.uri {
-            return parse_uri(u).into_iter().collect();
+            // `file:PATH`: the URI is the first line of that file (a
+            // rendezvous file, or one a launcher reported its URI in).
+            let uri = match u.strip_prefix("file:") {
+                Some(path) => tool_files::read_uri(std::path::Path::new(path)),
+                None => Some(u.clone()),
+            };
+            return uri.and_then(|u| parse_uri(&u)).into_iter().collect();
         }
         if self.launcher {
             // The tool that started this launcher waits for it there.
@@ -348,6 +357,16 @@ mod tests {
             ..base.clone()
         };
         assert_eq!(by_pid.candidates("h"), vec![PathBuf::from("/s/sock")]);
+        let by_file = ToolOptions {
+            uri: Some(format!("file:{}", tool_files::system(&dir, "h").display())),
+            ..base.clone()
+        };
+        assert_eq!(by_file.candidates("h"), vec![PathBuf::from("/y/sock")]);
+        let no_file = ToolOptions {
+            uri: Some(format!("file:{}/none", dir.display())),
+            ..base.clone()
+        };
+        assert!(no_file.candidates("h").is_empty());
         assert_eq!(
             base.candidates("h"),
             vec![PathBuf::from("/s/sock"), PathBuf::from("/y/sock")]
