@@ -8,8 +8,10 @@
 //!   also through a handler it registers after init, then queries the
 //!   sets (`tests/c/pset_event.c`);
 //! - `--system-server`: the system rendezvous file, a tool attached with
-//!   `PMIX_CONNECT_TO_SYSTEM`, another `pmixrun --system-server` refused,
-//!   nothing left behind (`tests/c/system_tool.c`).
+//!   `PMIX_CONNECT_TO_SYSTEM` and with `PMIX_SERVER_URI` (as `file:PATH`,
+//!   naming the host by its name, `file://localhost/PATH`), another
+//!   `pmixrun --system-server` refused, nothing left behind
+//!   (`tests/c/system_tool.c`).
 //!
 //! Every job runs under `pmixrun --timeout` and a watchdog; every wait in
 //! the C programs is bounded.
@@ -192,6 +194,15 @@ fn system_server_serves_tools_refuses_a_second_one_and_leaves_nothing() {
     system_tool(&["system", tmp.to_str().unwrap(), &ns]);
     let by_file = format!("file:{}", sys_file.display());
     system_tool(&["uri", &by_file, &ns]);
+    // PMIX_SERVER_URI naming this node by its host name, and as
+    // localhost in a file URL.
+    let uri = std::fs::read_to_string(&sys_file).unwrap();
+    let uri = uri.lines().next().unwrap();
+    let by_host = uri.replacen("unix://", &format!("unix://{host}"), 1);
+    assert_ne!(by_host, uri);
+    system_tool(&["uri", &by_host, &ns]);
+    let by_localhost = format!("file://localhost{}", sys_file.display());
+    system_tool(&["uri", &by_localhost, &ns]);
 
     // A second system server on the node is refused, the first untouched.
     let o = pmixrun(&["--system-server", "-n", "1", "true"], Some(tmp.as_path()));

@@ -3,6 +3,7 @@
 //! ```text
 //! pmixrun [--tag-output] [--timeout SECS] [--stdin none|all|RANKS]
 //!         [-x VAR[=val]] [--wdir DIR] [--stop-in-init] [--stop-on-exec]
+//!         [--recoverable] [--system-server] [--pset NAME]
 //!         -n N PROGRAM [ARGS...] [: -n M PROGRAM2 [ARGS...]]...
 //! ```
 //!
