@@ -38,6 +38,11 @@ static void aborted(size_t id, pmix_status_t status, const pmix_proc_t *source, 
                     pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
 {
     (void) id, (void) status, (void) source, (void) results, (void) nresults;
+    /* Completed first, the arguments read after, as OpenPMIx's
+     * examples/fault.c does: they stay valid until the handler returns. */
+    if (NULL != cbfunc) {
+        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+    }
     pthread_mutex_lock(&lock);
     for (size_t i = 0; i < ninfo; i++) {
         if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROC) && PMIX_PROC == info[i].value.type
@@ -47,9 +52,6 @@ static void aborted(size_t id, pmix_status_t status, const pmix_proc_t *source, 
     }
     pthread_cond_broadcast(&cond);
     pthread_mutex_unlock(&lock);
-    if (NULL != cbfunc) {
-        cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
-    }
 }
 
 int main(int argc, char **argv)
