@@ -8,9 +8,10 @@
 //!   also through a handler it registers after init, then queries the
 //!   sets (`tests/c/pset_event.c`);
 //! - `--system-server`: the system rendezvous file, a tool attached with
-//!   `PMIX_CONNECT_TO_SYSTEM` and with `PMIX_SERVER_URI` (as `file:PATH`,
-//!   naming the host by its name, `file://localhost/PATH`), another
-//!   `pmixrun --system-server` refused, nothing left behind
+//!   `PMIX_CONNECT_TO_SYSTEM`, asking for the `PMIX_SERVER_URI` of the node
+//!   by its host name, and connecting with `PMIX_SERVER_URI` (that URI,
+//!   `file:PATH`, naming the host by its name, `file://localhost/PATH`),
+//!   another `pmixrun --system-server` refused, nothing left behind
 //!   (`tests/c/system_tool.c`).
 //!
 //! Every job runs under `pmixrun --timeout` and a watchdog; every wait in
@@ -143,8 +144,8 @@ fn pset_definitions_reach_every_rank_also_a_handler_registered_late() {
 use common::pmixrun_job::{poll_until, PmixrunJob};
 
 /// Runs `tests/c/system_tool.c` with `args` under a watchdog; fails the
-/// test unless it prints its ok line.
-fn system_tool(args: &[&str]) {
+/// test unless it prints its ok line. Returns its stdout.
+fn system_tool(args: &[&str]) -> String {
     let tool = common::build_c(
         "tests/c/system_tool.c",
         &unique("system_tool"),
@@ -167,6 +168,7 @@ fn system_tool(args: &[&str]) {
         "{args:?}: {}\nstdout:\n{out}\nstderr:\n{err}",
         o.status
     );
+    out
 }
 
 #[test]
@@ -189,15 +191,23 @@ fn system_server_serves_tools_refuses_a_second_one_and_leaves_nothing() {
     poll_until("the system rendezvous file", || sys_file.exists());
     let ns = job.nspace().to_owned();
 
-    // PMIX_CONNECT_TO_SYSTEM (in this system temporary directory), and
+    // PMIX_CONNECT_TO_SYSTEM (in this system temporary directory); the
+    // server's URI asked for by the node's host name, then used.
+    let out = system_tool(&["system", tmp.to_str().unwrap(), &ns, &host]);
+    let asked = out
+        .lines()
+        .find_map(|l| l.strip_prefix("server uri: "))
+        .unwrap_or_else(|| panic!("no server uri in {out}"))
+        .to_owned();
+    system_tool(&["uri", &asked, &ns]);
     // PMIX_SERVER_URI as file:PATH.
-    system_tool(&["system", tmp.to_str().unwrap(), &ns]);
     let by_file = format!("file:{}", sys_file.display());
     system_tool(&["uri", &by_file, &ns]);
     // PMIX_SERVER_URI naming this node by its host name, and as
     // localhost in a file URL.
     let uri = std::fs::read_to_string(&sys_file).unwrap();
     let uri = uri.lines().next().unwrap();
+    assert_eq!(uri, asked);
     let by_host = uri.replacen("unix://", &format!("unix://{host}"), 1);
     assert_ne!(by_host, uri);
     system_tool(&["uri", &by_host, &ns]);

@@ -58,17 +58,7 @@ pub(crate) fn parse_uri(uri: &str) -> Option<PathBuf> {
     let rest = addr.strip_prefix("unix://")?;
     let at = rest.find('/')?;
     let (host, path) = rest.split_at(at);
-    (host.is_empty() || names_this_host(host)).then(|| PathBuf::from(path))
-}
-
-/// True if `host` is this node: `localhost`, or its name, whole or its
-/// first label (compared without case).
-pub(crate) fn names_this_host(host: &str) -> bool {
-    let me = crate::server::local_hostname();
-    let short = me.split('.').next().unwrap_or(&me);
-    host.eq_ignore_ascii_case("localhost")
-        || host.eq_ignore_ascii_case(&me)
-        || host.eq_ignore_ascii_case(short)
+    (host.is_empty() || crate::server::names_this_host(host)).then(|| PathBuf::from(path))
 }
 
 #[cfg(test)]

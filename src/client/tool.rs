@@ -206,7 +206,7 @@ fn file_path(rest: &str) -> Option<PathBuf> {
     };
     let at = authority.find('/')?;
     let (host, path) = authority.split_at(at);
-    (host.is_empty() || super::connect::names_this_host(host)).then(|| PathBuf::from(path))
+    (host.is_empty() || crate::server::names_this_host(host)).then(|| PathBuf::from(path))
 }
 
 /// `$TMPDIR` (absolute and short enough for a socket path), else `/tmp`:

@@ -715,6 +715,7 @@ fn run(opts: cli::Options) -> Result<i32, String> {
     }
     let server = Server::start(config, host.clone())
         .map_err(|e| format!("cannot start the PMIx server: {e}"))?;
+    host.set_server_uri(server.uri());
     host::register_attributes();
     let hostname = server.config().hostname.clone();
     let tmpdir: PathBuf = server.rendezvous_dir().to_path_buf();
