@@ -28,6 +28,12 @@
 //!   delivered so far was started: a blocking call whose reply came after
 //!   an event returns after that event's first handler ran, as OpenPMIx's
 //!   single progress thread orders them.
+//! - With [`EventHandlers::keep_unclaimed`] (a client's handlers), an event
+//!   no handler took is kept (at most [`UNCLAIMED_MAX`], the oldest
+//!   dropped first) and given, once, to the first handler registered
+//!   later that accepts it, alone (a chain of that handler only), as
+//!   OpenPMIx's client caches events for late registrations: an event the
+//!   server sent before the program registered for it is not lost.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -41,6 +47,10 @@ use crate::codec::Reader;
 use crate::wire::body::{get_infos, get_proc, get_status, get_u8, put_infos, put_proc, put_status};
 use crate::wire::WireError;
 use crate::{keys, Info, Key, Proc, Rank, Status, Value};
+
+/// How many events no handler took a registry keeps for later handlers
+/// (see [`EventHandlers::keep_unclaimed`]; OpenPMIx's cache holds 512).
+pub const UNCLAIMED_MAX: usize = 512;
 
 /// `pmix_data_range_t`: which processes an event reaches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -377,6 +387,8 @@ enum Job {
         results: Vec<Info>,
     },
     Run(Box<dyn FnOnce() + Send + 'static>),
+    /// Handler `id` was registered: it gets the kept events it accepts.
+    Replay(usize),
     Stop,
 }
 
@@ -389,6 +401,9 @@ struct Chain {
     /// `PMIX_SUCCESS` and `PMIX_EVENT_ACTION_COMPLETE` (the chain's
     /// verdict; success if none).
     verdict: Status,
+    /// A kept event given to a late handler: its verdict was told when no
+    /// handler took it, and is not told again.
+    replay: bool,
 }
 
 struct Shared {
@@ -397,6 +412,8 @@ struct Shared {
     /// Told of each chain's verdict on its event (see
     /// [`EventHandlers::set_verdict_hook`]).
     verdicts: Mutex<Option<VerdictHook>>,
+    /// The events no handler took, oldest first; `None`: none are kept.
+    unclaimed: Mutex<Option<VecDeque<Event>>>,
     /// How many events were delivered, and how many of them the
     /// dispatcher has started (under `started`'s lock, which
     /// `started_cv` waits on): see [`EventHandlers::settle`].
@@ -512,6 +529,7 @@ impl EventHandlers {
                 delivered: AtomicU64::new(0),
                 started: Mutex::new(0),
                 started_cv: Condvar::new(),
+                unclaimed: Mutex::new(None),
             }),
             tx: Mutex::new(None),
             thread: Mutex::new(None),
@@ -525,6 +543,15 @@ impl EventHandlers {
     /// a group handler returning `PMIX_GROUP_CONSTRUCT_ABORT`.
     pub fn set_verdict_hook(&self, hook: Option<VerdictHook>) {
         *self.shared.verdicts.lock() = hook;
+    }
+
+    /// From now on, an event no handler takes is kept for the handlers
+    /// registered later (see the module documentation).
+    pub fn keep_unclaimed(&self) {
+        self.shared
+            .unclaimed
+            .lock()
+            .get_or_insert_with(VecDeque::new);
     }
 
     /// Sets the owning process's identity.
@@ -619,6 +646,18 @@ impl EventHandlers {
             Placement::Append => list.push(reg),
             Placement::Before(n) => place_near(list, reg, &n, false),
             Placement::After(n) => place_near(list, reg, &n, true),
+        }
+        drop(h);
+        let keeps = self
+            .shared
+            .unclaimed
+            .lock()
+            .as_ref()
+            .is_some_and(|k| !k.is_empty());
+        if keeps {
+            if let Some(tx) = self.sender() {
+                let _ = tx.send(Job::Replay(id));
+            }
         }
         Ok(id)
     }
@@ -752,23 +791,46 @@ fn dispatch(shared: Arc<Shared>, rx: Receiver<Job>, tx: Sender<Job>) {
                 };
                 if rest.is_empty() {
                     tell_verdict(&shared, &event, Status::SUCCESS, &[]);
+                    keep(&shared, event);
                     shared.count_started();
                     continue;
                 }
-                let id = next_chain;
-                next_chain += 1;
-                chains.insert(
-                    id,
-                    Chain {
+                start_chain(
+                    &shared,
+                    &mut chains,
+                    &mut next_chain,
+                    event,
+                    rest,
+                    false,
+                    &tx,
+                );
+                shared.count_started();
+            }
+            Job::Replay(id) => {
+                let me = shared.me.lock().clone();
+                let reg = shared.handlers.lock().all().find(|r| r.id == id).cloned();
+                let Some(reg) = reg else { continue };
+                let taken: Vec<Event> = {
+                    let mut kept = shared.unclaimed.lock();
+                    let Some(kept) = kept.as_mut() else { continue };
+                    let (take, stay): (VecDeque<Event>, VecDeque<Event>) = kept
+                        .drain(..)
+                        .partition(|e| reg.accepts(e, me.as_ref(), e.non_default()));
+                    *kept = stay;
+                    take.into()
+                };
+                for event in taken {
+                    let rest = VecDeque::from([reg.clone()]);
+                    start_chain(
+                        &shared,
+                        &mut chains,
+                        &mut next_chain,
                         event,
                         rest,
-                        results: Vec::new(),
-                        current: None,
-                        verdict: Status::SUCCESS,
-                    },
-                );
-                advance(&shared, &mut chains, id, &tx);
-                shared.count_started();
+                        true,
+                        &tx,
+                    );
+                }
             }
             Job::Continue {
                 chain,
@@ -795,7 +857,7 @@ fn dispatch(shared: Arc<Shared>, rx: Receiver<Job>, tx: Sender<Job>) {
                     c.verdict = status;
                 }
                 if status == codes::ACTION_COMPLETE {
-                    if let Some(c) = chains.remove(&chain) {
+                    if let Some(c) = chains.remove(&chain).filter(|c| !c.replay) {
                         tell_verdict(&shared, &c.event, c.verdict, &c.results);
                     }
                 } else {
@@ -804,6 +866,42 @@ fn dispatch(shared: Arc<Shared>, rx: Receiver<Job>, tx: Sender<Job>) {
             }
         }
     }
+}
+
+/// Keeps `event`, which no handler took, if this registry keeps them.
+fn keep(shared: &Shared, event: Event) {
+    if let Some(kept) = shared.unclaimed.lock().as_mut() {
+        if kept.len() == UNCLAIMED_MAX {
+            kept.pop_front();
+        }
+        kept.push_back(event);
+    }
+}
+
+/// Starts a chain of `event` through the handlers `rest`.
+fn start_chain(
+    shared: &Shared,
+    chains: &mut HashMap<u64, Chain>,
+    next_chain: &mut u64,
+    event: Event,
+    rest: VecDeque<Arc<Registration>>,
+    replay: bool,
+    tx: &Sender<Job>,
+) {
+    let id = *next_chain;
+    *next_chain += 1;
+    chains.insert(
+        id,
+        Chain {
+            event,
+            rest,
+            results: Vec::new(),
+            current: None,
+            verdict: Status::SUCCESS,
+            replay,
+        },
+    );
+    advance(shared, chains, id, tx);
 }
 
 /// Hands `event`'s verdict and results to the hook, if one is set.
@@ -820,7 +918,7 @@ fn advance(shared: &Shared, chains: &mut HashMap<u64, Chain>, id: u64, tx: &Send
         return;
     };
     let Some(reg) = c.rest.pop_front() else {
-        if let Some(c) = chains.remove(&id) {
+        if let Some(c) = chains.remove(&id).filter(|c| !c.replay) {
             tell_verdict(shared, &c.event, c.verdict, &c.results);
         }
         return;
@@ -943,6 +1041,45 @@ mod tests {
             Err(codes::ERR_EVENT_REGISTRATION)
         );
         assert_eq!(run(&h, event(X, vec![]), &rx), ["b", "c", "a"]);
+    }
+
+    /// Waits until what is queued on `h`'s dispatcher ran, and returns
+    /// the names logged meanwhile (its probe, a non-default event of its
+    /// own code, reaches no handler here).
+    fn settle(h: &EventHandlers, log: &Receiver<&'static str>) -> Vec<&'static str> {
+        let probe = info(keys::EVENT_NON_DEFAULT, Value::Bool(true));
+        run(h, event(Status(-9999), vec![probe]), log)
+    }
+
+    #[test]
+    fn an_unclaimed_event_waits_for_one_late_handler_if_kept() {
+        let (tx, log) = crossbeam_channel::unbounded();
+        let code = Status(-5001);
+        let non_default = info(keys::EVENT_NON_DEFAULT, Value::Bool(true));
+        // Not kept: lost.
+        let plain = EventHandlers::new(None);
+        assert!(run(&plain, event(code, Vec::new()), &log).is_empty());
+        recorder(&plain, &[code], vec![], "late", Status::SUCCESS, &tx).unwrap();
+        assert!(settle(&plain, &log).is_empty());
+        // Kept: the first handler that accepts it gets it, alone, once.
+        let h = EventHandlers::new(None);
+        h.keep_unclaimed();
+        assert!(run(&h, event(code, vec![non_default]), &log).is_empty());
+        recorder(&h, &[], vec![], "default", Status::SUCCESS, &tx).unwrap();
+        assert!(
+            settle(&h, &log).is_empty(),
+            "non-default: not to a default handler"
+        );
+        recorder(&h, &[code], vec![], "first", Status::SUCCESS, &tx).unwrap();
+        assert_eq!(settle(&h, &log), vec!["first"]);
+        recorder(&h, &[code], vec![], "second", Status::SUCCESS, &tx).unwrap();
+        assert!(settle(&h, &log).is_empty(), "given once");
+        // The probe events `settle` sent were kept too: bounded.
+        for _ in 0..UNCLAIMED_MAX + 10 {
+            h.deliver(event(Status(-5002), Vec::new()));
+        }
+        settle(&h, &log);
+        assert!(h.shared.unclaimed.lock().as_ref().unwrap().len() <= UNCLAIMED_MAX);
     }
 
     #[test]

@@ -48,14 +48,17 @@ impl ConnectInfo {
     }
 }
 
-/// The socket path of a URI `<nspace>.<rank>;unix://<path>`.
+/// The socket path of a URI `<nspace>.<rank>;unix://<path>`, the path
+/// absolute. The address may name the host before the path, as a `file:`
+/// URL may (`unix://<host>/<path>`): this node by its name (the kernel's,
+/// or its first label) or as `localhost`; a socket on another host is
+/// out of reach (`None`).
 pub(crate) fn parse_uri(uri: &str) -> Option<PathBuf> {
     let (_, addr) = uri.split_once(';')?;
-    let path = addr.strip_prefix("unix://")?;
-    if !path.starts_with('/') {
-        return None;
-    }
-    Some(PathBuf::from(path))
+    let rest = addr.strip_prefix("unix://")?;
+    let at = rest.find('/')?;
+    let (host, path) = rest.split_at(at);
+    (host.is_empty() || crate::server::names_this_host(host)).then(|| PathBuf::from(path))
 }
 
 #[cfg(test)]
@@ -83,5 +86,18 @@ mod tests {
         assert_eq!(ConnectInfo::from_lookup(|_| None), Err(Status::ERR_UNREACH));
         assert_eq!(parse_uri("prterun.0;tcp4://127.0.0.1:4000"), None);
         assert_eq!(parse_uri("a.b.1;unix://relative"), None);
+    }
+
+    #[test]
+    fn a_uri_may_name_this_host_before_the_path() {
+        let me = crate::server::local_hostname();
+        let want = Some(PathBuf::from("/tmp/x/sock"));
+        assert_eq!(parse_uri("s.0;unix:///tmp/x/sock"), want);
+        assert_eq!(parse_uri("s.0;unix://localhost/tmp/x/sock"), want);
+        assert_eq!(parse_uri(&format!("s.0;unix://{me}/tmp/x/sock")), want);
+        assert_eq!(
+            parse_uri("s.0;unix://surely-not-this-host.example/tmp/x/sock"),
+            None
+        );
     }
 }

@@ -40,12 +40,16 @@ const MODEL_KEYS: [&str; 4] = [
 ];
 
 impl Client {
-    /// This process's event handlers (set up on first use: from then on
-    /// the events the server pushes, and the loss of the server, reach
-    /// them).
+    /// This process's event handlers (set up when the connection is made,
+    /// before anything the server sends is read: from then on the events
+    /// the server pushes, and the loss of the server, reach them; those
+    /// no handler takes are kept for handlers registered later).
     pub fn events(&self) -> &Arc<EventHandlers> {
         self.inner.events.get_or_init(|| {
             let handlers = Arc::new(EventHandlers::new(Some(self.inner.proc.clone())));
+            // What the server sent before the program registered for it
+            // waits for a handler (as OpenPMIx's client caches it).
+            handlers.keep_unclaimed();
             let h = handlers.clone();
             let weak: Weak<Inner> = Arc::downgrade(&self.inner);
             self.set_event_sink(Some(Arc::new(move |body: Vec<u8>| {

@@ -624,17 +624,23 @@ impl Client {
             inner.map_segments(&refs, early)?;
         }
         inner.map_segments(segments, fds)?;
+        let client = Client {
+            inner,
+            thread: Mutex::new(None),
+            own_server: Mutex::new(None),
+            is_singleton: false,
+            launcher: false,
+        };
+        // Events the server sends from the start (e.g. the process sets
+        // its host defined) are read by the progress thread: the handlers
+        // receive (or keep) them from its first read on.
+        client.events();
         let thread = std::thread::Builder::new()
             .name("pmix-client".into())
             .spawn(move || progress.run())
             .map_err(|_| Status::ERR_INIT)?;
-        Ok(Client {
-            inner,
-            thread: Mutex::new(Some(thread)),
-            own_server: Mutex::new(None),
-            is_singleton: false,
-            launcher: false,
-        })
+        *client.thread.lock() = Some(thread);
+        Ok(client)
     }
 
     /// Another handle on the connection `inner` belongs to, owning no

@@ -54,6 +54,10 @@ use crate::Status;
 const SOCKET: Token = Token(0);
 const WAKER: Token = Token(1);
 
+/// How many events read before the first event sink was set are kept for
+/// it.
+const EARLY_EVENTS_MAX: usize = 512;
+
 /// What a reply handler receives.
 pub(crate) type Reply = Result<(Message, Vec<OwnedFd>), Status>;
 /// Runs on the progress thread with the reply to one request.
@@ -144,8 +148,13 @@ struct Shared {
     pending: Mutex<HashMap<u32, ReplyHandler>>,
     next_id: AtomicU32,
     open: AtomicBool,
-    /// Receives unsolicited `Event` messages (none: they are dropped).
+    /// Receives unsolicited `Event` messages (none: they are dropped,
+    /// but for those read before the first sink is set).
     events: Mutex<Option<EventSink>>,
+    /// The events read before the first sink was set (the handshake's
+    /// read may bring those the server sent right after its reply), at
+    /// most [`EARLY_EVENTS_MAX`], for that sink; `None` once it is set.
+    early_events: Mutex<Option<Vec<Vec<u8>>>>,
     /// Receives forwarded output (`Iof` messages; none: dropped).
     iof: Mutex<Option<EventSink>>,
     /// The read role: whoever holds it (the progress thread, or a caller
@@ -241,7 +250,18 @@ impl Shared {
                     }
                 }
                 Ok(Message::Event(body)) if id == 0 => {
-                    let sink = self.events.lock().clone();
+                    let sink = {
+                        let sink = self.events.lock();
+                        if sink.is_none() {
+                            if let Some(early) = self.early_events.lock().as_mut() {
+                                if early.len() < EARLY_EVENTS_MAX {
+                                    early.push(body);
+                                }
+                            }
+                            continue;
+                        }
+                        sink.clone()
+                    };
                     if let Some(sink) = sink {
                         sink(body);
                     }
@@ -525,9 +545,19 @@ impl Requester {
         }
     }
 
-    /// Sets the receiver of event notifications (replacing any earlier one).
+    /// Sets the receiver of event notifications (replacing any earlier
+    /// one); the first one set also receives, in order, those read before.
     pub(crate) fn set_event_sink(&self, sink: Option<EventSink>) {
-        *self.shared.events.lock() = sink;
+        let early = {
+            let mut current = self.shared.events.lock();
+            *current = sink.clone();
+            self.shared.early_events.lock().take()
+        };
+        if let (Some(sink), Some(early)) = (sink, early) {
+            for body in early {
+                sink(body);
+            }
+        }
     }
 
     /// Sets the receiver of forwarded output (replacing any earlier one).
@@ -583,6 +613,7 @@ impl Progress {
             next_id: AtomicU32::new(1),
             open: AtomicBool::new(true),
             events: Mutex::new(None),
+            early_events: Mutex::new(Some(Vec::new())),
             iof: Mutex::new(None),
             reading: Mutex::new(()),
             forwarded: Mutex::new(VecDeque::new()),

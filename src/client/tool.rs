@@ -6,7 +6,10 @@
 //! client.
 //!
 //! The server is found, in this order, by:
-//! - `PMIX_SERVER_URI` (its URI);
+//! - `PMIX_SERVER_URI` (its URI, or `file:PATH` naming a file whose first
+//!   line is the URI, as OpenPMIx accepts; `unix://HOST/PATH` and
+//!   `file://HOST/PATH` may name this node as HOST; our servers listen on
+//!   a unix socket: a TCP URI, by address or host name, reaches none);
 //! - `PMIX_SERVER_PIDINFO` (its pid: `pmix.<host>.tool.<pid>`);
 //! - `PMIX_SERVER_NSPACE` (its namespace: `pmix.<host>.tool.<nspace>`);
 //! - `PMIX_CONNECT_TO_SYSTEM` (the system server: `pmix.sys.<host>` in the
@@ -156,7 +159,13 @@ impl ToolOptions {
         let sys = self.system_tmpdir.clone().unwrap_or_else(default_tmpdir);
         let from_file = |p: PathBuf| tool_files::read_uri(&p).and_then(|u| parse_uri(&u));
         if let Some(u) = &self.uri {
-            return parse_uri(u).into_iter().collect();
+            // `file:PATH`: the URI is the first line of that file (a
+            // rendezvous file, or one a launcher reported its URI in).
+            let uri = match u.strip_prefix("file:") {
+                Some(path) => file_path(path).and_then(|p| tool_files::read_uri(&p)),
+                None => Some(u.clone()),
+            };
+            return uri.and_then(|u| parse_uri(&u)).into_iter().collect();
         }
         if self.launcher {
             // The tool that started this launcher waits for it there.
@@ -189,6 +198,17 @@ impl ToolOptions {
         };
         order.into_iter().flatten().collect()
     }
+}
+
+/// The file a `file:` URI names: `file:PATH`, or `file://HOST/PATH` with
+/// HOST empty or naming this node (see [`parse_uri`]).
+fn file_path(rest: &str) -> Option<PathBuf> {
+    let Some(authority) = rest.strip_prefix("//") else {
+        return Some(PathBuf::from(rest));
+    };
+    let at = authority.find('/')?;
+    let (host, path) = authority.split_at(at);
+    (host.is_empty() || crate::server::names_this_host(host)).then(|| PathBuf::from(path))
 }
 
 /// `$TMPDIR` (absolute and short enough for a socket path), else `/tmp`:
@@ -351,6 +371,32 @@ mod tests {
             ..base.clone()
         };
         assert_eq!(by_pid.candidates("h"), vec![PathBuf::from("/s/sock")]);
+        let by_file = ToolOptions {
+            uri: Some(format!("file:{}", tool_files::system(&dir, "h").display())),
+            ..base.clone()
+        };
+        assert_eq!(by_file.candidates("h"), vec![PathBuf::from("/y/sock")]);
+        let no_file = ToolOptions {
+            uri: Some(format!("file:{}/none", dir.display())),
+            ..base.clone()
+        };
+        assert!(no_file.candidates("h").is_empty());
+        let by_host = ToolOptions {
+            uri: Some(format!(
+                "file://localhost{}",
+                tool_files::system(&dir, "h").display()
+            )),
+            ..base.clone()
+        };
+        assert_eq!(by_host.candidates("h"), vec![PathBuf::from("/y/sock")]);
+        let elsewhere = ToolOptions {
+            uri: Some(format!(
+                "file://surely-not-this-host.example{}",
+                tool_files::system(&dir, "h").display()
+            )),
+            ..base.clone()
+        };
+        assert!(elsewhere.candidates("h").is_empty());
         assert_eq!(
             base.candidates("h"),
             vec![PathBuf::from("/s/sock"), PathBuf::from("/y/sock")]

@@ -201,6 +201,15 @@ pub fn remove_stale(dir: &Path, host: &str) -> usize {
     removed
 }
 
+/// The system server whose file `pmix.sys.<host>` is in `dir`, if it
+/// still serves: someone listens on the socket its URI names (a file a
+/// killed server left behind names none).
+pub fn running_system_server(dir: &Path, host: &str) -> Option<ServerFile> {
+    let f = ServerFile::read(&system(dir, host))?;
+    let socket = f.uri.split_once("unix://").map(|(_, s)| PathBuf::from(s))?;
+    super::someone_listens(&socket).then_some(f)
+}
+
 /// The rendezvous files a server wrote; removed on drop.
 #[derive(Debug, Default)]
 pub struct ToolFiles {

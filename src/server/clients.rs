@@ -148,9 +148,10 @@ fn tool_connected(st: &mut State, caller: Caller, result: Result<Proc, Status>) 
     let m = Message::ToolHandshakeReply(wire::ToolHandshakeReply {
         status: Status::SUCCESS,
         server: st.server_proc().clone(),
-        tool: proc,
+        tool: proc.clone(),
     });
     st.conns.send(caller.token, caller.id, &m, Vec::new());
+    super::events::tell_defined_psets(st, &proc);
 }
 
 /// Refuses a tool's handshake with `status`; the connection closes once
@@ -207,6 +208,9 @@ pub(super) fn connected(st: &mut State, caller: Caller, result: Result<(), Statu
         segments,
     });
     st.conns.send(caller.token, caller.id, &m, fds);
+    if status == Status::SUCCESS {
+        super::events::tell_defined_psets(st, &proc);
+    }
 }
 
 /// `PMIx_Abort` from `proc`: the host decides.

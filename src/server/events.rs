@@ -25,7 +25,11 @@
 //! `PMIX_PROCESS_SET_DELETE` (`PMIX_PSET_NAME`), source the server,
 //! `PMIX_RANGE_LOCAL`, marked `PMIX_EVENT_NON_DEFAULT` (default handlers do
 //! not get them), to every connected local client and the server's own
-//! handlers, as OpenPMIx 4.2 does.
+//! handlers, as OpenPMIx 4.2 does. A client or tool that connects later
+//! gets `PMIX_PROCESS_SET_DEFINE` for each set so defined that still
+//! exists, right after its handshake (OpenPMIx keeps such notifications
+//! for processes that register later; the client library keeps events
+//! no handler took for handlers registered later).
 //!
 //! Invariant: an event reaches each local client in its range at most once
 //! and never its source (which delivered it to itself); every client
@@ -170,6 +174,7 @@ pub(super) fn notify_from_client(st: &mut State, caller: Caller, _proc: &Proc, b
 fn define_pset(st: &mut State, name: &str, members: Vec<Proc>) -> Result<(), Status> {
     let value = Value::proc_array(&members);
     st.psets.define(name, members)?;
+    st.psets.announce(name);
     raise_pset_event(st, PROCESS_SET_DEFINE, name, Some(value));
     Ok(())
 }
@@ -182,6 +187,32 @@ fn delete_pset(st: &mut State, name: &str) -> Result<(), Status> {
 }
 
 fn raise_pset_event(st: &mut State, code: Status, name: &str, members: Option<Value>) {
+    let event = pset_event(st, code, name, members);
+    deliver_from_host(st, event);
+}
+
+/// Tells `proc`, which has just connected, of the process sets defined
+/// with an event before it came (`PMIX_PROCESS_SET_DEFINE` for each, as at
+/// their definition): OpenPMIx's server keeps its notifications for the
+/// processes that register later, and a launcher defines its sets
+/// (PRRTE's `--pset`) before its processes start.
+pub(super) fn tell_defined_psets(st: &mut State, proc: &Proc) {
+    let sets: Vec<(String, Value)> = st
+        .psets
+        .announced()
+        .into_iter()
+        .map(|(n, m)| (n.to_owned(), Value::proc_array(m)))
+        .collect();
+    for (name, members) in sets {
+        let event = pset_event(st, PROCESS_SET_DEFINE, &name, Some(members));
+        if let Ok(body) = encode_event(&event) {
+            st.conns.send_event(proc, body);
+        }
+    }
+}
+
+/// A process-set event from this server.
+fn pset_event(st: &State, code: Status, name: &str, members: Option<Value>) -> Event {
     let mut infos = Vec::with_capacity(3);
     let mut add = |k: &str, v: Value| {
         if let Ok(k) = Key::new(k) {
@@ -193,13 +224,12 @@ fn raise_pset_event(st: &mut State, code: Status, name: &str, members: Option<Va
     if let Some(m) = members {
         add(keys::PSET_MEMBERS, m);
     }
-    let event = Event {
+    Event {
         status: code,
         source: st.server_proc().clone(),
         range: Range::LOCAL,
         infos,
-    };
-    deliver_from_host(st, event);
+    }
 }
 
 /// Raises group event `code` from `source` to `targets`, with `infos`:

@@ -250,6 +250,16 @@ pub fn local_hostname() -> String {
         .unwrap_or_else(|| "localhost".to_owned())
 }
 
+/// True if `host` names this node: `localhost`, or its name (see
+/// [`local_hostname`]), whole or its first label (compared without case).
+pub fn names_this_host(host: &str) -> bool {
+    let me = local_hostname();
+    let short = me.split('.').next().unwrap_or(&me);
+    host.eq_ignore_ascii_case("localhost")
+        || host.eq_ignore_ascii_case(&me)
+        || host.eq_ignore_ascii_case(short)
+}
+
 /// A running PMIx server: a listening socket in a private directory and a
 /// progress thread. Dropping it (or [`Server::finalize`]) stops the thread,
 /// closes every client connection and removes the directory.

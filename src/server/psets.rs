@@ -7,7 +7,10 @@
 //! an existing name replaces its members); members are kept in the order
 //! given, without duplicates; no member belongs to a namespace the host
 //! deregistered (its processes leave every set, and a set left empty goes).
-//! Names are listed in the order they were first defined.
+//! Names are listed in the order they were first defined. The sets
+//! defined with an event (`PMIx_server_define_process_set`, not a
+//! registration) are marked announced, for the clients that connect later
+//! to hear of them too; only existing sets are marked.
 
 use crate::job::JobDescription;
 use crate::{keys, Nspace, Proc, Rank, Status, Value};
@@ -16,6 +19,8 @@ use crate::{keys, Nspace, Proc, Rank, Status, Value};
 #[derive(Default)]
 pub(crate) struct ProcessSets {
     sets: Vec<(String, Vec<Proc>)>,
+    /// The names of the sets defined with an event, in definition order.
+    announced: Vec<String>,
 }
 
 impl ProcessSets {
@@ -42,6 +47,21 @@ impl ProcessSets {
         Ok(())
     }
 
+    /// Marks the existing set `name` as defined with an event.
+    pub(crate) fn announce(&mut self, name: &str) {
+        if self.members(name).is_some() && !self.announced.iter().any(|n| n == name) {
+            self.announced.push(name.to_owned());
+        }
+    }
+
+    /// The sets defined with an event, with their members.
+    pub(crate) fn announced(&self) -> Vec<(&str, &[Proc])> {
+        self.announced
+            .iter()
+            .filter_map(|n| Some((n.as_str(), self.members(n)?)))
+            .collect()
+    }
+
     /// Deletes set `name`: `PMIX_ERR_NOT_FOUND` if there is none.
     pub(crate) fn delete(&mut self, name: &str) -> Result<(), Status> {
         if name.is_empty() {
@@ -49,6 +69,7 @@ impl ProcessSets {
         }
         let before = self.sets.len();
         self.sets.retain(|(n, _)| n != name);
+        self.announced.retain(|n| n != name);
         if self.sets.len() == before {
             Err(Status::ERR_NOT_FOUND)
         } else {
@@ -64,6 +85,9 @@ impl ProcessSets {
             m.retain(|p| &p.nspace != ns);
         }
         self.sets.retain(|(_, m)| !m.is_empty());
+        let sets = &self.sets;
+        self.announced
+            .retain(|n| sets.iter().any(|(name, _)| name == n));
     }
 
     /// How many sets there are.
@@ -166,5 +190,20 @@ mod tests {
         t.forget_nspace(&Nspace::new("ns").unwrap());
         assert_eq!(t.names(), vec!["mixed"]);
         assert_eq!(t.members("mixed").unwrap(), std::slice::from_ref(&other));
+    }
+
+    #[test]
+    fn announced_sets_are_those_defined_with_an_event_and_still_there() {
+        let mut t = ProcessSets::default();
+        t.define("quiet", vec![p(0)]).unwrap();
+        t.define("told", vec![p(1)]).unwrap();
+        t.define("gone", vec![p(2)]).unwrap();
+        t.announce("told");
+        t.announce("gone");
+        t.announce("missing");
+        t.delete("gone").unwrap();
+        assert_eq!(t.announced(), vec![("told", &[p(1)][..])]);
+        t.forget_nspace(&Nspace::new("ns").unwrap());
+        assert!(t.announced().is_empty());
     }
 }

@@ -22,7 +22,10 @@
 //! the function does with it. The `# Safety` lint is silenced for that reason.
 //!
 //! Invariant: a C handler's copies of an event stay valid until it calls
-//! its completion callback, and that callback is honoured once.
+//! its completion callback and has returned (a handler that completes
+//! first and reads its arguments after, as OpenPMIx's `examples/fault.c`
+//! does, reads them intact: OpenPMIx frees them later, on its progress
+//! thread), and that callback is honoured once.
 #![allow(clippy::missing_safety_doc)]
 
 use std::ffi::{c_int, c_void};
@@ -65,9 +68,21 @@ impl Side {
     }
 }
 
+/// Where a C handler's call stands (see [`InFlight::stage`]).
+const IN_CALL: u8 = 0;
+/// The handler returned without having completed.
+const RETURNED: u8 = 1;
+/// The handler completed while still in the call.
+const COMPLETED_IN_CALL: u8 = 2;
+
 /// One event in a C handler's hands: what it was given and the chain's
-/// completion. Freed when the handler calls [`event_done`].
+/// completion. Freed once the handler called [`event_done`] and returned
+/// (whichever comes last frees it and moves the chain on).
 struct InFlight {
+    /// `IN_CALL`, then `RETURNED` or `COMPLETED_IN_CALL`.
+    stage: std::sync::atomic::AtomicU8,
+    /// The handler's verdict and results, when it completed in the call.
+    verdict: std::sync::Mutex<Option<(Status, Vec<pmix_core::Info>)>>,
     done: Option<EventDone>,
     source: pmix_proc_t,
     info: *mut pmix_info_t,
@@ -105,16 +120,40 @@ unsafe extern "C" fn event_done(
         if notification_cbdata.is_null() {
             return;
         }
-        // SAFETY: notification_cbdata is the InFlight box `c_handler`
-        // leaked for this call; a handler completes once.
-        let mut f = unsafe { Box::from_raw(notification_cbdata.cast::<InFlight>()) };
-        let done = f.done.take();
-        // Our copies go before the chain moves on.
-        drop(f);
-        if let Some(d) = done {
-            d.complete(Status(status), res);
+        let fl = notification_cbdata.cast::<InFlight>();
+        {
+            // SAFETY: fl is the InFlight box `c_handler` leaked for this
+            // call, not freed before both the handler returned and this
+            // completion (once) ran: shared access is sound here.
+            let f = unsafe { &*fl };
+            *f.verdict.lock().unwrap_or_else(|e| e.into_inner()) = Some((Status(status), res));
+            let in_call = f.stage.compare_exchange(
+                IN_CALL,
+                COMPLETED_IN_CALL,
+                std::sync::atomic::Ordering::AcqRel,
+                std::sync::atomic::Ordering::Acquire,
+            );
+            if in_call.is_ok() {
+                // `c_handler` finishes once the handler returns.
+                return;
+            }
         }
+        // SAFETY: the handler returned (stage RETURNED): nothing else
+        // holds fl, which is reclaimed once.
+        finish(unsafe { Box::from_raw(fl) });
     })
+}
+
+/// Frees a C handler's copies, then moves the chain on with the verdict
+/// it completed with.
+fn finish(mut f: Box<InFlight>) {
+    let done = f.done.take();
+    let verdict = f.verdict.lock().unwrap_or_else(|e| e.into_inner()).take();
+    // Our copies go before the chain moves on.
+    drop(f);
+    if let (Some(d), Some((status, res))) = (done, verdict) {
+        d.complete(status, res);
+    }
 }
 
 /// A C event handler (`pmix_notification_fn_t` without the `Option`).
@@ -153,6 +192,8 @@ fn c_handler(f: CHandler) -> EventHandler {
             }
         };
         let fl = Box::into_raw(Box::new(InFlight {
+            stage: std::sync::atomic::AtomicU8::new(IN_CALL),
+            verdict: std::sync::Mutex::new(None),
             done: Some(done),
             source: convert::proc_to_c(&source),
             info,
@@ -160,8 +201,8 @@ fn c_handler(f: CHandler) -> EventHandler {
             results: res,
             nresults: results.len(),
         }));
-        // SAFETY: fl is valid until event_done reclaims it, which may
-        // happen inside the call: nothing reads it afterwards.
+        // SAFETY: fl is valid until the handler returned and completed
+        // (see event_done).
         let src = unsafe { std::ptr::addr_of!((*fl).source) };
         // SAFETY: the host's handler with arrays valid until it completes.
         unsafe {
@@ -177,6 +218,20 @@ fn c_handler(f: CHandler) -> EventHandler {
                 fl.cast(),
             )
         };
+        // SAFETY: fl stays valid until both the return (here) and the
+        // completion happened: shared access is sound.
+        let returned = unsafe { &*fl }.stage.compare_exchange(
+            IN_CALL,
+            RETURNED,
+            std::sync::atomic::Ordering::AcqRel,
+            std::sync::atomic::Ordering::Acquire,
+        );
+        if returned.is_err() {
+            // It completed in the call: its arguments are ours again.
+            // SAFETY: event_done left fl to us (stage COMPLETED_IN_CALL);
+            // it is reclaimed once.
+            finish(unsafe { Box::from_raw(fl) });
+        }
     })
 }
 

@@ -4,8 +4,10 @@
 //! pmixrun [OPTIONS] -n N PROGRAM [ARGS...] [: [OPTIONS] -n M PROGRAM2 [ARGS...]]...
 //! ```
 //!
-//! `--tag-output`, `--timeout`, `--stdin`, `-x`, `--stop-in-init` and
-//! `--stop-on-exec` apply to the whole job wherever they appear; `-n`,
+//! `--tag-output`, `--timeout`, `--stdin`, `-x`, `--stop-in-init`,
+//! `--stop-on-exec`, `--recoverable` (also spelt as PRRTE's `--rtos
+//! recoverable`) and `--system-server` apply to the whole job wherever
+//! they appear; `-n`,
 //! `--wdir` and `--pset` to the program context they
 //! precede (`--pset NAME`: the context's ranks form the process set NAME).
 
@@ -40,6 +42,12 @@ pub struct Options {
     /// `--stop-on-exec`: every rank is held stopped at its first
     /// instruction until released (`PMIX_DEBUGGER_RELEASE` or `SIGCONT`).
     pub stop_on_exec: bool,
+    /// `--recoverable`: a rank's failure is reported to the others, who
+    /// go on; the job's exit status still reports it.
+    pub recoverable: bool,
+    /// `--system-server`: `pmixrun`'s server is also this node's system
+    /// server (`pmix.sys.<host>` in the system temporary directory).
+    pub system_server: bool,
 }
 
 /// The ranks `--stdin` names.
@@ -82,8 +90,17 @@ impl StdinRanks {
 }
 
 pub const USAGE: &str = "usage: pmixrun [--tag-output] [--timeout SECS] [--stdin none|all|RANKS] \
-[-x VAR[=val]] [--stop-in-init] [--stop-on-exec] [--wdir DIR] [--pset NAME] -n N PROGRAM [ARGS...] \
-[: -n M PROGRAM2 [ARGS...]]...
+[-x VAR[=val]] [--stop-in-init] [--stop-on-exec] [--recoverable] [--system-server] [--wdir DIR] \
+[--pset NAME] -n N PROGRAM [ARGS...] [: -n M PROGRAM2 [ARGS...]]...
+  --pset NAME     the next program context's ranks form the process set NAME
+                  (announced to every rank with PMIX_PROCESS_SET_DEFINE)
+  --recoverable   (or --rtos recoverable) a rank that fails (non-zero exit,
+                  killed, exit without PMIx_Finalize) does not end the job: the
+                  others hear of it (PMIX_ERR_PROC_ABORTED, failed collectives)
+                  and go on; pmixrun still exits with the first failure's status
+  --system-server also serve as this node's system PMIx server (pmix.sys.<host>
+                  in $TMPDIR, else /tmp), for tools using PMIX_CONNECT_TO_SYSTEM;
+                  refused while another one runs
   --stop-in-init  every rank waits in PMIx_Init until a debugger (a tool) sends
                   PMIX_DEBUGGER_RELEASE
   --stop-on-exec  every rank is held stopped at its first instruction, for a
@@ -149,6 +166,15 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
                 "--tag-output" => o.tag_output = true,
                 "--stop-in-init" => o.stop_in_init = true,
                 "--stop-on-exec" => o.stop_on_exec = true,
+                "--recoverable" => o.recoverable = true,
+                "--system-server" => o.system_server = true,
+                "--rtos" => {
+                    let v = value(name, inline, &mut it)?;
+                    if v != "recoverable" {
+                        return Err(format!("--rtos: only 'recoverable' is supported: {v}"));
+                    }
+                    o.recoverable = true;
+                }
                 "--timeout" => {
                     let v = value(name, inline, &mut it)?;
                     let t: u64 = v
@@ -265,6 +291,19 @@ mod tests {
         };
         assert!(o.stop_in_init && o.stop_on_exec);
         assert_eq!(o.contexts.len(), 2);
+    }
+
+    #[test]
+    fn recoverable_and_system_server() {
+        let Parsed::Run(o) = p("-n 2 a : --recoverable --system-server b").unwrap() else {
+            panic!()
+        };
+        assert!(o.recoverable && o.system_server);
+        let Parsed::Run(o) = p("--rtos recoverable a").unwrap() else {
+            panic!()
+        };
+        assert!(o.recoverable && !o.system_server);
+        assert!(p("--rtos=other a").is_err());
     }
 
     #[test]

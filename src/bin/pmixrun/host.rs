@@ -23,7 +23,9 @@
 //!
 //! The proc tables come from [`JobState::started`] (`started_proc`: the
 //! pid, absolute executable, state and exit code the main loop records);
-//! the host's `query` answers `PMIX_QUERY_DEBUG_SUPPORT`.
+//! the host's `query` answers `PMIX_QUERY_DEBUG_SUPPORT`, and
+//! `PMIX_SERVER_URI` (the server's URI; with a `PMIX_HOSTNAME` qualifier
+//! only for this node, as PRRTE answers for the node named).
 //!
 //! `push_stdin` (a tool's `PMIx_IOF_push`) is queued for the main loop,
 //! which writes it to the targets' stdin pipes (see
@@ -134,7 +136,11 @@ pub fn register_attributes() {
     let _ = pmix::attributes::register_host("job_control", names(JOB_CONTROL_ATTRS));
     let _ = pmix::attributes::register_host(
         "query",
-        names(&[keys::QUERY_DEBUG_SUPPORT, keys::QUERY_SPAWN_SUPPORT]),
+        names(&[
+            keys::QUERY_DEBUG_SUPPORT,
+            keys::QUERY_SPAWN_SUPPORT,
+            keys::SERVER_URI,
+        ]),
     );
 }
 
@@ -189,6 +195,8 @@ fn signal_of(directives: &[Info], flags: &[(&str, i32)], signal: &str) -> Option
 pub struct RunHost {
     /// The launched job's namespace (job control acts on it).
     nspace: Nspace,
+    /// The server's URI, for `PMIX_SERVER_URI` queries (set once it runs).
+    server_uri: std::sync::OnceLock<String>,
     /// The last group context id handed out.
     context_ids: AtomicU64,
     pub state: Mutex<JobState>,
@@ -201,6 +209,7 @@ impl RunHost {
         st.namespaces.insert(nspace.clone());
         RunHost {
             nspace,
+            server_uri: std::sync::OnceLock::new(),
             context_ids: AtomicU64::new(0),
             state: Mutex::new(st),
             published: PublishedData::new(),
@@ -213,6 +222,25 @@ impl RunHost {
 
     fn ours(&self, proc: &Proc) -> bool {
         self.state().namespaces.contains(&proc.nspace)
+    }
+
+    /// The server runs at `uri` (answered to `PMIX_SERVER_URI` queries).
+    pub fn set_server_uri(&self, uri: &str) {
+        let _ = self.server_uri.set(uri.to_owned());
+    }
+
+    /// The answer to a `PMIX_SERVER_URI` query with `qualifiers`: this
+    /// server's URI, if no `PMIX_HOSTNAME` names another node (as PRRTE
+    /// answers with the URI of the daemon on the node named).
+    fn server_uri_for(&self, qualifiers: &[Info]) -> Option<String> {
+        let host = qualifiers
+            .iter()
+            .find(|i| i.key.as_bytes() == keys::HOSTNAME.as_bytes())
+            .map(|i| i.value.as_str().unwrap_or_default());
+        if host.is_some_and(|h| !pmix::server::names_this_host(h)) {
+            return None;
+        }
+        self.server_uri.get().cloned()
     }
 
     /// `proc` runs as `pid`, the program `executable`.
@@ -367,10 +395,19 @@ impl HostModule for RunHost {
         // supports for spawns and debuggers (comma-separated key strings,
         // as PRRTE answers).
         let mut answers = Vec::new();
-        for k in queries.iter().flat_map(|q| &q.keys) {
+        for (q, k) in queries
+            .iter()
+            .flat_map(|q| q.keys.iter().map(move |k| (q, k)))
+        {
             let list = match k.to_str() {
                 Ok(keys::QUERY_DEBUG_SUPPORT) => crate::debug::ATTRS.to_vec(),
                 Ok(keys::QUERY_SPAWN_SUPPORT) => spawn_attrs(),
+                Ok(keys::SERVER_URI) => {
+                    if let Some(uri) = self.server_uri_for(&q.qualifiers) {
+                        answers.push(Info::new(Key::new(keys::SERVER_URI)?, Value::string(&uri)));
+                    }
+                    continue;
+                }
                 _ => continue,
             };
             answers.push(Info::new(

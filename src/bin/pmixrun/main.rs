@@ -3,6 +3,7 @@
 //! ```text
 //! pmixrun [--tag-output] [--timeout SECS] [--stdin none|all|RANKS]
 //!         [-x VAR[=val]] [--wdir DIR] [--stop-in-init] [--stop-on-exec]
+//!         [--recoverable] [--system-server] [--pset NAME]
 //!         -n N PROGRAM [ARGS...] [: -n M PROGRAM2 [ARGS...]]...
 //! ```
 //!
@@ -17,7 +18,12 @@
 //! `PMIx_Finalize` while others run (judged when the server sees its
 //! connection close, not when it is reaped: the survivors its departure
 //! failed may be reaped first), the rest get `SIGTERM`, then `SIGKILL`
-//! after a grace period.
+//! after a grace period. With `--recoverable` a rank's failure (non-zero
+//! exit, a killing signal, an exit without `PMIx_Finalize`) ends nothing:
+//! the others get `PMIX_ERR_PROC_ABORTED` (and the server fails the
+//! collectives it was in), run on, and `pmixrun` exits with the first
+//! failure's status once every rank ended, as PRRTE's `--rtos
+//! recoverable`; `PMIx_Abort`, `--timeout` and signals still end the job.
 //!
 //! A rank's `PMIx_Spawn` starts a new job on this node: a namespace of
 //! its own (`pmixrun-PID@2`, `@3`, ...) with the full job description plus
@@ -32,9 +38,19 @@
 //! and the job goes on, as under PRRTE. `PMIX_WDIR` (the app's, else the job's) overrides the app's
 //! `cwd`; other spawn directives (mapping, IOF, ...) are ignored.
 //!
+//! `--pset NAME`: the context's ranks form the process set NAME, carried
+//! in the job registration and defined with `PMIX_PROCESS_SET_DEFINE`
+//! (see [`define_psets`]).
+//!
 //! Output and stdin: see [`iof`] (the ranks' output also reaches tools
 //! through the server's IOF; `--stdin` ranks read a pipe fed by
 //! `pmixrun`'s stdin and tools' pushes).
+//!
+//! Tools find `pmixrun` by its pid, its namespace or as the session's
+//! server; with `--system-server` also as this node's system server
+//! (`pmix.sys.<host>` in the system temporary directory: `$TMPDIR`, else
+//! `/tmp`), refused while another one serves; the file goes with
+//! `pmixrun`.
 //!
 //! Debuggers (see [`debug`]): `--stop-in-init`, `--stop-on-exec` and the
 //! same requests in a spawn hold the ranks until a
@@ -110,6 +126,8 @@ struct Job<'s> {
     host: Arc<RunHost>,
     /// Exit status of the first failure, once there is one.
     failure: Option<i32>,
+    /// `--recoverable`: a rank's failure does not tear the job down.
+    recoverable: bool,
     tearing_down: bool,
     kill_at: Option<Instant>,
     killed: bool,
@@ -128,13 +146,25 @@ struct Job<'s> {
 }
 
 impl Job<'_> {
+    /// Tears the job down for `msg`; the exit status is `status` unless
+    /// an earlier failure (of a recoverable job) set one.
     fn fail(&mut self, msg: String, status: i32) {
-        if self.failure.is_some() {
+        if self.tearing_down {
             return;
         }
         eprintln!("pmixrun: {msg}");
-        self.failure = Some(status);
+        self.failure.get_or_insert(status);
         self.teardown(libc::SIGTERM);
+    }
+
+    /// A rank failed (`msg`, exit status `status`): the job is torn down,
+    /// unless it is recoverable (then the failure is only recorded).
+    fn rank_failed(&mut self, msg: String, status: i32) {
+        if !self.recoverable {
+            return self.fail(msg, status);
+        }
+        eprintln!("pmixrun: {msg}; the job goes on (--recoverable)");
+        self.failure.get_or_insert(status);
     }
 
     /// `PMIX_ERR_PROC_ABORTED` about `proc` to the rest of its namespace,
@@ -249,14 +279,14 @@ impl Job<'_> {
             self.notify_aborted(&proc);
         }
         if let Some(sig) = sys::killed_by(status) {
-            self.fail(
+            self.rank_failed(
                 format!("{who} was killed by {}", signals::name(sig)),
                 128 + sig,
             );
         } else if let Some(code) = sys::exit_code(status).filter(|&c| c != 0) {
-            self.fail(format!("{who} exited with status {code}"), code);
+            self.rank_failed(format!("{who} exited with status {code}"), code);
         } else if unfinalized {
-            self.fail(
+            self.rank_failed(
                 format!(
                     "{who} exited without calling PMIx_Finalize while other ranks \
                      were still running"
@@ -333,7 +363,7 @@ impl Job<'_> {
             Some(idx) => self.describe(idx),
             None => format!("rank {} of {}", proc.rank.0, proc.nspace),
         };
-        if self.failure.is_none() {
+        if !self.tearing_down {
             self.notify_aborted(&proc);
         }
         self.fail(
@@ -391,6 +421,43 @@ fn wdir(infos: &[Info]) -> Option<PathBuf> {
             Value::String(Some(s)) => Some(PathBuf::from(s.to_string_lossy().into_owned())),
             _ => None,
         })
+}
+
+/// `--system-server`: fails if this node's system server (the one whose
+/// `pmix.sys.<host>` is in the system temporary directory) still serves;
+/// a file a killed one left is replaced.
+fn refuse_a_second_system_server(config: &ServerConfig) -> Result<(), String> {
+    let dir = &config.system_tmpdir;
+    match pmix::net::tool_files::running_system_server(dir, &config.hostname) {
+        None => Ok(()),
+        Some(f) => Err(format!(
+            "--system-server: another system server runs on this node ({}{}; {}); \
+             not starting",
+            f.nspace,
+            f.pid.map(|p| format!(", pid {p}")).unwrap_or_default(),
+            pmix::net::tool_files::system(dir, &config.hostname).display()
+        )),
+    }
+}
+
+/// Defines the sets `--pset` names (each its context's ranks), as PRRTE
+/// does with `PMIx_server_define_process_set` once the job is registered:
+/// every rank hears of them by `PMIX_PROCESS_SET_DEFINE` (those that
+/// connect later right after their handshake).
+fn define_psets(server: &Server, nspace: &Nspace, contexts: &[cli::Context]) -> Result<(), String> {
+    let mut first = 0u32;
+    for c in contexts {
+        if let Some(name) = &c.pset {
+            let members = (first..first + c.np)
+                .map(|r| Proc::new(nspace.clone(), Rank(r)))
+                .collect();
+            server
+                .define_process_set(name, members)
+                .map_err(|s| format!("cannot define process set {name}: {s}"))?;
+        }
+        first += c.np;
+    }
+    Ok(())
 }
 
 /// What starting a rank needs besides the rank itself.
@@ -640,10 +707,15 @@ fn run(opts: cli::Options) -> Result<i32, String> {
     let config = ServerConfig {
         tool_support: true,
         session_support: true,
+        system_support: opts.system_server,
         ..ServerConfig::default()
     };
+    if opts.system_server {
+        refuse_a_second_system_server(&config)?;
+    }
     let server = Server::start(config, host.clone())
         .map_err(|e| format!("cannot start the PMIx server: {e}"))?;
+    host.set_server_uri(server.uri());
     host::register_attributes();
     let hostname = server.config().hostname.clone();
     let tmpdir: PathBuf = server.rendezvous_dir().to_path_buf();
@@ -691,6 +763,7 @@ fn run(opts: cli::Options) -> Result<i32, String> {
         namespaces: Vec::new(),
     };
     launcher.register(&nspace, &job_desc)?;
+    define_psets(&server, &nspace, &opts.contexts)?;
 
     let mut job = Job {
         server: &server,
@@ -699,6 +772,7 @@ fn run(opts: cli::Options) -> Result<i32, String> {
         running: 0,
         host: host.clone(),
         failure: None,
+        recoverable: opts.recoverable,
         tearing_down: false,
         kill_at: None,
         killed: false,
@@ -834,12 +908,12 @@ fn run(opts: cli::Options) -> Result<i32, String> {
                 if signals::FORWARDED.contains(&sig) {
                     job.signal_all(sig);
                     if matches!(sig, libc::SIGINT | libc::SIGTERM | libc::SIGHUP) {
-                        if job.failure.is_none() {
+                        if !job.tearing_down {
                             eprintln!(
                                 "pmixrun: received {}; terminating the job",
                                 signals::name(sig)
                             );
-                            job.failure = Some(128 + sig);
+                            job.failure.get_or_insert(128 + sig);
                         }
                         job.teardown(sig);
                     }
