@@ -47,7 +47,6 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Weak};
 
-use super::spawn::SpawnCallback;
 use super::{Client, Inner};
 use crate::events::{codes, Range};
 use crate::value::App;
@@ -60,7 +59,10 @@ static NEXT_JOB: AtomicU32 = AtomicU32::new(1);
 /// argv and a working directory each) as a new job of children of this
 /// process, on a thread of its own; `done` gets the new namespace once
 /// they are all started, or the first failure.
-pub(super) fn spawn(inner: &Arc<Inner>, apps: Vec<App>, done: SpawnCallback) -> Result<(), Status> {
+pub(super) fn spawn<F>(inner: &Arc<Inner>, apps: Vec<App>, done: F) -> Result<(), Status>
+where
+    F: FnOnce(Result<Nspace, Status>) + Send + 'static,
+{
     let total: i64 = apps.iter().map(|a| i64::from(a.maxprocs)).sum();
     if total == 0 {
         return Err(Status::ERR_BAD_PARAM);
@@ -77,7 +79,12 @@ pub(super) fn spawn(inner: &Arc<Inner>, apps: Vec<App>, done: SpawnCallback) -> 
 
 /// The job's thread: starts every process, answers the spawn, waits for
 /// them all, then tells the launcher's handlers the job ended.
-fn run_job(inner: &Weak<Inner>, nspace: &Nspace, apps: &[App], done: SpawnCallback) {
+fn run_job(
+    inner: &Weak<Inner>,
+    nspace: &Nspace,
+    apps: &[App],
+    done: impl FnOnce(Result<Nspace, Status>),
+) {
     let mut children = Vec::new();
     let started = start_all(nspace, apps, &mut children);
     let ok = started.is_ok();
