@@ -239,9 +239,10 @@ pub(super) fn raise(
     }
     // The host brings it back to this node for the other local targets.
     to_source(st, &event);
-    let (op, done) = st.start_op::<()>(PendingOp::Ignored);
-    if let Err(s) = host.notify_event(code, source, Range::CUSTOM, &event.infos, done) {
-        st.ops.take(op);
+    let (_, r) = st.upcall::<()>(PendingOp::Ignored, |h, done| {
+        h.notify_event(code, source, Range::CUSTOM, &event.infos, done)
+    });
+    if let Err(s) = r {
         if s == Status::ERR_NOT_SUPPORTED {
             deliver_from_host(st, event);
         }
