@@ -28,7 +28,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use pmix::client::Client;
-use pmix::server::{Completion, HostModule, Server, ServerConfig};
+use pmix::server::{Completion, HostModule, OpOutput, Server, ServerConfig};
 use pmix::{keys, Info, Nspace, Proc, Rank, Status, Value};
 
 const ROLE: &str = "PMIX_TEST_ROLE";
@@ -182,7 +182,7 @@ impl Host {
         })
     }
 
-    fn handle<T: Send + 'static>(&self, done: Completion<T>) -> Result<(), Status> {
+    fn handle<T: OpOutput>(&self, done: Completion<T>) -> Result<(), Status> {
         self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         match self.does {
             HostDoes::Nothing => Err(Status::ERR_NOT_SUPPORTED),

@@ -34,7 +34,7 @@
 use std::sync::Arc;
 
 use super::connections::Caller;
-use super::host::OpResult;
+use super::host::{OpResult, OpValue};
 use super::ops::PendingOp;
 use super::state::State;
 use super::Server;
@@ -158,7 +158,7 @@ pub(super) fn notify_from_client(st: &mut State, caller: Caller, _proc: &Proc, b
         // A host without event support: this node is all there is.
         let result: OpResult = if s == Status::ERR_NOT_SUPPORTED {
             deliver_from_host(st, event);
-            Ok(Box::new(()))
+            Ok(OpValue::Unit)
         } else {
             Err(s)
         };

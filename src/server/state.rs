@@ -22,7 +22,7 @@ use std::sync::Arc;
 use super::collective::Collectives;
 use super::connections::{Caller, Connections};
 use super::groups::Groups;
-use super::host::{take_result, Completion, HostModule, OpResult, OpSink};
+use super::host::{take_result, Completion, HostModule, OpOutput, OpResult, OpSink};
 use super::iof_room::Iof;
 use super::modex_store::ModexStore;
 use super::ops::{Encoder, PendingOp, PendingOps};
@@ -118,7 +118,7 @@ impl State {
 
     /// Records `op` as pending at the host; returns its number and the
     /// completion to give the host.
-    pub(super) fn start_op<T: Send + 'static>(&mut self, op: PendingOp) -> (u64, Completion<T>) {
+    pub(super) fn start_op<T: OpOutput>(&mut self, op: PendingOp) -> (u64, Completion<T>) {
         let id = self.ops.start(op);
         (id, Completion::new(id, self.sink.clone()))
     }
@@ -127,7 +127,7 @@ impl State {
     /// module and the operation's completion: returns the operation's
     /// number and the host's immediate answer. A refusal (an error)
     /// resolves the operation at once: its completion is then ignored.
-    pub(super) fn upcall<T: Send + 'static>(
+    pub(super) fn upcall<T: OpOutput>(
         &mut self,
         pending: PendingOp,
         call: impl FnOnce(&dyn HostModule, Completion<T>) -> Result<(), Status>,
@@ -166,7 +166,7 @@ impl State {
     /// number (for [`State::finish_service`]) and the completion to give the
     /// host. When the host completes with a `T`, `encode` makes the
     /// response body from it.
-    pub(crate) fn host_op<T: Send + 'static>(
+    pub(crate) fn host_op<T: OpOutput>(
         &mut self,
         caller: Caller,
         encode: impl FnOnce(T) -> Result<Vec<u8>, Status> + Send + 'static,
@@ -176,7 +176,7 @@ impl State {
 
     /// A host operation whose encoder also sees the host's failure (a
     /// query's partial answers survive a host that refuses).
-    pub(crate) fn host_op_or_fallback<T: Send + 'static>(
+    pub(crate) fn host_op_or_fallback<T: OpOutput>(
         &mut self,
         caller: Caller,
         encode: impl FnOnce(Result<T, Status>) -> Result<Vec<u8>, Status> + Send + 'static,
