@@ -5,9 +5,10 @@
 //!
 //! Invariants:
 //! - A collective goes to the host at most once, as one operation in the
-//!   loop's table; it is marked at the host before the host is called, so
-//!   a refusal fails it as the host's answer would (its participants are
-//!   answered, the host is not told of its own refusal).
+//!   loop's table; it is marked at the host before the host's immediate
+//!   answer is read, so a refusal fails it as the host's later answer
+//!   would (its participants are answered, the host is not told of its
+//!   own refusal).
 //! - The host's immediate answer means, for every kind alike: `Ok`, it
 //!   completes later; `PMIX_OPERATION_SUCCEEDED`, it completed now,
 //!   successfully, with nothing to return (a fence brings no remote data);

@@ -6,9 +6,10 @@
 //!
 //! A collective is found by its kind and its participant set (or, for a
 //! group, its id): the local processes that call it join the same one
-//! ([`tracker`]). Once every local participant arrived it goes to the
-//! host, once for this node ([`host_link`], [`host_call`]), and ends with the host's
-//! answer, or earlier with a failure ([`failure`]).
+//! ([`tracker`], [`arrival`]). Once every local participant arrived it
+//! goes to the host, once for this node ([`host_link`], [`host_call`]),
+//! and ends with the host's answer, or earlier with a failure
+//! ([`failure`]).
 //!
 //! Invariants:
 //! - Every participant that arrived is answered exactly once: with the
@@ -22,9 +23,9 @@
 //!   active and not failed.
 //! - The host's immediate answer means the same for every kind:
 //!   `PMIX_OPERATION_SUCCEEDED` completes it now, successfully, with
-//!   nothing from the host (as OpenPMIx's server does); `PMIX_ERR_NOT_SUPPORTED`
-//!   completes it here when its participants are all served here (and the
-//!   kind allows it); any other error fails it.
+//!   nothing from the host (as OpenPMIx 4.2.2's server does);
+//!   `PMIX_ERR_NOT_SUPPORTED` completes it here when its participants are
+//!   all served here (and the kind allows it); any other error fails it.
 //! - The engine never reaches a kind but through the [`Rules`] it is
 //!   handed ([`dispatch`] maps a kind to its rules for the loop and the
 //!   departures), so the kinds use the engine and not the other way.
