@@ -12,11 +12,13 @@
 //!
 //! — and the fences again with a host that leaves fences of jobs wholly on
 //! the node to the server, so that they go through the job's barrier page
-//! (`crate::barrier`) —, with a server in this process and clients in real
-//! child processes (this
-//! binary re-executed). Every survivor must get the status named, within
-//! the job's time limit; nothing sleeps to synchronize (the victim is
-//! killed once every survivor announced it is entering the call).
+//! (`crate::barrier`) —; and a host that completes the call at once
+//! (`PMIX_OPERATION_SUCCEEDED`) completes it with success for every kind,
+//! a group destruct included. A server runs in this process and clients
+//! in real child processes (this binary re-executed). Every survivor must
+//! get the status named, within the job's time limit; nothing sleeps to
+//! synchronize (the victim is killed once every survivor announced it is
+//! entering the call).
 
 mod common;
 
@@ -26,7 +28,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use pmix::client::Client;
-use pmix::server::{Completion, HostModule, Server, ServerConfig};
+use pmix::server::{Completion, HostModule, OpOutput, Server, ServerConfig};
 use pmix::{keys, Info, Nspace, Proc, Rank, Status, Value};
 
 const ROLE: &str = "PMIX_TEST_ROLE";
@@ -118,6 +120,19 @@ fn run_child(role: &str) -> Result<(), String> {
             ));
             c.group_construct("g", &all, &infos).map(|_| ())
         }
+        // A group with a member on no node of this server, so that its
+        // destruct, too, goes to the host; the construct must succeed.
+        "group_destruct" => {
+            let elsewhere = Nspace::new("elsewhere").map_err(|e| e.to_string())?;
+            let members = [all[0].clone(), Proc::new(elsewhere, Rank(0))];
+            let cid = [common::info(
+                keys::GROUP_ASSIGN_CONTEXT_ID,
+                Value::Bool(true),
+            )];
+            c.group_construct("g", &members, &cid)
+                .map_err(|s| format!("construct: {s}"))?;
+            c.group_destruct("g", &infos)
+        }
         other => return Err(format!("unknown kind {other}")),
     };
     let expected = if want == 0 { Ok(()) } else { Err(Status(want)) };
@@ -152,6 +167,8 @@ struct Host {
     held: Mutex<Vec<Box<dyn std::any::Any + Send>>>,
     /// `fence_nb` calls (failure reports excluded).
     fences: std::sync::atomic::AtomicU32,
+    /// Operations handed to it (failure reports excluded).
+    calls: std::sync::atomic::AtomicU32,
 }
 
 impl Host {
@@ -161,10 +178,12 @@ impl Host {
             local_fences,
             held: Mutex::new(Vec::new()),
             fences: Default::default(),
+            calls: Default::default(),
         })
     }
 
-    fn handle<T: Send + 'static>(&self, done: Completion<T>) -> Result<(), Status> {
+    fn handle<T: OpOutput>(&self, done: Completion<T>) -> Result<(), Status> {
+        self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         match self.does {
             HostDoes::Nothing => Err(Status::ERR_NOT_SUPPORTED),
             HostDoes::Refuse(s) => Err(s),
@@ -545,4 +564,24 @@ fn c29_a_host_without_group_completes_local_groups_only() {
         false,
         Status::ERR_NOT_SUPPORTED,
     );
+}
+
+#[test]
+fn a_host_that_completes_at_once_completes_the_call_for_every_participant() {
+    // PMIX_OPERATION_SUCCEEDED from the host's call: done now,
+    // successfully, with nothing to return (a fence brings no other
+    // node's data), for every kind alike.
+    for (kind, calls) in [
+        ("fence", 1),
+        ("fence_collect", 1),
+        ("connect", 1),
+        ("disconnect", 1),
+        ("group", 1),
+        ("group_destruct", 2),
+    ] {
+        let host = Host::new(HostDoes::Refuse(Status::OPERATION_SUCCEEDED), false);
+        case_on(kind, Victim::Joins, host.clone(), false, Status::SUCCESS);
+        let got = host.calls.load(std::sync::atomic::Ordering::SeqCst);
+        assert_eq!(got, calls, "{kind}: host calls");
+    }
 }

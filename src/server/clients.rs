@@ -65,9 +65,10 @@ pub(super) fn handshake(st: &mut State, caller: Caller, h: wire::Handshake) {
     }
     let proc = h.proc;
     st.conns.authenticated(caller.token, &proc);
-    let (op, done) = st.start_op(PendingOp::Connect(caller));
-    if let Err(s) = st.host().client_connected(&proc, done) {
-        st.ops.take(op);
+    let (_, r) = st.upcall(PendingOp::Connect(caller), |h, done| {
+        h.client_connected(&proc, done)
+    });
+    if let Err(s) = r {
         connected(st, caller, unsupported_is_ok(s));
     }
 }
@@ -112,9 +113,10 @@ pub(super) fn tool_handshake(st: &mut State, caller: Caller, t: wire::ToolHandsh
     let mut infos = t.infos;
     infos.extend(Info::keyed(keys::USERID, Value::Uint32(creds.uid)));
     infos.extend(Info::keyed(keys::GRPID, Value::Uint32(creds.gid)));
-    let (op, done) = st.start_op(PendingOp::ToolConnect(caller));
-    if let Err(s) = st.host().tool_connected(&proc, requested, &infos, done) {
-        st.ops.take(op);
+    let (_, r) = st.upcall(PendingOp::ToolConnect(caller), |h, done| {
+        h.tool_connected(&proc, requested, &infos, done)
+    });
+    if let Err(s) = r {
         let r = match s {
             Status::ERR_NOT_SUPPORTED if foreign => Err(Status::ERR_NO_PERMISSIONS),
             Status::ERR_NOT_SUPPORTED => Ok(proc),
@@ -215,13 +217,11 @@ pub(super) fn connected(st: &mut State, caller: Caller, result: Result<(), Statu
 
 /// `PMIx_Abort` from `proc`: the host decides.
 pub(super) fn abort(st: &mut State, caller: Caller, proc: &Proc, a: Abort) {
-    let (op, done) = st.start_op(PendingOp::Abort(caller));
     let msg = a.message.as_ref().map(|m| m.to_string_lossy().into_owned());
-    if let Err(s) = st
-        .host()
-        .abort(proc, a.status, msg.as_deref(), &a.procs, done)
-    {
-        st.ops.take(op);
+    let (_, r) = st.upcall(PendingOp::Abort(caller), |h, done| {
+        h.abort(proc, a.status, msg.as_deref(), &a.procs, done)
+    });
+    if let Err(s) = r {
         answer(st, caller, Message::AbortReply(s));
     }
 }
@@ -231,9 +231,10 @@ pub(super) fn abort(st: &mut State, caller: Caller, proc: &Proc, a: Abort) {
 pub(super) fn finalize(st: &mut State, caller: Caller, proc: &Proc) {
     st.conns.finalized(caller.token, proc);
     super::departures::departed(st, proc, true);
-    let (op, done) = st.start_op(PendingOp::Finalize(caller));
-    if let Err(s) = st.host().client_finalized(proc, done) {
-        st.ops.take(op);
+    let (_, r) = st.upcall(PendingOp::Finalize(caller), |h, done| {
+        h.client_finalized(proc, done)
+    });
+    if let Err(s) = r {
         let s = unsupported_is_ok(s).err().unwrap_or(Status::SUCCESS);
         answer(st, caller, Message::FinalizeReply(s));
     }

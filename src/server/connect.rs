@@ -3,8 +3,8 @@
 //!
 //! A connect (or disconnect) is a collective of kind [`Kind::Connect`]
 //! ([`Kind::Disconnect`]) on the collective engine, over a participant set
-//! that may span namespaces (arrivals, departures, deadlines and failures
-//! are the engine's and [`State`]'s). Once every local participant
+//! that may span namespaces (arrivals, departures, deadlines, failures and
+//! the host's immediate answer are the engine's). Once every local participant
 //! arrived, the host's `connect` (`disconnect`) is called once for this
 //! node, and its completion releases them all. Without the callback, a set
 //! whose participants are all local (ranks of this node, or tools
@@ -23,9 +23,8 @@
 //! `NspaceRequest` (never that namespace's barrier page); every connect or
 //! disconnect call gets exactly one answer (through the collective engine).
 
-use super::collective::{normalize, Call, Kind};
+use super::collective::{self, normalize, Call, HostCall, Kind, Outcome, Plan, Rules};
 use super::connections::Caller;
-use super::ops::PendingOp;
 use super::state::State;
 use crate::wire::{process_mgmt, Directives, Message, NspaceReply, Op};
 use crate::{keys, Info, Nspace, Proc, Status};
@@ -58,50 +57,41 @@ pub(super) fn enter(st: &mut State, caller: Caller, proc: &Proc, op: Op, body: &
         group: None,
         groups,
     };
-    if let Some(cid) = st.enter_collective(caller, proc, call) {
-        start(st, cid);
-    }
+    collective::enter(st, caller, proc, call, &ConnectOrDisconnect);
 }
 
-/// Every local participant arrived: hand the operation to the host, or
-/// complete it here.
-pub(super) fn start(st: &mut State, cid: u64) {
-    let Some(c) = st.collectives.get(cid) else {
-        return;
-    };
-    // The server keeps PMIX_TIMEOUT itself: the host gets no competing
-    // timeout (as the standard advises).
-    let infos: Vec<Info> = c
-        .infos
-        .iter()
-        .filter(|i| i.key.as_bytes() != keys::TIMEOUT.as_bytes())
-        .cloned()
-        .collect();
-    let (kind, procs) = (c.kind, c.procs.clone());
-    let (op, done) = st.start_op(PendingOp::Collective(cid));
-    st.collectives.at_host(cid, op);
-    let host = st.host();
-    let r = if kind == Kind::Connect {
-        host.connect(&procs, &infos, done)
-    } else {
-        host.disconnect(&procs, &infos, done)
-    };
-    match r {
-        Ok(()) => {}
-        Err(s) if s == Status::ERR_NOT_SUPPORTED && st.all_local(&procs) => {
-            st.ops.take(op);
-            done_ok(st, cid);
-        }
-        Err(s) => st.collective_failed(cid, s),
-    }
-}
+/// Connect's and disconnect's rules on the collective engine.
+pub(super) struct ConnectOrDisconnect;
 
-/// The host completed connect or disconnect `cid`: answers every
-/// participant.
-pub(super) fn done_ok(st: &mut State, cid: u64) {
-    if let Some(c) = st.collectives.finish(cid, &mut st.timers) {
-        for (_, caller) in c.arrived {
-            st.respond(caller, Ok(Vec::new()));
+impl Rules for ConnectOrDisconnect {
+    /// The host's `connect` (`disconnect`) once for this node; a set whose
+    /// participants are all served here may complete here.
+    fn host_call(&self, st: &mut State, cid: u64) -> Result<Plan, Status> {
+        let c = st.collectives.get(cid).ok_or(Status::ERROR)?;
+        // The server keeps PMIX_TIMEOUT itself: the host gets no competing
+        // timeout (as the standard advises).
+        let infos: Vec<Info> = c
+            .infos
+            .iter()
+            .filter(|i| i.key.as_bytes() != keys::TIMEOUT.as_bytes())
+            .cloned()
+            .collect();
+        let procs = c.procs.clone();
+        let local = st.all_local(&procs);
+        let call = if c.kind == Kind::Connect {
+            HostCall::Connect { procs, infos }
+        } else {
+            HostCall::Disconnect { procs, infos }
+        };
+        Ok(Plan::Host { call, local })
+    }
+
+    /// Answers every participant.
+    fn succeeded(&self, st: &mut State, cid: u64, _: Outcome) {
+        if let Some(c) = st.collectives.finish(cid, &mut st.timers) {
+            for (_, caller) in c.arrived {
+                st.respond(caller, Ok(Vec::new()));
+            }
         }
     }
 }

@@ -1,21 +1,25 @@
 //! What a process's departure ends, in order: the state's fan-out
-//! (waiters, fence/connect collectives, the host and the server's
-//! handlers; see [`State::departed`]), then the group collectives it was
-//! expected in, the groups it belongs to, and the invitations it leads or
-//! was sent.
+//! (waiters, the host and the server's handlers; see [`State::departed`]),
+//! the groups it belongs to and the group collectives it leads or whose
+//! verdict they wait for (see `group_collective::departed`), then every
+//! collective that expects it, whatever its kind (the collective engine's
+//! `departed`), and the invitations it leads or was sent.
 //!
 //! Processes also depart when the host deregisters them (alone, or with
 //! their namespace): whatever still expects them ends first, then the
 //! rooms forget them (see [`deregistered`], [`nspace_deregistered`]).
 
 use super::state::State;
-use super::{group_collective, group_members};
+use super::{collective, group_collective, group_members};
 use crate::{Nspace, Proc};
 
 /// `proc` departed (`finalized`, or its connection was lost).
 pub(super) fn departed(st: &mut State, proc: &Proc, finalized: bool) {
     st.departed(proc, finalized);
     group_collective::departed(st, proc, finalized);
+    for cid in collective::departed(st, proc, finalized) {
+        collective::start_any(st, cid);
+    }
     group_members::departed(st, proc);
 }
 
@@ -38,7 +42,7 @@ pub(super) fn deregistered(st: &mut State, proc: &Proc) {
     fan_out(st);
     let failed = st.collectives.failed_with(proc);
     st.client_gone(proc);
-    st.retire_collectives(failed);
+    collective::retire_all(st, failed);
 }
 
 /// The host deregistered namespace `ns` (its clients were deregistered
@@ -54,5 +58,5 @@ pub(super) fn nspace_deregistered(st: &mut State, ns: &Nspace) {
     fan_out(st);
     st.nspace_gone(ns);
     let failed = st.collectives.failed();
-    st.retire_collectives(failed);
+    collective::retire_all(st, failed);
 }

@@ -65,14 +65,14 @@ pub(super) fn client_request(st: &mut State, caller: Caller, req: DmodexRequest)
         }
         let (id, first) = st.waiters.wait_remote(target.clone(), to, dl);
         if first {
-            let (op, done) = st.start_op(PendingOp::DirectModex(target.clone()));
-            if let Err(s) = st.host().direct_modex(&target, &req.infos, done) {
+            let pending = PendingOp::DirectModex(target.clone());
+            let (_, r) = st.upcall(pending, |h, done| h.direct_modex(&target, &req.infos, done));
+            if let Err(s) = r {
                 let s = if s == Status::ERR_NOT_SUPPORTED {
                     Status::ERR_NOT_FOUND
                 } else {
                     s
                 };
-                st.ops.take(op);
                 return remote_answer(st, &target, Err(s));
             }
         }

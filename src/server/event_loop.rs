@@ -34,9 +34,7 @@ use super::ops::PendingOp;
 use super::registry::Registry;
 use super::state::State;
 use super::timers::TimerKey;
-use super::{
-    clients, connect, departures, dmodex, fence, group_collective, group_members, services,
-};
+use super::{clients, collective, connect, departures, dmodex, fence, group_members, services};
 use crate::net::Listener;
 use crate::wire::{Frame, Message, WireError};
 use crate::{Proc, Status};
@@ -323,24 +321,7 @@ impl EventLoop {
         };
         let st = &mut self.st;
         match pending {
-            PendingOp::Collective(cid) => {
-                let Some(kind) = st.collectives.get(cid).map(|c| c.kind) else {
-                    return;
-                };
-                if kind.is_group() {
-                    return group_collective::host_done(st, cid, result);
-                }
-                match (kind, result) {
-                    (_, Err(s)) => st.collective_failed(cid, s),
-                    (super::collective::Kind::Fence, Ok(data)) => {
-                        match super::host::take_result::<Vec<u8>>(Ok(data)) {
-                            Ok(data) => fence::done_ok(st, cid, data),
-                            Err(s) => st.collective_failed(cid, s),
-                        }
-                    }
-                    (_, Ok(_)) => connect::done_ok(st, cid),
-                }
-            }
+            PendingOp::Collective(cid) => collective::host_done(st, cid, result),
             PendingOp::DirectModex(proc) => dmodex::host_answer(st, &proc, result),
             PendingOp::Service { caller, encoder } => {
                 let r = encoder(result);
@@ -359,7 +340,9 @@ impl EventLoop {
         let now = Instant::now();
         while let Some(key) = self.st.timers.pop_expired(now) {
             match key {
-                TimerKey::Collective(cid) => self.st.collective_failed(cid, Status::ERR_TIMEOUT),
+                TimerKey::Collective(cid) => {
+                    collective::failed(&mut self.st, cid, Status::ERR_TIMEOUT)
+                }
                 TimerKey::Waiter(id) => dmodex::timed_out(&mut self.st, id),
                 TimerKey::Invite(n) => group_members::timed_out(&mut self.st, n),
                 TimerKey::Handshake(t) => self.handshake_overdue(t),

@@ -38,7 +38,7 @@
 use std::sync::Arc;
 
 use super::connections::Caller;
-use super::host::OpResult;
+use super::host::{OpResult, OpValue};
 use super::ops::PendingOp;
 use super::state::State;
 use super::Server;
@@ -162,7 +162,7 @@ pub(super) fn notify_from_client(st: &mut State, caller: Caller, _proc: &Proc, b
         // A host without event support: this node is all there is.
         let result: OpResult = if s == Status::ERR_NOT_SUPPORTED {
             deliver_from_host(st, event);
-            Ok(Box::new(()))
+            Ok(OpValue::Unit)
         } else {
             Err(s)
         };
@@ -269,9 +269,10 @@ pub(super) fn raise(
     }
     // The host brings it back to this node for the other local targets.
     to_source(st, &event);
-    let (op, done) = st.start_op::<()>(PendingOp::Ignored);
-    if let Err(s) = host.notify_event(code, source, Range::CUSTOM, &event.infos, done) {
-        st.ops.take(op);
+    let (_, r) = st.upcall::<()>(PendingOp::Ignored, |h, done| {
+        h.notify_event(code, source, Range::CUSTOM, &event.infos, done)
+    });
+    if let Err(s) = r {
         if s == Status::ERR_NOT_SUPPORTED {
             deliver_from_host(st, event);
         }

@@ -2,13 +2,16 @@
 //! collective engine, whose host call carries this node's contribution and
 //! whose completion builds the new modex generations.
 //!
-//! What is particular to a fence (the rest — arrivals, departures,
-//! deadlines, failures — is the engine's and [`State`]'s):
+//! What is particular to a fence (its [`Rules`]; the rest — arrivals,
+//! departures, deadlines, failures, the host's immediate answer — is the
+//! engine's):
 //! - When every local participant arrived, a collecting fence's
 //!   contribution is the local participants' records that other nodes may
 //!   see; the host's `fence_nb` gets it. A host without `fence_nb` can
 //!   complete a fence whose participants are all local: the server then
-//!   completes it itself.
+//!   completes it itself. A host that completes it at once
+//!   (`PMIX_OPERATION_SUCCEEDED`) gives no other node's data: the new
+//!   generations hold the local participants' only.
 //! - On success, a collecting fence builds one new modex generation per
 //!   namespace (see `modex`) and every participant's release carries the
 //!   segments and their descriptors; a fence without data releases with
@@ -19,9 +22,8 @@
 
 use std::os::fd::OwnedFd;
 
-use super::collective::{normalize, Call, Kind};
+use super::collective::{self, normalize, Call, HostCall, Kind, Outcome, Plan, Rules};
 use super::connections::Caller;
-use super::ops::PendingOp;
 use super::state::State;
 use crate::wire::{Directives, FenceRelease, FenceRequest, Message};
 use crate::{Proc, Status};
@@ -32,7 +34,7 @@ pub(super) fn enter(st: &mut State, caller: Caller, proc: &Proc, req: FenceReque
     // A group id names its members.
     let (procs, groups) = match st.expand_groups(req.procs) {
         Ok(p) => p,
-        Err(s) => return st.refuse_collective(Kind::Fence, caller, s),
+        Err(s) => return collective::refuse(st, Kind::Fence, caller, s),
     };
     let call = Call {
         kind: Kind::Fence,
@@ -43,48 +45,44 @@ pub(super) fn enter(st: &mut State, caller: Caller, proc: &Proc, req: FenceReque
         group: None,
         groups,
     };
-    if let Some(cid) = st.enter_collective(caller, proc, call) {
-        start(st, cid);
+    collective::enter(st, caller, proc, call, &Fence);
+}
+
+/// Fence's rules on the collective engine.
+pub(super) struct Fence;
+
+impl Rules for Fence {
+    /// A collecting fence over other nodes gives the host this node's
+    /// contribution; one whose participants are all local may complete
+    /// here.
+    fn host_call(&self, st: &mut State, cid: u64) -> Result<Plan, Status> {
+        let c = st.collectives.get(cid).ok_or(Status::ERROR)?;
+        // When every participant is local the host's answer can only be
+        // this node's contribution, which the new generations read from
+        // the committed store anyway: the host gets none (a host
+        // allgathering it would copy it for nothing).
+        let local = st.registry().all_local(&c.procs);
+        let data = if c.collect && !local {
+            st.modex.contribution(&c.expected)?
+        } else {
+            Vec::new()
+        };
+        let (procs, infos) = (c.procs.clone(), c.infos.clone());
+        Ok(Plan::Host {
+            call: HostCall::Fence { procs, infos, data },
+            local,
+        })
+    }
+
+    fn succeeded(&self, st: &mut State, cid: u64, out: Outcome) {
+        done_ok(st, cid, out.data());
     }
 }
 
-/// Every local participant of fence `cid` arrived: hand it to the host, or
-/// complete it here.
-pub(super) fn start(st: &mut State, cid: u64) {
-    let Some(c) = st.collectives.get(cid) else {
-        return;
-    };
-    // When every participant is local the host's answer can only be this
-    // node's contribution, which the new generations read from the
-    // committed store anyway: the host gets none (a host allgathering it
-    // would copy it for nothing).
-    let all_local = st.registry().all_local(&c.procs);
-    let data = if c.collect && !all_local {
-        match st.modex.contribution(&c.expected) {
-            Ok(d) => d,
-            Err(s) => return st.collective_failed(cid, s),
-        }
-    } else {
-        Vec::new()
-    };
-    let (procs, infos) = (c.procs.clone(), c.infos.clone());
-    let (op, done) = st.start_op(PendingOp::Collective(cid));
-    st.collectives.at_host(cid, op);
-    match st.host().fence_nb(&procs, &infos, data, done) {
-        Ok(()) => {}
-        Err(s) if s == Status::ERR_NOT_SUPPORTED && all_local => {
-            // Single node: the local participants' data is all there is
-            // (the generations are built from the committed store).
-            st.ops.take(op);
-            done_ok(st, cid, Vec::new());
-        }
-        Err(s) => st.collective_failed(cid, s),
-    }
-}
-
-/// The host completed fence `cid` with every node's contribution `data`:
-/// builds the new modex generations and releases the local participants.
-pub(super) fn done_ok(st: &mut State, cid: u64, data: Vec<u8>) {
+/// Fence `cid` completed with every other node's contribution `data`
+/// (none: the local participants' data is all there is): builds the new
+/// modex generations and releases the local participants.
+fn done_ok(st: &mut State, cid: u64, data: Vec<u8>) {
     let Some(c) = st.collectives.finish(cid, &mut st.timers) else {
         return;
     };

@@ -36,12 +36,10 @@
 //! is recorded by the completion of its construct and forgotten by the
 //! completion of its destruct.
 
-use super::collective::{Call, GroupCall, GroupFlags, Kind};
+use super::collective::{self, Call, GroupCall, GroupFlags, HostCall, Kind, Outcome, Plan, Rules};
 use super::connections::Caller;
 use super::events::{event_infos, raise_from_server};
-use super::groups::Group;
-use super::host::{take_result, OpResult};
-use super::ops::PendingOp;
+use super::groups::Group as GroupRecord;
 use super::state::State;
 use crate::group::{events as codes, GroupOp, GroupResult};
 use crate::wire::group::{self as body, Endpoint};
@@ -123,9 +121,7 @@ pub(super) fn construct(st: &mut State, caller: Caller, proc: &Proc, req: &[u8])
         group: Some(group),
         groups: Vec::new(),
     };
-    if let Some(cid) = st.enter_collective(caller, proc, call) {
-        start(st, cid);
-    }
+    collective::enter(st, caller, proc, call, &Group);
 }
 
 /// A request about an existing group from one of its members (destruct,
@@ -135,7 +131,7 @@ pub(super) fn member_request(
     st: &State,
     proc: &Proc,
     req: &[u8],
-) -> Result<(String, Vec<Info>, Group), Status> {
+) -> Result<(String, Vec<Info>, GroupRecord), Status> {
     let (id, infos) = body::decode_id(req)?;
     let g = st.groups.get(&id).ok_or(Status::ERR_NOT_FOUND)?;
     if !g.members.contains(proc) {
@@ -171,9 +167,7 @@ pub(super) fn destruct(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) 
         }),
         groups: Vec::new(),
     };
-    if let Some(cid) = st.enter_collective(caller, proc, call) {
-        start(st, cid);
-    }
+    collective::enter(st, caller, proc, call, &Group);
 }
 
 pub(super) fn is_nspace_name(st: &State, id: &str) -> bool {
@@ -195,50 +189,44 @@ fn membership(st: &State, cid: u64) -> Vec<Proc> {
     m
 }
 
-/// Every local participant of group collective `cid` arrived: complete it
-/// here or hand it to the host (see the module doc).
-pub(super) fn start(st: &mut State, cid: u64) {
-    let Some(c) = st.collectives.get(cid) else {
-        return;
-    };
-    let Some(g) = c.group.as_ref() else {
-        return;
-    };
-    let (kind, id, flags) = (c.kind, g.id.clone(), g.flags);
-    let members = membership(st, cid);
-    let host = st.host();
-    let all_local = st.registry().all_local(&members);
-    let need_cid = kind == Kind::GroupConstruct && flags.assign_cid;
-    let alone = flags.local_only || host.fences_are_local() || all_local;
-    if alone && !need_cid {
-        return finished(st, cid, Vec::new());
+/// Group construct's and destruct's rules on the collective engine.
+pub(super) struct Group;
+
+impl Rules for Group {
+    /// Completes here, or hands the group to the host (see the module
+    /// doc); a group that needs a context id never completes here.
+    fn host_call(&self, st: &mut State, cid: u64) -> Result<Plan, Status> {
+        let c = st.collectives.get(cid).ok_or(Status::ERROR)?;
+        let g = c.group.as_ref().ok_or(Status::ERROR)?;
+        let (kind, id, flags) = (c.kind, g.id.clone(), g.flags);
+        let members = membership(st, cid);
+        let all_local = st.registry().all_local(&members);
+        let need_cid = kind == Kind::GroupConstruct && flags.assign_cid;
+        let alone = flags.local_only || st.host().fences_are_local() || all_local;
+        if alone && !need_cid {
+            return Ok(Plan::Here);
+        }
+        let mut infos = host_directives(&c.infos);
+        let op = if kind == Kind::GroupConstruct {
+            let eps = body::encode_endpoints(&endpoints(st, cid))?;
+            infos.extend(Info::keyed(keys::GROUP_ENDPT_DATA, Value::ByteObject(eps)));
+            GroupOp::Construct
+        } else {
+            GroupOp::Destruct
+        };
+        Ok(Plan::Host {
+            call: HostCall::Group {
+                op,
+                id,
+                procs: members,
+                infos,
+            },
+            local: all_local && !need_cid,
+        })
     }
-    let mut directives = host_directives(&c.infos);
-    if kind == Kind::GroupConstruct {
-        let eps = endpoints(st, cid);
-        match body::encode_endpoints(&eps) {
-            Ok(b) => directives.extend(Info::keyed(keys::GROUP_ENDPT_DATA, Value::ByteObject(b))),
-            Err(s) => return st.collective_failed(cid, s),
-        }
-    }
-    let op_kind = if kind == Kind::GroupConstruct {
-        GroupOp::Construct
-    } else {
-        GroupOp::Destruct
-    };
-    let (op, done) = st.start_op::<Vec<Info>>(PendingOp::Collective(cid));
-    st.collectives.at_host(cid, op);
-    match host.group(op_kind, &id, &members, &directives, done) {
-        Ok(()) => {}
-        Err(s) if s == Status::OPERATION_SUCCEEDED => {
-            st.ops.take(op);
-            finished(st, cid, Vec::new());
-        }
-        Err(s) if s == Status::ERR_NOT_SUPPORTED && all_local && !need_cid => {
-            st.ops.take(op);
-            finished(st, cid, Vec::new());
-        }
-        Err(s) => st.collective_failed(cid, s),
+
+    fn succeeded(&self, st: &mut State, cid: u64, out: Outcome) {
+        finished(st, cid, out.infos());
     }
 }
 
@@ -282,14 +270,6 @@ fn endpoints(st: &State, cid: u64) -> Vec<Endpoint> {
                 .unwrap_or_default(),
         })
         .collect()
-}
-
-/// The host completed group collective `cid`.
-pub(super) fn host_done(st: &mut State, cid: u64, result: OpResult) {
-    match take_result::<Vec<Info>>(result) {
-        Ok(infos) => finished(st, cid, infos),
-        Err(s) => st.collective_failed(cid, s),
-    }
 }
 
 /// Group collective `cid` completed, with the host's `infos` (none when
@@ -346,7 +326,7 @@ fn finished(st: &mut State, cid: u64, infos: Vec<Info>) {
     };
     st.groups.insert(
         &g.id,
-        Group {
+        GroupRecord {
             members: members.clone(),
             notify_termination: g.flags.notify_termination,
             leader: g.leader.clone(),
@@ -378,8 +358,10 @@ fn finished(st: &mut State, cid: u64, infos: Vec<Info>) {
 
 /// `proc` departed (`finalized`, or lost): the groups it belongs to hear
 /// of it first (so that a destruct it ends still has its group), then the
-/// group collectives waiting for it drop it or fail, and those waiting for
-/// its verdict stop waiting.
+/// constructs it leads or whose verdict they wait for, then those
+/// notifying termination tell of its failure; what its departure does to
+/// the group collectives that expect it is then the engine's (dropped or
+/// failed, see `collective::departed`).
 pub(super) fn departed(st: &mut State, proc: &Proc, finalized: bool) {
     if !finalized {
         member_lost(st, proc);
@@ -389,56 +371,52 @@ pub(super) fn departed(st: &mut State, proc: &Proc, finalized: bool) {
     }
     for cid in st.collectives.awaiting_verdict_of(proc) {
         if st.collectives.verdict(cid, proc) {
-            start(st, cid);
+            collective::start(st, cid, &Group);
         }
     }
     for cid in st.collectives.blocked_by(proc, finalized) {
-        let Some(c) = st.collectives.get(cid) else {
-            continue;
-        };
-        let Some(g) = c.group.as_ref() else {
-            continue;
-        };
-        let (kind, id, notify) = (c.kind, g.id.clone(), g.flags.notify_termination);
-        // A member that contributed and then died: its contribution
-        // stands (its answer goes nowhere).
-        if kind == Kind::GroupConstruct && c.arrived.iter().any(|(p, _)| p == proc) {
-            continue;
-        }
-        let told: Vec<Proc> = match &g.leader {
-            Some(l) if l != proc => vec![l.clone()],
-            _ => c
-                .arrived
-                .iter()
-                .map(|(p, _)| p.clone())
-                .filter(|p| p != proc)
-                .collect(),
-        };
-        if notify && kind == Kind::GroupConstruct {
-            raise_from_server(
-                st,
-                codes::MEMBER_FAILED,
-                &told,
-                event_infos(&id, Some(proc)),
-            );
-            if st.collectives.tolerates(cid) {
-                // The construct waits for their verdicts: a handler may
-                // abort it (see `verdict`).
-                let registry = st.registry().clone();
-                let local: Vec<Proc> = told
-                    .into_iter()
-                    .filter(|p| registry.is_local(p) && !st.conns.departed(p))
-                    .collect();
-                st.collectives.await_verdicts(cid, local);
-            }
-        }
-        if st.collectives.tolerates(cid) {
-            if st.collectives.drop_member(cid, proc) {
-                start(st, cid);
-            }
-        } else {
-            st.collective_failed(cid, kind.lost());
-        }
+        member_failed(st, cid, proc);
+    }
+}
+
+/// Group construct `cid` is blocked by `proc`'s departure: with
+/// `PMIX_GROUP_NOTIFY_TERMINATION` its leader (else every other
+/// participant that arrived) gets `PMIX_GROUP_MEMBER_FAILED` and, if the
+/// construct tolerates the departure, it waits for their verdicts (a
+/// handler may abort it, see [`verdict`]).
+fn member_failed(st: &mut State, cid: u64, proc: &Proc) {
+    let Some(c) = st.collectives.get(cid) else {
+        return;
+    };
+    let Some(g) = c.group.as_ref() else {
+        return;
+    };
+    if c.kind != Kind::GroupConstruct || !g.flags.notify_termination {
+        return;
+    }
+    let id = g.id.clone();
+    let told: Vec<Proc> = match &g.leader {
+        Some(l) if l != proc => vec![l.clone()],
+        _ => c
+            .arrived
+            .iter()
+            .map(|(p, _)| p.clone())
+            .filter(|p| p != proc)
+            .collect(),
+    };
+    raise_from_server(
+        st,
+        codes::MEMBER_FAILED,
+        &told,
+        event_infos(&id, Some(proc)),
+    );
+    if st.collectives.tolerates(cid) {
+        let registry = st.registry().clone();
+        let local: Vec<Proc> = told
+            .into_iter()
+            .filter(|p| registry.is_local(p) && !st.conns.departed(p))
+            .collect();
+        st.collectives.await_verdicts(cid, local);
     }
 }
 
@@ -576,9 +554,9 @@ pub(super) fn verdict(st: &mut State, proc: &Proc, id: &str, status: Status, lea
             // Every member hears of it, also those yet to call.
             let told = membership(st, cid);
             raise_from_server(st, codes::CONSTRUCT_ABORT, &told, event_infos(id, None));
-            st.collective_failed(cid, codes::CONSTRUCT_ABORT);
+            collective::failed(st, cid, codes::CONSTRUCT_ABORT);
         } else if st.collectives.verdict(cid, proc) {
-            start(st, cid);
+            collective::start(st, cid, &Group);
         }
     }
 }

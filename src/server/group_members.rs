@@ -47,7 +47,7 @@
 
 use std::collections::BTreeMap;
 
-use super::collective::Kind;
+use super::collective::{self, Kind};
 use super::connections::Caller;
 use super::events::{event_infos, raise, raise_from_server};
 use super::group_collective::{group_call, host_directives, is_nspace_name, member_request};
@@ -317,23 +317,17 @@ fn maybe_complete(st: &mut State, n: u64) {
     }
     let (id, members) = (inv.id.clone(), inv.members());
     let directives = host_directives(&inv.directives);
-    let (op, done) = st.start_op::<Vec<Info>>(PendingOp::GroupInvite(n));
-    if let Some(inv) = st.groups.invite_mut(n) {
-        inv.host_op = Some(op);
-    }
-    match st
-        .host()
-        .group(GroupOp::Construct, &id, &members, &directives, done)
-    {
-        Ok(()) => {}
-        Err(s) => {
-            st.ops.take(op);
-            if s == Status::OPERATION_SUCCEEDED {
-                complete(st, n, Vec::new());
-            } else {
-                abort(st, n, s);
+    let (op, r) = st.upcall::<Vec<Info>>(PendingOp::GroupInvite(n), |h, done| {
+        h.group(GroupOp::Construct, &id, &members, &directives, done)
+    });
+    match r {
+        Ok(()) => {
+            if let Some(inv) = st.groups.invite_mut(n) {
+                inv.host_op = Some(op);
             }
         }
+        Err(s) if s == Status::OPERATION_SUCCEEDED => complete(st, n, Vec::new()),
+        Err(s) => abort(st, n, s),
     }
 }
 
@@ -414,7 +408,7 @@ fn abort(st: &mut State, n: u64, status: Status) {
         st.timers.cancel(dl, TimerKey::Invite(n));
     }
     if let Some(op) = inv.host_op {
-        st.ops.take(op);
+        st.forget_op(op);
     }
     // Every invited participant hears of it, the leader too (it is a
     // member of the group it tried to form), as OpenPMIx master does.
@@ -506,11 +500,8 @@ pub(super) fn notified_abort(st: &mut State, proc: &Proc, body: &[u8]) {
     if let Some(n) = st.groups.invite_of(&id, proc) {
         abort(st, n, codes::CONSTRUCT_ABORT);
     }
-    for cid in st
-        .collectives
-        .of_group(super::collective::Kind::GroupConstruct, &id)
-    {
-        st.collective_failed(cid, codes::CONSTRUCT_ABORT);
+    for cid in st.collectives.of_group(Kind::GroupConstruct, &id) {
+        collective::failed(st, cid, codes::CONSTRUCT_ABORT);
     }
 }
 
@@ -558,10 +549,6 @@ fn member_left(st: &mut State, id: &str, proc: &Proc) {
         return;
     }
     for cid in st.collectives.member_left(id, proc) {
-        match st.collectives.get(cid).map(|c| c.kind) {
-            Some(Kind::Fence) => super::fence::start(st, cid),
-            Some(Kind::Connect | Kind::Disconnect) => super::connect::start(st, cid),
-            _ => {}
-        }
+        collective::start_any(st, cid);
     }
 }

@@ -11,50 +11,105 @@
 //! returns `Ok(())` has taken charge of the operation and must eventually
 //! call [`Completion::complete`], from any thread, before or after it
 //! returns. One that returns `Err(status)` has refused: the server resolves
-//! the operation with `status` at once and ignores the completion handle.
+//! the operation with `status` at once and ignores the completion handle;
+//! but a collective's call (`fence_nb`, `connect`, `disconnect`, `group`)
+//! that returns `Err(PMIX_OPERATION_SUCCEEDED)` has completed it at once,
+//! successfully, with no value (a fence then gets no other node's data).
 //! A completion dropped without being called resolves its operation with
 //! `PMIX_ERROR`, so a host that loses one cannot hang the clients.
+//!
+//! A completion reaches the loop with its type: an [`OpValue`], one variant
+//! per type a callback's [`Completion`] carries ([`OpOutput`]).
 //!
 //! Invariant: every operation handed to the host is resolved exactly once
 //! (completion, refusal, drop, or a timeout that gave up on it).
 
-use std::any::Any;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
 use crate::value::App;
+use crate::wire::pubsub::PublishedValue;
 use crate::{Info, Nspace, Proc, Status};
 
 /// Callback receiving the answer to [`super::Server::dmodex_request`].
 pub type DmodexCallback = Box<dyn FnOnce(Result<Vec<u8>, Status>) + Send + 'static>;
 
-/// The result of a host operation, as the loop stores it: the value the
-/// host completed with, boxed (its type is the `T` of the operation's
-/// [`Completion`]), or the failure.
-pub(crate) type OpResult = Result<Box<dyn Any + Send>, Status>;
-
-/// Result types a [`Completion`] can carry: any sendable value.
-pub trait OpOutput: Send + 'static {
-    #[doc(hidden)]
-    fn wrap(r: Result<Self, Status>) -> OpResultHandle
-    where
-        Self: Sized;
+/// The value a host completed an operation with, by its type: one variant
+/// for each type a [`HostModule`] callback's [`Completion`] carries.
+#[doc(hidden)]
+#[derive(Debug)]
+pub enum OpValue {
+    Unit,
+    Bytes(Vec<u8>),
+    Infos(Vec<Info>),
+    Nspace(Nspace),
+    Proc(Proc),
+    BytesAndInfos(Vec<u8>, Vec<Info>),
+    Published(Vec<PublishedValue>),
 }
 
-/// Opaque carrier of an operation's result (see [`OpOutput`]).
-#[doc(hidden)]
-pub struct OpResultHandle(pub(crate) OpResult);
+/// The result of a host operation, as the loop stores it: the value the
+/// host completed with (its type is the `T` of the operation's
+/// [`Completion`]), or the failure.
+pub(crate) type OpResult = Result<OpValue, Status>;
 
-impl<T: Send + 'static> OpOutput for T {
-    fn wrap(r: Result<T, Status>) -> OpResultHandle {
-        OpResultHandle(r.map(|v| Box::new(v) as Box<dyn Any + Send>))
+/// The types a [`Completion`] carries: those of the [`HostModule`]
+/// callbacks' results.
+pub trait OpOutput: Send + Sized + 'static {
+    #[doc(hidden)]
+    fn into_value(self) -> OpValue;
+    #[doc(hidden)]
+    fn from_value(v: OpValue) -> Option<Self>;
+}
+
+/// `OpOutput` for `$t`, carried as `OpValue::$v($t)`.
+macro_rules! op_output {
+    ($t:ty, $v:ident) => {
+        impl OpOutput for $t {
+            fn into_value(self) -> OpValue {
+                OpValue::$v(self)
+            }
+            fn from_value(v: OpValue) -> Option<Self> {
+                match v {
+                    OpValue::$v(x) => Some(x),
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+op_output!(Vec<u8>, Bytes);
+op_output!(Vec<Info>, Infos);
+op_output!(Nspace, Nspace);
+op_output!(Proc, Proc);
+op_output!(Vec<PublishedValue>, Published);
+
+impl OpOutput for () {
+    fn into_value(self) -> OpValue {
+        OpValue::Unit
+    }
+    fn from_value(v: OpValue) -> Option<Self> {
+        matches!(v, OpValue::Unit).then_some(())
+    }
+}
+
+impl OpOutput for (Vec<u8>, Vec<Info>) {
+    fn into_value(self) -> OpValue {
+        OpValue::BytesAndInfos(self.0, self.1)
+    }
+    fn from_value(v: OpValue) -> Option<Self> {
+        match v {
+            OpValue::BytesAndInfos(b, i) => Some((b, i)),
+            _ => None,
+        }
     }
 }
 
 /// Takes the value of type `T` out of a completed operation's result; a
 /// value of another type (a host bug) reads as `PMIX_ERROR`.
-pub(crate) fn take_result<T: 'static>(r: OpResult) -> Result<T, Status> {
-    r.and_then(|b| b.downcast::<T>().map(|b| *b).map_err(|_| Status::ERROR))
+pub(crate) fn take_result<T: OpOutput>(r: OpResult) -> Result<T, Status> {
+    r.and_then(|v| T::from_value(v).ok_or(Status::ERROR))
 }
 
 /// Where a [`Completion`] delivers its operation's result: the server's
@@ -85,7 +140,7 @@ impl<T: OpOutput> Completion<T> {
     /// Reports the operation's result to the server.
     pub fn complete(mut self, result: Result<T, Status>) {
         if let Some(s) = self.sink.take() {
-            s.done(self.op, T::wrap(result).0);
+            s.done(self.op, result.map(T::into_value));
         }
     }
 }
@@ -242,7 +297,7 @@ pub trait HostModule: Send + Sync + 'static {
         proc: &Proc,
         keys: &[crate::Key],
         infos: &[Info],
-        done: Completion<Vec<crate::wire::pubsub::PublishedValue>>,
+        done: Completion<Vec<PublishedValue>>,
     ) -> Result<(), Status> {
         let _ = (proc, keys, infos, done);
         Err(Status::ERR_NOT_SUPPORTED)

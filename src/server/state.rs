@@ -1,7 +1,7 @@
 //! Everything the progress thread owns, in its rooms, and the few actions
 //! that span several of them: answering a request, handing an operation to
-//! the host, the fan-out when a process departs, and a collective's
-//! failure, handled here once for every kind of collective.
+//! the host ([`State::upcall`]), and what a departed process ends outside
+//! the collectives (those are the collective engine's, `collective`).
 //!
 //! Invariants:
 //! - Only the progress thread touches a `State` (host threads reach it
@@ -12,17 +12,17 @@
 //!   the host ([`PendingOps`]), deadlines ([`Timers`]), collectives
 //!   ([`Collectives`]), process sets ([`ProcessSets`]), groups
 //!   ([`Groups`]), I/O forwarding ([`Iof`]). Handlers use their methods, never their fields.
-//! - Every request is answered once (see [`State::respond`]); every
-//!   participant of a failed collective gets the failure (see
-//!   [`State::collective_failed`]).
+//! - Every request is answered once (see [`State::respond`]); an
+//!   operation the host refuses is resolved at once (see
+//!   [`State::upcall`]).
 
 use std::os::fd::OwnedFd;
 use std::sync::Arc;
 
-use super::collective::{Arrival, Call, Collectives, Failure, Kind, Stage};
+use super::collective::Collectives;
 use super::connections::{Caller, Connections};
 use super::groups::Groups;
-use super::host::{take_result, Completion, HostModule, OpResult, OpSink};
+use super::host::{take_result, Completion, HostModule, OpOutput, OpResult, OpSink};
 use super::iof_room::Iof;
 use super::modex_store::ModexStore;
 use super::ops::{Encoder, PendingOp, PendingOps};
@@ -32,7 +32,7 @@ use super::timers::{TimerKey, Timers};
 use super::waiters::{Waiter, WaiterTo, Waiters};
 use crate::events::{Event, EventHandlers, Range};
 use crate::wire::{DmodexReply, Message, Response, SegmentKind, SegmentRef};
-use crate::{keys, Info, Nspace, Proc, Status, Value};
+use crate::{Nspace, Proc, Status};
 
 /// The progress thread's state.
 pub(crate) struct State {
@@ -118,9 +118,33 @@ impl State {
 
     /// Records `op` as pending at the host; returns its number and the
     /// completion to give the host.
-    pub(super) fn start_op<T: Send + 'static>(&mut self, op: PendingOp) -> (u64, Completion<T>) {
+    pub(super) fn start_op<T: OpOutput>(&mut self, op: PendingOp) -> (u64, Completion<T>) {
         let id = self.ops.start(op);
         (id, Completion::new(id, self.sink.clone()))
+    }
+
+    /// Hands operation `pending` to the host through `call`, given the
+    /// module and the operation's completion: returns the operation's
+    /// number and the host's immediate answer. A refusal (an error)
+    /// resolves the operation at once: its completion is then ignored.
+    pub(super) fn upcall<T: OpOutput>(
+        &mut self,
+        pending: PendingOp,
+        call: impl FnOnce(&dyn HostModule, Completion<T>) -> Result<(), Status>,
+    ) -> (u64, Result<(), Status>) {
+        let (op, done) = self.start_op(pending);
+        let host = self.host.clone();
+        let r = call(&*host, done);
+        if r.is_err() {
+            self.forget_op(op);
+        }
+        (op, r)
+    }
+
+    /// Resolves operation `op` without its answer: a completion, if one
+    /// still comes, is ignored.
+    pub(super) fn forget_op(&mut self, op: u64) {
+        self.ops.take(op);
     }
 
     /// Answers a request.
@@ -142,7 +166,7 @@ impl State {
     /// number (for [`State::finish_service`]) and the completion to give the
     /// host. When the host completes with a `T`, `encode` makes the
     /// response body from it.
-    pub(crate) fn host_op<T: Send + 'static>(
+    pub(crate) fn host_op<T: OpOutput>(
         &mut self,
         caller: Caller,
         encode: impl FnOnce(T) -> Result<Vec<u8>, Status> + Send + 'static,
@@ -152,7 +176,7 @@ impl State {
 
     /// A host operation whose encoder also sees the host's failure (a
     /// query's partial answers survive a host that refuses).
-    pub(crate) fn host_op_or_fallback<T: Send + 'static>(
+    pub(crate) fn host_op_or_fallback<T: OpOutput>(
         &mut self,
         caller: Caller,
         encode: impl FnOnce(Result<T, Status>) -> Result<Vec<u8>, Status> + Send + 'static,
@@ -254,7 +278,7 @@ impl State {
     }
 
     // ------------------------------------------------------------------
-    // Departures and collective failures
+    // Departures
 
     /// `proc` departed (`finalized`, or its connection was lost): whatever
     /// waits on it fails, and, if lost, the host and the server's handlers
@@ -269,15 +293,6 @@ impl State {
             page.fail(Status::ERR_LOST_CONNECTION);
         }
         self.release_local_waiters(proc);
-        // Group collectives are `group_collective::departed`'s.
-        for cid in self.collectives.blocked_by(proc, finalized) {
-            if !self.collectives.get(cid).is_some_and(|c| c.kind.is_group()) {
-                self.collective_failed(cid, Status::ERR_LOST_CONNECTION);
-            }
-        }
-        for cid in self.collectives.failed_with(proc) {
-            self.retire_collective(cid);
-        }
         if !finalized {
             self.host.client_lost(proc);
             self.events.deliver(Event {
@@ -298,64 +313,6 @@ impl State {
         })
     }
 
-    /// `proc` calls `call` on `caller`: enters it on the collective engine
-    /// and answers what is decided at once (a refusal, a failure); returns
-    /// the collective's number once every local participant is in, for the
-    /// caller to hand it to the host.
-    pub(super) fn enter_collective(
-        &mut self,
-        caller: Caller,
-        proc: &Proc,
-        call: Call,
-    ) -> Option<u64> {
-        let kind = call.kind;
-        let registry = self.registry.clone();
-        let conns = &self.conns;
-        let a = self.collectives.arrive(
-            caller,
-            proc,
-            call,
-            |set| local_participants(&registry, conns, set),
-            |p| conns.departed(p),
-            &mut self.timers,
-        );
-        match a {
-            Arrival::Waiting => {}
-            Arrival::Ready(cid) => return Some(cid),
-            Arrival::Refused(s) => self.send_failure(kind, [caller], s),
-            Arrival::Fail(cid, s) => self.collective_failed(cid, s),
-            Arrival::Late(cid, s) => self.collective_late(cid, caller, s),
-        }
-        None
-    }
-
-    /// Collective `cid` fails with `status` (a participant departed, its
-    /// deadline passed, the host failed it): every participant that
-    /// arrived gets the failure. Before the host had it, the collective
-    /// stays failed for late arrivals, and the host hears of the failure
-    /// if the kind asks for that; at the host, the host's answer, if it
-    /// still comes, is ignored.
-    pub(super) fn collective_failed(&mut self, cid: u64, status: Status) {
-        match self.collectives.stage(cid) {
-            None | Some(Stage::Failed) => {}
-            Some(Stage::AtHost(op)) => {
-                self.ops.take(op);
-                if let Some(c) = self.collectives.finish(cid, &mut self.timers) {
-                    let callers = c.arrived.into_iter().map(|(_, caller)| caller);
-                    self.send_failure(c.kind, callers, status);
-                }
-            }
-            Some(Stage::Gathering) => {
-                let Some(mut f) = self.collectives.fail(cid, status, &mut self.timers) else {
-                    return;
-                };
-                self.send_failure(f.kind, std::mem::take(&mut f.arrived), status);
-                self.report_failure(f, status);
-                self.retire_collective(cid);
-            }
-        }
-    }
-
     /// The set `procs` with group ids replaced by the members they name
     /// (see [`Groups::expand`]), and the ids of the groups it names whole
     /// (see [`Groups::named_whole`]).
@@ -371,77 +328,6 @@ impl State {
                 let whole = self.groups.named_whole(&procs, is_nspace);
                 r.map(|expanded| (expanded, whole))
             }
-        }
-    }
-
-    /// Answers `caller` of a `kind` collective with `status` at once.
-    pub(super) fn refuse_collective(&mut self, kind: Kind, caller: Caller, status: Status) {
-        self.send_failure(kind, [caller], status);
-    }
-
-    /// Collective `f` failed here, before reaching the host: the host
-    /// hears of it (with `PMIX_LOCAL_COLLECTIVE_STATUS`), so that the
-    /// servers of other nodes do not wait for this node forever: a fence
-    /// through `fence_nb`, a group construct through `group` (when the
-    /// host runs groups across nodes). Its answer is not needed; other
-    /// kinds are not reported.
-    fn report_failure(&mut self, f: Failure, status: Status) {
-        let mut infos = f.infos;
-        infos.extend(Info::keyed(
-            keys::LOCAL_COLLECTIVE_STATUS,
-            Value::Status(status.code()),
-        ));
-        let host = self.host.clone();
-        let r = match (f.kind, f.group) {
-            (Kind::Fence, _) => {
-                let (op, done) = self.start_op::<Vec<u8>>(PendingOp::Ignored);
-                (op, host.fence_nb(&f.procs, &infos, Vec::new(), done))
-            }
-            (Kind::GroupConstruct, Some(id)) if !host.fences_are_local() => {
-                let (op, done) = self.start_op::<Vec<Info>>(PendingOp::Ignored);
-                let construct = crate::group::GroupOp::Construct;
-                (op, host.group(construct, &id, &f.procs, &infos, done))
-            }
-            _ => return,
-        };
-        if let (op, Err(_)) = r {
-            self.ops.take(op);
-        }
-    }
-
-    /// A late arrival at failed collective `cid` gets its failure.
-    pub(super) fn collective_late(&mut self, cid: u64, caller: Caller, status: Status) {
-        if let Some(kind) = self.collectives.get(cid).map(|c| c.kind) {
-            self.send_failure(kind, [caller], status);
-        }
-        self.retire_collective(cid);
-    }
-
-    /// Answers `callers` of a `kind` collective with its failure `status`.
-    fn send_failure(
-        &mut self,
-        kind: Kind,
-        callers: impl IntoIterator<Item = Caller>,
-        status: Status,
-    ) {
-        let m = kind.failure(status);
-        for caller in callers {
-            self.conns.send(caller.token, caller.id, &m, Vec::new());
-        }
-    }
-
-    /// Forgets failed collective `cid` once its participants all arrived
-    /// or are gone (see [`gone`]).
-    fn retire_collective(&mut self, cid: u64) {
-        let (conns, registry) = (&self.conns, &self.registry);
-        self.collectives.retire(cid, |p| gone(registry, conns, p));
-    }
-
-    /// Retires those of failed collectives `cids` none of whose
-    /// participants can still arrive (after the host deregistered some).
-    pub(super) fn retire_collectives(&mut self, cids: Vec<u64>) {
-        for cid in cids {
-            self.retire_collective(cid);
         }
     }
 
@@ -477,28 +363,8 @@ impl State {
     }
 }
 
-/// True if `p` can no longer arrive at a collective: it departed, or it
-/// is neither a registered client nor a tool connected here (the host
-/// deregistered it, or its namespace).
-fn gone(registry: &Registry, conns: &Connections, p: &Proc) -> bool {
-    conns.departed(p) || (registry.ids_of(p).is_none() && !is_tool(registry, conns, p))
-}
-
 /// True if `p` is a tool connected here (a connected process of no
 /// registered namespace).
-fn is_tool(registry: &Registry, conns: &Connections, p: &Proc) -> bool {
+pub(super) fn is_tool(registry: &Registry, conns: &Connections, p: &Proc) -> bool {
     registry.nspace(&p.nspace).is_none() && conns.token_of(p).is_some()
-}
-
-/// The participants of `set` served here: the local ranks of registered
-/// namespaces, and the tools connected here (a tool may take part in a
-/// connect with a job).
-fn local_participants(
-    registry: &Registry,
-    conns: &Connections,
-    set: &[Proc],
-) -> std::collections::BTreeSet<Proc> {
-    let mut local = registry.local_participants(set);
-    local.extend(set.iter().filter(|p| is_tool(registry, conns, p)).cloned());
-    local
 }

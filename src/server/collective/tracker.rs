@@ -1,15 +1,15 @@
-//! The collective engine: one participant-set tracker for every
-//! collective the server runs (fence, connect, disconnect, group construct
-//! and destruct).
+//! The tracker: the collectives in progress on this server, of every
+//! kind, and where each stands (gathering, at the host, failed).
 //!
 //! A collective is identified by its kind and its participant set, sorted
 //! and without duplicates (`PMIX_RANK_WILDCARD` standing for a whole
 //! namespace), or, for a group, by its kind and the group's id: the local
-//! processes that call it with the same set (id) join the same tracker. Its expected participants are the local processes of the
-//! set (wildcards expanded when the tracker is made), plus any caller.
+//! processes that call it with the same set (id) join the same
+//! collective. Its expected participants are the local processes of the
+//! set (wildcards expanded when the collective is made), plus any caller.
 //! Directives merge: data is collected if any participant asked for it,
 //! the shortest `PMIX_TIMEOUT` applies. Once every expected participant
-//! arrived the tracker leaves the by-set index (a later call over the same
+//! arrived the collective leaves the by-set index (a later call over the same
 //! set is a new collective) and goes to the host, once for this node.
 //!
 //! Invariants:
@@ -42,121 +42,11 @@
 use std::collections::{BTreeSet, HashMap};
 use std::time::Instant;
 
-use super::connections::Caller;
-use super::timers::{TimerKey, Timers};
-use crate::wire::{FenceRelease, Message, Response};
+use super::group_state::{GroupCall, GroupState};
+use super::kind::Kind;
+use crate::server::connections::Caller;
+use crate::server::timers::{TimerKey, Timers};
 use crate::{Info, Nspace, Proc, Rank, Status};
-
-/// Which collective.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub(super) enum Kind {
-    Fence,
-    Connect,
-    Disconnect,
-    GroupConstruct,
-    GroupDestruct,
-}
-
-impl Kind {
-    /// The answer to a participant when the collective fails with
-    /// `status` (or its call is refused).
-    pub(super) fn failure(self, status: Status) -> Message {
-        match self {
-            Kind::Fence => Message::FenceRelease(FenceRelease {
-                status,
-                segments: Vec::new(),
-            }),
-            _ => Message::Response(Response {
-                status,
-                body: Vec::new(),
-            }),
-        }
-    }
-
-    /// A group kind.
-    pub(super) fn is_group(self) -> bool {
-        matches!(self, Kind::GroupConstruct | Kind::GroupDestruct)
-    }
-
-    /// The status a participant's loss fails the collective with.
-    pub(super) fn lost(self) -> Status {
-        match self {
-            Kind::GroupConstruct => crate::group::events::CONSTRUCT_ABORT,
-            _ => Status::ERR_LOST_CONNECTION,
-        }
-    }
-}
-
-/// The group directives that merge across participants (any one that sets
-/// a flag sets it for the collective).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(super) struct GroupFlags {
-    /// `PMIX_GROUP_OPTIONAL`.
-    pub(super) optional: bool,
-    /// `PMIX_GROUP_FT_COLLECTIVE`.
-    pub(super) ft: bool,
-    /// `PMIX_GROUP_NOTIFY_TERMINATION`.
-    pub(super) notify_termination: bool,
-    /// `PMIX_GROUP_ASSIGN_CONTEXT_ID`.
-    pub(super) assign_cid: bool,
-    /// `PMIX_GROUP_LOCAL_ONLY`.
-    pub(super) local_only: bool,
-}
-
-impl GroupFlags {
-    fn merge(&mut self, o: GroupFlags) {
-        self.optional |= o.optional;
-        self.ft |= o.ft;
-        self.notify_termination |= o.notify_termination;
-        self.assign_cid |= o.assign_cid;
-        self.local_only |= o.local_only;
-    }
-
-    /// A departed member is dropped rather than failing the collective.
-    pub(super) fn tolerant(&self) -> bool {
-        self.optional || self.ft
-    }
-}
-
-/// What a group participant's call adds to [`Call`].
-#[derive(Clone, Debug, Default)]
-pub(super) struct GroupCall {
-    pub(super) id: String,
-    /// `PMIX_GROUP_ADD_MEMBERS`.
-    pub(super) add: Vec<Proc>,
-    /// `pmix.grp.btstrp`: the number of leaders.
-    pub(super) bootstrap: Option<usize>,
-    pub(super) flags: GroupFlags,
-    /// `PMIX_GROUP_LEADER` was set.
-    pub(super) leader_flag: bool,
-    /// Its `PMIX_GROUP_INFO` contribution.
-    pub(super) info: Vec<Info>,
-    /// The server completes the group alone (see the module doc).
-    pub(super) solo: bool,
-}
-
-/// A group collective's own state.
-#[derive(Debug, Default)]
-pub(super) struct GroupState {
-    pub(super) id: String,
-    /// The members named by the leaders (procs and added members).
-    pub(super) named: BTreeSet<Proc>,
-    /// The set of the first leader (checked against later leaders').
-    leader_set: Vec<Proc>,
-    pub(super) bootstrap: Option<usize>,
-    leaders_in: usize,
-    pub(super) flags: GroupFlags,
-    /// Who set `PMIX_GROUP_LEADER`.
-    pub(super) leader: Option<Proc>,
-    /// The participants' `PMIX_GROUP_INFO` contributions.
-    pub(super) info: Vec<(Proc, Vec<Info>)>,
-    /// Members dropped because they departed (tolerant groups).
-    pub(super) dropped: Vec<Proc>,
-    /// Local processes told of a member's failure whose verdict the
-    /// collective waits for.
-    awaiting: BTreeSet<Proc>,
-    solo: bool,
-}
 
 /// How a collective is found by its participants.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
@@ -166,38 +56,38 @@ enum CollKey {
 }
 
 /// One participant's call.
-pub(super) struct Call {
-    pub(super) kind: Kind,
+pub(in crate::server) struct Call {
+    pub(in crate::server) kind: Kind,
     /// The participant set, normalized (see [`normalize`]).
-    pub(super) procs: Vec<Proc>,
-    pub(super) infos: Vec<Info>,
+    pub(in crate::server) procs: Vec<Proc>,
+    pub(in crate::server) infos: Vec<Info>,
     /// `PMIX_COLLECT_DATA`.
-    pub(super) collect: bool,
+    pub(in crate::server) collect: bool,
     /// From its `PMIX_TIMEOUT`.
-    pub(super) deadline: Option<Instant>,
+    pub(in crate::server) deadline: Option<Instant>,
     /// For a group collective.
-    pub(super) group: Option<GroupCall>,
+    pub(in crate::server) group: Option<GroupCall>,
     /// The groups whose members `procs` holds because the caller named
     /// them whole (`{grp, PMIX_RANK_WILDCARD}`; a fence or a connect).
-    pub(super) groups: Vec<String>,
+    pub(in crate::server) groups: Vec<String>,
 }
 
 /// One collective in progress.
-pub(super) struct Collective {
-    pub(super) kind: Kind,
-    pub(super) procs: Vec<Proc>,
+pub(in crate::server) struct Collective {
+    pub(in crate::server) kind: Kind,
+    pub(in crate::server) procs: Vec<Proc>,
     /// Directives of the first participant, passed to the host.
-    pub(super) infos: Vec<Info>,
-    pub(super) collect: bool,
+    pub(in crate::server) infos: Vec<Info>,
+    pub(in crate::server) collect: bool,
     /// The local processes that must arrive.
-    pub(super) expected: BTreeSet<Proc>,
+    pub(in crate::server) expected: BTreeSet<Proc>,
     /// Those that did, and where to answer them.
-    pub(super) arrived: Vec<(Proc, Caller)>,
+    pub(in crate::server) arrived: Vec<(Proc, Caller)>,
     deadline: Option<Instant>,
     host_op: Option<u64>,
     failed: Option<Status>,
     /// For a group collective.
-    pub(super) group: Option<GroupState>,
+    pub(in crate::server) group: Option<GroupState>,
     /// The groups named whole by the first caller (see [`Call::groups`]).
     groups: Vec<String>,
 }
@@ -240,51 +130,8 @@ impl Collective {
     }
 }
 
-impl GroupState {
-    /// `proc` joins with its `procs` (empty: an added member) and `call`:
-    /// merges what it brings; refuses a leader whose set differs from the
-    /// first leader's (unless a bootstrap, where each names itself).
-    fn join(
-        &mut self,
-        proc: &Proc,
-        procs: &[Proc],
-        call: GroupCall,
-        local: &impl Fn(&[Proc]) -> BTreeSet<Proc>,
-        expected: &mut BTreeSet<Proc>,
-    ) -> Result<(), Status> {
-        if !procs.is_empty() {
-            if self.bootstrap.is_none() && call.bootstrap.is_none() {
-                if self.leader_set.is_empty() {
-                    self.leader_set = procs.to_vec();
-                } else if self.leader_set != procs {
-                    return Err(Status::ERR_BAD_PARAM);
-                }
-            }
-            if call.bootstrap.is_some() {
-                self.bootstrap = call.bootstrap;
-            }
-            self.leaders_in += 1;
-            self.named.extend(procs.iter().cloned());
-            expected.extend(local(procs));
-        }
-        self.named.extend(call.add.iter().cloned());
-        self.named.insert(proc.clone());
-        if self.solo {
-            expected.extend(local(&call.add));
-        }
-        self.flags.merge(call.flags);
-        if call.leader_flag && self.leader.is_none() {
-            self.leader = Some(proc.clone());
-        }
-        if !call.info.is_empty() {
-            self.info.push((proc.clone(), call.info));
-        }
-        Ok(())
-    }
-}
-
 /// What a participant's arrival leads to.
-pub(super) enum Arrival {
+pub(in crate::server) enum Arrival {
     /// Others are still expected.
     Waiting,
     /// Every expected participant is in: hand collective `cid` to the host.
@@ -299,7 +146,7 @@ pub(super) enum Arrival {
 }
 
 /// Where a collective stands.
-pub(super) enum Stage {
+pub(in crate::server) enum Stage {
     Gathering,
     /// Handed to the host as operation `op`.
     AtHost(u64),
@@ -307,34 +154,34 @@ pub(super) enum Stage {
 }
 
 /// A collective that failed before reaching the host.
-pub(super) struct Failure {
-    pub(super) kind: Kind,
+pub(in crate::server) struct Failure {
+    pub(in crate::server) kind: Kind,
     /// Those to answer with the failure.
-    pub(super) arrived: Vec<Caller>,
-    pub(super) procs: Vec<Proc>,
-    pub(super) infos: Vec<Info>,
+    pub(in crate::server) arrived: Vec<Caller>,
+    pub(in crate::server) procs: Vec<Proc>,
+    pub(in crate::server) infos: Vec<Info>,
     /// A group's id.
-    pub(super) group: Option<String>,
+    pub(in crate::server) group: Option<String>,
 }
 
 /// The collectives in progress on this server.
 #[derive(Default)]
-pub(super) struct Collectives {
+pub(in crate::server) struct Collectives {
     by_set: HashMap<CollKey, u64>,
     active: HashMap<u64, Collective>,
     next: u64,
 }
 
 impl Collectives {
-    /// Counts this room's entries (see [`Census`](super::census::Census)).
-    pub(super) fn count(&self, c: &mut super::census::Census) {
+    /// Counts this room's entries (see [`Census`](crate::server::census::Census)).
+    pub(in crate::server) fn count(&self, c: &mut crate::server::census::Census) {
         c.add("collectives.by_set", self.by_set.len());
         c.add("collectives.active", self.active.len());
     }
 
     /// `proc` calls `call` (on `caller`). `local` expands a set to its
     /// local processes; `departed` says which processes left.
-    pub(super) fn arrive(
+    pub(in crate::server) fn arrive(
         &mut self,
         caller: Caller,
         proc: &Proc,
@@ -374,12 +221,7 @@ impl Collectives {
                 } else {
                     local(&call.procs)
                 };
-                let group = call.group.as_ref().map(|g| GroupState {
-                    id: g.id.clone(),
-                    bootstrap: g.bootstrap,
-                    solo: g.solo,
-                    ..Default::default()
-                });
+                let group = call.group.as_ref().map(GroupState::new);
                 self.active.insert(
                     cid,
                     Collective {
@@ -450,7 +292,7 @@ impl Collectives {
 
     /// `proc` departed and collective `cid` tolerates it: it is no longer
     /// expected. True if the collective is now ready.
-    pub(super) fn drop_member(&mut self, cid: u64, proc: &Proc) -> bool {
+    pub(in crate::server) fn drop_member(&mut self, cid: u64, proc: &Proc) -> bool {
         match self.active.get_mut(&cid) {
             Some(c) if c.failed.is_none() && c.host_op.is_none() && c.tolerant() => {
                 c.drop_member(proc);
@@ -465,7 +307,7 @@ impl Collectives {
     /// wait for it (it can never take part in them as a member again).
     /// Returns those now ready. One that `proc` arrived at already, or
     /// whose reduced set is another collective's, is left as it is.
-    pub(super) fn member_left(&mut self, id: &str, proc: &Proc) -> Vec<u64> {
+    pub(in crate::server) fn member_left(&mut self, id: &str, proc: &Proc) -> Vec<u64> {
         let mut ready = Vec::new();
         let mut cids: Vec<u64> = self
             .active
@@ -505,7 +347,7 @@ impl Collectives {
     }
 
     /// The group collectives of `kind` over `id` not failed yet.
-    pub(super) fn of_group(&self, kind: Kind, id: &str) -> Vec<u64> {
+    pub(in crate::server) fn of_group(&self, kind: Kind, id: &str) -> Vec<u64> {
         let mut v: Vec<u64> = self
             .active
             .iter()
@@ -519,7 +361,7 @@ impl Collectives {
     }
 
     /// True if a group collective over `id` is gathering.
-    pub(super) fn group_busy(&self, id: &str) -> bool {
+    pub(in crate::server) fn group_busy(&self, id: &str) -> bool {
         self.active
             .values()
             .any(|c| c.failed.is_none() && c.group.as_ref().is_some_and(|g| g.id == id))
@@ -527,7 +369,11 @@ impl Collectives {
 
     /// Group collective `cid` waits for the verdicts of `procs` (told of a
     /// member's failure) before it completes.
-    pub(super) fn await_verdicts(&mut self, cid: u64, procs: impl IntoIterator<Item = Proc>) {
+    pub(in crate::server) fn await_verdicts(
+        &mut self,
+        cid: u64,
+        procs: impl IntoIterator<Item = Proc>,
+    ) {
         if let Some(g) = self.active.get_mut(&cid).and_then(|c| c.group.as_mut()) {
             g.awaiting.extend(procs);
         }
@@ -535,7 +381,7 @@ impl Collectives {
 
     /// `proc`'s verdict on group collective `cid` came (or it departed):
     /// true if the collective is now ready.
-    pub(super) fn verdict(&mut self, cid: u64, proc: &Proc) -> bool {
+    pub(in crate::server) fn verdict(&mut self, cid: u64, proc: &Proc) -> bool {
         match self.active.get_mut(&cid) {
             Some(c) if c.failed.is_none() && c.host_op.is_none() => {
                 let removed = c.group.as_mut().is_some_and(|g| g.awaiting.remove(proc));
@@ -546,13 +392,13 @@ impl Collectives {
     }
 
     /// Sets group collective `cid`'s leader; `None` if it is over.
-    pub(super) fn set_leader(&mut self, cid: u64, leader: Option<Proc>) -> Option<()> {
+    pub(in crate::server) fn set_leader(&mut self, cid: u64, leader: Option<Proc>) -> Option<()> {
         self.active.get_mut(&cid)?.group.as_mut()?.leader = leader;
         Some(())
     }
 
     /// The group collectives (not failed) whose leader is `proc`.
-    pub(super) fn led_by(&self, proc: &Proc) -> Vec<u64> {
+    pub(in crate::server) fn led_by(&self, proc: &Proc) -> Vec<u64> {
         let mut v: Vec<u64> = self
             .active
             .iter()
@@ -569,7 +415,7 @@ impl Collectives {
     }
 
     /// The group collectives waiting for `proc`'s verdict.
-    pub(super) fn awaiting_verdict_of(&self, proc: &Proc) -> Vec<u64> {
+    pub(in crate::server) fn awaiting_verdict_of(&self, proc: &Proc) -> Vec<u64> {
         let mut v: Vec<u64> = self
             .active
             .iter()
@@ -582,17 +428,17 @@ impl Collectives {
 
     /// True if collective `cid` drops departed members (see
     /// [`GroupFlags::tolerant`]).
-    pub(super) fn tolerates(&self, cid: u64) -> bool {
+    pub(in crate::server) fn tolerates(&self, cid: u64) -> bool {
         self.active.get(&cid).is_some_and(|c| c.tolerant())
     }
 
     /// Collective `cid`, if active.
-    pub(super) fn get(&self, cid: u64) -> Option<&Collective> {
+    pub(in crate::server) fn get(&self, cid: u64) -> Option<&Collective> {
         self.active.get(&cid)
     }
 
     /// Where collective `cid` stands; `None` if it is over.
-    pub(super) fn stage(&self, cid: u64) -> Option<Stage> {
+    pub(in crate::server) fn stage(&self, cid: u64) -> Option<Stage> {
         let c = self.active.get(&cid)?;
         Some(match (c.failed, c.host_op) {
             (Some(_), _) => Stage::Failed,
@@ -603,7 +449,7 @@ impl Collectives {
 
     /// Collective `cid` goes to the host as operation `op`: a later call
     /// over the same set is a new collective.
-    pub(super) fn at_host(&mut self, cid: u64, op: u64) {
+    pub(in crate::server) fn at_host(&mut self, cid: u64, op: u64) {
         if let Some(c) = self.active.get_mut(&cid) {
             c.host_op = Some(op);
             let key = c.key();
@@ -615,7 +461,11 @@ impl Collectives {
 
     /// Collective `cid` ends (its result is known): returns it, for its
     /// participants to be answered.
-    pub(super) fn finish(&mut self, cid: u64, timers: &mut Timers) -> Option<Collective> {
+    pub(in crate::server) fn finish(
+        &mut self,
+        cid: u64,
+        timers: &mut Timers,
+    ) -> Option<Collective> {
         let c = self.active.remove(&cid)?;
         let key = c.key();
         if self.by_set.get(&key) == Some(&cid) {
@@ -630,7 +480,7 @@ impl Collectives {
     /// Collective `cid`, not at the host, fails with `status`: returns who
     /// to answer and what to tell the host. `None` if it failed already,
     /// is at the host, or is over.
-    pub(super) fn fail(
+    pub(in crate::server) fn fail(
         &mut self,
         cid: u64,
         status: Status,
@@ -655,7 +505,7 @@ impl Collectives {
 
     /// Forgets failed collective `cid` once no expected participant can
     /// still arrive.
-    pub(super) fn retire(&mut self, cid: u64, departed: impl Fn(&Proc) -> bool) {
+    pub(in crate::server) fn retire(&mut self, cid: u64, departed: impl Fn(&Proc) -> bool) {
         let Some(c) = self.active.get(&cid) else {
             return;
         };
@@ -670,19 +520,20 @@ impl Collectives {
 
     /// `proc` departed (`finalized`, or its connection was lost): the
     /// collectives not at the host that can no longer complete because of
-    /// it (it is expected and did not arrive; lost, also if it arrived).
-    pub(super) fn blocked_by(&self, proc: &Proc, finalized: bool) -> Vec<u64> {
-        // One that finalized after arriving blocks nothing; for a group,
-        // what its departure does is the caller's (`drop_member`, or a
-        // failure; a construct keeps an arrived member's contribution).
+    /// it (it is expected and did not arrive; lost, also if it arrived,
+    /// but at a group construct).
+    pub(in crate::server) fn blocked_by(&self, proc: &Proc, finalized: bool) -> Vec<u64> {
+        // One that finalized after arriving blocks nothing, nor does one
+        // that arrived at a group construct (its contribution stands).
         let mut ids: Vec<u64> = self
             .active
             .iter()
             .filter(|(_, c)| {
+                let kept = finalized || c.kind == Kind::GroupConstruct;
                 c.host_op.is_none()
                     && c.failed.is_none()
                     && c.expected.contains(proc)
-                    && !(finalized && c.has_arrived(proc))
+                    && !(kept && c.has_arrived(proc))
             })
             .map(|(&id, _)| id)
             .collect();
@@ -692,7 +543,7 @@ impl Collectives {
 
     /// The processes of `ns` some collective expects that have not
     /// arrived.
-    pub(super) fn expecting_of(&self, ns: &Nspace) -> BTreeSet<Proc> {
+    pub(in crate::server) fn expecting_of(&self, ns: &Nspace) -> BTreeSet<Proc> {
         self.active
             .values()
             .flat_map(|c| {
@@ -705,7 +556,7 @@ impl Collectives {
     }
 
     /// The failed collectives.
-    pub(super) fn failed(&self) -> Vec<u64> {
+    pub(in crate::server) fn failed(&self) -> Vec<u64> {
         let mut v: Vec<u64> = self
             .active
             .iter()
@@ -717,7 +568,7 @@ impl Collectives {
     }
 
     /// Failed collectives `proc` is expected in (to retire once it left).
-    pub(super) fn failed_with(&self, proc: &Proc) -> Vec<u64> {
+    pub(in crate::server) fn failed_with(&self, proc: &Proc) -> Vec<u64> {
         self.active
             .iter()
             .filter(|(_, c)| c.failed.is_some() && c.expected.contains(proc))
@@ -728,7 +579,7 @@ impl Collectives {
 
 /// Sorted, deduplicated participant set; an empty list means the caller's
 /// whole namespace.
-pub(super) fn normalize(procs: Vec<Proc>, caller: &Proc) -> Vec<Proc> {
+pub(in crate::server) fn normalize(procs: Vec<Proc>, caller: &Proc) -> Vec<Proc> {
     let mut procs = if procs.is_empty() {
         vec![Proc::new(caller.nspace.clone(), Rank::WILDCARD)]
     } else {
@@ -740,261 +591,7 @@ pub(super) fn normalize(procs: Vec<Proc>, caller: &Proc) -> Vec<Proc> {
 }
 
 /// True if `set` includes `proc` (by rank or by its namespace's wildcard).
-pub(super) fn includes(set: &[Proc], proc: &Proc) -> bool {
+pub(in crate::server) fn includes(set: &[Proc], proc: &Proc) -> bool {
     set.iter()
         .any(|p| p.nspace == proc.nspace && (p.rank == proc.rank || p.rank == Rank::WILDCARD))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::Nspace;
-    use mio::Token;
-    use std::time::Duration;
-
-    fn p(ns: &str, r: u32) -> Proc {
-        Proc::new(Nspace::new(ns).unwrap(), Rank(r))
-    }
-
-    fn caller(n: usize) -> Caller {
-        Caller {
-            token: Token(n),
-            id: n as u32,
-        }
-    }
-
-    fn call(kind: Kind, procs: Vec<Proc>, deadline: Option<Instant>) -> Call {
-        Call {
-            kind,
-            procs,
-            infos: Vec::new(),
-            collect: false,
-            deadline,
-            group: None,
-            groups: Vec::new(),
-        }
-    }
-
-    /// Local processes: ranks 0..3 of "a".
-    fn local(set: &[Proc]) -> BTreeSet<Proc> {
-        let mut out = BTreeSet::new();
-        for q in set {
-            if q.rank == Rank::WILDCARD {
-                out.extend((0..3).map(|r| Proc::new(q.nspace.clone(), Rank(r))));
-            } else {
-                out.insert(q.clone());
-            }
-        }
-        out
-    }
-
-    fn all_a() -> Vec<Proc> {
-        vec![Proc::new(Nspace::new("a").unwrap(), Rank::WILDCARD)]
-    }
-
-    #[test]
-    fn sets_normalize_to_sorted_unique() {
-        let caller = p("a", 1);
-        assert_eq!(
-            normalize(vec![p("b", 2), p("a", 1), p("b", 2)], &caller),
-            vec![p("a", 1), p("b", 2)]
-        );
-        assert_eq!(normalize(vec![], &caller), all_a());
-    }
-
-    #[test]
-    fn wildcard_includes_every_rank_of_its_namespace() {
-        let set = all_a();
-        assert!(includes(&set, &p("a", 5)));
-        assert!(!includes(&set, &p("b", 5)));
-    }
-
-    /// An engine over namespace "a" (ranks 0..3 local), with the processes
-    /// in `gone` departed.
-    #[derive(Default)]
-    struct Engine {
-        c: Collectives,
-        t: Timers,
-        gone: Vec<Proc>,
-    }
-
-    impl Engine {
-        /// Rank `r` of "a" (on connection `token`) calls `kind` over the
-        /// whole of "a".
-        fn arrive_on(&mut self, token: usize, r: u32, kind: Kind, dl: Option<Instant>) -> Arrival {
-            let gone = self.gone.clone();
-            let departed = move |q: &Proc| gone.contains(q);
-            let call = call(kind, all_a(), dl);
-            self.c.arrive(
-                caller(token),
-                &p("a", r),
-                call,
-                local,
-                departed,
-                &mut self.t,
-            )
-        }
-
-        fn arrive(&mut self, r: u32, kind: Kind) -> Arrival {
-            self.arrive_on(r as usize, r, kind, None)
-        }
-    }
-
-    #[test]
-    fn ready_once_every_local_participant_arrived_and_kinds_do_not_mix() {
-        for kind in [Kind::Fence, Kind::Connect, Kind::Disconnect] {
-            let mut e = Engine::default();
-            for r in 0..2 {
-                assert!(matches!(e.arrive(r, kind), Arrival::Waiting));
-            }
-            // The same set in another kind is another collective.
-            let other = if kind == Kind::Fence {
-                Kind::Connect
-            } else {
-                Kind::Fence
-            };
-            assert!(matches!(e.arrive_on(9, 2, other, None), Arrival::Waiting));
-            let Arrival::Ready(cid) = e.arrive(2, kind) else {
-                panic!("not ready")
-            };
-            e.c.at_host(cid, 7);
-            assert!(matches!(e.c.stage(cid), Some(Stage::AtHost(7))));
-            // At the host, a new call over the set is a new collective.
-            assert!(matches!(e.arrive(0, kind), Arrival::Waiting));
-            let done = e.c.finish(cid, &mut e.t).unwrap();
-            assert_eq!(done.arrived.len(), 3);
-            assert!(e.c.stage(cid).is_none());
-        }
-    }
-
-    #[test]
-    fn a_duplicate_arrival_or_a_caller_outside_the_set_is_refused() {
-        let mut e = Engine::default();
-        assert!(matches!(e.arrive(0, Kind::Fence), Arrival::Waiting));
-        let refused = |a| matches!(a, Arrival::Refused(s) if s == Status::ERR_BAD_PARAM);
-        assert!(refused(e.arrive(0, Kind::Fence)));
-        let outside = call(Kind::Fence, all_a(), None);
-        let none = |_: &Proc| false;
-        assert!(refused(e.c.arrive(
-            caller(5),
-            &p("b", 0),
-            outside,
-            local,
-            none,
-            &mut e.t
-        )));
-    }
-
-    #[test]
-    fn a_departed_participant_fails_the_collective_and_late_arrivals_fail_at_once() {
-        let mut e = Engine::default();
-        assert!(matches!(e.arrive(0, Kind::Connect), Arrival::Waiting));
-        // Rank 1 is lost before arriving.
-        let ids = e.c.blocked_by(&p("a", 1), false);
-        assert_eq!(ids.len(), 1);
-        let f =
-            e.c.fail(ids[0], Status::ERR_LOST_CONNECTION, &mut e.t)
-                .unwrap();
-        assert_eq!(f.arrived, vec![caller(0)]);
-        assert!(
-            e.c.fail(ids[0], Status::ERR_TIMEOUT, &mut e.t).is_none(),
-            "fails once"
-        );
-        e.gone.push(p("a", 1));
-        let gone = |q: &Proc| q == &p("a", 1);
-        e.c.retire(ids[0], gone);
-        assert!(e.c.stage(ids[0]).is_some(), "rank 2 may still arrive");
-        let late = e.arrive(2, Kind::Connect);
-        assert!(matches!(late, Arrival::Late(_, s) if s == Status::ERR_LOST_CONNECTION));
-        e.c.retire(ids[0], gone);
-        assert!(e.c.stage(ids[0]).is_none(), "everyone accounted for");
-    }
-
-    #[test]
-    fn arriving_after_a_departure_fails_and_a_finalized_arrival_does_not_block() {
-        let mut e = Engine {
-            gone: vec![p("a", 1)],
-            ..Default::default()
-        };
-        let a = e.arrive(0, Kind::Fence);
-        assert!(matches!(a, Arrival::Fail(_, s) if s == Status::ERR_LOST_CONNECTION));
-        let mut e = Engine::default();
-        e.arrive(0, Kind::Fence);
-        assert!(
-            e.c.blocked_by(&p("a", 0), true).is_empty(),
-            "finalized after arriving"
-        );
-        assert_eq!(
-            e.c.blocked_by(&p("a", 0), false).len(),
-            1,
-            "lost after arriving"
-        );
-    }
-
-    #[test]
-    fn the_shortest_deadline_is_armed_and_disarmed_when_the_collective_ends() {
-        let mut e = Engine::default();
-        let now = Instant::now();
-        e.arrive_on(0, 0, Kind::Fence, Some(now + Duration::from_secs(10)));
-        e.arrive_on(1, 1, Kind::Fence, Some(now + Duration::from_secs(1)));
-        assert_eq!(e.t.next_in(now), Some(Duration::from_secs(1)));
-        let cid = 1;
-        let later = now + Duration::from_secs(2);
-        assert_eq!(e.t.pop_expired(later), Some(TimerKey::Collective(cid)));
-        assert_eq!(e.t.pop_expired(later), None, "the longer one was disarmed");
-        assert!(e.c.fail(cid, Status::ERR_TIMEOUT, &mut e.t).is_some());
-        assert_eq!(e.t.next_in(later), None);
-    }
-
-    #[test]
-    fn a_member_that_leaves_a_group_is_no_longer_waited_for() {
-        let mut e = Engine::default();
-        let members = vec![p("a", 0), p("a", 1), p("a", 2)];
-        let over_group = |procs: Vec<Proc>| Call {
-            groups: vec!["g".into()],
-            ..call(Kind::Fence, procs, None)
-        };
-        let no = |_: &Proc| false;
-        let a = e.c.arrive(
-            caller(0),
-            &p("a", 0),
-            over_group(members.clone()),
-            local,
-            no,
-            &mut e.t,
-        );
-        assert!(matches!(a, Arrival::Waiting));
-        // Another group's leave, or a process outside the set: nothing.
-        assert!(e.c.member_left("h", &p("a", 1)).is_empty());
-        assert!(e.c.member_left("g", &p("a", 5)).is_empty());
-        assert!(
-            e.c.member_left("g", &p("a", 1)).is_empty(),
-            "rank 2 is still expected"
-        );
-        // Rank 2 arrives over the shrunken set: the same collective.
-        let a = e.c.arrive(
-            caller(2),
-            &p("a", 2),
-            over_group(vec![p("a", 0), p("a", 2)]),
-            local,
-            no,
-            &mut e.t,
-        );
-        let Arrival::Ready(cid) = a else {
-            panic!("not ready")
-        };
-        assert_eq!(e.c.get(cid).unwrap().procs, vec![p("a", 0), p("a", 2)]);
-        // A set named explicitly (no group) does not follow the group.
-        let mut e = Engine::default();
-        e.c.arrive(
-            caller(0),
-            &p("a", 0),
-            call(Kind::Fence, members, None),
-            local,
-            no,
-            &mut e.t,
-        );
-        assert!(e.c.member_left("g", &p("a", 1)).is_empty());
-        assert_eq!(e.c.get(1).unwrap().procs.len(), 3);
-    }
 }
