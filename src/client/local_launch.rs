@@ -47,7 +47,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Weak};
 
-use super::spawn::SpawnCallback;
+use super::SpawnCallback;
 use super::{Client, Inner};
 use crate::events::{codes, Range};
 use crate::value::App;
