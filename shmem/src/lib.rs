@@ -31,6 +31,8 @@
 //! values are [`StoredValue`]s going in and [`ValueRef`]s coming out. The
 //! format is described in `docs/ARCHITECTURE.md`, "Shared-memory datastore".
 
+#[macro_use]
+mod stats;
 pub mod checksum;
 mod dict;
 mod directory;
