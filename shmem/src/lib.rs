@@ -56,6 +56,13 @@ pub use writer::{
     KeyId, SealedSegment, SegmentBuilder, SegmentImage, DEFAULT_RANK_SHIFT, MAX_KEYLEN, MAX_NSLEN,
 };
 
+/// A new empty close-on-exec memfd that cannot be sealed, for shared
+/// memory other than segments (the core's job barrier page): the one way
+/// the workspace makes a memfd.
+pub fn memfd(name: &std::ffi::CStr) -> std::io::Result<std::os::fd::OwnedFd> {
+    sys::memfd_create(name, false).map_err(|(_, e)| e)
+}
+
 /// Seals a published segment's descriptor carries (`F_SEAL_*` bits).
 pub const REQUIRED_SEALS: u32 = sys::REQUIRED_SEALS;
 
