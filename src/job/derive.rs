@@ -22,6 +22,7 @@ use super::layout::Layout;
 use crate::keys as k;
 use crate::{Nspace, Value};
 
+/// A value the host gave (`what`) that contradicts what the layout derives.
 pub(super) fn mismatch(
     what: impl Into<String>,
     given: impl ToString,
