@@ -210,61 +210,6 @@ fn named(a: &OptString, b: &OptString) -> Option<Comparison> {
     }
 }
 
-fn pstats(a: &ProcStats, b: &ProcStats) -> Comparison {
-    if let Some(c) = named(&a.node, &b.node) {
-        return c;
-    }
-    chain!(
-        procs(&a.proc, &b.proc),
-        gt(a.pid, b.pid),
-        strs(&a.cmd, &b.cmd),
-        gt(a.state as i8, b.state as i8),
-        timevals(&a.time, &b.time),
-        gt(a.percent_cpu, b.percent_cpu),
-        gt(a.priority, b.priority),
-        gt(a.num_threads, b.num_threads),
-        gt(a.pss, b.pss),
-        gt(a.vsize, b.vsize),
-        gt(a.rss, b.rss),
-        gt(a.peak_vsize, b.peak_vsize),
-        gt(a.processor, b.processor),
-        timevals(&a.sample_time, &b.sample_time),
-    )
-}
-
-fn dkstats(a: &DiskStats, b: &DiskStats) -> Comparison {
-    if let Some(c) = named(&a.disk, &b.disk) {
-        return c;
-    }
-    chain!(
-        gt(a.num_reads_completed, b.num_reads_completed),
-        gt(a.num_reads_merged, b.num_reads_merged),
-        gt(a.num_sectors_read, b.num_sectors_read),
-        gt(a.milliseconds_reading, b.milliseconds_reading),
-        gt(a.num_writes_completed, b.num_writes_completed),
-        gt(a.num_writes_merged, b.num_writes_merged),
-        gt(a.num_sectors_written, b.num_sectors_written),
-        gt(a.milliseconds_writing, b.milliseconds_writing),
-        gt(a.num_ios_in_progress, b.num_ios_in_progress),
-        gt(a.milliseconds_io, b.milliseconds_io),
-        gt(a.weighted_milliseconds_io, b.weighted_milliseconds_io),
-    )
-}
-
-fn netstats(a: &NetStats, b: &NetStats) -> Comparison {
-    if let Some(c) = named(&a.net_interface, &b.net_interface) {
-        return c;
-    }
-    chain!(
-        gt(a.num_bytes_recvd, b.num_bytes_recvd),
-        gt(a.num_packets_recvd, b.num_packets_recvd),
-        gt(a.num_recv_errs, b.num_recv_errs),
-        gt(a.num_bytes_sent, b.num_bytes_sent),
-        gt(a.num_packets_sent, b.num_packets_sent),
-        gt(a.num_send_errs, b.num_send_errs),
-    )
-}
-
 /// Sub-arrays of node statistics: (non-empty, empty) is greater, two empty
 /// ones count as "value 2 greater" (as the reference has it), then counts,
 /// then elements.
@@ -287,27 +232,73 @@ fn stat_lists<T>(a: &[T], b: &[T], f: fn(&T, &T) -> Comparison) -> Comparison {
     Equal
 }
 
-fn ndstats(a: &NodeStats, b: &NodeStats) -> Comparison {
-    if let Some(c) = named(&a.node, &b.node) {
-        return c;
-    }
-    chain!(
-        gt(a.la, b.la),
-        gt(a.la5, b.la5),
-        gt(a.la15, b.la15),
-        gt(a.total_mem, b.total_mem),
-        gt(a.free_mem, b.free_mem),
-        gt(a.buffers, b.buffers),
-        gt(a.cached, b.cached),
-        gt(a.swap_cached, b.swap_cached),
-        gt(a.swap_total, b.swap_total),
-        gt(a.swap_free, b.swap_free),
-        gt(a.mapped, b.mapped),
-        timevals(&a.sample_time, &b.sample_time),
-        stat_lists(&a.diskstats, &b.diskstats, dkstats),
-        stat_lists(&a.netstats, &b.netstats, netstats),
-    )
+/// A statistics field compared as the reference does (`pmix_bfrops`'s
+/// `cmp_*_stats`): the statistics structs' comparisons are expanded from
+/// their one field list ([`crate::value::stats_structs`]) through this.
+trait StatsField {
+    fn compare(&self, other: &Self) -> Comparison;
 }
+
+impl StatsField for OptString {
+    fn compare(&self, other: &Self) -> Comparison {
+        strs(self, other)
+    }
+}
+
+impl StatsField for Proc {
+    fn compare(&self, other: &Self) -> Comparison {
+        procs(self, other)
+    }
+}
+
+impl StatsField for Timeval {
+    fn compare(&self, other: &Self) -> Comparison {
+        timevals(self, other)
+    }
+}
+
+/// A process state is a (signed) C `char`.
+impl StatsField for u8 {
+    fn compare(&self, other: &Self) -> Comparison {
+        gt(*self as i8, *other as i8)
+    }
+}
+
+macro_rules! numbers_compare {
+    ($($t:ty),*) => {$(
+        impl StatsField for $t {
+            fn compare(&self, other: &Self) -> Comparison {
+                gt(*self, *other)
+            }
+        }
+    )*};
+}
+numbers_compare!(u16, i32, u64, f32);
+
+impl<T: StatsField> StatsField for Vec<T> {
+    fn compare(&self, other: &Self) -> Comparison {
+        stat_lists(self, other, T::compare)
+    }
+}
+
+/// Statistics start with a name that must be present on one side, then
+/// compare field by field.
+macro_rules! stats_compare {
+    ($( $core:ident / $stored:ident / $c:ident [$($eq:ident)?] {
+        $name:ident : $nt:ty,
+        $( $f:ident : $t:ty $([count: $n:ident])? ),* $(,)?
+    } )*) => {$(
+        impl StatsField for $core {
+            fn compare(&self, other: &Self) -> Comparison {
+                if let Some(c) = named(&self.$name, &other.$name) {
+                    return c;
+                }
+                chain!($( self.$f.compare(&other.$f), )*)
+            }
+        }
+    )*};
+}
+crate::value::stats_structs!(stats_compare);
 
 fn regattrs(a: &RegAttr, b: &RegAttr) -> Comparison {
     if a.name.is_none() && b.name.is_none() {
@@ -586,10 +577,10 @@ pub fn compare_with(a: &Value, b: &Value, hw: &dyn Hwloc) -> Comparison {
             (true, false) => Value2Greater,
             _ => bytes(x, y),
         },
-        (Value::ProcStats(x), Value::ProcStats(y)) => pstats(x, y),
-        (Value::DiskStats(x), Value::DiskStats(y)) => dkstats(x, y),
-        (Value::NetStats(x), Value::NetStats(y)) => netstats(x, y),
-        (Value::NodeStats(x), Value::NodeStats(y)) => ndstats(x, y),
+        (Value::ProcStats(x), Value::ProcStats(y)) => x.compare(y),
+        (Value::DiskStats(x), Value::DiskStats(y)) => x.compare(y),
+        (Value::NetStats(x), Value::NetStats(y)) => x.compare(y),
+        (Value::NodeStats(x), Value::NodeStats(y)) => x.compare(y),
         (Value::RegAttr(x), Value::RegAttr(y)) => regattrs(x, y),
         _ => NotAvailable,
     }
@@ -599,6 +590,75 @@ pub fn compare_with(a: &Value, b: &Value, hw: &dyn Hwloc) -> Comparison {
 mod tests {
     use super::*;
     use crate::{Key, Rank};
+
+    #[test]
+    fn statistics_compare_field_by_field() {
+        let named = |n: &str| Some(std::ffi::CString::new(n).unwrap());
+        let ps = |f: &dyn Fn(&mut ProcStats)| {
+            let mut s = ProcStats {
+                node: named("n1"),
+                ..ProcStats::default()
+            };
+            f(&mut s);
+            Value::ProcStats(Box::new(s))
+        };
+        let nothing = Value::ProcStats(Box::default());
+        assert_eq!(compare(&nothing, &nothing), NotAvailable);
+        assert_eq!(compare(&ps(&|_| {}), &nothing), Value1Greater);
+        assert_eq!(compare(&ps(&|_| {}), &ps(&|_| {})), Equal);
+        assert_eq!(
+            compare(&ps(&|s| s.pid = 5), &ps(&|s| s.pid = 3)),
+            Value1Greater
+        );
+        // The state is a signed C char.
+        assert_eq!(
+            compare(&ps(&|s| s.state = 200), &ps(&|s| s.state = 1)),
+            Value2Greater
+        );
+        assert_eq!(
+            compare(&ps(&|s| s.percent_cpu = 1.0), &ps(&|s| s.percent_cpu = 2.0)),
+            Value2Greater
+        );
+        let disk = |n: u64| DiskStats {
+            disk: named("sda"),
+            num_sectors_read: n,
+            ..DiskStats::default()
+        };
+        assert_eq!(
+            compare(
+                &Value::DiskStats(Box::new(disk(2))),
+                &Value::DiskStats(Box::new(disk(1)))
+            ),
+            Value1Greater
+        );
+        let node = |d: Vec<DiskStats>| {
+            Value::NodeStats(Box::new(NodeStats {
+                node: named("n1"),
+                diskstats: d,
+                netstats: vec![NetStats {
+                    net_interface: named("eth0"),
+                    ..NetStats::default()
+                }],
+                ..NodeStats::default()
+            }))
+        };
+        assert_eq!(compare(&node(vec![disk(1)]), &node(vec![])), Value1Greater);
+        // Two empty lists: "value 2 greater", as the reference has it.
+        assert_eq!(compare(&node(vec![]), &node(vec![])), Value2Greater);
+        assert_eq!(compare(&node(vec![disk(1)]), &node(vec![disk(1)])), Equal);
+        // A list element without its name is not comparable.
+        let unnamed = Value::NodeStats(Box::new(NodeStats {
+            node: named("n1"),
+            diskstats: vec![disk(1)],
+            netstats: vec![NetStats::default()],
+            ..NodeStats::default()
+        }));
+        assert_eq!(compare(&unnamed, &unnamed), NotAvailable);
+        assert_eq!(
+            compare(&node(vec![disk(1)]), &node(vec![disk(3)])),
+            Value2Greater
+        );
+    }
 
     #[test]
     fn scalars_compare_as_native_bytes() {

@@ -8,7 +8,8 @@
 //! `libc::POLLIN` may be named anywhere).
 //!
 //! What goes through other crates is not here: the server's sockets and
-//! readiness (`mio`), shared-memory segments (`pmix-shmem`).
+//! readiness (`mio`), shared-memory segments and the creation of any
+//! memfd (`pmix-shmem`).
 
 use std::ffi::CStr;
 use std::io;
@@ -37,6 +38,16 @@ impl Fallible for libc::ssize_t {
 impl<T> Fallible for *mut T {
     fn failed(self) -> bool {
         self.is_null()
+    }
+}
+
+/// What `mmap` returns: its failure mark is `MAP_FAILED`, not NULL.
+#[derive(Clone, Copy)]
+struct Mapped(*mut libc::c_void);
+
+impl Fallible for Mapped {
+    fn failed(self) -> bool {
+        self.0 == libc::MAP_FAILED
     }
 }
 
@@ -287,14 +298,11 @@ pub fn syslog(pri: libc::c_int, msg: &CStr) {
     unsafe { libc::syslog(pri, c"%s".as_ptr(), msg.as_ptr()) };
 }
 
-/// A new anonymous shared-memory file of `len` zero bytes
-/// (`memfd_create`, close-on-exec), for the job barrier page.
+/// A new anonymous shared-memory file of `len` zero bytes (a memfd,
+/// close-on-exec, made by the shared-memory crate, the workspace's one
+/// `memfd_create`), for the job barrier page.
 pub fn memfd(name: &CStr, len: usize) -> io::Result<OwnedFd> {
-    // SAFETY: `name` is a valid NUL-terminated string for the call.
-    let fd = cvt(unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) })?;
-    // SAFETY: `fd` was just returned by memfd_create and is owned by no
-    // one else.
-    let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+    let fd = pmix_shmem::memfd(name)?;
     let len = libc::off_t::try_from(len).map_err(|_| io::ErrorKind::InvalidInput)?;
     // SAFETY: ftruncate on a descriptor this function owns.
     cvt(unsafe { libc::ftruncate(fd.as_raw_fd(), len) })?;
@@ -314,7 +322,7 @@ pub fn file_len(fd: BorrowedFd<'_>) -> io::Result<u64> {
 pub fn map_shared_rw(fd: BorrowedFd<'_>, len: usize) -> io::Result<*mut u8> {
     // SAFETY: a fresh mapping chosen by the kernel (no address given), of
     // a descriptor that is open; the result is checked.
-    let p = unsafe {
+    let Mapped(p) = cvt(Mapped(unsafe {
         libc::mmap(
             std::ptr::null_mut(),
             len,
@@ -323,10 +331,7 @@ pub fn map_shared_rw(fd: BorrowedFd<'_>, len: usize) -> io::Result<*mut u8> {
             fd.as_raw_fd(),
             0,
         )
-    };
-    if p == libc::MAP_FAILED {
-        return Err(io::Error::last_os_error());
-    }
+    }))?;
     Ok(p.cast())
 }
 

@@ -125,74 +125,27 @@ pub struct Topology {
     pub xml: OptString,
 }
 
-/// `pmix_proc_stats_t`.
-#[derive(Clone, PartialEq, Debug, Default)]
-pub struct ProcStats {
-    pub node: OptString,
-    pub proc: Proc,
-    pub pid: i32,
-    pub cmd: OptString,
-    pub state: u8,
-    pub time: Timeval,
-    pub percent_cpu: f32,
-    pub priority: i32,
-    pub num_threads: u16,
-    pub pss: f32,
-    pub vsize: f32,
-    pub rss: f32,
-    pub peak_vsize: f32,
-    pub processor: u16,
-    pub sample_time: Timeval,
+/// The field list of the statistics structs, written once in the
+/// shared-memory crate (the lowest of the workspace) for every form of
+/// them: these types, the segment's, and the C layer's.
+#[doc(hidden)]
+pub use pmix_shmem::stats_structs;
+
+/// Declares the core's form of the statistics structs from their field
+/// list, whose vocabulary is this module's types.
+macro_rules! value_stats {
+    ($( $core:ident / $stored:ident / $c:ident [$($eq:ident)?] {
+        $( $f:ident : $t:ty $([count: $n:ident])? ),* $(,)?
+    } )*) => {$(
+        #[doc = concat!("`", stringify!($c), "`.")]
+        #[derive(Clone, PartialEq, Debug, Default $(, $eq)?)]
+        pub struct $core {
+            $( pub $f: $t, )*
+        }
+    )*};
 }
 
-/// `pmix_disk_stats_t`.
-#[derive(Clone, PartialEq, Eq, Debug, Default)]
-pub struct DiskStats {
-    pub disk: OptString,
-    pub num_reads_completed: u64,
-    pub num_reads_merged: u64,
-    pub num_sectors_read: u64,
-    pub milliseconds_reading: u64,
-    pub num_writes_completed: u64,
-    pub num_writes_merged: u64,
-    pub num_sectors_written: u64,
-    pub milliseconds_writing: u64,
-    pub num_ios_in_progress: u64,
-    pub milliseconds_io: u64,
-    pub weighted_milliseconds_io: u64,
-}
-
-/// `pmix_net_stats_t`.
-#[derive(Clone, PartialEq, Eq, Debug, Default)]
-pub struct NetStats {
-    pub net_interface: OptString,
-    pub num_bytes_recvd: u64,
-    pub num_packets_recvd: u64,
-    pub num_recv_errs: u64,
-    pub num_bytes_sent: u64,
-    pub num_packets_sent: u64,
-    pub num_send_errs: u64,
-}
-
-/// `pmix_node_stats_t`.
-#[derive(Clone, PartialEq, Debug, Default)]
-pub struct NodeStats {
-    pub node: OptString,
-    pub la: f32,
-    pub la5: f32,
-    pub la15: f32,
-    pub total_mem: f32,
-    pub free_mem: f32,
-    pub buffers: f32,
-    pub cached: f32,
-    pub swap_cached: f32,
-    pub swap_total: f32,
-    pub swap_free: f32,
-    pub mapped: f32,
-    pub sample_time: Timeval,
-    pub diskstats: Vec<DiskStats>,
-    pub netstats: Vec<NetStats>,
-}
+stats_structs!(value_stats);
 
 /// `pmix_data_array_t`: elements all of type `elem_type`, each held as the
 /// [`Value`] variant of that type.

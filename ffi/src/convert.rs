@@ -564,10 +564,10 @@ pub unsafe fn read_item(t: DataType, p: *const c_void) -> Res<Value> {
             T::DevType => Value::DevType(rd!(p, u64)),
             T::LocType => Value::LocType(rd!(p, u16)),
             T::ProcNspace => Value::ProcNspace(nspace_from_c(&rd!(p, pmix_nspace_t))),
-            T::ProcStats => Value::ProcStats(Box::new(pstats_from_c(p.cast()))),
-            T::DiskStats => Value::DiskStats(Box::new(dkstats_from_c(p.cast()))),
-            T::NetStats => Value::NetStats(Box::new(netstats_from_c(p.cast()))),
-            T::NodeStats => Value::NodeStats(Box::new(ndstats_from_c(p.cast()))),
+            T::ProcStats => Value::ProcStats(Box::new(stats_from_c(p.cast()))),
+            T::DiskStats => Value::DiskStats(Box::new(stats_from_c(p.cast()))),
+            T::NetStats => Value::NetStats(Box::new(stats_from_c(p.cast()))),
+            T::NodeStats => Value::NodeStats(Box::new(stats_from_c(p.cast()))),
             T::DataBuffer => Value::DataBuffer(dbuf_from_c(p.cast())),
             T::StorMedium => Value::StorMedium(rd!(p, u64)),
             T::StorAccess => Value::StorAccess(rd!(p, u64)),
@@ -672,10 +672,10 @@ unsafe fn write_item_zeroed(v: &Value, p: *mut c_void) -> Res<()> {
                 nspace_to_c(ns, &mut n);
                 wr!(p, pmix_nspace_t, n)
             }
-            Value::ProcStats(s) => pstats_write(s, p.cast())?,
-            Value::DiskStats(s) => dkstats_write(s, p.cast())?,
-            Value::NetStats(s) => netstats_write(s, p.cast())?,
-            Value::NodeStats(s) => ndstats_write(s, p.cast())?,
+            Value::ProcStats(s) => stats_write(&**s, p.cast())?,
+            Value::DiskStats(s) => stats_write(&**s, p.cast())?,
+            Value::NetStats(s) => stats_write(&**s, p.cast())?,
+            Value::NodeStats(s) => stats_write(&**s, p.cast())?,
             Value::DataBuffer(b) => dbuf_write(b, p.cast())?,
         }
     }
@@ -1880,53 +1880,164 @@ unsafe fn endpoint_destruct(e: *mut pmix_endpoint_t) {
 // ---------------------------------------------------------------------------
 // Statistics
 
-/// # Safety
-/// `s` points to a valid `pmix_proc_stats_t`.
-unsafe fn pstats_from_c(s: *const pmix_proc_stats_t) -> ProcStats {
-    // SAFETY: s is valid; its strings are valid or NULL.
-    unsafe {
-        let s = &*s;
-        ProcStats {
-            node: opt_string_from_c(s.node),
-            proc: proc_from_c(&s.proc_),
-            pid: s.pid,
-            cmd: opt_string_from_c(s.cmd),
-            state: s.state as u8,
-            time: timeval_from_c(&s.time),
-            percent_cpu: s.percent_cpu,
-            priority: s.priority,
-            num_threads: s.num_threads,
-            pss: s.pss,
-            vsize: s.vsize,
-            rss: s.rss,
-            peak_vsize: s.peak_vsize,
-            processor: s.processor,
-            sample_time: timeval_from_c(&s.sample_time),
-        }
+// The statistics structs between their C form and the core's, expanded
+// from their one field list (`pmix_core::value::stats_structs`) through
+// [`StatsC`], which converts one field type. A list (`[count: n]` in the
+// field list) is a pointer and a count in C: [`list_from_c`] and
+// [`list_write_c`].
+
+/// A statistics struct, or a field type of one, read from and written to
+/// its C form.
+trait StatsC: CForm + Sized {
+    /// # Safety
+    /// `c` is a valid C value: its strings NUL-terminated or NULL, its
+    /// lists NULL or of their stated count.
+    unsafe fn from_c(c: &Self::C) -> Self;
+
+    /// Writes `self` into `out` (zeroed). What it allocates (strings,
+    /// lists) is `out`'s, for its destructor to free, also when it fails
+    /// part way.
+    fn write_c(&self, out: &mut Self::C) -> Res<()>;
+}
+
+impl StatsC for OptString {
+    unsafe fn from_c(c: &*mut c_char) -> Self {
+        // SAFETY: the caller's contract: NULL or NUL-terminated.
+        unsafe { opt_string_from_c(*c) }
+    }
+    fn write_c(&self, out: &mut *mut c_char) -> Res<()> {
+        *out = opt_string_to_c(self)?;
+        Ok(())
     }
 }
 
+impl StatsC for Proc {
+    unsafe fn from_c(c: &Self::C) -> Self {
+        proc_from_c(c)
+    }
+    fn write_c(&self, out: &mut Self::C) -> Res<()> {
+        *out = proc_to_c(self);
+        Ok(())
+    }
+}
+
+impl StatsC for Timeval {
+    unsafe fn from_c(c: &Self::C) -> Self {
+        timeval_from_c(c)
+    }
+    fn write_c(&self, out: &mut Self::C) -> Res<()> {
+        *out = timeval_to_c(self);
+        Ok(())
+    }
+}
+
+impl StatsC for u8 {
+    unsafe fn from_c(c: &c_char) -> Self {
+        *c as u8
+    }
+    fn write_c(&self, out: &mut c_char) -> Res<()> {
+        *out = *self as c_char;
+        Ok(())
+    }
+}
+
+macro_rules! same_in_c {
+    ($($t:ty),*) => {$(
+        impl StatsC for $t {
+            unsafe fn from_c(c: &$t) -> Self {
+                *c
+            }
+            fn write_c(&self, out: &mut $t) -> Res<()> {
+                *out = *self;
+                Ok(())
+            }
+        }
+    )*};
+}
+same_in_c!(u16, i32, u64, f32);
+
+/// The `n` elements at `p` (none if `p` is NULL).
+///
 /// # Safety
-/// `out` is a zeroed `pmix_proc_stats_t`.
-unsafe fn pstats_write(s: &ProcStats, out: *mut pmix_proc_stats_t) -> Res<()> {
-    // SAFETY: out is valid (caller's contract).
-    let o = unsafe { &mut *out };
-    o.proc_ = proc_to_c(&s.proc);
-    o.pid = s.pid;
-    o.state = s.state as c_char;
-    o.time = timeval_to_c(&s.time);
-    o.percent_cpu = s.percent_cpu;
-    o.priority = s.priority;
-    o.num_threads = s.num_threads;
-    o.pss = s.pss;
-    o.vsize = s.vsize;
-    o.rss = s.rss;
-    o.peak_vsize = s.peak_vsize;
-    o.processor = s.processor;
-    o.sample_time = timeval_to_c(&s.sample_time);
-    o.node = opt_string_to_c(&s.node)?;
-    o.cmd = opt_string_to_c(&s.cmd)?;
+/// `p` is NULL or points to `n` valid elements (as [`StatsC::from_c`]).
+unsafe fn list_from_c<T: StatsC>(p: *const T::C, n: usize) -> Vec<T> {
+    if p.is_null() {
+        return Vec::new();
+    }
+    // SAFETY: k < n elements at p, each valid (the caller's contract).
+    (0..n).map(|k| unsafe { T::from_c(&*p.add(k)) }).collect()
+}
+
+/// Writes `v` as a new zeroed array in `ptr` and its length in `n`
+/// (nothing for an empty list).
+fn list_write_c<T: StatsC>(v: &[T], ptr: &mut *mut T::C, n: &mut usize) -> Res<()> {
+    if v.is_empty() {
+        return Ok(());
+    }
+    let arr = calloc_array::<T::C>(v.len())?;
+    *ptr = arr;
+    *n = v.len();
+    for (k, x) in v.iter().enumerate() {
+        // SAFETY: k < len of the array just allocated; the slot is zeroed,
+        // a valid statistics struct (NULL pointers, zero numbers).
+        x.write_c(unsafe { &mut *arr.add(k) })?;
+    }
     Ok(())
+}
+
+macro_rules! field_from_c {
+    ($c:ident . $f:ident) => {
+        StatsC::from_c(&$c.$f)
+    };
+    ($c:ident . $f:ident [$n:ident]) => {
+        list_from_c($c.$f, $c.$n)
+    };
+}
+
+macro_rules! field_write_c {
+    ($s:ident, $o:ident . $f:ident) => {
+        $s.$f.write_c(&mut $o.$f)?
+    };
+    ($s:ident, $o:ident . $f:ident [$n:ident]) => {
+        list_write_c(&$s.$f, &mut $o.$f, &mut $o.$n)?
+    };
+}
+
+macro_rules! c_stats_conversions {
+    ($( $core:ident / $stored:ident / $c:ident [$($eq:ident)?] {
+        $( $f:ident : $t:ty $([count: $n:ident])? ),* $(,)?
+    } )*) => {$(
+        impl StatsC for $core {
+            unsafe fn from_c(c: &$c) -> Self {
+                // SAFETY: every field is valid (the caller's contract).
+                unsafe { $core { $( $f: field_from_c!(c . $f $([$n])?), )* } }
+            }
+            fn write_c(&self, out: &mut $c) -> Res<()> {
+                $( field_write_c!(self, out . $f $([$n])?); )*
+                Ok(())
+            }
+        }
+    )*};
+}
+
+pmix_core::value::stats_structs!(c_stats_conversions);
+
+/// A statistics struct read from C.
+///
+/// # Safety
+/// `p` points to a valid C statistics struct (as [`StatsC::from_c`]).
+unsafe fn stats_from_c<T: StatsC>(p: *const T::C) -> T {
+    // SAFETY: the caller's contract.
+    unsafe { T::from_c(&*p) }
+}
+
+/// Writes a statistics struct into C.
+///
+/// # Safety
+/// `out` points to a zeroed C statistics struct.
+unsafe fn stats_write<T: StatsC>(s: &T, out: *mut T::C) -> Res<()> {
+    // SAFETY: the caller's contract.
+    s.write_c(unsafe { &mut *out })
 }
 
 /// # Safety
@@ -1937,165 +2048,6 @@ unsafe fn pstats_destruct(s: *mut pmix_proc_stats_t) {
         free_str(&mut (*s).node);
         free_str(&mut (*s).cmd);
     }
-}
-
-/// # Safety
-/// `s` points to a valid `pmix_disk_stats_t`.
-unsafe fn dkstats_from_c(s: *const pmix_disk_stats_t) -> DiskStats {
-    // SAFETY: s is valid; disk is valid or NULL.
-    unsafe {
-        let s = &*s;
-        DiskStats {
-            disk: opt_string_from_c(s.disk),
-            num_reads_completed: s.num_reads_completed,
-            num_reads_merged: s.num_reads_merged,
-            num_sectors_read: s.num_sectors_read,
-            milliseconds_reading: s.milliseconds_reading,
-            num_writes_completed: s.num_writes_completed,
-            num_writes_merged: s.num_writes_merged,
-            num_sectors_written: s.num_sectors_written,
-            milliseconds_writing: s.milliseconds_writing,
-            num_ios_in_progress: s.num_ios_in_progress,
-            milliseconds_io: s.milliseconds_io,
-            weighted_milliseconds_io: s.weighted_milliseconds_io,
-        }
-    }
-}
-
-/// # Safety
-/// `out` is a zeroed `pmix_disk_stats_t`.
-unsafe fn dkstats_write(s: &DiskStats, out: *mut pmix_disk_stats_t) -> Res<()> {
-    // SAFETY: out is valid (caller's contract).
-    let o = unsafe { &mut *out };
-    *o = pmix_disk_stats_t {
-        disk: null_mut(),
-        num_reads_completed: s.num_reads_completed,
-        num_reads_merged: s.num_reads_merged,
-        num_sectors_read: s.num_sectors_read,
-        milliseconds_reading: s.milliseconds_reading,
-        num_writes_completed: s.num_writes_completed,
-        num_writes_merged: s.num_writes_merged,
-        num_sectors_written: s.num_sectors_written,
-        milliseconds_writing: s.milliseconds_writing,
-        num_ios_in_progress: s.num_ios_in_progress,
-        milliseconds_io: s.milliseconds_io,
-        weighted_milliseconds_io: s.weighted_milliseconds_io,
-    };
-    o.disk = opt_string_to_c(&s.disk)?;
-    Ok(())
-}
-
-/// # Safety
-/// `s` points to a valid `pmix_net_stats_t`.
-unsafe fn netstats_from_c(s: *const pmix_net_stats_t) -> NetStats {
-    // SAFETY: s is valid; net_interface is valid or NULL.
-    unsafe {
-        let s = &*s;
-        NetStats {
-            net_interface: opt_string_from_c(s.net_interface),
-            num_bytes_recvd: s.num_bytes_recvd,
-            num_packets_recvd: s.num_packets_recvd,
-            num_recv_errs: s.num_recv_errs,
-            num_bytes_sent: s.num_bytes_sent,
-            num_packets_sent: s.num_packets_sent,
-            num_send_errs: s.num_send_errs,
-        }
-    }
-}
-
-/// # Safety
-/// `out` is a zeroed `pmix_net_stats_t`.
-unsafe fn netstats_write(s: &NetStats, out: *mut pmix_net_stats_t) -> Res<()> {
-    // SAFETY: out is valid (caller's contract).
-    let o = unsafe { &mut *out };
-    *o = pmix_net_stats_t {
-        net_interface: null_mut(),
-        num_bytes_recvd: s.num_bytes_recvd,
-        num_packets_recvd: s.num_packets_recvd,
-        num_recv_errs: s.num_recv_errs,
-        num_bytes_sent: s.num_bytes_sent,
-        num_packets_sent: s.num_packets_sent,
-        num_send_errs: s.num_send_errs,
-    };
-    o.net_interface = opt_string_to_c(&s.net_interface)?;
-    Ok(())
-}
-
-/// # Safety
-/// `s` points to a valid `pmix_node_stats_t`.
-unsafe fn ndstats_from_c(s: *const pmix_node_stats_t) -> NodeStats {
-    // SAFETY: s is valid; its arrays hold the stated counts or are NULL.
-    unsafe {
-        let s = &*s;
-        let mut diskstats = Vec::new();
-        if !s.diskstats.is_null() {
-            for k in 0..s.ndiskstats {
-                diskstats.push(dkstats_from_c(s.diskstats.add(k)));
-            }
-        }
-        let mut netstats = Vec::new();
-        if !s.netstats.is_null() {
-            for k in 0..s.nnetstats {
-                netstats.push(netstats_from_c(s.netstats.add(k)));
-            }
-        }
-        NodeStats {
-            node: opt_string_from_c(s.node),
-            la: s.la,
-            la5: s.la5,
-            la15: s.la15,
-            total_mem: s.total_mem,
-            free_mem: s.free_mem,
-            buffers: s.buffers,
-            cached: s.cached,
-            swap_cached: s.swap_cached,
-            swap_total: s.swap_total,
-            swap_free: s.swap_free,
-            mapped: s.mapped,
-            sample_time: timeval_from_c(&s.sample_time),
-            diskstats,
-            netstats,
-        }
-    }
-}
-
-/// # Safety
-/// `out` is a zeroed `pmix_node_stats_t`.
-unsafe fn ndstats_write(s: &NodeStats, out: *mut pmix_node_stats_t) -> Res<()> {
-    // SAFETY: out is valid (caller's contract).
-    let o = unsafe { &mut *out };
-    o.la = s.la;
-    o.la5 = s.la5;
-    o.la15 = s.la15;
-    o.total_mem = s.total_mem;
-    o.free_mem = s.free_mem;
-    o.buffers = s.buffers;
-    o.cached = s.cached;
-    o.swap_cached = s.swap_cached;
-    o.swap_total = s.swap_total;
-    o.swap_free = s.swap_free;
-    o.mapped = s.mapped;
-    o.sample_time = timeval_to_c(&s.sample_time);
-    o.node = opt_string_to_c(&s.node)?;
-    if !s.diskstats.is_empty() {
-        let arr = calloc_array::<pmix_disk_stats_t>(s.diskstats.len())?;
-        o.diskstats = arr;
-        o.ndiskstats = s.diskstats.len();
-        for (k, d) in s.diskstats.iter().enumerate() {
-            // SAFETY: k < len, zeroed slot.
-            unsafe { dkstats_write(d, arr.add(k)) }?;
-        }
-    }
-    if !s.netstats.is_empty() {
-        let arr = calloc_array::<pmix_net_stats_t>(s.netstats.len())?;
-        o.netstats = arr;
-        o.nnetstats = s.netstats.len();
-        for (k, n) in s.netstats.iter().enumerate() {
-            // SAFETY: k < len, zeroed slot.
-            unsafe { netstats_write(n, arr.add(k)) }?;
-        }
-    }
-    Ok(())
 }
 
 /// `PMIX_NODE_STATS_DESTRUCT`.

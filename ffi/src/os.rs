@@ -12,14 +12,11 @@
 use std::ffi::{c_char, c_int, CStr};
 use std::io;
 
-/// An errno-returning call's result: `-1` is the OS error in `errno`.
-pub(crate) fn cvt(r: c_int) -> io::Result<c_int> {
-    if r == -1 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(r)
-    }
-}
+/// The one helper for errno-returning calls (the core's, the same for
+/// every crate of the workspace but the shared-memory one, below the core):
+/// a C call's value, or `errno` as an [`io::Error`] if the value is the
+/// call's failure mark.
+pub(crate) use pmix_core::os_call::cvt;
 
 extern "C" {
     /// The process environment (`environ(7)`).

@@ -15,6 +15,9 @@ use std::ffi::{c_char, c_int, c_void};
 
 pub use libc::{pid_t, time_t, timeval};
 
+use pmix_core::value::{DiskStats, NetStats, NodeStats, OptString, ProcStats, Timeval};
+use pmix_core::Proc;
+
 pub mod server;
 pub use server::*;
 
@@ -195,80 +198,67 @@ pub struct pmix_data_buffer_t {
     pub bytes_used: usize,
 }
 
-/// `pmix_proc_stats_t`.
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct pmix_proc_stats_t {
-    pub node: *mut c_char,
-    pub proc_: pmix_proc_t,
-    pub pid: pid_t,
-    pub cmd: *mut c_char,
-    pub state: c_char,
-    pub time: timeval,
-    pub percent_cpu: f32,
-    pub priority: i32,
-    pub num_threads: u16,
-    pub pss: f32,
-    pub vsize: f32,
-    pub rss: f32,
-    pub peak_vsize: f32,
-    pub processor: u16,
-    pub sample_time: timeval,
+// ---------------------------------------------------------------------------
+// Statistics: `pmix_proc_stats_t`, `pmix_disk_stats_t`, `pmix_net_stats_t`,
+// `pmix_node_stats_t`, declared from their one field list
+// (`pmix_core::value::stats_structs`); [`CForm`] names the C type of each
+// of the list's (core) field types.
+
+/// The C type of a statistics field whose core type is `Self`.
+pub trait CForm {
+    type C;
 }
 
-/// `pmix_disk_stats_t`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug)]
-pub struct pmix_disk_stats_t {
-    pub disk: *mut c_char,
-    pub num_reads_completed: u64,
-    pub num_reads_merged: u64,
-    pub num_sectors_read: u64,
-    pub milliseconds_reading: u64,
-    pub num_writes_completed: u64,
-    pub num_writes_merged: u64,
-    pub num_sectors_written: u64,
-    pub milliseconds_writing: u64,
-    pub num_ios_in_progress: u64,
-    pub milliseconds_io: u64,
-    pub weighted_milliseconds_io: u64,
+impl CForm for OptString {
+    type C = *mut c_char;
 }
 
-/// `pmix_net_stats_t`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug)]
-pub struct pmix_net_stats_t {
-    pub net_interface: *mut c_char,
-    pub num_bytes_recvd: u64,
-    pub num_packets_recvd: u64,
-    pub num_recv_errs: u64,
-    pub num_bytes_sent: u64,
-    pub num_packets_sent: u64,
-    pub num_send_errs: u64,
+impl CForm for Proc {
+    type C = pmix_proc_t;
 }
 
-/// `pmix_node_stats_t`.
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct pmix_node_stats_t {
-    pub node: *mut c_char,
-    pub la: f32,
-    pub la5: f32,
-    pub la15: f32,
-    pub total_mem: f32,
-    pub free_mem: f32,
-    pub buffers: f32,
-    pub cached: f32,
-    pub swap_cached: f32,
-    pub swap_total: f32,
-    pub swap_free: f32,
-    pub mapped: f32,
-    pub sample_time: timeval,
-    pub diskstats: *mut pmix_disk_stats_t,
-    pub ndiskstats: usize,
-    pub netstats: *mut pmix_net_stats_t,
-    pub nnetstats: usize,
+impl CForm for Timeval {
+    type C = timeval;
 }
+
+/// A process state, a `char` in C.
+impl CForm for u8 {
+    type C = c_char;
+}
+
+macro_rules! same_in_c {
+    ($($t:ty),*) => {$(
+        impl CForm for $t {
+            type C = $t;
+        }
+    )*};
+}
+same_in_c!(u16, i32, u64, f32);
+
+/// A list: a pointer to its first element (its count is a field of its
+/// own, beside it).
+impl<T: CForm> CForm for Vec<T> {
+    type C = *mut T::C;
+}
+
+macro_rules! c_stats {
+    ($( $core:ident / $stored:ident / $c:ident [$($eq:ident)?] {
+        $( $f:ident : $t:ty $([count: $n:ident])? ),* $(,)?
+    } )*) => {$(
+        #[doc = concat!("`", stringify!($c), "`.")]
+        #[repr(C)]
+        #[derive(Clone, Copy)]
+        pub struct $c {
+            $( pub $f: <$t as CForm>::C, $( pub $n: usize, )? )*
+        }
+
+        impl CForm for $core {
+            type C = $c;
+        }
+    )*};
+}
+
+pmix_core::value::stats_structs!(c_stats);
 
 /// The `data` union of `pmix_value_t`.
 #[repr(C)]

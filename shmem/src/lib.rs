@@ -31,6 +31,8 @@
 //! values are [`StoredValue`]s going in and [`ValueRef`]s coming out. The
 //! format is described in `docs/ARCHITECTURE.md`, "Shared-memory datastore".
 
+#[macro_use]
+mod stats;
 pub mod checksum;
 mod dict;
 mod directory;
@@ -53,6 +55,13 @@ pub use value::{packed_width, ArrayRef, InteriorNul, ProcRef, ValueRef};
 pub use writer::{
     KeyId, SealedSegment, SegmentBuilder, SegmentImage, DEFAULT_RANK_SHIFT, MAX_KEYLEN, MAX_NSLEN,
 };
+
+/// A new empty close-on-exec memfd that cannot be sealed, for shared
+/// memory other than segments (the core's job barrier page): the one way
+/// the workspace makes a memfd.
+pub fn memfd(name: &std::ffi::CStr) -> std::io::Result<std::os::fd::OwnedFd> {
+    sys::memfd_create(name, false).map_err(|(_, e)| e)
+}
 
 /// Seals a published segment's descriptor carries (`F_SEAL_*` bits).
 pub const REQUIRED_SEALS: u32 = sys::REQUIRED_SEALS;

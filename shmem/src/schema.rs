@@ -23,10 +23,42 @@ macro_rules! schema {
     ($($item:item)*) => {
         $($item)*
 
-        /// Source text of every archived type, as the compiler saw it.
-        pub const SCHEMA_TEXT: &str = stringify!($($item)*);
+        /// Source text of every archived type, as the compiler saw it:
+        /// these items, then the statistics structs' field list.
+        pub const SCHEMA_TEXT: &str =
+            concat!(stringify!($($item)*), stats_structs!(stringify));
     };
 }
+
+/// The segment's form of the statistics structs, declared from their one
+/// field list ([`stats_structs!`](crate::stats_structs)): in this module the list's
+/// vocabulary names the stored types.
+mod stored_stats {
+    use super::{Archive, Deserialize, Serialize, StoredProc, StoredTimeval, StrZ};
+
+    type OptString = Option<StrZ>;
+    type Proc = StoredProc;
+    type Timeval = StoredTimeval;
+    type DiskStats = StoredDiskStats;
+    type NetStats = StoredNetStats;
+
+    macro_rules! stored_stats {
+        ($( $core:ident / $stored:ident / $c:ident [$($eq:ident)?] {
+            $( $f:ident : $t:ty $([count: $n:ident])? ),* $(,)?
+        } )*) => {$(
+            #[doc = concat!("`", stringify!($c), "`.")]
+            #[derive(Archive, Serialize, Deserialize, Clone, Debug, PartialEq, Default $(, $eq)?)]
+            #[rkyv(derive(Debug))]
+            pub struct $stored {
+                $( pub $f: $t, )*
+            }
+        )*};
+    }
+
+    stats_structs!(stored_stats);
+}
+
+pub use stored_stats::*;
 
 schema! {
     /// A C string: its bytes followed by exactly one NUL, so the archived
@@ -202,79 +234,6 @@ schema! {
     pub struct StoredTopology {
         pub source: Option<StrZ>,
         pub xml: Option<StrZ>,
-    }
-
-    /// `pmix_proc_stats_t`.
-    #[derive(Archive, Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
-    #[rkyv(derive(Debug))]
-    pub struct StoredProcStats {
-        pub node: Option<StrZ>,
-        pub proc: StoredProc,
-        pub pid: i32,
-        pub cmd: Option<StrZ>,
-        pub state: u8,
-        pub time: StoredTimeval,
-        pub percent_cpu: f32,
-        pub priority: i32,
-        pub num_threads: u16,
-        pub pss: f32,
-        pub vsize: f32,
-        pub rss: f32,
-        pub peak_vsize: f32,
-        pub processor: u16,
-        pub sample_time: StoredTimeval,
-    }
-
-    /// `pmix_disk_stats_t`.
-    #[derive(Archive, Serialize, Deserialize, Clone, Debug, PartialEq, Eq, Default)]
-    #[rkyv(derive(Debug))]
-    pub struct StoredDiskStats {
-        pub disk: Option<StrZ>,
-        pub num_reads_completed: u64,
-        pub num_reads_merged: u64,
-        pub num_sectors_read: u64,
-        pub milliseconds_reading: u64,
-        pub num_writes_completed: u64,
-        pub num_writes_merged: u64,
-        pub num_sectors_written: u64,
-        pub milliseconds_writing: u64,
-        pub num_ios_in_progress: u64,
-        pub milliseconds_io: u64,
-        pub weighted_milliseconds_io: u64,
-    }
-
-    /// `pmix_net_stats_t`.
-    #[derive(Archive, Serialize, Deserialize, Clone, Debug, PartialEq, Eq, Default)]
-    #[rkyv(derive(Debug))]
-    pub struct StoredNetStats {
-        pub net_interface: Option<StrZ>,
-        pub num_bytes_recvd: u64,
-        pub num_packets_recvd: u64,
-        pub num_recv_errs: u64,
-        pub num_bytes_sent: u64,
-        pub num_packets_sent: u64,
-        pub num_send_errs: u64,
-    }
-
-    /// `pmix_node_stats_t`.
-    #[derive(Archive, Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
-    #[rkyv(derive(Debug))]
-    pub struct StoredNodeStats {
-        pub node: Option<StrZ>,
-        pub la: f32,
-        pub la5: f32,
-        pub la15: f32,
-        pub total_mem: f32,
-        pub free_mem: f32,
-        pub buffers: f32,
-        pub cached: f32,
-        pub swap_cached: f32,
-        pub swap_total: f32,
-        pub swap_free: f32,
-        pub mapped: f32,
-        pub sample_time: StoredTimeval,
-        pub diskstats: Vec<StoredDiskStats>,
-        pub netstats: Vec<StoredNetStats>,
     }
 
     /// `pmix_data_array_t`. Arrays of fixed-size scalars are *packed*: their

@@ -1,4 +1,5 @@
-//! The few system calls of this crate: `memfd_create`, `pwrite`, seals
+//! The few system calls of this crate: `memfd_create` (also for the
+//! core, through [`crate::memfd`]), `pwrite`, seals
 //! (`fcntl`), `fstat`, `mmap`/`munmap`. Nothing else in the crate talks to
 //! the kernel, and every libc call here goes through [`syscall!`].
 
@@ -59,13 +60,17 @@ macro_rules! syscall {
     }};
 }
 
-/// A new sealable, close-on-exec memfd.
-pub fn memfd_create(name: &CStr) -> SysResult<OwnedFd> {
-    // `name` is a valid NUL-terminated string; the flags are valid.
-    let fd = syscall!(memfd_create(
-        name.as_ptr(),
+/// A new close-on-exec memfd, sealable if `sealable`: the workspace's
+/// one `memfd_create` (the core's job barrier page is made here too,
+/// through [`crate::memfd`]).
+pub fn memfd_create(name: &CStr, sealable: bool) -> SysResult<OwnedFd> {
+    let flags = if sealable {
         libc::MFD_CLOEXEC | libc::MFD_ALLOW_SEALING
-    ))?;
+    } else {
+        libc::MFD_CLOEXEC
+    };
+    // `name` is a valid NUL-terminated string; the flags are valid.
+    let fd = syscall!(memfd_create(name.as_ptr(), flags))?;
     // SAFETY: `fd` was just returned by the kernel and nobody else owns it.
     Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }

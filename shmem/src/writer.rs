@@ -628,7 +628,7 @@ impl SegmentImage {
     /// `pwrite`: no writable mapping ever exists) and seals it.
     pub fn seal(&self) -> Result<SealedSegment, BuildError> {
         let os = |(op, source): (&'static str, std::io::Error)| BuildError::Os { op, source };
-        let fd = sys::memfd_create(c"pmix-segment").map_err(os)?;
+        let fd = sys::memfd_create(c"pmix-segment", true).map_err(os)?;
         // Writing at offset 0 sizes the (empty) file exactly.
         sys::write_all(fd.as_fd(), &self.bytes).map_err(os)?;
         sys::add_seals(fd.as_fd(), sys::REQUIRED_SEALS).map_err(os)?;

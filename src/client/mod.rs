@@ -77,12 +77,16 @@ pub use progress::EventSink;
 pub use pubsub::LookupCallback;
 pub use query::{CredentialCallback, InfosCallback, QueryCallback};
 pub use service::ResponseCallback;
-pub use spawn::SpawnCallback;
 
 use progress::{Progress, Reply, Requester};
 
 /// Callback of a non-blocking operation; runs on the progress thread.
 pub type StatusCallback = Box<dyn FnOnce(Status) + Send + 'static>;
+
+/// Callback of [`Client::spawn_nb`]: the new namespace or the failure;
+/// runs on the progress thread. (Here, not in `spawn`, as the local
+/// launcher, which `spawn` calls, takes one too.)
+pub type SpawnCallback = Box<dyn FnOnce(Result<Nspace, Status>) + Send + 'static>;
 
 /// Callback of [`Client::get_nb`]; runs on the progress thread.
 pub type GetCallback = Box<dyn FnOnce(Result<Value, Status>) + Send + 'static>;

@@ -23,11 +23,7 @@ use crate::wire::{process_mgmt, Message, Op};
 use crate::{Info, Nspace, Proc, Status};
 
 use super::progress::Reply;
-use super::{Client, Inner, StatusCallback};
-
-/// Callback of [`Client::spawn_nb`]: the new namespace or the failure;
-/// runs on the progress thread.
-pub type SpawnCallback = Box<dyn FnOnce(Result<Nspace, Status>) + Send + 'static>;
+use super::{Client, Inner, SpawnCallback, StatusCallback};
 
 impl Inner {
     /// True if no segment of `ns` is mapped here.

@@ -10,7 +10,7 @@ use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-use super::derive::rank_list;
+use super::derived_keys::rank_list;
 use super::description::{info, JobDescription};
 use crate::keys as k;
 use crate::regex::{generate_node_regex, generate_ppn};

@@ -78,8 +78,10 @@
 
 mod builder;
 mod derive;
+mod derived_keys;
 mod description;
 mod error;
+mod layout;
 pub mod realm;
 pub mod segment;
 pub mod stored;
@@ -141,7 +143,7 @@ impl JobDescription {
                 Some(Value::String(Some(s))) => s.to_string_lossy().into_owned(),
                 _ => continue,
             };
-            let Some(list) = derive::cpuset_list(&cpuset) else {
+            let Some(list) = derived_keys::cpuset_list(&cpuset) else {
                 continue;
             };
             if let Some(loc) = locality(list) {

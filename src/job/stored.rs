@@ -73,35 +73,6 @@ fn stored_coord(c: &Coord) -> StoredCoord {
     }
 }
 
-fn stored_disk(d: &DiskStats) -> StoredDiskStats {
-    StoredDiskStats {
-        disk: opt_strz(&d.disk),
-        num_reads_completed: d.num_reads_completed,
-        num_reads_merged: d.num_reads_merged,
-        num_sectors_read: d.num_sectors_read,
-        milliseconds_reading: d.milliseconds_reading,
-        num_writes_completed: d.num_writes_completed,
-        num_writes_merged: d.num_writes_merged,
-        num_sectors_written: d.num_sectors_written,
-        milliseconds_writing: d.milliseconds_writing,
-        num_ios_in_progress: d.num_ios_in_progress,
-        milliseconds_io: d.milliseconds_io,
-        weighted_milliseconds_io: d.weighted_milliseconds_io,
-    }
-}
-
-fn stored_net(n: &NetStats) -> StoredNetStats {
-    StoredNetStats {
-        net_interface: opt_strz(&n.net_interface),
-        num_bytes_recvd: n.num_bytes_recvd,
-        num_packets_recvd: n.num_packets_recvd,
-        num_recv_errs: n.num_recv_errs,
-        num_bytes_sent: n.num_bytes_sent,
-        num_packets_sent: n.num_packets_sent,
-        num_send_errs: n.num_send_errs,
-    }
-}
-
 /// The segment form of a value (lossless; see the module documentation).
 pub fn to_stored(v: &Value) -> StoredValue {
     use StoredValue as S;
@@ -221,42 +192,10 @@ pub fn to_stored(v: &Value) -> StoredValue {
         Value::LocType(x) => S::LocType(*x),
         Value::CompressedByteObject(b) => S::CompressedByteObject(b.clone()),
         Value::ProcNspace(n) => S::ProcNspace(strz(n.as_c_str())),
-        Value::ProcStats(p) => S::ProcStats(Box::new(StoredProcStats {
-            node: opt_strz(&p.node),
-            proc: stored_proc(&p.proc),
-            pid: p.pid,
-            cmd: opt_strz(&p.cmd),
-            state: p.state,
-            time: stored_tv(p.time),
-            percent_cpu: p.percent_cpu,
-            priority: p.priority,
-            num_threads: p.num_threads,
-            pss: p.pss,
-            vsize: p.vsize,
-            rss: p.rss,
-            peak_vsize: p.peak_vsize,
-            processor: p.processor,
-            sample_time: stored_tv(p.sample_time),
-        })),
-        Value::DiskStats(d) => S::DiskStats(Box::new(stored_disk(d))),
-        Value::NetStats(n) => S::NetStats(Box::new(stored_net(n))),
-        Value::NodeStats(n) => S::NodeStats(Box::new(StoredNodeStats {
-            node: opt_strz(&n.node),
-            la: n.la,
-            la5: n.la5,
-            la15: n.la15,
-            total_mem: n.total_mem,
-            free_mem: n.free_mem,
-            buffers: n.buffers,
-            cached: n.cached,
-            swap_cached: n.swap_cached,
-            swap_total: n.swap_total,
-            swap_free: n.swap_free,
-            mapped: n.mapped,
-            sample_time: stored_tv(n.sample_time),
-            diskstats: n.diskstats.iter().map(stored_disk).collect(),
-            netstats: n.netstats.iter().map(stored_net).collect(),
-        })),
+        Value::ProcStats(p) => S::ProcStats(Box::new(p.store())),
+        Value::DiskStats(d) => S::DiskStats(Box::new(d.store())),
+        Value::NetStats(n) => S::NetStats(Box::new(n.store())),
+        Value::NodeStats(n) => S::NodeStats(Box::new(n.store())),
         Value::DataBuffer(b) => S::DataBuffer(b.clone()),
         Value::StorMedium(x) => S::StorMedium(*x),
         Value::StorAccess(x) => S::StorAccess(*x),
@@ -320,34 +259,90 @@ fn coord_of(c: &StoredCoord) -> Coord {
     }
 }
 
-fn disk_of(d: &StoredDiskStats) -> DiskStats {
-    DiskStats {
-        disk: opt_cstring(&d.disk),
-        num_reads_completed: d.num_reads_completed,
-        num_reads_merged: d.num_reads_merged,
-        num_sectors_read: d.num_sectors_read,
-        milliseconds_reading: d.milliseconds_reading,
-        num_writes_completed: d.num_writes_completed,
-        num_writes_merged: d.num_writes_merged,
-        num_sectors_written: d.num_sectors_written,
-        milliseconds_writing: d.milliseconds_writing,
-        num_ios_in_progress: d.num_ios_in_progress,
-        milliseconds_io: d.milliseconds_io,
-        weighted_milliseconds_io: d.weighted_milliseconds_io,
+// ---------------------------------------------------------------------------
+// The statistics structs, both ways
+
+/// A statistics struct or one of its fields, in its segment form and
+/// back. The structs' conversions are expanded from their one field list
+/// ([`crate::value::stats_structs`]), field by field through this trait.
+trait Stats: Sized {
+    type Stored;
+    fn store(&self) -> Self::Stored;
+    fn load(s: &Self::Stored) -> Self;
+}
+
+impl Stats for OptString {
+    type Stored = Option<StrZ>;
+    fn store(&self) -> Option<StrZ> {
+        opt_strz(self)
+    }
+    fn load(s: &Option<StrZ>) -> Self {
+        opt_cstring(s)
     }
 }
 
-fn net_of(n: &StoredNetStats) -> NetStats {
-    NetStats {
-        net_interface: opt_cstring(&n.net_interface),
-        num_bytes_recvd: n.num_bytes_recvd,
-        num_packets_recvd: n.num_packets_recvd,
-        num_recv_errs: n.num_recv_errs,
-        num_bytes_sent: n.num_bytes_sent,
-        num_packets_sent: n.num_packets_sent,
-        num_send_errs: n.num_send_errs,
+impl Stats for Proc {
+    type Stored = StoredProc;
+    fn store(&self) -> StoredProc {
+        stored_proc(self)
+    }
+    fn load(s: &StoredProc) -> Self {
+        proc_of(s)
     }
 }
+
+impl Stats for Timeval {
+    type Stored = StoredTimeval;
+    fn store(&self) -> StoredTimeval {
+        stored_tv(*self)
+    }
+    fn load(s: &StoredTimeval) -> Self {
+        tv(*s)
+    }
+}
+
+/// Numbers are stored as they are.
+macro_rules! stats_numbers {
+    ($($t:ty),*) => {$(
+        impl Stats for $t {
+            type Stored = $t;
+            fn store(&self) -> $t {
+                *self
+            }
+            fn load(s: &$t) -> Self {
+                *s
+            }
+        }
+    )*};
+}
+stats_numbers!(u8, u16, i32, u64, f32);
+
+impl<T: Stats> Stats for Vec<T> {
+    type Stored = Vec<T::Stored>;
+    fn store(&self) -> Vec<T::Stored> {
+        self.iter().map(Stats::store).collect()
+    }
+    fn load(s: &Vec<T::Stored>) -> Self {
+        s.iter().map(T::load).collect()
+    }
+}
+
+macro_rules! stored_stats_conversions {
+    ($( $core:ident / $stored:ident / $c:ident [$($eq:ident)?] {
+        $( $f:ident : $t:ty $([count: $n:ident])? ),* $(,)?
+    } )*) => {$(
+        impl Stats for $core {
+            type Stored = $stored;
+            fn store(&self) -> $stored {
+                $stored { $( $f: self.$f.store(), )* }
+            }
+            fn load(s: &$stored) -> Self {
+                $core { $( $f: Stats::load(&s.$f), )* }
+            }
+        }
+    )*};
+}
+crate::value::stats_structs!(stored_stats_conversions);
 
 /// The data type of a raw tag; an unknown tag (only a forged segment holds
 /// one) reads as `PMIX_UNDEF`.
@@ -559,42 +554,10 @@ pub fn from_stored(v: &StoredValue) -> Value {
         S::LocType(x) => Value::LocType(*x),
         S::CompressedByteObject(b) => Value::CompressedByteObject(b.clone()),
         S::ProcNspace(n) => Value::ProcNspace(nspace(n)),
-        S::ProcStats(p) => Value::ProcStats(Box::new(ProcStats {
-            node: opt_cstring(&p.node),
-            proc: proc_of(&p.proc),
-            pid: p.pid,
-            cmd: opt_cstring(&p.cmd),
-            state: p.state,
-            time: tv(p.time),
-            percent_cpu: p.percent_cpu,
-            priority: p.priority,
-            num_threads: p.num_threads,
-            pss: p.pss,
-            vsize: p.vsize,
-            rss: p.rss,
-            peak_vsize: p.peak_vsize,
-            processor: p.processor,
-            sample_time: tv(p.sample_time),
-        })),
-        S::DiskStats(d) => Value::DiskStats(Box::new(disk_of(d))),
-        S::NetStats(n) => Value::NetStats(Box::new(net_of(n))),
-        S::NodeStats(n) => Value::NodeStats(Box::new(NodeStats {
-            node: opt_cstring(&n.node),
-            la: n.la,
-            la5: n.la5,
-            la15: n.la15,
-            total_mem: n.total_mem,
-            free_mem: n.free_mem,
-            buffers: n.buffers,
-            cached: n.cached,
-            swap_cached: n.swap_cached,
-            swap_total: n.swap_total,
-            swap_free: n.swap_free,
-            mapped: n.mapped,
-            sample_time: tv(n.sample_time),
-            diskstats: n.diskstats.iter().map(disk_of).collect(),
-            netstats: n.netstats.iter().map(net_of).collect(),
-        })),
+        S::ProcStats(p) => Value::ProcStats(Box::new(Stats::load(&**p))),
+        S::DiskStats(d) => Value::DiskStats(Box::new(Stats::load(&**d))),
+        S::NetStats(n) => Value::NetStats(Box::new(Stats::load(&**n))),
+        S::NodeStats(n) => Value::NodeStats(Box::new(Stats::load(&**n))),
         S::DataBuffer(b) => Value::DataBuffer(b.clone()),
         S::StorMedium(x) => Value::StorMedium(*x),
         S::StorAccess(x) => Value::StorAccess(*x),
