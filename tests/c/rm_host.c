@@ -301,41 +301,24 @@ static pmix_status_t succ_monitor(const pmix_proc_t *requestor, const pmix_info_
     return PMIX_ERROR;
 }
 
-static int run_succeeded(char *client)
+/* The module of "succeeded" mode. */
+static void succeeded_module(pmix_server_module_t *module)
 {
-    pmix_server_module_t module;
-    char *cargv[] = {client, "succeeded", NULL};
-    pid_t pid;
-    pmix_status_t rc;
+    module->spawn = succ_spawn;
+    module->publish = succ_publish;
+    module->lookup = succ_lookup;
+    module->unpublish = succ_unpublish;
+    module->query = succ_query;
+    module->job_control = succ_job_control;
+    module->allocate = succ_allocate;
+    module->get_credential = succ_get_cred;
+    module->validate_credential = succ_validate;
+    module->monitor = succ_monitor;
+}
 
-    memset(&module, 0, sizeof(module));
-    module.client_connected2 = connected2;
-    module.client_finalized = finalized;
-    module.spawn = succ_spawn;
-    module.publish = succ_publish;
-    module.lookup = succ_lookup;
-    module.unpublish = succ_unpublish;
-    module.query = succ_query;
-    module.job_control = succ_job_control;
-    module.allocate = succ_allocate;
-    module.get_credential = succ_get_cred;
-    module.validate_credential = succ_validate;
-    module.monitor = succ_monitor;
-    rc = PMIx_server_init(&module, NULL, 0);
-    if (PMIX_SUCCESS != rc) {
-        fprintf(stderr, "rm host: PMIx_server_init: %s\n", PMIx_Error_string(rc));
-        return 3;
-    }
-    rc = host_register_nspace(nspace, 1, NULL, 0, true);
-    if (PMIX_SUCCESS != rc) {
-        FAIL("register_nspace: %s", PMIx_Error_string(rc));
-        return 4;
-    }
-    pid = host_start_client(nspace, 0, NULL, client, cargv);
-    if (pid < 0) {
-        return 5;
-    }
-    host_wait_children(&pid, 1);
+/* After the client of "succeeded" mode: which upcalls fired. */
+static int check_succeeded(void)
+{
     /* spawn, publish, lookup, unpublish, query, job control, allocate,
      * get and validate credential */
     if (9 != atomic_load(&n_succeeded) || 1 != atomic_load(&n_monitors)) {
@@ -357,11 +340,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: rm_host CLIENT\n");
         return 2;
     }
-    if (argc > 2 && 0 == strcmp(argv[2], "succeeded")) {
-        return run_succeeded(argv[1]);
-    }
+    int succeeded = argc > 2 && 0 == strcmp(argv[2], "succeeded");
     cargv[0] = argv[1];
-    cargv[1] = "host";
+    cargv[1] = succeeded ? "succeeded" : "host";
     cargv[2] = NULL;
     memset(&module, 0, sizeof(module));
     module.client_connected2 = connected2;
@@ -374,6 +355,9 @@ int main(int argc, char **argv)
     module.allocate = allocate_fn;
     module.get_credential = get_cred_fn;
     module.validate_credential = validate_fn;
+    if (succeeded) {
+        succeeded_module(&module);
+    }
 
     rc = PMIx_server_init(&module, NULL, 0);
     if (PMIX_SUCCESS != rc) {
@@ -390,6 +374,9 @@ int main(int argc, char **argv)
         return 5;
     }
     host_wait_children(&pid, 1);
+    if (succeeded) {
+        return check_succeeded();
+    }
     /* The host process's own query and log. */
     {
         pmix_query_t q;
