@@ -77,6 +77,13 @@ impl CArgs {
         Ok((p, infos.len()))
     }
 
+    /// Sets the byte-object argument (the credential, the stdin data);
+    /// returns its pointer.
+    fn set_cred(&mut self, bytes: &[u8]) -> Result<*const pmix_byte_object_t, Status> {
+        *self.cred = convert::bo_to_c(bytes)?;
+        Ok(&*self.cred)
+    }
+
     fn set_queries(&mut self, queries: &[Query]) -> Result<(), Status> {
         let arr = calloc_array::<pmix_query_t>(queries.len())?;
         self.queries = (arr, queries.len());
@@ -122,13 +129,40 @@ impl Drop for CArgs {
 /// An upcall in the host's hands.
 type Pending<T> = HostCall<T, CArgs>;
 
-/// Runs an upcall through [`upcall::call`].
-fn call<T: OpOutput + Default>(
+/// Where an upcall's usual C arguments are: the requestor and the
+/// directives.
+#[derive(Clone, Copy)]
+struct By {
+    proc_: *const pmix_proc_t,
+    info: *const pmix_info_t,
+    n: usize,
+}
+
+/// Runs an upcall by `proc` with `directives` through [`upcall::call`]:
+/// `more` adds the upcall's other C arguments (its `X` says where they
+/// are); `f` calls the host with all of them and the cbdata. Every
+/// argument lives in the operation until the host calls back.
+fn call<T: OpOutput + Default, X>(
     done: Completion<T>,
-    args: CArgs,
-    f: impl FnOnce(*mut c_void) -> pmix_status_t,
+    proc: &Proc,
+    directives: &[Info],
+    more: impl FnOnce(&mut CArgs) -> Result<X, Status>,
+    f: impl FnOnce(By, X, *mut c_void) -> pmix_status_t,
 ) -> Result<(), Status> {
-    upcall::call(HostCall::new(done, args), f)
+    let mut args = CArgs::new(proc);
+    let (info, n) = args.infos(directives)?;
+    let x = more(&mut args)?;
+    let by = By {
+        proc_: &*args.proc_,
+        info,
+        n,
+    };
+    upcall::call(HostCall::new(done, args), |cb| f(by, x, cb))
+}
+
+/// The `more` of an upcall with no other C arguments.
+fn no_more(_: &mut CArgs) -> Result<(), Status> {
+    Ok(())
 }
 
 /// Copies a host's info results.
@@ -234,14 +268,10 @@ pub(crate) fn query(
     done: Completion<Vec<Info>>,
 ) -> Result<(), Status> {
     let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
-    let mut args = CArgs::new(proc);
-    args.set_queries(queries)?;
-    let (qp, qn) = args.queries;
-    let pp: *mut pmix_proc_t = &mut *args.proc_;
-    call(done, args, |cb| {
-        // SAFETY: the host's function; the proc and queries live in the
-        // operation box until the host calls back.
-        unsafe { f(pp, qp, qn, Some(info_done), cb) }
+    let more = |a: &mut CArgs| a.set_queries(queries).map(|()| a.queries);
+    call(done, proc, &[], more, |by, (qp, qn), cb| {
+        // SAFETY: the host's function; arguments live in the operation.
+        unsafe { f(by.proc_.cast_mut(), qp, qn, Some(info_done), cb) }
     })
 }
 
@@ -254,17 +284,18 @@ pub(crate) fn log(
     done: Completion<()>,
 ) -> Result<(), Status> {
     let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
-    let mut args = CArgs::new(proc);
-    let (dp, dn) = args.infos(data)?;
-    let (ip, inn) = args.infos(directives)?;
-    let pp: *const pmix_proc_t = &*args.proc_;
-    call(done, args, |cb| {
-        // SAFETY: the host's function; its arguments live in the
-        // operation until it calls back (a log host always calls back:
-        // the function returns nothing).
-        unsafe { f(pp, dp, dn, ip, inn, Some(log_done), cb) };
-        Status::SUCCESS.0
-    })
+    call(
+        done,
+        proc,
+        directives,
+        |a| a.infos(data),
+        |by, (dp, dn), cb| {
+            // SAFETY: the host's function; arguments live in the operation.
+            unsafe { f(by.proc_, dp, dn, by.info, by.n, Some(log_done), cb) };
+            // It returns nothing: a log host always calls back.
+            Status::SUCCESS.0
+        },
+    )
 }
 
 /// `allocate` through the C module.
@@ -276,12 +307,9 @@ pub(crate) fn allocate(
     done: Completion<Vec<Info>>,
 ) -> Result<(), Status> {
     let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
-    let mut args = CArgs::new(proc);
-    let (ip, n) = args.infos(infos)?;
-    let pp: *const pmix_proc_t = &*args.proc_;
-    call(done, args, |cb| {
-        // SAFETY: the host's function; arguments live in the box.
-        unsafe { f(pp, directive, ip, n, Some(info_done), cb) }
+    call(done, proc, infos, no_more, |by, (), cb| {
+        // SAFETY: the host's function; arguments live in the operation.
+        unsafe { f(by.proc_, directive, by.info, by.n, Some(info_done), cb) }
     })
 }
 
@@ -294,13 +322,10 @@ pub(crate) fn job_control(
     done: Completion<Vec<Info>>,
 ) -> Result<(), Status> {
     let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
-    let mut args = CArgs::new(proc);
-    let (tp, tn) = args.set_procs(targets);
-    let (ip, n) = args.infos(directives)?;
-    let pp: *const pmix_proc_t = &*args.proc_;
-    call(done, args, |cb| {
-        // SAFETY: the host's function; arguments live in the box.
-        unsafe { f(pp, tp, tn, ip, n, Some(info_done), cb) }
+    let more = |a: &mut CArgs| Ok(a.set_procs(targets));
+    call(done, proc, directives, more, |by, (tp, tn), cb| {
+        // SAFETY: the host's function; arguments live in the operation.
+        unsafe { f(by.proc_, tp, tn, by.info, by.n, Some(info_done), cb) }
     })
 }
 
@@ -313,12 +338,9 @@ pub(crate) fn session_control(
     done: Completion<Vec<Info>>,
 ) -> Result<(), Status> {
     let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
-    let mut args = CArgs::new(proc);
-    let (ip, n) = args.infos(directives)?;
-    let pp: *const pmix_proc_t = &*args.proc_;
-    call(done, args, |cb| {
-        // SAFETY: the host's function; arguments live in the box.
-        unsafe { f(pp, session, ip, n, Some(info_done), cb) }
+    call(done, proc, directives, no_more, |by, (), cb| {
+        // SAFETY: the host's function; arguments live in the operation.
+        unsafe { f(by.proc_, session, by.info, by.n, Some(info_done), cb) }
     })
 }
 
@@ -332,13 +354,10 @@ pub(crate) fn monitor(
     done: Completion<Vec<Info>>,
 ) -> Result<(), Status> {
     let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
-    let mut args = CArgs::new(proc);
-    let (mp, _) = args.infos(std::slice::from_ref(monitor))?;
-    let (ip, n) = args.infos(directives)?;
-    let pp: *const pmix_proc_t = &*args.proc_;
-    call(done, args, |cb| {
-        // SAFETY: the host's function; arguments live in the box.
-        unsafe { f(pp, mp, error.0, ip, n, Some(info_done), cb) }
+    let more = |a: &mut CArgs| a.infos(std::slice::from_ref(monitor)).map(|(p, _)| p);
+    call(done, proc, directives, more, |by, mp, cb| {
+        // SAFETY: the host's function; arguments live in the operation.
+        unsafe { f(by.proc_, mp, error.0, by.info, by.n, Some(info_done), cb) }
     })
 }
 
@@ -350,12 +369,9 @@ pub(crate) fn get_credential(
     done: Completion<(Vec<u8>, Vec<Info>)>,
 ) -> Result<(), Status> {
     let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
-    let mut args = CArgs::new(proc);
-    let (ip, n) = args.infos(directives)?;
-    let pp: *const pmix_proc_t = &*args.proc_;
-    call(done, args, |cb| {
+    call(done, proc, directives, no_more, |by, (), cb| {
         // SAFETY: the host's function; arguments live in the operation.
-        unsafe { f(pp, ip, n, Some(cred_done), cb) }
+        unsafe { f(by.proc_, by.info, by.n, Some(cred_done), cb) }
     })
 }
 
@@ -368,14 +384,10 @@ pub(crate) fn validate_credential(
     done: Completion<Vec<Info>>,
 ) -> Result<(), Status> {
     let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
-    let mut args = CArgs::new(proc);
-    *args.cred = convert::bo_to_c(cred)?;
-    let cp: *const pmix_byte_object_t = &*args.cred;
-    let (ip, n) = args.infos(directives)?;
-    let pp: *const pmix_proc_t = &*args.proc_;
-    call(done, args, |cb| {
-        // SAFETY: the host's function; arguments live in the box.
-        unsafe { f(pp, cp, ip, n, Some(validation_done), cb) }
+    let more = |a: &mut CArgs| a.set_cred(cred);
+    call(done, proc, directives, more, |by, cp, cb| {
+        // SAFETY: the host's function; arguments live in the operation.
+        unsafe { f(by.proc_, cp, by.info, by.n, Some(validation_done), cb) }
     })
 }
 
@@ -391,17 +403,21 @@ pub(crate) fn group(
     done: Completion<Vec<Info>>,
 ) -> Result<(), Status> {
     let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
+    let more = |a: &mut CArgs| {
+        a.name = CString::new(id).map_err(|_| Status::ERR_BAD_PARAM)?;
+        Ok((a.name.as_ptr().cast_mut(), a.set_procs(procs)))
+    };
     // A group upcall names no requestor: the proc slot stays unused.
-    let mut args = CArgs::new(&Proc::default());
-    args.name = CString::new(id).map_err(|_| Status::ERR_BAD_PARAM)?;
-    let (pp, np) = args.set_procs(procs);
-    let (ip, n) = args.infos(directives)?;
-    let gp = args.name.as_ptr().cast_mut();
-    call(done, args, |cb| {
-        // SAFETY: the host's function; the id, procs and directives live
-        // in the operation box until the host calls back.
-        unsafe { f(op.code(), gp, pp, np, ip, n, Some(info_done), cb) }
-    })
+    call(
+        done,
+        &Proc::default(),
+        directives,
+        more,
+        |by, (gp, (pp, np)), cb| {
+            // SAFETY: the host's function; arguments live in the operation.
+            unsafe { f(op.code(), gp, pp, np, by.info, by.n, Some(info_done), cb) }
+        },
+    )
 }
 
 /// A tool connection's C arguments, and the identity the server would
@@ -487,17 +503,23 @@ pub(crate) fn iof_pull(
     done: Completion<()>,
 ) -> Result<(), Status> {
     let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
-    let mut args = CArgs::new(&Proc::default());
-    let (tp, tn) = args.set_procs(procs);
-    let (ip, n) = args.infos(directives)?;
-    call(done, args, |cb| {
-        // SAFETY: the host's function; arguments live in the operation.
-        unsafe { f(tp, tn, ip, n, channels, Some(log_done), cb) }
-    })
+    let more = |a: &mut CArgs| Ok(a.set_procs(procs));
+    // No requestor: the proc slot stays unused.
+    call(
+        done,
+        &Proc::default(),
+        directives,
+        more,
+        |by, (tp, tn), cb| {
+            // SAFETY: the host's function; arguments live in the operation.
+            unsafe { f(tp, tn, by.info, by.n, channels, Some(log_done), cb) }
+        },
+    )
 }
 
 /// `push_stdin` through the C module (`data` `None`, the end of input,
-/// is a NULL byte object).
+/// is a byte object of size 0, never NULL: OpenPMIx always passes one,
+/// and hosts read its size).
 pub(crate) fn push_stdin(
     f: PushStdinFn,
     source: &Proc,
@@ -507,18 +529,16 @@ pub(crate) fn push_stdin(
     done: Completion<()>,
 ) -> Result<(), Status> {
     let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
-    let mut args = CArgs::new(source);
-    let (tp, tn) = args.set_procs(targets);
-    let (ip, n) = args.infos(directives)?;
-    // The end of the input (`None`) is a byte object of size 0, never
-    // NULL: OpenPMIx always passes one, and hosts read its size.
-    if let Some(d) = data {
-        *args.cred = convert::bo_to_c(&d)?;
-    }
-    let bo: *const pmix_byte_object_t = &*args.cred;
-    let pp: *const pmix_proc_t = &*args.proc_;
-    call(done, args, |cb| {
+    let more = |a: &mut CArgs| {
+        let t = a.set_procs(targets);
+        let bo = match &data {
+            Some(d) => a.set_cred(d)?,
+            None => &*a.cred,
+        };
+        Ok((t, bo))
+    };
+    call(done, source, directives, more, |by, ((tp, tn), bo), cb| {
         // SAFETY: the host's function; arguments live in the operation.
-        unsafe { f(pp, tp, tn, ip, n, bo, Some(log_done), cb) }
+        unsafe { f(by.proc_, tp, tn, by.info, by.n, bo, Some(log_done), cb) }
     })
 }
