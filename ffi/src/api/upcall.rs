@@ -21,8 +21,8 @@
 //! whichever side finishes last. A host that calls back and then returns
 //! an error or `PMIX_OPERATION_SUCCEEDED` has answered through the
 //! callback: its return value is ignored (OpenPMIx would release its
-//! caddy twice). A host that refuses and calls back later anyway breaks
-//! the standard's contract, as it would with OpenPMIx.
+//! caddy twice). A host that answers at once and calls back later anyway
+//! breaks the standard's contract, as it would with OpenPMIx.
 //!
 //! Invariants: every operation handed to the host is completed (or, when
 //! refused, dropped) exactly once; every cell is freed exactly once, after
@@ -141,8 +141,8 @@ pub(crate) fn call<O: HostOp>(
         Answer::Later => None,
         Answer::Done | Answer::Refused(_) => c.take(),
     };
-    // A host that refuses never calls back: with the operation still
-    // here, the cell is ours alone.
+    // A host that answers at once (done or refused) never calls back:
+    // with the operation still here, the cell is ours alone.
     if c.leave(RETURNED) || op.is_some() {
         // SAFETY: both sides are done with the cell (see above); it came
         // from Box::into_raw and is freed once, here.
@@ -168,8 +168,9 @@ pub(crate) fn call<O: HostOp>(
 ///
 /// # Safety
 /// `cbdata` is NULL or the `cbdata` that [`call`] gave the host with an
-/// `O`, and the host calls back at most once, and not after refusing the
-/// upcall.
+/// `O`, and the host calls back at most once, and not after answering
+/// the upcall at once (`PMIX_OPERATION_SUCCEEDED` or an error returned
+/// without having called back).
 pub(crate) unsafe fn answered<O>(cbdata: *mut c_void) -> Option<O> {
     if cbdata.is_null() {
         return None;
