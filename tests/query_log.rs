@@ -160,3 +160,14 @@ fn server_logs_itself_without_a_host_log() {
     assert!(!out.contains("host logged"), "{out}");
     assert!(err.contains("] the server's own log"), "{out}\n{err}");
 }
+
+/// A host completing every upcall at once (`PMIX_OPERATION_SUCCEEDED`, no
+/// callback): spawn, publish, unpublish, job control, allocation and
+/// credentials succeed with no data (a spawn's namespace empty, as with
+/// OpenPMIx's server), a lookup or query finds nothing; a host that calls
+/// back and then returns an error is answered by its callback.
+#[test]
+fn host_operation_succeeded_from_every_upcall() {
+    let (out, err) = c_host(&["succeeded"]);
+    assert!(!err.contains("line "), "{out}\n{err}");
+}

@@ -64,11 +64,14 @@ pub fn encode_nspace(ns: &Nspace) -> Result<Vec<u8>, Status> {
     Ok(out)
 }
 
-/// Decodes a spawn response.
+/// Decodes a spawn response. The namespace is empty when the host
+/// completed the spawn at once (`PMIX_OPERATION_SUCCEEDED` from its
+/// `spawn`): OpenPMIx's client then reports success with an empty
+/// namespace too.
 pub fn decode_nspace(body: &[u8]) -> Result<Nspace, Status> {
     let mut r = Reader::new(body);
     let ns = get_nspace(&mut r).map_err(|_| Status::ERR_COMM_FAILURE)?;
-    if r.remaining() != 0 || ns.is_empty() {
+    if r.remaining() != 0 {
         return Err(Status::ERR_COMM_FAILURE);
     }
     Ok(ns)

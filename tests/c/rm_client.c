@@ -9,6 +9,10 @@
  *   rm_client kill      - run by pmixrun -n 2: rank 0 kills rank 1.
  *   rm_client host      - forked by tests/c/rm_host.c: every call reaches
  *                         the C host's callbacks, whose answers it checks.
+ *   rm_client succeeded - forked by tests/c/rm_host.c in "succeeded" mode:
+ *                         the host completes each call at once
+ *                         (PMIX_OPERATION_SUCCEEDED, no data); checks what
+ *                         each call returns.
  *
  * Prints "rm client R ok" and exits 0 when every check passed. */
 #include <signal.h>
@@ -483,6 +487,111 @@ static void host_services(void)
     PMIX_INFO_DESTRUCT(&data);
 }
 
+/* Under a host that returns PMIX_OPERATION_SUCCEEDED from each upcall:
+ * success with no data, as OpenPMIx's server answers (a spawn's namespace
+ * empty); a lookup or query done at once found nothing. */
+static void succeeded_calls(void)
+{
+    pmix_info_t info, *res = NULL;
+    size_t nres = 0;
+    bool t = true;
+    pmix_status_t rc;
+
+    PMIX_INFO_LOAD(&info, "test.published", "value", PMIX_STRING);
+    CHECK_RC(PMIx_Publish(&info, 1), PMIX_SUCCESS, "publish");
+    PMIX_INFO_DESTRUCT(&info);
+
+    pmix_pdata_t pd;
+    PMIX_PDATA_CONSTRUCT(&pd);
+    PMIX_LOAD_KEY(pd.key, "test.published");
+    CHECK_RC(PMIx_Lookup(&pd, 1, NULL, 0), PMIX_ERR_NOT_FOUND, "lookup");
+    PMIX_PDATA_DESTRUCT(&pd);
+
+    char *keys[] = {"test.published", NULL};
+    CHECK_RC(PMIx_Unpublish(keys, NULL, 0), PMIX_SUCCESS, "unpublish");
+
+    pmix_app_t app;
+    pmix_nspace_t ns;
+    PMIX_APP_CONSTRUCT(&app);
+    app.cmd = strdup("/bin/true");
+    app.maxprocs = 1;
+    memset(ns, 'x', sizeof(ns));
+    CHECK_RC(PMIx_Spawn(NULL, 0, &app, 1, ns), PMIX_SUCCESS, "spawn");
+    if ('\0' != ns[0]) {
+        FAIL("spawn done at once named namespace '%.20s'", ns);
+    }
+    PMIX_APP_DESTRUCT(&app);
+
+    pmix_query_t q;
+    PMIX_QUERY_CONSTRUCT(&q);
+    PMIX_ARGV_APPEND(rc, q.keys, "test.asked");
+    rc = PMIx_Query_info(&q, 1, &res, &nres);
+    CHECK_RC(rc, PMIX_ERR_NOT_FOUND, "query");
+    if (res) {
+        PMIX_INFO_FREE(res, nres);
+    }
+    PMIX_QUERY_DESTRUCT(&q);
+
+    pmix_proc_t target;
+    PMIX_LOAD_PROCID(&target, me.nspace, PMIX_RANK_WILDCARD);
+    PMIX_INFO_LOAD(&info, PMIX_JOB_CTRL_TERMINATE, &t, PMIX_BOOL);
+    res = NULL;
+    nres = 0;
+    CHECK_RC(PMIx_Job_control(&target, 1, &info, 1, &res, &nres), PMIX_SUCCESS, "job control");
+    if (0 != nres) {
+        FAIL("job control done at once gave %zu results", nres);
+    }
+    if (res) {
+        PMIX_INFO_FREE(res, nres);
+    }
+    PMIX_INFO_DESTRUCT(&info);
+
+    res = NULL;
+    nres = 0;
+    CHECK_RC(PMIx_Allocation_request(PMIX_ALLOC_EXTEND, NULL, 0, &res, &nres), PMIX_SUCCESS,
+             "allocation");
+    if (0 != nres) {
+        FAIL("allocation done at once gave %zu results", nres);
+    }
+    if (res) {
+        PMIX_INFO_FREE(res, nres);
+    }
+
+    pmix_byte_object_t cred;
+    PMIX_BYTE_OBJECT_CONSTRUCT(&cred);
+    CHECK_RC(PMIx_Get_credential(NULL, 0, &cred), PMIX_SUCCESS, "get credential");
+    if (0 != cred.size) {
+        FAIL("credential done at once has %zu bytes", cred.size);
+    }
+    PMIX_BYTE_OBJECT_DESTRUCT(&cred);
+    char *anything = strdup("anything");
+    size_t anything_size = 8;
+    PMIX_BYTE_OBJECT_LOAD(&cred, anything, anything_size);
+    res = NULL;
+    nres = 0;
+    CHECK_RC(PMIx_Validate_credential(&cred, NULL, 0, &res, &nres), PMIX_SUCCESS,
+             "validate credential");
+    if (res) {
+        PMIX_INFO_FREE(res, nres);
+    }
+    PMIX_BYTE_OBJECT_DESTRUCT(&cred);
+
+    /* The host called back, then returned PMIX_ERROR: the callback's
+     * answer is the result. */
+    PMIX_INFO_LOAD(&info, PMIX_MONITOR_HEARTBEAT, &t, PMIX_BOOL);
+    res = NULL;
+    nres = 0;
+    rc = PMIx_Process_monitor(&info, PMIX_MONITOR_HEARTBEAT_ALERT, NULL, 0, &res, &nres);
+    CHECK_RC(rc, PMIX_SUCCESS, "monitor answered, then refused");
+    if (nres != 1 || !find(res, nres, "test.monitored")) {
+        FAIL("monitor results");
+    }
+    if (res) {
+        PMIX_INFO_FREE(res, nres);
+    }
+    PMIX_INFO_DESTRUCT(&info);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "pmixrun";
@@ -510,7 +619,9 @@ int main(int argc, char **argv)
         return 1;
     }
 
-    if (0 == strcmp(mode, "host")) {
+    if (0 == strcmp(mode, "succeeded")) {
+        succeeded_calls();
+    } else if (0 == strcmp(mode, "host")) {
         queries(0);
         host_services();
     } else {

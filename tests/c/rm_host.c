@@ -5,8 +5,13 @@
  * (tests/c/rm_client.c in "host" mode), waits for it and checks its exit
  * code and which upcalls fired.
  *
- * usage: rm_host CLIENT [nolog]
+ * usage: rm_host CLIENT [nolog|succeeded]
  * With "nolog" the module has no log function: the server itself logs.
+ * With "succeeded" every upcall the client's calls reach (spawn, publish,
+ * lookup, unpublish, query, job_control, allocate, get_credential,
+ * validate_credential) returns PMIX_OPERATION_SUCCEEDED without calling
+ * back, and monitor calls back with a result and then returns an error
+ * (the callback's answer counts); the client runs in "succeeded" mode.
  * Exits 0 on success; prints what failed to stderr. Every wait is bounded
  * (callbacks: 60 s; the child: the caller's watchdog). */
 #define HOST_NAME "rm host"
@@ -202,6 +207,128 @@ static pmix_status_t validate_fn(const pmix_proc_t *proc, const pmix_byte_object
     return PMIX_SUCCESS;
 }
 
+/* ---- "succeeded" mode: every upcall done at once ---- */
+static atomic_int n_succeeded;
+
+static pmix_status_t succ_spawn(const pmix_proc_t *proc, const pmix_info_t job_info[],
+                                size_t ninfo, const pmix_app_t apps[], size_t napps,
+                                pmix_spawn_cbfunc_t cbfunc, void *cbdata)
+{
+    (void) proc, (void) job_info, (void) ninfo, (void) apps, (void) napps, (void) cbfunc,
+        (void) cbdata;
+    atomic_fetch_add(&n_succeeded, 1);
+    return PMIX_OPERATION_SUCCEEDED;
+}
+
+static pmix_status_t succ_publish(const pmix_proc_t *proc, const pmix_info_t info[], size_t ninfo,
+                                  pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void) proc, (void) info, (void) ninfo, (void) cbfunc, (void) cbdata;
+    atomic_fetch_add(&n_succeeded, 1);
+    return PMIX_OPERATION_SUCCEEDED;
+}
+
+static pmix_status_t succ_lookup(const pmix_proc_t *proc, char **keys, const pmix_info_t info[],
+                                 size_t ninfo, pmix_lookup_cbfunc_t cbfunc, void *cbdata)
+{
+    (void) proc, (void) keys, (void) info, (void) ninfo, (void) cbfunc, (void) cbdata;
+    atomic_fetch_add(&n_succeeded, 1);
+    return PMIX_OPERATION_SUCCEEDED;
+}
+
+static pmix_status_t succ_unpublish(const pmix_proc_t *proc, char **keys,
+                                    const pmix_info_t info[], size_t ninfo,
+                                    pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void) proc, (void) keys, (void) info, (void) ninfo, (void) cbfunc, (void) cbdata;
+    atomic_fetch_add(&n_succeeded, 1);
+    return PMIX_OPERATION_SUCCEEDED;
+}
+
+static pmix_status_t succ_query(pmix_proc_t *proct, pmix_query_t *queries, size_t nqueries,
+                                pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    (void) proct, (void) queries, (void) nqueries, (void) cbfunc, (void) cbdata;
+    atomic_fetch_add(&n_succeeded, 1);
+    return PMIX_OPERATION_SUCCEEDED;
+}
+
+static pmix_status_t succ_job_control(const pmix_proc_t *requestor, const pmix_proc_t targets[],
+                                      size_t ntargets, const pmix_info_t directives[],
+                                      size_t ndirs, pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    (void) requestor, (void) targets, (void) ntargets, (void) directives, (void) ndirs,
+        (void) cbfunc, (void) cbdata;
+    atomic_fetch_add(&n_succeeded, 1);
+    return PMIX_OPERATION_SUCCEEDED;
+}
+
+static pmix_status_t succ_allocate(const pmix_proc_t *client, pmix_alloc_directive_t directive,
+                                   const pmix_info_t data[], size_t ndata,
+                                   pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    (void) client, (void) directive, (void) data, (void) ndata, (void) cbfunc, (void) cbdata;
+    atomic_fetch_add(&n_succeeded, 1);
+    return PMIX_OPERATION_SUCCEEDED;
+}
+
+static pmix_status_t succ_get_cred(const pmix_proc_t *proc, const pmix_info_t directives[],
+                                   size_t ndirs, pmix_credential_cbfunc_t cbfunc, void *cbdata)
+{
+    (void) proc, (void) directives, (void) ndirs, (void) cbfunc, (void) cbdata;
+    atomic_fetch_add(&n_succeeded, 1);
+    return PMIX_OPERATION_SUCCEEDED;
+}
+
+static pmix_status_t succ_validate(const pmix_proc_t *proc, const pmix_byte_object_t *cred,
+                                   const pmix_info_t directives[], size_t ndirs,
+                                   pmix_validation_cbfunc_t cbfunc, void *cbdata)
+{
+    (void) proc, (void) cred, (void) directives, (void) ndirs, (void) cbfunc, (void) cbdata;
+    atomic_fetch_add(&n_succeeded, 1);
+    return PMIX_OPERATION_SUCCEEDED;
+}
+
+/* Calls back, then returns an error anyway: the callback's answer counts
+ * (and the library takes its operation back once). */
+static pmix_status_t succ_monitor(const pmix_proc_t *requestor, const pmix_info_t *monitor,
+                                  pmix_status_t error, const pmix_info_t directives[],
+                                  size_t ndirs, pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    (void) requestor, (void) monitor, (void) error, (void) directives, (void) ndirs;
+    atomic_fetch_add(&n_monitors, 1);
+    answer_one("test.monitored", cbfunc, cbdata);
+    return PMIX_ERROR;
+}
+
+/* The module of "succeeded" mode. */
+static void succeeded_module(pmix_server_module_t *module)
+{
+    module->spawn = succ_spawn;
+    module->publish = succ_publish;
+    module->lookup = succ_lookup;
+    module->unpublish = succ_unpublish;
+    module->query = succ_query;
+    module->job_control = succ_job_control;
+    module->allocate = succ_allocate;
+    module->get_credential = succ_get_cred;
+    module->validate_credential = succ_validate;
+    module->monitor = succ_monitor;
+}
+
+/* After the client of "succeeded" mode: which upcalls fired. */
+static int check_succeeded(void)
+{
+    /* spawn, publish, lookup, unpublish, query, job control, allocate,
+     * get and validate credential */
+    if (9 != atomic_load(&n_succeeded) || 1 != atomic_load(&n_monitors)) {
+        FAIL("upcalls done at once: %d, want 9; monitor %d, want 1", atomic_load(&n_succeeded),
+             atomic_load(&n_monitors));
+    }
+    host_teardown(nspace, 0);
+    return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     pmix_server_module_t module;
@@ -213,8 +340,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: rm_host CLIENT\n");
         return 2;
     }
+    int succeeded = argc > 2 && 0 == strcmp(argv[2], "succeeded");
     cargv[0] = argv[1];
-    cargv[1] = "host";
+    cargv[1] = succeeded ? "succeeded" : "host";
     cargv[2] = NULL;
     memset(&module, 0, sizeof(module));
     module.client_connected2 = connected2;
@@ -227,6 +355,9 @@ int main(int argc, char **argv)
     module.allocate = allocate_fn;
     module.get_credential = get_cred_fn;
     module.validate_credential = validate_fn;
+    if (succeeded) {
+        succeeded_module(&module);
+    }
 
     rc = PMIx_server_init(&module, NULL, 0);
     if (PMIX_SUCCESS != rc) {
@@ -243,6 +374,9 @@ int main(int argc, char **argv)
         return 5;
     }
     host_wait_children(&pid, 1);
+    if (succeeded) {
+        return check_succeeded();
+    }
     /* The host process's own query and log. */
     {
         pmix_query_t q;

@@ -28,7 +28,8 @@ use pmix_core::{Nspace, Status};
 
 use crate::api::args::{check_array, infos_in, key_str, procs_in, target, target_or};
 use crate::api::pointer_cache;
-use crate::api::state::{self, client, initialized, ClientInit, Role};
+use crate::api::serving::{self, client, Serving};
+use crate::api::state::{self, initialized, ClientInit};
 use crate::boundary::{calloc_array, guard, malloc_cstr, op_callback};
 use crate::convert;
 use crate::nonnull;
@@ -195,9 +196,9 @@ pub unsafe extern "C" fn PMIx_Store_internal(
     val: *mut pmix_value_t,
 ) -> c_int {
     guard(|| {
-        let c = match state::role() {
-            Role::Client(c) => c,
-            Role::Server => {
+        let c = match serving::serving(true) {
+            Ok(Serving::Client(c)) => c,
+            Ok(Serving::Server) => {
                 let s = state::server()?;
                 nonnull!(key, val);
                 // SAFETY: proc_ NULL or valid, key a valid string, val a
@@ -212,7 +213,7 @@ pub unsafe extern "C" fn PMIx_Store_internal(
                 s.own.store(p, k, v);
                 return Ok(());
             }
-            Role::None | Role::Tool => return Err(Status::ERR_INIT),
+            Err(_) => return Err(Status::ERR_INIT),
         };
         nonnull!(proc_, key, val);
         // SAFETY: all three are valid (C contract, checked non-NULL).

@@ -35,7 +35,8 @@ use pmix_core::events::{Event, EventDone, EventHandler, EventHandlers, HandlerCa
 use pmix_core::{Proc, Status};
 
 use crate::api::args::{check_array, infos_in};
-use crate::api::state::{self, require_init, Role};
+use crate::api::serving::{self, Serving};
+use crate::api::state::{self, require_init};
 use crate::boundary::guard;
 use crate::boundary::{op_callback, SendPtr};
 use crate::convert;
@@ -53,8 +54,8 @@ enum Side {
 
 fn side() -> Result<Side, Status> {
     require_init()?;
-    match state::role() {
-        Role::Client(c) if c.is_initialized() => Ok(Side::Client(c)),
+    match serving::serving(false) {
+        Ok(Serving::Client(c)) if c.is_initialized() => Ok(Side::Client(c)),
         _ => state::server().map(Side::Server),
     }
 }

@@ -42,7 +42,8 @@ use pmix_core::value::DataArray;
 use pmix_core::{DataType, Info, InfoDirectives, Rank, Status, Value};
 
 use crate::api::args::{c_array_bytes, c_array_is, infos_at, infos_in, key_str, target, target_or};
-use crate::api::state::{self, Role};
+use crate::api::serving::{self, Serving};
+use crate::api::state;
 use crate::api::{own_cache, pointer_cache, scalar_cache};
 use crate::boundary::{calloc_array, guard, malloc_cstr, SendPtr};
 use crate::convert;
@@ -67,11 +68,11 @@ pub unsafe extern "C" fn PMIx_Get(
     val: *mut *mut pmix_value_t,
 ) -> c_int {
     guard(|| {
-        let c = match state::role() {
-            Role::Client(c) => c,
+        let c = match serving::serving(true) {
+            Ok(Serving::Client(c)) => c,
             // SAFETY: the C contract of PMIx_Get.
-            Role::Server => return unsafe { server_get(proc_, key, info, ninfo, val) },
-            Role::None | Role::Tool => return Err(Status::ERR_INIT),
+            Ok(Serving::Server) => return unsafe { server_get(proc_, key, info, ninfo, val) },
+            Err(_) => return Err(Status::ERR_INIT),
         };
         if key.is_null() {
             // SAFETY: the C contract of PMIx_Get.
@@ -148,7 +149,7 @@ pub unsafe extern "C" fn PMIx_Get_nb(
     cbdata: *mut c_void,
 ) -> c_int {
     guard(|| {
-        let c = state::client()?;
+        let c = serving::client()?;
         if key.is_null() {
             // SAFETY: the C contract of PMIx_Get_nb.
             return unsafe { get_all_nb(c, proc_, info, ninfo, cbfunc, cbdata) };

@@ -51,21 +51,11 @@ use pmix_core::{Info, Status};
 
 use crate::api::args::{infos_in, key_str, procs_in};
 use crate::api::results::{deliver_infos, write_results};
-use crate::api::state::{self, Role};
+use crate::api::serving::connected;
 use crate::boundary::{guard, op_callback, SendPtr};
 use crate::convert;
 use crate::nonnull;
 use crate::sys::{pmix_info_cbfunc_t, pmix_info_t, pmix_op_cbfunc_t, pmix_proc_t};
-
-/// The client a group call goes through: `PMIX_ERR_INIT` before any
-/// init, `PMIX_ERR_UNREACH` without a server to ask.
-fn connected() -> Result<&'static Client, Status> {
-    match state::role() {
-        Role::None => Err(Status::ERR_INIT),
-        Role::Client(c) if !c.is_singleton() => Ok(c),
-        Role::Client(_) | Role::Server | Role::Tool => Err(Status::ERR_UNREACH),
-    }
-}
 
 /// Borrows the group id argument.
 ///

@@ -4,16 +4,14 @@
 //! which answers through the same `pmix_info_cbfunc_t`, and of the I/O
 //! forwarding upcalls `iof_pull` and `push_stdin`.
 //!
-//! As in [`super::server_module`], each upcall gets a `cbfunc` of ours and,
-//! as `cbdata`, a leaked box holding the core's completion and every C
-//! argument that must stay valid until the host calls back (the arrays of
-//! queries, infos, procs, the credential, the group id). The host may
-//! call back from any thread, also before its function returns: nothing
-//! here holds a lock across the upcall. The callback copies the host's
-//! results, calls the host's `release_fn` if any, reclaims the box (which
-//! frees our C arguments) and completes the operation. Return values
-//! follow the standard: `PMIX_SUCCESS` (the callback will come),
-//! `PMIX_OPERATION_SUCCEEDED` (done, no callback), anything else refuses.
+//! Each upcall goes through [`upcall`]'s protocol: the host gets a
+//! `cbfunc` of ours and, as `cbdata`, the operation holding the core's
+//! completion and every C argument that must stay valid until the host
+//! calls back (the arrays of queries, infos, procs, the credential, the
+//! group id). Nothing here holds a lock across the upcall. The callback
+//! copies the host's results, calls the host's `release_fn` if any, and
+//! completes the operation (which then frees our C arguments). `log` and
+//! `tool_connected` return nothing: the host always calls back.
 //!
 //! Invariant: the C arrays handed to the host stay valid until it calls
 //! back, and are freed exactly once after that.
@@ -26,6 +24,7 @@ use pmix_core::server::{Completion, OpOutput};
 use pmix_core::value::Query;
 use pmix_core::{keys, Info, Key, Proc, Status, Value};
 
+use crate::api::upcall::{self, HostCall};
 use crate::boundary::{calloc_array, guard_or};
 use crate::convert;
 use crate::sys::{
@@ -78,6 +77,13 @@ impl CArgs {
         Ok((p, infos.len()))
     }
 
+    /// Sets the byte-object argument (the credential, the stdin data);
+    /// returns its pointer.
+    fn set_cred(&mut self, bytes: &[u8]) -> Result<*const pmix_byte_object_t, Status> {
+        *self.cred = convert::bo_to_c(bytes)?;
+        Ok(&*self.cred)
+    }
+
     fn set_queries(&mut self, queries: &[Query]) -> Result<(), Status> {
         let arr = calloc_array::<pmix_query_t>(queries.len())?;
         self.queries = (arr, queries.len());
@@ -121,31 +127,42 @@ impl Drop for CArgs {
 }
 
 /// An upcall in the host's hands.
-struct Pending<T: OpOutput> {
-    done: Completion<T>,
-    _args: CArgs,
+type Pending<T> = HostCall<T, CArgs>;
+
+/// Where an upcall's usual C arguments are: the requestor and the
+/// directives.
+#[derive(Clone, Copy)]
+struct By {
+    proc_: *const pmix_proc_t,
+    info: *const pmix_info_t,
+    n: usize,
 }
 
-/// Runs an upcall: leaks the operation as `cbdata`; reclaims it when the
-/// host will not call back.
-fn call<T: OpOutput>(
-    p: Pending<T>,
-    on_succeeded: impl FnOnce() -> T,
-    f: impl FnOnce(*mut c_void) -> pmix_status_t,
+/// Runs an upcall by `proc` with `directives` through [`upcall::call`]:
+/// `more` adds the upcall's other C arguments (its `X` says where they
+/// are); `f` calls the host with all of them and the cbdata. Every
+/// argument lives in the operation until the host calls back.
+fn call<T: OpOutput + Default, X>(
+    done: Completion<T>,
+    proc: &Proc,
+    directives: &[Info],
+    more: impl FnOnce(&mut CArgs) -> Result<X, Status>,
+    f: impl FnOnce(By, X, *mut c_void) -> pmix_status_t,
 ) -> Result<(), Status> {
-    let raw = Box::into_raw(Box::new(p));
-    let rc = f(raw.cast());
-    if rc == Status::SUCCESS.0 {
-        return Ok(());
-    }
-    // SAFETY: the host will not call back: the box is still ours.
-    let p = unsafe { Box::from_raw(raw) };
-    if rc == Status::OPERATION_SUCCEEDED.0 {
-        p.done.complete(Ok(on_succeeded()));
-        Ok(())
-    } else {
-        Err(Status(rc))
-    }
+    let mut args = CArgs::new(proc);
+    let (info, n) = args.infos(directives)?;
+    let x = more(&mut args)?;
+    let by = By {
+        proc_: &*args.proc_,
+        info,
+        n,
+    };
+    upcall::call(HostCall::new(done, args), |cb| f(by, x, cb))
+}
+
+/// The `more` of an upcall with no other C arguments.
+fn no_more(_: &mut CArgs) -> Result<(), Status> {
+    Ok(())
 }
 
 /// Copies a host's info results.
@@ -177,26 +194,24 @@ unsafe extern "C" fn info_done(
         // SAFETY: NULL or ninfo valid infos (C contract).
         let infos = unsafe { copy_infos(info, ninfo) };
         crate::api::state::release_later(release_fn, release_cbdata);
-        if cbdata.is_null() {
+        // SAFETY: cbdata is what `upcall::call` gave the host with a
+        // `Pending<Vec<Info>>`, called back once.
+        let Some(p) = (unsafe { upcall::answered::<Pending<Vec<Info>>>(cbdata) }) else {
             return;
-        }
-        // SAFETY: cbdata is the box `call` leaked, reclaimed once.
-        let p = unsafe { Box::from_raw(cbdata.cast::<Pending<Vec<Info>>>()) };
+        };
         let ok = status == Status::SUCCESS.0 || status == Status::ERR_PARTIAL_SUCCESS.0;
-        p.done
-            .complete(if ok { infos } else { Err(Status(status)) });
+        p.complete(if ok { infos } else { Err(Status(status)) });
     })
 }
 
 /// The `pmix_op_cbfunc_t` of log, iof_pull and push_stdin.
 unsafe extern "C" fn log_done(status: pmix_status_t, cbdata: *mut c_void) {
     guard_or((), || {
-        if cbdata.is_null() {
-            return;
+        // SAFETY: cbdata is what `upcall::call` gave the host with a
+        // `Pending<()>`, called back once.
+        if let Some(p) = unsafe { upcall::answered::<Pending<()>>(cbdata) } {
+            p.complete(Status(status).into_result());
         }
-        // SAFETY: cbdata is the box `log` leaked, reclaimed once.
-        let p = unsafe { Box::from_raw(cbdata.cast::<Pending<()>>()) };
-        p.done.complete(Status(status).into_result());
     })
 }
 
@@ -209,9 +224,6 @@ unsafe extern "C" fn cred_done(
     cbdata: *mut c_void,
 ) {
     guard_or((), || {
-        if cbdata.is_null() {
-            return;
-        }
         // SAFETY: credential is NULL or a valid byte object, info NULL or
         // ninfo valid infos (C contract); both stay the host's.
         let r = unsafe {
@@ -222,9 +234,11 @@ unsafe extern "C" fn cred_done(
             };
             copy_infos(info, ninfo).map(|i| (cred, i))
         };
-        // SAFETY: cbdata is the box `call` leaked, reclaimed once.
-        let p = unsafe { Box::from_raw(cbdata.cast::<Pending<(Vec<u8>, Vec<Info>)>>()) };
-        p.done.complete(Status(status).into_result().and(r));
+        // SAFETY: cbdata is what `upcall::call` gave the host with a
+        // `Pending<(Vec<u8>, Vec<Info>)>`, called back once.
+        if let Some(p) = unsafe { upcall::answered::<Pending<(Vec<u8>, Vec<Info>)>>(cbdata) } {
+            p.complete(Status(status).into_result().and(r));
+        }
     })
 }
 
@@ -236,14 +250,13 @@ unsafe extern "C" fn validation_done(
     cbdata: *mut c_void,
 ) {
     guard_or((), || {
-        if cbdata.is_null() {
-            return;
-        }
         // SAFETY: info is NULL or ninfo valid infos (C contract).
         let r = unsafe { copy_infos(info, ninfo) };
-        // SAFETY: cbdata is the box `call` leaked, reclaimed once.
-        let p = unsafe { Box::from_raw(cbdata.cast::<Pending<Vec<Info>>>()) };
-        p.done.complete(Status(status).into_result().and(r));
+        // SAFETY: cbdata is what `upcall::call` gave the host with a
+        // `Pending<Vec<Info>>`, called back once.
+        if let Some(p) = unsafe { upcall::answered::<Pending<Vec<Info>>>(cbdata) } {
+            p.complete(Status(status).into_result().and(r));
+        }
     })
 }
 
@@ -255,14 +268,10 @@ pub(crate) fn query(
     done: Completion<Vec<Info>>,
 ) -> Result<(), Status> {
     let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
-    let mut args = CArgs::new(proc);
-    args.set_queries(queries)?;
-    let (qp, qn) = args.queries;
-    let pp: *mut pmix_proc_t = &mut *args.proc_;
-    call(Pending { done, _args: args }, Vec::new, |cb| {
-        // SAFETY: the host's function; the proc and queries live in the
-        // operation box until the host calls back.
-        unsafe { f(pp, qp, qn, Some(info_done), cb) }
+    let more = |a: &mut CArgs| a.set_queries(queries).map(|()| a.queries);
+    call(done, proc, &[], more, |by, (qp, qn), cb| {
+        // SAFETY: the host's function; arguments live in the operation.
+        unsafe { f(by.proc_.cast_mut(), qp, qn, Some(info_done), cb) }
     })
 }
 
@@ -275,15 +284,18 @@ pub(crate) fn log(
     done: Completion<()>,
 ) -> Result<(), Status> {
     let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
-    let mut args = CArgs::new(proc);
-    let (dp, dn) = args.infos(data)?;
-    let (ip, inn) = args.infos(directives)?;
-    let pp: *const pmix_proc_t = &*args.proc_;
-    let raw = Box::into_raw(Box::new(Pending { done, _args: args }));
-    // SAFETY: the host's function; its arguments live in the operation
-    // box until it calls back (a log host always calls back).
-    unsafe { f(pp, dp, dn, ip, inn, Some(log_done), raw.cast()) };
-    Ok(())
+    call(
+        done,
+        proc,
+        directives,
+        |a| a.infos(data),
+        |by, (dp, dn), cb| {
+            // SAFETY: the host's function; arguments live in the operation.
+            unsafe { f(by.proc_, dp, dn, by.info, by.n, Some(log_done), cb) };
+            // It returns nothing: a log host always calls back.
+            Status::SUCCESS.0
+        },
+    )
 }
 
 /// `allocate` through the C module.
@@ -295,12 +307,9 @@ pub(crate) fn allocate(
     done: Completion<Vec<Info>>,
 ) -> Result<(), Status> {
     let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
-    let mut args = CArgs::new(proc);
-    let (ip, n) = args.infos(infos)?;
-    let pp: *const pmix_proc_t = &*args.proc_;
-    call(Pending { done, _args: args }, Vec::new, |cb| {
-        // SAFETY: the host's function; arguments live in the box.
-        unsafe { f(pp, directive, ip, n, Some(info_done), cb) }
+    call(done, proc, infos, no_more, |by, (), cb| {
+        // SAFETY: the host's function; arguments live in the operation.
+        unsafe { f(by.proc_, directive, by.info, by.n, Some(info_done), cb) }
     })
 }
 
@@ -313,13 +322,10 @@ pub(crate) fn job_control(
     done: Completion<Vec<Info>>,
 ) -> Result<(), Status> {
     let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
-    let mut args = CArgs::new(proc);
-    let (tp, tn) = args.set_procs(targets);
-    let (ip, n) = args.infos(directives)?;
-    let pp: *const pmix_proc_t = &*args.proc_;
-    call(Pending { done, _args: args }, Vec::new, |cb| {
-        // SAFETY: the host's function; arguments live in the box.
-        unsafe { f(pp, tp, tn, ip, n, Some(info_done), cb) }
+    let more = |a: &mut CArgs| Ok(a.set_procs(targets));
+    call(done, proc, directives, more, |by, (tp, tn), cb| {
+        // SAFETY: the host's function; arguments live in the operation.
+        unsafe { f(by.proc_, tp, tn, by.info, by.n, Some(info_done), cb) }
     })
 }
 
@@ -332,12 +338,9 @@ pub(crate) fn session_control(
     done: Completion<Vec<Info>>,
 ) -> Result<(), Status> {
     let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
-    let mut args = CArgs::new(proc);
-    let (ip, n) = args.infos(directives)?;
-    let pp: *const pmix_proc_t = &*args.proc_;
-    call(Pending { done, _args: args }, Vec::new, |cb| {
-        // SAFETY: the host's function; arguments live in the box.
-        unsafe { f(pp, session, ip, n, Some(info_done), cb) }
+    call(done, proc, directives, no_more, |by, (), cb| {
+        // SAFETY: the host's function; arguments live in the operation.
+        unsafe { f(by.proc_, session, by.info, by.n, Some(info_done), cb) }
     })
 }
 
@@ -351,13 +354,10 @@ pub(crate) fn monitor(
     done: Completion<Vec<Info>>,
 ) -> Result<(), Status> {
     let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
-    let mut args = CArgs::new(proc);
-    let (mp, _) = args.infos(std::slice::from_ref(monitor))?;
-    let (ip, n) = args.infos(directives)?;
-    let pp: *const pmix_proc_t = &*args.proc_;
-    call(Pending { done, _args: args }, Vec::new, |cb| {
-        // SAFETY: the host's function; arguments live in the box.
-        unsafe { f(pp, mp, error.0, ip, n, Some(info_done), cb) }
+    let more = |a: &mut CArgs| a.infos(std::slice::from_ref(monitor)).map(|(p, _)| p);
+    call(done, proc, directives, more, |by, mp, cb| {
+        // SAFETY: the host's function; arguments live in the operation.
+        unsafe { f(by.proc_, mp, error.0, by.info, by.n, Some(info_done), cb) }
     })
 }
 
@@ -369,17 +369,10 @@ pub(crate) fn get_credential(
     done: Completion<(Vec<u8>, Vec<Info>)>,
 ) -> Result<(), Status> {
     let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
-    let mut args = CArgs::new(proc);
-    let (ip, n) = args.infos(directives)?;
-    let pp: *const pmix_proc_t = &*args.proc_;
-    call(
-        Pending { done, _args: args },
-        || (Vec::new(), Vec::new()),
-        |cb| {
-            // SAFETY: the host's function; arguments live in the box.
-            unsafe { f(pp, ip, n, Some(cred_done), cb) }
-        },
-    )
+    call(done, proc, directives, no_more, |by, (), cb| {
+        // SAFETY: the host's function; arguments live in the operation.
+        unsafe { f(by.proc_, by.info, by.n, Some(cred_done), cb) }
+    })
 }
 
 /// `validate_credential` through the C module.
@@ -391,14 +384,10 @@ pub(crate) fn validate_credential(
     done: Completion<Vec<Info>>,
 ) -> Result<(), Status> {
     let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
-    let mut args = CArgs::new(proc);
-    *args.cred = convert::bo_to_c(cred)?;
-    let cp: *const pmix_byte_object_t = &*args.cred;
-    let (ip, n) = args.infos(directives)?;
-    let pp: *const pmix_proc_t = &*args.proc_;
-    call(Pending { done, _args: args }, Vec::new, |cb| {
-        // SAFETY: the host's function; arguments live in the box.
-        unsafe { f(pp, cp, ip, n, Some(validation_done), cb) }
+    let more = |a: &mut CArgs| a.set_cred(cred);
+    call(done, proc, directives, more, |by, cp, cb| {
+        // SAFETY: the host's function; arguments live in the operation.
+        unsafe { f(by.proc_, cp, by.info, by.n, Some(validation_done), cb) }
     })
 }
 
@@ -414,23 +403,26 @@ pub(crate) fn group(
     done: Completion<Vec<Info>>,
 ) -> Result<(), Status> {
     let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
+    let more = |a: &mut CArgs| {
+        a.name = CString::new(id).map_err(|_| Status::ERR_BAD_PARAM)?;
+        Ok((a.name.as_ptr().cast_mut(), a.set_procs(procs)))
+    };
     // A group upcall names no requestor: the proc slot stays unused.
-    let mut args = CArgs::new(&Proc::default());
-    args.name = CString::new(id).map_err(|_| Status::ERR_BAD_PARAM)?;
-    let (pp, np) = args.set_procs(procs);
-    let (ip, n) = args.infos(directives)?;
-    let gp = args.name.as_ptr().cast_mut();
-    call(Pending { done, _args: args }, Vec::new, |cb| {
-        // SAFETY: the host's function; the id, procs and directives live
-        // in the operation box until the host calls back.
-        unsafe { f(op.code(), gp, pp, np, ip, n, Some(info_done), cb) }
-    })
+    call(
+        done,
+        &Proc::default(),
+        directives,
+        more,
+        |by, (gp, (pp, np)), cb| {
+            // SAFETY: the host's function; arguments live in the operation.
+            unsafe { f(op.code(), gp, pp, np, by.info, by.n, Some(info_done), cb) }
+        },
+    )
 }
 
-/// A tool's connection at the host, until it answers.
-struct ToolPending {
-    done: Completion<Proc>,
-    /// The identity the server would give (kept if the host names none).
+/// A tool connection's C arguments, and the identity the server would
+/// give (kept if the host names none).
+struct ToolArgs {
     tentative: Proc,
     _args: CArgs,
 }
@@ -464,15 +456,17 @@ pub(crate) fn tool_connected(
     }
     let mut args = CArgs::new(tool);
     let (ip, n) = args.infos(&all)?;
-    let raw = Box::into_raw(Box::new(ToolPending {
-        done,
+    let args = ToolArgs {
         tentative: tool.clone(),
         _args: args,
-    }));
-    // SAFETY: the host's function; the infos live in the box until the
-    // host calls back (which it always does: the upcall returns nothing).
-    unsafe { f(ip.cast_mut(), n, Some(tool_done), raw.cast()) };
-    Ok(())
+    };
+    upcall::call(HostCall::new(done, args), |cb| {
+        // SAFETY: the host's function; the infos live in the operation
+        // until the host calls back (which it always does: the function
+        // returns nothing).
+        unsafe { f(ip.cast_mut(), n, Some(tool_done), cb) };
+        Status::SUCCESS.0
+    })
 }
 
 /// The host's `pmix_tool_connection_cbfunc_t`: the tool's identity (NULL:
@@ -483,21 +477,20 @@ unsafe extern "C" fn tool_done(
     cbdata: *mut c_void,
 ) {
     guard_or((), || {
-        if cbdata.is_null() {
+        // SAFETY: cbdata is what `upcall::call` gave the host with a
+        // `HostCall<Proc, ToolArgs>`, called back once.
+        let Some(p) = (unsafe { upcall::answered::<HostCall<Proc, ToolArgs>>(cbdata) }) else {
             return;
-        }
-        // SAFETY: cbdata is the ToolPending leaked by `tool_connected`,
-        // called back once.
-        let p = unsafe { Box::from_raw(cbdata.cast::<ToolPending>()) };
+        };
         let r = if status != Status::SUCCESS.0 {
             Err(Status(status))
         } else if proc_.is_null() {
-            Ok(p.tentative.clone())
+            Ok(p.args.tentative.clone())
         } else {
             // SAFETY: a non-NULL proc from the host, valid for the call.
             Ok(convert::proc_from_c(unsafe { &*proc_ }))
         };
-        p.done.complete(r);
+        p.complete(r);
     })
 }
 
@@ -510,21 +503,23 @@ pub(crate) fn iof_pull(
     done: Completion<()>,
 ) -> Result<(), Status> {
     let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
-    let mut args = CArgs::new(&Proc::default());
-    let (tp, tn) = args.set_procs(procs);
-    let (ip, n) = args.infos(directives)?;
+    let more = |a: &mut CArgs| Ok(a.set_procs(procs));
+    // No requestor: the proc slot stays unused.
     call(
-        Pending { done, _args: args },
-        || (),
-        |cb| {
-            // SAFETY: the host's function; arguments live in the box.
-            unsafe { f(tp, tn, ip, n, channels, Some(log_done), cb) }
+        done,
+        &Proc::default(),
+        directives,
+        more,
+        |by, (tp, tn), cb| {
+            // SAFETY: the host's function; arguments live in the operation.
+            unsafe { f(tp, tn, by.info, by.n, channels, Some(log_done), cb) }
         },
     )
 }
 
 /// `push_stdin` through the C module (`data` `None`, the end of input,
-/// is a NULL byte object).
+/// is a byte object of size 0, never NULL: OpenPMIx always passes one,
+/// and hosts read its size).
 pub(crate) fn push_stdin(
     f: PushStdinFn,
     source: &Proc,
@@ -534,22 +529,16 @@ pub(crate) fn push_stdin(
     done: Completion<()>,
 ) -> Result<(), Status> {
     let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
-    let mut args = CArgs::new(source);
-    let (tp, tn) = args.set_procs(targets);
-    let (ip, n) = args.infos(directives)?;
-    // The end of the input (`None`) is a byte object of size 0, never
-    // NULL: OpenPMIx always passes one, and hosts read its size.
-    if let Some(d) = data {
-        *args.cred = convert::bo_to_c(&d)?;
-    }
-    let bo: *const pmix_byte_object_t = &*args.cred;
-    let pp: *const pmix_proc_t = &*args.proc_;
-    call(
-        Pending { done, _args: args },
-        || (),
-        |cb| {
-            // SAFETY: the host's function; arguments live in the box.
-            unsafe { f(pp, tp, tn, ip, n, bo, Some(log_done), cb) }
-        },
-    )
+    let more = |a: &mut CArgs| {
+        let t = a.set_procs(targets);
+        let bo = match &data {
+            Some(d) => a.set_cred(d)?,
+            None => &*a.cred,
+        };
+        Ok((t, bo))
+    };
+    call(done, source, directives, more, |by, ((tp, tn), bo), cb| {
+        // SAFETY: the host's function; arguments live in the operation.
+        unsafe { f(by.proc_, tp, tn, by.info, by.n, bo, Some(log_done), cb) }
+    })
 }

@@ -40,6 +40,7 @@ use pmix_core::wire::iof::channel;
 use pmix_core::{keys, Status};
 
 use crate::api::args::{check_array, infos_in, procs_in};
+use crate::api::serving::{self, Serving};
 use crate::api::state::{self, require_init};
 use crate::boundary::{guard, guard_or, op_callback, SendPtr};
 use crate::convert;
@@ -50,9 +51,10 @@ use crate::sys::{
 };
 
 /// The client (or the tool's primary connection); `PMIX_ERR_UNREACH` for
-/// an initialized process with no server to talk to.
+/// an initialized process with no server to talk to (every caller checked
+/// the library is initialized).
 fn connected() -> Result<&'static Client, Status> {
-    state::client().map_err(|_| Status::ERR_UNREACH)
+    serving::client_or(Status::ERR_UNREACH)
 }
 
 /// The function of a non-NULL `pmix_iof_cbfunc_t`.
@@ -221,7 +223,7 @@ pub unsafe extern "C" fn PMIx_IOF_push(
         if ntargets == 0 {
             return Err(Status::ERR_BAD_PARAM);
         }
-        if let state::Role::Server = state::role() {
+        if let Ok(Serving::Server) = serving::serving(true) {
             // SAFETY: the C contract of PMIx_IOF_push.
             return unsafe {
                 server_push(targets, ntargets, bo, directives, ndirs, cbfunc, cbdata)

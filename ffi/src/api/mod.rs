@@ -5,10 +5,12 @@
 //!
 //! Invariant: no import circle among these modules (a module A uses B
 //! and B uses A, directly or through others). They form layers: the
-//! shared modules (`state`, `args`, `results` and the caches
+//! shared modules (`state`, `args`, `results`, `upcall` and the caches
 //! `pointer_cache`, `scalar_cache`, `own_cache`) use no API module but
-//! `pointer_cache`; the bridges of the host's module functions
-//! (`host_rm`, `server_pubsub`, `spawn_host`) use only `state`;
+//! `pointer_cache`, and `serving` (which connection serves a call: the
+//! one place that chooses) only `state`; the bridges of the host's module functions
+//! (`host_rm`, `server_pubsub`, `spawn_host`) use only `state` and
+//! `upcall` (the one upcall protocol);
 //! `server_module` uses those bridges; every other module uses only the
 //! layers below it (`server` also `server_module`, `app_setup` and
 //! `locality`).
@@ -48,6 +50,7 @@ pub(crate) mod scalar_cache;
 pub mod server;
 pub(crate) mod server_module;
 pub(crate) mod server_pubsub;
+pub(crate) mod serving;
 pub mod sizes;
 pub mod spawn;
 pub(crate) mod spawn_host;
@@ -56,4 +59,5 @@ pub mod strings;
 pub mod stubs;
 pub mod tool;
 pub mod truth;
+pub(crate) mod upcall;
 pub mod value;

@@ -26,7 +26,8 @@ use pmix_core::client::PublishedValue;
 use pmix_core::{Key, Status};
 
 use crate::api::args::infos_in;
-use crate::api::state::{client, require_init};
+use crate::api::serving::client;
+use crate::api::state::require_init;
 use crate::boundary::{calloc_array, guard, guard_or, op_callback, SendPtr};
 use crate::convert;
 use crate::nonnull;

@@ -37,7 +37,8 @@ use pmix_core::{Info, Status};
 
 use crate::api::args::{infos_in, procs_in};
 use crate::api::results::{answer, clear_results, deliver_infos, infos_cb, write_results};
-use crate::api::state::{self, server_wait, Role};
+use crate::api::serving::{self, Serving, Unserved};
+use crate::api::state::{self, server_wait};
 use crate::boundary::SendPtr;
 use crate::boundary::{guard, guard_or};
 use crate::convert;
@@ -51,11 +52,7 @@ use crate::sys::{
 /// tool (which these calls do not serve yet) `PMIX_ERR_NOT_SUPPORTED`,
 /// before any init `PMIX_ERR_INIT`.
 fn client() -> Result<&'static pmix_core::client::Client, Status> {
-    match state::role() {
-        Role::Client(c) => Ok(c),
-        Role::None => Err(Status::ERR_INIT),
-        Role::Server | Role::Tool => Err(Status::ERR_NOT_SUPPORTED),
-    }
+    serving::client_or(Status::ERR_NOT_SUPPORTED)
 }
 
 /// Reads the caller's queries: each needs a non-empty, NULL-terminated
@@ -99,19 +96,10 @@ unsafe fn queries_in(queries: *const pmix_query_t, n: usize) -> Result<Vec<Query
 // Queries
 
 /// The process making a query or log call: a connected client, or a
-/// server process asking its own server (and host).
-enum Requester {
-    Client(&'static pmix_core::client::Client),
-    Server,
-}
-
-fn requester() -> Result<Requester, Status> {
-    match state::role() {
-        Role::Client(c) => Ok(Requester::Client(c)),
-        Role::Server => Ok(Requester::Server),
-        Role::Tool => Err(Status::ERR_NOT_SUPPORTED),
-        Role::None => Err(Status::ERR_INIT),
-    }
+/// server process asking its own server (and host);
+/// `PMIX_ERR_NOT_SUPPORTED` for a tool with no server connection left.
+fn requester() -> Result<Serving, Status> {
+    serving::serving(true).map_err(|u| u.status(Status::ERR_NOT_SUPPORTED))
 }
 
 /// `PMIx_Query_info`: `PMIX_SUCCESS` or `PMIX_ERR_PARTIAL_SUCCESS` with
@@ -131,8 +119,8 @@ pub unsafe extern "C" fn PMIx_Query_info(
         // SAFETY: queries valid for nqueries (C contract).
         let qs = unsafe { queries_in(queries, nqueries) }?;
         let (status, infos) = match who {
-            Requester::Client(c) => c.query(&qs)?,
-            Requester::Server => server_wait(|cb| state::with_server(|s| s.query_nb(qs, cb))?)??,
+            Serving::Client(c) => c.query(&qs)?,
+            Serving::Server => server_wait(|cb| state::with_server(|s| s.query_nb(qs, cb))?)??,
         };
         // SAFETY: valid out-parameters.
         unsafe { write_results(&infos, results, nresults) }?;
@@ -161,8 +149,8 @@ pub unsafe extern "C" fn PMIx_Query_info_nb(
             }
         });
         match who {
-            Requester::Client(c) => c.query_nb(&qs, cb),
-            Requester::Server => state::with_server(|s| s.query_nb(qs, cb))?,
+            Serving::Client(c) => c.query_nb(&qs, cb),
+            Serving::Server => state::with_server(|s| s.query_nb(qs, cb))?,
         }
     })
 }
@@ -183,8 +171,8 @@ pub unsafe extern "C" fn PMIx_Log(
         // SAFETY: arrays NULL or valid for their counts (C contract).
         let (d, dirs) = unsafe { (infos_in(data, ndata)?, infos_in(directives, ndirs)?) };
         match who {
-            Requester::Client(c) => c.log(&d, &dirs),
-            Requester::Server => {
+            Serving::Client(c) => c.log(&d, &dirs),
+            Serving::Server => {
                 server_wait(|cb| state::with_server(|s| s.log_nb(d, dirs, cb))?)?.into_result()
             }
         }
@@ -214,8 +202,8 @@ pub unsafe extern "C" fn PMIx_Log_nb(
             }
         });
         match who {
-            Requester::Client(c) => c.log_nb(&d, &dirs, cb),
-            Requester::Server => state::with_server(|s| s.log_nb(d, dirs, cb))?,
+            Serving::Client(c) => c.log_nb(&d, &dirs, cb),
+            Serving::Server => state::with_server(|s| s.log_nb(d, dirs, cb))?,
         }
     })
 }
@@ -279,8 +267,8 @@ pub unsafe extern "C" fn PMIx_Job_control(
             answer(results, nresults, || {
                 let (t, d) = (procs_in(targets, ntargets)?, infos_in(directives, ndirs)?);
                 match who {
-                    Requester::Client(c) => c.job_control(&t, &d),
-                    Requester::Server => {
+                    Serving::Client(c) => c.job_control(&t, &d),
+                    Serving::Server => {
                         server_wait(|cb| state::with_server(|s| s.job_control_nb(t, d, cb))?)?
                     }
                 }
@@ -305,8 +293,8 @@ pub unsafe extern "C" fn PMIx_Job_control_nb(
         let (t, d) = unsafe { (procs_in(targets, ntargets)?, infos_in(directives, ndirs)?) };
         let cb = infos_cb(cbfunc, cbdata);
         match who {
-            Requester::Client(c) => c.job_control_nb(&t, &d, cb),
-            Requester::Server => state::with_server(|s| s.job_control_nb(t, d, cb))?,
+            Serving::Client(c) => c.job_control_nb(&t, &d, cb),
+            Serving::Server => state::with_server(|s| s.job_control_nb(t, d, cb))?,
         }
     })
 }
@@ -500,17 +488,18 @@ pub unsafe extern "C" fn PMIx_Session_control(
     cbdata: *mut c_void,
 ) -> c_int {
     guard(|| {
-        let role = state::role();
-        if matches!(role, Role::None) {
+        let by = serving::serving(true);
+        if by.is_err_and(|u| u == Unserved::Uninitialized) {
             return Err(Status::ERR_INIT);
         }
         // SAFETY: directives NULL or valid for ndirs (C contract).
         let d = unsafe { infos_in(directives, ndirs) }?;
-        let start =
-            move |cb: Box<dyn FnOnce(Result<Vec<Info>, Status>) + Send + 'static>| match role {
-                Role::Server => state::with_server(|s| s.session_control_nb(session_id, d, cb))?,
-                _ => state::client()?.session_control_nb(session_id, &d, cb),
-            };
+        let start = move |cb: Box<dyn FnOnce(Result<Vec<Info>, Status>) + Send + 'static>| match by
+        {
+            Ok(Serving::Server) => state::with_server(|s| s.session_control_nb(session_id, d, cb))?,
+            Ok(Serving::Client(c)) => c.session_control_nb(session_id, &d, cb),
+            Err(u) => Err(u.status(Status::ERR_INIT)),
+        };
         if cbfunc.is_none() {
             return server_wait(start)?.map(drop);
         }

@@ -1,24 +1,22 @@
 //! `pmix_server_module_t` and the bridge that turns its C callbacks into
 //! the core server's [`HostModule`].
 //!
-//! Each upcall hands the host a `cbfunc` of ours and, as its `cbdata`, a
-//! boxed operation holding the core's [`Completion`] (plus whatever C data
-//! must stay valid until the host answers: the procs and info arrays; the
-//! fence contribution is the host's to free, as the standard says). The host may call `cbfunc` from any thread, before or
-//! after its function returns; the callback reclaims the box and
-//! completes the operation. A host function's return value follows the
-//! standard: `PMIX_SUCCESS` (the callback will come),
-//! `PMIX_OPERATION_SUCCEEDED` (done, no callback), anything else (refused,
-//! no callback).
+//! Each upcall goes through [`upcall`]'s protocol: the host gets a
+//! `cbfunc` of ours and, as its `cbdata`, the operation holding the core's
+//! [`Completion`] and whatever C data must stay valid until the host
+//! answers (the procs and info arrays; the fence contribution is the
+//! host's to free, as the standard says). `client_connected` is the
+//! exception: the host is told with no callback.
 //!
-//! Invariant: every operation box handed to the host is reclaimed exactly
-//! once: by our `cbfunc`, or at once when the host refuses.
+//! Invariant: every operation handed to the host is taken back exactly
+//! once (see [`upcall`]).
 
 use std::ffi::{c_char, c_void, CString};
 
 use pmix_core::server::{Completion, HostModule, OpOutput};
 use pmix_core::{Info, Proc, Status};
 
+use crate::api::upcall::{self, HostCall};
 use crate::convert;
 use crate::sys::{
     pmix_info_t, pmix_proc_t, pmix_release_cbfunc_t, pmix_server_module_t, pmix_status_t,
@@ -34,13 +32,8 @@ pub(crate) struct CHost {
     pub(crate) objects: std::sync::Arc<crate::api::state::ServerObjects>,
 }
 
-/// An operation in the host's hands: the completion and the C data that
-/// must outlive the upcall.
-struct Op<T: OpOutput> {
-    done: Completion<T>,
-    infos: CInfos,
-    _data: Vec<u8>,
-}
+/// An operation in the host's hands, with the info array it was given.
+type Op<T> = HostCall<T, CInfos>;
 
 /// A `calloc`ed info array, freed on drop.
 struct CInfos(*mut pmix_info_t, usize);
@@ -58,6 +51,12 @@ impl Drop for CInfos {
     }
 }
 
+/// A fence's C arguments: its infos and procs.
+struct FenceArgs {
+    _infos: CInfos,
+    _procs: Box<[pmix_proc_t]>,
+}
+
 fn result_of(status: pmix_status_t) -> Result<(), Status> {
     if status == Status::SUCCESS.0 {
         Ok(())
@@ -69,32 +68,18 @@ fn result_of(status: pmix_status_t) -> Result<(), Status> {
 /// The `pmix_op_cbfunc_t` handed to the host for unit operations.
 unsafe extern "C" fn op_done(status: pmix_status_t, cbdata: *mut c_void) {
     crate::boundary::guard_or((), || {
-        if cbdata.is_null() {
-            return;
+        // SAFETY: cbdata is what `upcall::call` gave the host with an
+        // `Op<()>`, called back once.
+        if let Some(op) = unsafe { upcall::answered::<Op<()>>(cbdata) } {
+            op.complete(result_of(status));
         }
-        // SAFETY: cbdata is the box `call_host` leaked for this operation,
-        // reclaimed exactly once (the host calls back once).
-        let op = unsafe { Box::from_raw(cbdata.cast::<Op<()>>()) };
-        op.done.complete(result_of(status));
     })
 }
 
-/// The box behind the `cbdata` of a `pmix_modex_cbfunc_t`: a direct
-/// modex's [`Op`] or a fence's [`FenceOp`].
-trait ModexOp {
-    fn complete(self: Box<Self>, result: Result<Vec<u8>, Status>);
-}
-
-impl ModexOp for Op<Vec<u8>> {
-    fn complete(self: Box<Self>, result: Result<Vec<u8>, Status>) {
-        self.done.complete(result);
-    }
-}
-
-/// The `pmix_modex_cbfunc_t` handed to the host for fence (`B` =
-/// [`FenceOp`]) and direct modex (`B` = `Op<Vec<u8>>`): copies the blob,
+/// The `pmix_modex_cbfunc_t` handed to the host for fence (`A` =
+/// [`FenceArgs`]) and direct modex (`A` = [`CInfos`]): copies the blob,
 /// lets the host release its buffer, completes the operation.
-unsafe extern "C" fn modex_done<B: ModexOp>(
+unsafe extern "C" fn modex_done<A>(
     status: pmix_status_t,
     data: *const c_char,
     ndata: usize,
@@ -106,44 +91,16 @@ unsafe extern "C" fn modex_done<B: ModexOp>(
         // SAFETY: data is NULL or ndata readable bytes (C contract).
         let blob = unsafe { convert::bytes_from_c(data, ndata) };
         crate::api::state::release_later(release_fn, release_cbdata);
-        if cbdata.is_null() {
-            return;
+        // SAFETY: cbdata is what `upcall::call` gave the host with a
+        // `HostCall<Vec<u8>, A>`, called back once.
+        if let Some(op) = unsafe { upcall::answered::<HostCall<Vec<u8>, A>>(cbdata) } {
+            op.complete(result_of(status).map(|_| blob));
         }
-        // SAFETY: cbdata is the `B` box `call_host` or `fence_call` leaked
-        // for this operation, reclaimed once (the host calls back once).
-        let op = unsafe { Box::from_raw(cbdata.cast::<B>()) };
-        op.complete(result_of(status).map(|_| blob));
     })
 }
 
-/// Runs one upcall: leaks the operation as cbdata, interprets the return
-/// value (reclaiming the box when the host will not call back).
-fn call_host<T: OpOutput + Default>(
-    op: Op<T>,
-    f: impl FnOnce(*mut c_void, *const pmix_info_t, usize) -> pmix_status_t,
-) -> Result<(), Status> {
-    let (infos, n) = (op.infos.0, op.infos.1);
-    let raw = Box::into_raw(Box::new(op));
-    let rc = f(raw.cast(), infos, n);
-    if rc == Status::SUCCESS.0 {
-        return Ok(());
-    }
-    // SAFETY: the host will not call back: the box is still ours.
-    let op = unsafe { Box::from_raw(raw) };
-    if rc == Status::OPERATION_SUCCEEDED.0 {
-        op.done.complete(Ok(T::default()));
-        Ok(())
-    } else {
-        Err(Status(rc))
-    }
-}
-
-fn op<T: OpOutput>(done: Completion<T>, infos: &[Info], data: Vec<u8>) -> Result<Op<T>, Status> {
-    Ok(Op {
-        done,
-        infos: CInfos::new(infos)?,
-        _data: data,
-    })
+fn op<T: OpOutput>(done: Completion<T>, infos: &[Info]) -> Result<Op<T>, Status> {
+    Ok(HostCall::new(done, CInfos::new(infos)?))
 }
 
 impl CHost {
@@ -219,7 +176,7 @@ impl HostModule for CHost {
             .ok_or(Status::ERR_NOT_SUPPORTED)?;
         let cp = convert::proc_to_c(proc);
         let obj = self.objects.get(proc);
-        call_host(op(done, &[], Vec::new())?, |cb, _, _| {
+        upcall::call(op(done, &[])?, |cb| {
             // SAFETY: the host's function with valid arguments.
             unsafe { f(&cp, obj, Some(op_done), cb) }
         })
@@ -243,7 +200,7 @@ impl HostModule for CHost {
         } else {
             (cprocs.as_mut_ptr(), cprocs.len())
         };
-        call_host(op(done, &[], Vec::new())?, |cb, _, _| {
+        upcall::call(op(done, &[])?, |cb| {
             let m = msg.as_ref().map_or(std::ptr::null(), |m| m.as_ptr());
             // SAFETY: the host's function with valid arguments (msg and
             // procs live for the call, as the standard says).
@@ -269,7 +226,7 @@ impl HostModule for CHost {
         // The standard (16.3.6) makes the host responsible for freeing the
         // contribution: it gets a malloc'd copy it owns (Open MPI's mpirun
         // frees it; keeping it in the operation box was a double free).
-        let o = op(done, infos, Vec::new())?;
+        let cinfos = CInfos::new(infos)?;
         // Never NULL, even with nothing to contribute (ndata 0): OpenPMIx
         // always passes a buffer, and hosts copy or free it unchecked.
         // SAFETY: malloc of a non-zero size, checked below.
@@ -286,14 +243,15 @@ impl HostModule for CHost {
         let procs_box: Box<[pmix_proc_t]> = cprocs.into_boxed_slice();
         let pp = procs_box.as_ptr();
         let np = procs_box.len();
-        let holder = FenceOp {
-            op: o,
+        let (ip, n) = (cinfos.0.cast_const(), cinfos.1);
+        let args = FenceArgs {
+            _infos: cinfos,
             _procs: procs_box,
         };
-        fence_call(holder, |cb, info, n| {
-            // SAFETY: the host's function; procs, infos and data live in
-            // the operation box until the host calls back.
-            unsafe { f(pp, np, info, n, dp, dn, Some(modex_done::<FenceOp>), cb) }
+        upcall::call(HostCall::new(done, args), |cb| {
+            // SAFETY: the host's function; procs and infos live in the
+            // operation until the host calls back, data is the host's.
+            unsafe { f(pp, np, ip, n, dp, dn, Some(modex_done::<FenceArgs>), cb) }
         })
     }
 
@@ -305,10 +263,12 @@ impl HostModule for CHost {
     ) -> Result<(), Status> {
         let f = self.module.direct_modex.ok_or(Status::ERR_NOT_SUPPORTED)?;
         let cp = convert::proc_to_c(proc);
-        call_host(op(done, infos, Vec::new())?, |cb, info, n| {
+        let o = op(done, infos)?;
+        let (ip, n) = (o.args.0.cast_const(), o.args.1);
+        upcall::call(o, |cb| {
             // SAFETY: the host's function; the proc lives for the call,
-            // the infos in the operation box until the host calls back.
-            unsafe { f(&cp, info, n, Some(modex_done::<Op<Vec<u8>>>), cb) }
+            // the infos in the operation until the host calls back.
+            unsafe { f(&cp, ip, n, Some(modex_done::<CInfos>), cb) }
         })
     }
 
@@ -507,53 +467,13 @@ impl HostModule for CHost {
     ) -> Result<(), Status> {
         let f = self.module.notify_event.ok_or(Status::ERR_NOT_SUPPORTED)?;
         let cp = convert::proc_to_c(source);
-        call_host(op(done, infos, Vec::new())?, |cb, info, n| {
+        let o = op(done, infos)?;
+        let (ip, n) = (o.args.0, o.args.1);
+        upcall::call(o, |cb| {
             // SAFETY: the host's function; the source lives for the call,
-            // the infos in the operation box until the host calls back.
-            unsafe {
-                f(
-                    status.0,
-                    &cp,
-                    range.0,
-                    info.cast_mut(),
-                    n,
-                    Some(op_done),
-                    cb,
-                )
-            }
+            // the infos in the operation until the host calls back.
+            unsafe { f(status.0, &cp, range.0, ip, n, Some(op_done), cb) }
         })
-    }
-}
-
-/// A fence in the host's hands: the operation and the procs array.
-struct FenceOp {
-    op: Op<Vec<u8>>,
-    _procs: Box<[pmix_proc_t]>,
-}
-
-impl ModexOp for FenceOp {
-    fn complete(self: Box<Self>, result: Result<Vec<u8>, Status>) {
-        self.op.done.complete(result);
-    }
-}
-
-fn fence_call(
-    fo: FenceOp,
-    f: impl FnOnce(*mut c_void, *const pmix_info_t, usize) -> pmix_status_t,
-) -> Result<(), Status> {
-    let (infos, n) = (fo.op.infos.0, fo.op.infos.1);
-    let raw = Box::into_raw(Box::new(fo));
-    let rc = f(raw.cast(), infos, n);
-    if rc == Status::SUCCESS.0 {
-        return Ok(());
-    }
-    // SAFETY: the host will not call back: the box is still ours.
-    let fo = unsafe { Box::from_raw(raw) };
-    if rc == Status::OPERATION_SUCCEEDED.0 {
-        fo.op.done.complete(Ok(Vec::new()));
-        Ok(())
-    } else {
-        Err(Status(rc))
     }
 }
 

@@ -5,7 +5,7 @@
 //! As in OpenPMIx, the proc is valid for the call only; the info array
 //! and the `char **keys` array (NULL when a client unpublishes everything)
 //! stay valid until the host calls back: they live in the operation box
-//! handed to the host as `cbdata`, reclaimed by our callback. The
+//! handed to the host as `cbdata` (see [`upcall`] for the protocol). The
 //! `pmix_pdata_t` array a host gives `pmix_lookup_cbfunc_t` stays the
 //! host's: it is copied before the callback returns.
 //!
@@ -19,21 +19,20 @@ use std::ffi::{c_char, c_void};
 use pmix_core::server::{Completion, OpOutput, PublishedValue};
 use pmix_core::{Info, Key, Proc, Status};
 
+use crate::api::upcall::{self, HostCall};
 use crate::convert;
 use crate::sys::{pmix_info_t, pmix_pdata_t, pmix_status_t};
 use crate::sys::{LookupFn, PublishFn, UnpublishFn};
 
-/// An operation in the host's hands, with the C arrays it was given.
-struct PubOp<T: OpOutput> {
-    /// Taken when the operation completes.
-    done: Option<Completion<T>>,
+/// The C arrays of a publish, lookup or unpublish, freed on drop.
+struct PubArgs {
     info: *mut pmix_info_t,
     ninfo: usize,
     keys: *mut *mut c_char,
 }
 
-impl<T: OpOutput> PubOp<T> {
-    fn new(done: Completion<T>, infos: &[Info], keys: &[Key]) -> Result<Self, Status> {
+impl PubArgs {
+    fn new(infos: &[Info], keys: &[Key]) -> Result<Self, Status> {
         let info = convert::infos_to_c(infos)?;
         let names: Vec<_> = keys.iter().map(|k| k.as_c_str().to_owned()).collect();
         let keys = match convert::argv_to_c(&names) {
@@ -44,8 +43,7 @@ impl<T: OpOutput> PubOp<T> {
                 return Err(e);
             }
         };
-        Ok(PubOp {
-            done: Some(done),
+        Ok(PubArgs {
             info,
             ninfo: infos.len(),
             keys,
@@ -53,7 +51,7 @@ impl<T: OpOutput> PubOp<T> {
     }
 }
 
-impl<T: OpOutput> Drop for PubOp<T> {
+impl Drop for PubArgs {
     fn drop(&mut self) {
         // SAFETY: both arrays came from infos_to_c / argv_to_c and are
         // freed once, here.
@@ -64,51 +62,30 @@ impl<T: OpOutput> Drop for PubOp<T> {
     }
 }
 
-/// Runs one upcall: leaks the operation as cbdata and interprets the
-/// host's return value (reclaiming the box when it will not call back).
-fn call<T: OpOutput>(
-    op: PubOp<T>,
-    on_succeeded: T,
+/// An operation in the host's hands, with the C arrays it was given.
+type PubOp<T> = HostCall<T, PubArgs>;
+
+/// Runs one upcall through [`upcall::call`], giving `f` the cbdata, the
+/// infos and the keys.
+fn call<T: OpOutput + Default>(
+    done: Completion<T>,
+    infos: &[Info],
+    keys: &[Key],
     f: impl FnOnce(*mut c_void, *const pmix_info_t, usize, *mut *mut c_char) -> pmix_status_t,
 ) -> Result<(), Status> {
-    let (info, ninfo, keys) = (op.info, op.ninfo, op.keys);
-    let raw = Box::into_raw(Box::new(op));
-    let rc = f(raw.cast(), info, ninfo, keys);
-    if rc == Status::SUCCESS.0 {
-        return Ok(());
-    }
-    // SAFETY: the host will not call back: the box is still ours.
-    let op = unsafe { Box::from_raw(raw) };
-    if rc == Status::OPERATION_SUCCEEDED.0 {
-        complete(*op, Ok(on_succeeded));
-        Ok(())
-    } else {
-        Err(Status(rc))
-    }
-}
-
-/// Completes an operation; its arrays are released when it drops.
-fn complete<T: OpOutput>(mut op: PubOp<T>, r: Result<T, Status>) {
-    if let Some(done) = op.done.take() {
-        done.complete(r);
-    }
+    let args = PubArgs::new(infos, keys)?;
+    let (info, ninfo, keys) = (args.info.cast_const(), args.ninfo, args.keys);
+    upcall::call(HostCall::new(done, args), |cb| f(cb, info, ninfo, keys))
 }
 
 /// The `pmix_op_cbfunc_t` of publish and unpublish.
 unsafe extern "C" fn pub_op_done(status: pmix_status_t, cbdata: *mut c_void) {
     crate::boundary::guard_or((), || {
-        if cbdata.is_null() {
-            return;
+        // SAFETY: cbdata is what `upcall::call` gave the host with a
+        // `PubOp<()>`, called back once.
+        if let Some(op) = unsafe { upcall::answered::<PubOp<()>>(cbdata) } {
+            op.complete(Status(status).into_result());
         }
-        // SAFETY: cbdata is the box `call` leaked for this operation,
-        // reclaimed exactly once (the host calls back once).
-        let op = unsafe { Box::from_raw(cbdata.cast::<PubOp<()>>()) };
-        let r = if status == Status::SUCCESS.0 {
-            Ok(())
-        } else {
-            Err(Status(status))
-        };
-        complete(*op, r);
     })
 }
 
@@ -120,11 +97,11 @@ unsafe extern "C" fn lookup_done(
     cbdata: *mut c_void,
 ) {
     crate::boundary::guard_or((), || {
-        if cbdata.is_null() {
+        // SAFETY: cbdata is what `upcall::call` gave the host with a
+        // `PubOp<Vec<PublishedValue>>`, called back once.
+        let Some(op) = (unsafe { upcall::answered::<PubOp<Vec<PublishedValue>>>(cbdata) }) else {
             return;
-        }
-        // SAFETY: cbdata is the box `call` leaked, reclaimed once.
-        let op = unsafe { Box::from_raw(cbdata.cast::<PubOp<Vec<PublishedValue>>>()) };
+        };
         let ok = status == Status::SUCCESS.0 || status == Status::ERR_PARTIAL_SUCCESS.0;
         let r = if !ok {
             Err(Status(status))
@@ -145,7 +122,7 @@ unsafe extern "C" fn lookup_done(
                 })
                 .collect::<Result<Vec<_>, Status>>()
         };
-        complete(*op, r);
+        op.complete(r);
     })
 }
 
@@ -158,7 +135,7 @@ pub(crate) fn publish(
 ) -> Result<(), Status> {
     let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
     let cp = convert::proc_to_c(proc);
-    call(PubOp::new(done, infos, &[])?, (), |cb, info, n, _| {
+    call(done, infos, &[], |cb, info, n, _| {
         // SAFETY: the host's function; the proc lives for the call, the
         // infos in the operation box until the host calls back.
         unsafe { f(&cp, info, n, Some(pub_op_done), cb) }
@@ -175,14 +152,10 @@ pub(crate) fn lookup(
 ) -> Result<(), Status> {
     let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
     let cp = convert::proc_to_c(proc);
-    call(
-        PubOp::new(done, infos, keys)?,
-        Vec::new(),
-        |cb, info, n, k| {
-            // SAFETY: as in `publish`; the keys live in the box too.
-            unsafe { f(&cp, k, info, n, Some(lookup_done), cb) }
-        },
-    )
+    call(done, infos, keys, |cb, info, n, k| {
+        // SAFETY: as in `publish`; the keys live in the operation too.
+        unsafe { f(&cp, k, info, n, Some(lookup_done), cb) }
+    })
 }
 
 /// `unpublish` upcall (no keys: NULL, "everything of this process").
@@ -195,7 +168,7 @@ pub(crate) fn unpublish(
 ) -> Result<(), Status> {
     let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
     let cp = convert::proc_to_c(proc);
-    call(PubOp::new(done, infos, keys)?, (), |cb, info, n, k| {
+    call(done, infos, keys, |cb, info, n, k| {
         // SAFETY: as in `lookup`.
         unsafe { f(&cp, k, info, n, Some(pub_op_done), cb) }
     })

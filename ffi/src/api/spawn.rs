@@ -28,7 +28,8 @@ use pmix_core::value::App;
 use pmix_core::{DataType, Info, Nspace, Proc, Status, Value};
 
 use crate::api::args::infos_in;
-use crate::api::state::{self, client, require_init, Role};
+use crate::api::serving::{self, client, Serving};
+use crate::api::state::{self, require_init};
 use crate::boundary::guard;
 use crate::boundary::{op_callback, SendPtr};
 use crate::convert;
@@ -85,7 +86,7 @@ pub unsafe extern "C" fn PMIx_Spawn(
 ) -> c_int {
     guard(|| {
         require_init()?;
-        if let Role::Server = state::role() {
+        if let Ok(Serving::Server) = serving::serving(true) {
             // SAFETY: the C contract of PMIx_Spawn.
             return unsafe { server_spawn(job_info, ninfo, apps, napps, nspace) };
         }
@@ -119,7 +120,7 @@ pub unsafe extern "C" fn PMIx_Spawn_nb(
 ) -> c_int {
     guard(|| {
         require_init()?;
-        if let Role::Server = state::role() {
+        if let Ok(Serving::Server) = serving::serving(true) {
             // SAFETY: the C contract of PMIx_Spawn_nb.
             return unsafe { server_spawn_nb(job_info, ninfo, apps, napps, cbfunc, cbdata) };
         }

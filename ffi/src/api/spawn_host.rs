@@ -8,6 +8,8 @@
 //! host must copy what it keeps. The namespace the host passes to the
 //! `pmix_spawn_cbfunc_t` is the host's, read during the callback.
 //!
+//! The upcalls follow [`upcall`]'s protocol.
+//!
 //! Invariant: the C arrays handed to the host stay valid until it calls
 //! back, and are freed exactly once after that.
 
@@ -17,6 +19,7 @@ use pmix_core::server::Completion;
 use pmix_core::value::App;
 use pmix_core::{DataType, Info, Nspace, Proc, Status, Value};
 
+use crate::api::upcall::{self, HostCall};
 use crate::convert;
 use crate::sys::{pmix_app_t, pmix_info_t, pmix_proc_t, pmix_status_t, PMIX_MAX_NSLEN};
 use crate::sys::{ConnectFn, SpawnFn};
@@ -37,20 +40,18 @@ impl Drop for CItems {
     }
 }
 
-/// A spawn in the host's hands: the completion and the C arrays.
-struct SpawnOp {
-    done: Completion<Nspace>,
-    _proc: Box<pmix_proc_t>,
-    _infos: CItems,
-    _apps: CItems,
+/// A spawn's C arguments: the requestor, the job infos, the apps.
+struct SpawnArgs {
+    proc_: Box<pmix_proc_t>,
+    infos: CItems,
+    apps: CItems,
 }
 
-/// A connect or disconnect in the host's hands.
-struct CollectiveOp {
-    done: Completion<()>,
-    _procs: CItems,
-    _infos: CItems,
-}
+/// A spawn in the host's hands.
+type SpawnOp = HostCall<Nspace, SpawnArgs>;
+
+/// A connect or disconnect in the host's hands, with its procs and infos.
+type CollectiveOp = HostCall<(), (CItems, CItems)>;
 
 fn infos_items(infos: &[Info]) -> Result<CItems, Status> {
     let v: Vec<Value> = infos
@@ -64,12 +65,11 @@ fn infos_items(infos: &[Info]) -> Result<CItems, Status> {
 /// The `pmix_spawn_cbfunc_t` handed to the host.
 unsafe extern "C" fn spawn_done(status: pmix_status_t, nspace: *mut c_char, cbdata: *mut c_void) {
     crate::boundary::guard_or((), || {
-        if cbdata.is_null() {
+        // SAFETY: cbdata is what `upcall::call` gave the host with a
+        // `SpawnOp`, called back once.
+        let Some(op) = (unsafe { upcall::answered::<SpawnOp>(cbdata) }) else {
             return;
-        }
-        // SAFETY: cbdata is the box `spawn` leaked, reclaimed once (the
-        // host calls back once).
-        let op = unsafe { Box::from_raw(cbdata.cast::<SpawnOp>()) };
+        };
         let r = if status != Status::SUCCESS.0 {
             Err(Status(status))
         } else if nspace.is_null() {
@@ -90,24 +90,18 @@ unsafe extern "C" fn spawn_done(status: pmix_status_t, nspace: *mut c_char, cbda
                     }
                 })
         };
-        op.done.complete(r);
+        op.complete(r);
     })
 }
 
 /// The `pmix_op_cbfunc_t` handed to the host for connect and disconnect.
 unsafe extern "C" fn collective_done(status: pmix_status_t, cbdata: *mut c_void) {
     crate::boundary::guard_or((), || {
-        if cbdata.is_null() {
-            return;
+        // SAFETY: cbdata is what `upcall::call` gave the host with a
+        // `CollectiveOp`, called back once.
+        if let Some(op) = unsafe { upcall::answered::<CollectiveOp>(cbdata) } {
+            op.complete(Status(status).into_result());
         }
-        // SAFETY: cbdata is the box `collective` leaked, reclaimed once.
-        let op = unsafe { Box::from_raw(cbdata.cast::<CollectiveOp>()) };
-        let r = if status == Status::SUCCESS.0 {
-            Ok(())
-        } else {
-            Err(Status(status))
-        };
-        op.done.complete(r);
     })
 }
 
@@ -125,35 +119,25 @@ pub(crate) fn spawn(
         .cloned()
         .map(|a| Value::App(Box::new(a)))
         .collect();
-    let op = SpawnOp {
-        done,
-        _proc: Box::new(convert::proc_to_c(requestor)),
-        _infos: infos_items(job_info)?,
-        _apps: CItems::new(DataType::App, &app_values)?,
+    let args = SpawnArgs {
+        proc_: Box::new(convert::proc_to_c(requestor)),
+        infos: infos_items(job_info)?,
+        apps: CItems::new(DataType::App, &app_values)?,
     };
     let (pp, ip, ni, ap, na) = (
-        &*op._proc as *const pmix_proc_t,
-        op._infos.1.cast::<pmix_info_t>().cast_const(),
-        op._infos.2,
-        op._apps.1.cast::<pmix_app_t>().cast_const(),
-        op._apps.2,
+        &*args.proc_ as *const pmix_proc_t,
+        args.infos.1.cast::<pmix_info_t>().cast_const(),
+        args.infos.2,
+        args.apps.1.cast::<pmix_app_t>().cast_const(),
+        args.apps.2,
     );
-    let raw = Box::into_raw(Box::new(op));
-    // SAFETY: the host's function; every array lives in the operation box
-    // until the host calls back.
-    let rc = unsafe { f(pp, ip, ni, ap, na, Some(spawn_done), raw.cast()) };
-    if rc == Status::SUCCESS.0 {
-        return Ok(());
-    }
-    // SAFETY: the host will not call back: the box is still ours.
-    let op = unsafe { Box::from_raw(raw) };
-    // PMIX_OPERATION_SUCCEEDED gives no namespace: nothing to answer with.
-    drop(op);
-    if rc == Status::OPERATION_SUCCEEDED.0 {
-        Err(Status::ERR_BAD_PARAM)
-    } else {
-        Err(Status(rc))
-    }
+    // PMIX_OPERATION_SUCCEEDED (spawned at once) gives the client success
+    // with an empty namespace, as OpenPMIx's server does.
+    upcall::call(HostCall::new(done, args), |cb| {
+        // SAFETY: the host's function; every array lives in the operation
+        // until the host calls back.
+        unsafe { f(pp, ip, ni, ap, na, Some(spawn_done), cb) }
+    })
 }
 
 /// Calls the host's `connect` or `disconnect`.
@@ -165,30 +149,16 @@ pub(crate) fn collective(
 ) -> Result<(), Status> {
     let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
     let pv: Vec<Value> = procs.iter().cloned().map(Value::Proc).collect();
-    let op = CollectiveOp {
-        done,
-        _procs: CItems::new(DataType::Proc, &pv)?,
-        _infos: infos_items(infos)?,
-    };
+    let args = (CItems::new(DataType::Proc, &pv)?, infos_items(infos)?);
     let (pp, np, ip, ni) = (
-        op._procs.1.cast::<pmix_proc_t>().cast_const(),
-        op._procs.2,
-        op._infos.1.cast::<pmix_info_t>().cast_const(),
-        op._infos.2,
+        args.0 .1.cast::<pmix_proc_t>().cast_const(),
+        args.0 .2,
+        args.1 .1.cast::<pmix_info_t>().cast_const(),
+        args.1 .2,
     );
-    let raw = Box::into_raw(Box::new(op));
-    // SAFETY: the host's function; the arrays live in the operation box
-    // until the host calls back.
-    let rc = unsafe { f(pp, np, ip, ni, Some(collective_done), raw.cast()) };
-    if rc == Status::SUCCESS.0 {
-        return Ok(());
-    }
-    // SAFETY: the host will not call back: the box is still ours.
-    let op = unsafe { Box::from_raw(raw) };
-    if rc == Status::OPERATION_SUCCEEDED.0 {
-        op.done.complete(Ok(()));
-        Ok(())
-    } else {
-        Err(Status(rc))
-    }
+    upcall::call(HostCall::new(done, args), |cb| {
+        // SAFETY: the host's function; the arrays live in the operation
+        // until the host calls back.
+        unsafe { f(pp, np, ip, ni, Some(collective_done), cb) }
+    })
 }

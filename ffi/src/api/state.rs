@@ -14,7 +14,8 @@
 //! - [`INIT_COUNT`] counts the initialized roles (client, server, tool):
 //!   the library is initialized while it is positive.
 //! - A process that is both a client and a server is a client for every
-//!   call that may be either (get, store, events, query, log).
+//!   call that may be either (get, store, events, query, log): the choice
+//!   is made in [`super::serving`] only.
 
 use std::collections::HashMap;
 use std::ffi::c_void;
