@@ -39,7 +39,7 @@ mod get_all;
 mod group;
 mod iof;
 pub use group::GroupTarget;
-pub use iof::{IofChunk, IofHandler, IofRegCallback};
+pub use iof::{IofChunk, IofHandler, IofRegCallback, PushRequest};
 mod launcher;
 mod local_launch;
 mod lookup;
