@@ -69,6 +69,15 @@ impl<H> Default for ToolSession<H> {
     }
 }
 
+impl<H: Deref<Target = Client>> Conns<H> {
+    /// The open connection to `server`, if there is one.
+    fn open_to(&self, server: &Proc) -> Option<&H> {
+        self.list
+            .iter()
+            .find(|c| is_server_conn(c) && c.server() == server)
+    }
+}
+
 /// An open connection to a real server (not the private one of a tool
 /// initialized unconnected).
 fn is_server_conn(c: &Client) -> bool {
@@ -132,11 +141,7 @@ impl<H: Deref<Target = Client> + Clone> ToolSession<H> {
 
     /// The open connection to `server`, if the tool has one.
     pub fn connection_to(&self, server: &Proc) -> Option<H> {
-        let st = self.state.lock();
-        st.list
-            .iter()
-            .find(|c| is_server_conn(c) && c.server() == server)
-            .cloned()
+        self.state.lock().open_to(server).cloned()
     }
 
     /// `PMIx_tool_attach_to_server`: connects to one more server (found
@@ -189,11 +194,7 @@ impl<H: Deref<Target = Client> + Clone> ToolSession<H> {
     /// Makes the open connection to `server` primary, if there is one.
     fn switch_to(&self, server: &Proc) -> Option<H> {
         let mut st = self.state.lock();
-        let c = st
-            .list
-            .iter()
-            .find(|c| is_server_conn(c) && c.server() == server)
-            .cloned()?;
+        let c = st.open_to(server).cloned()?;
         st.primary = Some(c.clone());
         Some(c)
     }
