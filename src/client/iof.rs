@@ -23,6 +23,11 @@
 //! thread). A pull without a handler writes to this process's own stdout
 //! (the stdout channel) or stderr (stderr and stddiag).
 //!
+//! A push is bytes, the end of input, or (no bytes and
+//! `PMIX_IOF_PUSH_STDIN`, see [`PushRequest`]) this process's own stdin,
+//! which [`Client::iof_push_stdin`] forwards from a thread of its own
+//! until its end, then pushes the end of input.
+//!
 //! Invariants:
 //! - Handlers run on the progress thread only, one chunk at a time, in
 //!   the order the server sent them (per source and channel: the order
@@ -67,6 +72,35 @@ pub type IofHandler = Arc<dyn Fn(&IofChunk<'_>) + Send + Sync + 'static>;
 /// Receives a registration's result (its handler id) on the progress
 /// thread.
 pub type IofRegCallback = Box<dyn FnOnce(Result<u64, Status>) + Send + 'static>;
+
+/// What a `PMIx_IOF_push` asks for, from its bytes and directives: the
+/// rule a client's, a tool's and a server's push share (a server process
+/// pushes through its own host, see `Server::iof_push_stdin`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PushRequest<'a> {
+    /// These bytes, for the targets' stdin.
+    Bytes(&'a [u8]),
+    /// No bytes: the end of input (the targets' stdin closes).
+    EndOfInput,
+    /// No bytes and `PMIX_IOF_PUSH_STDIN`: this process's own stdin is
+    /// forwarded to the targets until its end ([`Client::iof_push_stdin`]);
+    /// the C API answers `PMIX_OPERATION_SUCCEEDED` once it started.
+    OwnStdin,
+}
+
+impl<'a> PushRequest<'a> {
+    /// The request a push of `data` (`None`: no byte object) with
+    /// `directives` makes.
+    pub fn of(data: Option<&'a [u8]>, directives: &[Info]) -> PushRequest<'a> {
+        match data {
+            Some(d) => PushRequest::Bytes(d),
+            // attrs begin: PMIx_IOF_push
+            None if flag_in(directives, keys::IOF_PUSH_STDIN) => PushRequest::OwnStdin,
+            // attrs end
+            None => PushRequest::EndOfInput,
+        }
+    }
+}
 
 /// The output formatting a pull asked for.
 #[derive(Clone, Copy, Debug, Default)]

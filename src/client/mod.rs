@@ -39,7 +39,7 @@ mod get_all;
 mod group;
 mod iof;
 pub use group::GroupTarget;
-pub use iof::{IofChunk, IofHandler, IofRegCallback};
+pub use iof::{IofChunk, IofHandler, IofRegCallback, PushRequest};
 mod launcher;
 mod local_launch;
 mod lookup;
@@ -52,6 +52,8 @@ mod spawn;
 pub use spawn::normalize_app;
 mod tool;
 pub use tool::ToolOptions;
+mod tool_session;
+pub use tool_session::ToolSession;
 
 use std::collections::{HashMap, HashSet};
 use std::os::fd::{AsFd, OwnedFd};

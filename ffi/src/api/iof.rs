@@ -35,9 +35,9 @@
 use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 
-use pmix_core::client::{Client, IofChunk, IofHandler};
+use pmix_core::client::{Client, IofChunk, IofHandler, PushRequest};
 use pmix_core::wire::iof::channel;
-use pmix_core::{keys, Status};
+use pmix_core::Status;
 
 use crate::api::args::{check_array, infos_in, procs_in};
 use crate::api::serving::{self, Serving};
@@ -202,6 +202,16 @@ pub unsafe extern "C" fn PMIx_IOF_deregister(
     })
 }
 
+/// The bytes of a push's byte object (`None` for a NULL one: see
+/// `PushRequest::of`).
+///
+/// # Safety
+/// `bo` is NULL or a valid byte object.
+unsafe fn bo_in(bo: *const pmix_byte_object_t) -> Option<Vec<u8>> {
+    // SAFETY: the caller's contract.
+    (!bo.is_null()).then(|| convert::bo_from_c(unsafe { &*bo }))
+}
+
 /// `PMIx_IOF_push`: `bo` to the stdin of `targets` (NULL `bo`: with
 /// `PMIX_IOF_PUSH_STDIN`, this process's own stdin is forwarded until its
 /// end and `PMIX_OPERATION_SUCCEEDED` returned, as OpenPMIx does; else
@@ -233,19 +243,12 @@ pub unsafe extern "C" fn PMIx_IOF_push(
         // SAFETY: targets holds ntargets procs, directives NULL or ndirs
         // infos (C contract).
         let (procs, dirs) = unsafe { (procs_in(targets, ntargets)?, infos_in(directives, ndirs)?) };
-        let data = if bo.is_null() {
-            // attrs begin: PMIx_IOF_push
-            let stdin = pmix_core::info::flag_in(&dirs, keys::IOF_PUSH_STDIN);
-            // attrs end
-            if stdin {
-                c.iof_push_stdin(&procs, &dirs)?;
-                return Err(Status::OPERATION_SUCCEEDED);
-            }
-            None
-        } else {
-            // SAFETY: a non-NULL bo is a valid byte object (C contract).
-            Some(convert::bo_from_c(unsafe { &*bo }))
-        };
+        // SAFETY: bo is NULL or a valid byte object (C contract).
+        let data = unsafe { bo_in(bo) };
+        if PushRequest::of(data.as_deref(), &dirs) == PushRequest::OwnStdin {
+            c.iof_push_stdin(&procs, &dirs)?;
+            return Err(Status::OPERATION_SUCCEEDED);
+        }
         match cbfunc {
             None => c.iof_push(&procs, data.as_deref(), &dirs),
             Some(_) => c.iof_push_nb(&procs, data.as_deref(), &dirs, op_callback(cbfunc, cbdata)),
@@ -274,18 +277,12 @@ unsafe fn server_push(
     // SAFETY: targets holds ntargets procs, directives NULL or ndirs
     // infos (C contract).
     let (procs, dirs) = unsafe { (procs_in(targets, ntargets)?, infos_in(directives, ndirs)?) };
-    let data = if bo.is_null() {
-        // attrs begin: PMIx_IOF_push
-        if pmix_core::info::flag_in(&dirs, keys::IOF_PUSH_STDIN) {
-            state::with_server(|s| s.iof_push_stdin(procs, &dirs))??;
-            return Err(Status::OPERATION_SUCCEEDED);
-        }
-        // attrs end
-        None
-    } else {
-        // SAFETY: a non-NULL bo is a valid byte object (C contract).
-        Some(convert::bo_from_c(unsafe { &*bo }))
-    };
+    // SAFETY: bo is NULL or a valid byte object (C contract).
+    let data = unsafe { bo_in(bo) };
+    if PushRequest::of(data.as_deref(), &dirs) == PushRequest::OwnStdin {
+        state::with_server(|s| s.iof_push_stdin(procs, &dirs))??;
+        return Err(Status::OPERATION_SUCCEEDED);
+    }
     if cbfunc.is_some() {
         let done = op_callback(cbfunc, cbdata);
         return state::with_server(|s| s.iof_push_nb(procs, data, dirs, done))?;

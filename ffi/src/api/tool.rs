@@ -2,17 +2,17 @@
 //! `PMIx_tool_init`, `_finalize`, `_attach_to_server`,
 //! `_connect_to_server`, `_get_servers`, `_set_server`, `_disconnect`.
 //!
-//! A tool's connection to a server is a core [`Client`] (see
-//! `pmix_core::client::Client::tool_init`); the one published as "the
-//! client" (see [`state`]) is the tool's primary server, which every client
-//! call a tool makes goes to. [`CONNS`] holds every connection the tool
-//! opened, in order; each is leaked like any published client, so a call
-//! in flight on one never finds it freed.
+//! A tool's connections are a core `ToolSession` (see
+//! `pmix_core::client::ToolSession`, which owns the rules: identity,
+//! primary selection, disconnection) over `&'static Client`s, each leaked
+//! like any published client so that a call in flight on one never finds
+//! it freed. This file converts: the session's primary is the client
+//! published as "the client" (see [`state`]), which every client call a
+//! tool makes goes to.
 //!
-//! Invariants: the published client, while a tool runs, is one of
-//! [`CONNS`]; a connection disconnected is finalized and leaves the list,
-//! except the last one, which stays (finalized: calls then fail with
-//! `PMIX_ERR_INIT`) so that the tool stays initialized until
+//! Invariant: while a tool runs, the published client is its session's
+//! primary ([`publish_primary`] after each change, under the init lock);
+//! [`SESSION`] holds the session from `PMIx_tool_init` to the last
 //! `PMIx_tool_finalize`.
 //!
 //! # Safety
@@ -23,9 +23,9 @@
 #![allow(clippy::missing_safety_doc)]
 
 use std::ffi::c_int;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
-use pmix_core::client::Client;
+use pmix_core::client::{Client, ToolSession};
 use pmix_core::{keys, Info, Key, Proc, Status, Value};
 
 use crate::api::args::infos_in;
@@ -35,18 +35,30 @@ use crate::convert;
 use crate::nonnull;
 use crate::sys::{pmix_info_t, pmix_proc_t};
 
-/// Every server connection of this tool, in the order opened (the first
-/// may be the tool's private one, when it initialized unconnected).
-static CONNS: Mutex<Vec<&'static Client>> = Mutex::new(Vec::new());
+/// The C API's tool session: its connections are the leaked clients.
+type Session = ToolSession<&'static Client>;
 
-/// An open connection to a real server (not the private one of a tool
-/// initialized unconnected).
-fn is_server_conn(c: &Client) -> bool {
-    c.is_initialized() && !c.is_singleton()
+/// This process's tool session, from `PMIx_tool_init` to the last
+/// `PMIx_tool_finalize` (`None` otherwise, or for a process that is a
+/// client, not a tool).
+static SESSION: Mutex<Option<Arc<Session>>> = Mutex::new(None);
+
+/// The tool session (an empty one when there is none: it has no
+/// connection, so attaching fails with `PMIX_ERR_INIT` and no server is
+/// found).
+fn session() -> Arc<Session> {
+    SESSION
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone()
+        .unwrap_or_default()
 }
 
-fn conns() -> std::sync::MutexGuard<'static, Vec<&'static Client>> {
-    CONNS.lock().unwrap_or_else(|e| e.into_inner())
+/// Publishes the session's primary as the client calls go to.
+fn publish_primary(init: &ClientInit, s: &Session) {
+    if let Some(p) = s.primary() {
+        init.switch(Some(p));
+    }
 }
 
 /// `PMIx_tool_init`: finds a server as `info` says and connects to it as
@@ -70,7 +82,8 @@ pub unsafe extern "C" fn PMIx_tool_init(
             Some(c) => c,
             None => {
                 let c = init.publish(Client::tool_init(&infos)?);
-                conns().push(c);
+                *SESSION.lock().unwrap_or_else(|e| e.into_inner()) =
+                    Some(Arc::new(ToolSession::new(c)));
                 c
             }
         };
@@ -89,16 +102,13 @@ pub unsafe extern "C" fn PMIx_tool_init(
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_tool_finalize() -> c_int {
     guard(|| {
-        let primary = state::client().ok();
         // SAFETY: no infos.
         let r = unsafe { crate::api::client::PMIx_Finalize(std::ptr::null(), 0) };
         if state::client().is_err() {
             // The last finalize: the other connections go too.
-            let others: Vec<&'static Client> = conns().drain(..).collect();
-            for c in others {
-                if !primary.is_some_and(|p| std::ptr::eq(p, c)) && c.is_initialized() {
-                    let _ = c.finalize();
-                }
+            let s = SESSION.lock().unwrap_or_else(|e| e.into_inner()).take();
+            if let Some(s) = s {
+                s.finalize();
             }
         }
         match Status(r) {
@@ -108,36 +118,14 @@ pub unsafe extern "C" fn PMIx_tool_finalize() -> c_int {
     })
 }
 
-/// Connects this tool to one more server (found by `infos` as for
-/// `PMIx_tool_init`) under the tool's identity; it becomes the primary
-/// server with `PMIX_PRIMARY_SERVER`, or when the tool has no open one.
-fn attach(mut infos: Vec<Info>) -> Result<&'static Client, Status> {
+/// Connects this tool to one more server (see `ToolSession::attach_with`),
+/// publishing it if it became the primary.
+fn attach(infos: Vec<Info>) -> Result<&'static Client, Status> {
     state::require_init()?;
     let init = ClientInit::lock();
-    let current = conns().first().copied().ok_or(Status::ERR_INIT)?;
-    // The same identity at every server.
-    let me = current.proc().clone();
-    infos.retain(|i| {
-        i.key.as_bytes() != keys::TOOL_NSPACE.as_bytes()
-            && i.key.as_bytes() != keys::TOOL_RANK.as_bytes()
-    });
-    infos.push(Info::new(
-        Key::new(keys::TOOL_NSPACE)?,
-        Value::String(Some(me.nspace.as_c_str().to_owned())),
-    ));
-    infos.push(Info::new(
-        Key::new(keys::TOOL_RANK)?,
-        Value::Uint32(me.rank.0),
-    ));
-    let c = state::keep(Client::tool_init(&infos)?);
-    // attrs begin: PMIx_tool_attach_to_server
-    let primary = pmix_core::info::flag_in(&infos, keys::PRIMARY_SERVER)
-        || state::client().map_or(true, |p| !is_server_conn(p));
-    // attrs end
-    conns().push(c);
-    if primary {
-        init.switch(Some(c));
-    }
+    let s = session();
+    let c = s.attach_with(infos, state::keep)?;
+    publish_primary(&init, &s);
     Ok(c)
 }
 
@@ -203,11 +191,7 @@ pub unsafe extern "C" fn PMIx_tool_get_servers(
     guard(|| {
         state::require_init()?;
         nonnull!(servers, nservers);
-        let list: Vec<Proc> = conns()
-            .iter()
-            .filter(|c| is_server_conn(c))
-            .map(|c| c.server().clone())
-            .collect();
+        let list: Vec<Proc> = session().servers();
         let arr = calloc_array::<pmix_proc_t>(list.len())?;
         for (i, p) in list.iter().enumerate() {
             // SAFETY: arr holds list.len() zeroed procs.
@@ -222,30 +206,13 @@ pub unsafe extern "C" fn PMIx_tool_get_servers(
     })
 }
 
-/// The open connection to `want`, if the tool has one.
-fn open_conn_to(want: &Proc) -> Option<&'static Client> {
-    conns()
-        .iter()
-        .copied()
-        .find(|c| is_server_conn(c) && c.server() == want)
-}
-
-/// The connection to `server`, if the tool has one open.
-///
-/// # Safety
-/// `server` is a valid proc.
-unsafe fn conn_to(server: *const pmix_proc_t) -> Result<&'static Client, Status> {
-    // SAFETY: the caller's contract.
-    let want = convert::proc_from_c(unsafe { &*server });
-    open_conn_to(&want).ok_or(Status::ERR_NOT_FOUND)
-}
-
 /// `PMIx_tool_set_server`: makes `server` (one this tool is connected to)
 /// its primary server; `PMIX_ERR_NOT_FOUND` for another. With
 /// `PMIX_WAIT_FOR_CONNECTION`, a server the tool is not connected to yet
 /// is attached to by its namespace (its `pmix.<host>.tool.<nspace>` file,
 /// in `PMIX_SERVER_TMPDIR` if given), retried until it appears or
-/// `PMIX_TIMEOUT` (seconds) passes: `PMIX_ERR_TIMEOUT` then.
+/// `PMIX_TIMEOUT` (seconds) passes: `PMIX_ERR_TIMEOUT` then (see
+/// `ToolSession::set_server_with`).
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_tool_set_server(
     server: *const pmix_proc_t,
@@ -259,46 +226,11 @@ pub unsafe extern "C" fn PMIx_tool_set_server(
         let infos = unsafe { infos_in(info, ninfo) }?;
         // SAFETY: server is non-NULL and valid (C contract).
         let want = convert::proc_from_c(unsafe { &*server });
-        // attrs begin: PMIx_tool_set_server
-        let wait = pmix_core::info::flag_in(&infos, keys::WAIT_FOR_CONNECTION);
-        let deadline = pmix_core::info::value_of(&infos, keys::TIMEOUT)
-            .and_then(pmix_core::wire::int)
-            .filter(|&t| t > 0)
-            .map(|t| std::time::Instant::now() + std::time::Duration::from_secs(t as u64));
-        // attrs end
-        loop {
-            {
-                let init = ClientInit::lock();
-                if let Some(c) = open_conn_to(&want) {
-                    init.switch(Some(c));
-                    return Ok(());
-                }
-            }
-            if !wait {
-                return Err(Status::ERR_NOT_FOUND);
-            }
-            let mut by_name: Vec<Info> = infos
-                .iter()
-                .filter(|i| i.key.as_bytes() == keys::SERVER_TMPDIR.as_bytes())
-                .cloned()
-                .collect();
-            by_name.push(Info::new(
-                Key::new(keys::SERVER_NSPACE)?,
-                Value::String(Some(want.nspace.as_c_str().to_owned())),
-            ));
-            match attach(by_name) {
-                Ok(c) if c.server() == &want => {
-                    ClientInit::lock().switch(Some(c));
-                    return Ok(());
-                }
-                Ok(_) | Err(Status::ERR_UNREACH) => {}
-                Err(e) => return Err(e),
-            }
-            if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
-                return Err(Status::ERR_TIMEOUT);
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
+        let s = session();
+        // Not under the init lock: the wait may be long.
+        s.set_server_with(&want, &infos, state::keep)?;
+        publish_primary(&ClientInit::lock(), &s);
+        Ok(())
     })
 }
 
@@ -312,23 +244,12 @@ pub unsafe extern "C" fn PMIx_tool_disconnect(server: *const pmix_proc_t) -> c_i
     guard(|| {
         state::require_init()?;
         nonnull!(server);
-        let init = ClientInit::lock();
         // SAFETY: server is non-NULL and valid (C contract).
-        let c = unsafe { conn_to(server) }?;
-        let r = c.finalize();
-        let mut list = conns();
-        let open: Vec<&'static Client> = list
-            .iter()
-            .copied()
-            .filter(|o| o.is_initialized())
-            .collect();
-        let was_primary = state::client().is_ok_and(|p| std::ptr::eq(p, c));
-        if let Some(next) = open.first() {
-            list.retain(|o| !std::ptr::eq(*o, c));
-            if was_primary {
-                init.switch(Some(next));
-            }
-        }
+        let want = convert::proc_from_c(unsafe { &*server });
+        let init = ClientInit::lock();
+        let s = session();
+        let r = s.disconnect(&want);
+        publish_primary(&init, &s);
         r
     })
 }
