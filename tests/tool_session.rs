@@ -1,4 +1,4 @@
-//! A Rust tool's session over several servers (`pmix::client::ToolSession`,
+//! A Rust tool's session over several servers (`pmix::client::tool_session::ToolSession`,
 //! issue 22 item 3): attached to two `pmixrun` servers under one identity,
 //! it lists both, switches its primary (queries then go there), hands the
 //! primary over when it is disconnected, keeps the last connection
@@ -14,7 +14,8 @@ mod common;
 
 use std::sync::Arc;
 
-use pmix::client::{Client, ToolSession};
+use pmix::client::tool_session::ToolSession;
+use pmix::client::Client;
 use pmix::value::Query;
 use pmix::{keys, Info, Proc, Status, Value};
 

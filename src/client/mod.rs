@@ -52,8 +52,7 @@ mod spawn;
 pub use spawn::normalize_app;
 mod tool;
 pub use tool::ToolOptions;
-mod tool_session;
-pub use tool_session::ToolSession;
+pub mod tool_session;
 
 use std::collections::{HashMap, HashSet};
 use std::os::fd::{AsFd, OwnedFd};

@@ -3,7 +3,7 @@
 //! `_connect_to_server`, `_get_servers`, `_set_server`, `_disconnect`.
 //!
 //! A tool's connections are a core `ToolSession` (see
-//! `pmix_core::client::ToolSession`, which owns the rules: identity,
+//! `pmix_core::client::tool_session::ToolSession`, which owns the rules: identity,
 //! primary selection, disconnection) over `&'static Client`s, each leaked
 //! like any published client so that a call in flight on one never finds
 //! it freed. This file converts: the session's primary is the client
@@ -25,7 +25,8 @@
 use std::ffi::c_int;
 use std::sync::{Arc, Mutex};
 
-use pmix_core::client::{Client, ToolSession};
+use pmix_core::client::tool_session::ToolSession;
+use pmix_core::client::Client;
 use pmix_core::{keys, Info, Key, Proc, Status, Value};
 
 use crate::api::args::infos_in;
