@@ -33,7 +33,7 @@ use std::ffi::{c_char, c_int, c_void};
 use std::sync::Arc;
 
 use pmix_core::server::{Server, ServerConfig};
-use pmix_core::Status;
+use pmix_core::{Info, Status};
 
 use crate::api::args::{infos_in, key_str, nspace_in, procs_in};
 use crate::api::server_module::CHost;
@@ -341,13 +341,8 @@ pub unsafe extern "C" fn PMIx_server_register_resources(
     cbfunc: OpCbFunc,
     cbdata: *mut c_void,
 ) -> c_int {
-    guard(|| {
-        crate::api::state::require_init()?;
-        // SAFETY: info is NULL or ninfo valid infos (C contract).
-        let infos = unsafe { infos_in(info, ninfo) }?;
-        server()?.server.register_resources(&infos);
-        answer_done(cbfunc, cbdata)
-    })
+    // SAFETY: info is NULL or ninfo valid infos (C contract).
+    unsafe { resources_call(info, ninfo, cbfunc, cbdata, Server::register_resources) }
 }
 
 /// `PMIx_server_deregister_resources`: forgets the keys of `info` for the
@@ -360,11 +355,27 @@ pub unsafe extern "C" fn PMIx_server_deregister_resources(
     cbfunc: OpCbFunc,
     cbdata: *mut c_void,
 ) -> c_int {
+    // SAFETY: as for `PMIx_server_register_resources`.
+    unsafe { resources_call(info, ninfo, cbfunc, cbdata, Server::deregister_resources) }
+}
+
+/// The body of both resource calls: `apply` the infos to the server, then
+/// report as a call done at once.
+///
+/// # Safety
+/// `info` is NULL or points to `ninfo` valid infos.
+unsafe fn resources_call(
+    info: *mut pmix_info_t,
+    ninfo: usize,
+    cbfunc: OpCbFunc,
+    cbdata: *mut c_void,
+    apply: fn(&Server, &[Info]),
+) -> c_int {
     guard(|| {
         crate::api::state::require_init()?;
-        // SAFETY: info is NULL or ninfo valid infos (C contract).
+        // SAFETY: the caller's contract.
         let infos = unsafe { infos_in(info, ninfo) }?;
-        server()?.server.deregister_resources(&infos);
+        apply(&server()?.server, &infos);
         answer_done(cbfunc, cbdata)
     })
 }
