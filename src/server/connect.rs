@@ -23,8 +23,8 @@
 //! `NspaceRequest` (never that namespace's barrier page); every connect or
 //! disconnect call gets exactly one answer (through the collective engine).
 
+use super::clients::connections::Caller;
 use super::collective::{self, normalize, Call, HostCall, Kind, Outcome, Plan, Rules};
-use super::connections::Caller;
 use super::state::State;
 use crate::wire::{process_mgmt, Directives, Message, NspaceReply, Op};
 use crate::{keys, Info, Nspace, Proc, Status};

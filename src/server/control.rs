@@ -22,7 +22,7 @@
 use std::ffi::CString;
 use std::io::Write;
 
-use super::connections::Caller;
+use super::clients::connections::Caller;
 use super::query::{Tap, NOBODY};
 use super::state::State;
 use super::Server;

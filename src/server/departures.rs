@@ -1,7 +1,7 @@
 //! What a process's departure ends, in order: the state's fan-out
 //! (waiters, the host and the server's handlers; see [`State::departed`]),
 //! the groups it belongs to and the group collectives it leads or whose
-//! verdict they wait for (see `group_collective::departed`), then every
+//! verdict they wait for (see `groups::collective::departed`), then every
 //! collective that expects it, whatever its kind (the collective engine's
 //! `departed`), and the invitations it leads or was sent.
 //!
@@ -10,17 +10,17 @@
 //! rooms forget them (see [`deregistered`], [`nspace_deregistered`]).
 
 use super::state::State;
-use super::{collective, group_collective, group_members};
+use super::{collective, groups};
 use crate::{Nspace, Proc};
 
 /// `proc` departed (`finalized`, or its connection was lost).
 pub(super) fn departed(st: &mut State, proc: &Proc, finalized: bool) {
     st.departed(proc, finalized);
-    group_collective::departed(st, proc, finalized);
+    groups::collective::departed(st, proc, finalized);
     for cid in collective::departed(st, proc, finalized) {
         collective::start_any(st, cid);
     }
-    group_members::departed(st, proc);
+    groups::members::departed(st, proc);
 }
 
 /// Fans out the departures of connections closed since the last call.

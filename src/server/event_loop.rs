@@ -27,14 +27,18 @@ const LINGER: Duration = Duration::from_secs(1);
 use crossbeam_channel::Receiver;
 use mio::{Events, Interest, Poll, Token};
 
+use super::clients::connections::{
+    Caller, Connections, PeerState, HANDSHAKE_LIMIT, LISTENER, WAKER,
+};
+use super::clients::lifecycle as clients;
 use super::command::{Command, Notifier};
-use super::connections::{Caller, Connections, PeerState, HANDSHAKE_LIMIT, LISTENER, WAKER};
 use super::host::{HostModule, OpResult};
+use super::modex::{dmodex, fence};
 use super::ops::PendingOp;
 use super::registry::Registry;
 use super::state::State;
 use super::timers::TimerKey;
-use super::{clients, collective, connect, departures, dmodex, fence, group_members, services};
+use super::{collective, connect, departures, groups, services};
 use crate::net::Listener;
 use crate::wire::{Frame, Message, WireError};
 use crate::{Proc, Status};
@@ -79,7 +83,7 @@ impl EventLoop {
     pub(super) fn run(mut self) {
         let mut events = Events::with_capacity(256);
         self.notifier.enter_loop();
-        super::modex_store::warm_up();
+        super::modex::store::warm_up();
         loop {
             let timeout = self.st.timers.next_in(Instant::now());
             if let Err(e) = self.poll.poll(&mut events, timeout) {
@@ -107,7 +111,7 @@ impl EventLoop {
                         }
                         if ev.is_writable() {
                             self.st.conns.flush(t);
-                            super::iof::drained(&mut self.st, t);
+                            super::iof::service::drained(&mut self.st, t);
                             self.resume(t);
                         }
                     }
@@ -133,11 +137,11 @@ impl EventLoop {
         let mut events = Events::with_capacity(64);
         // Writes what the sockets take now (a writability edge may have
         // passed already); then waits for room, only while output waits.
-        for t in super::iof::tokens(&self.st) {
+        for t in super::iof::service::tokens(&self.st) {
             self.st.conns.flush(t);
-            super::iof::drained(&mut self.st, t);
+            super::iof::service::drained(&mut self.st, t);
         }
-        while super::iof::unsent(&self.st) {
+        while super::iof::service::unsent(&self.st) {
             let now = Instant::now();
             if now >= deadline {
                 return;
@@ -157,7 +161,7 @@ impl EventLoop {
                     self.st.conns.close(t);
                 } else if ev.is_writable() {
                     self.st.conns.flush(t);
-                    super::iof::drained(&mut self.st, t);
+                    super::iof::service::drained(&mut self.st, t);
                 }
             }
         }
@@ -327,7 +331,7 @@ impl EventLoop {
                 let r = encoder(result);
                 st.respond(caller, r);
             }
-            PendingOp::GroupInvite(n) => group_members::host_done(st, n, result),
+            PendingOp::GroupInvite(n) => groups::members::host_done(st, n, result),
             PendingOp::Ignored => {}
             p @ (PendingOp::Connect(_)
             | PendingOp::ToolConnect(_)
@@ -344,7 +348,7 @@ impl EventLoop {
                     collective::failed(&mut self.st, cid, Status::ERR_TIMEOUT)
                 }
                 TimerKey::Waiter(id) => dmodex::timed_out(&mut self.st, id),
-                TimerKey::Invite(n) => group_members::timed_out(&mut self.st, n),
+                TimerKey::Invite(n) => groups::members::timed_out(&mut self.st, n),
                 TimerKey::Handshake(t) => self.handshake_overdue(t),
             }
             self.departures();

@@ -37,7 +37,7 @@
 
 use std::sync::Arc;
 
-use super::connections::Caller;
+use super::clients::connections::Caller;
 use super::host::{OpResult, OpValue};
 use super::ops::PendingOp;
 use super::state::State;

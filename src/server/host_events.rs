@@ -5,7 +5,7 @@
 //! [`deliver_from_host`]).
 
 use super::events::{deliver_from_host, NotifyCallback};
-use super::group_members;
+use super::groups::members as group_members;
 use super::Server;
 use crate::events::Event;
 use crate::Status;

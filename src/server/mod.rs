@@ -38,44 +38,32 @@
 //! - Every pending operation ends: released by its completion, failed when
 //!   a participant's connection is lost, or failed at its `PMIX_TIMEOUT`.
 
-mod app_setup;
 mod census;
 mod clients;
 mod collective;
 mod command;
 mod connect;
-mod connections;
 mod control;
 mod credential;
 mod departures;
-mod dmodex;
-mod env;
 mod event_loop;
 mod events;
-mod fence;
-mod group_collective;
-mod group_members;
 mod groups;
 mod host;
 mod host_events;
+mod host_side;
 mod iof;
-mod iof_room;
 mod modex;
-mod modex_store;
 mod ops;
-pub mod own_store;
 mod psets;
-mod published;
 mod pubsub;
 mod query;
 mod registry;
-mod report_uri;
 mod resources;
 mod services;
 mod spawn;
 mod state;
 mod timers;
-mod waiters;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -87,14 +75,15 @@ use crate::net::{Listener, RendezvousDir};
 use crate::{keys, Info, Nspace, Proc, Rank, Status, Value};
 
 pub use crate::wire::pubsub::PublishedValue;
-pub use app_setup::{application_setup, EnvChange, EnvEdit};
 pub use census::Census;
 pub use control::{job_ctrl, log_locally, log_source, log_text, log_timestamp, session_ctrl};
-pub use env::{SECRET_ENV, URI_ENV_VARS};
 pub use events::NotifyCallback;
 pub use host::{Completion, DmodexCallback, HostModule, NoHost, OpOutput, StartedProc};
-pub use iof::{DEFAULT_CACHE as IOF_DEFAULT_CACHE, IOF_DROPPED};
-pub use published::{DataRange, LookupDone, Participant, Persistence, PublishedData};
+pub use host_side::app_setup::{application_setup, EnvChange, EnvEdit};
+pub use host_side::env::{SECRET_ENV, URI_ENV_VARS};
+pub use host_side::own_store;
+pub use host_side::published::{DataRange, LookupDone, Participant, Persistence, PublishedData};
+pub use iof::service::{DEFAULT_CACHE as IOF_DEFAULT_CACHE, IOF_DROPPED};
 pub use query::ServerQueryCallback;
 
 use command::{Command, Notifier};
@@ -303,12 +292,13 @@ impl Server {
             dir.socket_path().display()
         );
         if let Some(target) = &config.report_uri {
-            report_uri::report(target, &uri).map_err(ServerError::ReportUri)?;
+            host_side::report_uri::report(target, &uri).map_err(ServerError::ReportUri)?;
         }
         let registry = Arc::new(Registry::new(host.fences_are_local()));
         let poll = mio::Poll::new().map_err(ServerError::Loop)?;
         let waker = Arc::new(
-            mio::Waker::new(poll.registry(), connections::WAKER).map_err(ServerError::Loop)?,
+            mio::Waker::new(poll.registry(), clients::connections::WAKER)
+                .map_err(ServerError::Loop)?,
         );
         let (tx, rx) = unbounded();
         let notifier = Notifier::new(tx, waker);
@@ -491,7 +481,7 @@ impl Server {
             return Err(Status::ERR_BAD_PARAM);
         }
         let secret = self.registry.secret_for(proc)?;
-        Ok(env::client_env(
+        Ok(host_side::env::client_env(
             proc,
             &self.uri,
             self.dir.path(),
@@ -518,7 +508,7 @@ impl Server {
         if let Some(more) = self.local_support.lock().get(&proc.nspace) {
             edits.extend(more.iter().cloned());
         }
-        Ok(app_setup::apply(&edits, current))
+        Ok(host_side::app_setup::apply(&edits, current))
     }
 
     /// `PMIx_server_setup_application`: the application-specific setup
@@ -542,7 +532,7 @@ impl Server {
         if nspace.is_empty() {
             return Err(Status::ERR_BAD_PARAM);
         }
-        let edits = app_setup::edits_of(infos)?;
+        let edits = host_side::app_setup::edits_of(infos)?;
         self.local_support.lock().insert(nspace.clone(), edits);
         Ok(())
     }

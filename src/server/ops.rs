@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use super::connections::Caller;
+use super::clients::connections::Caller;
 use super::host::OpResult;
 use crate::{Proc, Status};
 

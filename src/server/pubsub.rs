@@ -15,7 +15,7 @@
 //! one the caller's connection proved (`PMIX_USERID`/`PMIX_GRPID` given by
 //! the caller are replaced); every request gets one answer.
 
-use super::connections::Caller;
+use super::clients::connections::Caller;
 use super::state::State;
 use crate::wire::pubsub::{self, PublishedValue};
 use crate::wire::{Op, Request};

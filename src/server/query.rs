@@ -40,7 +40,7 @@
 use std::collections::HashSet;
 use std::ffi::CString;
 
-use super::connections::Caller;
+use super::clients::connections::Caller;
 use super::host::StartedProc;
 use super::state::State;
 use super::Server;

@@ -13,7 +13,7 @@
 //! Invariant: the host gets the required attributes exactly once (the
 //! caller's own win), and every spawn request gets one answer.
 
-use super::connections::Caller;
+use super::clients::connections::Caller;
 use super::query::{Tap, NOBODY};
 use super::state::State;
 use super::Server;

@@ -19,17 +19,17 @@
 use std::os::fd::OwnedFd;
 use std::sync::Arc;
 
+use super::clients::connections::{Caller, Connections};
 use super::collective::Collectives;
-use super::connections::{Caller, Connections};
-use super::groups::Groups;
+use super::groups::room::Groups;
 use super::host::{take_result, Completion, HostModule, OpOutput, OpResult, OpSink};
-use super::iof_room::Iof;
-use super::modex_store::ModexStore;
+use super::iof::room::Iof;
+use super::modex::store::ModexStore;
+use super::modex::waiters::{Waiter, WaiterTo, Waiters};
 use super::ops::{Encoder, PendingOp, PendingOps};
 use super::psets::ProcessSets;
 use super::registry::Registry;
 use super::timers::{TimerKey, Timers};
-use super::waiters::{Waiter, WaiterTo, Waiters};
 use crate::events::{Event, EventHandlers, Range};
 use crate::wire::{DmodexReply, Message, Response, SegmentKind, SegmentRef};
 use crate::{Nspace, Proc, Status};

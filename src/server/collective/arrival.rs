@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use super::failure;
 use super::host_link::{start, Rules};
 use super::{Arrival, Call};
-use crate::server::connections::{Caller, Connections};
+use crate::server::clients::connections::{Caller, Connections};
 use crate::server::registry::Registry;
 use crate::server::state::{is_tool, State};
 use crate::Proc;

@@ -4,9 +4,11 @@
 
 use super::host_link::{self, Rules};
 use super::Kind;
+use crate::server::connect;
+use crate::server::groups::collective as group_collective;
 use crate::server::host::OpResult;
+use crate::server::modex::fence;
 use crate::server::state::State;
-use crate::server::{connect, fence, group_collective};
 
 /// The rules of `kind`.
 fn rules(kind: Kind) -> &'static dyn Rules {

@@ -20,7 +20,7 @@
 use super::host_call::HostCall;
 use super::{Failure, Kind, Stage};
 use crate::group::GroupOp;
-use crate::server::connections::{Caller, Connections};
+use crate::server::clients::connections::{Caller, Connections};
 use crate::server::ops::PendingOp;
 use crate::server::registry::Registry;
 use crate::server::state::{is_tool, State};

@@ -22,14 +22,14 @@
 
 use std::os::fd::OwnedFd;
 
-use super::collective::{self, normalize, Call, HostCall, Kind, Outcome, Plan, Rules};
-use super::connections::Caller;
-use super::state::State;
+use crate::server::clients::connections::Caller;
+use crate::server::collective::{self, normalize, Call, HostCall, Kind, Outcome, Plan, Rules};
+use crate::server::state::State;
 use crate::wire::{Directives, FenceRelease, FenceRequest, Message};
 use crate::{Proc, Status};
 
 /// A `FenceRequest` from `proc`.
-pub(super) fn enter(st: &mut State, caller: Caller, proc: &Proc, req: FenceRequest) {
+pub(in crate::server) fn enter(st: &mut State, caller: Caller, proc: &Proc, req: FenceRequest) {
     let d = Directives::parse_for(&req.infos, crate::wire::directives::FENCE);
     // A group id names its members.
     let (procs, groups) = match st.expand_groups(req.procs) {
@@ -49,7 +49,7 @@ pub(super) fn enter(st: &mut State, caller: Caller, proc: &Proc, req: FenceReque
 }
 
 /// Fence's rules on the collective engine.
-pub(super) struct Fence;
+pub(in crate::server) struct Fence;
 
 impl Rules for Fence {
     /// A collecting fence over other nodes gives the host this node's

@@ -36,18 +36,20 @@
 //! is recorded by the completion of its construct and forgotten by the
 //! completion of its destruct.
 
-use super::collective::{self, Call, GroupCall, GroupFlags, HostCall, Kind, Outcome, Plan, Rules};
-use super::connections::Caller;
-use super::events::{event_infos, raise_from_server};
-use super::groups::Group as GroupRecord;
-use super::state::State;
+use super::room::Group as GroupRecord;
 use crate::group::{events as codes, GroupOp, GroupResult};
+use crate::server::clients::connections::Caller;
+use crate::server::collective::{
+    self, Call, GroupCall, GroupFlags, HostCall, Kind, Outcome, Plan, Rules,
+};
+use crate::server::events::{event_infos, raise_from_server};
+use crate::server::state::State;
 use crate::wire::group::{self as body, Endpoint};
 use crate::wire::{flag, int, Directives};
 use crate::{keys, Info, Proc, Status, Value};
 
 /// The group directives of a participant's call.
-pub(super) fn group_call(id: String, infos: &[Info], solo: bool) -> GroupCall {
+pub(in crate::server) fn group_call(id: String, infos: &[Info], solo: bool) -> GroupCall {
     let mut g = GroupCall {
         id,
         solo,
@@ -98,7 +100,7 @@ fn sorted(mut procs: Vec<Proc>) -> Vec<Proc> {
 }
 
 /// An `Op::GROUP_CONSTRUCT` request from `proc`.
-pub(super) fn construct(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
+pub(in crate::server) fn construct(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
     let (id, procs, infos) = match body::decode_construct(req) {
         Ok(x) => x,
         Err(s) => return st.respond(caller, Err(s)),
@@ -127,7 +129,7 @@ pub(super) fn construct(st: &mut State, caller: Caller, proc: &Proc, req: &[u8])
 /// A request about an existing group from one of its members (destruct,
 /// leave): its id, directives and the group; `PMIX_ERR_NOT_FOUND` for an
 /// unknown group, `PMIX_ERR_BAD_PARAM` for a non-member.
-pub(super) fn member_request(
+pub(in crate::server) fn member_request(
     st: &State,
     proc: &Proc,
     req: &[u8],
@@ -142,7 +144,7 @@ pub(super) fn member_request(
 }
 
 /// An `Op::GROUP_DESTRUCT` request from `proc`.
-pub(super) fn destruct(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
+pub(in crate::server) fn destruct(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
     let (id, infos, g) = match member_request(st, proc, req) {
         Ok(x) => x,
         Err(s) => return st.respond(caller, Err(s)),
@@ -170,7 +172,7 @@ pub(super) fn destruct(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) 
     collective::enter(st, caller, proc, call, &Group);
 }
 
-pub(super) fn is_nspace_name(st: &State, id: &str) -> bool {
+pub(in crate::server) fn is_nspace_name(st: &State, id: &str) -> bool {
     crate::Nspace::new(id).is_ok_and(|ns| st.registry().nspace(&ns).is_some())
 }
 
@@ -190,7 +192,7 @@ fn membership(st: &State, cid: u64) -> Vec<Proc> {
 }
 
 /// Group construct's and destruct's rules on the collective engine.
-pub(super) struct Group;
+pub(in crate::server) struct Group;
 
 impl Rules for Group {
     /// Completes here, or hands the group to the host (see the module
@@ -233,7 +235,7 @@ impl Rules for Group {
 /// What the host's `group` gets besides the members: the caller's
 /// directives less `PMIX_TIMEOUT` (the server keeps that one), plus
 /// `PMIX_SORTED_PROC_ARRAY` and a successful `PMIX_LOCAL_COLLECTIVE_STATUS`.
-pub(super) fn host_directives(infos: &[Info]) -> Vec<Info> {
+pub(in crate::server) fn host_directives(infos: &[Info]) -> Vec<Info> {
     let mut out: Vec<Info> = infos
         .iter()
         .filter(|i| i.key.as_bytes() != keys::TIMEOUT.as_bytes())
@@ -362,7 +364,7 @@ fn finished(st: &mut State, cid: u64, infos: Vec<Info>) {
 /// notifying termination tell of its failure; what its departure does to
 /// the group collectives that expect it is then the engine's (dropped or
 /// failed, see `collective::departed`).
-pub(super) fn departed(st: &mut State, proc: &Proc, finalized: bool) {
+pub(in crate::server) fn departed(st: &mut State, proc: &Proc, finalized: bool) {
     if !finalized {
         member_lost(st, proc);
     }
@@ -545,7 +547,13 @@ fn leader_claimed(st: &mut State, proc: &Proc, id: &str) {
 /// `PMIX_GROUP_CONSTRUCT_ABORT` aborts the group's constructs here for
 /// every participant (who also get the event); any other verdict lets a
 /// construct waiting for it go on.
-pub(super) fn verdict(st: &mut State, proc: &Proc, id: &str, status: Status, leads: bool) {
+pub(in crate::server) fn verdict(
+    st: &mut State,
+    proc: &Proc,
+    id: &str,
+    status: Status,
+    leads: bool,
+) {
     if leads && status != codes::CONSTRUCT_ABORT {
         leader_claimed(st, proc, id);
     }

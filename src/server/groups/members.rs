@@ -43,26 +43,26 @@
 //! exactly once, by the invitation's completion or abort; a decline is
 //! answered at once.
 //!
-//! [`Groups`]: super::groups::Groups
+//! [`Groups`]: super::room::Groups
 
 use std::collections::BTreeMap;
 
-use super::collective::{self, Kind};
-use super::connections::Caller;
-use super::events::{event_infos, raise, raise_from_server};
-use super::group_collective::{group_call, host_directives, is_nspace_name, member_request};
-use super::groups::{Answer, Group, Invite};
-use super::host::{take_result, OpResult};
-use super::ops::PendingOp;
-use super::state::State;
-use super::timers::TimerKey;
+use super::collective::{group_call, host_directives, is_nspace_name, member_request};
+use super::room::{Answer, Group, Invite};
 use crate::group::{self, events as codes, GroupOp, GroupOpt, GroupResult};
+use crate::server::clients::connections::Caller;
+use crate::server::collective::{self, Kind};
+use crate::server::events::{event_infos, raise, raise_from_server};
+use crate::server::host::{take_result, OpResult};
+use crate::server::ops::PendingOp;
+use crate::server::state::State;
+use crate::server::timers::TimerKey;
 use crate::wire::group as body;
 use crate::wire::Directives;
 use crate::{keys, Info, Proc, Rank, Status, Value};
 
 /// An `Op::GROUP_INVITE` request from the leader `proc`.
-pub(super) fn invite(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
+pub(in crate::server) fn invite(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
     let (id, procs, infos) = match body::decode_construct(req) {
         Ok(x) => x,
         Err(s) => return st.respond(caller, Err(s)),
@@ -112,7 +112,7 @@ pub(super) fn invite(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
 }
 
 /// An `Op::GROUP_JOIN` request from the invitee `proc`.
-pub(super) fn join(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
+pub(in crate::server) fn join(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
     let (id, leader, opt, infos) = match body::decode_join(req) {
         Ok(x) => x,
         Err(s) => return st.respond(caller, Err(s)),
@@ -186,7 +186,7 @@ fn join_remote(
 /// remote invitation's completion or abort answers the local acceptances
 /// waiting for it (and records the group); a member's leave shrinks the
 /// group. This node's own events are already accounted for.
-pub(super) fn from_host(st: &mut State, e: &crate::events::Event) {
+pub(in crate::server) fn from_host(st: &mut State, e: &crate::events::Event) {
     let id = group::id_in(&e.infos);
     let local_source = st.registry().is_local(&e.source) || &e.source == st.server_proc();
     let lost = [
@@ -332,7 +332,7 @@ fn maybe_complete(st: &mut State, n: u64) {
 }
 
 /// The host answered invitation `n`'s context-id request.
-pub(super) fn host_done(st: &mut State, n: u64, result: OpResult) {
+pub(in crate::server) fn host_done(st: &mut State, n: u64, result: OpResult) {
     match take_result::<Vec<Info>>(result) {
         Ok(infos) => complete(st, n, infos),
         Err(s) => abort(st, n, s),
@@ -431,7 +431,7 @@ fn abort(st: &mut State, n: u64, status: Status) {
 }
 
 /// Invitation `n`'s deadline passed: whoever has not answered failed.
-pub(super) fn timed_out(st: &mut State, n: u64) {
+pub(in crate::server) fn timed_out(st: &mut State, n: u64) {
     let Some(inv) = st.groups.invite_mut(n) else {
         return;
     };
@@ -450,7 +450,7 @@ pub(super) fn timed_out(st: &mut State, n: u64) {
 
 /// `proc` departed: the invitations it leads abort, those it was invited
 /// to count it as failed.
-pub(super) fn departed(st: &mut State, proc: &Proc) {
+pub(in crate::server) fn departed(st: &mut State, proc: &Proc) {
     st.groups.forget_remote_joins_of(proc);
     for n in st.groups.invites_involving(proc) {
         let leads = st
@@ -471,7 +471,7 @@ pub(super) fn departed(st: &mut State, proc: &Proc) {
 /// the leadership). An abort ends the invitation it leads; the group's
 /// constructs and the group itself hear of any verdict (see
 /// `group_collective::verdict`).
-pub(super) fn verdict(st: &mut State, proc: &Proc, req: &[u8]) {
+pub(in crate::server) fn verdict(st: &mut State, proc: &Proc, req: &[u8]) {
     let Ok((id, status, leads)) = body::decode_verdict(req) else {
         return;
     };
@@ -480,14 +480,14 @@ pub(super) fn verdict(st: &mut State, proc: &Proc, req: &[u8]) {
             abort(st, n, codes::CONSTRUCT_ABORT);
         }
     }
-    super::group_collective::verdict(st, proc, &id, status, leads);
+    super::collective::verdict(st, proc, &id, status, leads);
 }
 
 /// A local client notified `PMIX_GROUP_CONSTRUCT_ABORT` for a group (a
 /// handler's verdict, or its own decision): the invitation it leads and
 /// the constructs of that id in progress here are aborted for every
 /// participant. The event itself then goes on as any other.
-pub(super) fn notified_abort(st: &mut State, proc: &Proc, body: &[u8]) {
+pub(in crate::server) fn notified_abort(st: &mut State, proc: &Proc, body: &[u8]) {
     let Ok(e) = crate::events::decode_event(body) else {
         return;
     };
@@ -506,7 +506,7 @@ pub(super) fn notified_abort(st: &mut State, proc: &Proc, body: &[u8]) {
 }
 
 /// An `Op::GROUP_LEAVE` request from `proc`.
-pub(super) fn leave(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
+pub(in crate::server) fn leave(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
     let (id, _infos, _) = match member_request(st, proc, req) {
         Ok(x) => x,
         Err(s) => return st.respond(caller, Err(s)),

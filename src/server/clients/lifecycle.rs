@@ -16,9 +16,9 @@
 //! refuses).
 
 use super::connections::{Caller, PeerState};
-use super::host::OpResult;
-use super::ops::PendingOp;
-use super::state::State;
+use crate::server::host::OpResult;
+use crate::server::ops::PendingOp;
+use crate::server::state::State;
 use crate::wire::{self, Abort, HandshakeReply, Message};
 use crate::{keys, Info, Proc, Status, Value};
 
@@ -50,7 +50,7 @@ fn refuse(st: &mut State, caller: Caller, claimed: &Proc, status: Status) {
 }
 
 /// A handshake on a connection that has not authenticated yet.
-pub(super) fn handshake(st: &mut State, caller: Caller, h: wire::Handshake) {
+pub(in crate::server) fn handshake(st: &mut State, caller: Caller, h: wire::Handshake) {
     if h.version != u32::from(wire::PROTOCOL_VERSION) {
         return refuse(st, caller, &h.proc, Status::ERR_NOT_SUPPORTED);
     }
@@ -83,7 +83,7 @@ pub(super) fn handshake(st: &mut State, caller: Caller, h: wire::Handshake) {
 /// OpenPMIx tells it). Without the callback, a tool of this server's user
 /// (or root) is admitted and one of another user refused with
 /// `PMIX_ERR_NO_PERMISSIONS`: only a host that says so admits other users.
-pub(super) fn tool_handshake(st: &mut State, caller: Caller, t: wire::ToolHandshake) {
+pub(in crate::server) fn tool_handshake(st: &mut State, caller: Caller, t: wire::ToolHandshake) {
     if t.version != u32::from(wire::PROTOCOL_VERSION) || !st.tools_allowed() {
         return refuse_tool(st, caller, None, Status::ERR_NOT_SUPPORTED);
     }
@@ -153,7 +153,7 @@ fn tool_connected(st: &mut State, caller: Caller, result: Result<Proc, Status>) 
         tool: proc.clone(),
     });
     st.conns.send(caller.token, caller.id, &m, Vec::new());
-    super::events::tell_defined_psets(st, &proc);
+    crate::server::events::tell_defined_psets(st, &proc);
 }
 
 /// Refuses a tool's handshake with `status`; the connection closes once
@@ -178,7 +178,7 @@ fn refuse_tool(st: &mut State, caller: Caller, claimed: Option<&Proc>, status: S
 }
 
 /// The host's word on a client that authenticated on `caller`.
-pub(super) fn connected(st: &mut State, caller: Caller, result: Result<(), Status>) {
+pub(in crate::server) fn connected(st: &mut State, caller: Caller, result: Result<(), Status>) {
     let Some(PeerState::Connecting(proc)) = st.conns.state(caller.token).cloned() else {
         return;
     };
@@ -211,12 +211,12 @@ pub(super) fn connected(st: &mut State, caller: Caller, result: Result<(), Statu
     });
     st.conns.send(caller.token, caller.id, &m, fds);
     if status == Status::SUCCESS {
-        super::events::tell_defined_psets(st, &proc);
+        crate::server::events::tell_defined_psets(st, &proc);
     }
 }
 
 /// `PMIx_Abort` from `proc`: the host decides.
-pub(super) fn abort(st: &mut State, caller: Caller, proc: &Proc, a: Abort) {
+pub(in crate::server) fn abort(st: &mut State, caller: Caller, proc: &Proc, a: Abort) {
     let msg = a.message.as_ref().map(|m| m.to_string_lossy().into_owned());
     let (_, r) = st.upcall(PendingOp::Abort(caller), |h, done| {
         h.abort(proc, a.status, msg.as_deref(), &a.procs, done)
@@ -228,9 +228,9 @@ pub(super) fn abort(st: &mut State, caller: Caller, proc: &Proc, a: Abort) {
 
 /// `PMIx_Finalize` from `proc`: it departs (what it never entered fails),
 /// then the host hears of it.
-pub(super) fn finalize(st: &mut State, caller: Caller, proc: &Proc) {
+pub(in crate::server) fn finalize(st: &mut State, caller: Caller, proc: &Proc) {
     st.conns.finalized(caller.token, proc);
-    super::departures::departed(st, proc, true);
+    crate::server::departures::departed(st, proc, true);
     let (_, r) = st.upcall(PendingOp::Finalize(caller), |h, done| {
         h.client_finalized(proc, done)
     });
@@ -241,9 +241,9 @@ pub(super) fn finalize(st: &mut State, caller: Caller, proc: &Proc) {
 }
 
 /// The host completed a client's connect, abort or finalize.
-pub(super) fn host_done(st: &mut State, op: PendingOp, result: OpResult) {
+pub(in crate::server) fn host_done(st: &mut State, op: PendingOp, result: OpResult) {
     if let PendingOp::ToolConnect(caller) = op {
-        return tool_connected(st, caller, super::host::take_result::<Proc>(result));
+        return tool_connected(st, caller, crate::server::host::take_result::<Proc>(result));
     }
     let unit = result.map(|_| ());
     match op {

@@ -36,14 +36,14 @@ use std::sync::Arc;
 
 use mio::Token;
 
-use super::command::{Command, Notifier};
-use super::connections::Caller;
-use super::iof_room::{Chunk, Outbox, Registration};
-pub use super::iof_room::{DEFAULT_CACHE, IOF_DROPPED, MAX_CACHE, WATERMARK};
-use super::query::{Tap, NOBODY};
-use super::state::State;
-use super::Server;
+use super::room::{Chunk, Outbox, Registration};
+pub use super::room::{DEFAULT_CACHE, IOF_DROPPED, MAX_CACHE, WATERMARK};
 use crate::info::{flag_in, value_of};
+use crate::server::clients::connections::Caller;
+use crate::server::command::{Command, Notifier};
+use crate::server::query::{Tap, NOBODY};
+use crate::server::state::State;
+use crate::server::Server;
 use crate::wire::iof::{channel, Delivery, Deregister, Pull, Push};
 use crate::wire::{int, Message};
 use crate::{keys, Info, Proc, Status, Value};
@@ -87,13 +87,13 @@ fn pump(st: &mut State, token: Token) {
 }
 
 /// The connections that pulled output.
-pub(super) fn tokens(st: &State) -> Vec<Token> {
+pub(in crate::server) fn tokens(st: &State) -> Vec<Token> {
     st.iof.outboxes.keys().copied().collect()
 }
 
 /// True while forwarded output waits for an open connection (in its
 /// outbox or its write queue).
-pub(super) fn unsent(st: &State) -> bool {
+pub(in crate::server) fn unsent(st: &State) -> bool {
     st.iof.outboxes.iter().any(|(t, ob)| {
         st.conns
             .pending_output(*t)
@@ -102,7 +102,7 @@ pub(super) fn unsent(st: &State) -> bool {
 }
 
 /// The connection `token` wrote what it had queued: more output may go.
-pub(super) fn drained(st: &mut State, token: Token) {
+pub(in crate::server) fn drained(st: &mut State, token: Token) {
     if st.iof.outboxes.contains_key(&token) {
         pump(st, token);
     }
@@ -143,7 +143,7 @@ fn deliver(st: &mut State, chunk: Chunk) {
 }
 
 /// Handles `Op::IOF_PULL` from `proc`.
-pub(super) fn pull(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) {
+pub(in crate::server) fn pull(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) {
     let p = match Pull::decode(body) {
         Ok(p) => p,
         Err(e) => return st.respond(caller, Err(e.status())),
@@ -206,7 +206,7 @@ pub(super) fn pull(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) {
 
 /// Handles `Op::IOF_DEREGISTER` from `proc`: `PMIX_ERR_NOT_FOUND` for an
 /// id this connection did not register.
-pub(super) fn deregister(st: &mut State, caller: Caller, _proc: &Proc, body: &[u8]) {
+pub(in crate::server) fn deregister(st: &mut State, caller: Caller, _proc: &Proc, body: &[u8]) {
     let d = match Deregister::decode(body) {
         Ok(d) => d,
         Err(e) => return st.respond(caller, Err(e.status())),
@@ -235,7 +235,7 @@ pub(super) fn deregister(st: &mut State, caller: Caller, _proc: &Proc, body: &[u
 
 /// Handles `Op::IOF_PUSH` from `proc`: handed to the host's `push_stdin`
 /// (`PMIX_ERR_NOT_SUPPORTED` without one, as OpenPMIx answers).
-pub(super) fn push(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) {
+pub(in crate::server) fn push(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) {
     let p = match Push::decode(body) {
         Ok(p) => p,
         Err(e) => return st.respond(caller, Err(e.status())),
@@ -244,7 +244,7 @@ pub(super) fn push(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) {
 }
 
 /// Hands `proc`'s push to the host's `push_stdin`, answering `caller`
-/// and `tap` (see [`super::query`]).
+/// and `tap` (see [`crate::server::query`]).
 fn push_for(st: &mut State, caller: Caller, proc: &Proc, p: Push, tap: Option<Tap>) {
     let (op, done) = st.host_op_or_fallback(caller, move |r: Result<(), Status>| {
         let r = r.map(|()| Vec::new());
@@ -324,7 +324,7 @@ impl Server {
     /// channel closed). Callable from any thread; never blocks on a
     /// requester (see the module documentation for the buffering policy).
     /// `done` runs on the progress thread once the chunk is queued. With
-    /// [`ServerConfig::local_output`](super::ServerConfig::local_output)
+    /// [`ServerConfig::local_output`](crate::server::ServerConfig::local_output)
     /// set, the data is also written to this process's stdout or stderr.
     pub fn iof_deliver_nb(
         &self,
@@ -436,7 +436,7 @@ impl Server {
 
 #[cfg(test)]
 mod tests {
-    use super::super::iof_room::{Iof, EARLY_BYTES, EARLY_CHUNKS};
+    use super::super::room::{Iof, EARLY_BYTES, EARLY_CHUNKS};
     use super::*;
     use crate::{Nspace, Rank};
 

@@ -16,17 +16,17 @@
 
 use pmix_shmem::Scopes;
 
-use super::connections::Caller;
-use super::host::{take_result, DmodexCallback, OpResult};
-use super::ops::PendingOp;
-use super::state::State;
-use super::timers::TimerKey;
 use super::waiters::WaiterTo;
+use crate::server::clients::connections::Caller;
+use crate::server::host::{take_result, DmodexCallback, OpResult};
+use crate::server::ops::PendingOp;
+use crate::server::state::State;
+use crate::server::timers::TimerKey;
 use crate::wire::{Directives, DmodexRequest, Posted};
 use crate::{Proc, Rank, Status};
 
 /// `proc` committed `items`.
-pub(super) fn commit(st: &mut State, proc: &Proc, items: Vec<Posted>) {
+pub(in crate::server) fn commit(st: &mut State, proc: &Proc, items: Vec<Posted>) {
     st.modex.commit(proc, items);
     st.release_local_waiters(proc);
     // The next collecting fence's generation, built while the processes
@@ -43,7 +43,7 @@ pub(super) fn commit(st: &mut State, proc: &Proc, items: Vec<Posted>) {
 }
 
 /// A local client's request for `req.proc`'s data.
-pub(super) fn client_request(st: &mut State, caller: Caller, req: DmodexRequest) {
+pub(in crate::server) fn client_request(st: &mut State, caller: Caller, req: DmodexRequest) {
     let d = Directives::parse_for(&req.infos, crate::wire::directives::GET);
     let target = req.proc;
     if target.rank.0 > Rank::VALID.0 {
@@ -84,7 +84,7 @@ pub(super) fn client_request(st: &mut State, caller: Caller, req: DmodexRequest)
 }
 
 /// The host's request for local `proc`'s data.
-pub(super) fn host_request(st: &mut State, proc: Proc, done: DmodexCallback) {
+pub(in crate::server) fn host_request(st: &mut State, proc: Proc, done: DmodexCallback) {
     if !st.registry().is_local(&proc) {
         return done(Err(Status::ERR_NOT_FOUND));
     }
@@ -98,7 +98,7 @@ pub(super) fn host_request(st: &mut State, proc: Proc, done: DmodexCallback) {
 }
 
 /// The host's `direct_modex` about remote `proc` completed.
-pub(super) fn host_answer(st: &mut State, proc: &Proc, result: OpResult) {
+pub(in crate::server) fn host_answer(st: &mut State, proc: &Proc, result: OpResult) {
     remote_answer(st, proc, take_result::<Vec<u8>>(result));
 }
 
@@ -109,7 +109,7 @@ fn remote_answer(st: &mut State, proc: &Proc, r: Result<Vec<u8>, Status>) {
 }
 
 /// Waiter `id`'s deadline passed.
-pub(super) fn timed_out(st: &mut State, id: u64) {
+pub(in crate::server) fn timed_out(st: &mut State, id: u64) {
     if let Some(w) = st.waiters.take(id) {
         st.answer_waiter(w, Err(Status::ERR_TIMEOUT));
     }
