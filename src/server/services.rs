@@ -1,6 +1,8 @@
 //! The generic service path of the server: dispatch of [`Request`]s by
-//! [`Op`] to the service that handles each, and [`Server::run_on_loop`]
-//! for server API calls that need the loop's state.
+//! [`Op`] to the service that handles each. (Server API calls that need
+//! the loop's state reach it with
+//! [`Server::run_on_loop`](crate::server::Server::run_on_loop), in
+//! `api/progress.rs`.)
 //!
 //! A service handler runs on the progress thread with the caller's
 //! authenticated identity. It answers at once with [`State::respond`], or
@@ -12,9 +14,8 @@
 //! loop's state only through `State`'s methods.
 
 use super::clients::connections::Caller;
-use super::command::Command;
 use super::state::State;
-use super::{connect, control, events, groups, iof, pubsub, query, spawn, Server};
+use super::{connect, control, events, groups, iof, pubsub, query, spawn};
 use crate::wire::{Op, Request};
 use crate::{Proc, Status};
 
@@ -47,23 +48,5 @@ pub(super) fn dispatch(st: &mut State, caller: Caller, proc: &Proc, req: Request
         Op::IOF_PUSH => iof::service::push(st, caller, proc, body),
         Op::GROUP_VERDICT => groups::members::verdict(st, proc, body),
         Op(_) => st.respond(caller, Err(Status::ERR_NOT_SUPPORTED)),
-    }
-}
-
-impl Server {
-    /// Hands every later upcall to `host` in place of the module the
-    /// server started with; `PMIX_ERR_INIT` once the server has stopped.
-    pub fn replace_host(&self, host: std::sync::Arc<dyn super::HostModule>) -> Result<(), Status> {
-        if self.run_on_loop(move |st| st.set_host(host)) {
-            Ok(())
-        } else {
-            Err(Status::ERR_INIT)
-        }
-    }
-
-    /// Runs `task` on the progress thread with the loop's state; false if
-    /// the loop has stopped.
-    pub(crate) fn run_on_loop(&self, task: impl FnOnce(&mut State) + Send + 'static) -> bool {
-        self.notifier.send(Command::Run(Box::new(task)))
     }
 }

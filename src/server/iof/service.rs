@@ -1,6 +1,6 @@
 //! I/O forwarding on the server: the registrations of `PMIx_IOF_pull`
 //! (`Op::IOF_PULL`, `Op::IOF_DEREGISTER`), the delivery of output the
-//! host hands to [`Server::iof_deliver`] (`PMIx_server_IOF_deliver`), and
+//! host hands to [`Server::iof_deliver`](crate::server::Server::iof_deliver) (`PMIx_server_IOF_deliver`), and
 //! `PMIx_IOF_push` (`Op::IOF_PUSH`), handed to the host's `push_stdin`.
 //!
 //! Output to a requester goes through an *outbox* per connection: a FIFO
@@ -31,7 +31,7 @@
 //!   connection is gone (noticed at the next delivery, drain or pull: connection
 //!   tokens are never reused).
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use mio::Token;
@@ -43,7 +43,6 @@ use crate::server::clients::connections::Caller;
 use crate::server::command::{Command, Notifier};
 use crate::server::query::{Tap, NOBODY};
 use crate::server::state::State;
-use crate::server::Server;
 use crate::wire::iof::{channel, Delivery, Deregister, Pull, Push};
 use crate::wire::{int, Message};
 use crate::{keys, Info, Proc, Status, Value};
@@ -109,7 +108,7 @@ pub(in crate::server) fn drained(st: &mut State, token: Token) {
 }
 
 /// Forwards one chunk to every matching registration (or keeps it early).
-fn deliver(st: &mut State, chunk: Chunk) {
+pub(in crate::server) fn deliver(st: &mut State, chunk: Chunk) {
     let chunk = Arc::new(chunk);
     let mut touched = Vec::new();
     let mut gone = Vec::new();
@@ -245,7 +244,13 @@ pub(in crate::server) fn push(st: &mut State, caller: Caller, proc: &Proc, body:
 
 /// Hands `proc`'s push to the host's `push_stdin`, answering `caller`
 /// and `tap` (see [`crate::server::query`]).
-fn push_for(st: &mut State, caller: Caller, proc: &Proc, p: Push, tap: Option<Tap>) {
+pub(in crate::server) fn push_for(
+    st: &mut State,
+    caller: Caller,
+    proc: &Proc,
+    p: Push,
+    tap: Option<Tap>,
+) {
     let (op, done) = st.host_op_or_fallback(caller, move |r: Result<(), Status>| {
         let r = r.map(|()| Vec::new());
         if let Some(t) = tap {
@@ -264,7 +269,7 @@ fn push_for(st: &mut State, caller: Caller, proc: &Proc, p: Push, tap: Option<Ta
 /// OpenPMIx's server writes it. Called on the delivering thread, so one
 /// host thread's deliveries keep their order; a failed write loses only
 /// the local copy.
-fn write_locally(channel: u16, data: &[u8]) {
+pub(in crate::server) fn write_locally(channel: u16, data: &[u8]) {
     use std::io::Write;
     if data.is_empty() {
         return;
@@ -278,13 +283,18 @@ fn write_locally(channel: u16, data: &[u8]) {
 }
 
 /// Set while a thread forwards this process's stdin
-/// ([`Server::iof_push_stdin`]).
-static PUSHING_STDIN: AtomicBool = AtomicBool::new(false);
+/// ([`Server::iof_push_stdin`](crate::server::Server::iof_push_stdin)).
+pub(in crate::server) static PUSHING_STDIN: AtomicBool = AtomicBool::new(false);
 
 /// Reads this process's stdin to its end, pushing each chunk (then the
 /// end) to the host as `me`, one at a time (see
-/// [`Server::iof_push_stdin`]).
-fn forward_stdin(notifier: &Notifier, me: &Proc, targets: &[Proc], dirs: &[Info]) {
+/// [`Server::iof_push_stdin`](crate::server::Server::iof_push_stdin)).
+pub(in crate::server) fn forward_stdin(
+    notifier: &Notifier,
+    me: &Proc,
+    targets: &[Proc],
+    dirs: &[Info],
+) {
     let mut buf = vec![0u8; 64 << 10];
     let mut stdin = std::io::stdin().lock();
     loop {
@@ -314,123 +324,6 @@ fn forward_stdin(notifier: &Notifier, me: &Proc, targets: &[Proc], dirs: &[Info]
         if !pushed || n == 0 {
             return;
         }
-    }
-}
-
-impl Server {
-    /// `PMIx_server_IOF_deliver`: `data` written by `source` on `channel`
-    /// (one output channel bit) goes to every requester whose pull matches
-    /// it; `infos` travel with it (`PMIX_IOF_COMPLETE` with no bytes: the
-    /// channel closed). Callable from any thread; never blocks on a
-    /// requester (see the module documentation for the buffering policy).
-    /// `done` runs on the progress thread once the chunk is queued. With
-    /// [`ServerConfig::local_output`](crate::server::ServerConfig::local_output)
-    /// set, the data is also written to this process's stdout or stderr.
-    pub fn iof_deliver_nb(
-        &self,
-        source: &Proc,
-        channel: u16,
-        data: Vec<u8>,
-        infos: Vec<Info>,
-        done: Option<Box<dyn FnOnce(Status) + Send + 'static>>,
-    ) -> Result<(), Status> {
-        if channel.count_ones() != 1 || channel & channel::OUTPUT == 0 {
-            return Err(Status::ERR_BAD_PARAM);
-        }
-        if self.config.local_output == Some(true) {
-            write_locally(channel, &data);
-        }
-        let chunk = Chunk {
-            source: source.clone(),
-            channel,
-            data,
-            infos,
-        };
-        if self.run_on_loop(move |st| {
-            deliver(st, chunk);
-            if let Some(d) = done {
-                d(Status::SUCCESS);
-            }
-        }) {
-            Ok(())
-        } else {
-            Err(Status::ERR_INIT)
-        }
-    }
-
-    /// `PMIx_IOF_push` in the server's own process: the host's
-    /// `push_stdin` gets `data` for the stdin of `targets` (`None`: the
-    /// end of that input) as from this server's process, as OpenPMIx
-    /// hands it; `done` gets the host's answer, on the progress thread.
-    pub fn iof_push_nb(
-        &self,
-        targets: Vec<Proc>,
-        data: Option<Vec<u8>>,
-        directives: Vec<Info>,
-        done: Box<dyn FnOnce(Status) + Send + 'static>,
-    ) -> Result<(), Status> {
-        if targets.is_empty() {
-            return Err(Status::ERR_BAD_PARAM);
-        }
-        let me = self.proc();
-        let p = Push {
-            targets,
-            directives,
-            data,
-        };
-        let tap: Tap =
-            Box::new(move |r| done(r.as_ref().err().copied().unwrap_or(Status::SUCCESS)));
-        if self.run_on_loop(move |st| push_for(st, NOBODY, &me, p, Some(tap))) {
-            Ok(())
-        } else {
-            Err(Status::ERR_INIT)
-        }
-    }
-
-    /// `PMIx_IOF_push` of this process's own stdin (`PMIX_IOF_PUSH_STDIN`)
-    /// in the server's process: a thread reads it chunk by chunk and hands
-    /// each to the host's `push_stdin` as [`Server::iof_push_nb`] does,
-    /// waiting for the host's answer before reading on, then the end of
-    /// input (no bytes, `PMIX_IOF_COMPLETE`); it stops at the first
-    /// refusal or when the server is gone. One at a time per process
-    /// (stdin is the process's): a second is `PMIX_ERR_BAD_PARAM` while
-    /// the first runs.
-    pub fn iof_push_stdin(&self, targets: Vec<Proc>, directives: &[Info]) -> Result<(), Status> {
-        if targets.is_empty() {
-            return Err(Status::ERR_BAD_PARAM);
-        }
-        if PUSHING_STDIN.swap(true, Ordering::AcqRel) {
-            return Err(Status::ERR_BAD_PARAM);
-        }
-        let dirs: Vec<Info> = directives
-            .iter()
-            .filter(|i| i.key.as_bytes() != keys::IOF_PUSH_STDIN.as_bytes())
-            .cloned()
-            .collect();
-        let notifier = self.notifier.clone();
-        let me = self.proc();
-        let started = std::thread::Builder::new()
-            .name("pmix-server-stdin".into())
-            .spawn(move || {
-                forward_stdin(&notifier, &me, &targets, &dirs);
-                PUSHING_STDIN.store(false, Ordering::Release);
-            });
-        if started.is_err() {
-            PUSHING_STDIN.store(false, Ordering::Release);
-            return Err(Status::ERR_OUT_OF_RESOURCE);
-        }
-        Ok(())
-    }
-
-    /// [`Server::iof_deliver_nb`] without a completion callback.
-    pub fn iof_deliver(
-        &self,
-        source: &Proc,
-        channel: u16,
-        data: &[u8],
-        infos: &[Info],
-    ) -> Result<(), Status> {
-        self.iof_deliver_nb(source, channel, data.to_vec(), infos.to_vec(), None)
     }
 }
 
