@@ -175,7 +175,7 @@ pub(super) fn get_credential(st: &mut State, caller: Caller, proc: &Proc, body: 
         Err(e) => return st.respond(caller, Err(e.status())),
     };
     let native = st
-        .conns
+        .conns()
         .peer_creds(proc)
         .map(|c| super::credential::issue(proc, c));
     let (op, done) = st.host_op_or_fallback(

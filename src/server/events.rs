@@ -52,9 +52,9 @@ fn push_to_clients(st: &mut State, event: &Event) {
     let Ok(body) = encode_event(event) else {
         return;
     };
-    for p in st.conns.connected_procs() {
+    for p in st.conns().connected_procs() {
         if p != event.source && event.reaches(&p) {
-            st.conns.send_event(&p, body.clone());
+            st.conns_mut().send_event(&p, body.clone());
         }
     }
 }
@@ -105,15 +105,15 @@ pub(super) fn notify_from_client(st: &mut State, caller: Caller, _proc: &Proc, b
 /// Records set `name` and raises `PMIX_PROCESS_SET_DEFINE`.
 pub(super) fn define_pset(st: &mut State, name: &str, members: Vec<Proc>) -> Result<(), Status> {
     let value = Value::proc_array(&members);
-    st.psets.define(name, members)?;
-    st.psets.announce(name);
+    st.psets_mut().define(name, members)?;
+    st.psets_mut().announce(name);
     raise_pset_event(st, PROCESS_SET_DEFINE, name, Some(value));
     Ok(())
 }
 
 /// Forgets set `name` and raises `PMIX_PROCESS_SET_DELETE`.
 pub(super) fn delete_pset(st: &mut State, name: &str) -> Result<(), Status> {
-    st.psets.delete(name)?;
+    st.psets_mut().delete(name)?;
     raise_pset_event(st, PROCESS_SET_DELETE, name, None);
     Ok(())
 }
@@ -130,7 +130,7 @@ fn raise_pset_event(st: &mut State, code: Status, name: &str, members: Option<Va
 /// (PRRTE's `--pset`) before its processes start.
 pub(super) fn tell_defined_psets(st: &mut State, proc: &Proc) {
     let sets: Vec<(String, Value)> = st
-        .psets
+        .psets()
         .announced()
         .into_iter()
         .map(|(n, m)| (n.to_owned(), Value::proc_array(m)))
@@ -138,7 +138,7 @@ pub(super) fn tell_defined_psets(st: &mut State, proc: &Proc) {
     for (name, members) in sets {
         let event = pset_event(st, PROCESS_SET_DEFINE, &name, Some(members));
         if let Ok(body) = encode_event(&event) {
-            st.conns.send_event(proc, body);
+            st.conns_mut().send_event(proc, body);
         }
     }
 }
@@ -191,7 +191,7 @@ pub(super) fn raise(
     let to_source = |st: &mut State, event: &Event| {
         if targets.contains(source) {
             if let Ok(body) = encode_event(event) {
-                st.conns.send_event(source, body);
+                st.conns_mut().send_event(source, body);
             }
         }
     };

@@ -40,7 +40,7 @@ fn with_ids(st: &State, proc: &Proc, mut infos: Vec<Info>) -> Result<Vec<Info>, 
     let (uid, gid) = st
         .registry()
         .ids_of(proc)
-        .or_else(|| st.conns.peer_creds(proc).map(|c| (c.uid, c.gid)))
+        .or_else(|| st.conns().peer_creds(proc).map(|c| (c.uid, c.gid)))
         .ok_or(Status::ERR_NOT_FOUND)?;
     infos.retain(|i| {
         i.key.as_bytes() != keys::USERID.as_bytes() && i.key.as_bytes() != keys::GRPID.as_bytes()

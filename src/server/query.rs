@@ -230,7 +230,7 @@ fn answer_query(st: &State, requester: &Proc, key: &[u8], qualifiers: &[Info]) -
                     // else what the connection and the job data tell.
                     // A connected process's own pid (the host may have
                     // started a wrapper that forked it).
-                    let peer = st.conns.peer_creds(&p).map(|c| c.pid);
+                    let peer = st.conns().peer_creds(&p).map(|c| c.pid);
                     let mut started = host.started_proc(&p).unwrap_or_else(|| StartedProc {
                         state: if peer.is_some() {
                             crate::proc::state::RUNNING
@@ -267,16 +267,16 @@ fn answer_query(st: &State, requester: &Proc, key: &[u8], qualifiers: &[Info]) -
         keys::QUERY_SUPPORTED_KEYS => Info::keyed(key, Value::string(&SERVER_KEYS.join(","))),
         keys::PSET_NAMES => {
             let p = target(requester, qualifiers);
-            Info::keyed(key, Value::string(&st.psets.sets_of(&p).join(",")))
+            Info::keyed(key, Value::string(&st.psets().sets_of(&p).join(",")))
         }
         keys::GROUP_NAMES => {
             let p = target(requester, qualifiers);
-            Info::keyed(key, Value::string(&st.groups.groups_of(&p).join(",")))
+            Info::keyed(key, Value::string(&st.groups().groups_of(&p).join(",")))
         }
-        keys::QUERY_NUM_GROUPS => Info::keyed(key, Value::Size(st.groups.len())),
-        keys::QUERY_GROUP_NAMES => Info::keyed(key, Value::string(&st.groups.names().join(","))),
-        keys::QUERY_NUM_PSETS => Info::keyed(key, Value::Size(st.psets.len())),
-        keys::QUERY_PSET_NAMES => Info::keyed(key, Value::string(&st.psets.names().join(","))),
+        keys::QUERY_NUM_GROUPS => Info::keyed(key, Value::Size(st.groups().len())),
+        keys::QUERY_GROUP_NAMES => Info::keyed(key, Value::string(&st.groups().names().join(","))),
+        keys::QUERY_NUM_PSETS => Info::keyed(key, Value::Size(st.psets().len())),
+        keys::QUERY_PSET_NAMES => Info::keyed(key, Value::string(&st.psets().names().join(","))),
         _ => job_data(st, &target(requester, qualifiers), key),
     }
 }
@@ -341,9 +341,9 @@ fn membership(st: &State, key: &[u8], qualifiers: &[Info]) -> Option<Result<Info
         return Some(Err(Status::ERR_BAD_PARAM));
     };
     let members = if qualifier == keys::PSET_NAME {
-        st.psets.members(name).map(<[Proc]>::to_vec)
+        st.psets().members(name).map(<[Proc]>::to_vec)
     } else {
-        st.groups.get(name).map(|g| g.members.clone())
+        st.groups().get(name).map(|g| g.members.clone())
     };
     Some(
         members

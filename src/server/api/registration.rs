@@ -37,7 +37,7 @@ impl Server {
         if !psets.is_empty() {
             self.run_on_loop(move |st| {
                 for (name, members) in psets {
-                    let _ = st.psets.define(&name, members);
+                    let _ = st.psets_mut().define(&name, members);
                 }
             });
         }
@@ -70,8 +70,9 @@ impl Server {
     /// for it.
     pub fn client_terminated(&self, proc: &Proc) {
         let p = proc.clone();
-        self.notifier
-            .send(Command::Run(Box::new(move |st| st.conns.terminated(&p))));
+        self.notifier.send(Command::Run(Box::new(move |st| {
+            st.conns_mut().terminated(&p)
+        })));
     }
 
     /// `PMIx_server_deregister_client`: forgets the client and closes its

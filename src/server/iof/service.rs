@@ -51,7 +51,7 @@ use crate::{keys, Info, Proc, Status, Value};
 /// connection's write queue is under the watermark; forgets the outbox of
 /// a closed connection.
 fn pump(st: &mut State, token: Token) {
-    let State { conns, iof, .. } = st;
+    let (iof, conns) = st.iof_with_conns();
     let Some(ob) = iof.outboxes.get_mut(&token) else {
         return;
     };
@@ -87,14 +87,14 @@ fn pump(st: &mut State, token: Token) {
 
 /// The connections that pulled output.
 pub(in crate::server) fn tokens(st: &State) -> Vec<Token> {
-    st.iof.outboxes.keys().copied().collect()
+    st.iof().outboxes.keys().copied().collect()
 }
 
 /// True while forwarded output waits for an open connection (in its
 /// outbox or its write queue).
 pub(in crate::server) fn unsent(st: &State) -> bool {
-    st.iof.outboxes.iter().any(|(t, ob)| {
-        st.conns
+    st.iof().outboxes.iter().any(|(t, ob)| {
+        st.conns()
             .pending_output(*t)
             .is_some_and(|queued| queued > 0 || ob.bytes > 0)
     })
@@ -102,7 +102,7 @@ pub(in crate::server) fn unsent(st: &State) -> bool {
 
 /// The connection `token` wrote what it had queued: more output may go.
 pub(in crate::server) fn drained(st: &mut State, token: Token) {
-    if st.iof.outboxes.contains_key(&token) {
+    if st.iof().outboxes.contains_key(&token) {
         pump(st, token);
     }
 }
@@ -112,8 +112,9 @@ pub(in crate::server) fn deliver(st: &mut State, chunk: Chunk) {
     let chunk = Arc::new(chunk);
     let mut touched = Vec::new();
     let mut gone = Vec::new();
-    for (token, ob) in st.iof.outboxes.iter_mut() {
-        if st.conns.state(*token).is_none() {
+    let (iof, conns) = st.iof_with_conns();
+    for (token, ob) in iof.outboxes.iter_mut() {
+        if conns.state(*token).is_none() {
             gone.push(*token);
             continue;
         }
@@ -129,10 +130,10 @@ pub(in crate::server) fn deliver(st: &mut State, chunk: Chunk) {
         }
     }
     for t in gone {
-        st.iof.outboxes.remove(&t);
+        st.iof_mut().outboxes.remove(&t);
     }
     if touched.is_empty() {
-        st.iof.keep_early(chunk);
+        st.iof_mut().keep_early(chunk);
         return;
     }
     touched.sort_unstable_by_key(|t| t.0);
@@ -150,13 +151,10 @@ pub(in crate::server) fn pull(st: &mut State, caller: Caller, proc: &Proc, body:
     // The outboxes of connections closed since are forgotten here too
     // (not only at the next delivery): pulls from connections that come
     // and go without any output delivered do not pile up.
-    let State { conns, iof, .. } = st;
+    let (iof, conns) = st.iof_with_conns();
     iof.outboxes.retain(|t, _| conns.state(*t).is_some());
-    let ob = st
-        .iof
-        .outboxes
-        .entry(caller.token)
-        .or_insert_with(Outbox::new);
+    let iof = st.iof_mut();
+    let ob = iof.outboxes.entry(caller.token).or_insert_with(Outbox::new);
     if ob.regs.iter().any(|r| r.id == p.id) {
         return st.respond(caller, Err(Status::ERR_BAD_PARAM));
     }
@@ -178,10 +176,10 @@ pub(in crate::server) fn pull(st: &mut State, caller: Caller, proc: &Proc, body:
     };
     // Output that waited for a registration like this one goes first.
     let mut i = 0;
-    while i < st.iof.early.len() {
-        if reg.matches(&st.iof.early[i]) {
-            if let Some(c) = st.iof.early.remove(i) {
-                st.iof.early_bytes -= c.data.len();
+    while i < iof.early.len() {
+        if reg.matches(&iof.early[i]) {
+            if let Some(c) = iof.early.remove(i) {
+                iof.early_bytes -= c.data.len();
                 ob.enqueue(vec![reg.id], c);
             }
         } else {
@@ -210,7 +208,7 @@ pub(in crate::server) fn deregister(st: &mut State, caller: Caller, _proc: &Proc
         Ok(d) => d,
         Err(e) => return st.respond(caller, Err(e.status())),
     };
-    let Some(ob) = st.iof.outboxes.get_mut(&caller.token) else {
+    let Some(ob) = st.iof_mut().outboxes.get_mut(&caller.token) else {
         return st.respond(caller, Err(Status::ERR_NOT_FOUND));
     };
     let before = ob.regs.len();

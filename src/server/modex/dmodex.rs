@@ -27,14 +27,14 @@ use crate::{Proc, Rank, Status};
 
 /// `proc` committed `items`.
 pub(in crate::server) fn commit(st: &mut State, proc: &Proc, items: Vec<Posted>) {
-    st.modex.commit(proc, items);
+    st.modex_mut().commit(proc, items);
     st.release_local_waiters(proc);
     // The next collecting fence's generation, built while the processes
     // still compute (see `modex_store`).
     let registry = st.registry().clone();
     let all_local = registry.nspace(&proc.nspace).is_some_and(|r| r.all_local());
     let wildcard = [Proc::new(proc.nspace.clone(), Rank::WILDCARD)];
-    st.modex.speculate(
+    st.modex_mut().speculate(
         &proc.nspace,
         all_local,
         || registry.local_participants(&wildcard),
@@ -52,18 +52,18 @@ pub(in crate::server) fn client_request(st: &mut State, caller: Caller, req: Dmo
     let dl = d.deadline();
     let to = WaiterTo::Client(caller);
     let id = if st.registry().is_local(&target) {
-        if let Some(r) = st.modex.record(&target, Scopes::LOCAL_PEER) {
+        if let Some(r) = st.modex().record(&target, Scopes::LOCAL_PEER) {
             return st.reply_dmodex(caller, r);
         }
-        if st.conns.departed(&target) || d.immediate {
+        if st.conns().departed(&target) || d.immediate {
             return st.reply_dmodex(caller, Err(Status::ERR_NOT_FOUND));
         }
-        st.waiters.wait_local(target, to, dl)
+        st.waiters_mut().wait_local(target, to, dl)
     } else {
-        if let Some(r) = st.modex.remote_record(&target, req.key.as_ref()) {
+        if let Some(r) = st.modex().remote_record(&target, req.key.as_ref()) {
             return st.reply_dmodex(caller, Ok(r));
         }
-        let (id, first) = st.waiters.wait_remote(target.clone(), to, dl);
+        let (id, first) = st.waiters_mut().wait_remote(target.clone(), to, dl);
         if first {
             let pending = PendingOp::DirectModex(target.clone());
             let (_, r) = st.upcall(pending, |h, done| h.direct_modex(&target, &req.infos, done));
@@ -79,7 +79,7 @@ pub(in crate::server) fn client_request(st: &mut State, caller: Caller, req: Dmo
         id
     };
     if let Some(dl) = dl {
-        st.timers.set(dl, TimerKey::Waiter(id));
+        st.timers_mut().set(dl, TimerKey::Waiter(id));
     }
 }
 
@@ -88,13 +88,14 @@ pub(in crate::server) fn host_request(st: &mut State, proc: Proc, done: DmodexCa
     if !st.registry().is_local(&proc) {
         return done(Err(Status::ERR_NOT_FOUND));
     }
-    if let Some(r) = st.modex.record(&proc, Scopes::REMOTE_PEER) {
+    if let Some(r) = st.modex().record(&proc, Scopes::REMOTE_PEER) {
         return done(r);
     }
-    if st.conns.departed(&proc) {
+    if st.conns().departed(&proc) {
         return done(Err(Status::ERR_NOT_FOUND));
     }
-    st.waiters.wait_local(proc, WaiterTo::Host(done), None);
+    st.waiters_mut()
+        .wait_local(proc, WaiterTo::Host(done), None);
 }
 
 /// The host's `direct_modex` about remote `proc` completed.
@@ -103,14 +104,14 @@ pub(in crate::server) fn host_answer(st: &mut State, proc: &Proc, result: OpResu
 }
 
 fn remote_answer(st: &mut State, proc: &Proc, r: Result<Vec<u8>, Status>) {
-    for w in st.waiters.take_remote(proc) {
+    for w in st.waiters_mut().take_remote(proc) {
         st.answer_waiter(w, r.clone());
     }
 }
 
 /// Waiter `id`'s deadline passed.
 pub(in crate::server) fn timed_out(st: &mut State, id: u64) {
-    if let Some(w) = st.waiters.take(id) {
+    if let Some(w) = st.waiters_mut().take(id) {
         st.answer_waiter(w, Err(Status::ERR_TIMEOUT));
     }
 }

@@ -56,14 +56,14 @@ impl Rules for Fence {
     /// contribution; one whose participants are all local may complete
     /// here.
     fn host_call(&self, st: &mut State, cid: u64) -> Result<Plan, Status> {
-        let c = st.collectives.get(cid).ok_or(Status::ERROR)?;
+        let c = st.collectives().get(cid).ok_or(Status::ERROR)?;
         // When every participant is local the host's answer can only be
         // this node's contribution, which the new generations read from
         // the committed store anyway: the host gets none (a host
         // allgathering it would copy it for nothing).
         let local = st.registry().all_local(&c.procs);
         let data = if c.collect && !local {
-            st.modex.contribution(&c.expected)?
+            st.modex().contribution(&c.expected)?
         } else {
             Vec::new()
         };
@@ -83,7 +83,7 @@ impl Rules for Fence {
 /// (none: the local participants' data is all there is): builds the new
 /// modex generations and releases the local participants.
 fn done_ok(st: &mut State, cid: u64, data: Vec<u8>) {
-    let Some(c) = st.collectives.finish(cid, &mut st.timers) else {
+    let Some(c) = st.finish_collective(cid) else {
         return;
     };
     let mut status = Status::SUCCESS;
@@ -91,7 +91,7 @@ fn done_ok(st: &mut State, cid: u64, data: Vec<u8>) {
     if c.collect {
         let registry = st.registry().clone();
         let all_local = registry.all_local(&c.procs);
-        match st.modex.fence_generations(
+        match st.modex_mut().fence_generations(
             &c.expected,
             all_local,
             &data,
@@ -117,7 +117,7 @@ fn done_ok(st: &mut State, cid: u64, data: Vec<u8>) {
                 }
             }
         };
-        st.conns.send(caller.token, caller.id, &m, fds);
+        st.conns_mut().send(caller.token, caller.id, &m, fds);
     }
 }
 
