@@ -5,7 +5,7 @@
 use super::host_link::{self, Rules};
 use super::Kind;
 use crate::server::connect;
-use crate::server::groups::collective as group_collective;
+use crate::server::groups;
 use crate::server::host::OpResult;
 use crate::server::modex::fence;
 use crate::server::state::State;
@@ -15,7 +15,7 @@ fn rules(kind: Kind) -> &'static dyn Rules {
     match kind {
         Kind::Fence => &fence::Fence,
         Kind::Connect | Kind::Disconnect => &connect::ConnectOrDisconnect,
-        Kind::GroupConstruct | Kind::GroupDestruct => &group_collective::Group,
+        Kind::GroupConstruct | Kind::GroupDestruct => &groups::collective::Group,
     }
 }
 

@@ -470,7 +470,7 @@ pub(in crate::server) fn departed(st: &mut State, proc: &Proc) {
 /// of an event about a group ended with that status (and maybe claimed
 /// the leadership). An abort ends the invitation it leads; the group's
 /// constructs and the group itself hear of any verdict (see
-/// `group_collective::verdict`).
+/// `groups::collective::verdict`).
 pub(in crate::server) fn verdict(st: &mut State, proc: &Proc, req: &[u8]) {
     let Ok((id, status, leads)) = body::decode_verdict(req) else {
         return;

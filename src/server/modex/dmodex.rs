@@ -30,7 +30,7 @@ pub(in crate::server) fn commit(st: &mut State, proc: &Proc, items: Vec<Posted>)
     st.modex_mut().commit(proc, items);
     st.release_local_waiters(proc);
     // The next collecting fence's generation, built while the processes
-    // still compute (see `modex_store`).
+    // still compute (see `modex::store`).
     let registry = st.registry().clone();
     let all_local = registry.nspace(&proc.nspace).is_some_and(|r| r.all_local());
     let wildcard = [Proc::new(proc.nspace.clone(), Rank::WILDCARD)];
