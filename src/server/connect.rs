@@ -23,8 +23,8 @@
 //! `NspaceRequest` (never that namespace's barrier page); every connect or
 //! disconnect call gets exactly one answer (through the collective engine).
 
+use super::clients::connections::Caller;
 use super::collective::{self, normalize, Call, HostCall, Kind, Outcome, Plan, Rules};
-use super::connections::Caller;
 use super::state::State;
 use crate::wire::{process_mgmt, Directives, Message, NspaceReply, Op};
 use crate::{keys, Info, Nspace, Proc, Status};
@@ -67,7 +67,7 @@ impl Rules for ConnectOrDisconnect {
     /// The host's `connect` (`disconnect`) once for this node; a set whose
     /// participants are all served here may complete here.
     fn host_call(&self, st: &mut State, cid: u64) -> Result<Plan, Status> {
-        let c = st.collectives.get(cid).ok_or(Status::ERROR)?;
+        let c = st.collectives().get(cid).ok_or(Status::ERROR)?;
         // The server keeps PMIX_TIMEOUT itself: the host gets no competing
         // timeout (as the standard advises).
         let infos: Vec<Info> = c
@@ -88,7 +88,7 @@ impl Rules for ConnectOrDisconnect {
 
     /// Answers every participant.
     fn succeeded(&self, st: &mut State, cid: u64, _: Outcome) {
-        if let Some(c) = st.collectives.finish(cid, &mut st.timers) {
+        if let Some(c) = st.finish_collective(cid) {
             for (_, caller) in c.arrived {
                 st.respond(caller, Ok(Vec::new()));
             }
@@ -104,5 +104,5 @@ pub(super) fn nspace_segments(st: &mut State, caller: Caller, ns: &Nspace) {
         Err(s) => (s, Vec::new(), Vec::new()),
     };
     let m = Message::NspaceReply(NspaceReply { status, segments });
-    st.conns.send(caller.token, caller.id, &m, fds);
+    st.conns_mut().send(caller.token, caller.id, &m, fds);
 }

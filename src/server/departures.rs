@@ -1,7 +1,7 @@
 //! What a process's departure ends, in order: the state's fan-out
 //! (waiters, the host and the server's handlers; see [`State::departed`]),
 //! the groups it belongs to and the group collectives it leads or whose
-//! verdict they wait for (see `group_collective::departed`), then every
+//! verdict they wait for (see `groups::collective::departed`), then every
 //! collective that expects it, whatever its kind (the collective engine's
 //! `departed`), and the invitations it leads or was sent.
 //!
@@ -10,22 +10,22 @@
 //! rooms forget them (see [`deregistered`], [`nspace_deregistered`]).
 
 use super::state::State;
-use super::{collective, group_collective, group_members};
+use super::{collective, groups};
 use crate::{Nspace, Proc};
 
 /// `proc` departed (`finalized`, or its connection was lost).
 pub(super) fn departed(st: &mut State, proc: &Proc, finalized: bool) {
     st.departed(proc, finalized);
-    group_collective::departed(st, proc, finalized);
+    groups::collective::departed(st, proc, finalized);
     for cid in collective::departed(st, proc, finalized) {
         collective::start_any(st, cid);
     }
-    group_members::departed(st, proc);
+    groups::members::departed(st, proc);
 }
 
 /// Fans out the departures of connections closed since the last call.
 pub(super) fn fan_out(st: &mut State) {
-    while let Some(d) = st.conns.take_departure() {
+    while let Some(d) = st.conns_mut().take_departure() {
         departed(st, &d.0, false);
     }
 }
@@ -36,11 +36,11 @@ pub(super) fn fan_out(st: &mut State) {
 /// expects it fails, but neither the host nor the server's handlers hear
 /// of a lost connection. Then every room forgets it.
 pub(super) fn deregistered(st: &mut State, proc: &Proc) {
-    if st.conns.deregistered(proc) {
+    if st.conns_mut().deregistered(proc) {
         departed(st, proc, true);
     }
     fan_out(st);
-    let failed = st.collectives.failed_with(proc);
+    let failed = st.collectives().failed_with(proc);
     st.client_gone(proc);
     collective::retire_all(st, failed);
 }
@@ -50,13 +50,13 @@ pub(super) fn deregistered(st: &mut State, proc: &Proc) {
 /// still expects without their having been clients here depart first, as
 /// there; then every room forgets the namespace.
 pub(super) fn nspace_deregistered(st: &mut State, ns: &Nspace) {
-    for p in st.collectives.expecting_of(ns) {
-        if st.conns.deregistered(&p) {
+    for p in st.collectives().expecting_of(ns) {
+        if st.conns_mut().deregistered(&p) {
             departed(st, &p, true);
         }
     }
     fan_out(st);
     st.nspace_gone(ns);
-    let failed = st.collectives.failed();
+    let failed = st.collectives().failed();
     collective::retire_all(st, failed);
 }

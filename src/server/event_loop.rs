@@ -27,14 +27,18 @@ const LINGER: Duration = Duration::from_secs(1);
 use crossbeam_channel::Receiver;
 use mio::{Events, Interest, Poll, Token};
 
+use super::clients::connections::{
+    Caller, Connections, PeerState, HANDSHAKE_LIMIT, LISTENER, WAKER,
+};
+use super::clients::lifecycle as clients;
 use super::command::{Command, Notifier};
-use super::connections::{Caller, Connections, PeerState, HANDSHAKE_LIMIT, LISTENER, WAKER};
 use super::host::{HostModule, OpResult};
+use super::modex::{dmodex, fence};
 use super::ops::PendingOp;
 use super::registry::Registry;
 use super::state::State;
 use super::timers::TimerKey;
-use super::{clients, collective, connect, departures, dmodex, fence, group_members, services};
+use super::{collective, connect, departures, groups, services};
 use crate::net::Listener;
 use crate::wire::{Frame, Message, WireError};
 use crate::{Proc, Status};
@@ -79,9 +83,9 @@ impl EventLoop {
     pub(super) fn run(mut self) {
         let mut events = Events::with_capacity(256);
         self.notifier.enter_loop();
-        super::modex_store::warm_up();
+        super::modex::store::warm_up();
         loop {
-            let timeout = self.st.timers.next_in(Instant::now());
+            let timeout = self.st.timers().next_in(Instant::now());
             if let Err(e) = self.poll.poll(&mut events, timeout) {
                 if e.kind() == std::io::ErrorKind::Interrupted {
                     continue;
@@ -91,9 +95,9 @@ impl EventLoop {
             for ev in events.iter() {
                 match ev.token() {
                     LISTENER => {
-                        for t in self.st.conns.accept(&self.listener) {
+                        for t in self.st.conns_mut().accept(&self.listener) {
                             let dl = Instant::now() + HANDSHAKE_LIMIT;
-                            self.st.timers.set(dl, TimerKey::Handshake(t));
+                            self.st.timers_mut().set(dl, TimerKey::Handshake(t));
                             // Bytes may already wait (edge-triggered), or
                             // the peer's end: read it all.
                             self.read(t, true);
@@ -106,8 +110,8 @@ impl EventLoop {
                             self.read(t, hung_up);
                         }
                         if ev.is_writable() {
-                            self.st.conns.flush(t);
-                            super::iof::drained(&mut self.st, t);
+                            self.st.conns_mut().flush(t);
+                            super::iof::service::drained(&mut self.st, t);
                             self.resume(t);
                         }
                     }
@@ -133,11 +137,11 @@ impl EventLoop {
         let mut events = Events::with_capacity(64);
         // Writes what the sockets take now (a writability edge may have
         // passed already); then waits for room, only while output waits.
-        for t in super::iof::tokens(&self.st) {
-            self.st.conns.flush(t);
-            super::iof::drained(&mut self.st, t);
+        for t in super::iof::service::tokens(&self.st) {
+            self.st.conns_mut().flush(t);
+            super::iof::service::drained(&mut self.st, t);
         }
-        while super::iof::unsent(&self.st) {
+        while super::iof::service::unsent(&self.st) {
             let now = Instant::now();
             if now >= deadline {
                 return;
@@ -154,10 +158,10 @@ impl EventLoop {
                     continue;
                 }
                 if ev.is_read_closed() || ev.is_error() {
-                    self.st.conns.close(t);
+                    self.st.conns_mut().close(t);
                 } else if ev.is_writable() {
-                    self.st.conns.flush(t);
-                    super::iof::drained(&mut self.st, t);
+                    self.st.conns_mut().flush(t);
+                    super::iof::service::drained(&mut self.st, t);
                 }
             }
         }
@@ -188,11 +192,11 @@ impl EventLoop {
 
     fn read(&mut self, token: Token, hung_up: bool) {
         // A throttled peer is read again when its output drained.
-        if self.st.conns.is_throttled(token) {
+        if self.st.conns().is_throttled(token) {
             return;
         }
-        let (frames, open) = self.st.conns.read(token, hung_up);
-        self.st.conns.hold(token, frames, open);
+        let (frames, open) = self.st.conns_mut().read(token, hung_up);
+        self.st.conns_mut().hold(token, frames, open);
         self.serve(token);
     }
 
@@ -200,22 +204,22 @@ impl EventLoop {
     /// is under the limit; then ends it if its reading ended.
     fn serve(&mut self, token: Token) {
         loop {
-            if self.st.conns.state(token).is_none() {
+            if self.st.conns().state(token).is_none() {
                 return;
             }
-            if self.st.conns.over_output_limit(token) {
-                return self.st.conns.set_throttled(token, true);
+            if self.st.conns().over_output_limit(token) {
+                return self.st.conns_mut().set_throttled(token, true);
             }
-            let Some(f) = self.st.conns.next_held(token) else {
+            let Some(f) = self.st.conns_mut().next_held(token) else {
                 break;
             };
             if let Err(e) = self.frame(token, f) {
                 return self.protocol_error(token, &e);
             }
         }
-        match self.st.conns.take_end(token) {
+        match self.st.conns_mut().take_end(token) {
             None => {}
-            Some(Ok(())) => self.st.conns.close(token),
+            Some(Ok(())) => self.st.conns_mut().close(token),
             Some(Err(e)) => self.protocol_error(token, &e),
         }
     }
@@ -223,10 +227,10 @@ impl EventLoop {
     /// After `token`'s output was written: a throttled peer whose output
     /// is back under the limit is served and read again.
     fn resume(&mut self, token: Token) {
-        if !self.st.conns.is_throttled(token) || self.st.conns.over_output_limit(token) {
+        if !self.st.conns().is_throttled(token) || self.st.conns().over_output_limit(token) {
             return;
         }
-        self.st.conns.set_throttled(token, false);
+        self.st.conns_mut().set_throttled(token, false);
         self.serve(token);
         // Reads what came meanwhile (its readiness edges were skipped),
         // up to the end of stream if there is one.
@@ -236,27 +240,27 @@ impl EventLoop {
     /// `token`'s handshake deadline passed: closed (one log line) if it
     /// still has not sent a complete handshake.
     fn handshake_overdue(&mut self, token: Token) {
-        if self.st.conns.state(token) != Some(&PeerState::AwaitHandshake) {
+        if self.st.conns().state(token) != Some(&PeerState::AwaitHandshake) {
             return;
         }
         let why = format!("no handshake within {HANDSHAKE_LIMIT:?}, connection closed");
         self.st
-            .conns
+            .conns()
             .log_refusal(self.st.server_proc(), token, None, &why);
-        self.st.conns.close(token);
+        self.st.conns_mut().close(token);
     }
 
     /// `token` broke the protocol: one log line, and its connection is
     /// closed (a client that had not finalized departs).
     fn protocol_error(&mut self, token: Token, e: &WireError) {
-        if self.st.conns.state(token).is_none() {
+        if self.st.conns().state(token).is_none() {
             return;
         }
         let why = format!("protocol error, connection closed: {e}");
         self.st
-            .conns
+            .conns()
             .log_refusal(self.st.server_proc(), token, None, &why);
-        self.st.conns.close(token);
+        self.st.conns_mut().close(token);
     }
 
     fn frame(&mut self, token: Token, f: Frame) -> Result<(), WireError> {
@@ -265,7 +269,7 @@ impl EventLoop {
             id: f.header.id,
         };
         let msg = f.message()?;
-        let proc = match self.st.conns.state(token) {
+        let proc = match self.st.conns().state(token) {
             None => return Ok(()),
             Some(PeerState::AwaitHandshake) => {
                 return match msg {
@@ -289,7 +293,7 @@ impl EventLoop {
         // A client that finalized has departed: nothing more may come,
         // but for a group verdict its library may still send (one-way,
         // from an event handler that ended while it finalized): dropped.
-        if self.st.conns.is_finalized(token) {
+        if self.st.conns().is_finalized(token) {
             if matches!(&msg, Message::Request(q) if q.op == crate::wire::Op::GROUP_VERDICT) {
                 return Ok(());
             }
@@ -314,7 +318,7 @@ impl EventLoop {
 
     /// The host completed operation `op`.
     fn op_done(&mut self, op: u64, result: OpResult) {
-        let Some(pending) = self.st.ops.take(op) else {
+        let Some(pending) = self.st.ops_mut().take(op) else {
             // Already resolved (refused synchronously, timed out, or a
             // dropped completion after an explicit one).
             return;
@@ -327,7 +331,7 @@ impl EventLoop {
                 let r = encoder(result);
                 st.respond(caller, r);
             }
-            PendingOp::GroupInvite(n) => group_members::host_done(st, n, result),
+            PendingOp::GroupInvite(n) => groups::members::host_done(st, n, result),
             PendingOp::Ignored => {}
             p @ (PendingOp::Connect(_)
             | PendingOp::ToolConnect(_)
@@ -338,13 +342,13 @@ impl EventLoop {
 
     fn fire_timers(&mut self) {
         let now = Instant::now();
-        while let Some(key) = self.st.timers.pop_expired(now) {
+        while let Some(key) = self.st.timers_mut().pop_expired(now) {
             match key {
                 TimerKey::Collective(cid) => {
                     collective::failed(&mut self.st, cid, Status::ERR_TIMEOUT)
                 }
                 TimerKey::Waiter(id) => dmodex::timed_out(&mut self.st, id),
-                TimerKey::Invite(n) => group_members::timed_out(&mut self.st, n),
+                TimerKey::Invite(n) => groups::members::timed_out(&mut self.st, n),
                 TimerKey::Handshake(t) => self.handshake_overdue(t),
             }
             self.departures();

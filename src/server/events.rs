@@ -19,8 +19,8 @@
 //! raise `PMIX_ERR_LOST_CONNECTION` (source: that client, range
 //! `PMIX_RANGE_PROC_LOCAL`) to its own handlers, as OpenPMIx does.
 //!
-//! Process sets: [`Server::define_process_set`] and
-//! [`Server::delete_process_set`] change the table (`psets.rs`) and raise
+//! Process sets: [`Server::define_process_set`](crate::server::Server::define_process_set) and
+//! [`Server::delete_process_set`](crate::server::Server::delete_process_set) change the table (`psets.rs`) and raise
 //! `PMIX_PROCESS_SET_DEFINE` (`PMIX_PSET_NAME`, `PMIX_PSET_MEMBERS`) /
 //! `PMIX_PROCESS_SET_DELETE` (`PMIX_PSET_NAME`), source the server,
 //! `PMIX_RANGE_LOCAL`, marked `PMIX_EVENT_NON_DEFAULT` (default handlers do
@@ -35,84 +35,16 @@
 //! and never its source (which delivered it to itself); every client
 //! notification request gets one answer.
 
-use std::sync::Arc;
-
-use super::connections::Caller;
+use super::clients::connections::Caller;
 use super::host::{OpResult, OpValue};
 use super::ops::PendingOp;
 use super::state::State;
-use super::Server;
 use crate::events::codes::{PROCESS_SET_DEFINE, PROCESS_SET_DELETE};
-use crate::events::{decode_event, encode_event, Event, EventHandler, EventHandlers, Range};
+use crate::events::{decode_event, encode_event, Event, Range};
 use crate::{keys, Info, Key, Proc, Status, Value};
 
-/// Callback of [`Server::notify_event`].
+/// Callback of [`Server::notify_event`](crate::server::Server::notify_event).
 pub type NotifyCallback = Box<dyn FnOnce(Status) + Send + 'static>;
-
-impl Server {
-    /// The server process's own event handlers.
-    pub fn events(&self) -> &Arc<EventHandlers> {
-        &self.events
-    }
-
-    /// `PMIx_Register_event_handler` in the server process.
-    pub fn register_event_handler(
-        &self,
-        codes: &[Status],
-        infos: &[Info],
-        handler: EventHandler,
-    ) -> Result<usize, Status> {
-        self.events.register(codes, infos, handler)
-    }
-
-    /// `PMIx_Deregister_event_handler` in the server process.
-    pub fn deregister_event_handler(&self, id: usize) -> Result<(), Status> {
-        self.events.deregister(id)
-    }
-
-    /// `PMIx_server_define_process_set`: defines (or redefines) the
-    /// process set `name` and tells the local clients (see the module
-    /// documentation). An empty name is `PMIX_ERR_BAD_PARAM`.
-    pub fn define_process_set(&self, name: &str, members: Vec<Proc>) -> Result<(), Status> {
-        if name.is_empty() {
-            return Err(Status::ERR_BAD_PARAM);
-        }
-        let name = name.to_owned();
-        self.pset_change(move |st| define_pset(st, &name, members))
-    }
-
-    /// `PMIx_server_delete_process_set`: deletes the process set `name`
-    /// and tells the local clients. `PMIX_ERR_NOT_FOUND` if there is no
-    /// such set, `PMIX_ERR_BAD_PARAM` for an empty name.
-    pub fn delete_process_set(&self, name: &str) -> Result<(), Status> {
-        if name.is_empty() {
-            return Err(Status::ERR_BAD_PARAM);
-        }
-        let name = name.to_owned();
-        self.pset_change(move |st| delete_pset(st, &name))
-    }
-
-    /// Runs `change` on the loop and waits for its result; on the loop's
-    /// own thread (from a host callback) it is queued and reported done,
-    /// since waiting there would never end.
-    fn pset_change(
-        &self,
-        change: impl FnOnce(&mut State) -> Result<(), Status> + Send + 'static,
-    ) -> Result<(), Status> {
-        let (tx, rx) = crossbeam_channel::bounded(1);
-        let queued = self.run_on_loop(move |st| {
-            let _ = tx.send(change(st));
-        });
-        if !queued {
-            return Err(Status::ERR_INIT);
-        }
-        if self.notifier.on_loop_thread() {
-            return Ok(());
-        }
-        // A loop that stops drops the task, and with it the sender.
-        rx.recv().unwrap_or(Err(Status::ERR_INIT))
-    }
-}
 
 /// Sends `event` to every connected local client it reaches, except
 /// its source (which delivered it to itself).
@@ -120,9 +52,9 @@ fn push_to_clients(st: &mut State, event: &Event) {
     let Ok(body) = encode_event(event) else {
         return;
     };
-    for p in st.conns.connected_procs() {
+    for p in st.conns().connected_procs() {
         if p != event.source && event.reaches(&p) {
-            st.conns.send_event(&p, body.clone());
+            st.conns_mut().send_event(&p, body.clone());
         }
     }
 }
@@ -171,17 +103,17 @@ pub(super) fn notify_from_client(st: &mut State, caller: Caller, _proc: &Proc, b
 }
 
 /// Records set `name` and raises `PMIX_PROCESS_SET_DEFINE`.
-fn define_pset(st: &mut State, name: &str, members: Vec<Proc>) -> Result<(), Status> {
+pub(super) fn define_pset(st: &mut State, name: &str, members: Vec<Proc>) -> Result<(), Status> {
     let value = Value::proc_array(&members);
-    st.psets.define(name, members)?;
-    st.psets.announce(name);
+    st.psets_mut().define(name, members)?;
+    st.psets_mut().announce(name);
     raise_pset_event(st, PROCESS_SET_DEFINE, name, Some(value));
     Ok(())
 }
 
 /// Forgets set `name` and raises `PMIX_PROCESS_SET_DELETE`.
-fn delete_pset(st: &mut State, name: &str) -> Result<(), Status> {
-    st.psets.delete(name)?;
+pub(super) fn delete_pset(st: &mut State, name: &str) -> Result<(), Status> {
+    st.psets_mut().delete(name)?;
     raise_pset_event(st, PROCESS_SET_DELETE, name, None);
     Ok(())
 }
@@ -198,7 +130,7 @@ fn raise_pset_event(st: &mut State, code: Status, name: &str, members: Option<Va
 /// (PRRTE's `--pset`) before its processes start.
 pub(super) fn tell_defined_psets(st: &mut State, proc: &Proc) {
     let sets: Vec<(String, Value)> = st
-        .psets
+        .psets()
         .announced()
         .into_iter()
         .map(|(n, m)| (n.to_owned(), Value::proc_array(m)))
@@ -206,7 +138,7 @@ pub(super) fn tell_defined_psets(st: &mut State, proc: &Proc) {
     for (name, members) in sets {
         let event = pset_event(st, PROCESS_SET_DEFINE, &name, Some(members));
         if let Ok(body) = encode_event(&event) {
-            st.conns.send_event(proc, body);
+            st.conns_mut().send_event(proc, body);
         }
     }
 }
@@ -259,7 +191,7 @@ pub(super) fn raise(
     let to_source = |st: &mut State, event: &Event| {
         if targets.contains(source) {
             if let Ok(body) = encode_event(event) {
-                st.conns.send_event(source, body);
+                st.conns_mut().send_event(source, body);
             }
         }
     };

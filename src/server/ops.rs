@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use super::connections::Caller;
+use super::clients::connections::Caller;
 use super::host::OpResult;
 use crate::{Proc, Status};
 
@@ -30,7 +30,7 @@ pub(crate) enum PendingOp {
     DirectModex(Proc),
     /// A collective's host call (fence, connect, disconnect).
     Collective(u64),
-    /// An invitation's context id (see `group_members`).
+    /// An invitation's context id (see `groups::members`).
     GroupInvite(u64),
     /// A failure reported to the host; its answer is not needed.
     Ignored,

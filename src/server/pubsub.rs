@@ -15,7 +15,7 @@
 //! one the caller's connection proved (`PMIX_USERID`/`PMIX_GRPID` given by
 //! the caller are replaced); every request gets one answer.
 
-use super::connections::Caller;
+use super::clients::connections::Caller;
 use super::state::State;
 use crate::wire::pubsub::{self, PublishedValue};
 use crate::wire::{Op, Request};
@@ -40,7 +40,7 @@ fn with_ids(st: &State, proc: &Proc, mut infos: Vec<Info>) -> Result<Vec<Info>, 
     let (uid, gid) = st
         .registry()
         .ids_of(proc)
-        .or_else(|| st.conns.peer_creds(proc).map(|c| (c.uid, c.gid)))
+        .or_else(|| st.conns().peer_creds(proc).map(|c| (c.uid, c.gid)))
         .ok_or(Status::ERR_NOT_FOUND)?;
     infos.retain(|i| {
         i.key.as_bytes() != keys::USERID.as_bytes() && i.key.as_bytes() != keys::GRPID.as_bytes()

@@ -40,14 +40,13 @@
 use std::collections::HashSet;
 use std::ffi::CString;
 
-use super::connections::Caller;
+use super::clients::connections::Caller;
 use super::host::StartedProc;
 use super::state::State;
-use super::Server;
 use crate::data_type::DataType;
 use crate::value::{DataArray, ProcInfo, Query};
 use crate::wire::rm;
-use crate::{keys, Info, Key, Nspace, Proc, Rank, Status, Value};
+use crate::{keys, Info, Nspace, Proc, Rank, Status, Value};
 
 /// Receives a copy of the response of an operation the server's own
 /// process asked for.
@@ -60,60 +59,10 @@ pub(super) const NOBODY: Caller = Caller {
     id: 0,
 };
 
-/// Callback of [`Server::query_nb`]: the status (`PMIX_SUCCESS` or
+/// Callback of [`Server::query_nb`](crate::server::Server::query_nb): the status (`PMIX_SUCCESS` or
 /// `PMIX_ERR_PARTIAL_SUCCESS`) and results, or the failure.
 pub type ServerQueryCallback =
     Box<dyn FnOnce(Result<(Status, Vec<Info>), Status>) + Send + 'static>;
-
-impl Server {
-    /// `PMIx_Query_info_nb` in the server's own process: answered as a
-    /// client's query reaching the server (its knowledge, the host's
-    /// `query`, the defaults), the server itself being the requester.
-    /// `cb` runs on the server's progress thread.
-    pub fn query_nb(&self, queries: Vec<Query>, cb: ServerQueryCallback) -> Result<(), Status> {
-        if queries.is_empty() || queries.iter().any(|q| q.keys.is_empty()) {
-            return Err(Status::ERR_BAD_PARAM);
-        }
-        let me = self.proc();
-        let tap: Tap = Box::new(move |r| {
-            cb(r.clone()
-                .and_then(|b| rm::get_query_answer(&b).map_err(|_| Status::ERR_UNPACK_FAILURE)))
-        });
-        if self.run_on_loop(move |el| query_for(el, NOBODY, &me, queries, Some(tap))) {
-            Ok(())
-        } else {
-            Err(Status::ERR_INIT)
-        }
-    }
-}
-
-impl Server {
-    /// `PMIx_Get(proc, PMIX_PSET_NAMES)` (`PMIX_GROUP_NAMES`) in the
-    /// server's own process: the sets (groups) of the server's tables that
-    /// `proc` belongs to, comma-separated; `PMIX_ERR_NOT_FOUND` when none.
-    /// Blocks until the progress thread answered (not from it).
-    pub fn set_names(&self, proc: &Proc, key: &str) -> Result<Value, Status> {
-        let k = CString::new(key).map_err(|_| Status::ERR_BAD_PARAM)?;
-        let q = Query {
-            keys: vec![k],
-            qualifiers: vec![Info::new(
-                Key::new(keys::PROCID)?,
-                Value::Proc(proc.clone()),
-            )],
-        };
-        let (tx, rx) = crossbeam_channel::bounded(1);
-        self.query_nb(
-            vec![q],
-            Box::new(move |r| {
-                let _ = tx.send(r);
-            }),
-        )?;
-        let (_, infos) = rx
-            .recv_timeout(std::time::Duration::from_secs(30))
-            .map_err(|_| Status::ERR_TIMEOUT)??;
-        crate::info::set_names_in(infos, key)
-    }
-}
 
 /// The keys step 1 answers.
 // attrs begin: PMIx_Query_info PMIx_Query_info_nb
@@ -178,7 +127,13 @@ pub(super) fn serve(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) {
 
 /// Answers `queries` of `proc` to `caller`, also handing the answer
 /// to `tap` (the server's own calls, whose caller is [`NOBODY`]).
-fn query_for(st: &mut State, caller: Caller, proc: &Proc, queries: Vec<Query>, tap: Option<Tap>) {
+pub(super) fn query_for(
+    st: &mut State,
+    caller: Caller,
+    proc: &Proc,
+    queries: Vec<Query>,
+    tap: Option<Tap>,
+) {
     let mut answers = Vec::new();
     let mut unresolved = Vec::new();
     for q in &queries {
@@ -275,7 +230,7 @@ fn answer_query(st: &State, requester: &Proc, key: &[u8], qualifiers: &[Info]) -
                     // else what the connection and the job data tell.
                     // A connected process's own pid (the host may have
                     // started a wrapper that forked it).
-                    let peer = st.conns.peer_creds(&p).map(|c| c.pid);
+                    let peer = st.conns().peer_creds(&p).map(|c| c.pid);
                     let mut started = host.started_proc(&p).unwrap_or_else(|| StartedProc {
                         state: if peer.is_some() {
                             crate::proc::state::RUNNING
@@ -312,16 +267,16 @@ fn answer_query(st: &State, requester: &Proc, key: &[u8], qualifiers: &[Info]) -
         keys::QUERY_SUPPORTED_KEYS => Info::keyed(key, Value::string(&SERVER_KEYS.join(","))),
         keys::PSET_NAMES => {
             let p = target(requester, qualifiers);
-            Info::keyed(key, Value::string(&st.psets.sets_of(&p).join(",")))
+            Info::keyed(key, Value::string(&st.psets().sets_of(&p).join(",")))
         }
         keys::GROUP_NAMES => {
             let p = target(requester, qualifiers);
-            Info::keyed(key, Value::string(&st.groups.groups_of(&p).join(",")))
+            Info::keyed(key, Value::string(&st.groups().groups_of(&p).join(",")))
         }
-        keys::QUERY_NUM_GROUPS => Info::keyed(key, Value::Size(st.groups.len())),
-        keys::QUERY_GROUP_NAMES => Info::keyed(key, Value::string(&st.groups.names().join(","))),
-        keys::QUERY_NUM_PSETS => Info::keyed(key, Value::Size(st.psets.len())),
-        keys::QUERY_PSET_NAMES => Info::keyed(key, Value::string(&st.psets.names().join(","))),
+        keys::QUERY_NUM_GROUPS => Info::keyed(key, Value::Size(st.groups().len())),
+        keys::QUERY_GROUP_NAMES => Info::keyed(key, Value::string(&st.groups().names().join(","))),
+        keys::QUERY_NUM_PSETS => Info::keyed(key, Value::Size(st.psets().len())),
+        keys::QUERY_PSET_NAMES => Info::keyed(key, Value::string(&st.psets().names().join(","))),
         _ => job_data(st, &target(requester, qualifiers), key),
     }
 }
@@ -386,9 +341,9 @@ fn membership(st: &State, key: &[u8], qualifiers: &[Info]) -> Option<Result<Info
         return Some(Err(Status::ERR_BAD_PARAM));
     };
     let members = if qualifier == keys::PSET_NAME {
-        st.psets.members(name).map(<[Proc]>::to_vec)
+        st.psets().members(name).map(<[Proc]>::to_vec)
     } else {
-        st.groups.get(name).map(|g| g.members.clone())
+        st.groups().get(name).map(|g| g.members.clone())
     };
     Some(
         members

@@ -1,6 +1,8 @@
 //! The generic service path of the server: dispatch of [`Request`]s by
-//! [`Op`] to the service that handles each, and [`Server::run_on_loop`]
-//! for server API calls that need the loop's state.
+//! [`Op`] to the service that handles each. (Server API calls that need
+//! the loop's state reach it with
+//! [`Server::run_on_loop`](crate::server::Server::run_on_loop), in
+//! `api/progress.rs`.)
 //!
 //! A service handler runs on the progress thread with the caller's
 //! authenticated identity. It answers at once with [`State::respond`], or
@@ -11,12 +13,9 @@
 //! Invariant: one response per request (see above); services reach the
 //! loop's state only through `State`'s methods.
 
-use super::command::Command;
-use super::connections::Caller;
+use super::clients::connections::Caller;
 use super::state::State;
-use super::{
-    connect, control, events, group_collective, group_members, iof, pubsub, query, spawn, Server,
-};
+use super::{connect, control, events, groups, iof, pubsub, query, spawn};
 use crate::wire::{Op, Request};
 use crate::{Proc, Status};
 
@@ -36,36 +35,18 @@ pub(super) fn dispatch(st: &mut State, caller: Caller, proc: &Proc, req: Request
         Op::SPAWN => spawn::serve(st, caller, proc, body),
         Op::CONNECT | Op::DISCONNECT => connect::enter(st, caller, proc, req.op, body),
         Op::NOTIFY_EVENT => {
-            group_members::notified_abort(st, proc, body);
+            groups::members::notified_abort(st, proc, body);
             events::notify_from_client(st, caller, proc, body)
         }
-        Op::GROUP_CONSTRUCT => group_collective::construct(st, caller, proc, body),
-        Op::GROUP_DESTRUCT => group_collective::destruct(st, caller, proc, body),
-        Op::GROUP_INVITE => group_members::invite(st, caller, proc, body),
-        Op::GROUP_JOIN => group_members::join(st, caller, proc, body),
-        Op::GROUP_LEAVE => group_members::leave(st, caller, proc, body),
-        Op::IOF_PULL => iof::pull(st, caller, proc, body),
-        Op::IOF_DEREGISTER => iof::deregister(st, caller, proc, body),
-        Op::IOF_PUSH => iof::push(st, caller, proc, body),
-        Op::GROUP_VERDICT => group_members::verdict(st, proc, body),
+        Op::GROUP_CONSTRUCT => groups::collective::construct(st, caller, proc, body),
+        Op::GROUP_DESTRUCT => groups::collective::destruct(st, caller, proc, body),
+        Op::GROUP_INVITE => groups::members::invite(st, caller, proc, body),
+        Op::GROUP_JOIN => groups::members::join(st, caller, proc, body),
+        Op::GROUP_LEAVE => groups::members::leave(st, caller, proc, body),
+        Op::IOF_PULL => iof::service::pull(st, caller, proc, body),
+        Op::IOF_DEREGISTER => iof::service::deregister(st, caller, proc, body),
+        Op::IOF_PUSH => iof::service::push(st, caller, proc, body),
+        Op::GROUP_VERDICT => groups::members::verdict(st, proc, body),
         Op(_) => st.respond(caller, Err(Status::ERR_NOT_SUPPORTED)),
-    }
-}
-
-impl Server {
-    /// Hands every later upcall to `host` in place of the module the
-    /// server started with; `PMIX_ERR_INIT` once the server has stopped.
-    pub fn replace_host(&self, host: std::sync::Arc<dyn super::HostModule>) -> Result<(), Status> {
-        if self.run_on_loop(move |st| st.set_host(host)) {
-            Ok(())
-        } else {
-            Err(Status::ERR_INIT)
-        }
-    }
-
-    /// Runs `task` on the progress thread with the loop's state; false if
-    /// the loop has stopped.
-    pub(crate) fn run_on_loop(&self, task: impl FnOnce(&mut State) + Send + 'static) -> bool {
-        self.notifier.send(Command::Run(Box::new(task)))
     }
 }

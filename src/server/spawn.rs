@@ -2,7 +2,7 @@
 //! host's [`HostModule::spawn`](super::HostModule::spawn) with the
 //! requestor; the host's namespace is the answer. Without the callback the
 //! client's spawn fails with `PMIX_ERR_NOT_SUPPORTED`. A spawn by the
-//! server's own process ([`Server::spawn_nb`]) goes to the same upcall,
+//! server's own process ([`Server::spawn_nb`](crate::server::Server::spawn_nb)) goes to the same upcall,
 //! the server being the requestor.
 //!
 //! As the standard requires, the job infos the host receives carry, besides
@@ -13,10 +13,9 @@
 //! Invariant: the host gets the required attributes exactly once (the
 //! caller's own win), and every spawn request gets one answer.
 
-use super::connections::Caller;
-use super::query::{Tap, NOBODY};
+use super::clients::connections::Caller;
+use super::query::Tap;
 use super::state::State;
-use super::Server;
 use crate::value::App;
 use crate::wire::process_mgmt;
 use crate::{keys, Info, Key, Nspace, Proc, Status, Value};
@@ -51,7 +50,7 @@ pub(super) fn serve(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) {
 
 /// Hands `proc`'s spawn request to the host, answering `caller` and
 /// `tap` (see [`super::query`]).
-fn spawn_for(
+pub(super) fn spawn_for(
     st: &mut State,
     caller: Caller,
     proc: &Proc,
@@ -69,33 +68,6 @@ fn spawn_for(
     let host = st.host();
     if let Err(s) = host.spawn(proc, &infos, &apps, done) {
         st.finish_service(op, Err(s));
-    }
-}
-
-impl Server {
-    /// `PMIx_Spawn_nb` in the server's own process: the host's `spawn`
-    /// gets the request with this server's process as the requestor and
-    /// the caller's job infos as they are (OpenPMIx adds nothing to its
-    /// own requests) and `apps` as given (the C library completes them as
-    /// a client's, with `crate::client::normalize_app`); `done` gets the
-    /// new namespace, on the progress thread.
-    pub fn spawn_nb(
-        &self,
-        infos: Vec<Info>,
-        apps: Vec<App>,
-        done: Box<dyn FnOnce(Result<Nspace, Status>) + Send + 'static>,
-    ) -> Result<(), Status> {
-        if apps.is_empty() {
-            return Err(Status::ERR_BAD_PARAM);
-        }
-        let me = self.proc();
-        let tap: Tap =
-            Box::new(move |r| done(r.clone().and_then(|b| process_mgmt::decode_nspace(&b))));
-        if self.run_on_loop(move |st| spawn_for(st, NOBODY, &me, infos, apps, Some(tap))) {
-            Ok(())
-        } else {
-            Err(Status::ERR_INIT)
-        }
     }
 }
 

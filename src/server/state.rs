@@ -12,6 +12,11 @@
 //!   the host ([`PendingOps`]), deadlines ([`Timers`]), collectives
 //!   ([`Collectives`]), process sets ([`ProcessSets`]), groups
 //!   ([`Groups`]), I/O forwarding ([`Iof`]). Handlers use their methods, never their fields.
+//! - The rooms are private fields of `State`: a handler reaches a room
+//!   through its accessor (`st.groups()`, `st.groups_mut()`, ...), and
+//!   two rooms at once only through the methods that name why
+//!   ([`State::finish_collective`], [`State::collectives_with_conns`],
+//!   [`State::iof_with_conns`], ...).
 //! - Every request is answered once (see [`State::respond`]); an
 //!   operation the host refuses is resolved at once (see
 //!   [`State::upcall`]).
@@ -19,32 +24,32 @@
 use std::os::fd::OwnedFd;
 use std::sync::Arc;
 
-use super::collective::Collectives;
-use super::connections::{Caller, Connections};
-use super::groups::Groups;
+use super::clients::connections::{Caller, Connections};
+use super::collective::{Collective, Collectives, Failure};
+use super::groups::room::Groups;
 use super::host::{take_result, Completion, HostModule, OpOutput, OpResult, OpSink};
-use super::iof_room::Iof;
-use super::modex_store::ModexStore;
+use super::iof::room::Iof;
+use super::modex::store::ModexStore;
+use super::modex::waiters::{Waiter, WaiterTo, Waiters};
 use super::ops::{Encoder, PendingOp, PendingOps};
 use super::psets::ProcessSets;
 use super::registry::Registry;
 use super::timers::{TimerKey, Timers};
-use super::waiters::{Waiter, WaiterTo, Waiters};
 use crate::events::{Event, EventHandlers, Range};
 use crate::wire::{DmodexReply, Message, Response, SegmentKind, SegmentRef};
 use crate::{Nspace, Proc, Status};
 
 /// The progress thread's state.
 pub(crate) struct State {
-    pub(super) conns: Connections,
-    pub(super) modex: ModexStore,
-    pub(super) waiters: Waiters,
-    pub(super) ops: PendingOps,
-    pub(super) timers: Timers,
-    pub(super) collectives: Collectives,
-    pub(super) psets: ProcessSets,
-    pub(super) groups: Groups,
-    pub(super) iof: Iof,
+    conns: Connections,
+    modex: ModexStore,
+    waiters: Waiters,
+    ops: PendingOps,
+    timers: Timers,
+    collectives: Collectives,
+    psets: ProcessSets,
+    groups: Groups,
+    iof: Iof,
     registry: Arc<Registry>,
     host: Arc<dyn HostModule>,
     sink: Arc<dyn OpSink>,
@@ -81,6 +86,116 @@ impl State {
             events,
             tools,
         }
+    }
+
+    // The rooms. Each keeps its own invariant behind its methods; a
+    // handler reaches a room through these, never through a field.
+
+    /// The room of the client connections.
+    pub(super) fn conns(&self) -> &Connections {
+        &self.conns
+    }
+
+    /// The room of the client connections, to change.
+    pub(super) fn conns_mut(&mut self) -> &mut Connections {
+        &mut self.conns
+    }
+
+    /// The room of committed data and modex generations.
+    pub(super) fn modex(&self) -> &ModexStore {
+        &self.modex
+    }
+
+    /// The room of committed data and modex generations, to change.
+    pub(super) fn modex_mut(&mut self) -> &mut ModexStore {
+        &mut self.modex
+    }
+
+    /// The room of direct-modex waiters, to change.
+    pub(super) fn waiters_mut(&mut self) -> &mut Waiters {
+        &mut self.waiters
+    }
+
+    /// The room of operations at the host, to change.
+    pub(super) fn ops_mut(&mut self) -> &mut PendingOps {
+        &mut self.ops
+    }
+
+    /// The room of deadlines.
+    pub(super) fn timers(&self) -> &Timers {
+        &self.timers
+    }
+
+    /// The room of deadlines, to change.
+    pub(super) fn timers_mut(&mut self) -> &mut Timers {
+        &mut self.timers
+    }
+
+    /// The room of collectives in progress.
+    pub(super) fn collectives(&self) -> &Collectives {
+        &self.collectives
+    }
+
+    /// The room of collectives in progress, to change.
+    pub(super) fn collectives_mut(&mut self) -> &mut Collectives {
+        &mut self.collectives
+    }
+
+    /// The room of process sets.
+    pub(super) fn psets(&self) -> &ProcessSets {
+        &self.psets
+    }
+
+    /// The room of process sets, to change.
+    pub(super) fn psets_mut(&mut self) -> &mut ProcessSets {
+        &mut self.psets
+    }
+
+    /// The room of groups and invitations.
+    pub(super) fn groups(&self) -> &Groups {
+        &self.groups
+    }
+
+    /// The room of groups and invitations, to change.
+    pub(super) fn groups_mut(&mut self) -> &mut Groups {
+        &mut self.groups
+    }
+
+    /// The room of I/O forwarding.
+    pub(super) fn iof(&self) -> &Iof {
+        &self.iof
+    }
+
+    /// The room of I/O forwarding, to change.
+    pub(super) fn iof_mut(&mut self) -> &mut Iof {
+        &mut self.iof
+    }
+
+    /// Ends collective `cid` (see [`Collectives::finish`]), disarming its
+    /// deadline.
+    pub(super) fn finish_collective(&mut self, cid: u64) -> Option<Collective> {
+        self.collectives.finish(cid, &mut self.timers)
+    }
+
+    /// Marks collective `cid` failed with `status` (see
+    /// [`Collectives::fail`]), disarming its deadline.
+    pub(super) fn fail_collective(&mut self, cid: u64, status: Status) -> Option<Failure> {
+        self.collectives.fail(cid, status, &mut self.timers)
+    }
+
+    /// The collectives, with what an arrival or a retirement reads and
+    /// arms beside them: the connections (who is local, who departed) and
+    /// the deadlines.
+    pub(super) fn collectives_with_conns(
+        &mut self,
+    ) -> (&mut Collectives, &Connections, &mut Timers) {
+        (&mut self.collectives, &self.conns, &mut self.timers)
+    }
+
+    /// The I/O-forwarding room, with the connections its outboxes belong
+    /// to and write into (an outbox of a closed connection is dropped).
+    pub(super) fn iof_with_conns(&mut self) -> (&mut Iof, &mut Connections) {
+        (&mut self.iof, &mut self.conns)
     }
 
     /// True if tools may connect to this server.

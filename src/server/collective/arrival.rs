@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use super::failure;
 use super::host_link::{start, Rules};
 use super::{Arrival, Call};
-use crate::server::connections::{Caller, Connections};
+use crate::server::clients::connections::{Caller, Connections};
 use crate::server::registry::Registry;
 use crate::server::state::{is_tool, State};
 use crate::Proc;
@@ -29,14 +29,14 @@ pub(in crate::server) fn enter(
 ) {
     let kind = call.kind;
     let registry = st.registry().clone();
-    let conns = &st.conns;
-    let a = st.collectives.arrive(
+    let (collectives, conns, timers) = st.collectives_with_conns();
+    let a = collectives.arrive(
         caller,
         proc,
         call,
         |set| local_participants(&registry, conns, set),
         |p| conns.departed(p),
-        &mut st.timers,
+        timers,
     );
     match a {
         Arrival::Waiting => {}

@@ -20,7 +20,7 @@
 use super::host_call::HostCall;
 use super::{Failure, Kind, Stage};
 use crate::group::GroupOp;
-use crate::server::connections::{Caller, Connections};
+use crate::server::clients::connections::{Caller, Connections};
 use crate::server::ops::PendingOp;
 use crate::server::registry::Registry;
 use crate::server::state::{is_tool, State};
@@ -30,17 +30,17 @@ use crate::{keys, Info, Proc, Status, Value};
 /// deadline passed, the host failed it): every participant that arrived
 /// gets the failure (see the module doc).
 pub(in crate::server) fn failed(st: &mut State, cid: u64, status: Status) {
-    match st.collectives.stage(cid) {
+    match st.collectives().stage(cid) {
         None | Some(Stage::Failed) => {}
         Some(Stage::AtHost(op)) => {
             st.forget_op(op);
-            if let Some(c) = st.collectives.finish(cid, &mut st.timers) {
+            if let Some(c) = st.finish_collective(cid) {
                 let callers = c.arrived.into_iter().map(|(_, caller)| caller);
                 send(st, c.kind, callers, status);
             }
         }
         Some(Stage::Gathering) => {
-            let Some(mut f) = st.collectives.fail(cid, status, &mut st.timers) else {
+            let Some(mut f) = st.fail_collective(cid, status) else {
                 return;
             };
             send(st, f.kind, std::mem::take(&mut f.arrived), status);
@@ -57,7 +57,7 @@ pub(in crate::server) fn refuse(st: &mut State, kind: Kind, caller: Caller, stat
 
 /// A late arrival at failed collective `cid` gets its failure.
 pub(super) fn late(st: &mut State, cid: u64, caller: Caller, status: Status) {
-    if let Some(kind) = st.collectives.get(cid).map(|c| c.kind) {
+    if let Some(kind) = st.collectives().get(cid).map(|c| c.kind) {
         send(st, kind, [caller], status);
     }
     retire(st, cid);
@@ -67,7 +67,7 @@ pub(super) fn late(st: &mut State, cid: u64, caller: Caller, status: Status) {
 fn send(st: &mut State, kind: Kind, callers: impl IntoIterator<Item = Caller>, status: Status) {
     let m = kind.failure(status);
     for caller in callers {
-        st.conns.send(caller.token, caller.id, &m, Vec::new());
+        st.conns_mut().send(caller.token, caller.id, &m, Vec::new());
     }
 }
 
@@ -106,8 +106,8 @@ fn report(st: &mut State, f: Failure, status: Status) {
 /// are gone (see [`gone`]).
 pub(super) fn retire(st: &mut State, cid: u64) {
     let registry = st.registry().clone();
-    let conns = &st.conns;
-    st.collectives.retire(cid, |p| gone(&registry, conns, p));
+    let (collectives, conns, _) = st.collectives_with_conns();
+    collectives.retire(cid, |p| gone(&registry, conns, p));
 }
 
 /// Retires those of failed collectives `cids` none of whose participants
@@ -125,17 +125,17 @@ pub(in crate::server) fn retire_all(st: &mut State, cids: Vec<u64>) {
 /// started by their kinds).
 pub(in crate::server) fn departed(st: &mut State, proc: &Proc, finalized: bool) -> Vec<u64> {
     let mut ready = Vec::new();
-    for cid in st.collectives.blocked_by(proc, finalized) {
-        let Some(kind) = st.collectives.get(cid).map(|c| c.kind) else {
+    for cid in st.collectives().blocked_by(proc, finalized) {
+        let Some(kind) = st.collectives().get(cid).map(|c| c.kind) else {
             continue;
         };
-        if !st.collectives.tolerates(cid) {
+        if !st.collectives().tolerates(cid) {
             failed(st, cid, kind.lost());
-        } else if st.collectives.drop_member(cid, proc) {
+        } else if st.collectives_mut().drop_member(cid, proc) {
             ready.push(cid);
         }
     }
-    for cid in st.collectives.failed_with(proc) {
+    for cid in st.collectives().failed_with(proc) {
         retire(st, cid);
     }
     ready

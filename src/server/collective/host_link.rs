@@ -51,7 +51,7 @@ pub(in crate::server) enum Plan {
 /// the host is asked; the host's immediate answer is read as the module
 /// doc says.
 pub(in crate::server) fn start(st: &mut State, cid: u64, rules: &dyn Rules) {
-    if st.collectives.get(cid).is_none() {
+    if st.collectives().get(cid).is_none() {
         return;
     }
     let (call, local) = match rules.host_call(st, cid) {
@@ -60,7 +60,7 @@ pub(in crate::server) fn start(st: &mut State, cid: u64, rules: &dyn Rules) {
         Ok(Plan::Host { call, local }) => (call, local),
     };
     let (op, r) = call.call(st, PendingOp::Collective(cid));
-    st.collectives.at_host(cid, op);
+    st.collectives_mut().at_host(cid, op);
     match r {
         Ok(()) => {}
         Err(s) if s == Status::OPERATION_SUCCEEDED => rules.succeeded(st, cid, Outcome::Nothing),
@@ -73,7 +73,7 @@ pub(in crate::server) fn start(st: &mut State, cid: u64, rules: &dyn Rules) {
 
 /// The host completed collective `cid` with `result`.
 pub(in crate::server) fn host_done(st: &mut State, cid: u64, result: OpResult, rules: &dyn Rules) {
-    let Some(kind) = st.collectives.get(cid).map(|c| c.kind) else {
+    let Some(kind) = st.collectives().get(cid).map(|c| c.kind) else {
         return;
     };
     match Outcome::read(kind, result) {

@@ -49,4 +49,4 @@ pub(super) use group_state::{GroupCall, GroupFlags};
 pub(super) use host_call::{HostCall, Outcome};
 pub(super) use host_link::{start, Plan, Rules};
 pub(super) use kind::Kind;
-pub(super) use tracker::{normalize, Arrival, Call, Collectives, Failure, Stage};
+pub(super) use tracker::{normalize, Arrival, Call, Collective, Collectives, Failure, Stage};

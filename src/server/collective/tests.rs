@@ -7,7 +7,7 @@ use mio::Token;
 
 use super::tracker::{includes, normalize, Arrival, Call, Collectives, Stage};
 use super::Kind;
-use crate::server::connections::Caller;
+use crate::server::clients::connections::Caller;
 use crate::server::timers::{TimerKey, Timers};
 use crate::{Nspace, Proc, Rank, Status};
 

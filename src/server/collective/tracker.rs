@@ -44,7 +44,7 @@ use std::time::Instant;
 
 use super::group_state::{GroupCall, GroupState};
 use super::kind::Kind;
-use crate::server::connections::Caller;
+use crate::server::clients::connections::Caller;
 use crate::server::timers::{TimerKey, Timers};
 use crate::{Info, Nspace, Proc, Rank, Status};
 

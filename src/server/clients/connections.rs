@@ -47,7 +47,8 @@ pub(crate) struct Caller {
 /// Longest an accepted connection may take to send its handshake: one
 /// that has not by then (silent, or half a frame) is closed, so that
 /// peers cannot hold the server's descriptors without authenticating.
-pub(super) const HANDSHAKE_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
+pub(in crate::server) const HANDSHAKE_LIMIT: std::time::Duration =
+    std::time::Duration::from_secs(10);
 
 /// Output queued for a peer (bytes, descriptors) past which its next
 /// frames wait until it read some: a client that sends requests and never
@@ -57,17 +58,17 @@ const OUTPUT_LIMIT_BYTES: usize = 16 << 20;
 const OUTPUT_LIMIT_FDS: usize = 256;
 
 /// Token of the listening socket in the loop's poll.
-pub(super) const LISTENER: Token = Token(0);
+pub(in crate::server) const LISTENER: Token = Token(0);
 /// Token of the loop's waker.
-pub(super) const WAKER: Token = Token(1);
+pub(in crate::server) const WAKER: Token = Token(1);
 const FIRST_PEER: usize = 2;
 /// Most connections awaiting their handshake at once (see the module
 /// invariants): about 5 KiB each.
-pub(super) const MAX_UNAUTHENTICATED: usize = 4096;
+pub(in crate::server) const MAX_UNAUTHENTICATED: usize = 4096;
 
 /// Where a connection stands in the handshake.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) enum PeerState {
+pub(in crate::server) enum PeerState {
     AwaitHandshake,
     Connecting(Proc),
     Ready(Proc),
@@ -94,10 +95,10 @@ struct Peer {
 }
 
 /// A process whose connection closed without `PMIx_Finalize`.
-pub(super) struct Departure(pub(super) Proc);
+pub(in crate::server) struct Departure(pub(in crate::server) Proc);
 
 /// The connections of this server.
-pub(super) struct Connections {
+pub(in crate::server) struct Connections {
     registry: mio::Registry,
     max_body: u32,
     peers: HashMap<Token, Peer>,
@@ -116,8 +117,8 @@ pub(super) struct Connections {
 const REFUSALS_LOGGED_PER_SECOND: u32 = 20;
 
 impl Connections {
-    /// Counts this room's entries (see [`Census`](super::census::Census)).
-    pub(super) fn count(&self, c: &mut super::census::Census) {
+    /// Counts this room's entries (see [`Census`](crate::server::census::Census)).
+    pub(in crate::server) fn count(&self, c: &mut crate::server::census::Census) {
         c.add("conns.peers", self.peers.len());
         c.add(
             "conns.held",
@@ -130,7 +131,7 @@ impl Connections {
 
     /// Connections registered with `registry` (a clone of the loop's poll
     /// registry); `max_body` is the frame limit once authenticated.
-    pub(super) fn new(registry: mio::Registry, max_body: u32) -> Connections {
+    pub(in crate::server) fn new(registry: mio::Registry, max_body: u32) -> Connections {
         Connections {
             registry,
             max_body,
@@ -146,7 +147,7 @@ impl Connections {
 
     /// Accepts every pending connection; returns their tokens (bytes may
     /// already wait on them: the registration is edge-triggered).
-    pub(super) fn accept(&mut self, listener: &Listener) -> Vec<Token> {
+    pub(in crate::server) fn accept(&mut self, listener: &Listener) -> Vec<Token> {
         let mut new = Vec::new();
         loop {
             let stream = match listener.accept() {
@@ -200,7 +201,7 @@ impl Connections {
     /// [`Connection::read_frames_until`]).
     /// A frame that broke the protocol (not a socket error) is the
     /// `Err`, after the frames that came before it.
-    pub(super) fn read(
+    pub(in crate::server) fn read(
         &mut self,
         token: Token,
         hung_up: bool,
@@ -219,7 +220,7 @@ impl Connections {
 
     /// Keeps `frames` read from `token` and how the reading ended, to be
     /// served in order ([`Connections::next_held`]).
-    pub(super) fn hold(
+    pub(in crate::server) fn hold(
         &mut self,
         token: Token,
         frames: Vec<Frame>,
@@ -236,17 +237,20 @@ impl Connections {
     }
 
     /// The next frame of `token` to serve.
-    pub(super) fn next_held(&mut self, token: Token) -> Option<Frame> {
+    pub(in crate::server) fn next_held(&mut self, token: Token) -> Option<Frame> {
         self.peers.get_mut(&token)?.held.pop_front()
     }
 
     /// How `token`'s reading ended, once its frames are served.
-    pub(super) fn take_end(&mut self, token: Token) -> Option<Result<(), wire::WireError>> {
+    pub(in crate::server) fn take_end(
+        &mut self,
+        token: Token,
+    ) -> Option<Result<(), wire::WireError>> {
         self.peers.get_mut(&token)?.end.take()
     }
 
     /// True if `token`'s queued output is over the limit.
-    pub(super) fn over_output_limit(&self, token: Token) -> bool {
+    pub(in crate::server) fn over_output_limit(&self, token: Token) -> bool {
         self.peers.get(&token).is_some_and(|p| {
             p.conn.pending_output_len() > OUTPUT_LIMIT_BYTES
                 || p.conn.pending_output_fds() > OUTPUT_LIMIT_FDS
@@ -254,19 +258,19 @@ impl Connections {
     }
 
     /// Marks `token` as waiting for its output to drain (or not).
-    pub(super) fn set_throttled(&mut self, token: Token, on: bool) {
+    pub(in crate::server) fn set_throttled(&mut self, token: Token, on: bool) {
         if let Some(p) = self.peers.get_mut(&token) {
             p.throttled = on;
         }
     }
 
     /// True if `token` waits for its output to drain.
-    pub(super) fn is_throttled(&self, token: Token) -> bool {
+    pub(in crate::server) fn is_throttled(&self, token: Token) -> bool {
         self.peers.get(&token).is_some_and(|p| p.throttled)
     }
 
     /// Writes what is queued for `token`.
-    pub(super) fn flush(&mut self, token: Token) {
+    pub(in crate::server) fn flush(&mut self, token: Token) {
         let Some(p) = self.peers.get_mut(&token) else {
             return;
         };
@@ -279,7 +283,13 @@ impl Connections {
 
     /// Sends `msg` (and `fds`) on `token` as the answer to request `id`
     /// (0 for unsolicited messages); a connection that fails is closed.
-    pub(super) fn send(&mut self, token: Token, id: u32, msg: &Message, fds: Vec<OwnedFd>) {
+    pub(in crate::server) fn send(
+        &mut self,
+        token: Token,
+        id: u32,
+        msg: &Message,
+        fds: Vec<OwnedFd>,
+    ) {
         let Some(p) = self.peers.get_mut(&token) else {
             return;
         };
@@ -314,7 +324,7 @@ impl Connections {
     }
 
     /// Sends `msg`, then closes the connection once it is written.
-    pub(super) fn send_and_close(&mut self, token: Token, id: u32, msg: &Message) {
+    pub(in crate::server) fn send_and_close(&mut self, token: Token, id: u32, msg: &Message) {
         self.send(token, id, msg, Vec::new());
         if let Some(p) = self.peers.get_mut(&token) {
             p.closing = true;
@@ -325,7 +335,7 @@ impl Connections {
     }
 
     /// Closes `token`. A process that had not finalized departs.
-    pub(super) fn close(&mut self, token: Token) {
+    pub(in crate::server) fn close(&mut self, token: Token) {
         let Some(mut peer) = self.peers.remove(&token) else {
             return;
         };
@@ -346,23 +356,23 @@ impl Connections {
     }
 
     /// The next process that left without finalizing, to fan out.
-    pub(super) fn take_departure(&mut self) -> Option<Departure> {
+    pub(in crate::server) fn take_departure(&mut self) -> Option<Departure> {
         self.departures.pop_front()
     }
 
     /// Bytes queued for `token` and not yet written; `None` if it is
     /// closed.
-    pub(super) fn pending_output(&self, token: Token) -> Option<usize> {
+    pub(in crate::server) fn pending_output(&self, token: Token) -> Option<usize> {
         self.peers.get(&token).map(|p| p.conn.pending_output_len())
     }
 
     /// Where `token` stands, if it is open.
-    pub(super) fn state(&self, token: Token) -> Option<&PeerState> {
+    pub(in crate::server) fn state(&self, token: Token) -> Option<&PeerState> {
         self.peers.get(&token).map(|p| &p.state)
     }
 
     /// The kernel's credentials of `token`'s peer.
-    pub(super) fn creds(&self, token: Token) -> Option<PeerCredentials> {
+    pub(in crate::server) fn creds(&self, token: Token) -> Option<PeerCredentials> {
         self.peers.get(&token).map(|p| p.creds)
     }
 
@@ -373,7 +383,7 @@ impl Connections {
     /// [`REFUSALS_LOGGED_PER_SECOND`] lines a second (a flood of bad
     /// connections does not flood the log): the others are counted and
     /// the next line logged says how many were not.
-    pub(super) fn log_refusal(
+    pub(in crate::server) fn log_refusal(
         &self,
         server: &Proc,
         token: Token,
@@ -415,13 +425,13 @@ impl Connections {
     }
 
     /// True if a connection authenticated as `proc` already.
-    pub(super) fn is_claimed(&self, proc: &Proc) -> bool {
+    pub(in crate::server) fn is_claimed(&self, proc: &Proc) -> bool {
         self.by_proc.contains_key(proc)
     }
 
     /// `token` authenticated as `proc`: waits for the host's word, with
     /// the full frame limit.
-    pub(super) fn authenticated(&mut self, token: Token, proc: &Proc) {
+    pub(in crate::server) fn authenticated(&mut self, token: Token, proc: &Proc) {
         if let Some(p) = self.peers.get_mut(&token) {
             self.by_proc.insert(proc.clone(), token);
             if p.state == PeerState::AwaitHandshake {
@@ -434,7 +444,7 @@ impl Connections {
 
     /// The host refused `token`'s process: it never joined (not a
     /// departure).
-    pub(super) fn unauthenticated(&mut self, token: Token) {
+    pub(in crate::server) fn unauthenticated(&mut self, token: Token) {
         let Some(p) = self.peers.get_mut(&token) else {
             return;
         };
@@ -450,7 +460,7 @@ impl Connections {
     }
 
     /// `token`'s process joined: it is served from now on.
-    pub(super) fn ready(&mut self, token: Token) {
+    pub(in crate::server) fn ready(&mut self, token: Token) {
         let Some(p) = self.peers.get_mut(&token) else {
             return;
         };
@@ -462,7 +472,7 @@ impl Connections {
 
     /// `proc` (on `token`) called `PMIx_Finalize`: it departs, and its
     /// connection's closing is expected.
-    pub(super) fn finalized(&mut self, token: Token, proc: &Proc) {
+    pub(in crate::server) fn finalized(&mut self, token: Token, proc: &Proc) {
         if let Some(p) = self.peers.get_mut(&token) {
             p.finalized = true;
         }
@@ -470,7 +480,7 @@ impl Connections {
     }
 
     /// True if the client on `token` called `PMIx_Finalize`.
-    pub(super) fn is_finalized(&self, token: Token) -> bool {
+    pub(in crate::server) fn is_finalized(&self, token: Token) -> bool {
         self.peers.get(&token).is_some_and(|p| p.finalized)
     }
 
@@ -479,7 +489,7 @@ impl Connections {
     /// handshake ended) that has not departed departs now, as if its
     /// connection had been lost: nothing waits for it any longer. A
     /// connected one departs when its connection closes.
-    pub(super) fn terminated(&mut self, proc: &Proc) {
+    pub(in crate::server) fn terminated(&mut self, proc: &Proc) {
         // `by_proc` holds exactly the connections that authenticated as a
         // process (Connecting or Ready): no scan of every peer.
         if self.is_claimed(proc) || self.departed.contains(proc) {
@@ -494,7 +504,7 @@ impl Connections {
     /// not departed is marked departed, without a departure to fan out
     /// (the host knows it is gone): returns true then, for the caller to
     /// end what waits for it.
-    pub(super) fn deregistered(&mut self, proc: &Proc) -> bool {
+    pub(in crate::server) fn deregistered(&mut self, proc: &Proc) -> bool {
         if let Some(t) = self.by_proc.get(proc).copied() {
             self.close(t);
             return false;
@@ -503,12 +513,12 @@ impl Connections {
     }
 
     /// True if `proc` finalized or its connection was lost.
-    pub(super) fn departed(&self, proc: &Proc) -> bool {
+    pub(in crate::server) fn departed(&self, proc: &Proc) -> bool {
         self.departed.contains(proc)
     }
 
     /// The connection of the (ready) client `proc`, if connected.
-    pub(super) fn token_of(&self, proc: &Proc) -> Option<Token> {
+    pub(in crate::server) fn token_of(&self, proc: &Proc) -> Option<Token> {
         self.by_proc.get(proc).copied().filter(|t| {
             self.peers
                 .get(t)
@@ -518,13 +528,13 @@ impl Connections {
 
     /// The kernel's credentials (pid, uid, gid) of the connected client
     /// `proc`'s socket.
-    pub(super) fn peer_creds(&self, proc: &Proc) -> Option<PeerCredentials> {
+    pub(in crate::server) fn peer_creds(&self, proc: &Proc) -> Option<PeerCredentials> {
         let t = self.token_of(proc)?;
         self.peers.get(&t).map(|p| p.creds)
     }
 
     /// Every connected, ready client.
-    pub(super) fn connected_procs(&self) -> Vec<Proc> {
+    pub(in crate::server) fn connected_procs(&self) -> Vec<Proc> {
         self.peers
             .values()
             .filter_map(|p| match &p.state {
@@ -536,7 +546,7 @@ impl Connections {
 
     /// Sends an event notification to the connected client `proc`; false
     /// if it is not connected.
-    pub(super) fn send_event(&mut self, proc: &Proc, body: Vec<u8>) -> bool {
+    pub(in crate::server) fn send_event(&mut self, proc: &Proc, body: Vec<u8>) -> bool {
         match self.token_of(proc) {
             Some(token) => {
                 self.send(token, 0, &Message::Event(body), Vec::new());
@@ -548,12 +558,12 @@ impl Connections {
 
     /// The host deregistered `proc` and what it ended was fanned out (its
     /// connection closed by [`Connections::deregistered`]): forgets it.
-    pub(super) fn forget(&mut self, proc: &Proc) {
+    pub(in crate::server) fn forget(&mut self, proc: &Proc) {
         self.departed.remove(proc);
     }
 
     /// The host deregistered namespace `ns`.
-    pub(super) fn forget_nspace(&mut self, ns: &Nspace) {
+    pub(in crate::server) fn forget_nspace(&mut self, ns: &Nspace) {
         self.departed.retain(|p| &p.nspace != ns);
     }
 }

@@ -22,14 +22,14 @@
 
 use std::os::fd::OwnedFd;
 
-use super::collective::{self, normalize, Call, HostCall, Kind, Outcome, Plan, Rules};
-use super::connections::Caller;
-use super::state::State;
+use crate::server::clients::connections::Caller;
+use crate::server::collective::{self, normalize, Call, HostCall, Kind, Outcome, Plan, Rules};
+use crate::server::state::State;
 use crate::wire::{Directives, FenceRelease, FenceRequest, Message};
 use crate::{Proc, Status};
 
 /// A `FenceRequest` from `proc`.
-pub(super) fn enter(st: &mut State, caller: Caller, proc: &Proc, req: FenceRequest) {
+pub(in crate::server) fn enter(st: &mut State, caller: Caller, proc: &Proc, req: FenceRequest) {
     let d = Directives::parse_for(&req.infos, crate::wire::directives::FENCE);
     // A group id names its members.
     let (procs, groups) = match st.expand_groups(req.procs) {
@@ -49,21 +49,21 @@ pub(super) fn enter(st: &mut State, caller: Caller, proc: &Proc, req: FenceReque
 }
 
 /// Fence's rules on the collective engine.
-pub(super) struct Fence;
+pub(in crate::server) struct Fence;
 
 impl Rules for Fence {
     /// A collecting fence over other nodes gives the host this node's
     /// contribution; one whose participants are all local may complete
     /// here.
     fn host_call(&self, st: &mut State, cid: u64) -> Result<Plan, Status> {
-        let c = st.collectives.get(cid).ok_or(Status::ERROR)?;
+        let c = st.collectives().get(cid).ok_or(Status::ERROR)?;
         // When every participant is local the host's answer can only be
         // this node's contribution, which the new generations read from
         // the committed store anyway: the host gets none (a host
         // allgathering it would copy it for nothing).
         let local = st.registry().all_local(&c.procs);
         let data = if c.collect && !local {
-            st.modex.contribution(&c.expected)?
+            st.modex().contribution(&c.expected)?
         } else {
             Vec::new()
         };
@@ -83,7 +83,7 @@ impl Rules for Fence {
 /// (none: the local participants' data is all there is): builds the new
 /// modex generations and releases the local participants.
 fn done_ok(st: &mut State, cid: u64, data: Vec<u8>) {
-    let Some(c) = st.collectives.finish(cid, &mut st.timers) else {
+    let Some(c) = st.finish_collective(cid) else {
         return;
     };
     let mut status = Status::SUCCESS;
@@ -91,7 +91,7 @@ fn done_ok(st: &mut State, cid: u64, data: Vec<u8>) {
     if c.collect {
         let registry = st.registry().clone();
         let all_local = registry.all_local(&c.procs);
-        match st.modex.fence_generations(
+        match st.modex_mut().fence_generations(
             &c.expected,
             all_local,
             &data,
@@ -117,7 +117,7 @@ fn done_ok(st: &mut State, cid: u64, data: Vec<u8>) {
                 }
             }
         };
-        st.conns.send(caller.token, caller.id, &m, fds);
+        st.conns_mut().send(caller.token, caller.id, &m, fds);
     }
 }
 

@@ -43,31 +43,31 @@
 //! exactly once, by the invitation's completion or abort; a decline is
 //! answered at once.
 //!
-//! [`Groups`]: super::groups::Groups
+//! [`Groups`]: super::room::Groups
 
 use std::collections::BTreeMap;
 
-use super::collective::{self, Kind};
-use super::connections::Caller;
-use super::events::{event_infos, raise, raise_from_server};
-use super::group_collective::{group_call, host_directives, is_nspace_name, member_request};
-use super::groups::{Answer, Group, Invite};
-use super::host::{take_result, OpResult};
-use super::ops::PendingOp;
-use super::state::State;
-use super::timers::TimerKey;
+use super::collective::{group_call, host_directives, is_nspace_name, member_request};
+use super::room::{Answer, Group, Invite};
 use crate::group::{self, events as codes, GroupOp, GroupOpt, GroupResult};
+use crate::server::clients::connections::Caller;
+use crate::server::collective::{self, Kind};
+use crate::server::events::{event_infos, raise, raise_from_server};
+use crate::server::host::{take_result, OpResult};
+use crate::server::ops::PendingOp;
+use crate::server::state::State;
+use crate::server::timers::TimerKey;
 use crate::wire::group as body;
 use crate::wire::Directives;
 use crate::{keys, Info, Proc, Rank, Status, Value};
 
 /// An `Op::GROUP_INVITE` request from the leader `proc`.
-pub(super) fn invite(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
+pub(in crate::server) fn invite(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
     let (id, procs, infos) = match body::decode_construct(req) {
         Ok(x) => x,
         Err(s) => return st.respond(caller, Err(s)),
     };
-    if st.groups.in_use(&id) || is_nspace_name(st, &id) {
+    if st.groups().in_use(&id) || is_nspace_name(st, &id) {
         return st.respond(caller, Err(Status::ERR_EXISTS));
     }
     let mut invitees: Vec<Proc> = procs.into_iter().filter(|p| p != proc).collect();
@@ -82,7 +82,7 @@ pub(super) fn invite(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
     if !g.info.is_empty() {
         contributed.insert(proc.clone(), g.info.clone());
     }
-    let n = st.groups.start_invite(Invite {
+    let n = st.groups_mut().start_invite(Invite {
         id: id.clone(),
         leader: proc.clone(),
         caller,
@@ -95,7 +95,7 @@ pub(super) fn invite(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
         contributed,
     });
     if let Some(dl) = deadline {
-        st.timers.set(dl, TimerKey::Invite(n));
+        st.timers_mut().set(dl, TimerKey::Invite(n));
     }
     let mut ev = event_infos(&id, None);
     ev.extend(Info::keyed(keys::EVENT_NON_DEFAULT, Value::Bool(true)));
@@ -103,7 +103,7 @@ pub(super) fn invite(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
     // Invitees already gone have failed.
     let gone: Vec<Proc> = invitees
         .into_iter()
-        .filter(|p| st.conns.departed(p))
+        .filter(|p| st.conns().departed(p))
         .collect();
     for p in gone {
         fail_invitee(st, n, &p);
@@ -112,15 +112,15 @@ pub(super) fn invite(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
 }
 
 /// An `Op::GROUP_JOIN` request from the invitee `proc`.
-pub(super) fn join(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
+pub(in crate::server) fn join(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
     let (id, leader, opt, infos) = match body::decode_join(req) {
         Ok(x) => x,
         Err(s) => return st.respond(caller, Err(s)),
     };
-    let Some(n) = st.groups.invite_of(&id, &leader) else {
+    let Some(n) = st.groups().invite_of(&id, &leader) else {
         return join_remote(st, caller, proc, &id, &leader, opt);
     };
-    let Some(inv) = st.groups.invite_mut(n) else {
+    let Some(inv) = st.groups_mut().invite_mut(n) else {
         return;
     };
     if !inv.invitees.contains(proc) || inv.answers.contains_key(proc) {
@@ -163,7 +163,7 @@ fn join_remote(
     }
     let code = match opt {
         GroupOpt::Accept => {
-            st.groups.await_remote(id, proc, caller);
+            st.groups_mut().await_remote(id, proc, caller);
             codes::INVITE_ACCEPTED
         }
         GroupOpt::Decline => {
@@ -186,7 +186,7 @@ fn join_remote(
 /// remote invitation's completion or abort answers the local acceptances
 /// waiting for it (and records the group); a member's leave shrinks the
 /// group. This node's own events are already accounted for.
-pub(super) fn from_host(st: &mut State, e: &crate::events::Event) {
+pub(in crate::server) fn from_host(st: &mut State, e: &crate::events::Event) {
     let id = group::id_in(&e.infos);
     let local_source = st.registry().is_local(&e.source) || &e.source == st.server_proc();
     let lost = [
@@ -200,7 +200,7 @@ pub(super) fn from_host(st: &mut State, e: &crate::events::Event) {
         let registry = st.registry().clone();
         gone.retain(|p| !registry.is_local(p));
         for p in &gone {
-            for n in st.groups.invites_involving(p) {
+            for n in st.groups().invites_involving(p) {
                 fail_invitee(st, n, p);
                 maybe_complete(st, n);
             }
@@ -213,10 +213,10 @@ pub(super) fn from_host(st: &mut State, e: &crate::events::Event) {
     }
     match e.status {
         s if s == codes::INVITE_ACCEPTED || s == codes::INVITE_DECLINED => {
-            let Some(n) = st.groups.invite_for(&id, &e.source) else {
+            let Some(n) = st.groups().invite_for(&id, &e.source) else {
                 return;
             };
-            let Some(inv) = st.groups.invite_mut(n) else {
+            let Some(inv) = st.groups_mut().invite_mut(n) else {
                 return;
             };
             if inv.answers.contains_key(&e.source) {
@@ -233,11 +233,11 @@ pub(super) fn from_host(st: &mut State, e: &crate::events::Event) {
         s if s == codes::CONSTRUCT_COMPLETE => {
             let members = group::membership_in(&e.infos).unwrap_or_default();
             let context_id = group::context_id_in(&e.infos);
-            let joins = st.groups.take_remote(&id);
+            let joins = st.groups_mut().take_remote(&id);
             if joins.is_empty() || members.is_empty() {
                 return;
             }
-            st.groups.insert(
+            st.groups_mut().insert(
                 &id,
                 Group {
                     members: members.clone(),
@@ -262,7 +262,7 @@ pub(super) fn from_host(st: &mut State, e: &crate::events::Event) {
             }
         }
         s if s == codes::CONSTRUCT_ABORT => {
-            for j in st.groups.take_remote(&id) {
+            for j in st.groups_mut().take_remote(&id) {
                 st.respond(j.caller, Err(codes::CONSTRUCT_ABORT));
             }
         }
@@ -278,7 +278,7 @@ pub(super) fn from_host(st: &mut State, e: &crate::events::Event) {
 /// Invitee `p` of invitation `n` failed (departed or silent): the leader
 /// hears of it.
 fn fail_invitee(st: &mut State, n: u64, p: &Proc) {
-    let Some(inv) = st.groups.invite_mut(n) else {
+    let Some(inv) = st.groups_mut().invite_mut(n) else {
         return;
     };
     if matches!(inv.answers.get(p), Some(Answer::Declined | Answer::Failed)) {
@@ -297,16 +297,16 @@ fn fail_invitee(st: &mut State, n: u64, p: &Proc) {
 
 /// Completes or aborts invitation `n` once every invitee answered.
 fn maybe_complete(st: &mut State, n: u64) {
-    let Some(inv) = st.groups.invite_mut(n) else {
+    let Some(inv) = st.groups_mut().invite_mut(n) else {
         return;
     };
     if !inv.answered() || inv.host_op.is_some() {
         return;
     }
     if let Some(dl) = inv.deadline.take() {
-        st.timers.cancel(dl, TimerKey::Invite(n));
+        st.timers_mut().cancel(dl, TimerKey::Invite(n));
     }
-    let Some(inv) = st.groups.invite_mut(n) else {
+    let Some(inv) = st.groups_mut().invite_mut(n) else {
         return;
     };
     if !inv.all_accepted() && !inv.flags.optional {
@@ -322,7 +322,7 @@ fn maybe_complete(st: &mut State, n: u64) {
     });
     match r {
         Ok(()) => {
-            if let Some(inv) = st.groups.invite_mut(n) {
+            if let Some(inv) = st.groups_mut().invite_mut(n) {
                 inv.host_op = Some(op);
             }
         }
@@ -332,7 +332,7 @@ fn maybe_complete(st: &mut State, n: u64) {
 }
 
 /// The host answered invitation `n`'s context-id request.
-pub(super) fn host_done(st: &mut State, n: u64, result: OpResult) {
+pub(in crate::server) fn host_done(st: &mut State, n: u64, result: OpResult) {
     match take_result::<Vec<Info>>(result) {
         Ok(infos) => complete(st, n, infos),
         Err(s) => abort(st, n, s),
@@ -342,7 +342,7 @@ pub(super) fn host_done(st: &mut State, n: u64, result: OpResult) {
 /// Invitation `n` completed: records the group and answers the leader and
 /// the accepters.
 fn complete(st: &mut State, n: u64, host: Vec<Info>) {
-    let Some(inv) = st.groups.take_invite(n) else {
+    let Some(inv) = st.groups_mut().take_invite(n) else {
         return;
     };
     let members = inv.members();
@@ -360,7 +360,7 @@ fn complete(st: &mut State, n: u64, host: Vec<Info>) {
             );
         }
     }
-    st.groups.insert(
+    st.groups_mut().insert(
         &inv.id,
         Group {
             members: members.clone(),
@@ -401,11 +401,11 @@ fn complete(st: &mut State, n: u64, host: Vec<Info>) {
 /// Invitation `n` is aborted with `status` (for the leader; the accepters'
 /// joins and the event say `PMIX_GROUP_CONSTRUCT_ABORT`).
 fn abort(st: &mut State, n: u64, status: Status) {
-    let Some(inv) = st.groups.take_invite(n) else {
+    let Some(inv) = st.groups_mut().take_invite(n) else {
         return;
     };
     if let Some(dl) = inv.deadline {
-        st.timers.cancel(dl, TimerKey::Invite(n));
+        st.timers_mut().cancel(dl, TimerKey::Invite(n));
     }
     if let Some(op) = inv.host_op {
         st.forget_op(op);
@@ -431,8 +431,8 @@ fn abort(st: &mut State, n: u64, status: Status) {
 }
 
 /// Invitation `n`'s deadline passed: whoever has not answered failed.
-pub(super) fn timed_out(st: &mut State, n: u64) {
-    let Some(inv) = st.groups.invite_mut(n) else {
+pub(in crate::server) fn timed_out(st: &mut State, n: u64) {
+    let Some(inv) = st.groups_mut().invite_mut(n) else {
         return;
     };
     inv.deadline = None;
@@ -450,11 +450,11 @@ pub(super) fn timed_out(st: &mut State, n: u64) {
 
 /// `proc` departed: the invitations it leads abort, those it was invited
 /// to count it as failed.
-pub(super) fn departed(st: &mut State, proc: &Proc) {
-    st.groups.forget_remote_joins_of(proc);
-    for n in st.groups.invites_involving(proc) {
+pub(in crate::server) fn departed(st: &mut State, proc: &Proc) {
+    st.groups_mut().forget_remote_joins_of(proc);
+    for n in st.groups().invites_involving(proc) {
         let leads = st
-            .groups
+            .groups_mut()
             .invite_mut(n)
             .is_some_and(|inv| &inv.leader == proc);
         if leads {
@@ -470,24 +470,24 @@ pub(super) fn departed(st: &mut State, proc: &Proc) {
 /// of an event about a group ended with that status (and maybe claimed
 /// the leadership). An abort ends the invitation it leads; the group's
 /// constructs and the group itself hear of any verdict (see
-/// `group_collective::verdict`).
-pub(super) fn verdict(st: &mut State, proc: &Proc, req: &[u8]) {
+/// `groups::collective::verdict`).
+pub(in crate::server) fn verdict(st: &mut State, proc: &Proc, req: &[u8]) {
     let Ok((id, status, leads)) = body::decode_verdict(req) else {
         return;
     };
     if status == codes::CONSTRUCT_ABORT {
-        if let Some(n) = st.groups.invite_of(&id, proc) {
+        if let Some(n) = st.groups().invite_of(&id, proc) {
             abort(st, n, codes::CONSTRUCT_ABORT);
         }
     }
-    super::group_collective::verdict(st, proc, &id, status, leads);
+    super::collective::verdict(st, proc, &id, status, leads);
 }
 
 /// A local client notified `PMIX_GROUP_CONSTRUCT_ABORT` for a group (a
 /// handler's verdict, or its own decision): the invitation it leads and
 /// the constructs of that id in progress here are aborted for every
 /// participant. The event itself then goes on as any other.
-pub(super) fn notified_abort(st: &mut State, proc: &Proc, body: &[u8]) {
+pub(in crate::server) fn notified_abort(st: &mut State, proc: &Proc, body: &[u8]) {
     let Ok(e) = crate::events::decode_event(body) else {
         return;
     };
@@ -497,32 +497,32 @@ pub(super) fn notified_abort(st: &mut State, proc: &Proc, body: &[u8]) {
     let Some(id) = group::id_in(&e.infos) else {
         return;
     };
-    if let Some(n) = st.groups.invite_of(&id, proc) {
+    if let Some(n) = st.groups().invite_of(&id, proc) {
         abort(st, n, codes::CONSTRUCT_ABORT);
     }
-    for cid in st.collectives.of_group(Kind::GroupConstruct, &id) {
+    for cid in st.collectives().of_group(Kind::GroupConstruct, &id) {
         collective::failed(st, cid, codes::CONSTRUCT_ABORT);
     }
 }
 
 /// An `Op::GROUP_LEAVE` request from `proc`.
-pub(super) fn leave(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
+pub(in crate::server) fn leave(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
     let (id, _infos, _) = match member_request(st, proc, req) {
         Ok(x) => x,
         Err(s) => return st.respond(caller, Err(s)),
     };
-    if st.collectives.group_busy(&id) {
+    if st.collectives().group_busy(&id) {
         // A destruct is gathering: leaving now would strand it.
         return st.respond(caller, Err(Status::ERR_RESOURCE_BUSY));
     }
     member_left(st, &id, proc);
     let remaining: Vec<Proc> = st
-        .groups
+        .groups()
         .get(&id)
         .map(|g| g.members.clone())
         .unwrap_or_default();
     if remaining.is_empty() {
-        st.groups.remove(&id);
+        st.groups_mut().remove(&id);
     } else {
         raise(
             st,
@@ -545,10 +545,10 @@ pub(super) fn leave(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
 /// another node): the group shrinks, and so do the fences and connects
 /// gathering over the whole group, which then may complete without it.
 fn member_left(st: &mut State, id: &str, proc: &Proc) {
-    if !st.groups.remove_member(id, proc) {
+    if !st.groups_mut().remove_member(id, proc) {
         return;
     }
-    for cid in st.collectives.member_left(id, proc) {
+    for cid in st.collectives_mut().member_left(id, proc) {
         collective::start_any(st, cid);
     }
 }

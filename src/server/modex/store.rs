@@ -34,22 +34,22 @@ use std::sync::Arc;
 
 use pmix_shmem::{Scope, Scopes, SealedSegment};
 
-use super::modex::{self, ModexSegment};
+use super::committed::{self, ModexSegment};
 use crate::wire::{self, blob, Posted, SegmentRef};
 use crate::{Key, Nspace, Proc, Status};
 
 /// A collecting fence's new generations, ready to hand to its
 /// participants.
-pub(super) struct NewGenerations {
-    pub(super) refs: Vec<SegmentRef>,
-    pub(super) sealed: Vec<Arc<SealedSegment>>,
+pub(in crate::server) struct NewGenerations {
+    pub(in crate::server) refs: Vec<SegmentRef>,
+    pub(in crate::server) sealed: Vec<Arc<SealedSegment>>,
 }
 
 /// Committed data and modex generations.
 #[derive(Default)]
-pub(super) struct ModexStore {
+pub(in crate::server) struct ModexStore {
     committed: HashMap<Proc, Vec<Posted>>,
-    fenced: HashMap<Proc, modex::Fenced>,
+    fenced: HashMap<Proc, committed::Fenced>,
     generations: HashMap<Nspace, Vec<ModexSegment>>,
     speculative: HashMap<Nspace, Speculation>,
     speculated: HashSet<Nspace>,
@@ -66,8 +66,8 @@ struct Speculation {
 }
 
 impl ModexStore {
-    /// Counts this room's entries (see [`Census`](super::census::Census)).
-    pub(super) fn count(&self, c: &mut super::census::Census) {
+    /// Counts this room's entries (see [`Census`](crate::server::census::Census)).
+    pub(in crate::server) fn count(&self, c: &mut crate::server::census::Census) {
         c.add("modex.committed", self.committed.len());
         c.add("modex.fenced", self.fenced.len());
         c.add(
@@ -81,7 +81,7 @@ impl ModexStore {
 
     /// Adds `proc`'s commit (`PMIX_INTERNAL` values are dropped: they stay
     /// in the process that put them).
-    pub(super) fn commit(&mut self, proc: &Proc, items: Vec<Posted>) {
+    pub(in crate::server) fn commit(&mut self, proc: &Proc, items: Vec<Posted>) {
         let items: Vec<Posted> = items
             .into_iter()
             .filter(|p| p.scope != Scope::Internal)
@@ -105,19 +105,26 @@ impl ModexStore {
 
     /// `proc`'s committed data as a modex record of what `scopes` lets
     /// through; `None` if it has not committed.
-    pub(super) fn record(&self, proc: &Proc, scopes: Scopes) -> Option<Result<Vec<u8>, Status>> {
+    pub(in crate::server) fn record(
+        &self,
+        proc: &Proc,
+        scopes: Scopes,
+    ) -> Option<Result<Vec<u8>, Status>> {
         let posted = self.committed.get(proc)?;
         let mut out = Vec::new();
-        Some(modex::put_record(&mut out, proc, posted, scopes).map(|()| out))
+        Some(committed::put_record(&mut out, proc, posted, scopes).map(|()| out))
     }
 
     /// This node's contribution to a collecting fence: the records of
     /// `local` (its local participants) that other nodes may see.
-    pub(super) fn contribution(&self, local: &BTreeSet<Proc>) -> Result<Vec<u8>, Status> {
+    pub(in crate::server) fn contribution(
+        &self,
+        local: &BTreeSet<Proc>,
+    ) -> Result<Vec<u8>, Status> {
         let mut data = Vec::new();
         for p in local {
             let posted = self.committed.get(p).map(Vec::as_slice).unwrap_or(&[]);
-            modex::put_record(&mut data, p, posted, Scopes::REMOTE_PEER)?;
+            committed::put_record(&mut data, p, posted, Scopes::REMOTE_PEER)?;
         }
         Ok(data)
     }
@@ -126,7 +133,7 @@ impl ModexStore {
     /// participants are `local`: their committed data and, unless
     /// `all_local`, the other nodes' records in `remote` (the host's
     /// answer; records of processes `is_local` says are here are skipped).
-    pub(super) fn fence_generations(
+    pub(in crate::server) fn fence_generations(
         &mut self,
         local: &BTreeSet<Proc>,
         all_local: bool,
@@ -173,7 +180,7 @@ impl ModexStore {
     /// builds the generation the next collecting fence over them would
     /// (see the module documentation). A failed build is no error: the
     /// fence builds its own.
-    pub(super) fn speculate(
+    pub(in crate::server) fn speculate(
         &mut self,
         ns: &Nspace,
         all_local: bool,
@@ -263,7 +270,7 @@ impl ModexStore {
                     .map(|x| (&rec.proc, x)),
             );
         }
-        let segs = modex::build_segments(participants, records, generation)?;
+        let segs = committed::build_segments(participants, records, generation)?;
         Ok((segs, delta))
     }
 
@@ -280,7 +287,7 @@ impl ModexStore {
             let len = self.committed.get(p).map_or(0, Vec::len);
             self.fenced.insert(
                 p.clone(),
-                modex::Fenced {
+                committed::Fenced {
                     len,
                     overwritten: false,
                 },
@@ -293,7 +300,7 @@ impl ModexStore {
         for (ns, mut m) in segs {
             m.delta = delta;
             let kept = self.generations.entry(ns.clone()).or_default();
-            modex::push_generation(kept, m);
+            committed::push_generation(kept, m);
             let m = kept.last().expect("just pushed");
             out.refs.push(m.seg_ref(&ns));
             out.sealed.push(m.sealed.clone());
@@ -313,7 +320,7 @@ impl ModexStore {
             return false;
         };
         let ranks: BTreeSet<u32> = local.iter().map(|p| p.rank.0).collect();
-        modex::delta_allowed(kept, &ranks)
+        committed::delta_allowed(kept, &ranks)
             && local.iter().all(|p| {
                 self.fenced.get(p).is_some_and(|f| {
                     !f.overwritten && f.len <= self.committed.get(p).map_or(0, Vec::len)
@@ -323,7 +330,7 @@ impl ModexStore {
 
     /// Appends the kept generations of `ns` (and a descriptor of each) for
     /// a client; false if a descriptor could not be duplicated.
-    pub(super) fn push_generations(
+    pub(in crate::server) fn push_generations(
         &self,
         ns: &Nspace,
         refs: &mut Vec<SegmentRef>,
@@ -342,7 +349,7 @@ impl ModexStore {
     }
 
     /// Keeps remote `proc`'s record from a group's endpoint data.
-    pub(super) fn keep_remote(&mut self, proc: &Proc, record: Vec<u8>) {
+    pub(in crate::server) fn keep_remote(&mut self, proc: &Proc, record: Vec<u8>) {
         self.remote.insert(proc.clone(), record);
     }
 
@@ -350,7 +357,11 @@ impl ModexStore {
     /// holds `key` (any record when no key is asked for): a key posted
     /// after the construct is fetched through the host, as OpenPMIx's
     /// server does when its store lacks the requested key.
-    pub(super) fn remote_record(&self, proc: &Proc, key: Option<&Key>) -> Option<Vec<u8>> {
+    pub(in crate::server) fn remote_record(
+        &self,
+        proc: &Proc,
+        key: Option<&Key>,
+    ) -> Option<Vec<u8>> {
         let r = self.remote.get(proc)?;
         let holds = key.map_or(true, |k| {
             blob::decode(r).is_ok_and(|recs| {
@@ -362,14 +373,14 @@ impl ModexStore {
     }
 
     /// The host deregistered `proc`.
-    pub(super) fn forget(&mut self, proc: &Proc) {
+    pub(in crate::server) fn forget(&mut self, proc: &Proc) {
         self.speculative.remove(&proc.nspace);
         self.committed.remove(proc);
         self.fenced.remove(proc);
     }
 
     /// The host deregistered namespace `ns`.
-    pub(super) fn forget_nspace(&mut self, ns: &Nspace) {
+    pub(in crate::server) fn forget_nspace(&mut self, ns: &Nspace) {
         self.speculative.remove(ns);
         self.speculated.remove(ns);
         self.generations.remove(ns);
@@ -401,7 +412,7 @@ fn single_nspace(procs: &BTreeSet<Proc>) -> Option<&Nspace> {
 /// the heap). Without it the first fence pays a page fault per 4 KiB of
 /// every buffer (about half its time on this machine, see
 /// docs/PERFORMANCE.md).
-pub(super) fn warm_up() {
+pub(in crate::server) fn warm_up() {
     warm_allocator();
     rehearse();
 }
@@ -444,7 +455,7 @@ fn rehearse() {
         },
     ];
     let records = posted.iter().map(|p| (&proc, p));
-    if let Ok(segs) = modex::build_segments([&proc], records, || 0) {
+    if let Ok(segs) = committed::build_segments([&proc], records, || 0) {
         for (_, m) in segs {
             if let Ok(seg) = m.sealed.open() {
                 let _ = seg.posted_value(0, Scopes::ALL, &"pmix.rehearsal".into());

@@ -16,25 +16,25 @@
 
 use pmix_shmem::Scopes;
 
-use super::connections::Caller;
-use super::host::{take_result, DmodexCallback, OpResult};
-use super::ops::PendingOp;
-use super::state::State;
-use super::timers::TimerKey;
 use super::waiters::WaiterTo;
+use crate::server::clients::connections::Caller;
+use crate::server::host::{take_result, DmodexCallback, OpResult};
+use crate::server::ops::PendingOp;
+use crate::server::state::State;
+use crate::server::timers::TimerKey;
 use crate::wire::{Directives, DmodexRequest, Posted};
 use crate::{Proc, Rank, Status};
 
 /// `proc` committed `items`.
-pub(super) fn commit(st: &mut State, proc: &Proc, items: Vec<Posted>) {
-    st.modex.commit(proc, items);
+pub(in crate::server) fn commit(st: &mut State, proc: &Proc, items: Vec<Posted>) {
+    st.modex_mut().commit(proc, items);
     st.release_local_waiters(proc);
     // The next collecting fence's generation, built while the processes
-    // still compute (see `modex_store`).
+    // still compute (see `modex::store`).
     let registry = st.registry().clone();
     let all_local = registry.nspace(&proc.nspace).is_some_and(|r| r.all_local());
     let wildcard = [Proc::new(proc.nspace.clone(), Rank::WILDCARD)];
-    st.modex.speculate(
+    st.modex_mut().speculate(
         &proc.nspace,
         all_local,
         || registry.local_participants(&wildcard),
@@ -43,7 +43,7 @@ pub(super) fn commit(st: &mut State, proc: &Proc, items: Vec<Posted>) {
 }
 
 /// A local client's request for `req.proc`'s data.
-pub(super) fn client_request(st: &mut State, caller: Caller, req: DmodexRequest) {
+pub(in crate::server) fn client_request(st: &mut State, caller: Caller, req: DmodexRequest) {
     let d = Directives::parse_for(&req.infos, crate::wire::directives::GET);
     let target = req.proc;
     if target.rank.0 > Rank::VALID.0 {
@@ -52,18 +52,18 @@ pub(super) fn client_request(st: &mut State, caller: Caller, req: DmodexRequest)
     let dl = d.deadline();
     let to = WaiterTo::Client(caller);
     let id = if st.registry().is_local(&target) {
-        if let Some(r) = st.modex.record(&target, Scopes::LOCAL_PEER) {
+        if let Some(r) = st.modex().record(&target, Scopes::LOCAL_PEER) {
             return st.reply_dmodex(caller, r);
         }
-        if st.conns.departed(&target) || d.immediate {
+        if st.conns().departed(&target) || d.immediate {
             return st.reply_dmodex(caller, Err(Status::ERR_NOT_FOUND));
         }
-        st.waiters.wait_local(target, to, dl)
+        st.waiters_mut().wait_local(target, to, dl)
     } else {
-        if let Some(r) = st.modex.remote_record(&target, req.key.as_ref()) {
+        if let Some(r) = st.modex().remote_record(&target, req.key.as_ref()) {
             return st.reply_dmodex(caller, Ok(r));
         }
-        let (id, first) = st.waiters.wait_remote(target.clone(), to, dl);
+        let (id, first) = st.waiters_mut().wait_remote(target.clone(), to, dl);
         if first {
             let pending = PendingOp::DirectModex(target.clone());
             let (_, r) = st.upcall(pending, |h, done| h.direct_modex(&target, &req.infos, done));
@@ -79,38 +79,39 @@ pub(super) fn client_request(st: &mut State, caller: Caller, req: DmodexRequest)
         id
     };
     if let Some(dl) = dl {
-        st.timers.set(dl, TimerKey::Waiter(id));
+        st.timers_mut().set(dl, TimerKey::Waiter(id));
     }
 }
 
 /// The host's request for local `proc`'s data.
-pub(super) fn host_request(st: &mut State, proc: Proc, done: DmodexCallback) {
+pub(in crate::server) fn host_request(st: &mut State, proc: Proc, done: DmodexCallback) {
     if !st.registry().is_local(&proc) {
         return done(Err(Status::ERR_NOT_FOUND));
     }
-    if let Some(r) = st.modex.record(&proc, Scopes::REMOTE_PEER) {
+    if let Some(r) = st.modex().record(&proc, Scopes::REMOTE_PEER) {
         return done(r);
     }
-    if st.conns.departed(&proc) {
+    if st.conns().departed(&proc) {
         return done(Err(Status::ERR_NOT_FOUND));
     }
-    st.waiters.wait_local(proc, WaiterTo::Host(done), None);
+    st.waiters_mut()
+        .wait_local(proc, WaiterTo::Host(done), None);
 }
 
 /// The host's `direct_modex` about remote `proc` completed.
-pub(super) fn host_answer(st: &mut State, proc: &Proc, result: OpResult) {
+pub(in crate::server) fn host_answer(st: &mut State, proc: &Proc, result: OpResult) {
     remote_answer(st, proc, take_result::<Vec<u8>>(result));
 }
 
 fn remote_answer(st: &mut State, proc: &Proc, r: Result<Vec<u8>, Status>) {
-    for w in st.waiters.take_remote(proc) {
+    for w in st.waiters_mut().take_remote(proc) {
         st.answer_waiter(w, r.clone());
     }
 }
 
 /// Waiter `id`'s deadline passed.
-pub(super) fn timed_out(st: &mut State, id: u64) {
-    if let Some(w) = st.waiters.take(id) {
+pub(in crate::server) fn timed_out(st: &mut State, id: u64) {
+    if let Some(w) = st.waiters_mut().take(id) {
         st.answer_waiter(w, Err(Status::ERR_TIMEOUT));
     }
 }

@@ -1,5 +1,5 @@
 //! The I/O-forwarding room of the progress thread's state (see
-//! [`super::iof`] for what it serves): each requester connection's
+//! [`super::service`] for what it serves): each requester connection's
 //! outbox (its registrations and the chunks queued for it, bounded, with
 //! its drop policy) and the early cache of output nobody pulled yet.
 //!
@@ -35,28 +35,28 @@ pub const EARLY_BYTES: usize = 1 << 20;
 pub const IOF_DROPPED: &str = "pmix.iof.dropped";
 
 /// One chunk of output.
-pub(super) struct Chunk {
-    pub(super) source: Proc,
-    pub(super) channel: u16,
-    pub(super) data: Vec<u8>,
-    pub(super) infos: Vec<Info>,
+pub(in crate::server) struct Chunk {
+    pub(in crate::server) source: Proc,
+    pub(in crate::server) channel: u16,
+    pub(in crate::server) data: Vec<u8>,
+    pub(in crate::server) infos: Vec<Info>,
 }
 
 impl Chunk {
-    pub(super) fn is_end(&self) -> bool {
+    pub(in crate::server) fn is_end(&self) -> bool {
         self.data.is_empty()
     }
 }
 
-pub(super) struct Registration {
-    pub(super) id: u64,
-    pub(super) requester: Proc,
-    pub(super) sources: Vec<Proc>,
-    pub(super) channels: u16,
+pub(in crate::server) struct Registration {
+    pub(in crate::server) id: u64,
+    pub(in crate::server) requester: Proc,
+    pub(in crate::server) sources: Vec<Proc>,
+    pub(in crate::server) channels: u16,
 }
 
 impl Registration {
-    pub(super) fn matches(&self, c: &Chunk) -> bool {
+    pub(in crate::server) fn matches(&self, c: &Chunk) -> bool {
         self.channels & c.channel != 0
             && self.requester != c.source
             && self.sources.iter().any(|s| {
@@ -65,17 +65,17 @@ impl Registration {
     }
 }
 
-pub(super) struct Outbox {
-    pub(super) regs: Vec<Registration>,
-    pub(super) queue: VecDeque<(Vec<u64>, Arc<Chunk>)>,
-    pub(super) bytes: usize,
-    pub(super) limit: usize,
-    pub(super) drop_oldest: bool,
-    pub(super) dropped: u64,
+pub(in crate::server) struct Outbox {
+    pub(in crate::server) regs: Vec<Registration>,
+    pub(in crate::server) queue: VecDeque<(Vec<u64>, Arc<Chunk>)>,
+    pub(in crate::server) bytes: usize,
+    pub(in crate::server) limit: usize,
+    pub(in crate::server) drop_oldest: bool,
+    pub(in crate::server) dropped: u64,
 }
 
 impl Outbox {
-    pub(super) fn new() -> Outbox {
+    pub(in crate::server) fn new() -> Outbox {
         Outbox {
             regs: Vec::new(),
             queue: VecDeque::new(),
@@ -87,7 +87,7 @@ impl Outbox {
     }
 
     /// Queues `chunk` for `ids` under the outbox's policy.
-    pub(super) fn enqueue(&mut self, ids: Vec<u64>, chunk: Arc<Chunk>) {
+    pub(in crate::server) fn enqueue(&mut self, ids: Vec<u64>, chunk: Arc<Chunk>) {
         let len = chunk.data.len();
         if self.bytes + len > self.limit {
             if !self.drop_oldest || len > self.limit {
@@ -112,14 +112,14 @@ impl Outbox {
 /// The IOF room of the progress thread's state.
 #[derive(Default)]
 pub(crate) struct Iof {
-    pub(super) outboxes: HashMap<Token, Outbox>,
-    pub(super) early: VecDeque<Arc<Chunk>>,
-    pub(super) early_bytes: usize,
+    pub(in crate::server) outboxes: HashMap<Token, Outbox>,
+    pub(in crate::server) early: VecDeque<Arc<Chunk>>,
+    pub(in crate::server) early_bytes: usize,
 }
 
 impl Iof {
-    /// Counts this room's entries (see [`Census`](super::census::Census)).
-    pub(super) fn count(&self, c: &mut super::census::Census) {
+    /// Counts this room's entries (see [`Census`](crate::server::census::Census)).
+    pub(in crate::server) fn count(&self, c: &mut crate::server::census::Census) {
         c.add("iof.outboxes", self.outboxes.len());
         c.add(
             "iof.registrations",
@@ -132,7 +132,7 @@ impl Iof {
         c.add("iof.early", self.early.len());
     }
 
-    pub(super) fn keep_early(&mut self, chunk: Arc<Chunk>) {
+    pub(in crate::server) fn keep_early(&mut self, chunk: Arc<Chunk>) {
         if chunk.is_end() {
             return;
         }

@@ -16,9 +16,9 @@
 //! refuses).
 
 use super::connections::{Caller, PeerState};
-use super::host::OpResult;
-use super::ops::PendingOp;
-use super::state::State;
+use crate::server::host::OpResult;
+use crate::server::ops::PendingOp;
+use crate::server::state::State;
 use crate::wire::{self, Abort, HandshakeReply, Message};
 use crate::{keys, Info, Proc, Status, Value};
 
@@ -39,32 +39,32 @@ fn reason(status: Status) -> &'static str {
 /// the connection closes.
 fn refuse(st: &mut State, caller: Caller, claimed: &Proc, status: Status) {
     let why = format!("handshake: {} (status {})", reason(status), status.0);
-    st.conns
+    st.conns()
         .log_refusal(st.server_proc(), caller.token, Some(claimed), &why);
     let m = Message::HandshakeReply(HandshakeReply {
         status,
         server: st.server_proc().clone(),
         segments: Vec::new(),
     });
-    st.conns.send_and_close(caller.token, caller.id, &m);
+    st.conns_mut().send_and_close(caller.token, caller.id, &m);
 }
 
 /// A handshake on a connection that has not authenticated yet.
-pub(super) fn handshake(st: &mut State, caller: Caller, h: wire::Handshake) {
+pub(in crate::server) fn handshake(st: &mut State, caller: Caller, h: wire::Handshake) {
     if h.version != u32::from(wire::PROTOCOL_VERSION) {
         return refuse(st, caller, &h.proc, Status::ERR_NOT_SUPPORTED);
     }
-    let Some(creds) = st.conns.creds(caller.token) else {
+    let Some(creds) = st.conns().creds(caller.token) else {
         return;
     };
     if let Err(s) = st.registry().authenticate(&h.proc, &creds, &h.secret) {
         return refuse(st, caller, &h.proc, s);
     }
-    if st.conns.is_claimed(&h.proc) {
+    if st.conns().is_claimed(&h.proc) {
         return refuse(st, caller, &h.proc, Status::ERR_EXISTS);
     }
     let proc = h.proc;
-    st.conns.authenticated(caller.token, &proc);
+    st.conns_mut().authenticated(caller.token, &proc);
     let (_, r) = st.upcall(PendingOp::Connect(caller), |h, done| {
         h.client_connected(&proc, done)
     });
@@ -83,11 +83,11 @@ pub(super) fn handshake(st: &mut State, caller: Caller, h: wire::Handshake) {
 /// OpenPMIx tells it). Without the callback, a tool of this server's user
 /// (or root) is admitted and one of another user refused with
 /// `PMIX_ERR_NO_PERMISSIONS`: only a host that says so admits other users.
-pub(super) fn tool_handshake(st: &mut State, caller: Caller, t: wire::ToolHandshake) {
+pub(in crate::server) fn tool_handshake(st: &mut State, caller: Caller, t: wire::ToolHandshake) {
     if t.version != u32::from(wire::PROTOCOL_VERSION) || !st.tools_allowed() {
         return refuse_tool(st, caller, None, Status::ERR_NOT_SUPPORTED);
     }
-    let Some(creds) = st.conns.creds(caller.token) else {
+    let Some(creds) = st.conns().creds(caller.token) else {
         return;
     };
     let (uid, _) = crate::net::my_ids();
@@ -106,10 +106,10 @@ pub(super) fn tool_handshake(st: &mut State, caller: Caller, t: wire::ToolHandsh
     if proc.rank.0 > crate::Rank::VALID.0 || st.registry().nspace(&proc.nspace).is_some() {
         return refuse_tool(st, caller, Some(&proc), Status::ERR_BAD_PARAM);
     }
-    if st.conns.is_claimed(&proc) {
+    if st.conns().is_claimed(&proc) {
         return refuse_tool(st, caller, Some(&proc), Status::ERR_EXISTS);
     }
-    st.conns.authenticated(caller.token, &proc);
+    st.conns_mut().authenticated(caller.token, &proc);
     let mut infos = t.infos;
     infos.extend(Info::keyed(keys::USERID, Value::Uint32(creds.uid)));
     infos.extend(Info::keyed(keys::GRPID, Value::Uint32(creds.gid)));
@@ -129,31 +129,31 @@ pub(super) fn tool_handshake(st: &mut State, caller: Caller, t: wire::ToolHandsh
 /// The host's word on a tool that connected on `caller`: the identity it
 /// gets (the host may have given another than the server's).
 fn tool_connected(st: &mut State, caller: Caller, result: Result<Proc, Status>) {
-    let Some(PeerState::Connecting(tentative)) = st.conns.state(caller.token).cloned() else {
+    let Some(PeerState::Connecting(tentative)) = st.conns().state(caller.token).cloned() else {
         return;
     };
     let proc = match result {
         Ok(p) => p,
         Err(s) => {
-            st.conns.unauthenticated(caller.token);
+            st.conns_mut().unauthenticated(caller.token);
             return refuse_tool(st, caller, Some(&tentative), s);
         }
     };
     if proc != tentative {
-        st.conns.unauthenticated(caller.token);
-        if st.conns.is_claimed(&proc) {
+        st.conns_mut().unauthenticated(caller.token);
+        if st.conns().is_claimed(&proc) {
             return refuse_tool(st, caller, Some(&proc), Status::ERR_EXISTS);
         }
-        st.conns.authenticated(caller.token, &proc);
+        st.conns_mut().authenticated(caller.token, &proc);
     }
-    st.conns.ready(caller.token);
+    st.conns_mut().ready(caller.token);
     let m = Message::ToolHandshakeReply(wire::ToolHandshakeReply {
         status: Status::SUCCESS,
         server: st.server_proc().clone(),
         tool: proc.clone(),
     });
-    st.conns.send(caller.token, caller.id, &m, Vec::new());
-    super::events::tell_defined_psets(st, &proc);
+    st.conns_mut().send(caller.token, caller.id, &m, Vec::new());
+    crate::server::events::tell_defined_psets(st, &proc);
 }
 
 /// Refuses a tool's handshake with `status`; the connection closes once
@@ -167,34 +167,34 @@ fn refuse_tool(st: &mut State, caller: Caller, claimed: Option<&Proc>, status: S
         _ => "the host refused it",
     };
     let why = format!("tool handshake: {why} (status {})", status.0);
-    st.conns
+    st.conns()
         .log_refusal(st.server_proc(), caller.token, claimed, &why);
     let m = Message::ToolHandshakeReply(wire::ToolHandshakeReply {
         status,
         server: st.server_proc().clone(),
         tool: st.server_proc().clone(),
     });
-    st.conns.send_and_close(caller.token, caller.id, &m);
+    st.conns_mut().send_and_close(caller.token, caller.id, &m);
 }
 
 /// The host's word on a client that authenticated on `caller`.
-pub(super) fn connected(st: &mut State, caller: Caller, result: Result<(), Status>) {
-    let Some(PeerState::Connecting(proc)) = st.conns.state(caller.token).cloned() else {
+pub(in crate::server) fn connected(st: &mut State, caller: Caller, result: Result<(), Status>) {
+    let Some(PeerState::Connecting(proc)) = st.conns().state(caller.token).cloned() else {
         return;
     };
     if let Err(s) = result {
-        st.conns.unauthenticated(caller.token);
+        st.conns_mut().unauthenticated(caller.token);
         return refuse(st, caller, &proc, s);
     }
     let (status, mut segments, mut fds) = match st.nspace_segments(&proc.nspace, true) {
         Ok((refs, fds)) => (Status::SUCCESS, refs, fds),
         Err(Status::ERR_NOT_FOUND) => {
-            st.conns.unauthenticated(caller.token);
+            st.conns_mut().unauthenticated(caller.token);
             return refuse(st, caller, &proc, Status::ERR_NOT_FOUND);
         }
         Err(s) => (s, Vec::new(), Vec::new()),
     };
-    st.conns.ready(caller.token);
+    st.conns_mut().ready(caller.token);
     // One frame carries a bounded number of descriptors: what does not
     // fit the reply's frame goes ahead of it.
     while segments.len() > wire::frame::MAX_FDS_PER_FRAME {
@@ -202,21 +202,22 @@ pub(super) fn connected(st: &mut State, caller: Caller, result: Result<(), Statu
         let rest_f = fds.split_off(wire::frame::MAX_FDS_PER_FRAME);
         let head = Message::Segments(std::mem::replace(&mut segments, rest_s));
         let head_fds = std::mem::replace(&mut fds, rest_f);
-        st.conns.send(caller.token, caller.id, &head, head_fds);
+        st.conns_mut()
+            .send(caller.token, caller.id, &head, head_fds);
     }
     let m = Message::HandshakeReply(HandshakeReply {
         status,
         server: st.server_proc().clone(),
         segments,
     });
-    st.conns.send(caller.token, caller.id, &m, fds);
+    st.conns_mut().send(caller.token, caller.id, &m, fds);
     if status == Status::SUCCESS {
-        super::events::tell_defined_psets(st, &proc);
+        crate::server::events::tell_defined_psets(st, &proc);
     }
 }
 
 /// `PMIx_Abort` from `proc`: the host decides.
-pub(super) fn abort(st: &mut State, caller: Caller, proc: &Proc, a: Abort) {
+pub(in crate::server) fn abort(st: &mut State, caller: Caller, proc: &Proc, a: Abort) {
     let msg = a.message.as_ref().map(|m| m.to_string_lossy().into_owned());
     let (_, r) = st.upcall(PendingOp::Abort(caller), |h, done| {
         h.abort(proc, a.status, msg.as_deref(), &a.procs, done)
@@ -228,9 +229,9 @@ pub(super) fn abort(st: &mut State, caller: Caller, proc: &Proc, a: Abort) {
 
 /// `PMIx_Finalize` from `proc`: it departs (what it never entered fails),
 /// then the host hears of it.
-pub(super) fn finalize(st: &mut State, caller: Caller, proc: &Proc) {
-    st.conns.finalized(caller.token, proc);
-    super::departures::departed(st, proc, true);
+pub(in crate::server) fn finalize(st: &mut State, caller: Caller, proc: &Proc) {
+    st.conns_mut().finalized(caller.token, proc);
+    crate::server::departures::departed(st, proc, true);
     let (_, r) = st.upcall(PendingOp::Finalize(caller), |h, done| {
         h.client_finalized(proc, done)
     });
@@ -241,9 +242,9 @@ pub(super) fn finalize(st: &mut State, caller: Caller, proc: &Proc) {
 }
 
 /// The host completed a client's connect, abort or finalize.
-pub(super) fn host_done(st: &mut State, op: PendingOp, result: OpResult) {
+pub(in crate::server) fn host_done(st: &mut State, op: PendingOp, result: OpResult) {
     if let PendingOp::ToolConnect(caller) = op {
-        return tool_connected(st, caller, super::host::take_result::<Proc>(result));
+        return tool_connected(st, caller, crate::server::host::take_result::<Proc>(result));
     }
     let unit = result.map(|_| ());
     match op {
@@ -261,7 +262,7 @@ pub(super) fn host_done(st: &mut State, op: PendingOp, result: OpResult) {
 }
 
 fn answer(st: &mut State, caller: Caller, m: Message) {
-    st.conns.send(caller.token, caller.id, &m, Vec::new());
+    st.conns_mut().send(caller.token, caller.id, &m, Vec::new());
 }
 
 /// A host's refusal of a notification: without the callback, the

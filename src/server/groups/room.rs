@@ -22,8 +22,8 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::time::Instant;
 
-use super::collective::GroupFlags;
-use super::connections::Caller;
+use crate::server::clients::connections::Caller;
+use crate::server::collective::GroupFlags;
 use crate::{Info, Proc, Rank, Status};
 
 /// How many destructed group ids are remembered (a job that builds groups
@@ -32,19 +32,19 @@ const RETIRED_KEPT: usize = 4096;
 
 /// A group that exists.
 #[derive(Clone, Debug)]
-pub(super) struct Group {
+pub(in crate::server) struct Group {
     /// Sorted.
-    pub(super) members: Vec<Proc>,
+    pub(in crate::server) members: Vec<Proc>,
     /// `PMIX_GROUP_NOTIFY_TERMINATION` was set at construct.
-    pub(super) notify_termination: bool,
+    pub(in crate::server) notify_termination: bool,
     /// Who constructed it with `PMIX_GROUP_LEADER` (or invited).
-    pub(super) leader: Option<Proc>,
+    pub(in crate::server) leader: Option<Proc>,
     /// Members whose connection was lost.
-    pub(super) failed: BTreeSet<Proc>,
+    pub(in crate::server) failed: BTreeSet<Proc>,
 }
 
 /// An invitee's answer.
-pub(super) enum Answer {
+pub(in crate::server) enum Answer {
     /// Accepted; its join waits on this caller (a local invitee's), or on
     /// its own server (a remote invitee's).
     Accepted(Option<Caller>),
@@ -54,39 +54,39 @@ pub(super) enum Answer {
 }
 
 /// An invitation in progress.
-pub(super) struct Invite {
-    pub(super) id: String,
-    pub(super) leader: Proc,
+pub(in crate::server) struct Invite {
+    pub(in crate::server) id: String,
+    pub(in crate::server) leader: Proc,
     /// The leader's invite call.
-    pub(super) caller: Caller,
+    pub(in crate::server) caller: Caller,
     /// Sorted, without duplicates, without the leader.
-    pub(super) invitees: Vec<Proc>,
-    pub(super) answers: BTreeMap<Proc, Answer>,
-    pub(super) flags: GroupFlags,
+    pub(in crate::server) invitees: Vec<Proc>,
+    pub(in crate::server) answers: BTreeMap<Proc, Answer>,
+    pub(in crate::server) flags: GroupFlags,
     /// The leader's directives.
-    pub(super) directives: Vec<Info>,
-    pub(super) deadline: Option<Instant>,
+    pub(in crate::server) directives: Vec<Info>,
+    pub(in crate::server) deadline: Option<Instant>,
     /// At the host for a context id, as this operation.
-    pub(super) host_op: Option<u64>,
+    pub(in crate::server) host_op: Option<u64>,
     /// `PMIX_GROUP_INFO` of the leader and the accepters.
-    pub(super) contributed: BTreeMap<Proc, Vec<Info>>,
+    pub(in crate::server) contributed: BTreeMap<Proc, Vec<Info>>,
 }
 
 impl Invite {
     /// True once every invitee answered.
-    pub(super) fn answered(&self) -> bool {
+    pub(in crate::server) fn answered(&self) -> bool {
         self.answers.len() == self.invitees.len()
     }
 
     /// True if every invitee accepted.
-    pub(super) fn all_accepted(&self) -> bool {
+    pub(in crate::server) fn all_accepted(&self) -> bool {
         self.answers
             .values()
             .all(|a| matches!(a, Answer::Accepted(_)))
     }
 
     /// The members once complete: the leader and the accepters, sorted.
-    pub(super) fn members(&self) -> Vec<Proc> {
+    pub(in crate::server) fn members(&self) -> Vec<Proc> {
         let mut m: Vec<Proc> = self
             .answers
             .iter()
@@ -101,15 +101,15 @@ impl Invite {
 
 /// A local invitee's acceptance of a remote leader's invitation, waiting
 /// for the group's completion (or abort) to come back from the host.
-pub(super) struct RemoteJoin {
-    pub(super) id: String,
-    pub(super) proc: Proc,
-    pub(super) caller: Caller,
+pub(in crate::server) struct RemoteJoin {
+    pub(in crate::server) id: String,
+    pub(in crate::server) proc: Proc,
+    pub(in crate::server) caller: Caller,
 }
 
 /// The groups room.
 #[derive(Default)]
-pub(super) struct Groups {
+pub(in crate::server) struct Groups {
     remote_joins: Vec<RemoteJoin>,
     groups: HashMap<String, Group>,
     /// Ids of the last [`RETIRED_KEPT`] destructed groups (a fence over
@@ -122,8 +122,8 @@ pub(super) struct Groups {
 }
 
 impl Groups {
-    /// Counts this room's entries (see [`Census`](super::census::Census)).
-    pub(super) fn count(&self, c: &mut super::census::Census) {
+    /// Counts this room's entries (see [`Census`](crate::server::census::Census)).
+    pub(in crate::server) fn count(&self, c: &mut crate::server::census::Census) {
         c.add("groups.groups", self.groups.len());
         c.add("groups.retired", self.retired.len());
         c.add("groups.invites", self.invites.len());
@@ -131,18 +131,18 @@ impl Groups {
     }
 
     /// Group `id`, if it exists.
-    pub(super) fn get(&self, id: &str) -> Option<&Group> {
+    pub(in crate::server) fn get(&self, id: &str) -> Option<&Group> {
         self.groups.get(id)
     }
 
     /// True if `id` names a group or an invitation in progress.
-    pub(super) fn in_use(&self, id: &str) -> bool {
+    pub(in crate::server) fn in_use(&self, id: &str) -> bool {
         self.groups.contains_key(id) || self.invites.values().any(|i| i.id == id)
     }
 
     /// Records group `id` (replacing what a construct of another batch of
     /// this server's participants recorded).
-    pub(super) fn insert(&mut self, id: &str, g: Group) {
+    pub(in crate::server) fn insert(&mut self, id: &str, g: Group) {
         if self.retired.remove(id) {
             self.retired_order.retain(|r| r != id);
         }
@@ -150,7 +150,7 @@ impl Groups {
     }
 
     /// Forgets group `id`.
-    pub(super) fn remove(&mut self, id: &str) -> Option<Group> {
+    pub(in crate::server) fn remove(&mut self, id: &str) -> Option<Group> {
         let g = self.groups.remove(id);
         if g.is_some() && self.retired.insert(id.to_owned()) {
             self.retired_order.push_back(id.to_owned());
@@ -164,14 +164,14 @@ impl Groups {
     }
 
     /// Group `id` has a new leader (`None`: its leader was lost).
-    pub(super) fn set_leader(&mut self, id: &str, leader: Option<Proc>) {
+    pub(in crate::server) fn set_leader(&mut self, id: &str, leader: Option<Proc>) {
         if let Some(g) = self.groups.get_mut(id) {
             g.leader = leader;
         }
     }
 
     /// `proc` left group `id`: true if it was a member.
-    pub(super) fn remove_member(&mut self, id: &str, proc: &Proc) -> bool {
+    pub(in crate::server) fn remove_member(&mut self, id: &str, proc: &Proc) -> bool {
         match self.groups.get_mut(id) {
             Some(g) => {
                 let before = g.members.len();
@@ -186,7 +186,7 @@ impl Groups {
     /// The host deregistered namespace `ns`: its processes are no longer
     /// members of any group, and a group left without members is
     /// forgotten as a destructed one is.
-    pub(super) fn forget_nspace(&mut self, ns: &crate::Nspace) {
+    pub(in crate::server) fn forget_nspace(&mut self, ns: &crate::Nspace) {
         for g in self.groups.values_mut() {
             g.members.retain(|m| &m.nspace != ns);
             g.failed.retain(|m| &m.nspace != ns);
@@ -207,7 +207,7 @@ impl Groups {
 
     /// `proc`'s connection was lost: marks it failed in every group it is
     /// a member of; returns those groups' ids.
-    pub(super) fn member_lost(&mut self, proc: &Proc) -> Vec<String> {
+    pub(in crate::server) fn member_lost(&mut self, proc: &Proc) -> Vec<String> {
         let mut ids: Vec<String> = self
             .groups
             .iter_mut()
@@ -227,7 +227,7 @@ impl Groups {
     /// destructed group is `PMIX_ERR_NOT_FOUND`. `is_nspace` says which
     /// names are registered namespaces (they are never group ids). `None`
     /// if no process names a group.
-    pub(super) fn expand(
+    pub(in crate::server) fn expand(
         &self,
         procs: &[Proc],
         is_nspace: impl Fn(&Proc) -> bool,
@@ -278,7 +278,7 @@ impl Groups {
     /// The ids of the groups that `procs` names whole (`{grp,
     /// PMIX_RANK_WILDCARD}`), sorted: a collective over them follows their
     /// membership while it gathers (see `Collectives::member_left`).
-    pub(super) fn named_whole(
+    pub(in crate::server) fn named_whole(
         &self,
         procs: &[Proc],
         is_nspace: impl Fn(&Proc) -> bool,
@@ -300,7 +300,7 @@ impl Groups {
     }
 
     /// The ids of the groups `proc` belongs to, sorted.
-    pub(super) fn groups_of(&self, proc: &Proc) -> Vec<&str> {
+    pub(in crate::server) fn groups_of(&self, proc: &Proc) -> Vec<&str> {
         let mut v: Vec<&str> = self
             .groups
             .iter()
@@ -316,26 +316,26 @@ impl Groups {
     }
 
     /// The ids of every group, sorted.
-    pub(super) fn names(&self) -> Vec<&str> {
+    pub(in crate::server) fn names(&self) -> Vec<&str> {
         let mut v: Vec<&str> = self.groups.keys().map(String::as_str).collect();
         v.sort_unstable();
         v
     }
 
     /// The number of groups.
-    pub(super) fn len(&self) -> usize {
+    pub(in crate::server) fn len(&self) -> usize {
         self.groups.len()
     }
 
     /// Starts an invitation; returns its number.
-    pub(super) fn start_invite(&mut self, invite: Invite) -> u64 {
+    pub(in crate::server) fn start_invite(&mut self, invite: Invite) -> u64 {
         self.next_invite += 1;
         self.invites.insert(self.next_invite, invite);
         self.next_invite
     }
 
     /// The invitation `id` led by `leader`.
-    pub(super) fn invite_of(&self, id: &str, leader: &Proc) -> Option<u64> {
+    pub(in crate::server) fn invite_of(&self, id: &str, leader: &Proc) -> Option<u64> {
         self.invites
             .iter()
             .find(|(_, i)| i.id == id && &i.leader == leader)
@@ -343,17 +343,17 @@ impl Groups {
     }
 
     /// Invitation `n`.
-    pub(super) fn invite_mut(&mut self, n: u64) -> Option<&mut Invite> {
+    pub(in crate::server) fn invite_mut(&mut self, n: u64) -> Option<&mut Invite> {
         self.invites.get_mut(&n)
     }
 
     /// Ends invitation `n`.
-    pub(super) fn take_invite(&mut self, n: u64) -> Option<Invite> {
+    pub(in crate::server) fn take_invite(&mut self, n: u64) -> Option<Invite> {
         self.invites.remove(&n)
     }
 
     /// The invitation `id` that `invitee` was sent.
-    pub(super) fn invite_for(&self, id: &str, invitee: &Proc) -> Option<u64> {
+    pub(in crate::server) fn invite_for(&self, id: &str, invitee: &Proc) -> Option<u64> {
         self.invites
             .iter()
             .find(|(_, i)| i.id == id && i.invitees.contains(invitee))
@@ -361,7 +361,7 @@ impl Groups {
     }
 
     /// Local `proc` accepted remote invitation `id`.
-    pub(super) fn await_remote(&mut self, id: &str, proc: &Proc, caller: Caller) {
+    pub(in crate::server) fn await_remote(&mut self, id: &str, proc: &Proc, caller: Caller) {
         self.remote_joins.push(RemoteJoin {
             id: id.to_owned(),
             proc: proc.clone(),
@@ -370,7 +370,7 @@ impl Groups {
     }
 
     /// The local acceptances of remote invitation `id`, taken out.
-    pub(super) fn take_remote(&mut self, id: &str) -> Vec<RemoteJoin> {
+    pub(in crate::server) fn take_remote(&mut self, id: &str) -> Vec<RemoteJoin> {
         let (out, keep) = std::mem::take(&mut self.remote_joins)
             .into_iter()
             .partition(|j| j.id == id);
@@ -379,13 +379,13 @@ impl Groups {
     }
 
     /// `proc` departed: its acceptances waiting on remote invitations go.
-    pub(super) fn forget_remote_joins_of(&mut self, proc: &Proc) {
+    pub(in crate::server) fn forget_remote_joins_of(&mut self, proc: &Proc) {
         self.remote_joins.retain(|j| &j.proc != proc);
     }
 
     /// The invitations `proc` leads or is invited to (and has not
     /// answered, or accepted), by number.
-    pub(super) fn invites_involving(&self, proc: &Proc) -> Vec<u64> {
+    pub(in crate::server) fn invites_involving(&self, proc: &Proc) -> Vec<u64> {
         let mut v: Vec<u64> = self
             .invites
             .iter()

@@ -12,7 +12,7 @@
 use std::io::Write;
 
 /// Writes `uri` where `target` says.
-pub(super) fn report(target: &str, uri: &str) -> std::io::Result<()> {
+pub(in crate::server) fn report(target: &str, uri: &str) -> std::io::Result<()> {
     match target {
         "-" => {
             let mut out = std::io::stdout().lock();

@@ -10,12 +10,12 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
-use super::connections::Caller;
-use super::host::DmodexCallback;
+use crate::server::clients::connections::Caller;
+use crate::server::host::DmodexCallback;
 use crate::Proc;
 
 /// Who waits.
-pub(super) enum WaiterTo {
+pub(in crate::server) enum WaiterTo {
     /// A local client's `DmodexRequest`.
     Client(Caller),
     /// The host's `dmodex_request`.
@@ -23,15 +23,15 @@ pub(super) enum WaiterTo {
 }
 
 /// One waiter.
-pub(super) struct Waiter {
-    pub(super) id: u64,
-    pub(super) to: WaiterTo,
+pub(in crate::server) struct Waiter {
+    pub(in crate::server) id: u64,
+    pub(in crate::server) to: WaiterTo,
     /// Its `PMIX_TIMEOUT`, armed in the loop's timers.
-    pub(super) deadline: Option<Instant>,
+    pub(in crate::server) deadline: Option<Instant>,
 }
 
 /// The waiters, by the process whose data they wait for.
-pub(super) struct Waiters {
+pub(in crate::server) struct Waiters {
     local: HashMap<Proc, Vec<Waiter>>,
     remote: HashMap<Proc, Vec<Waiter>>,
     next: u64,
@@ -48,8 +48,8 @@ impl Default for Waiters {
 }
 
 impl Waiters {
-    /// Counts this room's entries (see [`Census`](super::census::Census)).
-    pub(super) fn count(&self, c: &mut super::census::Census) {
+    /// Counts this room's entries (see [`Census`](crate::server::census::Census)).
+    pub(in crate::server) fn count(&self, c: &mut crate::server::census::Census) {
         c.add("waiters.local", self.local.values().map(Vec::len).sum());
         c.add("waiters.remote", self.remote.values().map(Vec::len).sum());
         c.add("waiters.procs", self.local.len() + self.remote.len());
@@ -62,7 +62,12 @@ impl Waiters {
     }
 
     /// Waits for local `proc`'s first commit; returns the waiter's number.
-    pub(super) fn wait_local(&mut self, proc: Proc, to: WaiterTo, dl: Option<Instant>) -> u64 {
+    pub(in crate::server) fn wait_local(
+        &mut self,
+        proc: Proc,
+        to: WaiterTo,
+        dl: Option<Instant>,
+    ) -> u64 {
         let w = self.new_waiter(to, dl);
         let id = w.id;
         self.local.entry(proc).or_default().push(w);
@@ -72,7 +77,7 @@ impl Waiters {
     /// Waits for the host's answer about remote `proc`; returns the
     /// waiter's number and true if it is the first (the host must be
     /// asked).
-    pub(super) fn wait_remote(
+    pub(in crate::server) fn wait_remote(
         &mut self,
         proc: Proc,
         to: WaiterTo,
@@ -86,17 +91,17 @@ impl Waiters {
     }
 
     /// Everyone waiting for local `proc`.
-    pub(super) fn take_local(&mut self, proc: &Proc) -> Vec<Waiter> {
+    pub(in crate::server) fn take_local(&mut self, proc: &Proc) -> Vec<Waiter> {
         self.local.remove(proc).unwrap_or_default()
     }
 
     /// Everyone waiting for the host's answer about `proc`.
-    pub(super) fn take_remote(&mut self, proc: &Proc) -> Vec<Waiter> {
+    pub(in crate::server) fn take_remote(&mut self, proc: &Proc) -> Vec<Waiter> {
         self.remote.remove(proc).unwrap_or_default()
     }
 
     /// Waiter `id`, wherever it waits.
-    pub(super) fn take(&mut self, id: u64) -> Option<Waiter> {
+    pub(in crate::server) fn take(&mut self, id: u64) -> Option<Waiter> {
         take_from(&mut self.local, id).or_else(|| take_from(&mut self.remote, id))
     }
 }

@@ -36,18 +36,20 @@
 //! is recorded by the completion of its construct and forgotten by the
 //! completion of its destruct.
 
-use super::collective::{self, Call, GroupCall, GroupFlags, HostCall, Kind, Outcome, Plan, Rules};
-use super::connections::Caller;
-use super::events::{event_infos, raise_from_server};
-use super::groups::Group as GroupRecord;
-use super::state::State;
+use super::room::Group as GroupRecord;
 use crate::group::{events as codes, GroupOp, GroupResult};
+use crate::server::clients::connections::Caller;
+use crate::server::collective::{
+    self, Call, GroupCall, GroupFlags, HostCall, Kind, Outcome, Plan, Rules,
+};
+use crate::server::events::{event_infos, raise_from_server};
+use crate::server::state::State;
 use crate::wire::group::{self as body, Endpoint};
 use crate::wire::{flag, int, Directives};
 use crate::{keys, Info, Proc, Status, Value};
 
 /// The group directives of a participant's call.
-pub(super) fn group_call(id: String, infos: &[Info], solo: bool) -> GroupCall {
+pub(in crate::server) fn group_call(id: String, infos: &[Info], solo: bool) -> GroupCall {
     let mut g = GroupCall {
         id,
         solo,
@@ -98,12 +100,12 @@ fn sorted(mut procs: Vec<Proc>) -> Vec<Proc> {
 }
 
 /// An `Op::GROUP_CONSTRUCT` request from `proc`.
-pub(super) fn construct(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
+pub(in crate::server) fn construct(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
     let (id, procs, infos) = match body::decode_construct(req) {
         Ok(x) => x,
         Err(s) => return st.respond(caller, Err(s)),
     };
-    if st.groups.in_use(&id) || is_nspace_name(st, &id) {
+    if st.groups().in_use(&id) || is_nspace_name(st, &id) {
         return st.respond(caller, Err(Status::ERR_EXISTS));
     }
     let solo = st.host().fences_are_local();
@@ -127,13 +129,13 @@ pub(super) fn construct(st: &mut State, caller: Caller, proc: &Proc, req: &[u8])
 /// A request about an existing group from one of its members (destruct,
 /// leave): its id, directives and the group; `PMIX_ERR_NOT_FOUND` for an
 /// unknown group, `PMIX_ERR_BAD_PARAM` for a non-member.
-pub(super) fn member_request(
+pub(in crate::server) fn member_request(
     st: &State,
     proc: &Proc,
     req: &[u8],
 ) -> Result<(String, Vec<Info>, GroupRecord), Status> {
     let (id, infos) = body::decode_id(req)?;
-    let g = st.groups.get(&id).ok_or(Status::ERR_NOT_FOUND)?;
+    let g = st.groups().get(&id).ok_or(Status::ERR_NOT_FOUND)?;
     if !g.members.contains(proc) {
         return Err(Status::ERR_BAD_PARAM);
     }
@@ -142,7 +144,7 @@ pub(super) fn member_request(
 }
 
 /// An `Op::GROUP_DESTRUCT` request from `proc`.
-pub(super) fn destruct(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
+pub(in crate::server) fn destruct(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) {
     let (id, infos, g) = match member_request(st, proc, req) {
         Ok(x) => x,
         Err(s) => return st.respond(caller, Err(s)),
@@ -170,14 +172,14 @@ pub(super) fn destruct(st: &mut State, caller: Caller, proc: &Proc, req: &[u8]) 
     collective::enter(st, caller, proc, call, &Group);
 }
 
-pub(super) fn is_nspace_name(st: &State, id: &str) -> bool {
+pub(in crate::server) fn is_nspace_name(st: &State, id: &str) -> bool {
     crate::Nspace::new(id).is_ok_and(|ns| st.registry().nspace(&ns).is_some())
 }
 
 /// The membership of group collective `cid` as this server knows it:
 /// named members (wildcards expanded) less the dropped, sorted.
 fn membership(st: &State, cid: u64) -> Vec<Proc> {
-    let Some(c) = st.collectives.get(cid) else {
+    let Some(c) = st.collectives().get(cid) else {
         return Vec::new();
     };
     let Some(g) = c.group.as_ref() else {
@@ -190,13 +192,13 @@ fn membership(st: &State, cid: u64) -> Vec<Proc> {
 }
 
 /// Group construct's and destruct's rules on the collective engine.
-pub(super) struct Group;
+pub(in crate::server) struct Group;
 
 impl Rules for Group {
     /// Completes here, or hands the group to the host (see the module
     /// doc); a group that needs a context id never completes here.
     fn host_call(&self, st: &mut State, cid: u64) -> Result<Plan, Status> {
-        let c = st.collectives.get(cid).ok_or(Status::ERROR)?;
+        let c = st.collectives().get(cid).ok_or(Status::ERROR)?;
         let g = c.group.as_ref().ok_or(Status::ERROR)?;
         let (kind, id, flags) = (c.kind, g.id.clone(), g.flags);
         let members = membership(st, cid);
@@ -233,7 +235,7 @@ impl Rules for Group {
 /// What the host's `group` gets besides the members: the caller's
 /// directives less `PMIX_TIMEOUT` (the server keeps that one), plus
 /// `PMIX_SORTED_PROC_ARRAY` and a successful `PMIX_LOCAL_COLLECTIVE_STATUS`.
-pub(super) fn host_directives(infos: &[Info]) -> Vec<Info> {
+pub(in crate::server) fn host_directives(infos: &[Info]) -> Vec<Info> {
     let mut out: Vec<Info> = infos
         .iter()
         .filter(|i| i.key.as_bytes() != keys::TIMEOUT.as_bytes())
@@ -250,7 +252,7 @@ pub(super) fn host_directives(infos: &[Info]) -> Vec<Info> {
 /// This server's participants' endpoint data: their posted remote data
 /// and `PMIX_GROUP_INFO` contributions.
 fn endpoints(st: &State, cid: u64) -> Vec<Endpoint> {
-    let Some(c) = st.collectives.get(cid) else {
+    let Some(c) = st.collectives().get(cid) else {
         return Vec::new();
     };
     let info = c.group.as_ref().map(|g| g.info.as_slice()).unwrap_or(&[]);
@@ -259,7 +261,7 @@ fn endpoints(st: &State, cid: u64) -> Vec<Endpoint> {
         .map(|(p, _)| Endpoint {
             proc: p.clone(),
             record: st
-                .modex
+                .modex()
                 .record(p, pmix_shmem::Scopes::REMOTE_PEER)
                 .and_then(Result::ok)
                 .unwrap_or_default(),
@@ -277,14 +279,14 @@ fn endpoints(st: &State, cid: u64) -> Vec<Endpoint> {
 /// every participant.
 fn finished(st: &mut State, cid: u64, infos: Vec<Info>) {
     let mut members = membership(st, cid);
-    let Some(c) = st.collectives.finish(cid, &mut st.timers) else {
+    let Some(c) = st.finish_collective(cid) else {
         return;
     };
     let Some(g) = c.group else {
         return;
     };
     if c.kind == Kind::GroupDestruct {
-        st.groups.remove(&g.id);
+        st.groups_mut().remove(&g.id);
         for (_, caller) in c.arrived {
             st.respond(caller, Ok(Vec::new()));
         }
@@ -311,7 +313,7 @@ fn finished(st: &mut State, cid: u64, infos: Vec<Info>) {
                 continue;
             }
             if !e.record.is_empty() {
-                st.modex.keep_remote(&e.proc, e.record);
+                st.modex_mut().keep_remote(&e.proc, e.record);
             }
             if !e.info.is_empty() && !contributed.iter().any(|(p, _)| p == &e.proc) {
                 contributed.push((e.proc, e.info));
@@ -324,7 +326,7 @@ fn finished(st: &mut State, cid: u64, infos: Vec<Info>) {
     } else {
         Status::ERR_PARTIAL_SUCCESS
     };
-    st.groups.insert(
+    st.groups_mut().insert(
         &g.id,
         GroupRecord {
             members: members.clone(),
@@ -362,19 +364,19 @@ fn finished(st: &mut State, cid: u64, infos: Vec<Info>) {
 /// notifying termination tell of its failure; what its departure does to
 /// the group collectives that expect it is then the engine's (dropped or
 /// failed, see `collective::departed`).
-pub(super) fn departed(st: &mut State, proc: &Proc, finalized: bool) {
+pub(in crate::server) fn departed(st: &mut State, proc: &Proc, finalized: bool) {
     if !finalized {
         member_lost(st, proc);
     }
-    for cid in st.collectives.led_by(proc) {
+    for cid in st.collectives().led_by(proc) {
         leader_lost(st, cid, proc);
     }
-    for cid in st.collectives.awaiting_verdict_of(proc) {
-        if st.collectives.verdict(cid, proc) {
+    for cid in st.collectives().awaiting_verdict_of(proc) {
+        if st.collectives_mut().verdict(cid, proc) {
             collective::start(st, cid, &Group);
         }
     }
-    for cid in st.collectives.blocked_by(proc, finalized) {
+    for cid in st.collectives().blocked_by(proc, finalized) {
         member_failed(st, cid, proc);
     }
 }
@@ -385,7 +387,7 @@ pub(super) fn departed(st: &mut State, proc: &Proc, finalized: bool) {
 /// construct tolerates the departure, it waits for their verdicts (a
 /// handler may abort it, see [`verdict`]).
 fn member_failed(st: &mut State, cid: u64, proc: &Proc) {
-    let Some(c) = st.collectives.get(cid) else {
+    let Some(c) = st.collectives().get(cid) else {
         return;
     };
     let Some(g) = c.group.as_ref() else {
@@ -410,13 +412,13 @@ fn member_failed(st: &mut State, cid: u64, proc: &Proc) {
         &told,
         event_infos(&id, Some(proc)),
     );
-    if st.collectives.tolerates(cid) {
+    if st.collectives().tolerates(cid) {
         let registry = st.registry().clone();
         let local: Vec<Proc> = told
             .into_iter()
-            .filter(|p| registry.is_local(p) && !st.conns.departed(p))
+            .filter(|p| registry.is_local(p) && !st.conns().departed(p))
             .collect();
-        st.collectives.await_verdicts(cid, local);
+        st.collectives_mut().await_verdicts(cid, local);
     }
 }
 
@@ -424,8 +426,8 @@ fn member_failed(st: &mut State, cid: u64, proc: &Proc) {
 /// `PMIX_GROUP_NOTIFY_TERMINATION` their leader (else the other members)
 /// gets `PMIX_GROUP_MEMBER_FAILED`.
 fn member_lost(st: &mut State, proc: &Proc) {
-    for id in st.groups.member_lost(proc) {
-        let Some(g) = st.groups.get(&id) else {
+    for id in st.groups_mut().member_lost(proc) {
+        let Some(g) = st.groups().get(&id) else {
             continue;
         };
         let others: Vec<Proc> = g
@@ -436,7 +438,7 @@ fn member_lost(st: &mut State, proc: &Proc) {
             .collect();
         if g.leader.as_ref() == Some(proc) {
             // The others may select a new leader (see `verdict`).
-            st.groups.set_leader(&id, None);
+            st.groups_mut().set_leader(&id, None);
             raise_from_server(
                 st,
                 codes::LEADER_FAILED,
@@ -470,7 +472,7 @@ fn member_lost(st: &mut State, proc: &Proc) {
 /// arrived get `PMIX_GROUP_LEADER_FAILED` and the construct waits for
 /// their verdicts (one may claim the leadership, any may abort).
 fn leader_lost(st: &mut State, cid: u64, proc: &Proc) {
-    let Some(c) = st.collectives.get(cid) else {
+    let Some(c) = st.collectives().get(cid) else {
         return;
     };
     let Some(id) = c.group.as_ref().map(|g| g.id.clone()) else {
@@ -482,7 +484,7 @@ fn leader_lost(st: &mut State, cid: u64, proc: &Proc) {
         .map(|(p, _)| p.clone())
         .filter(|p| p != proc)
         .collect();
-    st.collectives.set_leader(cid, None);
+    st.collectives_mut().set_leader(cid, None);
     raise_from_server(
         st,
         codes::LEADER_FAILED,
@@ -492,9 +494,9 @@ fn leader_lost(st: &mut State, cid: u64, proc: &Proc) {
     let registry = st.registry().clone();
     let local: Vec<Proc> = told
         .into_iter()
-        .filter(|p| registry.is_local(p) && !st.conns.departed(p))
+        .filter(|p| registry.is_local(p) && !st.conns().departed(p))
         .collect();
-    st.collectives.await_verdicts(cid, local);
+    st.collectives_mut().await_verdicts(cid, local);
 }
 
 /// `proc` claims the leadership of group `id` (or of its construct) that
@@ -502,8 +504,8 @@ fn leader_lost(st: &mut State, cid: u64, proc: &Proc) {
 /// get `PMIX_GROUP_LEADER_SELECTED` (`PMIX_EVENT_AFFECTED_PROC`: the new
 /// leader).
 fn leader_claimed(st: &mut State, proc: &Proc, id: &str) {
-    for cid in st.collectives.of_group(Kind::GroupConstruct, id) {
-        let Some(c) = st.collectives.get(cid) else {
+    for cid in st.collectives().of_group(Kind::GroupConstruct, id) {
+        let Some(c) = st.collectives().get(cid) else {
             continue;
         };
         let vacant = c.group.as_ref().is_some_and(|g| g.leader.is_none());
@@ -511,7 +513,7 @@ fn leader_claimed(st: &mut State, proc: &Proc, id: &str) {
             continue;
         }
         let told: Vec<Proc> = c.arrived.iter().map(|(p, _)| p.clone()).collect();
-        st.collectives.set_leader(cid, Some(proc.clone()));
+        st.collectives_mut().set_leader(cid, Some(proc.clone()));
         raise_from_server(
             st,
             codes::LEADER_SELECTED,
@@ -519,7 +521,7 @@ fn leader_claimed(st: &mut State, proc: &Proc, id: &str) {
             event_infos(id, Some(proc)),
         );
     }
-    let Some(g) = st.groups.get(id) else {
+    let Some(g) = st.groups().get(id) else {
         return;
     };
     if g.leader.is_some() || !g.members.contains(proc) || g.failed.contains(proc) {
@@ -531,7 +533,7 @@ fn leader_claimed(st: &mut State, proc: &Proc, id: &str) {
         .filter(|m| !g.failed.contains(*m))
         .cloned()
         .collect();
-    st.groups.set_leader(id, Some(proc.clone()));
+    st.groups_mut().set_leader(id, Some(proc.clone()));
     raise_from_server(
         st,
         codes::LEADER_SELECTED,
@@ -545,17 +547,23 @@ fn leader_claimed(st: &mut State, proc: &Proc, id: &str) {
 /// `PMIX_GROUP_CONSTRUCT_ABORT` aborts the group's constructs here for
 /// every participant (who also get the event); any other verdict lets a
 /// construct waiting for it go on.
-pub(super) fn verdict(st: &mut State, proc: &Proc, id: &str, status: Status, leads: bool) {
+pub(in crate::server) fn verdict(
+    st: &mut State,
+    proc: &Proc,
+    id: &str,
+    status: Status,
+    leads: bool,
+) {
     if leads && status != codes::CONSTRUCT_ABORT {
         leader_claimed(st, proc, id);
     }
-    for cid in st.collectives.of_group(Kind::GroupConstruct, id) {
+    for cid in st.collectives().of_group(Kind::GroupConstruct, id) {
         if status == codes::CONSTRUCT_ABORT {
             // Every member hears of it, also those yet to call.
             let told = membership(st, cid);
             raise_from_server(st, codes::CONSTRUCT_ABORT, &told, event_infos(id, None));
             collective::failed(st, cid, codes::CONSTRUCT_ABORT);
-        } else if st.collectives.verdict(cid, proc) {
+        } else if st.collectives_mut().verdict(cid, proc) {
             collective::start(st, cid, &Group);
         }
     }

@@ -22,7 +22,7 @@
 
 use std::path::Path;
 
-use super::ServerConfig;
+use crate::server::ServerConfig;
 use crate::Proc;
 
 /// The rendezvous variables, in the order OpenPMIx 4.2 lists them (a
@@ -41,7 +41,7 @@ pub const SECRET_ENV: &str = "PMIX_RS_SECRET";
 /// The version string clients see (`PMIX_VERSION`).
 const VERSION: &str = "4.2.2";
 
-pub(super) fn client_env(
+pub(in crate::server) fn client_env(
     proc: &Proc,
     uri: &str,
     session_dir: &Path,

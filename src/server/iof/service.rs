@@ -1,6 +1,6 @@
 //! I/O forwarding on the server: the registrations of `PMIx_IOF_pull`
 //! (`Op::IOF_PULL`, `Op::IOF_DEREGISTER`), the delivery of output the
-//! host hands to [`Server::iof_deliver`] (`PMIx_server_IOF_deliver`), and
+//! host hands to [`Server::iof_deliver`](crate::server::Server::iof_deliver) (`PMIx_server_IOF_deliver`), and
 //! `PMIx_IOF_push` (`Op::IOF_PUSH`), handed to the host's `push_stdin`.
 //!
 //! Output to a requester goes through an *outbox* per connection: a FIFO
@@ -31,19 +31,18 @@
 //!   connection is gone (noticed at the next delivery, drain or pull: connection
 //!   tokens are never reused).
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use mio::Token;
 
-use super::command::{Command, Notifier};
-use super::connections::Caller;
-use super::iof_room::{Chunk, Outbox, Registration};
-pub use super::iof_room::{DEFAULT_CACHE, IOF_DROPPED, MAX_CACHE, WATERMARK};
-use super::query::{Tap, NOBODY};
-use super::state::State;
-use super::Server;
+use super::room::{Chunk, Outbox, Registration};
+pub use super::room::{DEFAULT_CACHE, IOF_DROPPED, MAX_CACHE, WATERMARK};
 use crate::info::{flag_in, value_of};
+use crate::server::clients::connections::Caller;
+use crate::server::command::{Command, Notifier};
+use crate::server::query::{Tap, NOBODY};
+use crate::server::state::State;
 use crate::wire::iof::{channel, Delivery, Deregister, Pull, Push};
 use crate::wire::{int, Message};
 use crate::{keys, Info, Proc, Status, Value};
@@ -52,7 +51,7 @@ use crate::{keys, Info, Proc, Status, Value};
 /// connection's write queue is under the watermark; forgets the outbox of
 /// a closed connection.
 fn pump(st: &mut State, token: Token) {
-    let State { conns, iof, .. } = st;
+    let (iof, conns) = st.iof_with_conns();
     let Some(ob) = iof.outboxes.get_mut(&token) else {
         return;
     };
@@ -87,34 +86,35 @@ fn pump(st: &mut State, token: Token) {
 }
 
 /// The connections that pulled output.
-pub(super) fn tokens(st: &State) -> Vec<Token> {
-    st.iof.outboxes.keys().copied().collect()
+pub(in crate::server) fn tokens(st: &State) -> Vec<Token> {
+    st.iof().outboxes.keys().copied().collect()
 }
 
 /// True while forwarded output waits for an open connection (in its
 /// outbox or its write queue).
-pub(super) fn unsent(st: &State) -> bool {
-    st.iof.outboxes.iter().any(|(t, ob)| {
-        st.conns
+pub(in crate::server) fn unsent(st: &State) -> bool {
+    st.iof().outboxes.iter().any(|(t, ob)| {
+        st.conns()
             .pending_output(*t)
             .is_some_and(|queued| queued > 0 || ob.bytes > 0)
     })
 }
 
 /// The connection `token` wrote what it had queued: more output may go.
-pub(super) fn drained(st: &mut State, token: Token) {
-    if st.iof.outboxes.contains_key(&token) {
+pub(in crate::server) fn drained(st: &mut State, token: Token) {
+    if st.iof().outboxes.contains_key(&token) {
         pump(st, token);
     }
 }
 
 /// Forwards one chunk to every matching registration (or keeps it early).
-fn deliver(st: &mut State, chunk: Chunk) {
+pub(in crate::server) fn deliver(st: &mut State, chunk: Chunk) {
     let chunk = Arc::new(chunk);
     let mut touched = Vec::new();
     let mut gone = Vec::new();
-    for (token, ob) in st.iof.outboxes.iter_mut() {
-        if st.conns.state(*token).is_none() {
+    let (iof, conns) = st.iof_with_conns();
+    for (token, ob) in iof.outboxes.iter_mut() {
+        if conns.state(*token).is_none() {
             gone.push(*token);
             continue;
         }
@@ -130,10 +130,10 @@ fn deliver(st: &mut State, chunk: Chunk) {
         }
     }
     for t in gone {
-        st.iof.outboxes.remove(&t);
+        st.iof_mut().outboxes.remove(&t);
     }
     if touched.is_empty() {
-        st.iof.keep_early(chunk);
+        st.iof_mut().keep_early(chunk);
         return;
     }
     touched.sort_unstable_by_key(|t| t.0);
@@ -143,7 +143,7 @@ fn deliver(st: &mut State, chunk: Chunk) {
 }
 
 /// Handles `Op::IOF_PULL` from `proc`.
-pub(super) fn pull(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) {
+pub(in crate::server) fn pull(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) {
     let p = match Pull::decode(body) {
         Ok(p) => p,
         Err(e) => return st.respond(caller, Err(e.status())),
@@ -151,13 +151,10 @@ pub(super) fn pull(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) {
     // The outboxes of connections closed since are forgotten here too
     // (not only at the next delivery): pulls from connections that come
     // and go without any output delivered do not pile up.
-    let State { conns, iof, .. } = st;
+    let (iof, conns) = st.iof_with_conns();
     iof.outboxes.retain(|t, _| conns.state(*t).is_some());
-    let ob = st
-        .iof
-        .outboxes
-        .entry(caller.token)
-        .or_insert_with(Outbox::new);
+    let iof = st.iof_mut();
+    let ob = iof.outboxes.entry(caller.token).or_insert_with(Outbox::new);
     if ob.regs.iter().any(|r| r.id == p.id) {
         return st.respond(caller, Err(Status::ERR_BAD_PARAM));
     }
@@ -179,10 +176,10 @@ pub(super) fn pull(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) {
     };
     // Output that waited for a registration like this one goes first.
     let mut i = 0;
-    while i < st.iof.early.len() {
-        if reg.matches(&st.iof.early[i]) {
-            if let Some(c) = st.iof.early.remove(i) {
-                st.iof.early_bytes -= c.data.len();
+    while i < iof.early.len() {
+        if reg.matches(&iof.early[i]) {
+            if let Some(c) = iof.early.remove(i) {
+                iof.early_bytes -= c.data.len();
                 ob.enqueue(vec![reg.id], c);
             }
         } else {
@@ -206,12 +203,12 @@ pub(super) fn pull(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) {
 
 /// Handles `Op::IOF_DEREGISTER` from `proc`: `PMIX_ERR_NOT_FOUND` for an
 /// id this connection did not register.
-pub(super) fn deregister(st: &mut State, caller: Caller, _proc: &Proc, body: &[u8]) {
+pub(in crate::server) fn deregister(st: &mut State, caller: Caller, _proc: &Proc, body: &[u8]) {
     let d = match Deregister::decode(body) {
         Ok(d) => d,
         Err(e) => return st.respond(caller, Err(e.status())),
     };
-    let Some(ob) = st.iof.outboxes.get_mut(&caller.token) else {
+    let Some(ob) = st.iof_mut().outboxes.get_mut(&caller.token) else {
         return st.respond(caller, Err(Status::ERR_NOT_FOUND));
     };
     let before = ob.regs.len();
@@ -235,7 +232,7 @@ pub(super) fn deregister(st: &mut State, caller: Caller, _proc: &Proc, body: &[u
 
 /// Handles `Op::IOF_PUSH` from `proc`: handed to the host's `push_stdin`
 /// (`PMIX_ERR_NOT_SUPPORTED` without one, as OpenPMIx answers).
-pub(super) fn push(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) {
+pub(in crate::server) fn push(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) {
     let p = match Push::decode(body) {
         Ok(p) => p,
         Err(e) => return st.respond(caller, Err(e.status())),
@@ -244,8 +241,14 @@ pub(super) fn push(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) {
 }
 
 /// Hands `proc`'s push to the host's `push_stdin`, answering `caller`
-/// and `tap` (see [`super::query`]).
-fn push_for(st: &mut State, caller: Caller, proc: &Proc, p: Push, tap: Option<Tap>) {
+/// and `tap` (see [`crate::server::query`]).
+pub(in crate::server) fn push_for(
+    st: &mut State,
+    caller: Caller,
+    proc: &Proc,
+    p: Push,
+    tap: Option<Tap>,
+) {
     let (op, done) = st.host_op_or_fallback(caller, move |r: Result<(), Status>| {
         let r = r.map(|()| Vec::new());
         if let Some(t) = tap {
@@ -264,7 +267,7 @@ fn push_for(st: &mut State, caller: Caller, proc: &Proc, p: Push, tap: Option<Ta
 /// OpenPMIx's server writes it. Called on the delivering thread, so one
 /// host thread's deliveries keep their order; a failed write loses only
 /// the local copy.
-fn write_locally(channel: u16, data: &[u8]) {
+pub(in crate::server) fn write_locally(channel: u16, data: &[u8]) {
     use std::io::Write;
     if data.is_empty() {
         return;
@@ -278,13 +281,18 @@ fn write_locally(channel: u16, data: &[u8]) {
 }
 
 /// Set while a thread forwards this process's stdin
-/// ([`Server::iof_push_stdin`]).
-static PUSHING_STDIN: AtomicBool = AtomicBool::new(false);
+/// ([`Server::iof_push_stdin`](crate::server::Server::iof_push_stdin)).
+pub(in crate::server) static PUSHING_STDIN: AtomicBool = AtomicBool::new(false);
 
 /// Reads this process's stdin to its end, pushing each chunk (then the
 /// end) to the host as `me`, one at a time (see
-/// [`Server::iof_push_stdin`]).
-fn forward_stdin(notifier: &Notifier, me: &Proc, targets: &[Proc], dirs: &[Info]) {
+/// [`Server::iof_push_stdin`](crate::server::Server::iof_push_stdin)).
+pub(in crate::server) fn forward_stdin(
+    notifier: &Notifier,
+    me: &Proc,
+    targets: &[Proc],
+    dirs: &[Info],
+) {
     let mut buf = vec![0u8; 64 << 10];
     let mut stdin = std::io::stdin().lock();
     loop {
@@ -317,126 +325,9 @@ fn forward_stdin(notifier: &Notifier, me: &Proc, targets: &[Proc], dirs: &[Info]
     }
 }
 
-impl Server {
-    /// `PMIx_server_IOF_deliver`: `data` written by `source` on `channel`
-    /// (one output channel bit) goes to every requester whose pull matches
-    /// it; `infos` travel with it (`PMIX_IOF_COMPLETE` with no bytes: the
-    /// channel closed). Callable from any thread; never blocks on a
-    /// requester (see the module documentation for the buffering policy).
-    /// `done` runs on the progress thread once the chunk is queued. With
-    /// [`ServerConfig::local_output`](super::ServerConfig::local_output)
-    /// set, the data is also written to this process's stdout or stderr.
-    pub fn iof_deliver_nb(
-        &self,
-        source: &Proc,
-        channel: u16,
-        data: Vec<u8>,
-        infos: Vec<Info>,
-        done: Option<Box<dyn FnOnce(Status) + Send + 'static>>,
-    ) -> Result<(), Status> {
-        if channel.count_ones() != 1 || channel & channel::OUTPUT == 0 {
-            return Err(Status::ERR_BAD_PARAM);
-        }
-        if self.config.local_output == Some(true) {
-            write_locally(channel, &data);
-        }
-        let chunk = Chunk {
-            source: source.clone(),
-            channel,
-            data,
-            infos,
-        };
-        if self.run_on_loop(move |st| {
-            deliver(st, chunk);
-            if let Some(d) = done {
-                d(Status::SUCCESS);
-            }
-        }) {
-            Ok(())
-        } else {
-            Err(Status::ERR_INIT)
-        }
-    }
-
-    /// `PMIx_IOF_push` in the server's own process: the host's
-    /// `push_stdin` gets `data` for the stdin of `targets` (`None`: the
-    /// end of that input) as from this server's process, as OpenPMIx
-    /// hands it; `done` gets the host's answer, on the progress thread.
-    pub fn iof_push_nb(
-        &self,
-        targets: Vec<Proc>,
-        data: Option<Vec<u8>>,
-        directives: Vec<Info>,
-        done: Box<dyn FnOnce(Status) + Send + 'static>,
-    ) -> Result<(), Status> {
-        if targets.is_empty() {
-            return Err(Status::ERR_BAD_PARAM);
-        }
-        let me = self.proc();
-        let p = Push {
-            targets,
-            directives,
-            data,
-        };
-        let tap: Tap =
-            Box::new(move |r| done(r.as_ref().err().copied().unwrap_or(Status::SUCCESS)));
-        if self.run_on_loop(move |st| push_for(st, NOBODY, &me, p, Some(tap))) {
-            Ok(())
-        } else {
-            Err(Status::ERR_INIT)
-        }
-    }
-
-    /// `PMIx_IOF_push` of this process's own stdin (`PMIX_IOF_PUSH_STDIN`)
-    /// in the server's process: a thread reads it chunk by chunk and hands
-    /// each to the host's `push_stdin` as [`Server::iof_push_nb`] does,
-    /// waiting for the host's answer before reading on, then the end of
-    /// input (no bytes, `PMIX_IOF_COMPLETE`); it stops at the first
-    /// refusal or when the server is gone. One at a time per process
-    /// (stdin is the process's): a second is `PMIX_ERR_BAD_PARAM` while
-    /// the first runs.
-    pub fn iof_push_stdin(&self, targets: Vec<Proc>, directives: &[Info]) -> Result<(), Status> {
-        if targets.is_empty() {
-            return Err(Status::ERR_BAD_PARAM);
-        }
-        if PUSHING_STDIN.swap(true, Ordering::AcqRel) {
-            return Err(Status::ERR_BAD_PARAM);
-        }
-        let dirs: Vec<Info> = directives
-            .iter()
-            .filter(|i| i.key.as_bytes() != keys::IOF_PUSH_STDIN.as_bytes())
-            .cloned()
-            .collect();
-        let notifier = self.notifier.clone();
-        let me = self.proc();
-        let started = std::thread::Builder::new()
-            .name("pmix-server-stdin".into())
-            .spawn(move || {
-                forward_stdin(&notifier, &me, &targets, &dirs);
-                PUSHING_STDIN.store(false, Ordering::Release);
-            });
-        if started.is_err() {
-            PUSHING_STDIN.store(false, Ordering::Release);
-            return Err(Status::ERR_OUT_OF_RESOURCE);
-        }
-        Ok(())
-    }
-
-    /// [`Server::iof_deliver_nb`] without a completion callback.
-    pub fn iof_deliver(
-        &self,
-        source: &Proc,
-        channel: u16,
-        data: &[u8],
-        infos: &[Info],
-    ) -> Result<(), Status> {
-        self.iof_deliver_nb(source, channel, data.to_vec(), infos.to_vec(), None)
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::super::iof_room::{Iof, EARLY_BYTES, EARLY_CHUNKS};
+    use super::super::room::{Iof, EARLY_BYTES, EARLY_CHUNKS};
     use super::*;
     use crate::{Nspace, Rank};
 
