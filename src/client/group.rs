@@ -3,8 +3,8 @@
 //! belongs to.
 //!
 //! Every call is a request to the server, which runs the collective or
-//! the invitation (see the server's `group_collective` and
-//! `group_members`) and answers with the group's result. The
+//! the invitation (see the server's `groups::collective` and
+//! `groups::members`) and answers with the group's result. The
 //! client keeps the groups it is a member of ([`GroupTable`]): their
 //! membership, so that `{grp, r}` names member `r` of group `grp` in a
 //! get, and what each member contributed with `PMIX_GROUP_INFO`, which a
