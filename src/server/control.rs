@@ -20,6 +20,7 @@
 //! `PMIX_ERR_NOT_SUPPORTED`.
 
 use super::clients::connections::Caller;
+use super::host::{Completion, HostModule};
 use super::host_side::local_log::{log_locally, log_source, LOG_SOURCE};
 use super::query::Tap;
 use super::state::State;
@@ -91,17 +92,9 @@ pub(super) fn job_control_for(
     directives: Vec<Info>,
     tap: Option<Tap>,
 ) {
-    let (op, done) = st.host_op_or_fallback(caller, move |r: Result<Vec<Info>, Status>| {
-        let r = r.and_then(|infos| rm::put_list(&infos).map_err(Status::from));
-        if let Some(t) = tap {
-            t(&r);
-        }
-        r
+    host_list_call(st, caller, tap, |host, done| {
+        host.job_control(proc, &targets, &directives, done)
     });
-    let host = st.host();
-    if let Err(s) = host.job_control(proc, &targets, &directives, done) {
-        st.finish_service(op, Err(s));
-    }
 }
 
 /// Handles `Op::SESSION_CONTROL` from `proc`.
@@ -124,6 +117,20 @@ pub(super) fn session_control_for(
     directives: Vec<Info>,
     tap: Option<Tap>,
 ) {
+    host_list_call(st, caller, tap, |host, done| {
+        host.session_control(proc, session, &directives, done)
+    });
+}
+
+/// Hands a request answered by a list of infos to the host through
+/// `call`, answering `caller` with the encoded list, and `tap`; a refusal
+/// at once answers with its status.
+fn host_list_call(
+    st: &mut State,
+    caller: Caller,
+    tap: Option<Tap>,
+    call: impl FnOnce(&dyn HostModule, Completion<Vec<Info>>) -> Result<(), Status>,
+) {
     let (op, done) = st.host_op_or_fallback(caller, move |r: Result<Vec<Info>, Status>| {
         let r = r.and_then(|infos| rm::put_list(&infos).map_err(Status::from));
         if let Some(t) = tap {
@@ -132,7 +139,7 @@ pub(super) fn session_control_for(
         r
     });
     let host = st.host();
-    if let Err(s) = host.session_control(proc, session, &directives, done) {
+    if let Err(s) = call(host.as_ref(), done) {
         st.finish_service(op, Err(s));
     }
 }
