@@ -1,5 +1,5 @@
 //! Deep, lossless conversions between the C structures of [`crate::sys`] and
-//! the core crate's data model ([`Value`], [`Info`], [`Proc`], ...), and deep
+//! the core crate's data model (`Value`, `Info`, `Proc`, ...), and deep
 //! destruction of C objects.
 //!
 //! Two C representations of a datum exist and both are handled here:
