@@ -49,6 +49,14 @@
 //! too); those exist only as items. The scalar types the union also lacks
 //! (`PMIX_COMMAND`, `PMIX_INFO_DIRECTIVES`, `PMIX_DATA_TYPE`,
 //! `PMIX_IOF_CHANNEL`) are carried in the unsigned member of their width.
+//!
+//! Parts: `names` (strings, names, byte objects, argv, timevals; the leaf
+//! helpers), `item` (the item form and its dispatch on the data type),
+//! `value`, `info` (infos, pdata, apps, queries), `records` (the flat
+//! structs and data buffers), `hwloc`, `stats` and `data_array`. A datum's
+//! tree is recursive, so `item` and the parts holding nested data use each
+//! other: `item` dispatches to them, they call back into `item` for their
+//! elements. All are re-exported here, so callers name `crate::convert::*`.
 
 mod data_array;
 mod hwloc;

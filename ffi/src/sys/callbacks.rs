@@ -2,6 +2,7 @@
 //!
 //! Invariant: each is an `Option` of an `extern "C"` function with the
 //! reference's parameter list, so NULL is `None`.
+
 use std::ffi::{c_char, c_void};
 
 use super::scalars::*;

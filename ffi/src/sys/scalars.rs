@@ -2,9 +2,8 @@
 //! and the `int`-sized C enums.
 //!
 //! Invariant: each has the width and signedness of its C typedef.
-use std::ffi::{c_char, c_int};
 
-use super::constants::*;
+use std::ffi::c_int;
 
 // ---------------------------------------------------------------------------
 // Scalar typedefs
@@ -29,11 +28,6 @@ pub type pmix_link_state_t = u8;
 pub type pmix_bind_envelope_t = u8;
 pub type pmix_locality_t = u16;
 pub type pmix_device_type_t = u64;
-
-/// `pmix_nspace_t`: `char[PMIX_MAX_NSLEN + 1]`.
-pub type pmix_nspace_t = [c_char; PMIX_MAX_NSLEN + 1];
-/// `pmix_key_t`: `char[PMIX_MAX_KEYLEN + 1]`.
-pub type pmix_key_t = [c_char; PMIX_MAX_KEYLEN + 1];
 
 // C enums are `int`-sized.
 

@@ -1,20 +1,28 @@
 //! The structures and unions of `pmix_common.h` (`pmix_proc_t`,
 //! `pmix_value_t`, `pmix_info_t`, the statistics structs declared from their
-//! one field list, ...), and their all-zero `Default`.
+//! one field list, ...), the name arrays `pmix_nspace_t` and `pmix_key_t`,
+//! and their all-zero `Default`.
 //!
 //! Invariant: size, alignment and field offsets equal the reference
 //! headers' (checked by the `layout` test); `Default` is what the header's
 //! `*_CONSTRUCT` macros produce.
+
 use std::ffi::{c_char, c_int, c_void};
 
 use libc::{pid_t, time_t, timeval};
 use pmix_core::value::{DiskStats, NetStats, NodeStats, OptString, ProcStats, Timeval};
 use pmix_core::Proc;
 
+use super::constants::{PMIX_MAX_KEYLEN, PMIX_MAX_NSLEN};
 use super::scalars::*;
 
 // ---------------------------------------------------------------------------
 // Structures
+
+/// `pmix_nspace_t`: `char[PMIX_MAX_NSLEN + 1]`.
+pub type pmix_nspace_t = [c_char; PMIX_MAX_NSLEN + 1];
+/// `pmix_key_t`: `char[PMIX_MAX_KEYLEN + 1]`.
+pub type pmix_key_t = [c_char; PMIX_MAX_KEYLEN + 1];
 
 /// `pmix_coord_t`.
 #[repr(C)]
