@@ -395,58 +395,160 @@ pub unsafe extern "C" fn PMIx_Value_unload(
 /// As [`PMIx_Value_unload`], all pointers non-NULL.
 unsafe fn unload(val: *mut pmix_value_t, data: *mut *mut c_void, sz: *mut usize) -> Res<()> {
     use DataType as T;
-    // SAFETY: valid pointers (caller's contract); the union members read
-    // are those the type selects; *data is a large enough buffer for the
+    // SAFETY: valid pointers (caller's contract); the steps read the union
+    // members the type selects; *data is a large enough buffer for the
     // scalar cases.
     unsafe {
         let t = (*val).type_;
         if (*data).is_null() && t != PMIX_STRING && t != PMIX_BYTE_OBJECT {
             return Err(Status::ERR_BAD_PARAM);
         }
+        let Some(dt) = DataType::from_raw(t) else {
+            return Err(Status::ERROR);
+        };
+        if dt == T::Undef {
+            return Err(Status::ERR_UNKNOWN_DATA_TYPE);
+        }
+        if let Some(n) = scalar_width(dt) {
+            return unload_scalar(val, data, sz, n);
+        }
+        if let Some((p, size)) = object_of(val, dt) {
+            return unload_object(dt, p, size, data, sz);
+        }
+        unload_held(val, dt, data, sz)
+    }
+}
+
+/// The width of a scalar type's payload, copied out of the union as is;
+/// `None` for the other types.
+fn scalar_width(t: DataType) -> Option<usize> {
+    use DataType as T;
+    Some(match t {
+        T::Bool | T::Byte | T::Uint8 | T::Int8 => 1,
+        T::Persist | T::Scope | T::DataRange | T::ProcState => 1,
+        T::AllocDirective | T::LinkState | T::JobState => 1,
+        T::Uint16 | T::Int16 | T::StorAccessType | T::LocType => 2,
+        T::Pid | T::Int | T::Uint | T::Int32 | T::Uint32 => 4,
+        T::Float | T::Status | T::ProcRank => 4,
+        T::Size | T::Int64 | T::Uint64 | T::Double | T::Time | T::DevType => 8,
+        T::StorMedium | T::StorAccess | T::StorPersist => 8,
+        T::Timeval => std::mem::size_of::<timeval>(),
+        _ => return None,
+    })
+}
+
+/// Copies the first `n` bytes of the union into the caller's buffer.
+///
+/// # Safety
+/// As [`unload`]; `*data` holds at least `n` bytes.
+unsafe fn unload_scalar(
+    val: *mut pmix_value_t,
+    data: *mut *mut c_void,
+    sz: *mut usize,
+    n: usize,
+) -> Res<()> {
+    // SAFETY: the caller's contract: the union has n bytes of payload and
+    // *data room for them.
+    unsafe {
+        ptr::copy_nonoverlapping(
+            ptr::addr_of!((*val).data).cast::<u8>(),
+            (*data).cast::<u8>(),
+            n,
+        );
+        *sz = n;
+    }
+    Ok(())
+}
+
+/// The C object of a structured type handed out as a deep copy (in item
+/// form) and its size; `None` for the other types.
+///
+/// # Safety
+/// `val` is valid and of type `t`.
+unsafe fn object_of(val: *mut pmix_value_t, t: DataType) -> Option<(*const c_void, usize)> {
+    use std::mem::size_of;
+    use DataType as T;
+    // SAFETY: the caller's contract; the member read is the one `t` selects.
+    unsafe {
         let d = &(*val).data;
-        let scalar = |n: usize| -> Res<()> {
-            ptr::copy_nonoverlapping(
-                ptr::addr_of!((*val).data).cast::<u8>(),
-                (*data).cast::<u8>(),
-                n,
-            );
-            *sz = n;
-            Ok(())
-        };
-        let object = |t: DataType, p: *const c_void, size: usize| -> Res<()> {
-            if p.is_null() {
-                return Err(Status::ERR_BAD_PARAM);
-            }
-            let mut v = convert::read_item(t, p)?;
-            reference_copy(&mut v);
-            let out = malloc_bytes(size)?.cast::<c_void>();
-            if let Err(e) = convert::write_item(t, &v, out) {
-                libc::free(out);
-                return Err(e);
-            }
-            *data = out;
-            *sz = size;
-            Ok(())
-        };
-        match DataType::from_raw(t) {
-            Some(T::Undef) => return Err(Status::ERR_UNKNOWN_DATA_TYPE),
-            Some(T::Bool | T::Byte | T::Uint8 | T::Int8) => scalar(1)?,
-            Some(T::Persist | T::Scope | T::DataRange | T::ProcState) => scalar(1)?,
-            Some(T::AllocDirective | T::LinkState | T::JobState) => scalar(1)?,
-            Some(T::Uint16 | T::Int16 | T::StorAccessType | T::LocType) => scalar(2)?,
-            Some(T::Pid | T::Int | T::Uint | T::Int32 | T::Uint32) => scalar(4)?,
-            Some(T::Float | T::Status | T::ProcRank) => scalar(4)?,
-            Some(T::Size | T::Int64 | T::Uint64 | T::Double | T::Time | T::DevType) => scalar(8)?,
-            Some(T::StorMedium | T::StorAccess | T::StorPersist) => scalar(8)?,
-            Some(T::Timeval) => scalar(std::mem::size_of::<timeval>())?,
-            Some(T::String) => {
+        Some(match t {
+            T::Envar => (
+                ptr::addr_of!((*val).data.envar).cast::<c_void>(),
+                size_of::<pmix_envar_t>(),
+            ),
+            T::ProcInfo => (d.pinfo.cast(), size_of::<pmix_proc_info_t>()),
+            T::Coord => (d.coord.cast(), size_of::<pmix_coord_t>()),
+            T::Geometry => (d.geometry.cast(), size_of::<pmix_geometry_t>()),
+            T::DeviceDist => (d.devdist.cast(), size_of::<pmix_device_distance_t>()),
+            T::Endpoint => (d.endpoint.cast(), size_of::<pmix_endpoint_t>()),
+            T::RegAttr => (d.ptr, size_of::<pmix_regattr_t>()),
+            T::DataBuffer => (d.dbuf.cast(), size_of::<pmix_data_buffer_t>()),
+            T::ProcStats => (d.pstats.cast(), size_of::<pmix_proc_stats_t>()),
+            T::DiskStats => (d.dkstats.cast(), size_of::<pmix_disk_stats_t>()),
+            T::NetStats => (d.netstats.cast(), size_of::<pmix_net_stats_t>()),
+            T::NodeStats => (d.ndstats.cast(), size_of::<pmix_node_stats_t>()),
+            _ => return None,
+        })
+    }
+}
+
+/// Hands out a deep copy of the object `p` of type `t` (`size` bytes) in
+/// a new malloc'd object stored in `*data`.
+///
+/// # Safety
+/// As [`unload`]; `p` is NULL or a valid object of type `t`.
+unsafe fn unload_object(
+    t: DataType,
+    p: *const c_void,
+    size: usize,
+    data: *mut *mut c_void,
+    sz: *mut usize,
+) -> Res<()> {
+    if p.is_null() {
+        return Err(Status::ERR_BAD_PARAM);
+    }
+    // SAFETY: p is a valid object of type t; out is a fresh allocation of
+    // its size; data and sz are writable (caller's contract).
+    unsafe {
+        let mut v = convert::read_item(t, p)?;
+        reference_copy(&mut v);
+        let out = malloc_bytes(size)?.cast::<c_void>();
+        if let Err(e) = convert::write_item(t, &v, out) {
+            libc::free(out);
+            return Err(e);
+        }
+        *data = out;
+        *sz = size;
+    }
+    Ok(())
+}
+
+/// The types with a rule of their own: strings (strdup'd), names (written
+/// into the caller's buffer), byte objects and pointers (handed out as
+/// they are), data arrays, cpusets and topologies (copied).
+///
+/// # Safety
+/// As [`unload`], the value of type `t`.
+unsafe fn unload_held(
+    val: *mut pmix_value_t,
+    t: DataType,
+    data: *mut *mut c_void,
+    sz: *mut usize,
+) -> Res<()> {
+    use DataType as T;
+    // SAFETY: the caller's contract; the union member read is the one `t`
+    // selects; *data is large enough for a name or a proc.
+    unsafe {
+        let d = &(*val).data;
+        match t {
+            T::String => {
                 if !d.string.is_null() {
                     let s = CStr::from_ptr(d.string);
                     *data = malloc_cstr(s)?.cast();
                     *sz = s.to_bytes().len();
                 }
             }
-            Some(T::ProcNspace) => {
+            T::ProcNspace => {
                 let out = (*data).cast::<pmix_nspace_t>();
                 let ns = if d.nspace.is_null() {
                     pmix_core::Nspace::default()
@@ -458,7 +560,7 @@ unsafe fn unload(val: *mut pmix_value_t, data: *mut *mut c_void, sz: *mut usize)
                 ptr::write_unaligned(out, buf);
                 *sz = ns.as_bytes().len();
             }
-            Some(T::Proc) => {
+            T::Proc => {
                 let p = if d.proc_.is_null() {
                     pmix_core::Proc::default()
                 } else {
@@ -467,7 +569,7 @@ unsafe fn unload(val: *mut pmix_value_t, data: *mut *mut c_void, sz: *mut usize)
                 ptr::write_unaligned((*data).cast::<pmix_proc_t>(), convert::proc_to_c(&p));
                 *sz = std::mem::size_of::<pmix_proc_t>();
             }
-            Some(T::ByteObject | T::CompressedString | T::CompressedByteObject | T::Regex) => {
+            T::ByteObject | T::CompressedString | T::CompressedByteObject | T::Regex => {
                 if !d.bo.bytes.is_null() && d.bo.size > 0 {
                     *data = d.bo.bytes.cast();
                     *sz = d.bo.size;
@@ -476,18 +578,18 @@ unsafe fn unload(val: *mut pmix_value_t, data: *mut *mut c_void, sz: *mut usize)
                     *sz = 0;
                 }
             }
-            Some(T::Pointer) => {
+            T::Pointer => {
                 *data = d.ptr;
                 *sz = std::mem::size_of::<*mut c_void>();
             }
-            Some(T::DataArray) => {
+            T::DataArray => {
                 if d.darray.is_null() {
                     return Err(Status::ERR_BAD_PARAM);
                 }
                 *data = copy_darray(d.darray)?.cast();
                 *sz = std::mem::size_of::<pmix_data_array_t>();
             }
-            Some(T::ProcCpuset) => {
+            T::ProcCpuset => {
                 let c = d.cpuset;
                 if c.is_null() {
                     return Err(Status::ERR_BAD_PARAM);
@@ -502,7 +604,7 @@ unsafe fn unload(val: *mut pmix_value_t, data: *mut *mut c_void, sz: *mut usize)
                 }
                 *sz = std::mem::size_of::<pmix_cpuset_t>();
             }
-            Some(T::Topo) => {
+            T::Topo => {
                 let tp = d.topo;
                 if tp.is_null() {
                     return Err(Status::ERR_BAD_PARAM);
@@ -516,61 +618,6 @@ unsafe fn unload(val: *mut pmix_value_t, data: *mut *mut c_void, sz: *mut usize)
                 }
                 *sz = std::mem::size_of::<pmix_topology_t>();
             }
-            Some(T::Envar) => {
-                let e = ptr::addr_of!((*val).data.envar).cast::<c_void>();
-                object(T::Envar, e, std::mem::size_of::<pmix_envar_t>())?;
-            }
-            Some(T::ProcInfo) => object(
-                T::ProcInfo,
-                d.pinfo.cast(),
-                std::mem::size_of::<pmix_proc_info_t>(),
-            )?,
-            Some(T::Coord) => object(
-                T::Coord,
-                d.coord.cast(),
-                std::mem::size_of::<pmix_coord_t>(),
-            )?,
-            Some(T::Geometry) => object(
-                T::Geometry,
-                d.geometry.cast(),
-                std::mem::size_of::<pmix_geometry_t>(),
-            )?,
-            Some(T::DeviceDist) => object(
-                T::DeviceDist,
-                d.devdist.cast(),
-                std::mem::size_of::<pmix_device_distance_t>(),
-            )?,
-            Some(T::Endpoint) => object(
-                T::Endpoint,
-                d.endpoint.cast(),
-                std::mem::size_of::<pmix_endpoint_t>(),
-            )?,
-            Some(T::RegAttr) => object(T::RegAttr, d.ptr, std::mem::size_of::<pmix_regattr_t>())?,
-            Some(T::DataBuffer) => object(
-                T::DataBuffer,
-                d.dbuf.cast(),
-                std::mem::size_of::<pmix_data_buffer_t>(),
-            )?,
-            Some(T::ProcStats) => object(
-                T::ProcStats,
-                d.pstats.cast(),
-                std::mem::size_of::<pmix_proc_stats_t>(),
-            )?,
-            Some(T::DiskStats) => object(
-                T::DiskStats,
-                d.dkstats.cast(),
-                std::mem::size_of::<pmix_disk_stats_t>(),
-            )?,
-            Some(T::NetStats) => object(
-                T::NetStats,
-                d.netstats.cast(),
-                std::mem::size_of::<pmix_net_stats_t>(),
-            )?,
-            Some(T::NodeStats) => object(
-                T::NodeStats,
-                d.ndstats.cast(),
-                std::mem::size_of::<pmix_node_stats_t>(),
-            )?,
             _ => return Err(Status::ERROR),
         }
     }

@@ -5,14 +5,16 @@
 //! is released with the destructors, so leaks and double frees surface
 //! under sanitizers too.
 
-use std::ffi::CString;
-
 use pmix_core::testing::ValueGen;
-use pmix_core::value::*;
-use pmix_core::{DataType, Info, Key, Value};
 use proptest::prelude::*;
 
 use super::*;
+use std::ffi::CString;
+
+use pmix_core::value::{Cpuset, DataArray, Topology};
+use pmix_core::{DataType, Info, Key, Status, Value};
+
+use crate::sys::*;
 
 /// Values as the C forms hold them: regexes as strings, canonical
 /// cpusets and the topology of this library; persistent infos are never
