@@ -175,6 +175,65 @@ impl ValueGen {
             T::InfoDirectives => any::<u32>().prop_map(Value::InfoDirectives).boxed(),
             T::DataType => any::<u16>().prop_map(Value::DataType).boxed(),
             T::ProcState => any::<u8>().prop_map(Value::ProcState).boxed(),
+            T::ProcInfo | T::Envar | T::RegAttr | T::Geometry | T::DeviceDist | T::Endpoint => {
+                self.structure(t)
+            }
+            T::ProcRank => any::<u32>().prop_map(Value::ProcRank).boxed(),
+            T::CompressedString => self.bytes.clone().prop_map(Value::CompressedString).boxed(),
+            T::AllocDirective => any::<u8>().prop_map(Value::AllocDirective).boxed(),
+            T::IofChannel => any::<u16>().prop_map(Value::IofChannel).boxed(),
+            T::Coord => coord().prop_map(|c| Value::Coord(Box::new(c))).boxed(),
+            T::Regex => self.regex.clone().prop_map(Value::Regex).boxed(),
+            T::JobState => any::<u8>().prop_map(Value::JobState).boxed(),
+            T::LinkState => any::<u8>().prop_map(Value::LinkState).boxed(),
+            T::ProcCpuset => self
+                .cpuset
+                .clone()
+                .prop_map(|c| Value::Cpuset(Box::new(c)))
+                .boxed(),
+            T::Topo => self
+                .topology
+                .clone()
+                .prop_map(|t| Value::Topology(Box::new(t)))
+                .boxed(),
+            T::DevType => any::<u64>().prop_map(Value::DevType).boxed(),
+            T::LocType => any::<u16>().prop_map(Value::LocType).boxed(),
+            T::CompressedByteObject => self
+                .bytes
+                .clone()
+                .prop_map(Value::CompressedByteObject)
+                .boxed(),
+            T::ProcNspace => self.nspace.clone().prop_map(Value::ProcNspace).boxed(),
+            T::ProcStats => self.proc_stats(),
+            T::DiskStats => self
+                .disk()
+                .prop_map(|d| Value::DiskStats(Box::new(d)))
+                .boxed(),
+            T::NetStats => self
+                .net()
+                .prop_map(|n| Value::NetStats(Box::new(n)))
+                .boxed(),
+            T::NodeStats => self.node_stats(),
+            T::DataBuffer => self.bytes.clone().prop_map(Value::DataBuffer).boxed(),
+            T::StorMedium => any::<u64>().prop_map(Value::StorMedium).boxed(),
+            T::StorAccess => any::<u64>().prop_map(Value::StorAccess).boxed(),
+            T::StorPersist => any::<u64>().prop_map(Value::StorPersist).boxed(),
+            T::StorAccessType => any::<u16>().prop_map(Value::StorAccessType).boxed(),
+            T::Value | T::Info | T::PData | T::Kval | T::App | T::Query | T::DataArray => {
+                panic!("{t:?} nests values")
+            }
+        }
+    }
+
+    /// A value of one of the struct types made of plain fields (process
+    /// info, environment variable, registered attribute, geometry, device
+    /// distance, endpoint).
+    ///
+    /// # Panics
+    /// For any other type.
+    fn structure(&self, t: DataType) -> BoxedStrategy<Value> {
+        use DataType as T;
+        match t {
             T::ProcInfo => (
                 self.proc_(),
                 self.opt_string(),
@@ -194,10 +253,6 @@ impl ValueGen {
                     }))
                 })
                 .boxed(),
-            T::ProcRank => any::<u32>().prop_map(Value::ProcRank).boxed(),
-            T::CompressedString => self.bytes.clone().prop_map(Value::CompressedString).boxed(),
-            T::AllocDirective => any::<u8>().prop_map(Value::AllocDirective).boxed(),
-            T::IofChannel => any::<u16>().prop_map(Value::IofChannel).boxed(),
             T::Envar => (self.opt_string(), self.opt_string(), any::<u8>())
                 .prop_map(|(envar, value, separator)| {
                     Value::Envar(Envar {
@@ -207,7 +262,6 @@ impl ValueGen {
                     })
                 })
                 .boxed(),
-            T::Coord => coord().prop_map(|c| Value::Coord(Box::new(c))).boxed(),
             T::RegAttr => (
                 self.opt_string(),
                 self.key.clone(),
@@ -222,14 +276,6 @@ impl ValueGen {
                         description,
                     }))
                 })
-                .boxed(),
-            T::Regex => self.regex.clone().prop_map(Value::Regex).boxed(),
-            T::JobState => any::<u8>().prop_map(Value::JobState).boxed(),
-            T::LinkState => any::<u8>().prop_map(Value::LinkState).boxed(),
-            T::ProcCpuset => self
-                .cpuset
-                .clone()
-                .prop_map(|c| Value::Cpuset(Box::new(c)))
                 .boxed(),
             T::Geometry => (
                 any::<usize>(),
@@ -272,37 +318,7 @@ impl ValueGen {
                     }))
                 })
                 .boxed(),
-            T::Topo => self
-                .topology
-                .clone()
-                .prop_map(|t| Value::Topology(Box::new(t)))
-                .boxed(),
-            T::DevType => any::<u64>().prop_map(Value::DevType).boxed(),
-            T::LocType => any::<u16>().prop_map(Value::LocType).boxed(),
-            T::CompressedByteObject => self
-                .bytes
-                .clone()
-                .prop_map(Value::CompressedByteObject)
-                .boxed(),
-            T::ProcNspace => self.nspace.clone().prop_map(Value::ProcNspace).boxed(),
-            T::ProcStats => self.proc_stats(),
-            T::DiskStats => self
-                .disk()
-                .prop_map(|d| Value::DiskStats(Box::new(d)))
-                .boxed(),
-            T::NetStats => self
-                .net()
-                .prop_map(|n| Value::NetStats(Box::new(n)))
-                .boxed(),
-            T::NodeStats => self.node_stats(),
-            T::DataBuffer => self.bytes.clone().prop_map(Value::DataBuffer).boxed(),
-            T::StorMedium => any::<u64>().prop_map(Value::StorMedium).boxed(),
-            T::StorAccess => any::<u64>().prop_map(Value::StorAccess).boxed(),
-            T::StorPersist => any::<u64>().prop_map(Value::StorPersist).boxed(),
-            T::StorAccessType => any::<u16>().prop_map(Value::StorAccessType).boxed(),
-            T::Value | T::Info | T::PData | T::Kval | T::App | T::Query | T::DataArray => {
-                panic!("{t:?} nests values")
-            }
+            _ => panic!("{t:?} is not a struct of plain fields"),
         }
     }
 

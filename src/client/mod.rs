@@ -35,8 +35,10 @@ mod debug;
 pub use debug::names_me as stop_in_init_names;
 mod events;
 mod fast_fence;
+mod get;
 mod get_all;
 mod group;
+mod init;
 mod iof;
 pub use group::GroupTarget;
 pub use iof::{IofChunk, IofHandler, IofRegCallback, PushRequest};
@@ -45,6 +47,7 @@ mod local_launch;
 mod lookup;
 mod progress;
 mod pubsub;
+mod put;
 mod query;
 mod service;
 mod singleton;
@@ -63,10 +66,7 @@ use std::thread::JoinHandle;
 use parking_lot::{Mutex, RwLock};
 use pmix_shmem::{Directory, Reader, Segment};
 
-use crate::wire::{
-    self, Abort, Connection, Directives, DmodexRequest, FenceRequest, Handshake, Message, Posted,
-    SegmentKind, SegmentRef,
-};
+use crate::wire::{self, Abort, FenceRequest, Message, Posted, SegmentKind, SegmentRef};
 use crate::{keys, Info, Key, Nspace, Proc, Rank, Status, Value};
 
 pub use crate::wire::pubsub::PublishedValue;
@@ -79,7 +79,7 @@ pub use pubsub::LookupCallback;
 pub use query::{CredentialCallback, InfosCallback, QueryCallback};
 pub use service::ResponseCallback;
 
-use progress::{Progress, Reply, Requester};
+use progress::{Reply, Requester};
 
 /// Callback of a non-blocking operation; runs on the progress thread.
 pub type StatusCallback = Box<dyn FnOnce(Status) + Send + 'static>;
@@ -91,14 +91,6 @@ pub type SpawnCallback = Box<dyn FnOnce(Result<Nspace, Status>) + Send + 'static
 
 /// Callback of [`Client::get_nb`]; runs on the progress thread.
 pub type GetCallback = Box<dyn FnOnce(Result<Value, Status>) + Send + 'static>;
-
-fn fetch_request(proc: &Proc, key: &str, qualifiers: &[Info]) -> Message {
-    Message::DmodexRequest(DmodexRequest {
-        proc: proc.clone(),
-        key: Key::new(key).ok(),
-        infos: qualifiers.to_vec(),
-    })
-}
 
 /// A process named by borrowed parts: a get's target as the C layer reads
 /// it from a `pmix_proc_t` in place, without allocating.
@@ -410,49 +402,6 @@ impl Inner {
     }
 }
 
-/// The rest of [`Client::get_nb`] once the namespace is mapped (if it
-/// can be): the local answer, else direct modex.
-fn get_nb_rest(
-    inner: Arc<Inner>,
-    proc: Proc,
-    key: String,
-    qualifiers: Vec<Info>,
-    done: GetCallback,
-) {
-    let opts = GetOptions::parse(&qualifiers);
-    let reserved = keys::is_reserved(&key);
-    let mine = proc == inner.proc;
-    // PMIX_GET_REFRESH_CACHE: a peer's posted data from the server again.
-    let refresh = opts.refresh && !reserved && !mine && proc.rank.0 <= Rank::VALID.0;
-    let local = if refresh {
-        None
-    } else {
-        inner.local_value(&proc, &key, &opts)
-    };
-    if local.is_some()
-        || reserved
-        || mine
-        || proc.rank.0 > Rank::VALID.0
-        || opts.directives.optional
-    {
-        let r = local.ok_or(Status::ERR_NOT_FOUND);
-        inner.requester.run_there(Box::new(move || done(r)));
-        return;
-    }
-    let again = inner.clone();
-    inner.requester.submit(
-        fetch_request(&proc, &key, &qualifiers),
-        Some(Box::new(move |r: Reply| {
-            let r = again.store_fetched(r).and_then(|_| {
-                again
-                    .latest_fetched(&proc, &key)
-                    .ok_or(Status::ERR_NOT_FOUND)
-            });
-            done(r);
-        })),
-    );
-}
-
 /// A connected PMIx client. Cheap to share (`&Client` is `Sync`); every
 /// method may be called from any thread.
 pub struct Client {
@@ -490,162 +439,12 @@ pub(crate) fn wait_for<T: Send + 'static>(
     rx.recv().map_err(|_| Status::ERR_LOST_CONNECTION)
 }
 
-/// Connects to the socket at `path`: the progress machinery of the new
-/// connection (not running yet).
-fn open(path: &std::path::Path) -> Result<(Progress, Requester), Status> {
-    let stream = crate::net::Stream::connect(path).map_err(|_| Status::ERR_UNREACH)?;
-    let conn = Connection::new(
-        stream,
-        crate::wire::DEFAULT_MAX_BODY,
-        wire::frame::MAX_FDS_PER_FRAME,
-        false,
-    );
-    Progress::new(conn).map_err(|_| Status::ERR_INIT)
-}
-
 impl Client {
-    /// `PMIx_Init`: connects to the server named by the environment that
-    /// `setup_fork` set ([`ConnectInfo::from_env`]). `infos` may hold
-    /// `PMIX_TIMEOUT` (for the handshake). When the environment names no
-    /// server (no `PMIX_SERVER_URI*`), the process becomes a singleton (see [`singleton`] and
-    /// [`is_singleton`](Self::is_singleton)). Fails with
-    /// `PMIX_ERR_INVALID_CRED`/`PMIX_ERR_NO_PERMISSIONS` when the server
-    /// refuses this process.
-    pub fn init(infos: &[Info]) -> Result<Client, Status> {
-        let no_server = crate::server::URI_ENV_VARS
-            .iter()
-            .all(|v| std::env::var_os(v).is_none());
-        if no_server {
-            return Client::singleton(infos);
-        }
-        let c = Client::connect(&ConnectInfo::from_env()?, infos)?;
-        // A debugger may have asked the job to wait for it here.
-        c.stop_in_init_if_asked()?;
-        Ok(c)
-    }
-
-    /// A singleton: rank 0 of a job of one served by a private server in
-    /// this process (see [`singleton`]).
-    pub fn singleton(infos: &[Info]) -> Result<Client, Status> {
-        Client::private(None, infos)
-    }
-
-    /// A client of a private server in this process, as `me` (or as the
-    /// singleton's rank 0): a singleton, or a tool that is not connected
-    /// to any server. Operations that need a server fail with
-    /// `PMIX_ERR_UNREACH`.
-    pub(crate) fn private(me: Option<Proc>, infos: &[Info]) -> Result<Client, Status> {
-        let (server, info) = singleton::start(me)?;
-        let mut c = Client::connect(&info, infos)?;
-        // Nobody else will connect: the socket's name can go now, so that
-        // a singleton that never finalizes leaves nothing behind.
-        singleton::unlink_rendezvous(&server, &info);
-        c.is_singleton = true;
-        *c.own_server.get_mut() = Some(server);
-        // There is no server to name: forget the private one's identity.
-        let me = c.inner.proc.clone();
-        let mut local = c.inner.local.write();
-        for k in [keys::SERVER_NSPACE, keys::SERVER_RANK] {
-            if let Ok(k) = Key::new(k) {
-                local.internal.remove(&(me.clone(), k));
-            }
-        }
-        drop(local);
-        Ok(c)
-    }
-
     /// True if this process is a singleton (no launcher started it), or a
     /// tool connected to no server: operations that need a server fail
     /// with `PMIX_ERR_UNREACH`.
     pub fn is_singleton(&self) -> bool {
         self.is_singleton
-    }
-
-    /// Connects with explicit parameters.
-    pub fn connect(info: &ConnectInfo, infos: &[Info]) -> Result<Client, Status> {
-        let d = Directives::parse_for(infos, crate::wire::directives::TIMEOUT_ONLY);
-        let mut progress = open(&info.socket)?;
-        let hello = Message::Handshake(Handshake {
-            version: u32::from(wire::PROTOCOL_VERSION),
-            proc: info.proc.clone(),
-            secret: info.secret.as_bytes().to_vec(),
-        });
-        let (reply, fds) = progress.0.roundtrip(&hello, d.timeout)?;
-        let Message::HandshakeReply(reply) = reply else {
-            return Err(Status::ERR_COMM_FAILURE);
-        };
-        reply.status.into_result()?;
-        Client::assemble(progress, &info.proc, &reply.server, &reply.segments, fds)
-    }
-
-    /// Connects as a tool to the server listening on `socket`, asking for
-    /// identity `requested` (else the server gives one); `infos` go to the
-    /// host's `tool_connected` (and may hold `PMIX_TIMEOUT`).
-    pub fn connect_tool(
-        socket: &std::path::Path,
-        requested: Option<Proc>,
-        infos: &[Info],
-    ) -> Result<Client, Status> {
-        let d = Directives::parse_for(infos, crate::wire::directives::TIMEOUT_ONLY);
-        let mut progress = open(socket)?;
-        let hello = Message::ToolHandshake(wire::ToolHandshake {
-            version: u32::from(wire::PROTOCOL_VERSION),
-            proc: requested,
-            infos: infos.to_vec(),
-        });
-        let (reply, _) = progress.0.roundtrip(&hello, d.timeout)?;
-        let Message::ToolHandshakeReply(reply) = reply else {
-            return Err(Status::ERR_COMM_FAILURE);
-        };
-        reply.status.into_result()?;
-        Client::assemble(progress, &reply.tool, &reply.server, &[], Vec::new())
-    }
-
-    /// A client over an accepted connection: identity `proc`, served by
-    /// `server`, mapping `segments` (and those that came ahead of the
-    /// reply); starts the progress thread.
-    fn assemble(
-        (mut progress, requester): (Progress, Requester),
-        proc: &Proc,
-        server: &Proc,
-        segments: &[SegmentRef],
-        fds: Vec<OwnedFd>,
-    ) -> Result<Client, Status> {
-        let inner = Arc::new(Inner {
-            proc: proc.clone(),
-            server: server.clone(),
-            directory: Directory::new(),
-            requester,
-            local: RwLock::new(LocalData::with_identity(proc, server)),
-            put_epoch: AtomicU64::new(0),
-            mapped: Mutex::new((Vec::new(), HashSet::new())),
-            finalized: AtomicBool::new(false),
-            events: std::sync::OnceLock::new(),
-            fast: Default::default(),
-            groups: Default::default(),
-            iof: Default::default(),
-        });
-        for (refs, early) in progress.take_early_segments() {
-            inner.map_segments(&refs, early)?;
-        }
-        inner.map_segments(segments, fds)?;
-        let client = Client {
-            inner,
-            thread: Mutex::new(None),
-            own_server: Mutex::new(None),
-            is_singleton: false,
-            launcher: false,
-        };
-        // Events the server sends from the start (e.g. the process sets
-        // its host defined) are read by the progress thread: the handlers
-        // receive (or keep) them from its first read on.
-        client.events();
-        let thread = std::thread::Builder::new()
-            .name("pmix-client".into())
-            .spawn(move || progress.run())
-            .map_err(|_| Status::ERR_INIT)?;
-        *client.thread.lock() = Some(thread);
-        Ok(client)
     }
 
     /// Another handle on the connection `inner` belongs to, owning no
@@ -738,239 +537,6 @@ impl Client {
         self.inner
             .directory
             .handle(self.inner.proc.nspace.as_c_str().to_str().ok()?)
-    }
-
-    /// `PMIx_Get`: the value of `key` for `proc` (see
-    /// [`get_with`](Self::get_with)).
-    pub fn get(&self, proc: &Proc, key: &str, qualifiers: &[Info]) -> Result<Value, Status> {
-        self.get_with(proc, key, qualifiers, |a| a.into_value())
-    }
-
-    /// `PMIx_Get`, handing the answer and where it came from to `f`
-    /// (borrowed from the segments while `f` runs). The one question a
-    /// get asks: the local sources in their order
-    /// ([`resolve`](Self::resolve)); then another namespace's job data
-    /// (spawned, parent, connected) is mapped and looked at; then, for a
-    /// non-reserved key of a specific rank other than this process,
-    /// unless `PMIX_OPTIONAL`, its data is fetched by direct modex through
-    /// the server, waiting for the peer to commit (bounded by
-    /// `PMIX_TIMEOUT`). `PMIX_ERR_NOT_FOUND` if absent. `PMIX_PSET_NAMES`
-    /// is asked of the server (see `query::pset_names`).
-    pub fn get_with<R>(
-        &self,
-        proc: &Proc,
-        key: &str,
-        qualifiers: &[Info],
-        f: impl FnOnce(Answer<'_>) -> R,
-    ) -> Result<R, Status> {
-        self.inner.check_active()?;
-        if key.is_empty() || key.len() > crate::MAX_KEYLEN {
-            return Err(Status::ERR_BAD_PARAM);
-        }
-        if key == keys::PSET_NAMES || key == keys::GROUP_NAMES {
-            // Sets and groups change after the job data was made: the
-            // server knows.
-            return self.set_names(proc, key).map(|v| f(Answer::Local(v)));
-        }
-        let member;
-        let proc = match self.group_member(proc, key, qualifiers) {
-            GroupTarget::Proc(p) => {
-                member = p;
-                &member
-            }
-            GroupTarget::Value(v) => return Ok(f(Answer::Local(v))),
-            GroupTarget::Error(s) => return Err(s),
-            GroupTarget::NotAGroup => proc,
-        };
-        let opts = GetOptions::parse(qualifiers);
-        let target = ProcRef::from(proc);
-        let mut f = Some(f);
-        // No reader stays pinned while this waits for the server.
-        let mut attempt = || {
-            let r = self.reader();
-            let view = Inner::view_of(&r, target.nspace);
-            let a = self.inner.resolve(&r, view, target, key, &opts)?;
-            f.take().map(|f| f(a))
-        };
-        let mine = proc == &self.inner.proc;
-        // PMIX_GET_REFRESH_CACHE: a peer's posted data from the server
-        // again, whatever is held here (the latest fetched answers).
-        let refresh =
-            opts.refresh && !keys::is_reserved(key) && !mine && proc.rank.0 <= Rank::VALID.0;
-        if refresh {
-            self.fetch(proc, key, qualifiers)?;
-            let v = self
-                .inner
-                .latest_fetched(proc, key)
-                .ok_or(Status::ERR_NOT_FOUND)?;
-            return f
-                .take()
-                .map(|f| f(Answer::Local(v)))
-                .ok_or(Status::ERR_NOT_FOUND);
-        }
-        if let Some(v) = attempt() {
-            return Ok(v);
-        }
-        // Another namespace's job data (spawned, parent, connected).
-        if self.fetch_if_unknown(&proc.nspace) {
-            if let Some(v) = attempt() {
-                return Ok(v);
-            }
-        }
-        // Reserved keys come from the host's job data only, never from a
-        // peer's posts; nobody but this process can supply its own data:
-        // never wait for it through the server (as OpenPMIx).
-        if keys::is_reserved(key) || mine || proc.rank.0 > Rank::VALID.0 || opts.directives.optional
-        {
-            return Err(Status::ERR_NOT_FOUND);
-        }
-        self.fetch(proc, key, qualifiers)?;
-        attempt().ok_or(Status::ERR_NOT_FOUND)
-    }
-
-    /// `PMIx_Get_nb`: as [`get`](Self::get); `done` runs on the progress
-    /// thread with the result (also when it was found locally).
-    pub fn get_nb(
-        &self,
-        proc: &Proc,
-        key: &str,
-        qualifiers: &[Info],
-        done: GetCallback,
-    ) -> Result<(), Status> {
-        self.inner.check_active()?;
-        if key.is_empty() || key.len() > crate::MAX_KEYLEN {
-            return Err(Status::ERR_BAD_PARAM);
-        }
-        if key == keys::PSET_NAMES {
-            return self.set_names_nb(proc, keys::PSET_NAMES, done);
-        }
-        if key == keys::GROUP_NAMES {
-            return self.set_names_nb(proc, keys::GROUP_NAMES, done);
-        }
-        let member;
-        let proc = match self.group_member(proc, key, qualifiers) {
-            GroupTarget::Proc(p) => {
-                member = p;
-                &member
-            }
-            GroupTarget::Value(v) => {
-                self.inner
-                    .requester
-                    .run_there(Box::new(move || done(Ok(v))));
-                return Ok(());
-            }
-            GroupTarget::Error(s) => return Err(s),
-            GroupTarget::NotAGroup => proc,
-        };
-        let opts = GetOptions::parse(qualifiers);
-        if let Some(v) = self.inner.local_value(proc, key, &opts) {
-            self.inner
-                .requester
-                .run_there(Box::new(move || done(Ok(v))));
-            return Ok(());
-        }
-        // Another namespace's job data (spawned, parent, connected) is
-        // mapped first (at once if it already is).
-        let inner = self.inner.clone();
-        let (p, k, q) = (proc.clone(), key.to_owned(), qualifiers.to_vec());
-        self.fetch_if_unknown_nb(
-            &proc.nspace,
-            Box::new(move || get_nb_rest(inner, p, k, q, done)),
-        );
-        Ok(())
-    }
-
-    /// Direct modex: asks the server for `proc`'s data and caches it.
-    fn fetch(&self, proc: &Proc, key: &str, qualifiers: &[Info]) -> Result<(), Status> {
-        let r = self
-            .inner
-            .requester
-            .call(fetch_request(proc, key, qualifiers));
-        self.inner.store_fetched(r)
-    }
-
-    /// `PMIx_Put`: posts `value` under `key` with `scope`, to be sent at
-    /// the next [`commit`](Self::commit) (`PMIX_INTERNAL` stays here).
-    pub fn put(&self, scope: Scope, key: &str, value: Value) -> Result<(), Status> {
-        self.inner.check_active()?;
-        let key = Key::new(key)?;
-        if key.is_empty() {
-            return Err(Status::ERR_BAD_PARAM);
-        }
-        let mut local = self.inner.local.write();
-        local.own.insert(key.clone(), value.clone());
-        local.put_seq += 1;
-        let seq = local.put_seq;
-        local.own_version.insert(key.as_bytes().to_vec(), seq);
-        self.inner.put_epoch.store(seq, Ordering::Release);
-        if scope == Scope::Internal {
-            local.internal.insert((self.inner.proc.clone(), key), value);
-            return Ok(());
-        }
-        wire::merge_posted(&mut local.uncommitted, vec![Posted { scope, key, value }]);
-        Ok(())
-    }
-
-    /// `PMIx_Commit`: sends what was put since the last commit to the
-    /// server, where local peers (direct modex) and fences find it.
-    pub fn commit(&self) -> Result<(), Status> {
-        self.inner.check_active()?;
-        let items = std::mem::take(&mut self.inner.local.write().uncommitted);
-        self.inner.fast.committed();
-        self.inner.requester.submit(Message::Commit(items), None);
-        Ok(())
-    }
-
-    /// `PMIx_Fence`: waits until every process of `procs` (empty: this
-    /// process's namespace) entered the fence; with `PMIX_COLLECT_DATA`,
-    /// their committed data is then readable locally.
-    pub fn fence(&self, procs: &[Proc], infos: &[Info]) -> Result<(), Status> {
-        self.inner.check_active()?;
-        Inner::fence(&self.inner, procs, infos)
-    }
-
-    /// `PMIx_Fence_nb`: as [`fence`](Self::fence); `done` runs on the
-    /// progress thread once the fence completed and its data is mapped.
-    pub fn fence_nb(
-        &self,
-        procs: &[Proc],
-        infos: &[Info],
-        done: StatusCallback,
-    ) -> Result<(), Status> {
-        self.inner.check_active()?;
-        if self.inner.fast.applies(&self.inner.proc, procs) {
-            // The page's wait blocks: a thread of its own waits, and the
-            // callback runs on the progress thread as every `_nb` one.
-            let inner = self.inner.clone();
-            let (procs, infos) = (procs.to_vec(), infos.to_vec());
-            std::thread::Builder::new()
-                .name("pmix-fence-nb".into())
-                .spawn(move || {
-                    let s = Inner::fence(&inner, &procs, &infos)
-                        .err()
-                        .unwrap_or(Status::SUCCESS);
-                    inner.requester.run_there(Box::new(move || done(s)));
-                })
-                .map_err(|_| Status::ERR_OUT_OF_RESOURCE)?;
-            return Ok(());
-        }
-        let inner = self.inner.clone();
-        let commits = self.inner.fast.commits();
-        let req = Message::FenceRequest(FenceRequest {
-            procs: procs.to_vec(),
-            infos: infos.to_vec(),
-        });
-        self.inner.requester.submit(
-            req,
-            Some(Box::new(move |r: Reply| {
-                let s = inner.fence_released(r);
-                if s == Status::SUCCESS {
-                    inner.fast.synced(commits);
-                }
-                done(s)
-            })),
-        );
-        Ok(())
     }
 
     /// `PMIx_Abort`: asks the host to abort `procs` (empty: this process's

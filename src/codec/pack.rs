@@ -239,17 +239,7 @@ pub fn pack_one(out: &mut Vec<u8>, v: &Value) -> Result<(), CodecError> {
         Value::Time(t) => varint::put_u64(out, *t as u64),
         Value::Value(inner) => pack_val(out, inner)?,
         Value::Proc(p) => pack_proc(out, p)?,
-        Value::App(a) => {
-            wire::put_str(out, opt(&a.cmd))?;
-            // argc travels as PMIX_INT, envc as PMIX_INT32: same bytes.
-            wire::put_count(out, a.argv.len())?;
-            pack_strings(out, &a.argv)?;
-            wire::put_count(out, a.env.len())?;
-            pack_strings(out, &a.env)?;
-            wire::put_str(out, opt(&a.cwd))?;
-            varint::put_i64(out, i64::from(a.maxprocs));
-            pack_infos(out, &a.info)?;
-        }
+        Value::App(a) => pack_app(out, a)?,
         Value::Info(i) => pack_info(out, i)?,
         Value::PData(p) => {
             pack_proc(out, &p.proc)?;
@@ -329,48 +319,70 @@ pub fn pack_one(out: &mut Vec<u8>, v: &Value) -> Result<(), CodecError> {
             }
         }
         Value::ProcNspace(n) => wire::put_cstr(out, n.as_c_str())?,
-        Value::ProcStats(s) => {
-            wire::put_str(out, opt(&s.node))?;
-            pack_proc(out, &s.proc)?;
-            pack_pid(out, s.pid);
-            wire::put_str(out, opt(&s.cmd))?;
-            out.push(s.state);
-            pack_timeval(out, &s.time);
-            varint::put_i64(out, i64::from(s.priority));
-            varint::put_i64(out, i64::from(s.num_threads as i16));
-            // percent_cpu and peak_vsize do not travel.
-            for f in [s.pss, s.vsize, s.rss] {
-                wire::put_float(out, f64::from(f))?;
-            }
-            varint::put_i64(out, i64::from(s.processor as i16));
-            pack_timeval(out, &s.sample_time);
-        }
+        Value::ProcStats(s) => pack_proc_stats(out, s)?,
         Value::DiskStats(d) => pack_disk(out, d)?,
         Value::NetStats(n) => pack_net(out, n)?,
-        Value::NodeStats(n) => {
-            wire::put_str(out, opt(&n.node))?;
-            for f in [
-                n.la,
-                n.la5,
-                n.la15,
-                n.total_mem,
-                n.free_mem,
-                n.buffers,
-                n.cached,
-                n.swap_cached,
-                n.swap_total,
-                n.swap_free,
-                n.mapped,
-            ] {
-                wire::put_float(out, f64::from(f))?;
-            }
-            pack_timeval(out, &n.sample_time);
-            wire::put_size(out, n.diskstats.len());
-            n.diskstats.iter().try_for_each(|d| pack_disk(out, d))?;
-            wire::put_size(out, n.netstats.len());
-            n.netstats.iter().try_for_each(|x| pack_net(out, x))?;
-        }
+        Value::NodeStats(n) => pack_node_stats(out, n)?,
         Value::DataBuffer(b) => wire::put_bytes(out, b),
     }
+    Ok(())
+}
+
+/// An application (`PMIX_APP`).
+fn pack_app(out: &mut Vec<u8>, a: &App) -> Result<(), CodecError> {
+    wire::put_str(out, opt(&a.cmd))?;
+    // argc travels as PMIX_INT, envc as PMIX_INT32: same bytes.
+    wire::put_count(out, a.argv.len())?;
+    pack_strings(out, &a.argv)?;
+    wire::put_count(out, a.env.len())?;
+    pack_strings(out, &a.env)?;
+    wire::put_str(out, opt(&a.cwd))?;
+    varint::put_i64(out, i64::from(a.maxprocs));
+    pack_infos(out, &a.info)?;
+    Ok(())
+}
+
+/// A process's statistics (`PMIX_PROC_STATS`).
+fn pack_proc_stats(out: &mut Vec<u8>, s: &ProcStats) -> Result<(), CodecError> {
+    wire::put_str(out, opt(&s.node))?;
+    pack_proc(out, &s.proc)?;
+    pack_pid(out, s.pid);
+    wire::put_str(out, opt(&s.cmd))?;
+    out.push(s.state);
+    pack_timeval(out, &s.time);
+    varint::put_i64(out, i64::from(s.priority));
+    varint::put_i64(out, i64::from(s.num_threads as i16));
+    // percent_cpu and peak_vsize do not travel.
+    for f in [s.pss, s.vsize, s.rss] {
+        wire::put_float(out, f64::from(f))?;
+    }
+    varint::put_i64(out, i64::from(s.processor as i16));
+    pack_timeval(out, &s.sample_time);
+    Ok(())
+}
+
+/// A node's statistics (`PMIX_NODE_STATS`).
+fn pack_node_stats(out: &mut Vec<u8>, n: &NodeStats) -> Result<(), CodecError> {
+    wire::put_str(out, opt(&n.node))?;
+    for f in [
+        n.la,
+        n.la5,
+        n.la15,
+        n.total_mem,
+        n.free_mem,
+        n.buffers,
+        n.cached,
+        n.swap_cached,
+        n.swap_total,
+        n.swap_free,
+        n.mapped,
+    ] {
+        wire::put_float(out, f64::from(f))?;
+    }
+    pack_timeval(out, &n.sample_time);
+    wire::put_size(out, n.diskstats.len());
+    n.diskstats.iter().try_for_each(|d| pack_disk(out, d))?;
+    wire::put_size(out, n.netstats.len());
+    n.netstats.iter().try_for_each(|x| pack_net(out, x))?;
     Ok(())
 }

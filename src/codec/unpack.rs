@@ -410,44 +410,13 @@ fn unpack_leaf(r: &mut Reader<'_>, ty: DataType) -> Result<Value, CodecError> {
             separator: r.byte()?,
         }),
         T::Coord => Value::Coord(Box::new(coord_(r)?)),
-        T::RegAttr => {
-            let name = wire::get_str(r)?;
-            let string = wire::get_key(r)?;
-            let data_type = varint::get_u16(r)?;
-            let n = wire::get_i32(r)?;
-            let n = usize::try_from(n).unwrap_or(0);
-            if n > r.remaining() {
-                return Err(CodecError::BadLength(n as i128));
-            }
-            let description = wire::get_argv(r, n)?;
-            Value::RegAttr(Box::new(RegAttr {
-                name,
-                string,
-                data_type,
-                description,
-            }))
-        }
+        T::RegAttr => reg_attr_(r)?,
         T::Regex => Value::Regex(regex::unpack(r)?),
         T::ProcCpuset => Value::Cpuset(Box::new(Cpuset {
             source: hwloc_source(),
             bitmap: wire::get_str(r)?,
         })),
-        T::Geometry => {
-            let fabric = varint::get_u64(r)? as usize;
-            let uuid = wire::get_str(r)?;
-            let osname = wire::get_str(r)?;
-            let n = wire::get_size_count(r)?;
-            let mut coordinates = Vec::with_capacity(n);
-            for _ in 0..n {
-                coordinates.push(coord_(r)?);
-            }
-            Value::Geometry(Box::new(Geometry {
-                fabric,
-                uuid,
-                osname,
-                coordinates,
-            }))
-        }
+        T::Geometry => geometry_(r)?,
         T::DeviceDist => Value::DeviceDist(Box::new(DeviceDistance {
             uuid: wire::get_str(r)?,
             osname: wire::get_str(r)?,
@@ -475,78 +444,121 @@ fn unpack_leaf(r: &mut Reader<'_>, ty: DataType) -> Result<Value, CodecError> {
                 .map(|s| crate::Nspace::truncated(&s))
                 .unwrap_or_default(),
         ),
-        T::ProcStats => {
-            let node = wire::get_str(r)?;
-            let proc = proc_(r)?;
-            let pid = pid_(r)?;
-            let cmd = wire::get_str(r)?;
-            let state = r.byte()?;
-            let time = timeval_(r)?;
-            let priority = varint::get_i32(r)?;
-            let num_threads = varint::get_i16(r)? as u16;
-            let pss = wire::get_f32(r)?;
-            let vsize = wire::get_f32(r)?;
-            let rss = wire::get_f32(r)?;
-            let processor = varint::get_i16(r)? as u16;
-            let sample_time = timeval_(r)?;
-            Value::ProcStats(Box::new(ProcStats {
-                node,
-                proc,
-                pid,
-                cmd,
-                state,
-                time,
-                percent_cpu: 0.0,
-                priority,
-                num_threads,
-                pss,
-                vsize,
-                rss,
-                peak_vsize: 0.0,
-                processor,
-                sample_time,
-            }))
-        }
+        T::ProcStats => proc_stats_(r)?,
         T::DiskStats => Value::DiskStats(Box::new(disk_(r)?)),
         T::NetStats => Value::NetStats(Box::new(net_(r)?)),
-        T::NodeStats => {
-            let node = wire::get_str(r)?;
-            let mut f = [0f32; 11];
-            for x in &mut f {
-                *x = wire::get_f32(r)?;
-            }
-            let sample_time = timeval_(r)?;
-            let n = wire::get_size_count(r)?;
-            let mut diskstats = Vec::with_capacity(n);
-            for _ in 0..n {
-                diskstats.push(disk_(r)?);
-            }
-            let n = wire::get_size_count(r)?;
-            let mut netstats = Vec::with_capacity(n);
-            for _ in 0..n {
-                netstats.push(net_(r)?);
-            }
-            Value::NodeStats(Box::new(NodeStats {
-                node,
-                la: f[0],
-                la5: f[1],
-                la15: f[2],
-                total_mem: f[3],
-                free_mem: f[4],
-                buffers: f[5],
-                cached: f[6],
-                swap_cached: f[7],
-                swap_total: f[8],
-                swap_free: f[9],
-                mapped: f[10],
-                sample_time,
-                diskstats,
-                netstats,
-            }))
-        }
+        T::NodeStats => node_stats_(r)?,
         T::DataBuffer => Value::DataBuffer(wire::get_bytes(r)?),
         T::Value | T::App | T::Info | T::PData | T::Kval | T::DataArray | T::Query => {
             return Err(CodecError::UnknownType(ty.raw()))
         }
     })
+}
+
+/// A registered attribute.
+fn reg_attr_(r: &mut Reader<'_>) -> Result<Value, CodecError> {
+    let name = wire::get_str(r)?;
+    let string = wire::get_key(r)?;
+    let data_type = varint::get_u16(r)?;
+    let n = wire::get_i32(r)?;
+    let n = usize::try_from(n).unwrap_or(0);
+    if n > r.remaining() {
+        return Err(CodecError::BadLength(n as i128));
+    }
+    let description = wire::get_argv(r, n)?;
+    Ok(Value::RegAttr(Box::new(RegAttr {
+        name,
+        string,
+        data_type,
+        description,
+    })))
+}
+
+/// A geometry.
+fn geometry_(r: &mut Reader<'_>) -> Result<Value, CodecError> {
+    let fabric = varint::get_u64(r)? as usize;
+    let uuid = wire::get_str(r)?;
+    let osname = wire::get_str(r)?;
+    let n = wire::get_size_count(r)?;
+    let mut coordinates = Vec::with_capacity(n);
+    for _ in 0..n {
+        coordinates.push(coord_(r)?);
+    }
+    Ok(Value::Geometry(Box::new(Geometry {
+        fabric,
+        uuid,
+        osname,
+        coordinates,
+    })))
+}
+
+/// A process's statistics (the fields that travel).
+fn proc_stats_(r: &mut Reader<'_>) -> Result<Value, CodecError> {
+    let node = wire::get_str(r)?;
+    let proc = proc_(r)?;
+    let pid = pid_(r)?;
+    let cmd = wire::get_str(r)?;
+    let state = r.byte()?;
+    let time = timeval_(r)?;
+    let priority = varint::get_i32(r)?;
+    let num_threads = varint::get_i16(r)? as u16;
+    let pss = wire::get_f32(r)?;
+    let vsize = wire::get_f32(r)?;
+    let rss = wire::get_f32(r)?;
+    let processor = varint::get_i16(r)? as u16;
+    let sample_time = timeval_(r)?;
+    Ok(Value::ProcStats(Box::new(ProcStats {
+        node,
+        proc,
+        pid,
+        cmd,
+        state,
+        time,
+        percent_cpu: 0.0,
+        priority,
+        num_threads,
+        pss,
+        vsize,
+        rss,
+        peak_vsize: 0.0,
+        processor,
+        sample_time,
+    })))
+}
+
+/// A node's statistics.
+fn node_stats_(r: &mut Reader<'_>) -> Result<Value, CodecError> {
+    let node = wire::get_str(r)?;
+    let mut f = [0f32; 11];
+    for x in &mut f {
+        *x = wire::get_f32(r)?;
+    }
+    let sample_time = timeval_(r)?;
+    let n = wire::get_size_count(r)?;
+    let mut diskstats = Vec::with_capacity(n);
+    for _ in 0..n {
+        diskstats.push(disk_(r)?);
+    }
+    let n = wire::get_size_count(r)?;
+    let mut netstats = Vec::with_capacity(n);
+    for _ in 0..n {
+        netstats.push(net_(r)?);
+    }
+    Ok(Value::NodeStats(Box::new(NodeStats {
+        node,
+        la: f[0],
+        la5: f[1],
+        la15: f[2],
+        total_mem: f[3],
+        free_mem: f[4],
+        buffers: f[5],
+        cached: f[6],
+        swap_cached: f[7],
+        swap_total: f[8],
+        swap_free: f[9],
+        mapped: f[10],
+        sample_time,
+        diskstats,
+        netstats,
+    })))
 }

@@ -66,8 +66,10 @@ mod cli;
 mod debug;
 mod host;
 mod iof;
+mod job;
 mod job_end;
 mod launch;
+mod launcher;
 mod signals;
 mod sys;
 
@@ -78,300 +80,19 @@ use std::time::{Duration, Instant};
 
 use pmix::job::{AppContext, SingleNodeJob};
 use pmix::server::{Server, ServerConfig};
-use pmix::{keys, Info, Key, Nspace, Proc, Rank, Status, Value};
+use pmix::{Nspace, Proc, Rank};
 
-use host::{RunHost, SpawnRequest};
-use iof::{Kind, StdinRouter, Stream};
+use host::RunHost;
+use iof::{StdinRouter, Stream};
+use job::{Job, Origin};
+use launcher::Launcher;
 use signals::SignalPipe;
 
-/// Between `SIGTERM` and `SIGKILL` when tearing a job down.
-const GRACE: Duration = Duration::from_secs(3);
 /// How long output pipes may stay open once every rank has exited (a
 /// process the ranks left behind may hold them).
 const DRAIN: Duration = Duration::from_secs(1);
 /// Exit status for `--timeout`.
 const TIMEOUT_STATUS: i32 = 124;
-
-struct RankState {
-    proc: Proc,
-    pid: i32,
-    program: String,
-    running: bool,
-    /// Started by a `PMIx_Spawn` (not on the command line).
-    spawned: bool,
-    /// A debugger daemon: not counted for the exit status (see
-    /// [`debug`]).
-    daemon: bool,
-}
-
-/// How a rank is started.
-#[derive(Clone, Copy, Default)]
-struct Origin {
-    /// By a `PMIx_Spawn`.
-    spawned: bool,
-    /// As a debugger daemon.
-    daemon: bool,
-    /// Held at its first instruction for a debugger.
-    stop_on_exec: bool,
-}
-
-/// The jobs as the main loop tracks them: the command line's and those
-/// its ranks spawned.
-struct Job<'s> {
-    /// Tells the surviving ranks about a failed one before the teardown.
-    server: &'s Server,
-    ranks: Vec<RankState>,
-    by_pid: HashMap<i32, usize>,
-    running: usize,
-    host: Arc<RunHost>,
-    /// Exit status of the first failure, once there is one.
-    failure: Option<i32>,
-    /// `--recoverable`: a rank's failure does not tear the job down.
-    recoverable: bool,
-    tearing_down: bool,
-    kill_at: Option<Instant>,
-    killed: bool,
-    aborts_seen: usize,
-    /// The ranks' fed stdin (`--stdin`).
-    stdin: StdinRouter,
-    /// Debugger daemons still running (counted in `running` too).
-    daemons_running: usize,
-    /// The jobs stopped for a debugger.
-    debugger: debug::Debugger,
-    /// The namespaces whose end is still to be announced.
-    ends: job_end::JobEnds,
-    /// Spawned namespaces whose launch failed: their ranks that did
-    /// start are killed, and their ends do not fail the job.
-    failed_spawns: HashSet<Nspace>,
-}
-
-impl Job<'_> {
-    /// Tears the job down for `msg`; the exit status is `status` unless
-    /// an earlier failure (of a recoverable job) set one.
-    fn fail(&mut self, msg: String, status: i32) {
-        if self.tearing_down {
-            return;
-        }
-        eprintln!("pmixrun: {msg}");
-        self.failure.get_or_insert(status);
-        self.teardown(libc::SIGTERM);
-    }
-
-    /// A rank failed (`msg`, exit status `status`): the job is torn down,
-    /// unless it is recoverable (then the failure is only recorded).
-    fn rank_failed(&mut self, msg: String, status: i32) {
-        if !self.recoverable {
-            return self.fail(msg, status);
-        }
-        eprintln!("pmixrun: {msg}; the job goes on (--recoverable)");
-        self.failure.get_or_insert(status);
-    }
-
-    /// `PMIX_ERR_PROC_ABORTED` about `proc` to the rest of its namespace,
-    /// with `PMIX_EVENT_AFFECTED_PROC`, queued on the ranks' connections
-    /// before they are signalled.
-    fn notify_aborted(&self, proc: &Proc) {
-        let affected = Info::new(
-            Key::new(keys::EVENT_AFFECTED_PROC).expect("short key"),
-            Value::Proc(proc.clone()),
-        );
-        let event = pmix::events::Event {
-            status: pmix::events::codes::ERR_PROC_ABORTED,
-            source: proc.clone(),
-            range: pmix::events::Range::NAMESPACE,
-            infos: vec![affected],
-        };
-        let (tx, rx) = std::sync::mpsc::channel();
-        let done = Box::new(move |_| {
-            let _ = tx.send(());
-        });
-        if self.server.notify_event(event, Some(done)).is_ok() {
-            let _ = rx.recv();
-        }
-    }
-
-    /// True if `proc` connected and never finalized.
-    fn left_unfinalized(&self, proc: &Proc) -> bool {
-        let st = self.host.state.lock().unwrap_or_else(|e| e.into_inner());
-        st.connected.contains(proc) && !st.finalized.contains(proc)
-    }
-
-    /// True if `proc` left without finalizing while other ranks ran:
-    /// when its connection closed (see `JobState::left_early`), or, for
-    /// a rank whose loss the server has not reported, now.
-    fn left_while_others_ran(&self, proc: &Proc) -> bool {
-        let early = {
-            let st = self.host.state.lock().unwrap_or_else(|e| e.into_inner());
-            st.left_early.contains(proc)
-        };
-        early || self.running > 0 && self.left_unfinalized(proc)
-    }
-
-    fn signal_all(&self, sig: i32) {
-        for r in self.ranks.iter().filter(|r| r.running) {
-            signals::send_group(r.pid, sig);
-        }
-    }
-
-    fn teardown(&mut self, sig: i32) {
-        if !self.tearing_down {
-            self.tearing_down = true;
-            self.kill_at = Some(Instant::now() + GRACE);
-        }
-        self.signal_all(sig);
-        // A rank stopped for a debugger gets the signal only once running.
-        self.signal_all(libc::SIGCONT);
-    }
-
-    /// Ends the debugger daemons once nothing else runs (they would wait
-    /// for a job that is gone).
-    fn end_lone_daemons(&mut self) {
-        if self.daemons_running > 0 && self.running == self.daemons_running && !self.tearing_down {
-            self.teardown(libc::SIGTERM);
-        }
-    }
-
-    fn describe(&self, idx: usize) -> String {
-        let r = &self.ranks[idx];
-        let rank = r.proc.rank.0;
-        if r.spawned {
-            format!(
-                "rank {rank} of spawned job {} (pid {}, {})",
-                r.proc.nspace, r.pid, r.program
-            )
-        } else {
-            format!("rank {rank} (pid {}, {})", r.pid, r.program)
-        }
-    }
-
-    fn reap(&mut self) {
-        loop {
-            let Ok(Some((pid, status))) = sys::wait_any_nohang() else {
-                return;
-            };
-            if let Some(&idx) = self.by_pid.get(&pid) {
-                self.exited(idx, status);
-            }
-        }
-    }
-
-    fn exited(&mut self, idx: usize, status: i32) {
-        self.ranks[idx].running = false;
-        self.running -= 1;
-        // One that died before it connected is waited for no longer.
-        self.server.client_terminated(&self.ranks[idx].proc);
-        self.host.record_exit(&self.ranks[idx].proc, status);
-        self.debugger.ended(self.server, &self.ranks[idx].proc);
-        let ns = self.ranks[idx].proc.nspace.clone();
-        self.ends.rank_ended(self.server, &ns, status);
-        if self.ranks[idx].daemon {
-            self.daemons_running -= 1;
-            return;
-        }
-        if self.tearing_down || self.failed_spawns.contains(&ns) {
-            return;
-        }
-        let who = self.describe(idx);
-        let proc = self.ranks[idx].proc.clone();
-        let clean = sys::exit_code(status) == Some(0);
-        let unfinalized = self.left_while_others_ran(&proc);
-        if !clean || unfinalized {
-            self.notify_aborted(&proc);
-        }
-        if let Some(sig) = sys::killed_by(status) {
-            self.rank_failed(
-                format!("{who} was killed by {}", signals::name(sig)),
-                128 + sig,
-            );
-        } else if let Some(code) = sys::exit_code(status).filter(|&c| c != 0) {
-            self.rank_failed(format!("{who} exited with status {code}"), code);
-        } else if unfinalized {
-            self.rank_failed(
-                format!(
-                    "{who} exited without calling PMIx_Finalize while other ranks \
-                     were still running"
-                ),
-                1,
-            );
-        }
-    }
-
-    /// Gives up the spawned namespace `ns`, one of whose ranks could not
-    /// start: kills those that did (their ends do not fail the job).
-    fn abandon_spawn(&mut self, ns: &Nspace) {
-        self.failed_spawns.insert(ns.clone());
-        for r in self
-            .ranks
-            .iter()
-            .filter(|r| r.running && &r.proc.nspace == ns)
-        {
-            // SAFETY: kill(2) has no memory preconditions; the pid is a
-            // child of ours not yet reaped (running).
-            unsafe { libc::kill(r.pid, libc::SIGKILL) };
-        }
-    }
-
-    /// Carries out the job-control requests the host recorded.
-    fn check_controls(&mut self) {
-        let reqs = std::mem::take(
-            &mut self
-                .host
-                .state
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .controls,
-        );
-        for c in reqs {
-            let mut found = false;
-            // Job control acts on the command line's job, not on spawned
-            // ones (their ranks are numbered from 0 too).
-            for r in self.ranks.iter().filter(|r| !r.spawned) {
-                let wanted = match &c.ranks {
-                    None => true,
-                    Some(v) => v.contains(&r.proc.rank.0),
-                };
-                if wanted && r.running {
-                    signals::send_group(r.pid, c.signal);
-                    found = true;
-                }
-            }
-            c.done.complete(if found {
-                Ok(Vec::new())
-            } else {
-                Err(pmix::Status::ERR_NOT_FOUND)
-            });
-        }
-    }
-
-    fn check_aborts(&mut self) {
-        let first = {
-            let st = self.host.state.lock().unwrap_or_else(|e| e.into_inner());
-            if st.aborts.len() == self.aborts_seen {
-                return;
-            }
-            self.aborts_seen = st.aborts.len();
-            let a = &st.aborts[0];
-            (a.proc.clone(), a.status.code(), a.message.clone())
-        };
-        let (proc, code, message) = first;
-        let status = if (1..=255).contains(&code) { code } else { 1 };
-        let msg = match message {
-            Some(m) if !m.is_empty() => format!(": {m}"),
-            _ => String::new(),
-        };
-        let who = match self.ranks.iter().position(|r| r.proc == proc) {
-            Some(idx) => self.describe(idx),
-            None => format!("rank {} of {}", proc.rank.0, proc.nspace),
-        };
-        if !self.tearing_down {
-            self.notify_aborted(&proc);
-        }
-        self.fail(
-            format!("{who} called PMIx_Abort with status {code}{msg}; terminating the job"),
-            status,
-        );
-    }
-}
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -412,17 +133,6 @@ fn cpus() -> u32 {
     std::thread::available_parallelism().map_or(1, |n| u32::try_from(n.get()).unwrap_or(u32::MAX))
 }
 
-/// The `PMIX_WDIR` among `infos`, if one.
-fn wdir(infos: &[Info]) -> Option<PathBuf> {
-    infos
-        .iter()
-        .find(|i| i.key.as_bytes() == keys::WDIR.as_bytes())
-        .and_then(|i| match &i.value {
-            Value::String(Some(s)) => Some(PathBuf::from(s.to_string_lossy().into_owned())),
-            _ => None,
-        })
-}
-
 /// `--system-server`: fails if this node's system server (the one whose
 /// `pmix.sys.<host>` is in the system temporary directory) still serves;
 /// a file a killed one left is replaced.
@@ -460,241 +170,6 @@ fn define_psets(server: &Server, nspace: &Nspace, contexts: &[cli::Context]) -> 
     Ok(())
 }
 
-/// What starting a rank needs besides the rank itself.
-struct Launcher<'a> {
-    server: &'a Server,
-    host: &'a RunHost,
-    hostname: String,
-    tmpdir: PathBuf,
-    extra_env: Vec<(String, String)>,
-    tag_output: bool,
-    /// `--stdin`.
-    stdin: Option<cli::StdinRanks>,
-    /// Namespaces registered, in order (deregistered at the end).
-    namespaces: Vec<Nspace>,
-}
-
-impl Launcher<'_> {
-    /// Registers `nspace` (its description `desc`) and its ranks.
-    fn register(&mut self, nspace: &Nspace, desc: &SingleNodeJob) -> Result<(), String> {
-        let size = desc.size();
-        let infos = desc.infos().map_err(|s| format!("job description: {s}"))?;
-        self.host
-            .state
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .namespaces
-            .insert(nspace.clone());
-        self.server
-            .register_nspace(nspace, size, &infos)
-            .map_err(|s| format!("cannot register the job: {s}"))?;
-        self.namespaces.push(nspace.clone());
-        let (uid, gid) = pmix::net::my_ids();
-        let nsdir = self.tmpdir.join(nspace.to_string());
-        for r in 0..size {
-            let p = Proc::new(nspace.clone(), Rank(r));
-            self.server
-                .register_client(&p, uid, gid)
-                .map_err(|s| format!("cannot register rank {r}: {s}"))?;
-            // PMIX_PROCDIR (and PMIX_NSDIR above it) exist for the ranks.
-            let _ = std::fs::create_dir_all(nsdir.join(r.to_string()));
-        }
-        Ok(())
-    }
-
-    /// Starts `proc` running `c` with `app_env` added; when it cannot be
-    /// started, fails the job (a command-line rank) or says so on stderr
-    /// (a spawned rank: its spawn fails), and returns false.
-    fn start(
-        &self,
-        job: &mut Job,
-        streams: &mut Vec<Stream>,
-        proc: &Proc,
-        c: &cli::Context,
-        app_env: &[(String, String)],
-        origin: Origin,
-    ) -> Result<bool, String> {
-        let spawned = origin.spawned;
-        let rank = proc.rank.0;
-        let mut env: Vec<(String, String)> = app_env.to_vec();
-        env.extend(
-            self.server
-                .setup_fork(proc)
-                .map_err(|s| format!("setup_fork for rank {rank}: {s}"))?,
-        );
-        env.extend(self.extra_env.iter().cloned());
-        let stdin = match &self.stdin {
-            _ if spawned => launch::Stdin::Null,
-            None if rank == 0 => launch::Stdin::Inherit,
-            Some(r) if r.has(rank) => launch::Stdin::Pipe,
-            _ => launch::Stdin::Null,
-        };
-        match launch::start(c, &env, stdin, origin.stop_on_exec) {
-            Ok(s) => {
-                if let Some(fd) = s.stdin {
-                    job.stdin
-                        .add(proc, fd)
-                        .map_err(|e| format!("stdin pipe of rank {rank}: {e}"))?;
-                }
-                let idx = job.ranks.len();
-                job.by_pid.insert(s.pid, idx);
-                job.ranks.push(RankState {
-                    proc: proc.clone(),
-                    pid: s.pid,
-                    program: c.argv[0].clone(),
-                    running: true,
-                    spawned,
-                    daemon: origin.daemon,
-                });
-                job.running += 1;
-                job.ends.started(&proc.nspace, 2);
-                if origin.daemon {
-                    job.daemons_running += 1;
-                }
-                let exe = debug::resolve_program(&c.argv[0], c.wdir.as_deref());
-                self.host.record_start(proc, s.pid, exe);
-                if s.held == Some(true) {
-                    job.debugger.held(self.server, proc, s.pid);
-                }
-                if let Some(status) = s.ended {
-                    job.exited(idx, status);
-                }
-                for (fd, kind) in [(s.stdout, Kind::Stdout), (s.stderr, Kind::Stderr)] {
-                    let st = Stream::new(fd, kind, proc, self.tag_output)
-                        .map_err(|e| format!("output pipe of rank {rank}: {e}"))?;
-                    streams.push(st);
-                }
-                Ok(true)
-            }
-            Err(e) if spawned => {
-                // The spawn fails, not the job (as under PRRTE, where
-                // MPI_Comm_spawn returns an error and the job goes on).
-                eprintln!(
-                    "pmixrun: cannot start spawned rank {rank} of {} ({}): {e}; the spawn fails",
-                    proc.nspace, c.argv[0]
-                );
-                Ok(false)
-            }
-            Err(e) => {
-                job.fail(
-                    format!("cannot start rank {rank} ({}): {e}", c.argv[0]),
-                    if e.kind() == std::io::ErrorKind::NotFound {
-                        127
-                    } else {
-                        126
-                    },
-                );
-                Ok(false)
-            }
-        }
-    }
-
-    /// Carries out a `PMIx_Spawn`: registers the new namespace, starts
-    /// its ranks, answers the requestor with the namespace.
-    fn spawn(
-        &mut self,
-        job: &mut Job,
-        streams: &mut Vec<Stream>,
-        req: &SpawnRequest,
-        seq: u32,
-    ) -> Result<Nspace, Status> {
-        if job.tearing_down {
-            return Err(Status::ERROR);
-        }
-        let nspace = Nspace::new(format!("pmixrun-{}@{seq}", std::process::id()))?;
-        let target_size = |ns: &Nspace| job.ranks.iter().filter(|r| &r.proc.nspace == ns).count();
-        let (dbg, nps) =
-            debug::JobDebug::for_spawn(&nspace, &req.job_info, &req.apps, target_size)?;
-        let mut desc = SingleNodeJob::new(&nspace, &self.hostname).tmpdir(&self.tmpdir);
-        let mut contexts = Vec::new();
-        for (a, &np) in req.apps.iter().zip(&nps) {
-            let lossy = |c: &std::ffi::CString| c.to_string_lossy().into_owned();
-            let argv: Vec<String> = a.argv.iter().map(lossy).collect();
-            let cmd = match (&a.cmd, argv.first()) {
-                (Some(c), _) if !c.is_empty() => lossy(c),
-                (_, Some(first)) => first.clone(),
-                _ => return Err(Status::ERR_BAD_PARAM),
-            };
-            // PMIX_WDIR of the app, else of the job, else the app's cwd.
-            let cwd = wdir(&a.info)
-                .or_else(|| wdir(&req.job_info))
-                .or_else(|| a.cwd.as_ref().map(|c| PathBuf::from(lossy(c))));
-            let mut app = AppContext::new(np).argv(if argv.is_empty() {
-                vec![cmd.clone()]
-            } else {
-                argv.clone()
-            });
-            if let Some(d) = &cwd {
-                app = app.cwd(d);
-            }
-            desc = desc.app(app);
-            let mut run_argv = vec![cmd];
-            run_argv.extend(argv.iter().skip(1).cloned());
-            let env: Vec<(String, String)> = a
-                .env
-                .iter()
-                .filter_map(|e| {
-                    let e = lossy(e);
-                    let (k, v) = e.split_once('=')?;
-                    Some((k.to_owned(), v.to_owned()))
-                })
-                .collect();
-            contexts.push((
-                cli::Context {
-                    np,
-                    argv: run_argv,
-                    wdir: cwd,
-                    pset: None,
-                },
-                env,
-            ));
-        }
-        desc = desc
-            .job_info(Info::new(
-                Key::new(keys::PARENT_ID)?,
-                Value::Proc(req.requestor.clone()),
-            ))
-            .job_info(Info::new(Key::new(keys::SPAWNED)?, Value::Bool(true)));
-        for i in dbg.job_infos() {
-            desc = desc.job_info(i);
-        }
-        if let Err(e) = self.register(&nspace, &desc) {
-            eprintln!(
-                "pmixrun: spawn requested by rank {}: {e}",
-                req.requestor.rank.0
-            );
-            return Err(Status::ERR_OUT_OF_RESOURCE);
-        }
-        let apps: Vec<&cli::Context> = contexts.iter().map(|(c, _)| c).collect();
-        job.debugger
-            .watch(&nspace, &dbg, Some(req.requestor.clone()), &apps);
-        let mut rank = 0u32;
-        for (app, (c, env)) in contexts.iter().enumerate() {
-            let origin = Origin {
-                spawned: true,
-                daemon: dbg.is_daemon_app(app),
-                stop_on_exec: dbg.stop_on_exec.get(app).copied().unwrap_or(false),
-            };
-            for _ in 0..c.np {
-                let p = Proc::new(nspace.clone(), Rank(rank));
-                match self.start(job, streams, &p, c, env, origin) {
-                    Ok(true) => {}
-                    Ok(false) => {
-                        job.abandon_spawn(&nspace);
-                        return Err(Status::ERR_JOB_FAILED_TO_LAUNCH);
-                    }
-                    Err(e) => {
-                        job.fail(e, 1);
-                        return Err(Status::ERROR);
-                    }
-                }
-                rank += 1;
-            }
-        }
-        Ok(nspace)
-    }
-}
-
 fn run(opts: cli::Options) -> Result<i32, String> {
     raise_fd_limit();
     let sigpipe =
@@ -727,31 +202,8 @@ fn run(opts: cli::Options) -> Result<i32, String> {
         opts.contexts.len(),
     );
 
-    let mut job_desc = SingleNodeJob::new(&nspace, &hostname)
-        .tmpdir(&tmpdir)
-        .slots(cpus());
-    for c in &opts.contexts {
-        let mut app = AppContext::new(c.np).argv(c.argv.iter().cloned());
-        let cwd = match &c.wdir {
-            Some(d) => Some(d.clone()),
-            None => std::env::current_dir().ok(),
-        };
-        if let Some(d) = cwd {
-            app = app.cwd(d);
-        }
-        if let Some(name) = &c.pset {
-            app = app.pset(name.clone());
-        }
-        job_desc = job_desc.app(app);
-    }
-    for i in dbg.job_infos() {
-        job_desc = job_desc.job_info(i);
-    }
-    let mut extra_env: Vec<(String, String)> = launch::open_mpi_env();
-    extra_env.extend(opts.env.iter().filter_map(|(k, v)| match v {
-        Some(v) => Some((k.clone(), v.clone())),
-        None => std::env::var(k).ok().map(|v| (k.clone(), v)),
-    }));
+    let job_desc = job_description(&opts, &nspace, &hostname, &tmpdir, &dbg);
+    let extra_env = extra_env(&opts);
     let mut launcher = Launcher {
         server: &server,
         host: &host,
@@ -790,16 +242,14 @@ fn run(opts: cli::Options) -> Result<i32, String> {
         ..Origin::default()
     };
     let mut streams: Vec<Stream> = Vec::new();
-    let mut rank = 0u32;
-    'start: for c in &opts.contexts {
-        for _ in 0..c.np {
-            let p = Proc::new(nspace.clone(), Rank(rank));
-            if !launcher.start(&mut job, &mut streams, &p, c, &[], origin)? {
-                break 'start;
-            }
-            rank += 1;
-        }
-    }
+    start_ranks(
+        &mut launcher,
+        &mut job,
+        &mut streams,
+        &nspace,
+        &opts.contexts,
+        origin,
+    )?;
 
     let deadline = opts
         .timeout
@@ -812,41 +262,9 @@ fn run(opts: cli::Options) -> Result<i32, String> {
         job.check_controls();
         job.debugger.process(&server);
         job.end_lone_daemons();
-        let spawns =
-            std::mem::take(&mut host.state.lock().unwrap_or_else(|e| e.into_inner()).spawns);
-        for req in spawns {
-            spawn_seq += 1;
-            let r = launcher.spawn(&mut job, &mut streams, &req, spawn_seq);
-            req.done.complete(r);
-        }
-        let pushes = std::mem::take(
-            &mut host
-                .state
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .stdin_pushes,
-        );
-        for p in pushes {
-            job.stdin.push(p);
-        }
+        take_host_requests(&host, &mut launcher, &mut job, &mut streams, &mut spawn_seq);
         let now = Instant::now();
-        if let Some(d) = deadline {
-            if now >= d && !job.tearing_down {
-                job.fail(
-                    format!(
-                        "the job did not finish within {} seconds (--timeout); terminating it",
-                        opts.timeout.unwrap_or(0)
-                    ),
-                    TIMEOUT_STATUS,
-                );
-            }
-        }
-        if let Some(k) = job.kill_at {
-            if now >= k && !job.killed {
-                job.killed = true;
-                job.signal_all(libc::SIGKILL);
-            }
-        }
+        check_timers(&mut job, now, deadline, opts.timeout);
         if job.running == 0 {
             let until = *drain_until.get_or_insert(now + DRAIN);
             if streams.is_empty() || now >= until {
@@ -854,23 +272,7 @@ fn run(opts: cli::Options) -> Result<i32, String> {
             }
         }
 
-        let mut wake_at: Option<Instant> = drain_until;
-        for t in [
-            deadline.filter(|_| !job.tearing_down),
-            job.kill_at.filter(|_| !job.killed),
-        ]
-        .into_iter()
-        .flatten()
-        {
-            wake_at = Some(wake_at.map_or(t, |w| w.min(t)));
-        }
-        let timeout_ms: libc::c_int = match wake_at {
-            None => -1,
-            Some(t) => {
-                let d = t.saturating_duration_since(Instant::now());
-                (d.as_millis().min(i32::MAX as u128) as libc::c_int).saturating_add(1)
-            }
-        };
+        let timeout_ms = poll_timeout(&job, deadline, drain_until);
         let mut fds: Vec<libc::pollfd> = std::iter::once(sigpipe.fd())
             .chain(streams.iter().map(Stream::fd))
             .map(|fd| libc::pollfd {
@@ -889,36 +291,10 @@ fn run(opts: cli::Options) -> Result<i32, String> {
         }
         // Output first, so that a rank's last words precede the report
         // of its exit.
-        let mut i = 0;
-        let mut keep = Vec::with_capacity(streams.len());
-        for mut s in streams.drain(..) {
-            i += 1;
-            let ready = fds[i].revents != 0;
-            if !ready || s.pump(&server) {
-                keep.push(s);
-            } else {
-                job.ends.pipe_closed(&server, &s.proc().nspace);
-            }
-        }
-        streams = keep;
+        pump_streams(&server, &mut job, &mut streams, &fds);
         job.stdin.ready(&fds[first_stdin..], &stdin_what);
         if fds[0].revents != 0 {
-            for b in sigpipe.drain() {
-                let sig = i32::from(b);
-                if signals::FORWARDED.contains(&sig) {
-                    job.signal_all(sig);
-                    if matches!(sig, libc::SIGINT | libc::SIGTERM | libc::SIGHUP) {
-                        if !job.tearing_down {
-                            eprintln!(
-                                "pmixrun: received {}; terminating the job",
-                                signals::name(sig)
-                            );
-                            job.failure.get_or_insert(128 + sig);
-                        }
-                        job.teardown(sig);
-                    }
-                }
-            }
+            handle_signals(&mut job, &sigpipe);
         }
     }
     // Flush what the pipes still hold (a rank's leftovers).
@@ -938,4 +314,187 @@ fn run(opts: cli::Options) -> Result<i32, String> {
     server.finalize();
     drop(aborts);
     Ok(failure.unwrap_or(0))
+}
+
+/// The command line's job: one application per program context, with
+/// the debugger's job infos.
+fn job_description(
+    opts: &cli::Options,
+    nspace: &Nspace,
+    hostname: &str,
+    tmpdir: &std::path::Path,
+    dbg: &debug::JobDebug,
+) -> SingleNodeJob {
+    let mut job_desc = SingleNodeJob::new(nspace, hostname)
+        .tmpdir(tmpdir)
+        .slots(cpus());
+    for c in &opts.contexts {
+        let mut app = AppContext::new(c.np).argv(c.argv.iter().cloned());
+        let cwd = match &c.wdir {
+            Some(d) => Some(d.clone()),
+            None => std::env::current_dir().ok(),
+        };
+        if let Some(d) = cwd {
+            app = app.cwd(d);
+        }
+        if let Some(name) = &c.pset {
+            app = app.pset(name.clone());
+        }
+        job_desc = job_desc.app(app);
+    }
+    for i in dbg.job_infos() {
+        job_desc = job_desc.job_info(i);
+    }
+    job_desc
+}
+
+/// The environment every rank gets besides `setup_fork`'s: Open MPI's,
+/// then `-x VAR[=val]`.
+fn extra_env(opts: &cli::Options) -> Vec<(String, String)> {
+    let mut extra_env: Vec<(String, String)> = launch::open_mpi_env();
+    extra_env.extend(opts.env.iter().filter_map(|(k, v)| match v {
+        Some(v) => Some((k.clone(), v.clone())),
+        None => std::env::var(k).ok().map(|v| (k.clone(), v)),
+    }));
+    extra_env
+}
+
+/// Starts the command line's ranks, in order, until one cannot start.
+fn start_ranks(
+    launcher: &mut Launcher<'_>,
+    job: &mut Job<'_>,
+    streams: &mut Vec<Stream>,
+    nspace: &Nspace,
+    contexts: &[cli::Context],
+    origin: Origin,
+) -> Result<(), String> {
+    let mut rank = 0u32;
+    'start: for c in contexts {
+        for _ in 0..c.np {
+            let p = Proc::new(nspace.clone(), Rank(rank));
+            if !launcher.start(job, streams, &p, c, &[], origin)? {
+                break 'start;
+            }
+            rank += 1;
+        }
+    }
+    Ok(())
+}
+
+/// Serves what the host module queued for the main loop: the ranks'
+/// spawns (numbered from `spawn_seq`) and the tools' stdin pushes.
+fn take_host_requests(
+    host: &RunHost,
+    launcher: &mut Launcher<'_>,
+    job: &mut Job<'_>,
+    streams: &mut Vec<Stream>,
+    spawn_seq: &mut u32,
+) {
+    let spawns = std::mem::take(&mut host.state.lock().unwrap_or_else(|e| e.into_inner()).spawns);
+    for req in spawns {
+        *spawn_seq += 1;
+        let r = launcher.spawn(job, streams, &req, *spawn_seq);
+        req.done.complete(r);
+    }
+    let pushes = std::mem::take(
+        &mut host
+            .state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .stdin_pushes,
+    );
+    for p in pushes {
+        job.stdin.push(p);
+    }
+}
+
+/// At `now`: fails the job past its `--timeout` deadline, and sends
+/// `SIGKILL` once a teardown's grace period is over.
+fn check_timers(job: &mut Job<'_>, now: Instant, deadline: Option<Instant>, timeout: Option<u64>) {
+    if let Some(d) = deadline {
+        if now >= d && !job.tearing_down {
+            job.fail(
+                format!(
+                    "the job did not finish within {} seconds (--timeout); terminating it",
+                    timeout.unwrap_or(0)
+                ),
+                TIMEOUT_STATUS,
+            );
+        }
+    }
+    if let Some(k) = job.kill_at {
+        if now >= k && !job.killed {
+            job.killed = true;
+            job.signal_all(libc::SIGKILL);
+        }
+    }
+}
+
+/// How long `poll` may wait: until the nearest of the drain's end, the
+/// `--timeout` deadline and the teardown's `SIGKILL` (-1: no limit).
+fn poll_timeout(
+    job: &Job<'_>,
+    deadline: Option<Instant>,
+    drain_until: Option<Instant>,
+) -> libc::c_int {
+    let mut wake_at: Option<Instant> = drain_until;
+    for t in [
+        deadline.filter(|_| !job.tearing_down),
+        job.kill_at.filter(|_| !job.killed),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        wake_at = Some(wake_at.map_or(t, |w| w.min(t)));
+    }
+    match wake_at {
+        None => -1,
+        Some(t) => {
+            let d = t.saturating_duration_since(Instant::now());
+            (d.as_millis().min(i32::MAX as u128) as libc::c_int).saturating_add(1)
+        }
+    }
+}
+
+/// Forwards the output of the streams `poll` found ready (`fds[1..]`,
+/// in the streams' order) and drops those that closed.
+fn pump_streams(
+    server: &Server,
+    job: &mut Job<'_>,
+    streams: &mut Vec<Stream>,
+    fds: &[libc::pollfd],
+) {
+    let mut i = 0;
+    let mut keep = Vec::with_capacity(streams.len());
+    for mut s in streams.drain(..) {
+        i += 1;
+        let ready = fds[i].revents != 0;
+        if !ready || s.pump(server) {
+            keep.push(s);
+        } else {
+            job.ends.pipe_closed(server, &s.proc().nspace);
+        }
+    }
+    *streams = keep;
+}
+
+/// Forwards the signals `pmixrun` received to the ranks; `SIGINT`,
+/// `SIGTERM` and `SIGHUP` also tear the job down.
+fn handle_signals(job: &mut Job<'_>, sigpipe: &SignalPipe) {
+    for b in sigpipe.drain() {
+        let sig = i32::from(b);
+        if signals::FORWARDED.contains(&sig) {
+            job.signal_all(sig);
+            if matches!(sig, libc::SIGINT | libc::SIGTERM | libc::SIGHUP) {
+                if !job.tearing_down {
+                    eprintln!(
+                        "pmixrun: received {}; terminating the job",
+                        signals::name(sig)
+                    );
+                    job.failure.get_or_insert(128 + sig);
+                }
+                job.teardown(sig);
+            }
+        }
+    }
 }
