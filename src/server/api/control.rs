@@ -44,10 +44,7 @@ impl Server {
         cb: Box<dyn FnOnce(Result<Vec<Info>, Status>) + Send + 'static>,
     ) -> Result<(), Status> {
         let me = self.proc();
-        let tap: Tap = Box::new(move |r| {
-            cb(r.clone()
-                .and_then(|b| rm::get_list(&b).map_err(|_| Status::ERR_UNPACK_FAILURE)))
-        });
+        let tap = decoded_list(cb);
         if self
             .run_on_loop(move |el| job_control_for(el, NOBODY, &me, targets, directives, Some(tap)))
         {
@@ -69,10 +66,7 @@ impl Server {
         cb: Box<dyn FnOnce(Result<Vec<Info>, Status>) + Send + 'static>,
     ) -> Result<(), Status> {
         let me = self.proc();
-        let tap: Tap = Box::new(move |r| {
-            cb(r.clone()
-                .and_then(|b| rm::get_list(&b).map_err(|_| Status::ERR_UNPACK_FAILURE)))
-        });
+        let tap = decoded_list(cb);
         if self.run_on_loop(move |el| {
             session_control_for(el, NOBODY, &me, session, directives, Some(tap))
         }) {
@@ -81,4 +75,12 @@ impl Server {
             Err(Status::ERR_INIT)
         }
     }
+}
+
+/// The tap that hands a list answer, decoded, to `cb`.
+fn decoded_list(cb: Box<dyn FnOnce(Result<Vec<Info>, Status>) + Send + 'static>) -> Tap {
+    Box::new(move |r| {
+        cb(r.clone()
+            .and_then(|b| rm::get_list(&b).map_err(|_| Status::ERR_UNPACK_FAILURE)))
+    })
 }
