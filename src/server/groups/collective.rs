@@ -452,12 +452,7 @@ fn member_lost(st: &mut State, proc: &Proc) {
         }
         let told: Vec<Proc> = match &g.leader {
             Some(l) if l != proc => vec![l.clone()],
-            _ => g
-                .members
-                .iter()
-                .filter(|m| *m != proc && !g.failed.contains(*m))
-                .cloned()
-                .collect(),
+            _ => others,
         };
         raise_from_server(
             st,
