@@ -37,7 +37,7 @@ use std::sync::Arc;
 
 use pmix_core::client::{Client, IofChunk, IofHandler, PushRequest};
 use pmix_core::wire::iof::channel;
-use pmix_core::Status;
+use pmix_core::{Info, Proc, Status};
 
 use crate::api::args::{check_array, infos_in, procs_in};
 use crate::api::serving::{self, Serving};
@@ -233,19 +233,21 @@ pub unsafe extern "C" fn PMIx_IOF_push(
         if ntargets == 0 {
             return Err(Status::ERR_BAD_PARAM);
         }
-        if let Ok(Serving::Server) = serving::serving(true) {
-            // SAFETY: the C contract of PMIx_IOF_push.
-            return unsafe {
-                server_push(targets, ntargets, bo, directives, ndirs, cbfunc, cbdata)
-            };
-        }
-        let c = connected()?;
+        // The client, unless this process's own server serves the push.
+        let client = match serving::serving(true) {
+            Ok(Serving::Server) => None,
+            _ => Some(connected()?),
+        };
         // SAFETY: targets holds ntargets procs, directives NULL or ndirs
         // infos (C contract).
         let (procs, dirs) = unsafe { (procs_in(targets, ntargets)?, infos_in(directives, ndirs)?) };
         // SAFETY: bo is NULL or a valid byte object (C contract).
         let data = unsafe { bo_in(bo) };
-        if PushRequest::of(data.as_deref(), &dirs) == PushRequest::OwnStdin {
+        let own_stdin = PushRequest::of(data.as_deref(), &dirs) == PushRequest::OwnStdin;
+        let Some(c) = client else {
+            return server_push(procs, data, dirs, own_stdin, cbfunc, cbdata);
+        };
+        if own_stdin {
             c.iof_push_stdin(&procs, &dirs)?;
             return Err(Status::OPERATION_SUCCEEDED);
         }
@@ -261,25 +263,17 @@ pub unsafe extern "C" fn PMIx_IOF_push(
 /// does; a NULL `bo` is the end of input (the host gets an empty byte
 /// object), or with `PMIX_IOF_PUSH_STDIN` this process's own stdin is
 /// forwarded there until its end (`PMIX_OPERATION_SUCCEEDED` returned at
-/// once, as for a client).
-///
-/// # Safety
-/// The C contract of `PMIx_IOF_push`.
-unsafe fn server_push(
-    targets: *const pmix_proc_t,
-    ntargets: usize,
-    bo: *mut pmix_byte_object_t,
-    directives: *const pmix_info_t,
-    ndirs: usize,
+/// once, as for a client). `procs`, `data` and `dirs` are the call's
+/// arguments, read; `own_stdin` says they ask for `PushRequest::OwnStdin`.
+fn server_push(
+    procs: Vec<Proc>,
+    data: Option<Vec<u8>>,
+    dirs: Vec<Info>,
+    own_stdin: bool,
     cbfunc: pmix_op_cbfunc_t,
     cbdata: *mut c_void,
 ) -> Result<(), Status> {
-    // SAFETY: targets holds ntargets procs, directives NULL or ndirs
-    // infos (C contract).
-    let (procs, dirs) = unsafe { (procs_in(targets, ntargets)?, infos_in(directives, ndirs)?) };
-    // SAFETY: bo is NULL or a valid byte object (C contract).
-    let data = unsafe { bo_in(bo) };
-    if PushRequest::of(data.as_deref(), &dirs) == PushRequest::OwnStdin {
+    if own_stdin {
         state::with_server(|s| s.iof_push_stdin(procs, &dirs))??;
         return Err(Status::OPERATION_SUCCEEDED);
     }
