@@ -30,6 +30,17 @@ fn unique(tag: &str) -> String {
 
 /// Runs `pmixrun --timeout 100 ARGS` on our library (stdout piped,
 /// stderr piped) under a watchdog, `TMPDIR` set to `tmp` if given.
+/// Builds `tests/c/NAME.c` against our headers, with `flags`.
+fn build(name: &str, flags: &[&str]) -> std::path::PathBuf {
+    common::build_c(
+        &format!("tests/c/{name}.c"),
+        &unique(name),
+        name,
+        &common::include_dir(),
+        flags,
+    )
+}
+
 fn pmixrun(args: &[&str], tmp: Option<&std::path::Path>) -> Output {
     let mut c = Command::new(env!("CARGO_BIN_EXE_pmixrun"));
     c.args(["--timeout", "100"])
@@ -52,13 +63,7 @@ fn text(b: &[u8]) -> String {
 // --recoverable
 
 fn recoverable_job(mode: &str, want_status: i32) {
-    let prog = common::build_c(
-        "tests/c/recoverable_rank.c",
-        &unique("recoverable"),
-        "recoverable_rank",
-        &common::include_dir(),
-        &["-pthread"],
-    );
+    let prog = build("recoverable_rank", &["-pthread"]);
     let o = pmixrun(
         &["--recoverable", "-n", "3", prog.to_str().unwrap(), mode],
         None,
@@ -97,13 +102,7 @@ fn recoverable_survivors_go_on_after_a_rank_is_killed() {
 
 #[test]
 fn without_recoverable_the_job_still_ends_at_the_first_failure() {
-    let prog = common::build_c(
-        "tests/c/recoverable_rank.c",
-        &unique("recoverable"),
-        "recoverable_rank",
-        &common::include_dir(),
-        &["-pthread"],
-    );
+    let prog = build("recoverable_rank", &["-pthread"]);
     let o = pmixrun(&["-n", "3", prog.to_str().unwrap(), "status"], None);
     assert_eq!(o.status.code(), Some(3), "{}", text(&o.stderr));
     assert!(!text(&o.stderr).contains("--recoverable"));
@@ -114,13 +113,7 @@ fn without_recoverable_the_job_still_ends_at_the_first_failure() {
 
 #[test]
 fn pset_definitions_reach_every_rank_also_a_handler_registered_late() {
-    let prog = common::build_c(
-        "tests/c/pset_event.c",
-        &unique("pset"),
-        "pset_event",
-        &common::include_dir(),
-        &["-pthread"],
-    );
+    let prog = build("pset_event", &["-pthread"]);
     let p = prog.to_str().unwrap();
     let o = pmixrun(
         &[
@@ -146,13 +139,7 @@ use common::pmixrun_job::{poll_until, PmixrunJob};
 /// Runs `tests/c/system_tool.c` with `args` under a watchdog; fails the
 /// test unless it prints its ok line. Returns its stdout.
 fn system_tool(args: &[&str]) -> String {
-    let tool = common::build_c(
-        "tests/c/system_tool.c",
-        &unique("system_tool"),
-        "system_tool",
-        &common::include_dir(),
-        &[],
-    );
+    let tool = build("system_tool", &[]);
     let o = common::run_with_watchdog(
         Command::new(&tool)
             .args(args)
