@@ -27,30 +27,12 @@
 //! the reason to stderr and exits 1. "Blocks" means waiting until the
 //! launcher terminates it.
 
+#[path = "support/client_checks.rs"]
+mod client_checks;
+
+use client_checks::{check, collect, key, optional, R};
 use pmix::client::{Client, Scope};
-use pmix::{keys, Info, Key, Proc, Rank, Status, Value};
-
-type R = Result<(), String>;
-
-fn key(s: &str) -> Key {
-    Key::new(s).expect("valid key")
-}
-
-fn collect() -> Vec<Info> {
-    vec![Info::new(key(keys::COLLECT_DATA), Value::Bool(true))]
-}
-
-fn optional() -> Vec<Info> {
-    vec![Info::new(key(keys::OPTIONAL), Value::Bool(true))]
-}
-
-fn check<T: PartialEq + std::fmt::Debug>(what: &str, got: T, want: T) -> R {
-    if got == want {
-        Ok(())
-    } else {
-        Err(format!("{what}: got {got:?}, want {want:?}"))
-    }
-}
+use pmix::{keys, Info, Proc, Rank, Status, Value};
 
 fn get(c: &Client, p: &Proc, k: &str, q: &[Info]) -> Result<Value, String> {
     c.get(p, k, q).map_err(|s| format!("get {k}: {s}"))
@@ -255,81 +237,25 @@ impl Probe {
                 Ok(Value::Uint32(peer * 10 + 1)),
             )?;
             if peer == r {
-                check(
-                    "own remote",
-                    c.get(&p, "t.remote", &[]),
-                    Ok(Value::Uint32(r * 10 + 2)),
-                )?;
-                check(
-                    "own internal",
-                    c.get(&p, "t.internal", &[]),
-                    Ok(Value::Int64(-5)),
-                )?;
+                client_checks::own_remote_and_internal(c, &p)?;
             } else {
-                check(
-                    &format!("remote of {peer}"),
-                    c.get(&p, "t.remote", &[]),
-                    Err(Status::ERR_NOT_FOUND),
-                )?;
-                check(
-                    &format!("internal of {peer}"),
-                    c.get(&p, "t.internal", &[]),
-                    Err(Status::ERR_NOT_FOUND),
-                )?;
+                client_checks::not_found(c, &p, "t.remote", &[])?;
+                client_checks::not_found(c, &p, "t.internal", &[])?;
             }
         }
-        // Everyone is done reading before anyone leaves.
-        c.fence(&[], &[]).map_err(|s| format!("last fence: {s}"))
+        client_checks::last_fence(c)
     }
 
     /// Peers' data without a fence: the server answers, waiting for peers
     /// that have not committed yet.
     fn dmodex(&self) -> R {
-        let (c, me) = (&self.c, &self.me);
-        c.put(
-            Scope::Global,
-            "d.key",
-            Value::Uint64(1000 + u64::from(me.rank.0)),
-        )
-        .map_err(|s| s.to_string())?;
-        c.commit().map_err(|s| s.to_string())?;
-        for peer in (0..self.size).rev() {
-            let p = self.proc(peer);
-            check(
-                &format!("d.key of {peer}"),
-                c.get(&p, "d.key", &[]),
-                Ok(Value::Uint64(1000 + u64::from(peer))),
-            )?;
-            check(
-                &format!("missing key of {peer}"),
-                c.get(&p, "d.none", &[]),
-                Err(Status::ERR_NOT_FOUND),
-            )?;
-        }
-        c.fence(&[], &[]).map_err(|s| format!("last fence: {s}"))
+        client_checks::dmodex_gets(&self.c, self.size)?;
+        client_checks::last_fence(&self.c)
     }
 
     /// Even and odd ranks fence separately, each collecting its half.
     fn subsets(&self) -> R {
-        let (c, me) = (&self.c, &self.me);
-        let r = me.rank.0;
-        c.put(Scope::Global, "s.key", Value::Uint32(r))
-            .map_err(|s| s.to_string())?;
-        c.commit().map_err(|s| s.to_string())?;
-        let half: Vec<Proc> = (0..self.size)
-            .filter(|x| x % 2 == r % 2)
-            .map(|x| self.proc(x))
-            .collect();
-        c.fence(&half, &collect())
-            .map_err(|s| format!("subset fence: {s}"))?;
-        for p in &half {
-            check(
-                &format!("s.key of {}", p.rank.0),
-                c.get(p, "s.key", &optional()),
-                Ok(Value::Uint32(p.rank.0)),
-            )?;
-        }
-        c.fence(&[], &[]).map_err(|s| format!("full fence: {s}"))
+        client_checks::subset_fences(&self.c, self.size)
     }
 
     fn fence_reporting(&self) -> R {

@@ -162,6 +162,22 @@ fn run(cmd: &mut Command) -> Output {
     })
 }
 
+/// The warnings every compilation of a header user turns into errors.
+const STRICT_WARNINGS: [&str; 5] = ["-Wall", "-Wextra", "-Werror", "-pedantic", "-Wshadow"];
+
+/// Runs `cmd` and fails the test, naming `what` and showing its stderr
+/// and the end of its stdout, unless it exits 0; returns its output.
+fn run_ok(cmd: &mut Command, what: &str) -> Output {
+    let out = run(cmd);
+    if !out.status.success() {
+        let stdout = text(&out.stdout);
+        let tail: Vec<&str> = stdout.lines().rev().take(40).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        panic!("{what}:\n{}\n{}", tail.join("\n"), text(&out.stderr));
+    }
+    out
+}
+
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -676,14 +692,12 @@ fn scan_headers(inc: &Path, work: &Path, label: &str) -> Api {
         .map(|h| format!("#include <{h}>\n"))
         .collect();
     fs::write(&umbrella, includes).unwrap();
-    let out = run(Command::new(c_compiler())
-        .args(["-E", "-dD", "-std=gnu11", "-I"])
-        .arg(inc)
-        .arg(&umbrella));
-    assert!(
-        out.status.success(),
-        "preprocessing the {label} headers failed:\n{}",
-        text(&out.stderr)
+    let out = run_ok(
+        Command::new(c_compiler())
+            .args(["-E", "-dD", "-std=gnu11", "-I"])
+            .arg(inc)
+            .arg(&umbrella),
+        &format!("preprocessing the {label} headers failed"),
     );
 
     let inc_canon = fs::canonicalize(inc).expect("include dir");
@@ -935,11 +949,9 @@ fn run_checks(
             !bad.contains_key(&(k - 1))
         });
     }
-    let out = run(&mut Command::new(&exe));
-    assert!(
-        out.status.success(),
-        "{stem}: probe program failed:\n{}",
-        text(&out.stderr)
+    let out = run_ok(
+        &mut Command::new(&exe),
+        &format!("{stem}: probe program failed"),
     );
     for line in text(&out.stdout).lines() {
         if let Some((id, value)) = line.split_once('\t') {
@@ -1045,15 +1057,21 @@ fn static_init_type(macro_name: &str, api: &Api) -> Option<String> {
     api.typedef(&name).is_some().then_some(name)
 }
 
+/// What the compiled comparisons compare: the reference's headers
+/// (`ref_inc`, scanned into `refs`) with ours, OpenPMIx 5.0.11's facts
+/// for what 4.2.2 lacks, and the scratch directory `work`.
+#[derive(Clone, Copy)]
+struct Compared<'a> {
+    refs: &'a Api,
+    ours: &'a Api,
+    five: &'a Facts,
+    ref_inc: &'a Path,
+    work: &'a Path,
+}
+
 /// Values and C types of object-like macros, and static initialisers.
-fn compare_macro_values(
-    refs: &Api,
-    ours: &Api,
-    five: &Facts,
-    ref_inc: &Path,
-    work: &Path,
-    report: &mut Report,
-) {
+fn compare_macro_values(c: &Compared<'_>, report: &mut Report) {
+    let (refs, ours, five, ref_inc, work) = (c.refs, c.ours, c.five, c.ref_inc, c.work);
     let mut checks = Vec::new();
     for (name, m) in &refs.macros {
         if m.params.is_some() || m.body.is_empty() || !ours.macros.contains_key(name) {
@@ -1151,14 +1169,8 @@ fn first_hex_difference(r: &str, o: &str) -> String {
 }
 
 /// sizeof/alignof, member offsets/sizes/alignments, enum constants.
-fn compare_layouts(
-    refs: &Api,
-    ours: &Api,
-    five: &Facts,
-    ref_inc: &Path,
-    work: &Path,
-    report: &mut Report,
-) {
+fn compare_layouts(c: &Compared<'_>, report: &mut Report) {
+    let (refs, ours, five, ref_inc, work) = (c.refs, c.ours, c.five, c.ref_inc, c.work);
     let mut checks = Vec::new();
     let pr = |id: &str, fmt: &str, expr: &str| {
         Check::new(
@@ -1393,29 +1405,23 @@ fn compare_types(refs: &Api, ours: &Api, ref_inc: &Path, work: &Path, report: &m
             }
         }
     }
-    for (name, d) in &refs.functions {
-        if !ours.functions.contains_key(name) {
-            continue; // reported below
+    let decls = [
+        ("function", "f", &refs.functions, &ours.functions),
+        ("variable", "v", &refs.variables, &ours.variables),
+    ];
+    for (kind, prefix, theirs, mine) in decls {
+        for (name, d) in theirs {
+            if !mine.contains_key(name) {
+                continue; // reported below
+            }
+            let t = fresh(prefix);
+            let id = format!("{kind} {name}");
+            checks.push(Check::new(
+                &id,
+                format!("typedef {};", rename(&d.toks, d.name_idx, &t, true)),
+                same(&id, &format!("decltype({name})"), &t),
+            ));
         }
-        let t = fresh("f");
-        let id = format!("function {name}");
-        checks.push(Check::new(
-            &id,
-            format!("typedef {};", rename(&d.toks, d.name_idx, &t, true)),
-            same(&id, &format!("decltype({name})"), &t),
-        ));
-    }
-    for (name, d) in &refs.variables {
-        if !ours.variables.contains_key(name) {
-            continue; // reported below
-        }
-        let t = fresh("v");
-        let id = format!("variable {name}");
-        checks.push(Check::new(
-            &id,
-            format!("typedef {};", rename(&d.toks, d.name_idx, &t, true)),
-            same(&id, &format!("decltype({name})"), &t),
-        ));
     }
     let prelude = includes_prelude(&["cstdio", "type_traits"]);
     let reference = run_checks(work, "types_ref", Lang::Cxx, ref_inc, &prelude, &checks);
@@ -1806,8 +1812,15 @@ fn abi_matches_reference() {
     let five = openpmix5_facts();
     let mut report = Report::default();
     compare_macro_sets(&refs, &ours, &mut report);
-    compare_macro_values(&refs, &ours, &five, &ref_inc, &work, &mut report);
-    compare_layouts(&refs, &ours, &five, &ref_inc, &work, &mut report);
+    let compared = Compared {
+        refs: &refs,
+        ours: &ours,
+        five: &five,
+        ref_inc: &ref_inc,
+        work: &work,
+    };
+    compare_macro_values(&compared, &mut report);
+    compare_layouts(&compared, &mut report);
     compare_types(&refs, &ours, &ref_inc, &work, &mut report);
     compare_additions(
         &facts_of(&refs, &ref_inc, &work, "ref"),
@@ -1856,15 +1869,11 @@ fn headers_compile_cleanly() {
     .unwrap();
     units.push(("all headers".to_string(), all));
 
-    let warn = [
-        "-Wall",
-        "-Wextra",
-        "-Werror",
-        "-pedantic",
-        "-Wshadow",
-        "-Wstrict-prototypes",
-        "-fsyntax-only",
-    ];
+    let warn: Vec<&str> = [
+        STRICT_WARNINGS.as_slice(),
+        &["-Wstrict-prototypes", "-fsyntax-only"],
+    ]
+    .concat();
     let modes: [(&str, bool); 5] = [
         ("-std=c99", false),
         ("-std=c11", false),
@@ -1877,7 +1886,7 @@ fn headers_compile_cleanly() {
             .iter()
             .flat_map(|(name, src)| modes.iter().map(move |m| (name, src, *m)))
             .map(|(name, src, (std, cxx))| {
-                let inc = &inc;
+                let (inc, warn) = (&inc, &warn);
                 s.spawn(move || {
                     let mut cmd = Command::new(if cxx { cxx_compiler() } else { c_compiler() });
                     if cxx {
@@ -1978,27 +1987,24 @@ fn sample_macros_compile_and_run() {
         "tests/abi/sample_macros.c does not exercise: {missing:?}"
     );
 
-    let warn = [
-        "-Wall",
-        "-Wextra",
-        "-Werror",
-        "-pedantic",
-        "-Wshadow",
-        "-Wconversion",
-        "-Wsign-conversion",
-        "-g",
-    ];
+    let warn: Vec<&str> = [
+        STRICT_WARNINGS.as_slice(),
+        &["-Wconversion", "-Wsign-conversion", "-g"],
+    ]
+    .concat();
     let san = sanitizer_flags();
     let stubs_obj = work.join("stubs.o");
-    let out = run(Command::new(c_compiler())
-        .args(["-std=c99", "-c"])
-        .args(san)
-        .arg("-I")
-        .arg(&inc)
-        .arg(&stubs)
-        .arg("-o")
-        .arg(&stubs_obj));
-    assert!(out.status.success(), "stubs.c:\n{}", text(&out.stderr));
+    run_ok(
+        Command::new(c_compiler())
+            .args(["-std=c99", "-c"])
+            .args(san)
+            .arg("-I")
+            .arg(&inc)
+            .arg(&stubs)
+            .arg("-o")
+            .arg(&stubs_obj),
+        "stubs.c",
+    );
 
     for (label, cxx, std) in [("C", false, "-std=c99"), ("C++", true, "-std=c++11")] {
         let obj = work.join(format!("sample_{}.o", if cxx { "cxx" } else { "c" }));
@@ -2008,58 +2014,48 @@ fn sample_macros_compile_and_run() {
         if cxx {
             cmd.args(["-x", "c++"]);
         }
-        let out = run(cmd
-            .arg(std)
-            .args(warn)
-            .args(san)
-            .arg("-I")
-            .arg(&inc)
-            .arg("-c")
-            .arg(&sample)
-            .arg("-o")
-            .arg(&obj));
-        assert!(
-            out.status.success(),
-            "sample_macros.c as {label} does not compile cleanly:\n{}",
-            text(&out.stderr)
-        );
-        if !cxx {
-            check_only_exported_calls(&obj, OPENPMIX5_LIB);
-            let obj42 = work.join("sample_4_2_only.o");
-            let out = run(Command::new(&compiler)
-                .arg(std)
-                .args(warn)
-                .arg("-DSAMPLE_4_2_ONLY")
+        run_ok(
+            cmd.arg(std)
+                .args(&warn)
+                .args(san)
                 .arg("-I")
                 .arg(&inc)
                 .arg("-c")
                 .arg(&sample)
                 .arg("-o")
-                .arg(&obj42));
-            assert!(
-                out.status.success(),
-                "sample_macros.c -DSAMPLE_4_2_ONLY:\n{}",
-                text(&out.stderr)
+                .arg(&obj),
+            &format!("sample_macros.c as {label} does not compile cleanly"),
+        );
+        if !cxx {
+            check_only_exported_calls(&obj, OPENPMIX5_LIB);
+            let obj42 = work.join("sample_4_2_only.o");
+            run_ok(
+                Command::new(&compiler)
+                    .arg(std)
+                    .args(&warn)
+                    .arg("-DSAMPLE_4_2_ONLY")
+                    .arg("-I")
+                    .arg(&inc)
+                    .arg("-c")
+                    .arg(&sample)
+                    .arg("-o")
+                    .arg(&obj42),
+                "sample_macros.c -DSAMPLE_4_2_ONLY",
             );
             check_only_exported_calls(&obj42, REFERENCE_LIB);
         }
-        let out = run(Command::new(&compiler)
-            .args(san)
-            .arg(&obj)
-            .arg(&stubs_obj)
-            .arg("-o")
-            .arg(&exe));
-        assert!(
-            out.status.success(),
-            "linking the {label} sample failed:\n{}",
-            text(&out.stderr)
+        run_ok(
+            Command::new(&compiler)
+                .args(san)
+                .arg(&obj)
+                .arg(&stubs_obj)
+                .arg("-o")
+                .arg(&exe),
+            &format!("linking the {label} sample failed"),
         );
-        let out = run(&mut Command::new(&exe));
-        assert!(
-            out.status.success(),
-            "sample_macros ({label}) failed:\n{}\n{}",
-            text(&out.stdout),
-            text(&out.stderr)
+        run_ok(
+            &mut Command::new(&exe),
+            &format!("sample_macros ({label}) failed"),
         );
     }
     let _ = fs::remove_dir_all(&work);
@@ -2075,25 +2071,21 @@ fn helpers_behave_like_reference() {
     let mut outputs = Vec::new();
     for (label, inc) in [("reference", ref_inc.clone()), ("ours", our_include())] {
         let exe = work.join(format!("behaviour_{label}"));
-        let out = run(Command::new(c_compiler())
-            .args(["-std=gnu11", "-w", "-g"])
-            .args(san)
-            .arg("-I")
-            .arg(&inc)
-            .arg(abi_dir().join("behaviour.c"))
-            .arg(abi_dir().join("stubs.c"))
-            .arg("-o")
-            .arg(&exe));
-        assert!(
-            out.status.success(),
-            "behaviour.c against the {label} headers:\n{}",
-            text(&out.stderr)
+        run_ok(
+            Command::new(c_compiler())
+                .args(["-std=gnu11", "-w", "-g"])
+                .args(san)
+                .arg("-I")
+                .arg(&inc)
+                .arg(abi_dir().join("behaviour.c"))
+                .arg(abi_dir().join("stubs.c"))
+                .arg("-o")
+                .arg(&exe),
+            &format!("behaviour.c against the {label} headers"),
         );
-        let out = run(&mut Command::new(&exe));
-        assert!(
-            out.status.success(),
-            "behaviour.c against the {label} headers failed:\n{}",
-            text(&out.stderr)
+        let out = run_ok(
+            &mut Command::new(&exe),
+            &format!("behaviour.c against the {label} headers failed"),
         );
         outputs.push(text(&out.stdout));
     }

@@ -17,7 +17,6 @@
 mod common;
 
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 const LIMIT: Duration = Duration::from_secs(90);
@@ -33,17 +32,7 @@ fn build(include: &std::path::Path, tag: &str) -> PathBuf {
 }
 
 fn run(exe: &std::path::Path, n: u32, what: &str) {
-    let out = common::run_with_watchdog(
-        Command::new(env!("CARGO_BIN_EXE_pmixrun"))
-            .args(["--timeout", "60", "-n", &n.to_string()])
-            .arg(exe)
-            .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped()),
-        LIMIT,
-        what,
-    );
+    let out = common::pmixrun_watched(n, "60", &[exe.as_os_str()], LIMIT, what);
     let (stdout, stderr) = (
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr),

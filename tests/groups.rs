@@ -105,17 +105,7 @@ fn reference() -> Option<&'static Path> {
 /// Runs `program` as `n` ranks under pmixrun and the watchdog: (exit
 /// success, stdout, stderr).
 fn pmixrun(n: u32, program: &[&std::ffi::OsStr], what: &str) -> (bool, String, String) {
-    let out = common::run_with_watchdog(
-        Command::new(env!("CARGO_BIN_EXE_pmixrun"))
-            .args(["--timeout", JOB_TIMEOUT, "-n", &n.to_string()])
-            .args(program)
-            .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped()),
-        LIMIT,
-        what,
-    );
+    let out = common::pmixrun_watched(n, JOB_TIMEOUT, program, LIMIT, what);
     (
         out.status.success(),
         String::from_utf8_lossy(&out.stdout).into_owned(),

@@ -81,35 +81,10 @@ fn our_lib() -> PathBuf {
 // ---------------------------------------------------------------------------
 // Building
 
-/// Where the programs are built, once per test binary.
-fn build_dir() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| common::scratch("interop-build"))
-}
-
 /// Builds `tests/interop/<name>.c` with `mpicc` (once) and returns the
 /// binary.
 fn mpi_program(name: &str) -> PathBuf {
-    static BUILT: Mutex<Vec<String>> = Mutex::new(Vec::new());
-    let out = build_dir().join(name);
-    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
-    if !built.iter().any(|b| b == name) {
-        let o = Command::new("mpicc")
-            .args(["-Wall", "-Werror", "-O1", "-I"])
-            .arg(src_dir())
-            .arg(src_dir().join(format!("{name}.c")))
-            .arg("-o")
-            .arg(&out)
-            .output()
-            .expect("run mpicc");
-        assert!(
-            o.status.success(),
-            "mpicc {name}.c failed:\n{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-        built.push(name.to_string());
-    }
-    out
+    common::orte::mpi_program(&format!("tests/interop/{name}.c"))
 }
 
 /// The plain PMIx C client of the Python-server test, built on our
@@ -117,7 +92,7 @@ fn mpi_program(name: &str) -> PathBuf {
 fn pmix_client() -> PathBuf {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
-        let out = build_dir().join("pmix_client");
+        let out = common::orte::build_dir().join("pmix_client");
         common::compile_c(
             &[&src_dir().join("pmix_client.c")],
             &out,
@@ -175,11 +150,7 @@ impl Run {
         let ours = our_lib();
         for who in whos {
             let prefix = format!("{who} libpmix: ");
-            let paths: Vec<&str> = self
-                .stdout
-                .lines()
-                .filter_map(|l| l.find(&prefix).map(|i| &l[i + prefix.len()..]))
-                .collect();
+            let paths = common::orte::libpmix_lines(&self.stdout, who);
             assert!(
                 !paths.is_empty(),
                 "`{}`: no `{prefix}` line\n--- stdout\n{}",

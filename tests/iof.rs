@@ -48,6 +48,19 @@ fn ready_job(tag: &str, args: &[&str], n: u32, script: &str, show_stderr: bool) 
     job
 }
 
+/// Pulls `channels` of `all` (a job's wildcard proc) through the tool
+/// `t` into `handler`, with `dirs`; the registration's id.
+fn pull(
+    t: &pmix::client::Client,
+    all: &Proc,
+    channels: u16,
+    dirs: &[pmix::Info],
+    handler: pmix::client::IofHandler,
+) -> u64 {
+    t.iof_pull(std::slice::from_ref(all), channels, dirs, Some(handler))
+        .expect("pull")
+}
+
 /// The C tool, built on `include` (our headers or Debian's), pulls and
 /// pushes a 2-rank job.
 fn c_tool_scenario(tag: &str, include: &std::path::Path) {
@@ -165,14 +178,7 @@ fn a_rust_tool_pulls_tagged_output_and_pushes_stdin() {
     let all = Proc::new(Nspace::new(job.nspace()).unwrap(), Rank::WILDCARD);
     let (seen, handler) = collector();
     let tag = [common::info(keys::IOF_TAG_OUTPUT, Value::Bool(true))];
-    let id = t
-        .iof_pull(
-            std::slice::from_ref(&all),
-            channel::STDOUT | channel::STDERR,
-            &tag,
-            Some(handler),
-        )
-        .expect("pull");
+    let id = pull(&t, &all, channel::STDOUT | channel::STDERR, &tag, handler);
     // A push to nobody who reads a fed stdin is refused; stdin cannot be
     // pulled.
     let nobody = Proc::new(Nspace::new("nobody").unwrap(), Rank(0));
@@ -215,14 +221,7 @@ fn a_rust_tool_pulls_tagged_output_and_pushes_stdin() {
     // The end of input: the ranks say bye, their streams end (seen by
     // the tagged registration above up to its end, and by this one).
     let (ends, handler) = collector();
-    let id2 = t
-        .iof_pull(
-            std::slice::from_ref(&all),
-            channel::STDOUT,
-            &[],
-            Some(handler),
-        )
-        .expect("second pull");
+    let id2 = pull(&t, &all, channel::STDOUT, &[], handler);
     assert_ne!(id2, id);
     t.iof_push(std::slice::from_ref(&all), None, &[])
         .expect("push the end");
@@ -271,13 +270,7 @@ fn buffered_output_waits_for_its_size_or_its_time() {
         common::info(keys::IOF_BUFFERING_SIZE, Value::Uint32(1 << 20)),
         common::info(keys::IOF_BUFFERING_TIME, Value::Uint32(1)),
     ];
-    t.iof_pull(
-        std::slice::from_ref(&all),
-        channel::STDOUT,
-        &dirs,
-        Some(handler),
-    )
-    .expect("pull");
+    pull(&t, &all, channel::STDOUT, &dirs, handler);
     job.stdin().write_all(b"go\n").unwrap();
     wait_seen(&seen, "the buffered line", |s| {
         s.text
@@ -348,13 +341,7 @@ fn a_tool_that_stops_reading_does_not_block_the_job() {
         common::info(keys::IOF_CACHE_SIZE, Value::Uint32(64 << 10)),
         common::info(keys::IOF_DROP_NEWEST, Value::Bool(true)),
     ];
-    t.iof_pull(
-        std::slice::from_ref(&all),
-        channel::STDOUT,
-        &dirs,
-        Some(handler),
-    )
-    .expect("pull");
+    pull(&t, &all, channel::STDOUT, &dirs, handler);
     // pmixrun's own stdin starts the flood (--stdin all).
     job.stdin().write_all(b"go\n").unwrap();
     // The rank writes everything although the tool reads nothing

@@ -160,18 +160,7 @@ fn system_tool(args: &[&str]) -> String {
 
 #[test]
 fn system_server_serves_tools_refuses_a_second_one_and_leaves_nothing() {
-    let mut job = PmixrunJob::start(
-        "sys",
-        &[
-            "--system-server",
-            "-n",
-            "2",
-            "sh",
-            "-c",
-            "echo ready $PMIX_NAMESPACE; exec sleep 60",
-        ],
-    );
-    job.read_nspace("ready ");
+    let mut job = PmixrunJob::sleeping_with("sys", &["--system-server"]);
     let tmp = job.tmp().to_path_buf();
     let host = pmix::server::local_hostname();
     let sys_file = tmp.join(format!("pmix.sys.{host}"));

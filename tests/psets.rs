@@ -93,7 +93,7 @@ fn pmixrun_pset_makes_each_context_a_set() {
 // The Rust API, in this process (no clients).
 
 use std::ffi::CString;
-use std::sync::{mpsc, Arc};
+use std::sync::Arc;
 
 use pmix::events::codes;
 use pmix::server::{NoHost, Server, ServerConfig};
@@ -101,7 +101,6 @@ use pmix::value::{DataArray, Query};
 use pmix::{keys, DataType, Info, Key, Nspace, Proc, Rank, Status, Value};
 
 fn query(server: &Server, key: &str, pset: Option<&str>) -> Result<(Status, Vec<Info>), Status> {
-    let (tx, rx) = mpsc::channel();
     let q = Query {
         keys: vec![CString::new(key).unwrap()],
         qualifiers: pset
@@ -113,15 +112,7 @@ fn query(server: &Server, key: &str, pset: Option<&str>) -> Result<(Status, Vec<
             })
             .unwrap_or_default(),
     };
-    server
-        .query_nb(
-            vec![q],
-            Box::new(move |r| {
-                let _ = tx.send(r);
-            }),
-        )
-        .unwrap();
-    rx.recv_timeout(LIMIT).expect("query answer")
+    common::server_query(server, q, LIMIT)
 }
 
 fn procs(v: &Value) -> Vec<Proc> {

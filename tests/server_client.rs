@@ -8,6 +8,8 @@
 //! Waits on children are bounded (a watchdog kills them and fails the
 //! test); nothing sleeps to synchronize.
 
+#[path = "../examples/support/client_checks.rs"]
+mod client_checks;
 mod common;
 
 use std::collections::HashMap;
@@ -47,27 +49,7 @@ fn child_process() {
 mod child {
     use super::*;
 
-    type R = Result<(), String>;
-
-    fn key(s: &str) -> Key {
-        Key::new(s).unwrap()
-    }
-
-    fn collect() -> Vec<Info> {
-        vec![Info::new(key(keys::COLLECT_DATA), Value::Bool(true))]
-    }
-
-    fn optional() -> Vec<Info> {
-        vec![Info::new(key(keys::OPTIONAL), Value::Bool(true))]
-    }
-
-    fn check<T: PartialEq + std::fmt::Debug>(what: &str, got: T, want: T) -> R {
-        if got == want {
-            Ok(())
-        } else {
-            Err(format!("{what}: got {got:?}, want {want:?}"))
-        }
-    }
+    use client_checks::{check, collect, key, optional, R};
 
     fn env_u32(name: &str) -> u32 {
         std::env::var(name).unwrap().parse().unwrap()
@@ -87,7 +69,7 @@ mod child {
             "measure" => measure(&c, n, init)?,
             "wireup" => wireup(&c, n)?,
             "dmodex" => dmodex(&c, n)?,
-            "subsets" => subsets(&c, n)?,
+            "subsets" => client_checks::subset_fences(&c, n)?,
             "rounds" => rounds(&c, n)?,
             "big" => big(&c, n)?,
             "exit_early" => std::process::exit(0),
@@ -203,16 +185,7 @@ mod child {
                     c.get(&p, "t.local", &[]),
                     Ok(Value::Uint32(r * 10 + 1)),
                 )?;
-                check(
-                    "own remote",
-                    c.get(&p, "t.remote", &[]),
-                    Ok(Value::Uint32(r * 10 + 2)),
-                )?;
-                check(
-                    "own internal",
-                    c.get(&p, "t.internal", &[]),
-                    Ok(Value::Int64(-5)),
-                )?;
+                client_checks::own_remote_and_internal(c, &p)?;
                 continue;
             }
             check(
@@ -220,51 +193,19 @@ mod child {
                 c.get(&p, seen, &optional()),
                 Ok(Value::Uint32(v)),
             )?;
-            check(
-                &format!("{hidden} of {peer}"),
-                c.get(&p, hidden, &optional()),
-                Err(Status::ERR_NOT_FOUND),
-            )?;
+            client_checks::not_found(c, &p, hidden, &optional())?;
             // Without PMIX_OPTIONAL the server is asked, and agrees.
-            check(
-                &format!("{hidden} of {peer} via server"),
-                c.get(&p, hidden, &[]),
-                Err(Status::ERR_NOT_FOUND),
-            )?;
-            check(
-                &format!("internal of {peer}"),
-                c.get(&p, "t.internal", &[]),
-                Err(Status::ERR_NOT_FOUND),
-            )?;
+            client_checks::not_found(c, &p, hidden, &[])?;
+            client_checks::not_found(c, &p, "t.internal", &[])?;
         }
-        // Everyone is done reading before anyone leaves.
-        c.fence(&[], &[]).map_err(|s| format!("last fence: {s}"))
+        client_checks::last_fence(c)
     }
 
     /// Gets of peers' data with no fence: the server answers (waiting for
     /// peers that have not committed yet).
     fn dmodex(c: &Client, n: u32) -> R {
+        client_checks::dmodex_gets(c, n)?;
         let me = c.proc().clone();
-        c.put(
-            Scope::Global,
-            "d.key",
-            Value::Uint64(1000 + u64::from(me.rank.0)),
-        )
-        .map_err(|s| s.to_string())?;
-        c.commit().map_err(|s| s.to_string())?;
-        for peer in (0..n).rev() {
-            let p = Proc::new(me.nspace.clone(), Rank(peer));
-            check(
-                &format!("d.key of {peer}"),
-                c.get(&p, "d.key", &[]),
-                Ok(Value::Uint64(1000 + u64::from(peer))),
-            )?;
-            check(
-                &format!("missing key of {peer}"),
-                c.get(&p, "d.none", &[]),
-                Err(Status::ERR_NOT_FOUND),
-            )?;
-        }
         // The non-blocking form, answered locally and through the server
         // (callbacks may come in any order).
         let (tx, rx) = std::sync::mpsc::channel();
@@ -341,29 +282,6 @@ mod child {
         c.fence(&[], &[]).map_err(|s| s.to_string())
     }
 
-    /// Even and odd ranks fence separately, each collecting its half.
-    fn subsets(c: &Client, n: u32) -> R {
-        let me = c.proc().clone();
-        let r = me.rank.0;
-        c.put(Scope::Global, "s.key", Value::Uint32(r))
-            .map_err(|s| s.to_string())?;
-        c.commit().map_err(|s| s.to_string())?;
-        let half: Vec<Proc> = (0..n)
-            .filter(|x| x % 2 == r % 2)
-            .map(|x| Proc::new(me.nspace.clone(), Rank(x)))
-            .collect();
-        c.fence(&half, &collect())
-            .map_err(|s| format!("subset fence: {s}"))?;
-        for p in &half {
-            check(
-                &format!("s.key of {}", p.rank.0),
-                c.get(p, "s.key", &optional()),
-                Ok(Value::Uint32(p.rank.0)),
-            )?;
-        }
-        c.fence(&[], &[]).map_err(|s| format!("full fence: {s}"))
-    }
-
     /// Commits larger than a socket buffer (written in pieces while the
     /// caller waits for its fence), collected and read back.
     fn big(c: &Client, n: u32) -> R {
@@ -416,10 +334,7 @@ mod child {
             }
             c.commit().map_err(e)?;
             if round == 7 {
-                let half: Vec<Proc> = (0..n)
-                    .filter(|x| x % 2 == r % 2)
-                    .map(|x| Proc::new(me.nspace.clone(), Rank(x)))
-                    .collect();
+                let half = client_checks::my_half(&me, n);
                 c.fence(&half, &collect())
                     .map_err(|s| format!("subset fence: {s}"))?;
             } else {
@@ -633,24 +548,21 @@ fn wireup(n: u32) {
     assert!(!ev.iter().any(|e| e.starts_with("lost")), "{ev:?}");
 }
 
-#[test]
-fn wireup_job_keys_and_collected_modex_n1() {
-    wireup(1);
+/// One `#[test]` per line: `name(args)` calls `$run(args)`.
+macro_rules! tests_of {
+    ($run:ident: $($test:ident($($arg:expr),*);)*) => {$(
+        #[test]
+        fn $test() {
+            $run($($arg),*);
+        }
+    )*};
 }
 
-#[test]
-fn wireup_job_keys_and_collected_modex_n2() {
-    wireup(2);
-}
-
-#[test]
-fn wireup_job_keys_and_collected_modex_n4() {
-    wireup(4);
-}
-
-#[test]
-fn wireup_job_keys_and_collected_modex_n16() {
-    wireup(16);
+tests_of! { wireup:
+    wireup_job_keys_and_collected_modex_n1(1);
+    wireup_job_keys_and_collected_modex_n2(2);
+    wireup_job_keys_and_collected_modex_n4(4);
+    wireup_job_keys_and_collected_modex_n16(16);
 }
 
 /// Timings for the record (`cargo test --release --test server_client --
@@ -664,14 +576,16 @@ fn measure_latencies() {
     }
 }
 
-#[test]
-fn direct_modex_without_fence_n4() {
-    run_single("dmodex", 4, Arc::new(pmix::server::NoHost), "dmodex");
+/// A job of `n` ranks playing `role` on a server without a host.
+fn hostless(role: &str, n: u32) {
+    run_single(role, n, Arc::new(pmix::server::NoHost), role);
 }
 
-#[test]
-fn many_collecting_fences_keep_every_value_n4() {
-    run_single("rounds", 4, Arc::new(pmix::server::NoHost), "rounds");
+tests_of! { hostless:
+    direct_modex_without_fence_n4("dmodex", 4);
+    many_collecting_fences_keep_every_value_n4("rounds", 4);
+    commits_larger_than_a_socket_buffer_n3("big", 3);
+    fences_over_subsets_n4("subsets", 4);
 }
 
 #[test]
@@ -680,50 +594,41 @@ fn many_collecting_fences_keep_every_value_through_a_host_n3() {
     run_single("rounds", 3, Arc::new(LocalHost(rec)), "rounds");
 }
 
-#[test]
-fn commits_larger_than_a_socket_buffer_n3() {
-    run_single("big", 3, Arc::new(pmix::server::NoHost), "big");
+/// Of a job of `n` ranks, each started by `start(rank, role)`, rank 0
+/// plays `first_role` and is gone (exited 0) before the others enter a
+/// fence, which must fail for them.
+fn rank_0_gone_before_the_fence(n: u32, first_role: &str, start: impl Fn(u32, &str) -> Running) {
+    let mut first = start(0, first_role);
+    let mut others: Vec<Running> = (1..n).map(|r| start(r, "fence_after_signal")).collect();
+    // Rank 0 is gone (and its connection with it) before the others enter.
+    assert!(first.child.wait().unwrap().success());
+    drop(first.stdin.take());
+    for o in &mut others {
+        writeln!(o.stdin.as_mut().unwrap(), "go").unwrap();
+    }
+    assert_all_ok(&wait_all(others));
 }
 
-#[test]
-fn fences_over_subsets_n4() {
-    run_single("subsets", 4, Arc::new(pmix::server::NoHost), "subsets");
+/// [`rank_0_gone_before_the_fence`] in a job of 3 ranks on one server;
+/// what its host saw.
+fn rank_0_gone_on_one_node(name: &str, first_role: &str) -> Vec<String> {
+    let rec = Arc::new(Recorder::default());
+    let job = Job::single(name, 3, Arc::new(LocalHost(rec.clone())));
+    rank_0_gone_before_the_fence(3, first_role, |r, role| {
+        spawn(&job.server, &job.proc(r), role, 3)
+    });
+    rec.events()
 }
 
 #[test]
 fn a_rank_dead_before_the_fence_fails_it_for_the_others() {
-    let rec = Arc::new(Recorder::default());
-    let job = Job::single("dead-before", 3, Arc::new(LocalHost(rec.clone())));
-    let mut first = spawn(&job.server, &job.proc(0), "exit_early", 3);
-    let others: Vec<Running> = (1..3)
-        .map(|r| spawn(&job.server, &job.proc(r), "fence_after_signal", 3))
-        .collect();
-    // Rank 0 is gone (and its connection with it) before the others enter.
-    assert!(first.child.wait().unwrap().success());
-    drop(first.stdin.take());
-    let mut others = others;
-    for o in &mut others {
-        writeln!(o.stdin.as_mut().unwrap(), "go").unwrap();
-    }
-    assert_all_ok(&wait_all(others));
-    assert!(rec.events().contains(&"lost 0".to_string()));
+    let ev = rank_0_gone_on_one_node("dead-before", "exit_early");
+    assert!(ev.contains(&"lost 0".to_string()), "{ev:?}");
 }
 
 #[test]
 fn a_rank_that_finalized_without_the_fence_fails_it_for_the_others() {
-    let rec = Arc::new(Recorder::default());
-    let job = Job::single("finalized-before", 3, Arc::new(LocalHost(rec.clone())));
-    let mut first = spawn(&job.server, &job.proc(0), "finalize_at_once", 3);
-    let mut others: Vec<Running> = (1..3)
-        .map(|r| spawn(&job.server, &job.proc(r), "fence_after_signal", 3))
-        .collect();
-    assert!(first.child.wait().unwrap().success());
-    drop(first.stdin.take());
-    for o in &mut others {
-        writeln!(o.stdin.as_mut().unwrap(), "go").unwrap();
-    }
-    assert_all_ok(&wait_all(others));
-    let ev = rec.events();
+    let ev = rank_0_gone_on_one_node("finalized-before", "finalize_at_once");
     assert!(ev.contains(&"finalized 0".to_string()), "{ev:?}");
     assert!(!ev.contains(&"lost 0".to_string()), "{ev:?}");
 }
@@ -790,6 +695,11 @@ fn abort_reaches_the_host() {
     );
 }
 
+/// A connection with `info` is refused with `why`.
+fn assert_refused(info: &ConnectInfo, why: Status) {
+    assert_eq!(Client::connect(info, &[]).map(|_| ()), Err(why));
+}
+
 fn connect_in_process(server: &Server, proc: &Proc) -> ConnectInfo {
     common::connect_info(server, proc)
 }
@@ -799,18 +709,12 @@ fn a_wrong_secret_is_refused() {
     let job = Job::single("secret", 2, Arc::new(pmix::server::NoHost));
     let mut info = connect_in_process(&job.server, &job.proc(0));
     info.secret = "0".repeat(info.secret.len());
-    assert_eq!(
-        Client::connect(&info, &[]).map(|_| ()),
-        Err(Status::ERR_INVALID_CRED)
-    );
+    assert_refused(&info, Status::ERR_INVALID_CRED);
     // Claiming another rank with one's own secret fails too.
     let mine = connect_in_process(&job.server, &job.proc(0));
     let mut theirs = connect_in_process(&job.server, &job.proc(1));
     theirs.secret = mine.secret;
-    assert_eq!(
-        Client::connect(&theirs, &[]).map(|_| ()),
-        Err(Status::ERR_INVALID_CRED)
-    );
+    assert_refused(&theirs, Status::ERR_INVALID_CRED);
     // The right secret works.
     let ok = Client::connect(&connect_in_process(&job.server, &job.proc(0)), &[]).unwrap();
     ok.finalize().unwrap();
@@ -821,10 +725,7 @@ fn an_unregistered_process_is_refused() {
     let job = Job::single("unreg", 1, Arc::new(pmix::server::NoHost));
     let stranger = job.proc(5);
     let info = connect_in_process(&job.server, &stranger);
-    assert_eq!(
-        Client::connect(&info, &[]).map(|_| ()),
-        Err(Status::ERR_INVALID_CRED)
-    );
+    assert_refused(&info, Status::ERR_INVALID_CRED);
 }
 
 #[test]
@@ -835,10 +736,7 @@ fn a_uid_mismatch_is_refused() {
         .register_client(&job.proc(0), uid.wrapping_add(1), gid)
         .unwrap();
     let info = connect_in_process(&job.server, &job.proc(0));
-    assert_eq!(
-        Client::connect(&info, &[]).map(|_| ()),
-        Err(Status::ERR_NO_PERMISSIONS)
-    );
+    assert_refused(&info, Status::ERR_NO_PERMISSIONS);
 }
 
 #[test]
@@ -846,10 +744,7 @@ fn a_second_connection_for_one_rank_is_refused() {
     let job = Job::single("twice", 1, Arc::new(pmix::server::NoHost));
     let info = connect_in_process(&job.server, &job.proc(0));
     let first = Client::connect(&info, &[]).unwrap();
-    assert_eq!(
-        Client::connect(&info, &[]).map(|_| ()),
-        Err(Status::ERR_EXISTS)
-    );
+    assert_refused(&info, Status::ERR_EXISTS);
     first.finalize().unwrap();
 }
 
@@ -999,14 +894,7 @@ fn two_nodes_direct_modex_through_the_host() {
 #[test]
 fn two_nodes_a_dead_rank_fails_the_fence_on_both_nodes() {
     let (servers, nspace) = two_node_job("two-dead");
-    let mut first = spawn_on(&servers, &nspace, 0, "exit_early");
-    let mut others: Vec<Running> = (1..4)
-        .map(|r| spawn_on(&servers, &nspace, r, "fence_after_signal"))
-        .collect();
-    assert!(first.child.wait().unwrap().success());
-    drop(first.stdin.take());
-    for o in &mut others {
-        writeln!(o.stdin.as_mut().unwrap(), "go").unwrap();
-    }
-    assert_all_ok(&wait_all(others));
+    rank_0_gone_before_the_fence(4, "exit_early", |r, role| {
+        spawn_on(&servers, &nspace, r, role)
+    });
 }

@@ -147,20 +147,11 @@ fn no_server_or_no_tool_support_is_a_clear_refusal() {
         Some(Status::ERR_NOT_SUPPORTED)
     );
     // The server process's own query of the ABI versions.
-    let (tx, rx) = std::sync::mpsc::channel();
     let q = Query {
         keys: vec![std::ffi::CString::new(keys::QUERY_STABLE_ABI_VERSION).unwrap()],
         qualifiers: vec![],
     };
-    server
-        .query_nb(
-            vec![q],
-            Box::new(move |r| {
-                let _ = tx.send(r);
-            }),
-        )
-        .unwrap();
-    let (_, answers) = rx.recv_timeout(LIMIT).unwrap().unwrap();
+    let (_, answers) = common::server_query(&server, q, LIMIT).unwrap();
     assert_eq!(answers[0].value.as_str(), Some("5.0"));
     server.finalize();
     let _ = std::fs::remove_dir_all(&tmp);

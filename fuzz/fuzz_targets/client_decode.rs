@@ -13,7 +13,7 @@
 mod wire;
 
 use libfuzzer_sys::fuzz_target;
-use pmix::wire::{blob, group, iof, process_mgmt, pubsub, rm, Message};
+use pmix::wire::{blob, group, iof, process_mgmt, pubsub, rm, Frame, Message};
 
 /// Decodes `body` with the `sel`-th decoder of a client's inner bodies.
 fn inner(sel: u8, body: &[u8]) {
@@ -31,47 +31,40 @@ fn inner(sel: u8, body: &[u8]) {
     }
 }
 
-/// A decoded message: checked, and its inner body decoded as the client
-/// would (a response's by every service's decoder: which one applies
-/// depends on the request it answers).
-fn message(m: &Message) {
-    wire::round_trip(m);
-    match m {
-        Message::DmodexReply(d) => inner(0, &d.data),
-        Message::Event(b) => inner(1, b),
-        Message::Iof(b) => inner(2, b),
-        Message::Response(r) => (3..10).for_each(|s| inner(s, &r.body)),
-        _ => {}
+/// A client's end.
+struct Client;
+
+impl wire::End for Client {
+    const SERVER: bool = false;
+
+    fn frame(f: &Frame) {
+        assert!(
+            !f.header.kind.from_client(),
+            "a client frame reached a client"
+        );
+        if let Ok(m) = f.message() {
+            assert_eq!(m.fd_count(), f.fds.len(), "descriptors miscounted");
+            Self::message(&m);
+        }
+    }
+
+    /// Checked, and its inner body decoded as the client would (a
+    /// response's by every service's decoder: which one applies depends
+    /// on the request it answers).
+    fn message(m: &Message) {
+        wire::round_trip(m);
+        match m {
+            Message::DmodexReply(d) => inner(0, &d.data),
+            Message::Event(b) => inner(1, b),
+            Message::Iof(b) => inner(2, b),
+            Message::Response(r) => (3..10).for_each(|s| inner(s, &r.body)),
+            _ => {}
+        }
+    }
+
+    fn inner(sel: u8, bytes: &[u8]) {
+        inner(sel, bytes);
     }
 }
 
-fuzz_target!(|data: &[u8]| {
-    if data.len() < 3 {
-        return;
-    }
-    let (mode, sel, arg, bytes) = (data[0], data[1], data[2], &data[3..]);
-    match mode % 3 {
-        0 => {
-            let nfds = usize::from(sel & 7);
-            for f in wire::frames(bytes, usize::from(arg), nfds, false, wire::max_body(sel)) {
-                assert!(
-                    !f.header.kind.from_client(),
-                    "a client frame reached a client"
-                );
-                if let Ok(m) = f.message() {
-                    assert_eq!(m.fd_count(), f.fds.len(), "descriptors miscounted");
-                    message(&m);
-                }
-            }
-        }
-        1 => {
-            let kinds = wire::kinds(false);
-            let kind = kinds[usize::from(sel) % kinds.len()];
-            if let Ok(m) = Message::decode(kind, bytes, usize::from(arg % 4)) {
-                assert_eq!(m.fd_count(), usize::from(arg % 4));
-                message(&m);
-            }
-        }
-        _ => inner(sel, bytes),
-    }
-});
+fuzz_target!(|data: &[u8]| wire::run::<Client>(data));

@@ -13,7 +13,7 @@
 mod wire;
 
 use libfuzzer_sys::fuzz_target;
-use pmix::wire::{blob, group, iof, process_mgmt, pubsub, rm, Message, Op};
+use pmix::wire::{blob, group, iof, process_mgmt, pubsub, rm, Frame, Message, Op};
 
 /// The operations a server decodes, in the order byte 1 selects them
 /// (the protocol's numbers, then an unknown one).
@@ -48,45 +48,39 @@ fn request_body(op: Op, body: &[u8]) {
     }
 }
 
-/// A decoded message: checked, and its inner body decoded.
-fn message(m: &Message) {
-    wire::round_trip(m);
-    if let Message::Request(q) = m {
-        request_body(q.op, &q.body);
-    }
-}
+/// The server's end.
+struct Server;
 
-fuzz_target!(|data: &[u8]| {
-    if data.len() < 3 {
-        return;
+impl wire::End for Server {
+    const SERVER: bool = true;
+
+    fn frame(f: &Frame) {
+        assert!(
+            f.header.kind.from_client(),
+            "a server frame reached the server"
+        );
+        assert!(f.fds.is_empty(), "a server accepted descriptors");
+        if let Ok(m) = f.message() {
+            Self::message(&m);
+        }
     }
-    let (mode, sel, arg, bytes) = (data[0], data[1], data[2], &data[3..]);
-    match mode % 3 {
-        0 => {
-            let nfds = usize::from(sel & 7);
-            for f in wire::frames(bytes, usize::from(arg), nfds, true, wire::max_body(sel)) {
-                assert!(
-                    f.header.kind.from_client(),
-                    "a server frame reached the server"
-                );
-                assert!(f.fds.is_empty(), "a server accepted descriptors");
-                if let Ok(m) = f.message() {
-                    message(&m);
-                }
-            }
+
+    /// Checked, and its inner body decoded.
+    fn message(m: &Message) {
+        wire::round_trip(m);
+        if let Message::Request(q) = m {
+            request_body(q.op, &q.body);
         }
-        1 => {
-            let kinds = wire::kinds(true);
-            let kind = kinds[usize::from(sel) % kinds.len()];
-            if let Ok(m) = Message::decode(kind, bytes, usize::from(arg % 4)) {
-                assert_eq!(m.fd_count(), usize::from(arg % 4));
-                message(&m);
-            }
-        }
-        _ => match usize::from(sel) % (OPS.len() + 2) {
+    }
+
+    /// A request by operation, or a body from the host.
+    fn inner(sel: u8, bytes: &[u8]) {
+        match usize::from(sel) % (OPS.len() + 2) {
             i if i < OPS.len() => request_body(Op(OPS[i]), bytes),
             i if i == OPS.len() => drop(blob::decode(bytes)),
             _ => drop(group::decode_endpoints(bytes)),
-        },
+        }
     }
-});
+}
+
+fuzz_target!(|data: &[u8]| wire::run::<Server>(data));

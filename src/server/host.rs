@@ -224,13 +224,6 @@ pub trait HostModule: Send + Sync + 'static {
         Err(Status::ERR_NOT_SUPPORTED)
     }
 
-    /// Every local participant of a fence over `procs` arrived: `data` is
-    /// this node's contribution (a modex blob, empty without
-    /// `PMIX_COLLECT_DATA`). The host exchanges it with the servers of the
-    /// other nodes involved and completes `done` with the concatenation of
-    /// every node's contribution (in any order). Without this callback, a
-    /// fence whose participants are all local completes locally; others
-    /// fail with `PMIX_ERR_NOT_SUPPORTED`.
     /// True if the host takes no part in fences whose participants are
     /// all on this node (it completes them at once, or has no `fence_nb`):
     /// the processes of a job wholly on this node may then agree on a
@@ -240,6 +233,13 @@ pub trait HostModule: Send + Sync + 'static {
         false
     }
 
+    /// Every local participant of a fence over `procs` arrived: `data` is
+    /// this node's contribution (a modex blob, empty without
+    /// `PMIX_COLLECT_DATA`). The host exchanges it with the servers of the
+    /// other nodes involved and completes `done` with the concatenation of
+    /// every node's contribution (in any order). Without this callback, a
+    /// fence whose participants are all local completes locally; others
+    /// fail with `PMIX_ERR_NOT_SUPPORTED`.
     fn fence_nb(
         &self,
         procs: &[Proc],

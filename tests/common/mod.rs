@@ -412,6 +412,48 @@ pub fn pmixrun_job(
     )
 }
 
+/// The server process's own query `q`, waited for at most `limit`
+/// (failing the test after that).
+pub fn server_query(
+    server: &Server,
+    q: pmix::value::Query,
+    limit: Duration,
+) -> Result<(pmix::Status, Vec<Info>), pmix::Status> {
+    let (tx, rx) = mpsc::channel();
+    server
+        .query_nb(
+            vec![q],
+            Box::new(move |r| {
+                let _ = tx.send(r);
+            }),
+        )
+        .unwrap();
+    rx.recv_timeout(limit).expect("query answer")
+}
+
+/// Runs `program` as `n` ranks under `pmixrun --timeout limit_secs` on our
+/// library, stdin closed and the output captured, under
+/// [`run_with_watchdog`] (`limit`, naming `what`).
+pub fn pmixrun_watched(
+    n: u32,
+    limit_secs: &str,
+    program: &[&std::ffi::OsStr],
+    limit: Duration,
+    what: &str,
+) -> Output {
+    run_with_watchdog(
+        Command::new(env!("CARGO_BIN_EXE_pmixrun"))
+            .args(["--timeout", limit_secs, "-n", &n.to_string()])
+            .args(program)
+            .env("LD_LIBRARY_PATH", ffi_lib_dir())
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped()),
+        limit,
+        what,
+    )
+}
+
 /// Asserts that a job of `n` ranks succeeded and that every rank printed
 /// `{tag} {rank} ok`.
 pub fn assert_ranks_ok(n: u32, ok: bool, out: &str, err: &str, tag: &str) {

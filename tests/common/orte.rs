@@ -218,6 +218,16 @@ pub fn pmix_program(src: &str) -> PathBuf {
 // ---------------------------------------------------------------------------
 // Marked processes
 
+/// The paths of the `<who> libpmix: PATH` lines in `stdout` (the text may
+/// follow another process's unterminated output on the same line).
+pub fn libpmix_lines<'a>(stdout: &'a str, who: &str) -> Vec<&'a str> {
+    let prefix = format!("{who} libpmix: ");
+    stdout
+        .lines()
+        .filter_map(|l| l.find(&prefix).map(|i| &l[i + prefix.len()..]))
+        .collect()
+}
+
 /// The pids of the live processes whose environment holds `var=value`.
 pub fn marked(var: &str, value: &str) -> Vec<i32> {
     let needle = format!("{var}={value}");
@@ -729,20 +739,19 @@ impl Run {
     pub fn assert_lib(&self, whos: &[&str], count: Option<usize>) {
         let want = self.lib.path();
         for who in whos {
-            let prefix = format!("{who} libpmix: ");
-            let paths: Vec<&str> = self
-                .stdout
-                .lines()
-                .filter_map(|l| l.find(&prefix).map(|i| &l[i + prefix.len()..]))
-                .collect();
+            let paths = libpmix_lines(&self.stdout, who);
             match count {
                 Some(n) => assert_eq!(
                     paths.len(),
                     n,
-                    "{n} `{prefix}` lines expected\n{}",
+                    "{n} `{who} libpmix:` lines expected\n{}",
                     self.report()
                 ),
-                None => assert!(!paths.is_empty(), "no `{prefix}` line\n{}", self.report()),
+                None => assert!(
+                    !paths.is_empty(),
+                    "no `{who} libpmix:` line\n{}",
+                    self.report()
+                ),
             }
             for p in paths {
                 let got = std::fs::canonicalize(p.trim()).unwrap_or_else(|_| PathBuf::from(p));

@@ -217,16 +217,20 @@ impl PmixrunJob {
     /// tools to attach to; returns once the first said so (the namespace
     /// read, see [`PmixrunJob::read_nspace`]).
     pub fn sleeping(tag: &str) -> PmixrunJob {
-        let mut job = PmixrunJob::start(
-            tag,
-            &[
-                "-n",
-                "2",
-                "sh",
-                "-c",
-                "echo ready $PMIX_NAMESPACE; exec sleep 60",
-            ],
-        );
+        PmixrunJob::sleeping_with(tag, &[])
+    }
+
+    /// [`PmixrunJob::sleeping`] with pmixrun's `options` before the job.
+    pub fn sleeping_with(tag: &str, options: &[&str]) -> PmixrunJob {
+        let job = [
+            "-n",
+            "2",
+            "sh",
+            "-c",
+            "echo ready $PMIX_NAMESPACE; exec sleep 60",
+        ];
+        let args: Vec<&str> = options.iter().copied().chain(job).collect();
+        let mut job = PmixrunJob::start(tag, &args);
         job.read_nspace("ready ");
         job
     }

@@ -442,6 +442,23 @@ pub unsafe extern "C" fn PMIx_Data_unload(
     })
 }
 
+/// `buffer`, checked and emptied (its previous payload freed), to
+/// receive a new payload.
+///
+/// # Safety
+/// `buffer` is NULL or a valid buffer whose `base_ptr` is NULL or
+/// `malloc`ed.
+unsafe fn emptied<'a>(
+    buffer: *mut pmix_data_buffer_t,
+) -> Result<&'a mut pmix_data_buffer_t, Status> {
+    nonnull!(buffer);
+    // SAFETY: non-NULL, valid (the caller's contract).
+    let b = unsafe { &mut *buffer };
+    // SAFETY: base_ptr is NULL or malloc'd (the caller's contract).
+    unsafe { buffer_reset(b) };
+    Ok(b)
+}
+
 /// `PMIx_Data_load`: the buffer takes over `payload`'s (`malloc`ed) bytes;
 /// `payload` is left empty. A previous payload of the buffer is freed.
 #[no_mangle]
@@ -450,11 +467,8 @@ pub unsafe extern "C" fn PMIx_Data_load(
     payload: *mut pmix_byte_object_t,
 ) -> i32 {
     guard(|| {
-        nonnull!(buffer);
-        // SAFETY: non-NULL buffer from the C caller.
-        let b = unsafe { &mut *buffer };
-        // SAFETY: base_ptr is NULL or malloc'd.
-        unsafe { buffer_reset(b) };
+        // SAFETY: buffer is NULL or valid (C contract).
+        let b = unsafe { emptied(buffer) }?;
         if payload.is_null() {
             return Ok(());
         }
@@ -480,11 +494,8 @@ pub unsafe extern "C" fn PMIx_Data_embed(
     payload: *const pmix_byte_object_t,
 ) -> i32 {
     guard(|| {
-        nonnull!(buffer);
-        // SAFETY: non-NULL buffer from the C caller.
-        let b = unsafe { &mut *buffer };
-        // SAFETY: base_ptr is NULL or malloc'd.
-        unsafe { buffer_reset(b) };
+        // SAFETY: buffer is NULL or valid (C contract).
+        let b = unsafe { emptied(buffer) }?;
         if payload.is_null() {
             return Ok(());
         }

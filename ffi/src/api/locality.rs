@@ -476,7 +476,6 @@ pub unsafe extern "C" fn PMIx_Get_cpuset(cpuset: *mut pmix_cpuset_t, ref_: u8) -
 #[cfg(test)]
 mod tests {
     use super::hw;
-    use std::process::Command;
 
     /// The server's generator for registered cpusets: a bound process gets
     /// the locality of its PUs, an unbound one (the full set, `0-`) none,
@@ -497,11 +496,9 @@ mod tests {
     /// the installed hwloc header.
     #[test]
     fn hwloc_layout_matches_header() {
-        let dir = std::env::temp_dir().join(format!("pmix-hwloc-layout-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let src = dir.join("layout.c");
-        std::fs::write(
-            &src,
+        let got = match crate::sys::c_program::try_output(
+            "hwloc-layout",
+            None,
             "#include <stdio.h>\n#include <stddef.h>\n#include <hwloc.h>\n\
              int main(void) {\n\
              printf(\"%zu %zu %zu %d %d %d %d %d %d %d %d %d %d\\n\",\n\
@@ -512,16 +509,13 @@ mod tests {
                (int) HWLOC_OBJ_NUMANODE, (int) HWLOC_TYPE_DEPTH_NUMANODE,\n\
                (int) HWLOC_CPUBIND_PROCESS, (int) HWLOC_CPUBIND_THREAD);\n\
              return 0; }\n",
-        )
-        .unwrap();
-        let exe = dir.join("layout");
-        let cc = Command::new("cc").arg(&src).arg("-o").arg(&exe).status();
-        if !matches!(cc, Ok(s) if s.success()) {
-            println!("SKIPPED: cannot compile against hwloc.h (apt-get install libhwloc-dev)");
-            return;
-        }
-        let out = Command::new(&exe).output().unwrap();
-        let got = String::from_utf8(out.stdout).unwrap();
+        ) {
+            Ok(got) => got,
+            Err(_) => {
+                println!("SKIPPED: cannot compile against hwloc.h (apt-get install libhwloc-dev)");
+                return;
+            }
+        };
         let want = format!(
             "{} {} {} {} {} {} {} {} {} {} {} {} {}\n",
             std::mem::offset_of!(hw::hwloc_obj, cpuset),
@@ -539,6 +533,5 @@ mod tests {
             hw::HWLOC_CPUBIND_THREAD,
         );
         assert_eq!(got, want);
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -22,8 +22,9 @@
 
 use std::ffi::{c_char, c_int, c_void};
 
+use pmix_core::client::Client;
 use pmix_core::client::PublishedValue;
-use pmix_core::{Key, Status};
+use pmix_core::{Info, Key, Status};
 
 use crate::api::args::infos_in;
 use crate::api::serving::client;
@@ -230,6 +231,27 @@ pub unsafe extern "C" fn PMIx_Lookup_nb(
     })
 }
 
+/// The serving client, the keys (`None`: every key) and the directives
+/// of an unpublish.
+type UnpublishArgs = (&'static Client, Option<Vec<Key>>, Vec<Info>);
+
+/// [`UnpublishArgs`] read from the C arguments.
+///
+/// # Safety
+/// `keys` is NULL or a NULL-terminated key array; `info` is NULL or
+/// valid for `ninfo` infos.
+unsafe fn unpublish_args(
+    keys: *const *mut c_char,
+    info: *const pmix_info_t,
+    ninfo: usize,
+) -> Result<UnpublishArgs, Status> {
+    require_init()?;
+    let c = client()?;
+    // SAFETY: the caller's contract.
+    let (keys, infos) = unsafe { (keys_in(keys)?, infos_in(info, ninfo)?) };
+    Ok((c, keys, infos))
+}
+
 /// `PMIx_Unpublish`.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Unpublish(
@@ -238,12 +260,9 @@ pub unsafe extern "C" fn PMIx_Unpublish(
     ninfo: usize,
 ) -> c_int {
     guard(|| {
-        require_init()?;
-        let c = client()?;
-        // SAFETY: NULL or a NULL-terminated key array (C contract).
-        let keys = unsafe { keys_in(keys)? };
-        // SAFETY: ninfo valid infos (C contract).
-        let infos = unsafe { infos_in(info, ninfo)? };
+        // SAFETY: NULL or a NULL-terminated key array, ninfo valid infos
+        // (C contract).
+        let (c, keys, infos) = unsafe { unpublish_args(keys, info, ninfo) }?;
         c.unpublish(keys.as_deref(), &infos)
     })
 }
@@ -258,12 +277,9 @@ pub unsafe extern "C" fn PMIx_Unpublish_nb(
     cbdata: *mut c_void,
 ) -> c_int {
     guard(|| {
-        require_init()?;
-        let c = client()?;
-        // SAFETY: NULL or a NULL-terminated key array (C contract).
-        let keys = unsafe { keys_in(keys)? };
-        // SAFETY: ninfo valid infos (C contract).
-        let infos = unsafe { infos_in(info, ninfo)? };
+        // SAFETY: NULL or a NULL-terminated key array, ninfo valid infos
+        // (C contract).
+        let (c, keys, infos) = unsafe { unpublish_args(keys, info, ninfo) }?;
         c.unpublish_nb(keys.as_deref(), &infos, op_callback(cbfunc, cbdata))
     })
 }

@@ -40,7 +40,7 @@ use crate::api::results::{answer, clear_results, deliver_infos, infos_cb, write_
 use crate::api::serving::{self, Serving, Unserved};
 use crate::api::state::{self, server_wait};
 use crate::boundary::SendPtr;
-use crate::boundary::{guard, guard_or};
+use crate::boundary::{guard, guard_or, op_callback};
 use crate::convert;
 use crate::nonnull;
 use crate::sys::{
@@ -193,14 +193,7 @@ pub unsafe extern "C" fn PMIx_Log_nb(
         let who = requester()?;
         // SAFETY: arrays NULL or valid for their counts (C contract).
         let (d, dirs) = unsafe { (infos_in(data, ndata)?, infos_in(directives, ndirs)?) };
-        let p = SendPtr(cbdata);
-        let cb = Box::new(move |s: Status| {
-            let p = p;
-            if let Some(f) = cbfunc {
-                // SAFETY: the caller's callback with its cbdata.
-                guard_or((), || unsafe { f(s.0, p.0) });
-            }
-        });
+        let cb = op_callback(cbfunc, cbdata);
         match who {
             Serving::Client(c) => c.log_nb(&d, &dirs, cb),
             Serving::Server => state::with_server(|s| s.log_nb(d, dirs, cb))?,
@@ -345,6 +338,17 @@ pub unsafe extern "C" fn PMIx_Process_monitor_nb(
 // ---------------------------------------------------------------------------
 // Credentials
 
+/// Lends `infos` to `call` as a C array and its length (NULL and 0 when
+/// there are none or they do not convert), freed once `call` returned.
+fn lend_infos(infos: &[Info], call: impl FnOnce(*mut pmix_info_t, usize)) {
+    let arr = convert::infos_to_c(infos).unwrap_or(null_mut());
+    let n = if arr.is_null() { 0 } else { infos.len() };
+    call(arr, n);
+    // SAFETY: the array came from infos_to_c with this count, and the
+    // callee was told it is ours again once it returns.
+    unsafe { convert::infos_free(arr, n) };
+}
+
 /// `PMIx_Get_credential`: the host's credential, `malloc`ed into
 /// `*credential` (release with `PMIX_BYTE_OBJECT_DESTRUCT`).
 #[no_mangle]
@@ -391,15 +395,13 @@ pub unsafe extern "C" fn PMIx_Get_credential_nb(
                         Err(s) => (s, Vec::new(), Vec::new()),
                     };
                     let mut bo = convert::bo_to_c(&cred).unwrap_or_default();
-                    let arr = convert::infos_to_c(&infos).unwrap_or(null_mut());
-                    let n = if arr.is_null() { 0 } else { infos.len() };
-                    // SAFETY: the caller's callback with its cbdata; our
-                    // credential and infos are freed once it returned.
-                    unsafe {
-                        f(status.0, &mut bo, arr, n, data.0);
-                        convert::bo_destruct(&mut bo);
-                        convert::infos_free(arr, n);
-                    }
+                    lend_infos(&infos, |arr, n| {
+                        // SAFETY: the caller's callback with its cbdata.
+                        unsafe { f(status.0, &mut bo, arr, n, data.0) }
+                    });
+                    // SAFETY: our credential, freed once the callback
+                    // returned.
+                    unsafe { convert::bo_destruct(&mut bo) };
                 })
             }),
         )
@@ -456,14 +458,10 @@ pub unsafe extern "C" fn PMIx_Validate_credential_nb(
                         Ok(i) => (Status::SUCCESS, i),
                         Err(s) => (s, Vec::new()),
                     };
-                    let arr = convert::infos_to_c(&infos).unwrap_or(null_mut());
-                    let n = if arr.is_null() { 0 } else { infos.len() };
-                    // SAFETY: the caller's callback with its cbdata; our
-                    // infos are freed once it returned.
-                    unsafe {
-                        f(status.0, arr, n, data.0);
-                        convert::infos_free(arr, n);
-                    }
+                    lend_infos(&infos, |arr, n| {
+                        // SAFETY: the caller's callback with its cbdata.
+                        unsafe { f(status.0, arr, n, data.0) }
+                    });
                 })
             }),
         )

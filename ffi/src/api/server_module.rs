@@ -481,7 +481,6 @@ impl HostModule for CHost {
 mod layout {
     use super::pmix_server_module_t;
     use std::mem::{offset_of, size_of};
-    use std::process::Command;
 
     /// Offsets and size against the C compiler's view of our header: the
     /// Rust struct is its 4.2.2 part, the 5.0 `session_control` slot
@@ -489,12 +488,9 @@ mod layout {
     #[test]
     fn module_layout_matches_header() {
         let include = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../include");
-        let dir = std::env::temp_dir().join(format!("pmix-module-layout-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let src = dir.join("m.c");
-        let exe = dir.join("m");
-        std::fs::write(
-            &src,
+        let got = crate::sys::c_program::output(
+            "module-layout",
+            Some(&include),
             "#include <stdio.h>\n#include <stddef.h>\n#include <pmix_server.h>\n\
              int main(void){printf(\"%zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu\\n\", offsetof(pmix_server_module_t, session_control),\
              offsetof(pmix_server_module_t, fence_nb), offsetof(pmix_server_module_t, direct_modex),\
@@ -503,24 +499,7 @@ mod layout {
              offsetof(pmix_server_module_t, connect), offsetof(pmix_server_module_t, disconnect),\
              offsetof(pmix_server_module_t, group), offsetof(pmix_server_module_t, fabric));\
              return 0;}\n",
-        )
-        .unwrap();
-        let out = Command::new("cc")
-            .args(["-std=gnu11", "-w", "-I"])
-            .arg(&include)
-            .arg(&src)
-            .arg("-o")
-            .arg(&exe)
-            .output()
-            .expect("run cc");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
         );
-        let out = Command::new(&exe).output().unwrap();
-        let _ = std::fs::remove_dir_all(&dir);
-        let got = String::from_utf8(out.stdout).unwrap();
         type M = pmix_server_module_t;
         assert_eq!(size_of::<M>(), 28 * size_of::<usize>());
         let want = format!(

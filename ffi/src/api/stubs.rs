@@ -28,173 +28,119 @@ use crate::api::state::require_init;
 use crate::boundary::guard;
 use crate::nonnull;
 
-/// What a stub returns once its checks pass: the operation itself is not
-/// implemented yet.
-fn unsupported() -> Result<(), Status> {
-    Err(Status::ERR_NOT_SUPPORTED)
+/// Declares the stubs: each `fn NAME(ARGS) { CHECKS }` becomes the
+/// exported function `NAME` that checks the initialization state, then
+/// runs `CHECKS` (each may return early with its status), then answers
+/// `PMIX_ERR_NOT_SUPPORTED`. Arguments no check reads are ignored.
+macro_rules! stubs {
+    ($(
+        $(#[$doc:meta])*
+        fn $name:ident($($arg:ident: $ty:ty),* $(,)?) { $($check:expr;)* }
+    )*) => {$(
+        $(#[$doc])*
+        #[no_mangle]
+        pub unsafe extern "C" fn $name($($arg: $ty),*) -> c_int {
+            let _ = ($($arg,)*);
+            guard(|| {
+                require_init()?;
+                $($check;)*
+                Err(Status::ERR_NOT_SUPPORTED)
+            })
+        }
+    )*};
 }
 
-// ---------------------------------------------------------------------------
-// Fabric
+stubs! {
+    // Fabric
 
-/// `PMIx_Fabric_register`.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Fabric_register(
-    fabric: *mut c_void,
-    directives: *const c_void,
-    ndirs: usize,
-) -> c_int {
-    guard(|| {
-        require_init()?;
+    /// `PMIx_Fabric_register`.
+    fn PMIx_Fabric_register(fabric: *mut c_void, directives: *const c_void, ndirs: usize) {
         nonnull!(fabric);
         check_array(directives, ndirs)?;
-        unsupported()
-    })
-}
+    }
 
-/// `PMIx_Fabric_register_nb`.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Fabric_register_nb(
-    fabric: *mut c_void,
-    directives: *const c_void,
-    ndirs: usize,
-    cbfunc: *const c_void,
-    cbdata: *mut c_void,
-) -> c_int {
-    let _ = (cbfunc, cbdata);
-    guard(|| {
-        require_init()?;
+    /// `PMIx_Fabric_register_nb`.
+    fn PMIx_Fabric_register_nb(
+        fabric: *mut c_void,
+        directives: *const c_void,
+        ndirs: usize,
+        cbfunc: *const c_void,
+        cbdata: *mut c_void,
+    ) {
         nonnull!(fabric);
         check_array(directives, ndirs)?;
-        unsupported()
-    })
-}
+    }
 
-/// `PMIx_Fabric_update`.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Fabric_update(fabric: *mut c_void) -> c_int {
-    guard(|| {
-        require_init()?;
+    /// `PMIx_Fabric_update`.
+    fn PMIx_Fabric_update(fabric: *mut c_void) {
         nonnull!(fabric);
-        unsupported()
-    })
-}
+    }
 
-/// `PMIx_Fabric_update_nb`.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Fabric_update_nb(
-    fabric: *mut c_void,
-    cbfunc: *const c_void,
-    cbdata: *mut c_void,
-) -> c_int {
-    let _ = (cbfunc, cbdata);
-    guard(|| {
-        require_init()?;
+    /// `PMIx_Fabric_update_nb`.
+    fn PMIx_Fabric_update_nb(fabric: *mut c_void, cbfunc: *const c_void, cbdata: *mut c_void) {
         nonnull!(fabric);
-        unsupported()
-    })
-}
+    }
 
-/// `PMIx_Fabric_deregister`.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Fabric_deregister(fabric: *mut c_void) -> c_int {
-    guard(|| {
-        require_init()?;
+    /// `PMIx_Fabric_deregister`.
+    fn PMIx_Fabric_deregister(fabric: *mut c_void) {
         nonnull!(fabric);
-        unsupported()
-    })
-}
+    }
 
-/// `PMIx_Fabric_deregister_nb`.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Fabric_deregister_nb(
-    fabric: *mut c_void,
-    cbfunc: *const c_void,
-    cbdata: *mut c_void,
-) -> c_int {
-    let _ = (cbfunc, cbdata);
-    guard(|| {
-        require_init()?;
+    /// `PMIx_Fabric_deregister_nb`.
+    fn PMIx_Fabric_deregister_nb(fabric: *mut c_void, cbfunc: *const c_void, cbdata: *mut c_void) {
         nonnull!(fabric);
-        unsupported()
-    })
-}
+    }
 
-// ---------------------------------------------------------------------------
-// Topology
+    // Topology
 
-/// `PMIx_Compute_distances`.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Compute_distances(
-    topo: *mut c_void,
-    cpuset: *mut c_void,
-    info: *mut c_void,
-    ninfo: usize,
-    distances: *mut *mut c_void,
-    ndist: *mut usize,
-) -> c_int {
-    let _ = (topo, cpuset);
-    guard(|| {
-        require_init()?;
+    /// `PMIx_Compute_distances`.
+    fn PMIx_Compute_distances(
+        topo: *mut c_void,
+        cpuset: *mut c_void,
+        info: *mut c_void,
+        ninfo: usize,
+        distances: *mut *mut c_void,
+        ndist: *mut usize,
+    ) {
         check_array(info, ninfo)?;
         nonnull!(distances, ndist);
-        unsupported()
-    })
-}
+    }
 
-/// `PMIx_Compute_distances_nb`.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Compute_distances_nb(
-    topo: *mut c_void,
-    cpuset: *mut c_void,
-    info: *mut c_void,
-    ninfo: usize,
-    cbfunc: *const c_void,
-    cbdata: *mut c_void,
-) -> c_int {
-    let _ = (topo, cpuset, cbdata);
-    guard(|| {
-        require_init()?;
+    /// `PMIx_Compute_distances_nb`.
+    fn PMIx_Compute_distances_nb(
+        topo: *mut c_void,
+        cpuset: *mut c_void,
+        info: *mut c_void,
+        ninfo: usize,
+        cbfunc: *const c_void,
+        cbdata: *mut c_void,
+    ) {
         check_array(info, ninfo)?;
         nonnull!(cbfunc);
-        unsupported()
-    })
-}
+    }
 
-// ---------------------------------------------------------------------------
-// Server (`pmix_server.h`)
+    // Server (`pmix_server.h`)
 
-/// `PMIx_server_collect_inventory`.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_server_collect_inventory(
-    directives: *mut c_void,
-    ndirs: usize,
-    cbfunc: *const c_void,
-    cbdata: *mut c_void,
-) -> c_int {
-    let _ = (cbfunc, cbdata);
-    guard(|| {
-        require_init()?;
+    /// `PMIx_server_collect_inventory`.
+    fn PMIx_server_collect_inventory(
+        directives: *mut c_void,
+        ndirs: usize,
+        cbfunc: *const c_void,
+        cbdata: *mut c_void,
+    ) {
         check_array(directives, ndirs)?;
-        unsupported()
-    })
-}
+    }
 
-/// `PMIx_server_deliver_inventory`.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_server_deliver_inventory(
-    info: *mut c_void,
-    ninfo: usize,
-    directives: *mut c_void,
-    ndirs: usize,
-    cbfunc: *const c_void,
-    cbdata: *mut c_void,
-) -> c_int {
-    let _ = (cbfunc, cbdata);
-    guard(|| {
-        require_init()?;
+    /// `PMIx_server_deliver_inventory`.
+    fn PMIx_server_deliver_inventory(
+        info: *mut c_void,
+        ninfo: usize,
+        directives: *mut c_void,
+        ndirs: usize,
+        cbfunc: *const c_void,
+        cbdata: *mut c_void,
+    ) {
         check_array(info, ninfo)?;
         check_array(directives, ndirs)?;
-        unsupported()
-    })
+    }
 }

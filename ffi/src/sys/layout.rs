@@ -7,7 +7,6 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::mem::{align_of, offset_of, size_of, MaybeUninit};
 use std::path::Path;
-use std::process::Command;
 
 include!("layout_tables.rs");
 
@@ -160,29 +159,7 @@ fn c_program() -> String {
 }
 
 fn c_lines(include: &Path, tag: &str) -> BTreeSet<String> {
-    let dir = std::env::temp_dir().join(format!("pmix-sys-layout-{tag}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let src = dir.join("layout.c");
-    let exe = dir.join("layout");
-    std::fs::write(&src, c_program()).unwrap();
-    let out = Command::new("cc")
-        .args(["-std=gnu11", "-w", "-I"])
-        .arg(include)
-        .arg(&src)
-        .arg("-o")
-        .arg(&exe)
-        .output()
-        .expect("run cc");
-    assert!(
-        out.status.success(),
-        "cc failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let out = Command::new(&exe).output().expect("run layout program");
-    let _ = std::fs::remove_dir_all(&dir);
-    assert!(out.status.success());
-    String::from_utf8(out.stdout)
-        .unwrap()
+    super::c_program::output(&format!("layout-{tag}"), Some(include), &c_program())
         .lines()
         .map(str::to_owned)
         .collect()
@@ -236,11 +213,9 @@ fn hwloc_structs_match_header() {
         eprintln!("hwloc headers not installed; skipping");
         return;
     }
-    let dir = std::env::temp_dir().join(format!("pmix-sys-hwloc-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let src = dir.join("hw.c");
-    std::fs::write(
-        &src,
+    let c = super::c_program::output(
+        "hwloc",
+        None,
         "#include <hwloc.h>\n#include <stdio.h>\n#include <stddef.h>\n\
          int main(void) { printf(\"%zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %d\\n\",\
          offsetof(struct hwloc_obj, type), offsetof(struct hwloc_obj, name),\
@@ -252,23 +227,7 @@ fn hwloc_structs_match_header() {
          offsetof(struct hwloc_topology_cpubind_support, set_thisthread_cpubind),\
          offsetof(struct hwloc_topology_membind_support, set_thisthread_membind),\
          (int) HWLOC_OBJ_MACHINE); return 0; }\n",
-    )
-    .unwrap();
-    let exe = dir.join("hw");
-    let out = Command::new("cc")
-        .arg(&src)
-        .arg("-o")
-        .arg(&exe)
-        .output()
-        .expect("run cc");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
-    let out = Command::new(&exe).output().expect("run");
-    let _ = std::fs::remove_dir_all(&dir);
-    let c = String::from_utf8(out.stdout).unwrap();
     let rust = format!(
         "{} {} {} {} {} {} {} {} {} {} {}\n",
         offset_of!(hwloc_obj, type_),

@@ -30,4 +30,6 @@ pub use scalars::*;
 pub use structs::*;
 
 #[cfg(test)]
+pub(crate) mod c_program;
+#[cfg(test)]
 mod layout;

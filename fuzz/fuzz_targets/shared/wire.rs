@@ -109,3 +109,40 @@ pub fn round_trip(m: &Message) {
     again.encode_body(&mut twice).expect("re-encode");
     assert_eq!(once, twice, "{} does not round-trip", m.kind().name());
 }
+
+/// How a decoder target checks what one end reads: a frame of the byte
+/// stream (mode 0), a message decoded from a kind's body (mode 1,
+/// descriptors already counted), one inner body with its selector byte
+/// (mode 2).
+pub trait End {
+    /// True for the server's end (it reads clients' kinds).
+    const SERVER: bool;
+    fn frame(f: &Frame);
+    fn message(m: &Message);
+    fn inner(sel: u8, bytes: &[u8]);
+}
+
+/// Splits `data` (the layout above) and hands its part to `E`.
+pub fn run<E: End>(data: &[u8]) {
+    let [mode, sel, arg, bytes @ ..] = data else {
+        return;
+    };
+    let (sel, arg) = (*sel, *arg);
+    match mode % 3 {
+        0 => {
+            let nfds = usize::from(sel & 7);
+            for f in frames(bytes, usize::from(arg), nfds, E::SERVER, max_body(sel)) {
+                E::frame(&f);
+            }
+        }
+        1 => {
+            let kinds = kinds(E::SERVER);
+            let kind = kinds[usize::from(sel) % kinds.len()];
+            if let Ok(m) = Message::decode(kind, bytes, usize::from(arg % 4)) {
+                assert_eq!(m.fd_count(), usize::from(arg % 4));
+                E::message(&m);
+            }
+        }
+        _ => E::inner(sel, bytes),
+    }
+}
