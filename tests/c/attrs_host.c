@@ -55,7 +55,7 @@ int main(int argc, char **argv)
 {
     pmix_server_module_t module;
     pmix_status_t rc;
-    pid_t pid;
+    int code;
     char *cargv[3];
     char *fence_attrs[] = {"PMIX_TIMEOUT", "PMIX_COLLECT_DATA", NULL};
 
@@ -95,19 +95,12 @@ int main(int argc, char **argv)
     }
     own_query();
 
-    rc = host_register_nspace(nspace, 1, NULL, 0, true);
-    if (PMIX_SUCCESS != rc) {
-        FAIL("register_nspace: %s", PMIx_Error_string(rc));
-        return 4;
-    }
     cargv[0] = argv[1];
     cargv[1] = "host";
     cargv[2] = NULL;
-    pid = host_start_client(nspace, 0, NULL, argv[1], cargv);
-    if (pid < 0) {
-        return 5;
+    if (0 != (code = host_run_one_client(nspace, argv[1], cargv))) {
+        return code;
     }
-    host_wait_children(&pid, 1);
     host_teardown(nspace, 1);
     if (0 == failures) {
         printf("attrs host ok\n");

@@ -64,7 +64,6 @@ static pmix_status_t query_fn(pmix_proc_t *proct, pmix_query_t *queries, size_t 
 {
     struct answer *a = calloc(1, sizeof(*a));
     size_t n, k, found = 0;
-    pthread_t t;
 
     atomic_fetch_add(&n_queries, 1);
     if (0 != strcmp(proct->nspace, nspace)) {
@@ -94,12 +93,7 @@ static pmix_status_t query_fn(pmix_proc_t *proct, pmix_query_t *queries, size_t 
     }
     a->cbfunc = cbfunc;
     a->cbdata = cbdata;
-    if (0 != pthread_create(&t, NULL, answer_thread, a)) {
-        release_answer(a);
-        return PMIX_ERR_OUT_OF_RESOURCE;
-    }
-    pthread_detach(t);
-    return PMIX_SUCCESS;
+    return host_later(answer_thread, a, release_answer);
 }
 
 static void log_fn(const pmix_proc_t *client, const pmix_info_t data[], size_t ndata,
@@ -333,7 +327,7 @@ int main(int argc, char **argv)
 {
     pmix_server_module_t module;
     pmix_status_t rc;
-    pid_t pid;
+    int code;
     char *cargv[3];
 
     if (argc < 2) {
@@ -364,16 +358,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "rm host: PMIx_server_init: %s\n", PMIx_Error_string(rc));
         return 3;
     }
-    rc = host_register_nspace(nspace, 1, NULL, 0, true);
-    if (PMIX_SUCCESS != rc) {
-        FAIL("register_nspace: %s", PMIx_Error_string(rc));
-        return 4;
+    if (0 != (code = host_run_one_client(nspace, argv[1], cargv))) {
+        return code;
     }
-    pid = host_start_client(nspace, 0, NULL, argv[1], cargv);
-    if (pid < 0) {
-        return 5;
-    }
-    host_wait_children(&pid, 1);
     if (succeeded) {
         return check_succeeded();
     }

@@ -78,18 +78,12 @@ static void *answer(void *arg)
 
 static pmix_status_t answer_later(struct later *tmpl)
 {
-    pthread_t t;
     struct later *l = malloc(sizeof *l);
     if (NULL == l) {
         return PMIX_ERR_NOMEM;
     }
     *l = *tmpl;
-    if (0 != pthread_create(&t, NULL, answer, l)) {
-        free(l);
-        return PMIX_ERR_OUT_OF_RESOURCE;
-    }
-    pthread_detach(t);
-    return PMIX_SUCCESS;
+    return host_later(answer, l, free);
 }
 
 static pmix_status_t spawn_up(const pmix_proc_t *proc, const pmix_info_t job_info[], size_t ninfo,
@@ -473,7 +467,6 @@ int main(int argc, char **argv)
     char **env = NULL;
     char *cargv[] = {argv[0], "client", NULL};
     pmix_proc_t src;
-    pmix_byte_object_t bo;
     pid_t pid;
 
     alarm(60);
@@ -524,18 +517,10 @@ int main(int argc, char **argv)
     push_own_stdin();
 
     PMIX_LOAD_PROCID(&src, "selfjob", 0);
-    bo.bytes = "local out\n";
-    bo.size = strlen(bo.bytes);
-    rc = PMIx_server_IOF_deliver(&src, PMIX_FWD_STDOUT_CHANNEL, &bo, NULL, 0, NULL, NULL);
-    if (PMIX_OPERATION_SUCCEEDED != rc) {
-        FAIL("deliver to stdout: %s", PMIx_Error_string(rc));
-    }
-    bo.bytes = "local err\n";
-    bo.size = strlen(bo.bytes);
-    rc = PMIx_server_IOF_deliver(&src, PMIX_FWD_STDERR_CHANNEL, &bo, NULL, 0, NULL, NULL);
-    if (PMIX_OPERATION_SUCCEEDED != rc) {
-        FAIL("deliver to stderr: %s", PMIx_Error_string(rc));
-    }
+    host_deliver("to stdout", &src, PMIX_FWD_STDOUT_CHANNEL, "local out\n", NULL, 0,
+                 PMIX_OPERATION_SUCCEEDED);
+    host_deliver("to stderr", &src, PMIX_FWD_STDERR_CHANNEL, "local err\n", NULL, 0,
+                 PMIX_OPERATION_SUCCEEDED);
 
     host_teardown("selfjob", 1);
     if (0 == failures) {
