@@ -12,21 +12,18 @@
  * Prints "attrs host ok". Every wait is bounded. */
 #define HOST_NAME "attrs host"
 #include "host_common.h"
+#include "query_one.h"
 
 static const char *nspace = "attrs-host-ns";
 
 static void own_query(void)
 {
-    pmix_query_t q;
-    pmix_info_t *res = NULL;
-    size_t nres = 0;
+    pmix_info_t all, *res;
+    size_t nres;
     pmix_status_t rc;
-    PMIX_QUERY_CONSTRUCT(&q);
-    PMIX_ARGV_APPEND(rc, q.keys, PMIX_QUERY_ATTRIBUTE_SUPPORT);
-    PMIX_QUERY_QUALIFIERS_CREATE(&q, 1);
-    PMIX_INFO_LOAD(&q.qualifiers[0], PMIX_HOST_ATTRIBUTES, "all", PMIX_STRING);
-    rc = PMIx_Query_info(&q, 1, &res, &nres);
-    PMIX_QUERY_DESTRUCT(&q);
+    PMIX_INFO_LOAD(&all, PMIX_HOST_ATTRIBUTES, "all", PMIX_STRING);
+    rc = query_one(PMIX_QUERY_ATTRIBUTE_SUPPORT, &all, 1, &res, &nres);
+    PMIX_INFO_DESTRUCT(&all);
     if (PMIX_SUCCESS != rc || 1 != nres || PMIX_DATA_ARRAY != res[0].value.type) {
         FAIL("own query: %s, %zu results", PMIx_Error_string(rc), nres);
     } else {

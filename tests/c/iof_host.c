@@ -32,10 +32,6 @@ static pmix_status_t iof_pull(const pmix_proc_t procs[], size_t nprocs,
                               const pmix_info_t directives[], size_t ndirs,
                               pmix_iof_channel_t channels, pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
-    (void) directives;
-    (void) ndirs;
-    (void) cbfunc;
-    (void) cbdata;
     if (1 == nprocs && 0 == strcmp(procs[0].nspace, "refused")) {
         return PMIX_ERR_NO_PERMISSIONS;
     }
@@ -66,8 +62,6 @@ static pmix_status_t push_stdin(const pmix_proc_t *source, const pmix_proc_t tar
                                 void *cbdata)
 {
     struct answer *a;
-    (void) directives;
-    (void) ndirs;
     pthread_mutex_lock(&pmu);
     pushes++;
     if (NULL == bo) {

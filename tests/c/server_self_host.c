@@ -93,8 +93,6 @@ static pmix_status_t spawn_up(const pmix_proc_t *proc, const pmix_info_t job_inf
     struct later l = {.kind = 1, .spcb = cbfunc, .cbdata = cbdata};
     pmix_info_t *results = NULL;
     size_t nresults = 0;
-    (void) job_info;
-    (void) ninfo;
     if (PMIX_ERR_WOULD_BLOCK != PMIx_Job_control(proc, 1, NULL, 0, &results, &nresults)) {
         nested_bad++;
     }
@@ -140,10 +138,6 @@ static pmix_status_t push_stdin_up(const pmix_proc_t *source, const pmix_proc_t 
                                    void *cbdata)
 {
     struct later l = {.kind = 0, .opcb = cbfunc, .cbdata = cbdata};
-    (void) targets;
-    (void) ntargets;
-    (void) directives;
-    (void) ndirs;
     pthread_mutex_lock(&mu);
     pushes++;
     push_src = *source;
@@ -172,10 +166,6 @@ static pmix_status_t fence_up(const pmix_proc_t procs[], size_t nprocs, const pm
                               size_t ninfo, char *data, size_t ndata, pmix_modex_cbfunc_t cbfunc,
                               void *cbdata)
 {
-    (void) procs;
-    (void) nprocs;
-    (void) info;
-    (void) ninfo;
     pthread_mutex_lock(&mu);
     fences++;
     if (NULL == data) {

@@ -105,8 +105,6 @@ static pmix_status_t spawn_fn(const pmix_proc_t *proc, const pmix_info_t job_inf
 static pmix_status_t connect_fn(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],
                                 size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
-    (void) info;
-    (void) ninfo;
     if (2 != nprocs || NULL == procs) {
         fprintf(stderr, "host: connect with %zu procs\n", nprocs);
         return PMIX_ERR_BAD_PARAM;
@@ -120,11 +118,6 @@ static pmix_status_t disconnect_fn(const pmix_proc_t procs[], size_t nprocs,
                                    const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc,
                                    void *cbdata)
 {
-    (void) procs;
-    (void) info;
-    (void) ninfo;
-    (void) cbfunc;
-    (void) cbdata;
     if (2 != nprocs) {
         return PMIX_ERR_BAD_PARAM;
     }
@@ -138,10 +131,6 @@ static pmix_status_t fence_nb(const pmix_proc_t procs[], size_t nprocs, const pm
                               size_t ninfo, char *data, size_t ndata, pmix_modex_cbfunc_t cbfunc,
                               void *cbdata)
 {
-    (void) procs;
-    (void) nprocs;
-    (void) info;
-    (void) ninfo;
     cbfunc(PMIX_SUCCESS, data, ndata, cbdata, NULL, NULL);
     return PMIX_SUCCESS;
 }
