@@ -302,42 +302,18 @@ int main(void)
     ra.description = desc;
     rab = ra;
     rab.type = PMIX_UINT32;
-    PMIX_PROC_STATS_CONSTRUCT(&ps);
-    ps.node = "node07";
+    ps = (pmix_proc_stats_t){.node = "node07", .pid = 31337, .cmd = "sleep", .state = 'S',
+                             .time = {.tv_sec = 5, .tv_usec = 250000}, .percent_cpu = 12.5f,
+                             .priority = 20, .num_threads = 4, .pss = 1.5f, .vsize = 100.25f,
+                             .rss = 50.125f, .peak_vsize = 200.0f, .processor = 3,
+                             .sample_time = {.tv_sec = 1000, .tv_usec = 1}};
     PMIX_LOAD_PROCID(&ps.proc, "stats-ns", 5);
-    ps.pid = 31337;
-    ps.cmd = "sleep";
-    ps.state = 'S';
-    ps.time.tv_sec = 5;
-    ps.time.tv_usec = 250000;
-    ps.percent_cpu = 12.5f;
-    ps.priority = 20;
-    ps.num_threads = 4;
-    ps.pss = 1.5f;
-    ps.vsize = 100.25f;
-    ps.rss = 50.125f;
-    ps.peak_vsize = 200.0f;
-    ps.processor = 3;
-    ps.sample_time.tv_sec = 1000;
-    ps.sample_time.tv_usec = 1;
-    PMIX_NODE_STATS_CONSTRUCT(&nds);
-    nds.node = "node08";
-    nds.la = 0.5f;
-    nds.la5 = 0.25f;
-    nds.la15 = 0.125f;
-    nds.total_mem = 1024.0f;
-    nds.free_mem = 512.5f;
-    nds.buffers = 10.0f;
-    nds.cached = 20.0f;
-    nds.swap_cached = 1.0f;
-    nds.swap_total = 2.0f;
-    nds.swap_free = 3.0f;
-    nds.mapped = 4.0f;
-    nds.sample_time.tv_sec = 77;
-    nds.diskstats = &dks;
-    nds.ndiskstats = 1;
-    nds.netstats = &nts;
-    nds.nnetstats = 1;
+    nds = (pmix_node_stats_t){.node = "node08", .la = 0.5f, .la5 = 0.25f, .la15 = 0.125f,
+                              .total_mem = 1024.0f, .free_mem = 512.5f, .buffers = 10.0f,
+                              .cached = 20.0f, .swap_cached = 1.0f, .swap_total = 2.0f,
+                              .swap_free = 3.0f, .mapped = 4.0f, .sample_time = {.tv_sec = 77},
+                              .diskstats = &dks, .ndiskstats = 1, .netstats = &nts,
+                              .nnetstats = 1};
 
     printf("=== scalars and simple objects\n");
     exercise("bool true", &btrue, PMIX_BOOL, 0);
