@@ -6,7 +6,9 @@
  *                    it in failures with CHECK_COUNTS (the program
  *                    reports at its end) or exits 1 at once without;
  *   CHECK(expr)      FAILs with expr's text and status unless expr is
- *                    PMIX_SUCCESS.
+ *                    PMIX_SUCCESS;
+ *   get_ok(p, key)   PMIx_Get that must succeed: the value, or NULL once
+ *                    FAILed.
  *
  * Define CHECK_NAME (and CHECK_RANKED, CHECK_COUNTS as wanted) before
  * including it. With CHECK_RANKED it declares me (this process, as
@@ -52,5 +54,18 @@ static int failures = 0;
             FAIL("%s: %s", #expr, PMIx_Error_string(rc_)); \
         }                                                  \
     } while (0)
+
+/* PMIx_Get of key of p (no infos), which must succeed: the value (the
+ * caller releases it), or NULL after a FAIL. */
+static inline pmix_value_t *get_ok(const pmix_proc_t *p, const char *key)
+{
+    pmix_value_t *v = NULL;
+    pmix_status_t rc = PMIx_Get(p, key, NULL, 0, &v);
+    if (PMIX_SUCCESS != rc) {
+        FAIL("get %s: %s", key, PMIx_Error_string(rc));
+        return NULL;
+    }
+    return v;
+}
 
 #endif

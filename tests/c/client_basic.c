@@ -24,10 +24,8 @@
 
 static void check_u32(const pmix_proc_t *p, const char *key, uint32_t want)
 {
-    pmix_value_t *v = NULL;
-    pmix_status_t rc = PMIx_Get(p, key, NULL, 0, &v);
-    if (PMIX_SUCCESS != rc) {
-        FAIL("get %s: %s", key, PMIx_Error_string(rc));
+    pmix_value_t *v = get_ok(p, key);
+    if (NULL == v) {
         return;
     }
     if (PMIX_UINT32 != v->type || want != v->data.uint32) {

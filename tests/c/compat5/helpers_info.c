@@ -180,8 +180,7 @@ static void sizes_all(void)
     v.type = PMIX_REGEX;
     size_of("regex without bytes", &v);
 
-    memset(&pi, 0, sizeof(pi));
-    pi.hostname = "host";
+    pi = (pmix_proc_info_t){.hostname = "host"};
     size_of_ptr("proc info", &v, PMIX_PROC_INFO, &pi);
     pi.executable_name = "a.out";
     size_of("proc info with exe", &v);
@@ -204,45 +203,32 @@ static void sizes_all(void)
     v.data.coord = &co[1];
     size_of("coord 0", &v);
 
-    memset(&geo, 0, sizeof(geo));
-    geo.uuid = "uuid-1";
-    geo.coordinates = co;
-    geo.ncoords = 2;
+    geo = (pmix_geometry_t){.uuid = "uuid-1", .coordinates = co, .ncoords = 2};
     size_of_ptr("geometry", &v, PMIX_GEOMETRY, &geo);
 
-    memset(&dd, 0, sizeof(dd));
-    dd.uuid = "u";
-    dd.osname = "mlx5_0";
+    dd = (pmix_device_distance_t){.uuid = "u", .osname = "mlx5_0"};
     size_of_ptr("device distance", &v, PMIX_DEVICE_DIST, &dd);
 
-    memset(&ep, 0, sizeof(ep));
-    ep.osname = "eth0";
-    ep.endpt.size = 10;
+    ep = (pmix_endpoint_t){.osname = "eth0", .endpt = {.size = 10}};
     size_of_ptr("endpoint", &v, PMIX_ENDPOINT, &ep);
 
-    memset(&ra, 0, sizeof(ra));
-    ra.name = "PMIX_FOO";
-    ra.description = desc;
+    ra = (pmix_regattr_t){.name = "PMIX_FOO", .description = desc};
     size_of_ptr("regattr", &v, PMIX_REGATTR, &ra);
     ra.description = NULL;
     ra.name = NULL;
     size_of("regattr empty", &v);
 
-    memset(&db, 0, sizeof(db));
-    db.bytes_used = 9;
+    db = (pmix_data_buffer_t){.bytes_used = 9};
     size_of_ptr("data buffer", &v, PMIX_DATA_BUFFER, &db);
 
-    memset(&ps, 0, sizeof(ps));
-    ps.node = "node1";
-    ps.cmd = "cmd";
+    ps = (pmix_proc_stats_t){.node = "node1", .cmd = "cmd"};
     size_of_ptr("proc stats", &v, PMIX_PROC_STATS, &ps);
 
     memset(ds, 0, sizeof(ds));
     ds[0].disk = "sda";
     size_of_ptr("disk stats", &v, PMIX_DISK_STATS, &ds[0]);
 
-    memset(&ns, 0, sizeof(ns));
-    ns.net_interface = "ib0";
+    ns = (pmix_net_stats_t){.net_interface = "ib0"};
     size_of_ptr("net stats", &v, PMIX_NET_STATS, &ns);
 
     memset(&nd, 0, sizeof(nd));
