@@ -26,7 +26,7 @@ use std::sync::Arc;
 
 use super::clients::connections::{Caller, Connections};
 use super::collective::{Collective, Collectives, Failure};
-use super::groups::room::Groups;
+use super::groups::room::{Groups, Invite};
 use super::host::{take_result, Completion, HostModule, OpOutput, OpResult, OpSink};
 use super::iof::room::Iof;
 use super::modex::store::ModexStore;
@@ -183,6 +183,23 @@ impl State {
         self.collectives.fail(cid, status, &mut self.timers)
     }
 
+    /// Starts group invitation `invite`, arming its deadline (see
+    /// [`Groups::start_invite`]); returns its number.
+    pub(super) fn start_invite(&mut self, invite: Invite) -> u64 {
+        self.groups.start_invite(invite, &mut self.timers)
+    }
+
+    /// Invitation `n` once every invitee answered, its deadline disarmed
+    /// (see [`Groups::answered_invite`]).
+    pub(super) fn answered_invite(&mut self, n: u64) -> Option<&Invite> {
+        self.groups.answered_invite(n, &mut self.timers)
+    }
+
+    /// Ends invitation `n`, disarming its deadline.
+    pub(super) fn take_invite(&mut self, n: u64) -> Option<Invite> {
+        self.groups.take_invite(n, &mut self.timers)
+    }
+
     /// The collectives, with what an arrival or a retirement reads and
     /// arms beside them: the connections (who is local, who departed) and
     /// the deadlines.
@@ -319,20 +336,20 @@ impl State {
     ) -> Result<(Vec<SegmentRef>, Vec<OwnedFd>), Status> {
         let rec = self.registry.nspace(ns).ok_or(Status::ERR_NOT_FOUND)?;
         let fd = rec
-            .job_segment
+            .job_segment()
             .fd()
             .try_clone_to_owned()
             .map_err(|_| Status::ERR_OUT_OF_RESOURCE)?;
         let mut refs = vec![SegmentRef {
             nspace: ns.clone(),
             kind: SegmentKind::Job,
-            generation: rec.generation,
+            generation: rec.generation(),
         }];
         let mut fds = vec![fd];
         if !self.modex.push_generations(ns, &mut refs, &mut fds) {
             return Err(Status::ERR_OUT_OF_RESOURCE);
         }
-        if let Some((page, generation)) = rec.barrier.as_ref().filter(|_| own) {
+        if let Some((page, generation)) = rec.barrier().filter(|_| own) {
             let fd = page
                 .fd()
                 .try_clone_to_owned()
@@ -403,7 +420,7 @@ impl State {
         if let Some((page, _)) = self
             .registry
             .nspace(&proc.nspace)
-            .and_then(|r| r.barrier.clone())
+            .and_then(|r| r.barrier().cloned())
         {
             page.fail(Status::ERR_LOST_CONNECTION);
         }
