@@ -281,16 +281,8 @@ impl State {
 
     /// Answers a request.
     pub(crate) fn respond(&mut self, caller: Caller, r: Result<Vec<u8>, Status>) {
-        let m = Message::Response(match r {
-            Ok(body) => Response {
-                status: Status::SUCCESS,
-                body,
-            },
-            Err(status) => Response {
-                status,
-                body: Vec::new(),
-            },
-        });
+        let (status, body) = status_and_body(r);
+        let m = Message::Response(Response { status, body });
         self.conns.send(caller.token, caller.id, &m, Vec::new());
     }
 
@@ -380,16 +372,8 @@ impl State {
     }
 
     pub(super) fn reply_dmodex(&mut self, caller: Caller, r: Result<Vec<u8>, Status>) {
-        let m = Message::DmodexReply(match r {
-            Ok(data) => DmodexReply {
-                status: Status::SUCCESS,
-                data,
-            },
-            Err(status) => DmodexReply {
-                status,
-                data: Vec::new(),
-            },
-        });
+        let (status, data) = status_and_body(r);
+        let m = Message::DmodexReply(DmodexReply { status, data });
         self.conns.send(caller.token, caller.id, &m, Vec::new());
     }
 
@@ -497,6 +481,15 @@ impl State {
 
 /// True if `p` is a tool connected here (a connected process of no
 /// registered namespace).
+/// An answer as a status and a body: `PMIX_SUCCESS` with the body, or the
+/// error with none.
+fn status_and_body(r: Result<Vec<u8>, Status>) -> (Status, Vec<u8>) {
+    match r {
+        Ok(body) => (Status::SUCCESS, body),
+        Err(status) => (status, Vec::new()),
+    }
+}
+
 pub(super) fn is_tool(registry: &Registry, conns: &Connections, p: &Proc) -> bool {
     registry.nspace(&p.nspace).is_none() && conns.token_of(p).is_some()
 }

@@ -395,10 +395,8 @@ fn member_failed(st: &mut State, cid: u64, proc: &Proc) {
         return;
     }
     let id = g.id().to_owned();
-    let told: Vec<Proc> = match g.leader() {
-        Some(l) if l != proc => vec![l.clone()],
-        _ => c.participants().filter(|p| *p != proc).cloned().collect(),
-    };
+    let others = c.participants().filter(|p| *p != proc).cloned().collect();
+    let told = told_of_failure(g.leader(), proc, others);
     raise_from_server(
         st,
         codes::MEMBER_FAILED,
@@ -406,13 +404,29 @@ fn member_failed(st: &mut State, cid: u64, proc: &Proc) {
         event_infos(&id, Some(proc)),
     );
     if st.collectives().tolerates(cid) {
-        let registry = st.registry().clone();
-        let local: Vec<Proc> = told
-            .into_iter()
-            .filter(|p| registry.is_local(p) && !st.conns().departed(p))
-            .collect();
-        st.collectives_mut().await_verdicts(cid, local);
+        await_verdicts(st, cid, told);
     }
+}
+
+/// Who hears of member `lost`'s failure: the group's leader, else (no
+/// leader, or the leader is the one lost) the `others`.
+fn told_of_failure(leader: Option<&Proc>, lost: &Proc, others: Vec<Proc>) -> Vec<Proc> {
+    match leader {
+        Some(l) if l != lost => vec![l.clone()],
+        _ => others,
+    }
+}
+
+/// Group construct `cid` waits for the verdicts of those of `told` that
+/// are local and still connected (a remote process's handlers answer its
+/// own server).
+fn await_verdicts(st: &mut State, cid: u64, told: Vec<Proc>) {
+    let registry = st.registry().clone();
+    let local: Vec<Proc> = told
+        .into_iter()
+        .filter(|p| registry.is_local(p) && !st.conns().departed(p))
+        .collect();
+    st.collectives_mut().await_verdicts(cid, local);
 }
 
 /// Group member `proc` was lost: marked failed in its groups; with
@@ -439,10 +453,7 @@ fn member_lost(st: &mut State, proc: &Proc) {
         if !g.notify_termination() {
             continue;
         }
-        let told: Vec<Proc> = match g.leader() {
-            Some(l) if l != proc => vec![l.clone()],
-            _ => others,
-        };
+        let told = told_of_failure(g.leader(), proc, others);
         raise_from_server(
             st,
             codes::MEMBER_FAILED,
@@ -470,12 +481,7 @@ fn leader_lost(st: &mut State, cid: u64, proc: &Proc) {
         &told,
         event_infos(&id, Some(proc)),
     );
-    let registry = st.registry().clone();
-    let local: Vec<Proc> = told
-        .into_iter()
-        .filter(|p| registry.is_local(p) && !st.conns().departed(p))
-        .collect();
-    st.collectives_mut().await_verdicts(cid, local);
+    await_verdicts(st, cid, told);
 }
 
 /// `proc` claims the leadership of group `id` (or of its construct) that
