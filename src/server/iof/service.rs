@@ -246,23 +246,7 @@ pub(in crate::server) fn forward_stdin(
     targets: &[Proc],
     dirs: &[Info],
 ) {
-    let mut buf = vec![0u8; 64 << 10];
-    let mut stdin = std::io::stdin().lock();
-    loop {
-        let n = match std::io::Read::read(&mut stdin, &mut buf) {
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(_) => 0,
-        };
-        let mut directives = dirs.to_vec();
-        if n == 0 {
-            directives.extend(Info::keyed(keys::IOF_COMPLETE, Value::Bool(true)));
-        }
-        let p = Push {
-            targets: targets.to_vec(),
-            directives,
-            data: (n > 0).then(|| buf[..n].to_vec()),
-        };
+    Push::from_stdin(targets, dirs, |p| {
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
         let tap: Tap = Box::new(move |r| {
             let _ = tx.send(r.is_ok());
@@ -271,9 +255,6 @@ pub(in crate::server) fn forward_stdin(
         let task = Box::new(move |st: &mut State| push_for(st, NOBODY, &me, p, Some(tap)));
         // The loop gone (the task dropped with its tap) or the host's
         // refusal ends the forwarding.
-        let pushed = notifier.send(Command::Run(task)) && rx.recv().unwrap_or(false);
-        if !pushed || n == 0 {
-            return;
-        }
-    }
+        notifier.send(Command::Run(task)) && rx.recv().unwrap_or(false)
+    });
 }
