@@ -14,7 +14,7 @@ use pmix_core::client::{
 };
 use pmix_core::{Rank, Status, Value};
 
-use crate::api::{own_cache, pointer_cache, scalar_cache};
+use crate::api::{pointer_cache, scalar_cache};
 use crate::boundary::{calloc_array, malloc_cstr, SendPtr};
 use crate::convert;
 use crate::sys::{pmix_value_t, PMIX_STRING};
@@ -125,24 +125,17 @@ pub(super) unsafe fn deliver(
                 }
             }
         }
-        Answer::Own {
-            value,
-            version,
-            epoch,
-        } => {
+        Answer::Own { value, version } => {
             if !plain {
                 // SAFETY: the caller's contract.
-                return unsafe { put_value(opts.storage, &value, val) };
+                return unsafe { put_value(opts.storage, value, val) };
             }
-            let client = std::ptr::from_ref(c) as usize;
             let mut pointer = null_mut();
             if opts.storage == ValueStorage::Pointer {
-                pointer = own_pointer(c, to, key, &value, version)?;
+                pointer = own_pointer(c, to, key, value, version)?;
             }
             // SAFETY: the caller's contract.
-            let r = unsafe { put_own(opts.storage, &value, pointer, val) };
-            own_cache::insert(client, epoch, key.as_bytes(), value, version, pointer);
-            r
+            unsafe { put_own(opts.storage, value, pointer, val) }
         }
         // SAFETY: the caller's contract.
         Answer::Local(value) => unsafe { put_value(opts.storage, &value, val) },

@@ -1,6 +1,6 @@
-//! The hot path (DESIGN.md): a get served from the mapped segments or an
-//! own put already answered, this process's namespace through a cached
-//! `NsHandle`.
+//! The hot path (DESIGN.md): a get served from the mapped segments or
+//! this process's own puts (which the core answers without a lock or a
+//! copy), this process's namespace through a cached `NsHandle`.
 //!
 //! Invariants: takes no lock, makes no syscall and allocates nothing but
 //! the caller's `malloc`ed result; what it does not serve it leaves to the
@@ -14,16 +14,16 @@ use pmix_core::client::{Client, GetOptions, NsHandle, ProcRef, RealmQualifier, V
 use pmix_core::{Rank, Status};
 
 use crate::api::args::{c_array_bytes, c_array_is};
-use crate::api::{own_cache, pointer_cache, scalar_cache};
+use crate::api::{pointer_cache, scalar_cache};
 use crate::sys::{pmix_proc_t, pmix_value_t};
 
 use super::deliver::*;
 
 // ---------------------------------------------------------------------------
-// The hot path (DESIGN.md): data in the mapped segments or an own put
-// already answered, read without converting the C arguments to owned
-// values. No allocation (but the caller's malloc'ed result in the default
-// mode), no lock, no syscall.
+// The hot path (DESIGN.md): data in the mapped segments or an own put,
+// read without converting the C arguments to owned values. No allocation
+// (but the caller's malloc'ed result in the default mode), no lock, no
+// syscall.
 
 /// The handle on the namespace of the client it was made for.
 pub(super) struct OwnNs {
@@ -100,29 +100,23 @@ pub(super) unsafe fn get_fast(
     if opts.storage == ValueStorage::Static && unsafe { (*val).is_null() } {
         return None;
     }
-    if own_nspace && rank == me.rank && plain {
-        // This process's own put, answered before and not put since.
-        let client = std::ptr::from_ref(c) as usize;
-        let hit = own_cache::with(client, c.put_epoch(), key_bytes, |o| {
-            if opts.storage == ValueStorage::Pointer && o.pointer.is_null() {
-                let key = std::str::from_utf8(key_bytes).ok()?;
-                let to = Target {
-                    nspace: ns,
-                    rank,
-                    own_nspace,
-                };
-                o.pointer = own_pointer(c, &to, key, &o.value, o.version).ok()?;
-            }
-            // SAFETY: val is writable, *val the caller's under static
-            // values (checked above).
-            Some(unsafe { put_own(opts.storage, &o.value, o.pointer, val) })
-        });
-        if let Some(r) = hit.flatten() {
-            return Some(r);
+    let pointer = opts.storage == ValueStorage::Pointer && plain;
+    // A key this process put: the core's answer (`resolve` below), with no
+    // cache of the segments' in the way; under pointer values, the result
+    // already made of the put's current version if any (no epoch pin).
+    let own_put = if own_nspace && rank == me.rank && plain {
+        c.own_put_version(key_bytes)
+    } else {
+        None
+    };
+    if let (true, Some(version)) = (pointer, own_put) {
+        if let Some(p) = pointer_cache::lookup_own(ns, version, rank.0, key_bytes) {
+            // SAFETY: val is a writable out-parameter.
+            unsafe { *val = p };
+            return Some(Ok(()));
         }
     }
-    let pointer = opts.storage == ValueStorage::Pointer && plain;
-    if pointer && own_nspace {
+    if pointer && own_nspace && own_put.is_none() {
         // A value of the current generation already handed out: no pin,
         // no view (the generation is read from the handle).
         let g = own_handle(c)?.generation();
@@ -133,7 +127,7 @@ pub(super) unsafe fn get_fast(
         }
     }
     // A scalar of the current generation read before by this thread.
-    let scalars = own_nspace && !pointer && plain;
+    let scalars = own_nspace && !pointer && plain && own_put.is_none();
     let owner = if scalars {
         let h = own_handle(c)?;
         let owner = std::ptr::from_ref(h) as usize;
