@@ -2,8 +2,8 @@
 //! (`Client::get_with`), in ranks of this test binary under `pmixrun`:
 //! - the core answers them itself ([`Answer::Own`]), borrowing the value
 //!   (no copy) before any commit, with a version that grows at each put
-//!   of the key (`Client::own_put_version`, `None` for a reserved key,
-//!   which the job data answers);
+//!   of the key (`Client::own_put`, `None` for a reserved key, which the
+//!   job data answers, and for another process);
 //! - threads that get a key while another thread puts it again and again
 //!   never see a value older than one they saw before, nor a torn one;
 //! - after a collecting fence the newest put is still the answer here,
@@ -16,7 +16,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use pmix::client::{Answer, Client, Scope};
+use pmix::client::{Answer, Client, ProcRef, Scope};
 use pmix::{keys, Info, Proc, Rank, Value};
 
 const LIMIT: &str = "120";
@@ -54,6 +54,12 @@ fn own(c: &Client, me: &Proc) -> Result<(u64, u64), String> {
     .map_err(|s| format!("get: {s:?}"))?
 }
 
+/// The version of the put that answers a get of `key` for `target`.
+fn version(c: &Client, target: &Proc, key: &str) -> Option<u64> {
+    c.own_put(ProcRef::from(target), key.as_bytes())
+        .map(|k| k.version())
+}
+
 /// Gets `KEY` until it shows the last put (or the deadline passes),
 /// checking that it never goes back.
 fn reader(c: &Client, me: &Proc, deadline: Instant) -> Result<u64, String> {
@@ -83,19 +89,24 @@ fn rank() -> Result<(), String> {
 
     // Before any commit: the put is the answer, borrowed, and its version
     // grows with each put of the key.
-    if c.own_put_version(KEY.as_bytes()).is_some() {
+    if version(&c, &me, KEY).is_some() {
         return Err("a version before any put".into());
     }
     put(KEY, value(0))?;
     let (i0, v0) = own(&c, &me)?;
-    if i0 != 0 || c.own_put_version(KEY.as_bytes()) != Some(v0) {
+    if i0 != 0 || version(&c, &me, KEY) != Some(v0) {
         return Err(format!("first put: index {i0}, version {v0}"));
     }
     put("own.other", Value::Uint32(7))?;
     put(KEY, value(0))?;
     let (_, v1) = own(&c, &me)?;
-    if v1 <= v0 || c.own_put_version(KEY.as_bytes()) != Some(v1) {
+    if v1 <= v0 || version(&c, &me, KEY) != Some(v1) {
         return Err(format!("a new put kept version {v0} (now {v1})"));
+    }
+    // Not for another process's gets.
+    let peer = Proc::new(me.nspace.clone(), Rank((me.rank.0 + 1) % size));
+    if version(&c, &peer, KEY).is_some() {
+        return Err("a put answers for a peer".into());
     }
     // A reserved key is the job data's, whatever this process puts.
     c.put(
@@ -104,7 +115,7 @@ fn rank() -> Result<(), String> {
         Value::string("not-the-host"),
     )
     .map_err(|s| format!("put: {s:?}"))?;
-    if c.own_put_version(keys::HOSTNAME.as_bytes()).is_some() {
+    if version(&c, &me, keys::HOSTNAME).is_some() {
         return Err("a put answers a reserved key".into());
     }
 
@@ -139,7 +150,6 @@ fn rank() -> Result<(), String> {
     if own(&c, &me)?.0 != PUTS {
         return Err("after the fence, not the last put".into());
     }
-    let peer = Proc::new(me.nspace.clone(), Rank((me.rank.0 + 1) % size));
     let theirs = c
         .get(&peer, KEY, &[])
         .map_err(|s| format!("peer get: {s:?}"))?;

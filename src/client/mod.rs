@@ -46,7 +46,7 @@ mod launcher;
 mod local_launch;
 mod lookup;
 mod own_puts;
-pub use own_puts::OwnPut;
+pub use own_puts::{OwnKey, OwnPut};
 mod progress;
 mod pubsub;
 mod put;
@@ -132,7 +132,7 @@ pub enum Answer<'r> {
     /// This process's latest put of the key, borrowed (no lock was
     /// taken, nothing was copied) for as long as the reader lives. It
     /// stands until the key is put again, which gives it a greater
-    /// `version` ([`Client::own_put_version`]).
+    /// `version` ([`Client::own_put`]).
     Own {
         /// The value put.
         value: &'r Value,
@@ -152,6 +152,22 @@ impl Answer<'_> {
             Answer::Segment { value, .. } => Value::from(value),
             Answer::Own { value, .. } => value.clone(),
             Answer::Local(value) => value,
+        }
+    }
+}
+
+impl<'a> OwnKey<'a> {
+    /// The key's newest put as a get's answer, borrowed while `reader`
+    /// lives.
+    #[inline]
+    pub fn answer<'r>(self, reader: &'r Reader<'_>) -> Answer<'r>
+    where
+        'a: 'r,
+    {
+        let p = self.read(reader);
+        Answer::Own {
+            value: &p.value,
+            version: p.version,
         }
     }
 }
@@ -328,17 +344,11 @@ impl Inner {
         key: &str,
         opts: &GetOptions,
     ) -> Option<Answer<'r>> {
-        let own = self.proc.nspace.as_bytes();
-        // The C layer names its own namespace by this very slice.
-        let own_nspace = std::ptr::eq(target.nspace, own) || target.nspace == own;
-        let mine = own_nspace && target.rank == self.proc.rank;
-        let shadowed_by_puts = mine && !keys::is_reserved(key);
+        let own_nspace = self.is_own_nspace(target.nspace);
+        let shadowed_by_puts = self.shadowed_by_puts(target, key.as_bytes());
         if shadowed_by_puts {
-            if let Some(p) = self.own.get(key.as_bytes(), reader.guard()) {
-                return Some(Answer::Own {
-                    value: &p.value,
-                    version: p.version,
-                });
+            if let Some(k) = self.own.find(key.as_bytes()) {
+                return Some(k.answer(reader));
             }
         }
         if let Some(ns) = view {
@@ -364,6 +374,25 @@ impl Inner {
             .rev()
             .find(|p| p.key == k)
             .map(|p| Answer::Local(p.value.clone()))
+    }
+
+    /// True for this process's namespace.
+    #[inline(always)]
+    fn is_own_nspace(&self, nspace: &[u8]) -> bool {
+        let own = self.proc.nspace.as_bytes();
+        // The C layer names its own namespace by this very slice.
+        std::ptr::eq(nspace, own) || nspace == own
+    }
+
+    /// The rule of own puts: a get of `key` for `target` is answered by
+    /// this process's newest put of the key, if any, when `target` is
+    /// this process and the key is not reserved (a modex segment may hold
+    /// an older value; the job data answers reserved keys).
+    #[inline(always)]
+    fn shadowed_by_puts(&self, target: ProcRef<'_>, key: &[u8]) -> bool {
+        target.rank == self.proc.rank
+            && self.is_own_nspace(target.nspace)
+            && !keys::is_reserved(key)
     }
 
     /// The view of namespace `nspace` in `reader`, if mapped.
@@ -509,18 +538,21 @@ impl Client {
         Inner::view_of(reader, nspace)
     }
 
-    /// The version of this process's newest put of `key`, if a put
-    /// answers this process's gets of the key (`None`: never put, or a
-    /// reserved key, which the job data answers), read without a lock or
-    /// an epoch pin. An [`Answer::Own`] of version `v` is the answer of
-    /// such a get while this is `v`, so a caller may keep what it made of
-    /// it by version (the C layer's `PMIX_GET_POINTER_VALUES` results).
+    /// The put of this process that answers a get of `key` for
+    /// `target` ([`resolve`](Self::resolve)'s first source), if any:
+    /// `None` unless `target` is this process, the key not reserved (the
+    /// job data answers those) and put. Found without a lock or an epoch
+    /// pin; its [`version`](OwnKey::version) needs none either, and an
+    /// [`Answer::Own`] of version `v` stays the answer while the version
+    /// is `v`, so a caller may keep what it made of it by version (the C
+    /// layer's `PMIX_GET_POINTER_VALUES` results); its value is borrowed
+    /// under a reader's pin ([`OwnKey::answer`]).
     #[inline]
-    pub fn own_put_version(&self, key: &[u8]) -> Option<u64> {
-        if keys::is_reserved(key) {
+    pub fn own_put(&self, target: ProcRef<'_>, key: &[u8]) -> Option<OwnKey<'_>> {
+        if !self.inner.shadowed_by_puts(target, key) {
             return None;
         }
-        self.inner.own.version(key)
+        self.inner.own.find(key)
     }
 
     /// A handle on this process's namespace in the directory, which saves

@@ -34,6 +34,7 @@ use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 
 use crossbeam_epoch::{self as epoch, Atomic, Guard, Owned};
 use parking_lot::Mutex;
+use pmix_shmem::Reader;
 
 use crate::{Key, Value};
 
@@ -62,6 +63,34 @@ struct Entry {
     version: AtomicU64,
 }
 
+/// A key this process put, found once: the version of its newest put
+/// without an epoch pin, the put itself under a reader's pin (see
+/// [`Client::own_put`](super::Client::own_put)).
+#[derive(Clone, Copy)]
+pub struct OwnKey<'a>(&'a Entry);
+
+impl<'a> OwnKey<'a> {
+    /// The version of the key's newest put.
+    #[inline]
+    pub fn version(self) -> u64 {
+        self.0.version.load(Ordering::Acquire)
+    }
+
+    /// The key's newest put, borrowed while `reader` lives.
+    #[inline]
+    pub fn read<'r>(self, reader: &'r Reader<'_>) -> &'r OwnPut
+    where
+        'a: 'r,
+    {
+        let p = self.0.latest.load(Ordering::Acquire, reader.guard());
+        // SAFETY: a put is retired only through the default collector,
+        // which the reader pins, after it was swapped out, so it outlives
+        // the pin; the current one is freed only with the table, which
+        // `'a` keeps. A published entry's `latest` is never null.
+        unsafe { p.deref() }
+    }
+}
+
 /// The table (see the module documentation).
 pub(crate) struct OwnPuts {
     buckets: Box<[AtomicPtr<Entry>]>,
@@ -78,22 +107,56 @@ impl Default for OwnPuts {
     }
 }
 
-/// A multiply-rotate hash over 8-byte words (as FxHash), mixed at the end
-/// for the bucket's low bits. Keys come from this process only.
+/// The little-endian word at `i` of `b` (`i + 8 <= b.len()`).
+#[inline(always)]
+fn word(b: &[u8], i: usize) -> u64 {
+    u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or_default())
+}
+
+/// A multiply-rotate hash over 8-byte words (as FxHash; the last word
+/// overlaps the one before, a key shorter than a word is gathered in a
+/// register), mixed at the end for the bucket's low bits. Keys come from
+/// this process only.
+#[inline(always)]
 fn hash_of(key: &[u8]) -> u64 {
     const K: u64 = 0x517c_c1b7_2722_0a95;
     let add = |h: u64, w: u64| (h.rotate_left(5) ^ w).wrapping_mul(K);
-    let mut h = add(0, key.len() as u64);
-    let mut words = key.chunks_exact(8);
-    for w in &mut words {
-        h = add(h, u64::from_le_bytes(w.try_into().unwrap_or_default()));
+    let n = key.len();
+    let mut h = add(0, n as u64);
+    if n >= 8 {
+        let mut i = 0;
+        while i + 8 <= n {
+            h = add(h, word(key, i));
+            i += 8;
+        }
+        if i < n {
+            h = add(h, word(key, n - 8));
+        }
+    } else {
+        let mut w = 0u64;
+        for (i, &b) in key.iter().enumerate() {
+            w |= u64::from(b) << (8 * i);
+        }
+        h = add(h, w);
     }
-    let mut w = 0u64;
-    for (i, &b) in words.remainder().iter().enumerate() {
-        w |= u64::from(b) << (8 * i);
-    }
-    h = add(h, w);
     h ^ (h >> 32)
+}
+
+/// Byte equality without a `memcmp` call for keys of 8 to 24 bytes (the
+/// usual ones): overlapping words.
+#[inline(always)]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    match n {
+        8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
+        17..=24 => {
+            word(a, 0) == word(b, 0) && word(a, 8) == word(b, 8) && word(a, n - 8) == word(b, n - 8)
+        }
+        _ => a == b,
+    }
 }
 
 impl OwnPuts {
@@ -101,8 +164,14 @@ impl OwnPuts {
         &self.buckets[(hash as usize) & (BUCKETS - 1)]
     }
 
-    /// The entry of `key`, if it was ever put.
+    /// `key`, if it was ever put.
     #[inline]
+    pub(crate) fn find(&self, key: &[u8]) -> Option<OwnKey<'_>> {
+        self.entry(key).map(OwnKey)
+    }
+
+    /// The entry of `key`, if it was ever put.
+    #[inline(always)]
     fn entry(&self, key: &[u8]) -> Option<&Entry> {
         let hash = hash_of(key);
         let mut p = self.bucket(hash).load(Ordering::Acquire);
@@ -111,7 +180,7 @@ impl OwnPuts {
             // publication and freed only when the table is dropped, which
             // `&self` rules out while the borrow lives.
             let e = unsafe { &*p };
-            if e.hash == hash && e.key.as_bytes() == key {
+            if e.hash == hash && same(e.key.as_bytes(), key) {
                 return Some(e);
             }
             p = e.next;
@@ -152,23 +221,6 @@ impl OwnPuts {
         version
     }
 
-    /// The newest put of `key`, borrowed while both the table and `guard`
-    /// (a pin of the default collector, e.g. a directory reader's) live.
-    #[inline]
-    pub(crate) fn get<'a>(&'a self, key: &[u8], guard: &'a Guard) -> Option<&'a OwnPut> {
-        let p = self.entry(key)?.latest.load(Ordering::Acquire, guard);
-        // SAFETY: a put is retired only through the default collector after
-        // it was swapped out, so it outlives this pin; the current one is
-        // freed only with the table, which `&'a self` keeps.
-        unsafe { p.as_ref() }
-    }
-
-    /// The version of the newest put of `key`, without an epoch pin.
-    #[inline]
-    pub(crate) fn version(&self, key: &[u8]) -> Option<u64> {
-        Some(self.entry(key)?.version.load(Ordering::Acquire))
-    }
-
     /// True if `key` was put.
     pub(crate) fn contains(&self, key: &[u8]) -> bool {
         self.entry(key).is_some()
@@ -182,7 +234,7 @@ impl OwnPuts {
             while !p.is_null() {
                 // SAFETY: as in `entry`.
                 let e = unsafe { &*p };
-                // SAFETY: as in `get`.
+                // SAFETY: as in `OwnKey::read`, under `guard`.
                 if let Some(put) = unsafe { e.latest.load(Ordering::Acquire, guard).as_ref() } {
                     out.push((&e.key, put));
                 }
@@ -218,28 +270,33 @@ impl Drop for OwnPuts {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pmix_shmem::Directory;
 
     fn key(s: &str) -> Key {
         Key::new(s).unwrap()
     }
 
+    fn version(t: &OwnPuts, k: &[u8]) -> Option<u64> {
+        t.find(k).map(OwnKey::version)
+    }
+
     #[test]
     fn the_newest_put_wins_and_versions_grow() {
+        let dir = Directory::new();
         let t = OwnPuts::default();
-        assert!(t.get(b"a", &epoch::pin()).is_none());
-        assert_eq!(t.version(b"a"), None);
+        assert!(t.find(b"a").is_none());
         let v1 = t.put(&key("a"), Value::Uint32(1));
         let v2 = t.put(&key("b"), Value::Uint32(2));
         let v3 = t.put(&key("a"), Value::Uint32(3));
         assert!(v1 < v2 && v2 < v3);
-        let g = epoch::pin();
-        let a = t.get(b"a", &g).unwrap();
+        let r = dir.reader();
+        let a = t.find(b"a").unwrap().read(&r);
         assert_eq!((&a.value, a.version), (&Value::Uint32(3), v3));
-        assert_eq!(t.version(b"a"), Some(v3));
-        assert_eq!(t.version(b"b"), Some(v2));
+        assert_eq!(version(&t, b"a"), Some(v3));
+        assert_eq!(version(&t, b"b"), Some(v2));
         assert!(t.contains(b"b") && !t.contains(b"c"));
         let all: Vec<_> = t
-            .all(&g)
+            .all(r.guard())
             .into_iter()
             .map(|(k, p)| (k.to_string_lossy().into_owned(), p.value.clone()))
             .collect();
@@ -252,17 +309,25 @@ mod tests {
         );
     }
 
-    /// Many keys share buckets: each still answers its own value.
+    /// Many keys of many lengths share buckets: each still answers its
+    /// own value, and a key is not found by a prefix or an extension.
     #[test]
     fn many_keys_each_answer_their_own() {
+        let dir = Directory::new();
         let t = OwnPuts::default();
+        let name = |i: u32| format!("k{}{i}", "x".repeat((i % 40) as usize));
         for i in 0..5000u32 {
-            t.put(&key(&format!("k{i}")), Value::Uint32(i));
+            t.put(&key(&name(i)), Value::Uint32(i));
         }
-        let g = epoch::pin();
+        let r = dir.reader();
         for i in 0..5000u32 {
-            let p = t.get(format!("k{i}").as_bytes(), &g).unwrap();
+            let n = name(i);
+            let p = t.find(n.as_bytes()).unwrap().read(&r);
             assert_eq!(p.value, Value::Uint32(i));
+            assert!(t.find(format!("{n}#").as_bytes()).is_none());
+            assert!(t
+                .find(&n.as_bytes()[..n.len() - 1])
+                .map_or(true, |k| k.read(&r).value != p.value));
         }
     }
 
@@ -272,18 +337,19 @@ mod tests {
     #[test]
     fn racing_readers_never_go_back() {
         const PUTS: u64 = 20_000;
+        let dir = Directory::new();
         let t = OwnPuts::default();
         let k = key("race");
         let value = |i: u64| Value::ByteObject(vec![(i % 251) as u8; 64 + (i % 64) as usize]);
         t.put(&k, value(0));
-        let base = t.version(b"race").unwrap();
+        let base = version(&t, b"race").unwrap();
         std::thread::scope(|s| {
             for _ in 0..3 {
                 s.spawn(|| {
                     let mut last = 0;
                     loop {
-                        let g = epoch::pin();
-                        let p = t.get(b"race", &g).unwrap();
+                        let r = dir.reader();
+                        let p = t.find(b"race").unwrap().read(&r);
                         let i = p.version - base;
                         assert!(i >= last, "went back from {last} to {i}");
                         assert_eq!(p.value, value(i), "torn value at {i}");

@@ -9,9 +9,7 @@
 use std::ffi::{c_int, c_void, CStr};
 use std::ptr::null_mut;
 
-use pmix_core::client::{
-    Answer, Client, GetOptions, NsView, RealmQualifier, ValueRef, ValueStorage,
-};
+use pmix_core::client::{Answer, GetOptions, NsView, RealmQualifier, ValueRef, ValueStorage};
 use pmix_core::{Rank, Status, Value};
 
 use crate::api::{pointer_cache, scalar_cache};
@@ -50,8 +48,6 @@ pub(super) fn deliver_value(f: ValueCbFn, data: SendPtr, r: Result<Value, Status
 pub(super) struct Target<'a> {
     pub(super) nspace: &'a [u8],
     pub(super) rank: Rank,
-    /// It is this process's namespace.
-    pub(super) own_nspace: bool,
 }
 
 /// Hands `answer` out to a blocking caller in the storage `opts` asks for,
@@ -64,7 +60,6 @@ pub(super) struct Target<'a> {
 /// value.
 #[inline]
 pub(super) unsafe fn deliver(
-    c: &'static Client,
     answer: Answer<'_>,
     to: &Target<'_>,
     key: &str,
@@ -132,7 +127,7 @@ pub(super) unsafe fn deliver(
             }
             let mut pointer = null_mut();
             if opts.storage == ValueStorage::Pointer {
-                pointer = own_pointer(c, to, key, value, version)?;
+                pointer = own_pointer(value, version)?;
             }
             // SAFETY: the caller's contract.
             unsafe { put_own(opts.storage, value, pointer, val) }
@@ -195,31 +190,16 @@ pub(super) unsafe fn put_own(
     unsafe { put_value(storage, v, val) }
 }
 
-/// The pointer-values result of this process's put of `key` at `version`:
-/// cached by the put's version (see [`pointer_cache`]), so repeated gets
-/// of an unchanged key return one pointer and a get after a new put of
-/// the key a new one.
-pub(super) fn own_pointer(
-    c: &Client,
-    to: &Target<'_>,
-    key: &str,
-    v: &Value,
-    version: u64,
-) -> Result<*mut pmix_value_t, Status> {
-    let me = c.proc();
-    let (ns, rank) = (me.nspace.as_bytes(), me.rank.0);
-    debug_assert!(to.own_nspace && to.rank == me.rank);
-    if let Some(p) = pointer_cache::lookup_own(ns, version, rank, key.as_bytes()) {
+/// The pointer-values result of this process's put of `version`: cached
+/// by the put's version (see [`pointer_cache`]), so repeated gets of an
+/// unchanged key return one pointer and a get after a new put of the key
+/// a new one.
+pub(super) fn own_pointer(v: &Value, version: u64) -> Result<*mut pmix_value_t, Status> {
+    if let Some(p) = pointer_cache::lookup_own(version) {
         return Ok(p);
     }
     let p = convert::value_to_c_new(v)?;
-    Ok(pointer_cache::insert_own(
-        ns,
-        version,
-        rank,
-        key.as_bytes(),
-        p,
-    ))
+    Ok(pointer_cache::insert_own(version, p))
 }
 
 /// Caches `v`, read from `view` of namespace `ns`, as the pointer-values

@@ -101,22 +101,32 @@ pub(super) unsafe fn get_fast(
         return None;
     }
     let pointer = opts.storage == ValueStorage::Pointer && plain;
-    // A key this process put: the core's answer (`resolve` below), with no
-    // cache of the segments' in the way; under pointer values, the result
-    // already made of the put's current version if any (no epoch pin).
-    let own_put = if own_nspace && rank == me.rank && plain {
-        c.own_put_version(key_bytes)
-    } else {
-        None
-    };
-    if let (true, Some(version)) = (pointer, own_put) {
-        if let Some(p) = pointer_cache::lookup_own(ns, version, rank.0, key_bytes) {
-            // SAFETY: val is a writable out-parameter.
-            unsafe { *val = p };
-            return Some(Ok(()));
+    let target = ProcRef { nspace: ns, rank };
+    if plain {
+        // A put of this process that answers (the core's rule): under
+        // pointer values the result already made of its current version
+        // (no epoch pin), else its value, borrowed under a reader's pin.
+        if let Some(k) = c.own_put(target, key_bytes) {
+            if pointer {
+                if let Some(p) = pointer_cache::lookup_own(k.version()) {
+                    // SAFETY: val is a writable out-parameter.
+                    unsafe { *val = p };
+                    return Some(Ok(()));
+                }
+            }
+            let key = std::str::from_utf8(key_bytes).ok()?;
+            let r = c.reader();
+            if opts.storage == ValueStorage::Copy {
+                // SAFETY: val is a writable out-parameter.
+                unsafe { *val = null_mut() };
+            }
+            let to = Target { nspace: ns, rank };
+            // SAFETY: val is writable, *val the caller's under static
+            // values (checked above).
+            return Some(unsafe { deliver(k.answer(&r), &to, key, opts, None, val) });
         }
     }
-    if pointer && own_nspace && own_put.is_none() {
+    if pointer && own_nspace {
         // A value of the current generation already handed out: no pin,
         // no view (the generation is read from the handle).
         let g = own_handle(c)?.generation();
@@ -127,7 +137,7 @@ pub(super) unsafe fn get_fast(
         }
     }
     // A scalar of the current generation read before by this thread.
-    let scalars = own_nspace && !pointer && plain && own_put.is_none();
+    let scalars = own_nspace && !pointer && plain;
     let owner = if scalars {
         let h = own_handle(c)?;
         let owner = std::ptr::from_ref(h) as usize;
@@ -148,17 +158,13 @@ pub(super) unsafe fn get_fast(
     } else {
         c.view_of(&r, ns)
     };
-    let answer = c.resolve(&r, view, ProcRef { nspace: ns, rank }, key, opts)?;
+    let answer = c.resolve(&r, view, target, key, opts)?;
     if opts.storage == ValueStorage::Copy {
         // SAFETY: val is a writable out-parameter.
         unsafe { *val = null_mut() };
     }
-    let to = Target {
-        nspace: ns,
-        rank,
-        own_nspace,
-    };
+    let to = Target { nspace: ns, rank };
     // SAFETY: val is writable, *val the caller's under static values
     // (checked above).
-    Some(unsafe { deliver(c, answer, &to, key, opts, owner, val) })
+    Some(unsafe { deliver(answer, &to, key, opts, owner, val) })
 }

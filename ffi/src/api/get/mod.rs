@@ -118,12 +118,11 @@ pub unsafe extern "C" fn PMIx_Get(
         let to = Target {
             nspace: proc.nspace.as_bytes(),
             rank: proc.rank,
-            own_nspace: proc.nspace == c.proc().nspace,
         };
         c.get_with(&proc, key, &infos, |a| {
             // SAFETY: val is writable, *val the caller's under static
             // values (checked above).
-            unsafe { deliver(c, a, &to, key, &opts, None, val) }
+            unsafe { deliver(a, &to, key, &opts, None, val) }
         })?
     })
 }
