@@ -13,6 +13,10 @@
 //! direct-mapped and fixed in size ([`SLOTS`] entries per thread), so it
 //! never grows.
 //!
+//! Why it stays (measured 29 Nov 2026, `pmix_bench` N=4): without it the
+//! copy gets of a job-level and a peer's scalar take 90 ns against 42 ns
+//! (the epoch pin, the view and the segment lookup a hit skips).
+//!
 //! Invariant: an entry owns nothing and is keyed by its owner and
 //! generation, so a value of a superseded generation is never returned.
 
