@@ -347,6 +347,15 @@ pub struct Reader<'d> {
 }
 
 impl<'d> Reader<'d> {
+    /// The epoch guard this reader keeps pinned (the default collector's):
+    /// what is retired through that collector after the reader was made
+    /// stays allocated while the reader lives, so a caller may keep its
+    /// own epoch-managed data readable under the same pin.
+    #[inline]
+    pub fn guard(&self) -> &Guard {
+        &self.guard
+    }
+
     /// The current state of namespace `nspace`.
     #[inline]
     pub fn namespace(&self, nspace: &str) -> Option<NsView<'_>> {

@@ -52,23 +52,16 @@ impl Inner {
             .filter(|((p, k), _)| {
                 p == &self.proc
                     && k.as_bytes() != keys::RANK.as_bytes()
-                    && !local.own.contains_key(k)
+                    && !self.own.contains(k.as_bytes())
             })
             .map(|((_, k), v)| (k, v))
             .collect();
         internal.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-        let mut own: Vec<(u64, &Key, &Value)> = local
-            .own
-            .iter()
-            .map(|(k, v)| {
-                let seq = local.own_version.get(k.as_bytes()).copied().unwrap_or(0);
-                (seq, k, v)
-            })
-            .collect();
-        own.sort_by_key(|e| e.0);
+        let guard = crossbeam_epoch::pin();
+        let own = self.own.all(&guard);
         internal
             .into_iter()
-            .chain(own.into_iter().map(|(_, k, v)| (k, v)))
+            .chain(own.into_iter().map(|(k, p)| (k, &p.value)))
             .map(|(k, v)| Info::new(k.clone(), v.clone()))
             .collect()
     }

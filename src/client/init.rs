@@ -8,7 +8,7 @@
 
 use std::collections::HashSet;
 use std::os::fd::OwnedFd;
-use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use parking_lot::{Mutex, RwLock};
@@ -141,7 +141,7 @@ impl Client {
             directory: Directory::new(),
             requester,
             local: RwLock::new(LocalData::with_identity(proc, server)),
-            put_epoch: AtomicU64::new(0),
+            own: Default::default(),
             mapped: Mutex::new((Vec::new(), HashSet::new())),
             finalized: AtomicBool::new(false),
             events: std::sync::OnceLock::new(),

@@ -45,6 +45,8 @@ pub use iof::{IofChunk, IofHandler, IofRegCallback, PushRequest};
 mod launcher;
 mod local_launch;
 mod lookup;
+mod own_puts;
+pub use own_puts::{OwnKey, OwnPut};
 mod progress;
 mod pubsub;
 mod put;
@@ -59,7 +61,7 @@ pub mod tool_session;
 
 use std::collections::{HashMap, HashSet};
 use std::os::fd::{AsFd, OwnedFd};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
@@ -127,16 +129,15 @@ pub enum Answer<'r> {
         /// The answer may change at this process's next put.
         until_put: bool,
     },
-    /// This process's latest put of the key. `version` changes whenever
-    /// the key is put again; `epoch` is [`Client::put_epoch`] when it was
-    /// read: the answer stands while the epoch does.
+    /// This process's latest put of the key, borrowed (no lock was
+    /// taken, nothing was copied) for as long as the reader lives. It
+    /// stands until the key is put again, which gives it a greater
+    /// `version` ([`Client::own_put`]).
     Own {
         /// The value put.
-        value: Value,
-        /// The put's version (per key).
+        value: &'r Value,
+        /// The put's version.
         version: u64,
-        /// The number of puts when it was read.
-        epoch: u64,
     },
     /// The internal store (`PMIx_Store_internal`, `PMIX_INTERNAL` puts,
     /// the client's identity keys) or data fetched by direct modex: not
@@ -149,7 +150,24 @@ impl Answer<'_> {
     pub fn into_value(self) -> Value {
         match self {
             Answer::Segment { value, .. } => Value::from(value),
-            Answer::Own { value, .. } | Answer::Local(value) => value,
+            Answer::Own { value, .. } => value.clone(),
+            Answer::Local(value) => value,
+        }
+    }
+}
+
+impl<'a> OwnKey<'a> {
+    /// The key's newest put as a get's answer, borrowed while `reader`
+    /// lives.
+    #[inline]
+    pub fn answer<'r>(self, reader: &'r Reader<'_>) -> Answer<'r>
+    where
+        'a: 'r,
+    {
+        let p = self.read(reader);
+        Answer::Own {
+            value: &p.value,
+            version: p.version,
         }
     }
 }
@@ -159,13 +177,6 @@ impl Answer<'_> {
 struct LocalData {
     /// Posted since the last commit (never `PMIX_INTERNAL`).
     uncommitted: Vec<Posted>,
-    /// Everything this process put, latest value per key.
-    own: HashMap<Key, Value>,
-    /// The put sequence number of each key's latest value in `own`
-    /// (looked up by the key's bytes without allocating).
-    own_version: HashMap<Vec<u8>, u64>,
-    /// Puts so far.
-    put_seq: u64,
     /// `PMIx_Store_internal` values and `PMIX_INTERNAL` puts.
     internal: HashMap<(Proc, Key), Value>,
     /// Peers' data fetched by direct modex.
@@ -199,8 +210,10 @@ struct Inner {
     directory: Directory,
     requester: Requester,
     local: RwLock<LocalData>,
-    /// `LocalData::put_seq`, readable without the lock (written under it).
-    put_epoch: AtomicU64,
+    /// Everything this process put, the newest put of each key (see
+    /// [`own_puts`]); written under `local`'s write lock, so that puts
+    /// are recorded here and in `LocalData::uncommitted` in one order.
+    own: own_puts::OwnPuts,
     /// Namespaces with a segment in the directory, and the generations
     /// mapped (a segment received twice is mapped once).
     mapped: Mutex<(Vec<Nspace>, HashSet<u64>)>,
@@ -322,23 +335,20 @@ impl Inner {
     /// (`view`: the target's namespace, if mapped; see
     /// [`lookup`](lookup) for the realms), the internal store, data
     /// fetched by direct modex. No allocation and no lock when the
-    /// segments answer a key that is not this process's own.
+    /// segments or this process's own puts answer.
     fn resolve<'r>(
-        &self,
+        &'r self,
         reader: &'r Reader<'_>,
         view: Option<NsView<'r>>,
         target: ProcRef<'_>,
         key: &str,
         opts: &GetOptions,
     ) -> Option<Answer<'r>> {
-        let own = self.proc.nspace.as_bytes();
-        // The C layer names its own namespace by this very slice.
-        let own_nspace = std::ptr::eq(target.nspace, own) || target.nspace == own;
-        let mine = own_nspace && target.rank == self.proc.rank;
-        let shadowed_by_puts = mine && !keys::is_reserved(key);
+        let own_nspace = self.is_own_nspace(target.nspace);
+        let shadowed_by_puts = self.shadowed_by_puts(target, key.as_bytes());
         if shadowed_by_puts {
-            if let Some(a) = self.own_answer(key) {
-                return Some(a);
+            if let Some(k) = self.own.find(key.as_bytes()) {
+                return Some(k.answer(reader));
             }
         }
         if let Some(ns) = view {
@@ -366,17 +376,23 @@ impl Inner {
             .map(|p| Answer::Local(p.value.clone()))
     }
 
-    /// This process's latest put of `key`, if any.
-    fn own_answer(&self, key: &str) -> Option<Answer<'static>> {
-        let k = Key::new(key).ok()?;
-        let local = self.local.read();
-        let value = local.own.get(&k)?.clone();
-        let version = *local.own_version.get(key.as_bytes())?;
-        Some(Answer::Own {
-            value,
-            version,
-            epoch: local.put_seq,
-        })
+    /// True for this process's namespace.
+    #[inline(always)]
+    fn is_own_nspace(&self, nspace: &[u8]) -> bool {
+        let own = self.proc.nspace.as_bytes();
+        // The C layer names its own namespace by this very slice.
+        std::ptr::eq(nspace, own) || nspace == own
+    }
+
+    /// The rule of own puts: a get of `key` for `target` is answered by
+    /// this process's newest put of the key, if any, when `target` is
+    /// this process and the key is not reserved (a modex segment may hold
+    /// an older value; the job data answers reserved keys).
+    #[inline(always)]
+    fn shadowed_by_puts(&self, target: ProcRef<'_>, key: &[u8]) -> bool {
+        target.rank == self.proc.rank
+            && self.is_own_nspace(target.nspace)
+            && !keys::is_reserved(key)
     }
 
     /// The view of namespace `nspace` in `reader`, if mapped.
@@ -503,11 +519,11 @@ impl Client {
     /// [`view_of`](Self::view_of), `None` if not mapped), the internal
     /// store, data fetched by direct modex. `None` if none has it: then
     /// [`get_with`](Self::get_with) asks the server. No allocation, no
-    /// lock, no syscall when the segments answer a key that is not one of
-    /// this process's own.
+    /// lock, no syscall when the segments or this process's own puts
+    /// answer (an own put is borrowed under `reader`'s epoch pin).
     #[inline]
     pub fn resolve<'r>(
-        &self,
+        &'r self,
         reader: &'r Reader<'_>,
         view: Option<NsView<'r>>,
         target: ProcRef<'_>,
@@ -522,11 +538,21 @@ impl Client {
         Inner::view_of(reader, nspace)
     }
 
-    /// How many puts this process made, read without a lock: an
-    /// [`Answer::Own`] read at epoch `e` is still the answer while
-    /// `put_epoch()` is `e`.
-    pub fn put_epoch(&self) -> u64 {
-        self.inner.put_epoch.load(Ordering::Acquire)
+    /// The put of this process that answers a get of `key` for
+    /// `target` ([`resolve`](Self::resolve)'s first source), if any:
+    /// `None` unless `target` is this process, the key not reserved (the
+    /// job data answers those) and put. Found without a lock or an epoch
+    /// pin; its [`version`](OwnKey::version) needs none either, and an
+    /// [`Answer::Own`] of version `v` stays the answer while the version
+    /// is `v`, so a caller may keep what it made of it by version (the C
+    /// layer's `PMIX_GET_POINTER_VALUES` results); its value is borrowed
+    /// under a reader's pin ([`OwnKey::answer`]).
+    #[inline]
+    pub fn own_put(&self, target: ProcRef<'_>, key: &[u8]) -> Option<OwnKey<'_>> {
+        if !self.inner.shadowed_by_puts(target, key) {
+            return None;
+        }
+        self.inner.own.find(key)
     }
 
     /// A handle on this process's namespace in the directory, which saves

@@ -1,11 +1,10 @@
 //! `PMIx_Put`, `PMIx_Commit` and `PMIx_Fence`(`_nb`) over a [`Client`]:
 //! the process's own values and the collective that exchanges them.
 //!
-//! Invariants: a put is visible to the process's own gets at once; a
+//! Invariants: a put is visible to the process's own gets at once (they
+//! read it without a lock: see `own_puts`); a
 //! commit sends what was put since the last one; a fence returns once the
 //! server released it and its segments are mapped.
-
-use std::sync::atomic::Ordering;
 
 use crate::wire::{self, FenceRequest, Message, Posted};
 use crate::{Info, Key, Proc, Status, Value};
@@ -24,11 +23,7 @@ impl Client {
             return Err(Status::ERR_BAD_PARAM);
         }
         let mut local = self.inner.local.write();
-        local.own.insert(key.clone(), value.clone());
-        local.put_seq += 1;
-        let seq = local.put_seq;
-        local.own_version.insert(key.as_bytes().to_vec(), seq);
-        self.inner.put_epoch.store(seq, Ordering::Release);
+        self.inner.own.put(&key, value.clone());
         if scope == Scope::Internal {
             local.internal.insert((self.inner.proc.clone(), key), value);
             return Ok(());

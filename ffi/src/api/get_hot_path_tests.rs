@@ -6,7 +6,8 @@
 //! two clients. Each calls the exported `PMIx_Init`, puts, commits and
 //! fences with `PMIX_COLLECT_DATA` (so the peer's posts are in a modex
 //! segment), then calls `PMIx_Get` on job-level, own and peer proc-level
-//! and posted keys, under `PMIX_GET_POINTER_VALUES` and in the default
+//! and posted keys (the own posted ones answered by the core's table of
+//! own puts), under `PMIX_GET_POINTER_VALUES` and in the default
 //! (`malloc`) mode, and counts the Rust heap allocations of its thread
 //! with the counting global allocator below: after one warm-up get per
 //! key, N gets allocate nothing. (`malloc`ed C results are the caller's
@@ -230,6 +231,8 @@ fn client_main() -> Result<(), String> {
         ("peer proc-level (PMIX_HOSTNAME)", peer, keys::HOSTNAME),
         ("peer posted string", peer, POSTED_STR),
         ("peer posted uint32", peer, POSTED_U32),
+        ("own posted string", me, POSTED_STR),
+        ("own posted uint32", me, POSTED_U32),
     ]
     .map(|(what, proc_, key)| Case {
         what,

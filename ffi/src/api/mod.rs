@@ -6,7 +6,7 @@
 //! Invariant: no import circle among these modules (a module A uses B
 //! and B uses A, directly or through others). They form layers: the
 //! shared modules (`state`, `args`, `results`, `upcall` and the caches
-//! `pointer_cache`, `scalar_cache`, `own_cache`) use no API module but
+//! `pointer_cache`, `scalar_cache`) use no API module but
 //! `pointer_cache`, and `serving` (which connection serves a call: the
 //! one place that chooses) only `state`; the bridges of the host's module functions
 //! (`host_rm`, `server_pubsub`, `spawn_host`) use only `state` and
@@ -40,7 +40,6 @@ pub mod info_list;
 pub mod iof;
 pub mod locality;
 pub(crate) mod module_level;
-pub(crate) mod own_cache;
 pub(crate) mod pointer_cache;
 pub mod pubsub;
 pub mod query;

@@ -11,9 +11,11 @@
 //! and allocates nothing: one hash, one acquire load, a short walk.
 //!
 //! This process's own puts are cached the same way, keyed by the put's
-//! version instead of a segment generation (a number the client changes at
-//! every put of the key, marked with [`OWN`] so that it never equals a
-//! generation): repeated gets of an unchanged key return one pointer
+//! version instead of a segment generation (a number the client gives
+//! every put, unique among its puts, marked with [`OWN`] so that it never
+//! equals a generation; the namespace, rank and key are then left out, as
+//! the version alone names the put, and the table is cleared with the
+//! client at finalize): repeated gets of an unchanged key return one pointer
 //! without allocating; after the key is put again, gets return a new
 //! pointer to the new value, and the old pointer stays valid, holding the
 //! old value, until finalize (the caller may still hold it: nothing is
@@ -217,26 +219,15 @@ pub(crate) fn insert(
 /// Marks an own-put version in the generation field.
 pub(crate) const OWN: u64 = 1 << 63;
 
-/// The cached value of this process's put of `key` at `version`.
-pub(crate) fn lookup_own(
-    nspace: &[u8],
-    version: u64,
-    rank: u32,
-    key: &[u8],
-) -> Option<*mut pmix_value_t> {
-    lookup(nspace, OWN | version, rank, key)
+/// The cached value of this process's put of `version`.
+#[inline]
+pub(crate) fn lookup_own(version: u64) -> Option<*mut pmix_value_t> {
+    lookup(b"", OWN | version, 0, b"")
 }
 
-/// Caches `value` as this process's put of `key` at `version` (as
-/// [`insert`]).
-pub(crate) fn insert_own(
-    nspace: &[u8],
-    version: u64,
-    rank: u32,
-    key: &[u8],
-    value: *mut pmix_value_t,
-) -> *mut pmix_value_t {
-    insert(nspace, OWN | version, rank, key, value, None)
+/// Caches `value` as this process's put of `version` (as [`insert`]).
+pub(crate) fn insert_own(version: u64, value: *mut pmix_value_t) -> *mut pmix_value_t {
+    insert(b"", OWN | version, 0, b"", value, None)
 }
 
 /// Keeps `value` alive until finalize.

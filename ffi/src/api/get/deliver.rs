@@ -9,12 +9,10 @@
 use std::ffi::{c_int, c_void, CStr};
 use std::ptr::null_mut;
 
-use pmix_core::client::{
-    Answer, Client, GetOptions, NsView, RealmQualifier, ValueRef, ValueStorage,
-};
+use pmix_core::client::{Answer, GetOptions, NsView, RealmQualifier, ValueRef, ValueStorage};
 use pmix_core::{Rank, Status, Value};
 
-use crate::api::{own_cache, pointer_cache, scalar_cache};
+use crate::api::{pointer_cache, scalar_cache};
 use crate::boundary::{calloc_array, malloc_cstr, SendPtr};
 use crate::convert;
 use crate::sys::{pmix_value_t, PMIX_STRING};
@@ -50,8 +48,6 @@ pub(super) fn deliver_value(f: ValueCbFn, data: SendPtr, r: Result<Value, Status
 pub(super) struct Target<'a> {
     pub(super) nspace: &'a [u8],
     pub(super) rank: Rank,
-    /// It is this process's namespace.
-    pub(super) own_nspace: bool,
 }
 
 /// Hands `answer` out to a blocking caller in the storage `opts` asks for,
@@ -64,7 +60,6 @@ pub(super) struct Target<'a> {
 /// value.
 #[inline]
 pub(super) unsafe fn deliver(
-    c: &'static Client,
     answer: Answer<'_>,
     to: &Target<'_>,
     key: &str,
@@ -125,24 +120,17 @@ pub(super) unsafe fn deliver(
                 }
             }
         }
-        Answer::Own {
-            value,
-            version,
-            epoch,
-        } => {
+        Answer::Own { value, version } => {
             if !plain {
                 // SAFETY: the caller's contract.
-                return unsafe { put_value(opts.storage, &value, val) };
+                return unsafe { put_value(opts.storage, value, val) };
             }
-            let client = std::ptr::from_ref(c) as usize;
             let mut pointer = null_mut();
             if opts.storage == ValueStorage::Pointer {
-                pointer = own_pointer(c, to, key, &value, version)?;
+                pointer = own_pointer(value, version)?;
             }
             // SAFETY: the caller's contract.
-            let r = unsafe { put_own(opts.storage, &value, pointer, val) };
-            own_cache::insert(client, epoch, key.as_bytes(), value, version, pointer);
-            r
+            unsafe { put_own(opts.storage, value, pointer, val) }
         }
         // SAFETY: the caller's contract.
         Answer::Local(value) => unsafe { put_value(opts.storage, &value, val) },
@@ -202,31 +190,16 @@ pub(super) unsafe fn put_own(
     unsafe { put_value(storage, v, val) }
 }
 
-/// The pointer-values result of this process's put of `key` at `version`:
-/// cached by the put's version (see [`pointer_cache`]), so repeated gets
-/// of an unchanged key return one pointer and a get after a new put of
-/// the key a new one.
-pub(super) fn own_pointer(
-    c: &Client,
-    to: &Target<'_>,
-    key: &str,
-    v: &Value,
-    version: u64,
-) -> Result<*mut pmix_value_t, Status> {
-    let me = c.proc();
-    let (ns, rank) = (me.nspace.as_bytes(), me.rank.0);
-    debug_assert!(to.own_nspace && to.rank == me.rank);
-    if let Some(p) = pointer_cache::lookup_own(ns, version, rank, key.as_bytes()) {
+/// The pointer-values result of this process's put of `version`: cached
+/// by the put's version (see [`pointer_cache`]), so repeated gets of an
+/// unchanged key return one pointer and a get after a new put of the key
+/// a new one.
+pub(super) fn own_pointer(v: &Value, version: u64) -> Result<*mut pmix_value_t, Status> {
+    if let Some(p) = pointer_cache::lookup_own(version) {
         return Ok(p);
     }
     let p = convert::value_to_c_new(v)?;
-    Ok(pointer_cache::insert_own(
-        ns,
-        version,
-        rank,
-        key.as_bytes(),
-        p,
-    ))
+    Ok(pointer_cache::insert_own(version, p))
 }
 
 /// Caches `v`, read from `view` of namespace `ns`, as the pointer-values

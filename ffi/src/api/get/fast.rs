@@ -1,6 +1,6 @@
-//! The hot path (DESIGN.md): a get served from the mapped segments or an
-//! own put already answered, this process's namespace through a cached
-//! `NsHandle`.
+//! The hot path (DESIGN.md): a get served from the mapped segments or
+//! this process's own puts (which the core answers without a lock or a
+//! copy), this process's namespace through a cached `NsHandle`.
 //!
 //! Invariants: takes no lock, makes no syscall and allocates nothing but
 //! the caller's `malloc`ed result; what it does not serve it leaves to the
@@ -14,16 +14,16 @@ use pmix_core::client::{Client, GetOptions, NsHandle, ProcRef, RealmQualifier, V
 use pmix_core::{Rank, Status};
 
 use crate::api::args::{c_array_bytes, c_array_is};
-use crate::api::{own_cache, pointer_cache, scalar_cache};
+use crate::api::{pointer_cache, scalar_cache};
 use crate::sys::{pmix_proc_t, pmix_value_t};
 
 use super::deliver::*;
 
 // ---------------------------------------------------------------------------
-// The hot path (DESIGN.md): data in the mapped segments or an own put
-// already answered, read without converting the C arguments to owned
-// values. No allocation (but the caller's malloc'ed result in the default
-// mode), no lock, no syscall.
+// The hot path (DESIGN.md): data in the mapped segments or an own put,
+// read without converting the C arguments to owned values. No allocation
+// (but the caller's malloc'ed result in the default mode), no lock, no
+// syscall.
 
 /// The handle on the namespace of the client it was made for.
 pub(super) struct OwnNs {
@@ -100,28 +100,32 @@ pub(super) unsafe fn get_fast(
     if opts.storage == ValueStorage::Static && unsafe { (*val).is_null() } {
         return None;
     }
-    if own_nspace && rank == me.rank && plain {
-        // This process's own put, answered before and not put since.
-        let client = std::ptr::from_ref(c) as usize;
-        let hit = own_cache::with(client, c.put_epoch(), key_bytes, |o| {
-            if opts.storage == ValueStorage::Pointer && o.pointer.is_null() {
-                let key = std::str::from_utf8(key_bytes).ok()?;
-                let to = Target {
-                    nspace: ns,
-                    rank,
-                    own_nspace,
-                };
-                o.pointer = own_pointer(c, &to, key, &o.value, o.version).ok()?;
+    let pointer = opts.storage == ValueStorage::Pointer && plain;
+    let target = ProcRef { nspace: ns, rank };
+    if plain {
+        // A put of this process that answers (the core's rule): under
+        // pointer values the result already made of its current version
+        // (no epoch pin), else its value, borrowed under a reader's pin.
+        if let Some(k) = c.own_put(target, key_bytes) {
+            if pointer {
+                if let Some(p) = pointer_cache::lookup_own(k.version()) {
+                    // SAFETY: val is a writable out-parameter.
+                    unsafe { *val = p };
+                    return Some(Ok(()));
+                }
             }
+            let key = std::str::from_utf8(key_bytes).ok()?;
+            let r = c.reader();
+            if opts.storage == ValueStorage::Copy {
+                // SAFETY: val is a writable out-parameter.
+                unsafe { *val = null_mut() };
+            }
+            let to = Target { nspace: ns, rank };
             // SAFETY: val is writable, *val the caller's under static
             // values (checked above).
-            Some(unsafe { put_own(opts.storage, &o.value, o.pointer, val) })
-        });
-        if let Some(r) = hit.flatten() {
-            return Some(r);
+            return Some(unsafe { deliver(k.answer(&r), &to, key, opts, None, val) });
         }
     }
-    let pointer = opts.storage == ValueStorage::Pointer && plain;
     if pointer && own_nspace {
         // A value of the current generation already handed out: no pin,
         // no view (the generation is read from the handle).
@@ -154,17 +158,13 @@ pub(super) unsafe fn get_fast(
     } else {
         c.view_of(&r, ns)
     };
-    let answer = c.resolve(&r, view, ProcRef { nspace: ns, rank }, key, opts)?;
+    let answer = c.resolve(&r, view, target, key, opts)?;
     if opts.storage == ValueStorage::Copy {
         // SAFETY: val is a writable out-parameter.
         unsafe { *val = null_mut() };
     }
-    let to = Target {
-        nspace: ns,
-        rank,
-        own_nspace,
-    };
+    let to = Target { nspace: ns, rank };
     // SAFETY: val is writable, *val the caller's under static values
     // (checked above).
-    Some(unsafe { deliver(c, answer, &to, key, opts, owner, val) })
+    Some(unsafe { deliver(answer, &to, key, opts, owner, val) })
 }

@@ -12,11 +12,12 @@
 //!   [`pointer_cache`], scalars of this process's namespace in this
 //!   thread's [`scalar_cache`] (not the `until_put` ones, which a put
 //!   supersedes);
-//! - this process's own puts by put epoch in this thread's [`own_cache`],
-//!   and their pointer-values results by put version in [`pointer_cache`].
+//! - the pointer-values results of this process's own puts by put version
+//!   in [`pointer_cache`] (the core answers the puts themselves without a
+//!   lock or a copy: [`Answer::Own`] borrows the value).
 //!
 //! Invariants: the hot path (`get_fast`: data in the mapped segments or
-//! an own put already answered, this process's namespace through a cached
+//! an own put, this process's namespace through a cached
 //! `NsHandle`) takes no lock, makes no syscall and allocates nothing but
 //! the caller's `malloc`ed result; anything it does not serve goes through
 //! the owned conversions and `Client::get_with`, which reports the errors.
@@ -117,12 +118,11 @@ pub unsafe extern "C" fn PMIx_Get(
         let to = Target {
             nspace: proc.nspace.as_bytes(),
             rank: proc.rank,
-            own_nspace: proc.nspace == c.proc().nspace,
         };
         c.get_with(&proc, key, &infos, |a| {
             // SAFETY: val is writable, *val the caller's under static
             // values (checked above).
-            unsafe { deliver(c, a, &to, key, &opts, None, val) }
+            unsafe { deliver(a, &to, key, &opts, None, val) }
         })?
     })
 }
