@@ -311,6 +311,7 @@ fn client_main() -> Result<(), String> {
     }
     if !bench {
         own_pointer_checks(&me)?;
+        own_scalar_checks(&me)?;
     }
     // SAFETY: NULL procs (the namespace) and no infos.
     let rc = unsafe { PMIx_Fence(std::ptr::null(), 0, std::ptr::null(), 0) };
@@ -361,6 +362,44 @@ fn own_pointer_checks(me: &pmix_proc_t) -> Result<(), String> {
     }
     if get()? != second {
         return Err("own key: another pointer after the new put".into());
+    }
+    Ok(())
+}
+
+/// Copy and static gets of this process's own scalar puts, served from
+/// this thread's scalar cache after the first: each put's value, never an
+/// older one, whichever mode read it before.
+fn own_scalar_checks(me: &pmix_proc_t) -> Result<(), String> {
+    let key = cstr("test.own.scalar");
+    let statics = [info_flag(keys::GET_STATIC_VALUES)];
+    for x in 1..=50u32 {
+        // SAFETY: an all-zero value is valid.
+        let mut v: pmix_value_t = unsafe { std::mem::zeroed() };
+        v.type_ = PMIX_UINT32;
+        v.data.uint32 = x;
+        // SAFETY: valid key and value (the library copies them).
+        check(unsafe { PMIx_Put(3, key.as_ptr(), &mut v) }, "own put")?;
+        for _ in 0..3 {
+            let mut out = std::ptr::null_mut();
+            // SAFETY: valid proc and key; out is writable.
+            let rc = unsafe { PMIx_Get(me, key.as_ptr(), std::ptr::null(), 0, &mut out) };
+            check(rc, "own copy get")?;
+            // SAFETY: a value the library allocated for us.
+            let got = unsafe { ((*out).type_, (*out).data.uint32) };
+            release(out);
+            if got != (PMIX_UINT32, x) {
+                return Err(format!("own copy get after put {x}: {got:?}"));
+            }
+            // SAFETY: an all-zero value is valid.
+            let mut mine: pmix_value_t = unsafe { std::mem::zeroed() };
+            let mut p: *mut pmix_value_t = &mut mine;
+            // SAFETY: valid proc, key and infos; p points at our value.
+            let rc = unsafe { PMIx_Get(me, key.as_ptr(), statics.as_ptr(), 1, &mut p) };
+            check(rc, "own static get")?;
+            if (mine.type_, unsafe { mine.data.uint32 }) != (PMIX_UINT32, x) {
+                return Err(format!("own static get after put {x}"));
+            }
+        }
     }
     Ok(())
 }

@@ -1,5 +1,6 @@
 //! A small per-thread cache of the scalar values `PMIx_Get` read from the
-//! own namespace's segments, for the copy (default) and
+//! own namespace's segments or from this process's own puts, for the copy
+//! (default) and
 //! `PMIX_GET_STATIC_VALUES` modes: a hit skips the epoch pin and the
 //! segment lookup, leaving only the copy of a `pmix_value_t` (and, for a
 //! copy, its `calloc`).
@@ -9,7 +10,10 @@
 //! overwritten at any time. Entries are keyed by the namespace handle (a
 //! leaked, never reused address: see `own_handle`), the generation of the
 //! namespace's state they were read from, the rank and the key: a newer
-//! generation (any publish to the namespace) makes them miss. The cache is
+//! generation (any publish to the namespace) makes them miss. An own put's
+//! scalar is keyed by the own puts' owner (the client's address with the
+//! low bit set, never a handle's) and the put's version, which the core
+//! reads without a pin: a new put of the key makes it miss. The cache is
 //! direct-mapped and fixed in size ([`SLOTS`] entries per thread), so it
 //! never grows.
 //!

@@ -52,8 +52,10 @@ pub(super) struct Target<'a> {
 
 /// Hands `answer` out to a blocking caller in the storage `opts` asks for,
 /// caching what it may be cached by (see the module documentation).
-/// `scalar_owner`: the own namespace's handle address, when the answer was
-/// read through it (scalars are then cached in this thread).
+/// `scalar_owner`: the owner under which this thread's `scalar_cache`
+/// keeps the answer if it is a scalar: the own namespace's handle address
+/// for a segment read through it (keyed by generation), the own puts'
+/// owner for an own put (keyed by the put's version).
 ///
 /// # Safety
 /// `val` is writable; under static values `*val` is the caller's non-NULL
@@ -95,7 +97,7 @@ pub(super) unsafe fn deliver(
                 storage => {
                     if let Some(owner) = scalar_owner.filter(|_| stable && is_scalar(&value)) {
                         let g = view.generation();
-                        let s = cache_scalar(owner, g, to.rank.0, key, &value)?;
+                        let s = cache_scalar(owner, g, to.rank.0, key, &Value::from(value))?;
                         // SAFETY: the caller's contract.
                         return unsafe { put_scalar(storage, s, val) };
                     }
@@ -128,6 +130,12 @@ pub(super) unsafe fn deliver(
             let mut pointer = null_mut();
             if opts.storage == ValueStorage::Pointer {
                 pointer = own_pointer(value, version)?;
+            } else if let Some(owner) = scalar_owner.filter(|_| is_scalar_value(value)) {
+                // Kept by the put's version: the next get of this version
+                // needs no pin.
+                let s = cache_scalar(owner, version, to.rank.0, key, value)?;
+                // SAFETY: the caller's contract.
+                return unsafe { put_scalar(opts.storage, s, val) };
             }
             // SAFETY: the caller's contract.
             unsafe { put_own(opts.storage, value, pointer, val) }
@@ -265,17 +273,40 @@ pub(super) fn is_scalar(v: &ValueRef<'_>) -> bool {
     )
 }
 
+/// True for the owned values `scalar_cache` keeps (those of [`is_scalar`]).
+pub(super) fn is_scalar_value(v: &Value) -> bool {
+    use Value as V;
+    matches!(
+        v,
+        V::Bool(_)
+            | V::Byte(_)
+            | V::Pid(_)
+            | V::Int(_)
+            | V::Int8(_)
+            | V::Int16(_)
+            | V::Int32(_)
+            | V::Int64(_)
+            | V::Uint(_)
+            | V::Uint8(_)
+            | V::Uint16(_)
+            | V::Uint32(_)
+            | V::Uint64(_)
+            | V::Float(_)
+            | V::Double(_)
+    )
+}
+
 /// Converts the scalar `v` and keeps it in this thread's cache.
 pub(super) fn cache_scalar(
     owner: usize,
     generation: u64,
     rank: u32,
     key: &str,
-    v: &ValueRef<'_>,
+    v: &Value,
 ) -> Result<pmix_value_t, Status> {
     let mut out = pmix_value_t::default();
     // SAFETY: out is a local value; a scalar's conversion allocates nothing.
-    unsafe { convert::value_write(&Value::from(*v), &mut out) }?;
+    unsafe { convert::value_write(v, &mut out) }?;
     scalar_cache::insert(owner, generation, rank, key.as_bytes(), out);
     Ok(out)
 }

@@ -61,6 +61,13 @@ pub(super) fn own_handle(c: &'static Client) -> Option<&'static NsHandle> {
     }
 }
 
+/// The owner under which `scalar_cache` keeps scalars of `c`'s own puts,
+/// keyed by the put's version: the client's address with its low bit set,
+/// which no namespace handle's (aligned) address has.
+fn own_puts_owner(c: &'static Client) -> usize {
+    std::ptr::from_ref(c) as usize | 1
+}
+
 /// `PMIx_Get` of what the local sources answer at once, or `None` to take
 /// the general path (nothing here, and errors, which the general path
 /// reports).
@@ -114,6 +121,15 @@ pub(super) unsafe fn get_fast(
                     return Some(Ok(()));
                 }
             }
+            // A scalar of this version read before by this thread: no pin.
+            let owner = own_puts_owner(c);
+            if !pointer {
+                if let Some(v) = scalar_cache::lookup(owner, k.version(), rank.0, key_bytes) {
+                    // SAFETY: val is writable, *val the caller's under
+                    // static values (checked above).
+                    return Some(unsafe { put_scalar(opts.storage, v, val) });
+                }
+            }
             let key = std::str::from_utf8(key_bytes).ok()?;
             let r = c.reader();
             if opts.storage == ValueStorage::Copy {
@@ -123,7 +139,7 @@ pub(super) unsafe fn get_fast(
             let to = Target { nspace: ns, rank };
             // SAFETY: val is writable, *val the caller's under static
             // values (checked above).
-            return Some(unsafe { deliver(k.answer(&r), &to, key, opts, None, val) });
+            return Some(unsafe { deliver(k.answer(&r), &to, key, opts, Some(owner), val) });
         }
     }
     if pointer && own_nspace {
