@@ -17,7 +17,9 @@
 //! 6. the bfrops module name, NUL-terminated; the buffer type byte; the
 //!    gds module name(s), NUL-terminated;
 //! 7. anything left is a packed `PMIX_SIZE` count and `PMIX_INFO` array
-//!    (tools), in the peer's own buffer format.
+//!    (tools), in the peer's own buffer format. A 4.2.2 sender's message
+//!    is one byte longer than its fields (it counts from 1): a client's
+//!    then ends in one zero byte, kept in [`ConnectMessage::info_blob`].
 //!
 //! Replies are raw network-order `u32`s, not framed: a client gets the
 //! status, then (on success) its index, used as `pindex` in every later
