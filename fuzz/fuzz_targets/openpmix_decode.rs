@@ -43,6 +43,8 @@ fuzz_target!(|data: &[u8]| {
         if let Ok(pmix::Value::Command(c)) = format.unpack_value(&mut buf, DataType::Command) {
             let _ = Command::try_from(c);
         }
+        // A commit's nested buffers (PMIX_BUFFER), from the same bytes.
+        let _ = format.unpack_buffers(&mut buf.clone(), 4);
         let types = DataType::ALL;
         let ty = types[usize::from(sel) % types.len()];
         let Ok(values) = format.unpack(&mut buf, ty, 4) else {

@@ -210,6 +210,78 @@ impl Format {
     }
 }
 
+/// One `PMIX_BUFFER` item: a whole `pmix_buffer_t` nested in another (a
+/// commit carries its put data so). On the wire: the inner buffer's type
+/// byte (0 undefined, 1 non-described, 2 fully described), its length as a
+/// `PMIX_SIZE`, then its bytes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NestedBuffer {
+    /// The inner buffer's type byte.
+    pub buffer_type: u8,
+    /// The inner buffer's packed bytes.
+    pub bytes: Vec<u8>,
+}
+
+impl Format {
+    /// Packs `items` as one pack call of `PMIX_BUFFER`s.
+    pub fn pack_buffers(self, buf: &mut Buffer, items: &[NestedBuffer]) -> Result<(), CodecError> {
+        self.module.require_varint()?;
+        let out = buf.bytes_mut();
+        if self.described {
+            wire::put_type(out, DataType::Int32.raw());
+        }
+        wire::put_count(out, items.len())?;
+        if self.described {
+            wire::put_type(out, PMIX_BUFFER);
+        }
+        for b in items {
+            out.push(b.buffer_type);
+            wire::put_bytes(out, &b.bytes);
+        }
+        Ok(())
+    }
+
+    /// Unpacks one pack call of `PMIX_BUFFER`s, at most `max`.
+    pub fn unpack_buffers(
+        self,
+        buf: &mut Buffer,
+        max: usize,
+    ) -> Result<Vec<NestedBuffer>, CodecError> {
+        self.module.require_varint()?;
+        buf.read_with(|r| {
+            if self.described {
+                let t = wire::get_type(r)?;
+                if t != DataType::Int32.raw() {
+                    return Err(CodecError::CountNotFirst(t));
+                }
+            }
+            let n = wire::get_count(r)?;
+            if n > max {
+                return Err(CodecError::InadequateSpace {
+                    total: n,
+                    room: max,
+                });
+            }
+            if self.described {
+                let t = wire::get_type(r)?;
+                if t != PMIX_BUFFER {
+                    return Err(CodecError::PackMismatch {
+                        expected: PMIX_BUFFER,
+                        found: t,
+                    });
+                }
+            }
+            let mut v = Vec::with_capacity(n);
+            for _ in 0..n {
+                let buffer_type = r.byte()?;
+                let bytes = wire::get_bytes(r)?;
+                v.push(NestedBuffer { buffer_type, bytes });
+            }
+            Ok(v)
+        })
+    }
+}
+
 impl Default for Format {
     fn default() -> Self {
         Format::DATA_PACK
@@ -297,6 +369,37 @@ mod tests {
         }
         .pack_value(&mut b, &stats)
         .unwrap();
+    }
+
+    #[test]
+    fn nested_buffers_round_trip_in_both_modes() {
+        let items = vec![
+            NestedBuffer {
+                buffer_type: 1,
+                bytes: vec![2, 9, 9],
+            },
+            NestedBuffer::default(),
+        ];
+        for described in [false, true] {
+            let f = Format {
+                module: Module::V41,
+                described,
+            };
+            let mut b = Buffer::new();
+            f.pack_buffers(&mut b, &items).unwrap();
+            let want: &[u8] = if described {
+                &[9, 4, 26, 1, 3, 2, 9, 9, 0, 0]
+            } else {
+                &[4, 1, 3, 2, 9, 9, 0, 0]
+            };
+            assert_eq!(b.as_bytes(), want);
+            assert_eq!(f.unpack_buffers(&mut b.clone(), 2).unwrap(), items);
+            assert!(f.unpack_buffers(&mut b.clone(), 1).is_err());
+            for n in 0..want.len() {
+                let mut cut = Buffer::from_bytes(want[..n].to_vec());
+                assert!(f.unpack_buffers(&mut cut, 2).is_err());
+            }
+        }
     }
 
     #[test]

@@ -42,7 +42,7 @@ pub mod wire;
 pub use buffer::{Buffer, Reader};
 pub use compress::{compress, decompress, zlib_frame};
 pub use error::CodecError;
-pub use format::{Format, Module};
+pub use format::{Format, Module, NestedBuffer};
 pub use unpack::{Unpacked, MAX_DEPTH};
 
 use crate::{DataType, Value};
