@@ -431,3 +431,59 @@ fn the_peer_of_a_connection_from_another_uid_is_that_uid() {
     assert_eq!(p.uid, NOBODY, "{p:?}");
     assert_eq!(p.pid, Some(child.id() as i32), "{p:?}");
 }
+
+/// A client told `PMIX_SERVER_URI3` (an OpenPMIx 3.x server) announces
+/// `v3`, whose fixed-width integers our codec does not speak yet: the
+/// handshake parses, and its init request is refused with a clear
+/// `NOT_SUPPORTED` instead of being misread. The bytes show the v3 layout
+/// (a 4-byte big-endian count, then the command byte).
+#[test]
+fn a_v3_client_is_recognised_and_its_buffers_refused_clearly() {
+    let Some((exe, libs)) = client_and_libs() else {
+        return;
+    };
+    for (version, libdir) in &libs {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = l.local_addr().unwrap();
+        let uri = ServerUri {
+            server: server_proc(),
+            addr,
+        }
+        .format();
+        let mut c = command(&exe, libdir);
+        c.env("PMIX_NAMESPACE", NSPACE)
+            .env("PMIX_RANK", "0")
+            .env("PMIX_SECURITY_MODE", "native")
+            .env("PMIX_GDS_MODULE", "hash")
+            .env("PMIX_SERVER_URI3", &uri);
+        let server = thread::spawn(move || -> Result<(ConnectMessage, Vec<u8>), String> {
+            let (mut s, _) = l.accept().map_err(|e| e.to_string())?;
+            s.set_read_timeout(Some(LIMIT)).unwrap();
+            let mut reader = FrameReader::server(pmix::openpmix::header::DEFAULT_MAX_MESSAGE);
+            let f = read_frame(&mut s, &mut reader)?;
+            let m = ConnectMessage::parse(&f.payload).map_err(|e| e.to_string())?;
+            let ok = ClientReply {
+                status: 0,
+                pindex: PINDEX,
+            };
+            s.write_all(&ok.encode()).map_err(|e| e.to_string())?;
+            let req = read_frame(&mut s, &mut reader)?;
+            Ok((m, req.payload))
+        });
+        let out = common::run_with_watchdog(&mut c, LIMIT, "the OpenPMIx v3 client");
+        let _ = TcpStream::connect(addr);
+        let (m, req) = server
+            .join()
+            .unwrap()
+            .unwrap_or_else(|e| panic!("{version}: {e}\n{}", text(&out)));
+        assert_eq!(m.format.module, Module::V3, "{version}");
+        assert_eq!(req, [0, 0, 0, 1, 0], "{version}: v3 REQ_CMD");
+        let e = m
+            .format
+            .codec()
+            .unpack_value(&mut Buffer::from_bytes(req), DataType::Command)
+            .unwrap_err();
+        assert_eq!(e.status(), pmix::Status::ERR_NOT_SUPPORTED, "{version}");
+        assert!(!out.status.success(), "{version}: {}", text(&out));
+    }
+}
