@@ -21,7 +21,7 @@
 //! ```
 //!
 //! OpenPMIx peers may speak an older type set or *fully described*
-//! buffers: [`Format`] packs and unpacks in those ([`format`]).
+//! buffers: [`Format`] packs and unpacks in those ([`format`](mod@format)).
 //!
 //! Unpacking never trusts a length: counts are checked against the bytes
 //! left before anything is allocated, nesting is bounded by [`MAX_DEPTH`],

@@ -12,7 +12,7 @@
 //! enough for the check).
 //!
 //! Only files are read here, no C call, so nothing goes through
-//! [`crate::sys`].
+//! `src/sys.rs`.
 //!
 //! Invariant: a connection is only attributed to a socket whose two
 //! addresses both match exactly; no match is an error, never a guess.
