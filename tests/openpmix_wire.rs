@@ -201,22 +201,18 @@ fn serve(l: TcpListener, answer: Answer) -> Result<Seen, String> {
 
 /// Runs `cmd` against a listener answering `answer`; returns what the
 /// server saw and the program's output.
-fn run(mut cmd: Command, answer: Answer, uri_var: Option<&str>) -> (Result<Seen, String>, Output) {
+fn run(
+    mut cmd: Command,
+    answer: Answer,
+    point: impl FnOnce(&ServerUri, &mut Command),
+) -> (Result<Seen, String>, Output) {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr: SocketAddr = l.local_addr().unwrap();
     let uri = ServerUri {
         server: server_proc(),
         addr,
-    }
-    .format();
-    match uri_var {
-        Some(var) => {
-            cmd.env(var, &uri);
-        }
-        None => {
-            cmd.arg("tool").arg(&uri);
-        }
-    }
+    };
+    point(&uri, &mut cmd);
     let (tx, rx) = mpsc::channel();
     let server = thread::spawn(move || {
         let r = serve(l, answer);
@@ -272,7 +268,9 @@ fn openpmix_clients_connect_send_init_in_both_buffer_types_and_fail_cleanly_when
                     .env("PMIX_SECURITY_MODE", "native")
                     .env("PMIX_GDS_MODULE", "hash")
                     .env("PMIX_BFROP_BUFFER_TYPE", bt.env_value());
-                let (seen, out) = run(c, Answer::AcceptThenClose, Some(var));
+                let (seen, out) = run(c, Answer::AcceptThenClose, |u, c| {
+                    c.env(var, u.format());
+                });
                 let seen = seen.unwrap_or_else(|e| panic!("{case}: {e}\n{}", text(&out)));
                 assert_ran_on(&out, libdir);
                 let m = &seen.connect;
@@ -324,7 +322,9 @@ fn a_refused_connection_fails_pmix_init() {
             .env("PMIX_RANK", "0")
             .env("PMIX_SECURITY_MODE", "native")
             .env("PMIX_GDS_MODULE", "hash");
-        let (seen, out) = run(c, Answer::Refuse(-46), Some("PMIX_SERVER_URI41"));
+        let (seen, out) = run(c, Answer::Refuse(-46), |u, c| {
+            c.env("PMIX_SERVER_URI41", u.format());
+        });
         let seen = seen.unwrap_or_else(|e| panic!("{version}: {e}\n{}", text(&out)));
         assert_eq!(seen.connect.format.buffer_type, BufferType::NonDescribed);
         assert!(!out.status.success(), "{version}: {}", text(&out));
@@ -344,7 +344,9 @@ fn an_openpmix_tool_sends_a_tool_connect_message() {
     let (uid, gid) = our_ids();
     for (version, libdir) in &libs {
         let c = command(&exe, libdir);
-        let (seen, out) = run(c, Answer::Tool, None);
+        let (seen, out) = run(c, Answer::Tool, |u, c| {
+            c.arg("tool").arg(u.format());
+        });
         let seen = seen.unwrap_or_else(|e| panic!("{version}: {e}\n{}", text(&out)));
         let m = &seen.connect;
         assert!(
@@ -485,5 +487,48 @@ fn a_v3_client_is_recognised_and_its_buffers_refused_clearly() {
             .unwrap_err();
         assert_eq!(e.status(), pmix::Status::ERR_NOT_SUPPORTED, "{version}");
         assert!(!out.status.success(), "{version}: {}", text(&out));
+    }
+}
+
+/// The environment our server module builds (`openpmix::ClientEnv`, all
+/// three URI variables, `native,none`, fully described, `hash`) brings a
+/// real client of each library to connect as v41, fully described, with
+/// its gds `hash`, and to send its init request.
+#[test]
+fn the_environment_we_build_brings_real_clients_to_us_as_v41() {
+    let Some((exe, libs)) = client_and_libs() else {
+        return;
+    };
+    let tmp = private_tmpdir();
+    for (version, libdir) in &libs {
+        let me = Proc::new(Nspace::new(NSPACE).unwrap(), Rank(1));
+        let (seen, out) = run(command(&exe, libdir), Answer::AcceptThenClose, |u, c| {
+            let vars = pmix::openpmix::ClientEnv {
+                proc: &me,
+                uri: u,
+                buffer_type: BufferType::FullyDescribed,
+                version: "5.0.11",
+                server_tmpdir: &tmp,
+                system_tmpdir: &tmp,
+                hostname: "localhost",
+            }
+            .vars();
+            c.envs(vars);
+        });
+        let seen = seen.unwrap_or_else(|e| panic!("{version}: {e}\n{}", text(&out)));
+        let m = &seen.connect;
+        assert_eq!(m.identity.proc.as_ref(), Some(&me), "{version}");
+        assert_eq!(m.format.module, Module::V41, "{version}");
+        assert_eq!(
+            m.format.buffer_type,
+            BufferType::FullyDescribed,
+            "{version}"
+        );
+        assert_eq!(
+            (m.psec.as_str(), m.gds.as_str()),
+            ("native", "hash"),
+            "{version}"
+        );
+        assert_eq!(seen.request.map(|r| r.2), Some(Cmd::Req), "{version}");
     }
 }

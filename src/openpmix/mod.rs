@@ -13,6 +13,8 @@
 //!   parsed and built.
 //! - [`uri`]: the server URI (`nspace.rank;tcp4://127.0.0.1:PORT`) and the
 //!   environment variable names that carry it.
+//! - [`rendezvous`]: the environment a server gives the clients it starts,
+//!   and what a client reads from it.
 //! - [`peer`]: who is on the other end of a loopback TCP connection, as
 //!   the kernel knows it (OpenPMIx itself takes the connect message's
 //!   word for it).
@@ -34,6 +36,7 @@ pub mod error;
 pub mod handshake;
 pub mod header;
 pub mod peer;
+pub mod rendezvous;
 pub mod uri;
 
 pub use bfrops::{BufferType, PeerFormat};
@@ -41,4 +44,5 @@ pub use command::Command;
 pub use error::WireError;
 pub use handshake::{ClientReply, ConnectMessage, Identity, PeerKind, ToolReply};
 pub use header::{FrameReader, Header};
+pub use rendezvous::{ClientEnv, Rendezvous};
 pub use uri::ServerUri;
