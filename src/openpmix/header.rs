@@ -312,6 +312,43 @@ mod tests {
         }
     }
 
+    /// A stream that hands out its bytes a few at a time, then would block.
+    struct Trickle(Vec<u8>, usize);
+
+    impl Read for Trickle {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if self.0.is_empty() {
+                return Err(io::ErrorKind::WouldBlock.into());
+            }
+            let n = self.1.min(buf.len()).min(self.0.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0.drain(..n);
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn reading_a_non_blocking_stream_stops_when_it_would_block_or_ends() {
+        let f = Frame {
+            header: Header {
+                pindex: 1,
+                tag: 100,
+                nbytes: 3,
+            },
+            payload: vec![1, 2, 3],
+        };
+        let wire = f.encode(Order::Network);
+        let mut r = FrameReader::new(16);
+        let mut s = Trickle(wire[..10].to_vec(), 3);
+        assert_eq!(r.read_from(&mut s).unwrap(), ReadState::Open);
+        assert!(r.next_frame().is_none() && !r.is_idle());
+        let mut s = Trickle(wire[10..].to_vec(), 3);
+        assert_eq!(r.read_from(&mut s).unwrap(), ReadState::Open);
+        assert_eq!(r.next_frame(), Some(f));
+        let mut closed: &[u8] = &[];
+        assert_eq!(r.read_from(&mut closed).unwrap(), ReadState::Closed);
+    }
+
     #[test]
     fn oversized_messages_are_refused_before_their_payload() {
         let mut r = FrameReader::server(1024);
