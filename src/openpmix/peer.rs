@@ -23,15 +23,22 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpStream};
 
 use super::WireError;
 
-/// The process at the other end of a connection.
+/// The socket at the other end of a connection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PeerProcess {
     /// The uid owning the peer's socket.
     pub uid: u32,
     /// The peer socket's inode.
     pub inode: u64,
-    /// A process holding the peer socket, if one was found.
-    pub pid: Option<i32>,
+}
+
+impl PeerProcess {
+    /// A process holding the peer socket, if one is visible. This scans
+    /// every process's descriptors: ask only when the pid is needed (the
+    /// uid check does not need it).
+    pub fn pid(&self) -> Option<i32> {
+        pid_holding(self.inode)
+    }
 }
 
 /// The peer of `stream` (both ends on this host).
@@ -52,11 +59,7 @@ pub fn lookup(local: SocketAddr, remote: SocketAddr) -> Result<PeerProcess, Wire
             Err(e) => return Err(e.into()),
         };
         if let Some((uid, inode)) = find_socket(&text, remote, local) {
-            return Ok(PeerProcess {
-                uid,
-                inode,
-                pid: pid_holding(inode),
-            });
+            return Ok(PeerProcess { uid, inode });
         }
     }
     Err(WireError::Io(io::Error::new(
@@ -159,7 +162,7 @@ mod tests {
         let (s, _) = l.accept().unwrap();
         let p = of_stream(&s).unwrap();
         assert_eq!(p.uid, crate::sys::my_ids().0);
-        assert_eq!(p.pid, Some(std::process::id() as i32));
+        assert_eq!(p.pid(), Some(std::process::id() as i32));
         // And from the other side, the accepted socket is ours too.
         assert_eq!(of_stream(&c).unwrap().uid, p.uid);
         // A connection that is not there is an error, not a guess.
