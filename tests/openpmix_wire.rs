@@ -16,7 +16,10 @@
 //! A refused connection (`PMIX_ERR_NOT_FOUND`) fails 5.0.11's `PMIx_Init`
 //! too (4.2.2's may hang then: see the test), and
 //! a tool (`PMIx_tool_init` with `PMIX_SERVER_URI`) sends a tool's connect
-//! message that parses, with its info array.
+//! message that parses, with its info array. The other way round, a stock
+//! OpenPMIx server (`tests/c/openpmix_server.c`) accepts our connect
+//! message and init request, and its init reply decodes, in both buffer
+//! types; and the kernel names the uid of a peer that is not us.
 
 mod common;
 
@@ -532,4 +535,165 @@ fn the_environment_we_build_brings_real_clients_to_us_as_v41() {
         );
         assert_eq!(seen.request.map(|r| r.2), Some(Cmd::Req), "{version}");
     }
+}
+
+/// A stock OpenPMIx server (`tests/c/openpmix_server.c` on Debian's 4.2.2
+/// or the wheel's 5.0.11) accepts OUR side of the protocol, as issue 24's
+/// client will speak it: its `PMIx_server_setup_fork` environment read
+/// with `Rendezvous::from_env`, our connect message (`v41`, `hash`, native
+/// credential) in each buffer type, the index it answers, our init request
+/// — and its init reply decodes in that buffer type: the namespace, then
+/// the job's key-values up to the end of the buffer, `pmix.job.size`
+/// among them.
+#[test]
+fn a_stock_openpmix_server_accepts_our_handshake_and_init_in_both_buffer_types() {
+    let Some((inc, lib)) = common::reference_pmix() else {
+        return;
+    };
+    let mut libs = vec![("4.2.2", lib.clone())];
+    if let Some(w) = common::ompi5() {
+        libs.push(("5.0.11", w.pmix_lib_dir()));
+    }
+    let exe = common::scratch("openpmix-wire-server").join("openpmix_server");
+    common::compile_c(
+        &[&common::root().join("tests/c/openpmix_server.c")],
+        &exe,
+        &inc,
+        &lib,
+        &["-lpthread"],
+    );
+    let (uid, gid) = our_ids();
+    for (version, libdir) in &libs {
+        for bt in [BufferType::NonDescribed, BufferType::FullyDescribed] {
+            let case = format!("{version} {bt:?}");
+            let tmp = private_tmpdir();
+            let mut server = Command::new(&exe)
+                .arg(&tmp)
+                .env_clear()
+                .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+                .env("LD_LIBRARY_PATH", libdir)
+                .env("TMPDIR", &tmp)
+                .env("PMIX_MCA_gds", "hash")
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .spawn()
+                .unwrap();
+            let result = talk_to_server(&mut server, bt, uid, gid);
+            // Closing its standard input ends the server.
+            drop(server.stdin.take());
+            let (tx, rx) = mpsc::channel();
+            let pid = server.id();
+            thread::spawn(move || {
+                let _ = tx.send(server.wait());
+            });
+            if rx.recv_timeout(LIMIT).is_err() {
+                // SAFETY: kill has no memory preconditions; pid is our child's.
+                unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+                panic!("{case}: the server did not end");
+            }
+            let keys = result.unwrap_or_else(|e| panic!("{case}: {e}"));
+            assert!(
+                keys.iter().any(|k| k == "pmix.job.size"),
+                "{case}: job keys {keys:?}"
+            );
+        }
+    }
+}
+
+/// Reads the server's rendezvous from its output, connects as a client of
+/// buffer type `bt`, sends init and returns the keys of the init reply.
+fn talk_to_server(
+    server: &mut std::process::Child,
+    bt: BufferType,
+    uid: u32,
+    gid: u32,
+) -> Result<Vec<String>, String> {
+    use std::io::BufRead;
+    let out = server.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        for line in std::io::BufReader::new(out).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut env = std::collections::HashMap::new();
+    loop {
+        let line = rx
+            .recv_timeout(LIMIT)
+            .map_err(|_| "the server printed no 'ready'".to_string())?;
+        if line == "ready" {
+            break;
+        }
+        let (k, v) = line
+            .split_once('=')
+            .ok_or_else(|| format!("server: {line}"))?;
+        env.insert(k.to_string(), v.to_string());
+    }
+    let rdv = pmix::openpmix::Rendezvous::from_env(|k| env.get(k).cloned())
+        .map_err(|e| format!("rendezvous: {e}"))?
+        .ok_or("no URI in the server's environment")?;
+    if rdv.module != Module::V41 || rdv.psec != "native" {
+        return Err(format!("rendezvous {rdv:?}"));
+    }
+    let me = rdv.proc.clone().ok_or("no PMIX_NAMESPACE/PMIX_RANK")?;
+    let format = pmix::openpmix::PeerFormat {
+        module: rdv.module,
+        buffer_type: bt,
+    };
+    let hello = ConnectMessage::client(me.clone(), uid, gid, "5.0.11", format);
+    let mut s = TcpStream::connect(rdv.uri.addr).map_err(|e| format!("connect: {e}"))?;
+    s.set_read_timeout(Some(LIMIT)).unwrap();
+    s.write_all(&hello.encode().unwrap())
+        .map_err(|e| e.to_string())?;
+    let mut reply = [0u8; 8];
+    s.read_exact(&mut reply[..4])
+        .map_err(|e| format!("status: {e}"))?;
+    if ClientReply::parse(&reply[..4]).is_err() {
+        return Err(format!("refused: {reply:?}"));
+    }
+    s.read_exact(&mut reply[4..])
+        .map_err(|e| format!("index: {e}"))?;
+    let (r, _) = ClientReply::parse(&reply).unwrap().unwrap();
+
+    let fmt = format.codec();
+    let mut req = Buffer::new();
+    fmt.pack_value(&mut req, &Value::Command(Cmd::Req.into()))
+        .unwrap();
+    let frame = pmix::openpmix::header::Frame {
+        header: pmix::openpmix::Header {
+            pindex: r.pindex as i32,
+            tag: TAG_DYNAMIC,
+            nbytes: req.len() as u32,
+        },
+        payload: req.into_bytes(),
+    };
+    s.write_all(&frame.encode(pmix::openpmix::header::Order::Network))
+        .map_err(|e| e.to_string())?;
+    let mut reader = FrameReader::new(pmix::openpmix::header::DEFAULT_MAX_MESSAGE);
+    let f = read_frame(&mut s, &mut reader)?;
+    if f.header.tag != TAG_DYNAMIC {
+        return Err(format!("reply on tag {}", f.header.tag));
+    }
+    let mut buf = Buffer::from_bytes(f.payload);
+    let ns = fmt
+        .unpack_value(&mut buf, DataType::String)
+        .map_err(|e| format!("nspace: {e} in {:02x?}", buf.as_bytes()))?;
+    if ns != Value::string(&me.nspace.as_c_str().to_string_lossy()) {
+        return Err(format!("init reply for {ns:?}"));
+    }
+    let mut keys = Vec::new();
+    while buf.remaining() > 0 {
+        match fmt.unpack_value(&mut buf, DataType::Kval) {
+            Ok(Value::Kval(k)) => keys.push(
+                k.key
+                    .map(|c| c.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+            ),
+            other => return Err(format!("kval after {keys:?}: {other:?}")),
+        }
+    }
+    Ok(keys)
 }
