@@ -20,6 +20,8 @@
 //!   `PMIX_INFO_ARRAY` (44). A type the peer's module does not register is
 //!   an error at the peer (`UNSUPPORTED TYPE`), so it is never sent: packing
 //!   one, at any depth, fails here with [`CodecError::NotInModule`].
+//!   (master's `v41` no longer registers the four statistics types 61–64;
+//!   a 6.x peer is not told them apart here yet.)
 //! - `v4` and `v41` encode integers alike (variable length, [`super::varint`]);
 //!   `v3` packs them fixed-width in network order with a type tag before
 //!   `PMIX_SIZE`/`PMIX_INT`/`PMIX_UINT`. That encoding is not implemented:
@@ -63,8 +65,7 @@ impl Module {
     /// Whether this module registers the type `raw`.
     pub fn knows(self, raw: u16) -> bool {
         match self {
-            // 1..=46 except 26 (BUFFER: registered) all exist in v3, plus
-            // MODEX and INFO_ARRAY.
+            // Every type up to PMIX_ENVAR, MODEX and INFO_ARRAY included.
             Module::V3 => (1..=46).contains(&raw),
             Module::V4 => (1..=59).contains(&raw) && raw != MODEX && raw != INFO_ARRAY,
             Module::V41 => (1..=69).contains(&raw) && raw != MODEX && raw != INFO_ARRAY,
