@@ -742,3 +742,74 @@ fn reference_decompresses_our_frames() {
         );
     }
 }
+
+/// The reference's fully described buffers (`PMIx_Data_pack` with
+/// `PMIX_BFROP_BUFFER_TYPE=PMIX_BFROP_BUFFER_FULLY_DESC`), recorded in
+/// `tests/data/codec/buffer_vectors_described.txt` and, when the reference
+/// is installed, produced live by `buffer_vectors.c` and compared with the
+/// recorded copy.
+fn described_vectors() -> BTreeMap<String, (i32, Vec<u8>)> {
+    let path = common::root().join("tests/data/codec/buffer_vectors_described.txt");
+    let recorded = parse(&std::fs::read_to_string(path).expect("recorded described vectors"));
+    if let Some((inc, lib)) = common::reference_pmix() {
+        let dir = common::scratch("codec_vectors_described");
+        let exe = dir.join("buffer_vectors");
+        let src = common::root().join("tests/c/buffer_vectors.c");
+        common::compile_c(&[&src], &exe, &inc, &lib, &["-lhwloc"]);
+        let out = Command::new(&exe)
+            .env("LD_LIBRARY_PATH", &lib)
+            .env("PMIX_BFROP_BUFFER_TYPE", "PMIX_BFROP_BUFFER_FULLY_DESC")
+            .output()
+            .expect("run buffer_vectors");
+        assert!(out.status.success(), "buffer_vectors failed");
+        let mut live = parse(&String::from_utf8(out.stdout).unwrap());
+        live.remove("topology");
+        assert_eq!(
+            live, recorded,
+            "the reference's described bytes differ from the recorded copy"
+        );
+    }
+    recorded
+}
+
+/// Fully described mode (`codec::Format`) writes, case for case, the bytes
+/// and status of the reference's fully described `PMIx_Data_pack`, and
+/// reads the reference's described bytes back to the values.
+#[test]
+fn described_bytes_match_the_reference() {
+    let vectors = described_vectors();
+    let fmt = codec::Format {
+        module: codec::Module::V41,
+        described: true,
+    };
+    let mut checked = 0;
+    for (name, ty, items) in cases() {
+        let (rc, want) = vectors
+            .get(name)
+            .unwrap_or_else(|| panic!("no described vector for {name}"));
+        let mut buf = Buffer::new();
+        let status = match fmt.pack(&mut buf, ty, &items) {
+            Ok(()) => 0,
+            Err(e) => e.status().code(),
+        };
+        assert_eq!(status, *rc, "{name}: status");
+        if *rc == 0 {
+            assert_eq!(
+                buf.as_bytes(),
+                &want[..],
+                "{name}: bytes\n ours {:02x?}\n ref  {:02x?}",
+                buf.as_bytes(),
+                want
+            );
+            let mut back = Buffer::from_bytes(want.clone());
+            let got = fmt
+                .unpack(&mut back, ty, items.len().max(1))
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(back.remaining(), 0, "{name}: unread bytes");
+            let expected: Vec<Value> = items.iter().map(expected_after_round_trip).collect();
+            assert_eq!(got, expected, "{name}");
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, vectors.len());
+}
