@@ -396,7 +396,10 @@ fn own_scalar_checks(me: &pmix_proc_t) -> Result<(), String> {
             // SAFETY: valid proc, key and infos; p points at our value.
             let rc = unsafe { PMIx_Get(me, key.as_ptr(), statics.as_ptr(), 1, &mut p) };
             check(rc, "own static get")?;
-            if (mine.type_, unsafe { mine.data.uint32 }) != (PMIX_UINT32, x) {
+            // SAFETY: reading a union field of a value we own (any bits
+            // are a valid u32).
+            let got = unsafe { mine.data.uint32 };
+            if (mine.type_, got) != (PMIX_UINT32, x) {
                 return Err(format!("own static get after put {x}"));
             }
         }
