@@ -440,9 +440,7 @@ impl HostModule for TestHost {
         _infos: &[Info],
         done: Completion<()>,
     ) -> Result<(), Status> {
-        *self.connects.lock().unwrap() += 1;
-        done.complete(Ok(()));
-        Ok(())
+        count_and_complete(&self.connects, done)
     }
 
     fn disconnect(
@@ -451,10 +449,16 @@ impl HostModule for TestHost {
         _infos: &[Info],
         done: Completion<()>,
     ) -> Result<(), Status> {
-        *self.disconnects.lock().unwrap() += 1;
-        done.complete(Ok(()));
-        Ok(())
+        count_and_complete(&self.disconnects, done)
     }
+}
+
+/// A connect or disconnect the host agrees to: counted in `counter`,
+/// completed at once.
+fn count_and_complete(counter: &Mutex<u32>, done: Completion<()>) -> Result<(), Status> {
+    *counter.lock().unwrap() += 1;
+    done.complete(Ok(()));
+    Ok(())
 }
 
 /// Waits for `children` (taken from `list` until it stays empty), each

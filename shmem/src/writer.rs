@@ -291,12 +291,18 @@ impl SegmentBuilder {
         Ok(self)
     }
 
-    fn check_rank(rank: u32) -> Result<u32, BuildError> {
+    /// The checked rank and the cell of a process-realm or posted value.
+    fn rank_cell(
+        &mut self,
+        rank: u32,
+        key: KeyId,
+        v: StoredValue,
+    ) -> Result<(u32, Cell), BuildError> {
         // Posted data has 4 rows per rank, numbered in 32 bits.
         if rank >= MAX_RANKS {
             return Err(BuildError::BadRank(rank));
         }
-        Ok(rank)
+        Ok((rank, self.cell(key, v)?))
     }
 
     /// Sets a process-realm key of `rank`.
@@ -312,8 +318,7 @@ impl SegmentBuilder {
         key: KeyId,
         v: StoredValue,
     ) -> Result<&mut Self, BuildError> {
-        let r = Self::check_rank(rank)?;
-        let c = self.cell(key, v)?;
+        let (r, c) = self.rank_cell(rank, key, v)?;
         self.procs.push(r, c);
         Ok(self)
     }
@@ -339,8 +344,7 @@ impl SegmentBuilder {
         key: KeyId,
         v: StoredValue,
     ) -> Result<&mut Self, BuildError> {
-        let r = Self::check_rank(rank)?;
-        let c = self.cell(key, v)?;
+        let (r, c) = self.rank_cell(rank, key, v)?;
         self.posted.push(r * Scope::COUNT + scope.row(), c);
         Ok(self)
     }
@@ -469,16 +473,17 @@ struct Emitter {
     nblocks_emitted: u32,
 }
 
+/// The serializer of a segment's blocks (16-byte aligned buffers).
+type BlockSerializer<'a> = rkyv::api::high::HighSerializer<
+    AlignedVec<16>,
+    rkyv::ser::allocator::ArenaHandle<'a>,
+    rkyv::rancor::Error,
+>;
+
 impl Emitter {
     fn serialize<T>(&mut self, value: &T) -> Result<(usize, usize), BuildError>
     where
-        T: for<'a> rkyv::Serialize<
-            rkyv::api::high::HighSerializer<
-                AlignedVec<16>,
-                rkyv::ser::allocator::ArenaHandle<'a>,
-                rkyv::rancor::Error,
-            >,
-        >,
+        T: for<'a> rkyv::Serialize<BlockSerializer<'a>>,
     {
         self.pad();
         let start = self.buf.len();
@@ -489,13 +494,7 @@ impl Emitter {
 
     fn emit<T>(&mut self, value: &T) -> Result<u32, BuildError>
     where
-        T: for<'a> rkyv::Serialize<
-            rkyv::api::high::HighSerializer<
-                AlignedVec<16>,
-                rkyv::ser::allocator::ArenaHandle<'a>,
-                rkyv::rancor::Error,
-            >,
-        >,
+        T: for<'a> rkyv::Serialize<BlockSerializer<'a>>,
     {
         let (start, len) = self.serialize(value)?;
         let id = u32::try_from(self.blocks.len()).map_err(|_| BuildError::TooLarge)?;

@@ -193,6 +193,39 @@ impl Inner {
 /// events that came before its answer to start.
 const EVENTS_SETTLE: std::time::Duration = std::time::Duration::from_secs(2);
 
+/// The blocking and `_nb` forms of a group call naming procs (construct,
+/// invite), sent as `$op`.
+macro_rules! members_calls {
+    (
+        $op:expr;
+        $(#[$doc:meta])* $blocking:ident;
+        $(#[$doc_nb:meta])* $nb:ident
+    ) => {
+        $(#[$doc])*
+        pub fn $blocking(
+            &self,
+            id: &str,
+            procs: &[Proc],
+            directives: &[Info],
+        ) -> Result<GroupResult, Status> {
+            let req = self.members_request($op, id, procs, directives)?;
+            self.group_call($op, Expect::Group, id, req)
+        }
+
+        $(#[$doc_nb])*
+        pub fn $nb(
+            &self,
+            id: &str,
+            procs: &[Proc],
+            directives: &[Info],
+            done: GroupCallback,
+        ) -> Result<(), Status> {
+            let req = self.members_request($op, id, procs, directives)?;
+            self.group_call_nb($op, Expect::Group, id, req, done)
+        }
+    };
+}
+
 impl Client {
     /// The checks before a group request: initialized, not a singleton,
     /// a valid id.
@@ -243,19 +276,18 @@ impl Client {
         )
     }
 
-    fn construct_request(
+    /// The request of a construct or an invite (`op`); an invite names at
+    /// least one proc, and no wildcard.
+    fn members_request(
         &self,
+        op: Op,
         id: &str,
         procs: &[Proc],
         dirs: &[Info],
     ) -> Result<Vec<u8>, Status> {
-        self.group_checks(Op::GROUP_CONSTRUCT, id)?;
-        body::encode_construct(id, procs, dirs)
-    }
-
-    fn invite_request(&self, id: &str, procs: &[Proc], dirs: &[Info]) -> Result<Vec<u8>, Status> {
-        self.group_checks(Op::GROUP_INVITE, id)?;
-        if procs.is_empty() || procs.iter().any(|p| p.rank == Rank::WILDCARD) {
+        self.group_checks(op, id)?;
+        let invite = op == Op::GROUP_INVITE;
+        if invite && (procs.is_empty() || procs.iter().any(|p| p.rank == Rank::WILDCARD)) {
             return Err(Status::ERR_BAD_PARAM);
         }
         body::encode_construct(id, procs, dirs)
@@ -299,31 +331,16 @@ impl Client {
         self.group_call_nb(op, Expect::Forget, id, req, status_of(done))
     }
 
-    /// `PMIx_Group_construct`: a collective of every process of `procs`
-    /// (the leaders; `PMIX_RANK_WILDCARD` for a whole namespace) with
-    /// group id `id`; returns the group once every participant called
-    /// it. A process added by a leader (`PMIX_GROUP_ADD_MEMBERS`), or a
-    /// member of a bootstrap (`pmix.grp.btstrp`), passes no procs.
-    pub fn group_construct(
-        &self,
-        id: &str,
-        procs: &[Proc],
-        directives: &[Info],
-    ) -> Result<GroupResult, Status> {
-        let req = self.construct_request(id, procs, directives)?;
-        self.group_call(Op::GROUP_CONSTRUCT, Expect::Group, id, req)
-    }
-
-    /// `PMIx_Group_construct_nb`: `done` runs on the progress thread.
-    pub fn group_construct_nb(
-        &self,
-        id: &str,
-        procs: &[Proc],
-        directives: &[Info],
-        done: GroupCallback,
-    ) -> Result<(), Status> {
-        let req = self.construct_request(id, procs, directives)?;
-        self.group_call_nb(Op::GROUP_CONSTRUCT, Expect::Group, id, req, done)
+    members_calls! {
+        Op::GROUP_CONSTRUCT;
+        /// `PMIx_Group_construct`: a collective of every process of `procs`
+        /// (the leaders; `PMIX_RANK_WILDCARD` for a whole namespace) with
+        /// group id `id`; returns the group once every participant called
+        /// it. A process added by a leader (`PMIX_GROUP_ADD_MEMBERS`), or a
+        /// member of a bootstrap (`pmix.grp.btstrp`), passes no procs.
+        group_construct;
+        /// `PMIx_Group_construct_nb`: `done` runs on the progress thread.
+        group_construct_nb
     }
 
     /// `PMIx_Group_destruct`: a collective of the group's members; the
@@ -342,28 +359,13 @@ impl Client {
         self.forget_call_nb(Op::GROUP_DESTRUCT, id, directives, done)
     }
 
-    /// `PMIx_Group_invite`: this process (the leader) invites `procs` to
-    /// group `id`; returns once every invitee answered (or failed).
-    pub fn group_invite(
-        &self,
-        id: &str,
-        procs: &[Proc],
-        directives: &[Info],
-    ) -> Result<GroupResult, Status> {
-        let req = self.invite_request(id, procs, directives)?;
-        self.group_call(Op::GROUP_INVITE, Expect::Group, id, req)
-    }
-
-    /// `PMIx_Group_invite_nb`: `done` runs on the progress thread.
-    pub fn group_invite_nb(
-        &self,
-        id: &str,
-        procs: &[Proc],
-        directives: &[Info],
-        done: GroupCallback,
-    ) -> Result<(), Status> {
-        let req = self.invite_request(id, procs, directives)?;
-        self.group_call_nb(Op::GROUP_INVITE, Expect::Group, id, req, done)
+    members_calls! {
+        Op::GROUP_INVITE;
+        /// `PMIx_Group_invite`: this process (the leader) invites `procs` to
+        /// group `id`; returns once every invitee answered (or failed).
+        group_invite;
+        /// `PMIx_Group_invite_nb`: `done` runs on the progress thread.
+        group_invite_nb
     }
 
     /// `PMIx_Group_join`: answers `leader`'s invitation to group `id`. An

@@ -161,39 +161,48 @@ fn check_hwloc(source: &OptString, what: &'static str) -> Result<(), CodecError>
     }
 }
 
-fn pack_disk(out: &mut Vec<u8>, d: &DiskStats) -> Result<(), CodecError> {
-    wire::put_str(out, opt(&d.disk))?;
-    for v in [
-        d.num_reads_completed,
-        d.num_reads_merged,
-        d.num_sectors_read,
-        d.milliseconds_reading,
-        d.num_writes_completed,
-        d.num_writes_merged,
-        d.num_sectors_written,
-        d.milliseconds_writing,
-        d.num_ios_in_progress,
-        d.milliseconds_io,
-        d.weighted_milliseconds_io,
-    ] {
+/// A disk's or network interface's stats: its name, then its counters.
+fn pack_counters(out: &mut Vec<u8>, name: &OptString, counters: &[u64]) -> Result<(), CodecError> {
+    wire::put_str(out, opt(name))?;
+    for &v in counters {
         varint::put_u64(out, v);
     }
     Ok(())
 }
 
+fn pack_disk(out: &mut Vec<u8>, d: &DiskStats) -> Result<(), CodecError> {
+    pack_counters(
+        out,
+        &d.disk,
+        &[
+            d.num_reads_completed,
+            d.num_reads_merged,
+            d.num_sectors_read,
+            d.milliseconds_reading,
+            d.num_writes_completed,
+            d.num_writes_merged,
+            d.num_sectors_written,
+            d.milliseconds_writing,
+            d.num_ios_in_progress,
+            d.milliseconds_io,
+            d.weighted_milliseconds_io,
+        ],
+    )
+}
+
 fn pack_net(out: &mut Vec<u8>, n: &NetStats) -> Result<(), CodecError> {
-    wire::put_str(out, opt(&n.net_interface))?;
-    for v in [
-        n.num_bytes_recvd,
-        n.num_packets_recvd,
-        n.num_recv_errs,
-        n.num_bytes_sent,
-        n.num_packets_sent,
-        n.num_send_errs,
-    ] {
-        varint::put_u64(out, v);
-    }
-    Ok(())
+    pack_counters(
+        out,
+        &n.net_interface,
+        &[
+            n.num_bytes_recvd,
+            n.num_packets_recvd,
+            n.num_recv_errs,
+            n.num_bytes_sent,
+            n.num_packets_sent,
+            n.num_send_errs,
+        ],
+    )
 }
 
 /// Appends one item (no type tag, no count).

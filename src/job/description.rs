@@ -88,6 +88,27 @@ pub(crate) fn info(key: &str, value: Value) -> Info {
     )
 }
 
+/// The accessors a node and an application share: `ranks` (documented
+/// by `$ranks_doc`) and the keys of their realm (`$realm`).
+macro_rules! ranks_and_infos {
+    ($ranks_doc:literal, $realm:literal) => {
+        #[doc = $ranks_doc]
+        pub fn ranks(&self) -> &[u32] {
+            &self.ranks
+        }
+
+        #[doc = concat!("A value of the ", $realm, " realm.")]
+        pub fn info(&self, key: &str) -> Option<&Value> {
+            self.infos.get(key)
+        }
+
+        #[doc = concat!("Every key and value of the ", $realm, " realm.")]
+        pub fn infos(&self) -> &KeyValues {
+            &self.infos
+        }
+    };
+}
+
 /// One node of the job (or of its session).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct NodeDesc {
@@ -117,21 +138,10 @@ impl NodeDesc {
         &self.aliases
     }
 
-    /// The job's ranks on this node, in local-rank order (what
-    /// `PMIX_LOCAL_PEERS` lists).
-    pub fn ranks(&self) -> &[u32] {
-        &self.ranks
-    }
-
-    /// A node-realm value.
-    pub fn info(&self, key: &str) -> Option<&Value> {
-        self.infos.get(key)
-    }
-
-    /// Every node-realm key and value.
-    pub fn infos(&self) -> &KeyValues {
-        &self.infos
-    }
+    ranks_and_infos!(
+        "The job's ranks on this node, in local-rank order (what `PMIX_LOCAL_PEERS` lists).",
+        "node"
+    );
 
     /// True if `name` is this node's hostname or one of its aliases.
     pub fn is_named(&self, name: &str) -> bool {
@@ -164,20 +174,7 @@ impl AppDesc {
         self.ranks.first().copied()
     }
 
-    /// The application's ranks, ascending.
-    pub fn ranks(&self) -> &[u32] {
-        &self.ranks
-    }
-
-    /// An application-realm value.
-    pub fn info(&self, key: &str) -> Option<&Value> {
-        self.infos.get(key)
-    }
-
-    /// Every application-realm key and value.
-    pub fn infos(&self) -> &KeyValues {
-        &self.infos
-    }
+    ranks_and_infos!("The application's ranks, ascending.", "application");
 }
 
 /// What one `PMIX_PROC_DATA` array said about one rank.

@@ -35,6 +35,13 @@ static void print_argv(const char *label, char **argv)
     printf("]\n");
 }
 
+/* FREE(p, n), an X_FREE macro, then whether it left p NULL. */
+#define SAY_FREED(label, FREE, p, n)                                 \
+    do {                                                             \
+        FREE(p, n);                                                  \
+        printf(label "_FREE -> %s\n", NULL == (p) ? "NULL" : "set"); \
+    } while (0)
+
 static char *dup_str(const char *s)
 {
     char *p = (char *) malloc(strlen(s) + 1);
@@ -409,8 +416,7 @@ static void objects(void)
     PMIX_DEVICE_DIST_CREATE(dd, 2);
     printf("DIST_CREATE %u/%u type=%lu\n", dd[1].mindist, dd[1].maxdist,
            (unsigned long) dd[1].type);
-    PMIX_DEVICE_DIST_FREE(dd, 2);
-    printf("DIST_FREE -> %s\n", NULL == dd ? "NULL" : "set");
+    SAY_FREED("DIST", PMIX_DEVICE_DIST_FREE, dd, 2);
 
     bytes = dup_str("bytes");
     sz = 6;
@@ -423,8 +429,7 @@ static void objects(void)
     PMIX_BYTE_OBJECT_CREATE(bos, 0);
     printf("BO_CREATE(0) %s\n", NULL == bos ? "NULL" : "set");
     PMIX_BYTE_OBJECT_CREATE(bos, 2);
-    PMIX_BYTE_OBJECT_FREE(bos, 2);
-    printf("BO_FREE -> %s\n", NULL == bos ? "NULL" : "set");
+    SAY_FREED("BO", PMIX_BYTE_OBJECT_FREE, bos, 2);
 
     PMIX_ENVAR_CONSTRUCT(&ev);
     PMIX_ENVAR_LOAD(&ev, "PATH", NULL, ':');
@@ -433,8 +438,7 @@ static void objects(void)
     printf("ENVAR_DESTRUCT %s %s\n", NULL == ev.envar ? "NULL" : "set", NULL == ev.value ? "NULL" : "set");
     PMIX_ENVAR_CREATE(evs, 2);
     PMIX_ENVAR_LOAD(&evs[1], "X", "1", ',');
-    PMIX_ENVAR_FREE(evs, 2);
-    printf("ENVAR_FREE -> %s\n", NULL == evs ? "NULL" : "set");
+    SAY_FREED("ENVAR", PMIX_ENVAR_FREE, evs, 2);
 
     memset(&c, 0x44, sizeof(c));
     PMIX_COORD_CONSTRUCT(&c);
@@ -452,21 +456,17 @@ static void objects(void)
     PMIX_GEOMETRY_DESTRUCT(&gs[0]);
     printf("GEOMETRY_DESTRUCT %s %s %lu\n", NULL == gs[0].uuid ? "NULL" : "set",
            NULL == gs[0].coordinates ? "NULL" : "set", (unsigned long) gs[0].ncoords);
-    PMIX_GEOMETRY_FREE(gs, 2);
-    printf("GEOMETRY_FREE -> %s\n", NULL == gs ? "NULL" : "set");
+    SAY_FREED("GEOMETRY", PMIX_GEOMETRY_FREE, gs, 2);
 
     PMIX_ENDPOINT_CREATE(eps, 2);
     eps[0].endpt.bytes = dup_str("e");
-    PMIX_ENDPOINT_FREE(eps, 2);
-    printf("ENDPOINT_FREE -> %s\n", NULL == eps ? "NULL" : "set");
+    SAY_FREED("ENDPOINT", PMIX_ENDPOINT_FREE, eps, 2);
     PMIX_PROC_INFO_CREATE(pis, 2);
     pis[1].hostname = dup_str("h");
-    PMIX_PROC_INFO_FREE(pis, 2);
-    printf("PROC_INFO_FREE -> %s\n", NULL == pis ? "NULL" : "set");
+    SAY_FREED("PROC_INFO", PMIX_PROC_INFO_FREE, pis, 2);
     PMIX_PROC_CREATE(procs, 3);
     printf("PROC_CREATE rank=%u\n", procs[2].rank);
-    PMIX_PROC_FREE(procs, 3);
-    printf("PROC_FREE -> %s\n", NULL == procs ? "NULL" : "set");
+    SAY_FREED("PROC", PMIX_PROC_FREE, procs, 3);
 
     PMIX_DATA_BUFFER_CREATE(buf);
     bytes = dup_str("payload");
@@ -488,8 +488,7 @@ static void objects(void)
 
     PMIX_VALUE_CREATE(vals, 2);
     PMIX_VALUE_LOAD(&vals[0], "s", PMIX_STRING);
-    PMIX_VALUE_FREE(vals, 2);
-    printf("VALUE_FREE -> %s\n", NULL == vals ? "NULL" : "set");
+    SAY_FREED("VALUE", PMIX_VALUE_FREE, vals, 2);
     PMIX_VALUE_CONSTRUCT(&v);
     PMIX_VALUE_LOAD(&v, &ival, PMIX_INT);
     PMIX_VALUE_XFER(rc, vp, &v);
@@ -505,8 +504,7 @@ static void objects(void)
     PMIX_PDATA_XFER(&pd, &pds[0]);
     printf("PDATA %s.%u %s=%s\n", pd.proc.nspace, pd.proc.rank, pd.key, pd.value.data.string);
     PMIX_PDATA_DESTRUCT(&pd);
-    PMIX_PDATA_FREE(pds, 2);
-    printf("PDATA_FREE -> %s\n", NULL == pds ? "NULL" : "set");
+    SAY_FREED("PDATA", PMIX_PDATA_FREE, pds, 2);
 
     PMIX_APP_CREATE(apps, 1);
     apps[0].cmd = dup_str("cmd");
@@ -515,8 +513,7 @@ static void objects(void)
     PMIX_APP_DESTRUCT(&apps[0]);
     printf("APP_DESTRUCT %s %s %lu\n", NULL == apps[0].cmd ? "NULL" : "set",
            NULL == apps[0].info ? "NULL" : "set", (unsigned long) apps[0].ninfo);
-    PMIX_APP_FREE(apps, 1);
-    printf("APP_FREE -> %s\n", NULL == apps ? "NULL" : "set");
+    SAY_FREED("APP", PMIX_APP_FREE, apps, 1);
 
     PMIX_QUERY_CREATE(qs, 2);
     PMIX_ARGV_APPEND(rc, qs[0].keys, "q1");
@@ -525,8 +522,7 @@ static void objects(void)
     PMIX_QUERY_DESTRUCT(&qs[0]);
     printf("QUERY_DESTRUCT %s %s %lu\n", NULL == qs[0].keys ? "NULL" : "set",
            NULL == qs[0].qualifiers ? "NULL" : "set", (unsigned long) qs[0].nqual);
-    PMIX_QUERY_FREE(qs, 2);
-    printf("QUERY_FREE -> %s\n", NULL == qs ? "NULL" : "set");
+    SAY_FREED("QUERY", PMIX_QUERY_FREE, qs, 2);
 
     PMIX_INFO_LIST_START(list);
     PMIX_INFO_LIST_ADD(rc, list, "k1", "v1", PMIX_STRING);

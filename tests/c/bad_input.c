@@ -137,6 +137,16 @@ static void report(const char *fn, const char *pattern, struct want w, long got,
 /* A void function: it must return. */
 #define VROW(fn, pattern, stmt) ROW(fn, pattern, all(ANY), ((stmt), 0))
 
+/* The four rows of a type family's helpers: create of none, construct,
+ * destruct and free of NULL. */
+#define FAMILY_ROWS(T)                                                                    \
+    do {                                                                                  \
+        ROW("PMIx_" #T "_create", "zero elements", all(1), PMIx_##T##_create(0) == NULL); \
+        VROW("PMIx_" #T "_construct", "NULL", PMIx_##T##_construct(NULL));                \
+        VROW("PMIx_" #T "_destruct", "NULL", PMIx_##T##_destruct(NULL));                  \
+        VROW("PMIx_" #T "_free", "NULL, 3 elements", PMIx_##T##_free(NULL, 3));           \
+    } while (0)
+
 /* ---- bad inputs ---- */
 static char long_key[600];        /* 599 'a', NUL-terminated: a C-string key too long */
 static pmix_nspace_t full_nspace; /* every byte 'a', no NUL */
@@ -330,76 +340,28 @@ static void type_family_rows(void)
     size_t sz = 0;
 
     memset(&regattr, 0, sizeof(regattr));
-    ROW("PMIx_App_create", "zero elements", all(1), PMIx_App_create(0) == NULL);
-    VROW("PMIx_App_construct", "NULL", PMIx_App_construct(NULL));
-    VROW("PMIx_App_destruct", "NULL", PMIx_App_destruct(NULL));
-    VROW("PMIx_App_free", "NULL, 3 elements", PMIx_App_free(NULL, 3));
-    ROW("PMIx_Byte_object_create", "zero elements", all(1), PMIx_Byte_object_create(0) == NULL);
-    VROW("PMIx_Byte_object_construct", "NULL", PMIx_Byte_object_construct(NULL));
-    VROW("PMIx_Byte_object_destruct", "NULL", PMIx_Byte_object_destruct(NULL));
-    VROW("PMIx_Byte_object_free", "NULL, 3 elements", PMIx_Byte_object_free(NULL, 3));
+    FAMILY_ROWS(App);
+    FAMILY_ROWS(Byte_object);
     VROW("PMIx_Coord_construct", "NULL", PMIx_Coord_construct(NULL));
     VROW("PMIx_Coord_destruct", "NULL", PMIx_Coord_destruct(NULL));
     VROW("PMIx_Coord_free", "NULL, 3 elements", PMIx_Coord_free(NULL, 3));
     ROW("PMIx_Cpuset_create", "zero elements", all(1), PMIx_Cpuset_create(0) == NULL);
     VROW("PMIx_Cpuset_construct", "NULL", PMIx_Cpuset_construct(NULL));
     VROW("PMIx_Cpuset_free", "NULL, 3 elements", PMIx_Cpuset_free(NULL, 3));
-    ROW("PMIx_Device_distance_create", "zero elements", all(1), PMIx_Device_distance_create(0) == NULL);
-    VROW("PMIx_Device_distance_construct", "NULL", PMIx_Device_distance_construct(NULL));
-    VROW("PMIx_Device_distance_destruct", "NULL", PMIx_Device_distance_destruct(NULL));
-    VROW("PMIx_Device_distance_free", "NULL, 3 elements", PMIx_Device_distance_free(NULL, 3));
-    ROW("PMIx_Disk_stats_create", "zero elements", all(1), PMIx_Disk_stats_create(0) == NULL);
-    VROW("PMIx_Disk_stats_construct", "NULL", PMIx_Disk_stats_construct(NULL));
-    VROW("PMIx_Disk_stats_destruct", "NULL", PMIx_Disk_stats_destruct(NULL));
-    VROW("PMIx_Disk_stats_free", "NULL, 3 elements", PMIx_Disk_stats_free(NULL, 3));
-    ROW("PMIx_Endpoint_create", "zero elements", all(1), PMIx_Endpoint_create(0) == NULL);
-    VROW("PMIx_Endpoint_construct", "NULL", PMIx_Endpoint_construct(NULL));
-    VROW("PMIx_Endpoint_destruct", "NULL", PMIx_Endpoint_destruct(NULL));
-    VROW("PMIx_Endpoint_free", "NULL, 3 elements", PMIx_Endpoint_free(NULL, 3));
-    ROW("PMIx_Envar_create", "zero elements", all(1), PMIx_Envar_create(0) == NULL);
-    VROW("PMIx_Envar_construct", "NULL", PMIx_Envar_construct(NULL));
-    VROW("PMIx_Envar_destruct", "NULL", PMIx_Envar_destruct(NULL));
-    VROW("PMIx_Envar_free", "NULL, 3 elements", PMIx_Envar_free(NULL, 3));
-    ROW("PMIx_Geometry_create", "zero elements", all(1), PMIx_Geometry_create(0) == NULL);
-    VROW("PMIx_Geometry_construct", "NULL", PMIx_Geometry_construct(NULL));
-    VROW("PMIx_Geometry_destruct", "NULL", PMIx_Geometry_destruct(NULL));
-    VROW("PMIx_Geometry_free", "NULL, 3 elements", PMIx_Geometry_free(NULL, 3));
-    ROW("PMIx_Info_create", "zero elements", all(1), PMIx_Info_create(0) == NULL);
-    VROW("PMIx_Info_construct", "NULL", PMIx_Info_construct(NULL));
-    VROW("PMIx_Info_destruct", "NULL", PMIx_Info_destruct(NULL));
-    VROW("PMIx_Info_free", "NULL, 3 elements", PMIx_Info_free(NULL, 3));
-    ROW("PMIx_Net_stats_create", "zero elements", all(1), PMIx_Net_stats_create(0) == NULL);
-    VROW("PMIx_Net_stats_construct", "NULL", PMIx_Net_stats_construct(NULL));
-    VROW("PMIx_Net_stats_destruct", "NULL", PMIx_Net_stats_destruct(NULL));
-    VROW("PMIx_Net_stats_free", "NULL, 3 elements", PMIx_Net_stats_free(NULL, 3));
-    ROW("PMIx_Node_stats_create", "zero elements", all(1), PMIx_Node_stats_create(0) == NULL);
-    VROW("PMIx_Node_stats_construct", "NULL", PMIx_Node_stats_construct(NULL));
-    VROW("PMIx_Node_stats_destruct", "NULL", PMIx_Node_stats_destruct(NULL));
-    VROW("PMIx_Node_stats_free", "NULL, 3 elements", PMIx_Node_stats_free(NULL, 3));
-    ROW("PMIx_Pdata_create", "zero elements", all(1), PMIx_Pdata_create(0) == NULL);
-    VROW("PMIx_Pdata_construct", "NULL", PMIx_Pdata_construct(NULL));
-    VROW("PMIx_Pdata_destruct", "NULL", PMIx_Pdata_destruct(NULL));
-    VROW("PMIx_Pdata_free", "NULL, 3 elements", PMIx_Pdata_free(NULL, 3));
-    ROW("PMIx_Proc_create", "zero elements", all(1), PMIx_Proc_create(0) == NULL);
-    VROW("PMIx_Proc_construct", "NULL", PMIx_Proc_construct(NULL));
-    VROW("PMIx_Proc_destruct", "NULL", PMIx_Proc_destruct(NULL));
-    VROW("PMIx_Proc_free", "NULL, 3 elements", PMIx_Proc_free(NULL, 3));
-    ROW("PMIx_Proc_info_create", "zero elements", all(1), PMIx_Proc_info_create(0) == NULL);
-    VROW("PMIx_Proc_info_construct", "NULL", PMIx_Proc_info_construct(NULL));
-    VROW("PMIx_Proc_info_destruct", "NULL", PMIx_Proc_info_destruct(NULL));
-    VROW("PMIx_Proc_info_free", "NULL, 3 elements", PMIx_Proc_info_free(NULL, 3));
-    ROW("PMIx_Proc_stats_create", "zero elements", all(1), PMIx_Proc_stats_create(0) == NULL);
-    VROW("PMIx_Proc_stats_construct", "NULL", PMIx_Proc_stats_construct(NULL));
-    VROW("PMIx_Proc_stats_destruct", "NULL", PMIx_Proc_stats_destruct(NULL));
-    VROW("PMIx_Proc_stats_free", "NULL, 3 elements", PMIx_Proc_stats_free(NULL, 3));
-    ROW("PMIx_Query_create", "zero elements", all(1), PMIx_Query_create(0) == NULL);
-    VROW("PMIx_Query_construct", "NULL", PMIx_Query_construct(NULL));
-    VROW("PMIx_Query_destruct", "NULL", PMIx_Query_destruct(NULL));
-    VROW("PMIx_Query_free", "NULL, 3 elements", PMIx_Query_free(NULL, 3));
-    ROW("PMIx_Regattr_create", "zero elements", all(1), PMIx_Regattr_create(0) == NULL);
-    VROW("PMIx_Regattr_construct", "NULL", PMIx_Regattr_construct(NULL));
-    VROW("PMIx_Regattr_destruct", "NULL", PMIx_Regattr_destruct(NULL));
-    VROW("PMIx_Regattr_free", "NULL, 3 elements", PMIx_Regattr_free(NULL, 3));
+    FAMILY_ROWS(Device_distance);
+    FAMILY_ROWS(Disk_stats);
+    FAMILY_ROWS(Endpoint);
+    FAMILY_ROWS(Envar);
+    FAMILY_ROWS(Geometry);
+    FAMILY_ROWS(Info);
+    FAMILY_ROWS(Net_stats);
+    FAMILY_ROWS(Node_stats);
+    FAMILY_ROWS(Pdata);
+    FAMILY_ROWS(Proc);
+    FAMILY_ROWS(Proc_info);
+    FAMILY_ROWS(Proc_stats);
+    FAMILY_ROWS(Query);
+    FAMILY_ROWS(Regattr);
     ROW("PMIx_Topology_create", "zero elements", all(1), PMIx_Topology_create(0) == NULL);
     VROW("PMIx_Topology_construct", "NULL", PMIx_Topology_construct(NULL));
     VROW("PMIx_Topology_free", "NULL, 3 elements", PMIx_Topology_free(NULL, 3));

@@ -115,10 +115,7 @@ static void got_all(pmix_status_t status, pmix_value_t *v, void *cbdata)
 int main(void)
 {
     pmix_status_t rc = PMIx_Init(&me, NULL, 0);
-    if (PMIX_SUCCESS != rc) {
-        fprintf(stderr, "init: %d\n", rc);
-        return 1;
-    }
+    CHECK(PMIX_SUCCESS == rc, "init: %d", rc);
     pmix_proc_t wc;
     PMIX_LOAD_PROCID(&wc, me.nspace, PMIX_RANK_WILDCARD);
     pmix_value_t *v = NULL;

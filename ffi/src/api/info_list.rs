@@ -127,6 +127,25 @@ unsafe fn list<'a>(ptr: *mut c_void) -> &'a mut InfoList {
     unsafe { &mut *ptr.cast::<InfoList>() }
 }
 
+/// The body of `PMIx_Info_list_add` and `_prepend`: `place` puts the
+/// loaded info among the list's items.
+///
+/// # Safety
+/// `ptr` is NULL or a live handle; `key` and `value` as for
+/// `PMIx_Info_load`.
+unsafe fn add_loaded(
+    ptr: *mut c_void,
+    key: *const c_char,
+    value: *const c_void,
+    type_: pmix_data_type_t,
+    place: impl FnOnce(&mut Vec<Box<pmix_info_t>>, Box<pmix_info_t>),
+) -> Result<(), Status> {
+    nonnull!(ptr);
+    // SAFETY: ptr is a live handle; key and value as the caller promised.
+    unsafe { place(&mut list(ptr).items, loaded(key, value, type_)) };
+    Ok(())
+}
+
 /// `void* PMIx_Info_list_start(void)`.
 #[no_mangle]
 pub extern "C" fn PMIx_Info_list_start() -> *mut c_void {
@@ -150,12 +169,9 @@ pub unsafe extern "C" fn PMIx_Info_list_add(
     value: *const c_void,
     type_: pmix_data_type_t,
 ) -> pmix_status_t {
-    guard(|| {
-        nonnull!(ptr);
-        // SAFETY: ptr is a live handle; key and value as the caller promised.
-        unsafe { list(ptr).items.push(loaded(key, value, type_)) };
-        Ok(())
-    })
+    // SAFETY: ptr NULL or a live handle; key and value as the caller
+    // promised.
+    guard(|| unsafe { add_loaded(ptr, key, value, type_, Vec::push) })
 }
 
 /// `pmix_status_t PMIx_Info_list_insert(void *ptr, pmix_info_t *info)`:
@@ -366,12 +382,9 @@ pub unsafe extern "C" fn PMIx_Info_list_prepend(
     value: *const c_void,
     type_: pmix_data_type_t,
 ) -> pmix_status_t {
-    guard(|| {
-        nonnull!(ptr);
-        // SAFETY: ptr is a live handle; key and value as the caller promised.
-        unsafe { list(ptr).items.insert(0, loaded(key, value, type_)) };
-        Ok(())
-    })
+    // SAFETY: ptr NULL or a live handle; key and value as the caller
+    // promised.
+    guard(|| unsafe { add_loaded(ptr, key, value, type_, |items, info| items.insert(0, info)) })
 }
 
 /// `pmix_status_t PMIx_Info_list_xfer_unique(void *ptr, const pmix_info_t

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <pmix_tool.h>
 
+#include "tool_alone.h"
+
 static const char *or_null(const char *s)
 {
     return NULL == s ? "(null)" : s;
@@ -31,17 +33,8 @@ static void directives(const char *macro, pmix_info_directives_t d)
 int main(void)
 {
     pmix_proc_t me;
-    pmix_info_t alone;
-    bool yes = true;
-    pmix_status_t rc;
 
-    /* OpenPMIx 5.0 builds its attribute dictionary in init: an
-     * unconnected tool needs no server. */
-    PMIX_INFO_LOAD(&alone, PMIX_TOOL_DO_NOT_CONNECT, &yes, PMIX_BOOL);
-    rc = PMIx_tool_init(&me, &alone, 1);
-    PMIX_INFO_DESTRUCT(&alone);
-    printf("init: %d\n", rc);
-    if (PMIX_SUCCESS != rc) {
+    if (PMIX_SUCCESS != tool_init_alone(&me)) {
         return 1;
     }
     printf("data type PMIX_UNDEF %lld: %s\n", (long long) PMIX_UNDEF,

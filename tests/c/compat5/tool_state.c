@@ -7,20 +7,16 @@
 #include <stdio.h>
 #include <pmix_tool.h>
 
+#include "tool_alone.h"
+
 int main(void)
 {
     pmix_proc_t me;
-    pmix_info_t alone;
-    bool yes = true;
     pmix_status_t rc;
 
     printf("connected before init: %d\n", PMIx_tool_is_connected());
     printf("session control before init: %d\n", PMIx_Session_control(0, NULL, 0, NULL, NULL));
-    PMIX_INFO_LOAD(&alone, PMIX_TOOL_DO_NOT_CONNECT, &yes, PMIX_BOOL);
-    rc = PMIx_tool_init(&me, &alone, 1);
-    PMIX_INFO_DESTRUCT(&alone);
-    printf("init: %d\n", rc);
-    if (PMIX_SUCCESS != rc) {
+    if (PMIX_SUCCESS != tool_init_alone(&me)) {
         return 1;
     }
     printf("connected without a server: %d\n", PMIx_tool_is_connected());
