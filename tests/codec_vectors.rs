@@ -580,17 +580,23 @@ fn recorded_path() -> std::path::PathBuf {
     common::root().join("tests/data/codec/buffer_vectors.txt")
 }
 
-/// Runs the C program against the reference, if it is installed.
-fn reference_output() -> Option<String> {
+/// Runs the C program against the reference, if it is installed, with
+/// `buffer_type` as `PMIX_BFROP_BUFFER_TYPE` when given.
+fn reference_output(buffer_type: Option<&str>) -> Option<String> {
     let (inc, lib) = common::reference_pmix()?;
-    let dir = common::scratch("codec_vectors");
+    let dir = common::scratch(&format!(
+        "codec_vectors_{}",
+        buffer_type.unwrap_or("default")
+    ));
     let exe = dir.join("buffer_vectors");
     let src = common::root().join("tests/c/buffer_vectors.c");
     common::compile_c(&[&src], &exe, &inc, &lib, &["-lhwloc"]);
-    let out = Command::new(&exe)
-        .env("LD_LIBRARY_PATH", &lib)
-        .output()
-        .expect("run buffer_vectors");
+    let mut cmd = Command::new(&exe);
+    cmd.env("LD_LIBRARY_PATH", &lib);
+    if let Some(t) = buffer_type {
+        cmd.env("PMIX_BFROP_BUFFER_TYPE", t);
+    }
+    let out = cmd.output().expect("run buffer_vectors");
     assert!(
         out.status.success(),
         "buffer_vectors failed: {}",
@@ -607,7 +613,7 @@ fn vectors() -> BTreeMap<String, (i32, Vec<u8>)> {
 fn load_vectors() -> BTreeMap<String, (i32, Vec<u8>)> {
     let recorded = std::fs::read_to_string(recorded_path()).expect("recorded vectors");
     let recorded_map = parse(&recorded);
-    match reference_output() {
+    match reference_output(None) {
         Some(live) => {
             let mut live_map = parse(&live);
             let topo = live_map.remove("topology");
@@ -751,18 +757,8 @@ fn reference_decompresses_our_frames() {
 fn described_vectors() -> BTreeMap<String, (i32, Vec<u8>)> {
     let path = common::root().join("tests/data/codec/buffer_vectors_described.txt");
     let recorded = parse(&std::fs::read_to_string(path).expect("recorded described vectors"));
-    if let Some((inc, lib)) = common::reference_pmix() {
-        let dir = common::scratch("codec_vectors_described");
-        let exe = dir.join("buffer_vectors");
-        let src = common::root().join("tests/c/buffer_vectors.c");
-        common::compile_c(&[&src], &exe, &inc, &lib, &["-lhwloc"]);
-        let out = Command::new(&exe)
-            .env("LD_LIBRARY_PATH", &lib)
-            .env("PMIX_BFROP_BUFFER_TYPE", "PMIX_BFROP_BUFFER_FULLY_DESC")
-            .output()
-            .expect("run buffer_vectors");
-        assert!(out.status.success(), "buffer_vectors failed");
-        let mut live = parse(&String::from_utf8(out.stdout).unwrap());
+    if let Some(out) = reference_output(Some("PMIX_BFROP_BUFFER_FULLY_DESC")) {
+        let mut live = parse(&out);
         live.remove("topology");
         assert_eq!(
             live, recorded,

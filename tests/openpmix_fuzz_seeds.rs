@@ -10,7 +10,7 @@
 
 use pmix::codec::{Buffer, Format, Module};
 use pmix::openpmix::handshake::Identity;
-use pmix::openpmix::header::{Frame, FrameReader, Header, Order};
+use pmix::openpmix::header::{Frame, FrameReader, Order};
 use pmix::openpmix::{BufferType, Command, ConnectMessage, PeerFormat, PeerKind};
 use pmix::{DataType, Info, Key, Nspace, Proc, Rank, Value};
 
@@ -101,14 +101,7 @@ fn decode_seeds() -> Vec<Vec<u8>> {
         let mut s = vec![selector(fmt, DataType::Info)];
         s.extend(message(PeerKind::SimpleClient, f).encode().unwrap());
         for (tag, payload) in [(100, init), (101, req)] {
-            let frame = Frame {
-                header: Header {
-                    pindex: 0,
-                    tag,
-                    nbytes: payload.len() as u32,
-                },
-                payload: payload.into_bytes(),
-            };
+            let frame = Frame::message(0, tag, payload.into_bytes());
             s.extend(frame.encode(Order::Network));
         }
         seeds.push(s);

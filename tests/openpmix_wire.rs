@@ -662,14 +662,8 @@ fn talk_to_server(
     let mut req = Buffer::new();
     fmt.pack_value(&mut req, &Value::Command(Cmd::Req.into()))
         .unwrap();
-    let frame = pmix::openpmix::header::Frame {
-        header: pmix::openpmix::Header {
-            pindex: r.pindex as i32,
-            tag: TAG_DYNAMIC,
-            nbytes: req.len() as u32,
-        },
-        payload: req.into_bytes(),
-    };
+    let frame =
+        pmix::openpmix::header::Frame::message(r.pindex as i32, TAG_DYNAMIC, req.into_bytes());
     s.write_all(&frame.encode(pmix::openpmix::header::Order::Network))
         .map_err(|e| e.to_string())?;
     let mut reader = FrameReader::new(pmix::openpmix::header::DEFAULT_MAX_MESSAGE);

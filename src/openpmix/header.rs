@@ -121,6 +121,24 @@ pub struct Frame {
 }
 
 impl Frame {
+    /// A message of the peer at `pindex` on `tag`, its header's length
+    /// that of `payload`.
+    ///
+    /// # Panics
+    /// If `payload` is longer than a header can say (4 GiB), which no
+    /// message under [`FrameReader`]'s limits is.
+    pub fn message(pindex: i32, tag: u32, payload: Vec<u8>) -> Frame {
+        let nbytes = u32::try_from(payload.len()).expect("a payload under 4 GiB");
+        Frame {
+            header: Header {
+                pindex,
+                tag,
+                nbytes,
+            },
+            payload,
+        }
+    }
+
     /// The bytes of this frame on the wire in `order`.
     pub fn encode(&self, order: Order) -> Vec<u8> {
         let mut out = Vec::with_capacity(HEADER_LEN + self.payload.len());
@@ -286,14 +304,7 @@ mod tests {
         }
         .encode(Order::Host);
         for (tag, body) in [(100u32, &b"abc"[..]), (TAG_NOTIFY, &b""[..])] {
-            let f = Frame {
-                header: Header {
-                    pindex: 7,
-                    tag,
-                    nbytes: body.len() as u32,
-                },
-                payload: body.to_vec(),
-            };
+            let f = Frame::message(7, tag, body.to_vec());
             wire.extend(f.encode(Order::Network));
         }
         for step in 1..wire.len() {
@@ -329,14 +340,7 @@ mod tests {
 
     #[test]
     fn reading_a_non_blocking_stream_stops_when_it_would_block_or_ends() {
-        let f = Frame {
-            header: Header {
-                pindex: 1,
-                tag: 100,
-                nbytes: 3,
-            },
-            payload: vec![1, 2, 3],
-        };
+        let f = Frame::message(1, 100, vec![1, 2, 3]);
         let wire = f.encode(Order::Network);
         let mut r = FrameReader::new(16);
         let mut s = Trickle(wire[..10].to_vec(), 3);
