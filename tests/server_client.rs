@@ -12,15 +12,16 @@
 mod client_checks;
 mod common;
 
-use std::collections::HashMap;
+use common::two_servers::{two_servers, TwoServers, PER_NODE};
+
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, ExitStatus, Stdio};
-use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use pmix::client::{Client, ConnectInfo, Scope};
 use pmix::server::{Completion, HostModule, Server, ServerConfig};
-use pmix::{keys, Info, Key, Nspace, Proc, Rank, Status, Value};
+use pmix::{keys, Info, Nspace, Proc, Rank, Status, Value};
 
 const ROLE: &str = "PMIX_TEST_ROLE";
 const SIZE: &str = "PMIX_TEST_SIZE";
@@ -764,121 +765,19 @@ fn calls_after_finalize_fail_and_a_lost_server_fails_calls() {
 // ----------------------------------------------------------------------
 // Two nodes: two servers in this process, the host exchanging between them.
 
-/// The inter-node part of a fence: contributions of both servers.
-#[derive(Default)]
-struct Gather {
-    data: Vec<u8>,
-    dones: Vec<Completion<Vec<u8>>>,
-    error: Option<Status>,
+/// Starts rank `rank` of the two-server job on its server.
+fn spawn_on(job: &TwoServers, rank: u32, role: &str) -> Running {
+    let s = &job.servers[(rank / PER_NODE) as usize];
+    spawn(s, &Proc::new(job.nspace.clone(), Rank(rank)), role, 4)
 }
 
-struct TwoNodeHost {
-    servers: OnceLock<Vec<Weak<Server>>>,
-    /// Ranks per node, in node order.
-    ranks_per_node: u32,
-    gathers: Mutex<HashMap<Vec<Proc>, Gather>>,
-}
-
-impl HostModule for TwoNodeHost {
-    fn fence_nb(
-        &self,
-        procs: &[Proc],
-        infos: &[Info],
-        data: Vec<u8>,
-        done: Completion<Vec<u8>>,
-    ) -> Result<(), Status> {
-        let mut g = self.gathers.lock().unwrap();
-        let e = g.entry(procs.to_vec()).or_default();
-        for i in infos {
-            if i.key.as_bytes() == keys::LOCAL_COLLECTIVE_STATUS.as_bytes() {
-                if let Value::Status(s) = i.value {
-                    e.error = Some(Status(s));
-                }
-            }
-        }
-        e.data.extend_from_slice(&data);
-        e.dones.push(done);
-        if e.dones.len() == 2 {
-            let e = g.remove(procs).unwrap();
-            for d in e.dones {
-                d.complete(match e.error {
-                    Some(s) => Err(s),
-                    None => Ok(e.data.clone()),
-                });
-            }
-        }
-        Ok(())
-    }
-
-    fn direct_modex(
-        &self,
-        proc: &Proc,
-        _infos: &[Info],
-        done: Completion<Vec<u8>>,
-    ) -> Result<(), Status> {
-        let node = (proc.rank.0 / self.ranks_per_node) as usize;
-        let server = self
-            .servers
-            .get()
-            .and_then(|s| s.get(node))
-            .and_then(Weak::upgrade)
-            .ok_or(Status::ERR_NOT_FOUND)?;
-        server.dmodex_request(proc, Box::new(move |r| done.complete(r)))
-    }
-}
-
-/// A job of four ranks on two nodes ("nodeA": 0, 1; "nodeB": 2, 3), one
-/// server per node in this process, sharing one host.
-fn two_node_job(name: &str) -> (Vec<Arc<Server>>, Nspace) {
-    let host = Arc::new(TwoNodeHost {
-        servers: OnceLock::new(),
-        ranks_per_node: 2,
-        gathers: Mutex::new(HashMap::new()),
-    });
-    let nspace = Nspace::new(format!("{name}-{}", std::process::id())).unwrap();
-    let infos = vec![
-        Info::new(
-            Key::new(keys::NODE_MAP).unwrap(),
-            Value::string("nodeA,nodeB"),
-        ),
-        Info::new(Key::new(keys::PROC_MAP).unwrap(), Value::string("0,1;2,3")),
-    ];
-    let (uid, gid) = my_ids();
-    let servers: Vec<Arc<Server>> = ["nodeA", "nodeB"]
-        .iter()
-        .enumerate()
-        .map(|(i, h)| {
-            let config = ServerConfig {
-                hostname: h.to_string(),
-                rank: Rank(i as u32),
-                ..ServerConfig::default()
-            };
-            let s = Server::start(config, host.clone()).unwrap();
-            s.register_nspace(&nspace, 2, &infos).unwrap();
-            for r in 0..2 {
-                let p = Proc::new(nspace.clone(), Rank(i as u32 * 2 + r));
-                s.register_client(&p, uid, gid).unwrap();
-            }
-            Arc::new(s)
-        })
-        .collect();
-    let _ = host
-        .servers
-        .set(servers.iter().map(Arc::downgrade).collect());
-    (servers, nspace)
-}
-
-fn spawn_on(servers: &[Arc<Server>], nspace: &Nspace, rank: u32, role: &str) -> Running {
-    let s = &servers[(rank / 2) as usize];
-    spawn(s, &Proc::new(nspace.clone(), Rank(rank)), role, 4)
-}
-
+/// Four ranks on two servers, which only the host's fabric joins, run
+/// `role`; the fabric saw nothing a host must not see.
 fn two_nodes(name: &str, role: &str) {
-    let (servers, nspace) = two_node_job(name);
-    let kids = (0..4)
-        .map(|r| spawn_on(&servers, &nspace, r, role))
-        .collect();
+    let job = two_servers(name);
+    let kids = (0..4).map(|r| spawn_on(&job, r, role)).collect();
     assert_all_ok(&wait_all(kids));
+    assert_eq!(job.fabric.seen.lock().unwrap().errors, Vec::<String>::new());
 }
 
 #[test]
@@ -893,8 +792,6 @@ fn two_nodes_direct_modex_through_the_host() {
 
 #[test]
 fn two_nodes_a_dead_rank_fails_the_fence_on_both_nodes() {
-    let (servers, nspace) = two_node_job("two-dead");
-    rank_0_gone_before_the_fence(4, "exit_early", |r, role| {
-        spawn_on(&servers, &nspace, r, role)
-    });
+    let job = two_servers("two-dead");
+    rank_0_gone_before_the_fence(4, "exit_early", |r, role| spawn_on(&job, r, role));
 }

@@ -17,6 +17,7 @@ pub mod orte;
 pub mod pmixrun_job;
 pub mod raw_client;
 pub mod slurm;
+pub mod two_servers;
 
 /// The workspace root.
 pub fn root() -> PathBuf {
