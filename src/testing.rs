@@ -471,29 +471,19 @@ impl ValueGen {
     fn node_stats(&self) -> BoxedStrategy<Value> {
         (
             self.opt_string(),
-            vec(self.float.clone(), 11),
+            proptest::array::uniform11(self.float.clone()),
             timeval(),
             vec(self.disk(), 0..3),
             vec(self.net(), 0..3),
         )
             .prop_map(|(node, f, sample_time, diskstats, netstats)| {
-                Value::NodeStats(Box::new(NodeStats {
+                Value::NodeStats(Box::new(NodeStats::from_figures(
                     node,
-                    la: f[0],
-                    la5: f[1],
-                    la15: f[2],
-                    total_mem: f[3],
-                    free_mem: f[4],
-                    buffers: f[5],
-                    cached: f[6],
-                    swap_cached: f[7],
-                    swap_total: f[8],
-                    swap_free: f[9],
-                    mapped: f[10],
+                    f,
                     sample_time,
                     diskstats,
                     netstats,
-                }))
+                )))
             })
             .boxed()
     }

@@ -147,6 +147,56 @@ macro_rules! value_stats {
 
 stats_structs!(value_stats);
 
+impl NodeStats {
+    /// Its eleven figures, `la` to `mapped`, in C order (as the codec
+    /// carries them).
+    pub fn figures(&self) -> [f32; 11] {
+        [
+            self.la,
+            self.la5,
+            self.la15,
+            self.total_mem,
+            self.free_mem,
+            self.buffers,
+            self.cached,
+            self.swap_cached,
+            self.swap_total,
+            self.swap_free,
+            self.mapped,
+        ]
+    }
+
+    /// A node's statistics from its [`figures`](Self::figures) and the
+    /// rest.
+    pub fn from_figures(
+        node: OptString,
+        figures: [f32; 11],
+        sample_time: Timeval,
+        diskstats: Vec<DiskStats>,
+        netstats: Vec<NetStats>,
+    ) -> NodeStats {
+        let [la, la5, la15, total_mem, free_mem, buffers, cached, swap_cached, swap_total, swap_free, mapped] =
+            figures;
+        NodeStats {
+            node,
+            la,
+            la5,
+            la15,
+            total_mem,
+            free_mem,
+            buffers,
+            cached,
+            swap_cached,
+            swap_total,
+            swap_free,
+            mapped,
+            sample_time,
+            diskstats,
+            netstats,
+        }
+    }
+}
+
 /// `pmix_data_array_t`: elements all of type `elem_type`, each held as the
 /// [`Value`] variant of that type.
 #[derive(Clone, PartialEq, Debug)]

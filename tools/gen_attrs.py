@@ -40,8 +40,8 @@ def functions(header):
 
 LEVELS = [("CLIENT", functions("pmix.h")), ("SERVER", functions("pmix_server.h")), ("TOOL", functions("pmix_tool.h"))]
 
-# The attribute dictionary in keys.rs order: (macro name, type note).
-keys_rs = open(os.path.join(root, "src", "keys.rs")).read()
+# The attribute dictionary in its table's order: (macro name, type note).
+keys_rs = open(os.path.join(root, "src", "keys", "table.rs")).read()
 ATTRS = re.findall(r'Attribute \{ name: "(PMIX_\w+)", string: \w+, type_note: "((?:[^"\\]|\\.)*)"', keys_rs)
 NAMES = {n for n, _ in ATTRS}
 

@@ -440,24 +440,12 @@ impl Segment {
         let r = (row & ((1u32 << shift) - 1)) as usize;
         self.prefetch_row(bi, r);
         let t = self.block::<ArchivedTable>(bi)?;
-        let bad = corrupt(Region::Block(bi), CorruptKind::Invalid);
-        let rs = t.row_starts.as_slice();
-        let (Some(a), Some(b)) = (rs.get(r), rs.get(r + 1)) else {
-            return Err(bad);
-        };
-        let Some(cells) = t
-            .cells
-            .as_slice()
-            .get(a.to_native() as usize..b.to_native() as usize)
-        else {
-            return Err(bad);
-        };
-        let Some(c) = find_cell(cells, key) else {
+        let Some(c) = find_cell(row_cells(t, r, bi)?, key) else {
             return Ok(None);
         };
         cell_value(t, c.key_tag.to_native(), c.data.to_native())
             .map(Some)
-            .ok_or(bad)
+            .ok_or(corrupt(Region::Block(bi), CorruptKind::Invalid))
     }
 
     /// A process-realm value of `rank`.
@@ -637,18 +625,7 @@ impl Segment {
             None => None,
         };
         let r = (row & ((1u32 << shift) - 1)) as usize;
-        let bad = corrupt(Region::Block(bi), CorruptKind::Invalid);
-        let rs = t.row_starts.as_slice();
-        let (Some(a), Some(b)) = (rs.get(r), rs.get(r + 1)) else {
-            return Err(bad);
-        };
-        let Some(cells) = t
-            .cells
-            .as_slice()
-            .get(a.to_native() as usize..b.to_native() as usize)
-        else {
-            return Err(bad);
-        };
+        let cells = row_cells(t, r, bi)?;
         Ok(RowEntries {
             table: Some(t),
             keys,
@@ -719,6 +696,19 @@ impl<'s> Iterator for RowEntries<'s> {
             }
         }
     }
+}
+
+/// The cells of row `r` of table `t` (block `bi`), sorted by key id.
+#[inline(always)]
+fn row_cells(t: &ArchivedTable, r: usize, bi: u32) -> Result<&[ArchivedCell], Corrupt> {
+    let rs = t.row_starts.as_slice();
+    let (Some(a), Some(b)) = (rs.get(r), rs.get(r + 1)) else {
+        return Err(corrupt(Region::Block(bi), CorruptKind::Invalid));
+    };
+    t.cells
+        .as_slice()
+        .get(a.to_native() as usize..b.to_native() as usize)
+        .ok_or(corrupt(Region::Block(bi), CorruptKind::Invalid))
 }
 
 /// The cell of key id `key` in a row sorted by key id.

@@ -280,6 +280,25 @@ impl Client {
         body::encode_id(id, dirs)
     }
 
+    /// A request of a member about group `id` after which this process
+    /// is no longer in it (`op`: destruct or leave), waited for.
+    fn forget_call(&self, op: Op, id: &str, directives: &[Info]) -> Result<(), Status> {
+        let req = self.id_request(op, id, directives)?;
+        self.group_call(op, Expect::Forget, id, req).map(drop)
+    }
+
+    /// [`Self::forget_call`], `done` running on the progress thread.
+    fn forget_call_nb(
+        &self,
+        op: Op,
+        id: &str,
+        directives: &[Info],
+        done: StatusCallback,
+    ) -> Result<(), Status> {
+        let req = self.id_request(op, id, directives)?;
+        self.group_call_nb(op, Expect::Forget, id, req, status_of(done))
+    }
+
     /// `PMIx_Group_construct`: a collective of every process of `procs`
     /// (the leaders; `PMIX_RANK_WILDCARD` for a whole namespace) with
     /// group id `id`; returns the group once every participant called
@@ -310,9 +329,7 @@ impl Client {
     /// `PMIx_Group_destruct`: a collective of the group's members; the
     /// group is forgotten once every member called it.
     pub fn group_destruct(&self, id: &str, directives: &[Info]) -> Result<(), Status> {
-        let req = self.id_request(Op::GROUP_DESTRUCT, id, directives)?;
-        self.group_call(Op::GROUP_DESTRUCT, Expect::Forget, id, req)
-            .map(drop)
+        self.forget_call(Op::GROUP_DESTRUCT, id, directives)
     }
 
     /// `PMIx_Group_destruct_nb`: `done` runs on the progress thread.
@@ -322,9 +339,7 @@ impl Client {
         directives: &[Info],
         done: StatusCallback,
     ) -> Result<(), Status> {
-        let req = self.id_request(Op::GROUP_DESTRUCT, id, directives)?;
-        let done = status_of(done);
-        self.group_call_nb(Op::GROUP_DESTRUCT, Expect::Forget, id, req, done)
+        self.forget_call_nb(Op::GROUP_DESTRUCT, id, directives, done)
     }
 
     /// `PMIx_Group_invite`: this process (the leader) invites `procs` to
@@ -381,9 +396,7 @@ impl Client {
     /// `PMIx_Group_leave`: this process leaves group `id`; returns once
     /// the other members were told (`PMIX_GROUP_LEFT`).
     pub fn group_leave(&self, id: &str, directives: &[Info]) -> Result<(), Status> {
-        let req = self.id_request(Op::GROUP_LEAVE, id, directives)?;
-        self.group_call(Op::GROUP_LEAVE, Expect::Forget, id, req)
-            .map(drop)
+        self.forget_call(Op::GROUP_LEAVE, id, directives)
     }
 
     /// `PMIx_Group_leave_nb`: `done` runs on the progress thread.
@@ -393,9 +406,7 @@ impl Client {
         directives: &[Info],
         done: StatusCallback,
     ) -> Result<(), Status> {
-        let req = self.id_request(Op::GROUP_LEAVE, id, directives)?;
-        let done = status_of(done);
-        self.group_call_nb(Op::GROUP_LEAVE, Expect::Forget, id, req, done)
+        self.forget_call_nb(Op::GROUP_LEAVE, id, directives, done)
     }
 
     /// What a get of `key` about `proc` with `qualifiers` comes to, given

@@ -47,7 +47,7 @@ use super::{Client, Inner};
 use crate::info::{flag_in, value_of};
 use crate::wire::iof::{channel, Delivery, Deregister, Pull, Push};
 use crate::wire::{int, Op};
-use crate::{keys, Info, Proc, Rank, Status, Value};
+use crate::{keys, Info, Proc, Rank, Status};
 
 /// One chunk of forwarded output, as a handler receives it.
 #[derive(Debug)]
@@ -625,29 +625,19 @@ impl Client {
         std::thread::Builder::new()
             .name("pmix-iof-stdin".into())
             .spawn(move || {
-                let mut buf = vec![0u8; 64 << 10];
-                let mut stdin = std::io::stdin().lock();
-                loop {
-                    let n = match std::io::Read::read(&mut stdin, &mut buf) {
-                        Ok(n) => n,
-                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                        Err(_) => 0,
-                    };
-                    let data = (n > 0).then(|| &buf[..n]);
-                    let mut d = dirs.clone();
-                    if n == 0 {
-                        d.extend(Info::keyed(keys::IOF_COMPLETE, Value::Bool(true)));
-                    }
+                Push::from_stdin(&targets, &dirs, |p| {
                     // A handle on the client for this push only (no
                     // progress thread of its own: dropping it stops
                     // nothing); the client may be gone meanwhile.
-                    let Some(inner) = weak.upgrade() else { return };
+                    let Some(inner) = weak.upgrade() else {
+                        return false;
+                    };
                     let me = Client::handle(inner, is_singleton);
-                    let r = me.iof_push(&targets, data, &d);
-                    if r.is_err() || n == 0 {
-                        me.inner.iof.pushing_stdin.store(false, Ordering::Release);
-                        return;
-                    }
+                    me.iof_push(&p.targets, p.data.as_deref(), &p.directives)
+                        .is_ok()
+                });
+                if let Some(inner) = weak.upgrade() {
+                    inner.iof.pushing_stdin.store(false, Ordering::Release);
                 }
             })
             .map_err(|_| Status::ERR_OUT_OF_RESOURCE)?;
@@ -658,7 +648,7 @@ impl Client {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Nspace;
+    use crate::{Nspace, Value};
 
     fn src(ns: &str, r: u32) -> Proc {
         Proc::new(Nspace::new(ns).unwrap(), Rank(r))

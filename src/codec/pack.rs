@@ -364,19 +364,7 @@ fn pack_proc_stats(out: &mut Vec<u8>, s: &ProcStats) -> Result<(), CodecError> {
 /// A node's statistics (`PMIX_NODE_STATS`).
 fn pack_node_stats(out: &mut Vec<u8>, n: &NodeStats) -> Result<(), CodecError> {
     wire::put_str(out, opt(&n.node))?;
-    for f in [
-        n.la,
-        n.la5,
-        n.la15,
-        n.total_mem,
-        n.free_mem,
-        n.buffers,
-        n.cached,
-        n.swap_cached,
-        n.swap_total,
-        n.swap_free,
-        n.mapped,
-    ] {
+    for f in n.figures() {
         wire::put_float(out, f64::from(f))?;
     }
     pack_timeval(out, &n.sample_time);

@@ -544,21 +544,11 @@ fn node_stats_(r: &mut Reader<'_>) -> Result<Value, CodecError> {
     for _ in 0..n {
         netstats.push(net_(r)?);
     }
-    Ok(Value::NodeStats(Box::new(NodeStats {
+    Ok(Value::NodeStats(Box::new(NodeStats::from_figures(
         node,
-        la: f[0],
-        la5: f[1],
-        la15: f[2],
-        total_mem: f[3],
-        free_mem: f[4],
-        buffers: f[5],
-        cached: f[6],
-        swap_cached: f[7],
-        swap_total: f[8],
-        swap_free: f[9],
-        mapped: f[10],
+        f,
         sample_time,
         diskstats,
         netstats,
-    })))
+    ))))
 }

@@ -23,8 +23,12 @@ pub const UNCLAIMED_MAX: usize = 512;
 /// The dispatcher thread: starts chains and moves them on as handlers
 /// complete. It owns the chains; only the registrations are shared.
 pub(super) fn dispatch(shared: Arc<Shared>, rx: Receiver<Job>, tx: Sender<Job>) {
-    let mut chains: HashMap<u64, Chain> = HashMap::new();
-    let mut next_chain = 1u64;
+    let mut chains = Chains {
+        shared: &shared,
+        tx: &tx,
+        live: HashMap::new(),
+        next: 1,
+    };
     while let Ok(job) = rx.recv() {
         match job {
             Job::Stop => return,
@@ -45,15 +49,7 @@ pub(super) fn dispatch(shared: Arc<Shared>, rx: Receiver<Job>, tx: Sender<Job>) 
                     shared.count_started();
                     continue;
                 }
-                start_chain(
-                    &shared,
-                    &mut chains,
-                    &mut next_chain,
-                    event,
-                    rest,
-                    false,
-                    &tx,
-                );
+                chains.start(event, rest, false);
                 shared.count_started();
             }
             Job::Replay(id) => {
@@ -70,16 +66,7 @@ pub(super) fn dispatch(shared: Arc<Shared>, rx: Receiver<Job>, tx: Sender<Job>) 
                     take.into()
                 };
                 for event in taken {
-                    let rest = VecDeque::from([reg.clone()]);
-                    start_chain(
-                        &shared,
-                        &mut chains,
-                        &mut next_chain,
-                        event,
-                        rest,
-                        true,
-                        &tx,
-                    );
+                    chains.start(event, VecDeque::from([reg.clone()]), true);
                 }
             }
             Job::Continue {
@@ -87,7 +74,7 @@ pub(super) fn dispatch(shared: Arc<Shared>, rx: Receiver<Job>, tx: Sender<Job>) 
                 status,
                 results,
             } => {
-                let Some(c) = chains.get_mut(&chain) else {
+                let Some(c) = chains.live.get_mut(&chain) else {
                     continue;
                 };
                 // As OpenPMIx: the handler's status, then its results.
@@ -107,11 +94,11 @@ pub(super) fn dispatch(shared: Arc<Shared>, rx: Receiver<Job>, tx: Sender<Job>) 
                     c.verdict = status;
                 }
                 if status == codes::ACTION_COMPLETE {
-                    if let Some(c) = chains.remove(&chain).filter(|c| !c.replay) {
+                    if let Some(c) = chains.live.remove(&chain).filter(|c| !c.replay) {
                         tell_verdict(&shared, &c.event, c.verdict, &c.results);
                     }
                 } else {
-                    advance(&shared, &mut chains, chain, &tx);
+                    chains.advance(chain);
                 }
             }
         }
@@ -128,32 +115,6 @@ fn keep(shared: &Shared, event: Event) {
     }
 }
 
-/// Starts a chain of `event` through the handlers `rest`.
-fn start_chain(
-    shared: &Shared,
-    chains: &mut HashMap<u64, Chain>,
-    next_chain: &mut u64,
-    event: Event,
-    rest: VecDeque<Arc<Registration>>,
-    replay: bool,
-    tx: &Sender<Job>,
-) {
-    let id = *next_chain;
-    *next_chain += 1;
-    chains.insert(
-        id,
-        Chain {
-            event,
-            rest,
-            results: Vec::new(),
-            current: None,
-            verdict: Status::SUCCESS,
-            replay,
-        },
-    );
-    advance(shared, chains, id, tx);
-}
-
 /// Hands `event`'s verdict and results to the hook, if one is set.
 fn tell_verdict(shared: &Shared, event: &Event, verdict: Status, results: &[Info]) {
     let hook = shared.verdicts.lock().clone();
@@ -162,42 +123,74 @@ fn tell_verdict(shared: &Shared, event: &Event, verdict: Status, results: &[Info
     }
 }
 
-/// Hands chain `id`'s event to its next handler, or ends the chain.
-fn advance(shared: &Shared, chains: &mut HashMap<u64, Chain>, id: u64, tx: &Sender<Job>) {
-    let Some(c) = chains.get_mut(&id) else {
-        return;
-    };
-    let Some(reg) = c.rest.pop_front() else {
-        if let Some(c) = chains.remove(&id).filter(|c| !c.replay) {
-            tell_verdict(shared, &c.event, c.verdict, &c.results);
-        }
-        return;
-    };
-    let mut infos = c.event.infos.clone();
-    if let Some(n) = &reg.name {
-        if let Ok(k) = Key::new(keys::EVENT_HDLR_NAME) {
-            infos.push(Info::new(k, Value::string(n)));
-        }
+/// The chains in progress, by number, with what moving one on needs: the
+/// shared registrations and the dispatcher's own queue (where a handler's
+/// completion comes back).
+struct Chains<'d> {
+    shared: &'d Shared,
+    tx: &'d Sender<Job>,
+    live: HashMap<u64, Chain>,
+    next: u64,
+}
+
+impl Chains<'_> {
+    /// Starts a chain of `event` through the handlers `rest` (`replay`:
+    /// a kept event given to a late handler, whose verdict nobody waits
+    /// for).
+    fn start(&mut self, event: Event, rest: VecDeque<Arc<Registration>>, replay: bool) {
+        let id = self.next;
+        self.next += 1;
+        self.live.insert(
+            id,
+            Chain {
+                event,
+                rest,
+                results: Vec::new(),
+                current: None,
+                verdict: Status::SUCCESS,
+                replay,
+            },
+        );
+        self.advance(id);
     }
-    if let Some(o) = reg.return_object {
-        if let Ok(k) = Key::new(keys::EVENT_RETURN_OBJECT) {
-            infos.push(Info::new(k, Value::Pointer(o)));
+
+    /// Hands chain `id`'s event to its next handler, or ends the chain.
+    fn advance(&mut self, id: u64) {
+        let Some(c) = self.live.get_mut(&id) else {
+            return;
+        };
+        let Some(reg) = c.rest.pop_front() else {
+            if let Some(c) = self.live.remove(&id).filter(|c| !c.replay) {
+                tell_verdict(self.shared, &c.event, c.verdict, &c.results);
+            }
+            return;
+        };
+        let mut infos = c.event.infos.clone();
+        if let Some(n) = &reg.name {
+            if let Ok(k) = Key::new(keys::EVENT_HDLR_NAME) {
+                infos.push(Info::new(k, Value::string(n)));
+            }
         }
+        if let Some(o) = reg.return_object {
+            if let Ok(k) = Key::new(keys::EVENT_RETURN_OBJECT) {
+                infos.push(Info::new(k, Value::Pointer(o)));
+            }
+        }
+        let call = HandlerCall {
+            id: reg.id,
+            status: c.event.status,
+            source: c.event.source.clone(),
+            infos,
+            results: c.results.clone(),
+            done: EventDone {
+                chain: id,
+                tx: Some(self.tx.clone()),
+            },
+        };
+        c.current = Some(reg.clone());
+        let h = reg.handler.clone();
+        // A panicking handler must not take the dispatcher down: its
+        // completion (dropped while unwinding) moves the chain on.
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| h(call)));
     }
-    let call = HandlerCall {
-        id: reg.id,
-        status: c.event.status,
-        source: c.event.source.clone(),
-        infos,
-        results: c.results.clone(),
-        done: EventDone {
-            chain: id,
-            tx: Some(tx.clone()),
-        },
-    };
-    c.current = Some(reg.clone());
-    let h = reg.handler.clone();
-    // A panicking handler must not take the dispatcher down: its
-    // completion (dropped while unwinding) moves the chain on.
-    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| h(call)));
 }

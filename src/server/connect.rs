@@ -71,14 +71,14 @@ impl Rules for ConnectOrDisconnect {
         // The server keeps PMIX_TIMEOUT itself: the host gets no competing
         // timeout (as the standard advises).
         let infos: Vec<Info> = c
-            .infos
+            .infos()
             .iter()
             .filter(|i| i.key.as_bytes() != keys::TIMEOUT.as_bytes())
             .cloned()
             .collect();
-        let procs = c.procs.clone();
+        let procs = c.procs().to_vec();
         let local = st.all_local(&procs);
-        let call = if c.kind == Kind::Connect {
+        let call = if c.kind() == Kind::Connect {
             HostCall::Connect { procs, infos }
         } else {
             HostCall::Disconnect { procs, infos }
@@ -89,7 +89,7 @@ impl Rules for ConnectOrDisconnect {
     /// Answers every participant.
     fn succeeded(&self, st: &mut State, cid: u64, _: Outcome) {
         if let Some(c) = st.finish_collective(cid) {
-            for (_, caller) in c.arrived {
+            for caller in c.callers() {
                 st.respond(caller, Ok(Vec::new()));
             }
         }

@@ -219,10 +219,10 @@ fn answer_query(st: &State, requester: &Proc, key: &[u8], qualifiers: &[Info]) -
                 // The host knows where the other processes are.
                 return None;
             }
-            let seg = rec.job_segment.open().ok();
+            let seg = rec.job_segment().open().ok();
             let host = st.host();
             let items = rec
-                .local_ranks
+                .local_ranks()
                 .iter()
                 .map(|&r| {
                     let p = Proc::new(ns.clone(), Rank(r));
@@ -248,7 +248,7 @@ fn answer_query(st: &State, requester: &Proc, key: &[u8], qualifiers: &[Info]) -
                         .and_then(|e| CString::new(e).ok());
                     Value::ProcInfo(Box::new(ProcInfo {
                         proc: p,
-                        hostname: CString::new(rec.hostname.clone()).ok(),
+                        hostname: CString::new(rec.hostname()).ok(),
                         executable_name,
                         pid: started.pid,
                         exit_code: started.exit_code,
@@ -288,7 +288,7 @@ fn answer_query(st: &State, requester: &Proc, key: &[u8], qualifiers: &[Info]) -
 /// (`PMIX_RANK`, `PMIX_HOSTNAME`, `PMIX_LOCAL_RANK`) per process of this
 /// node (PRRTE knows every node's; a server knows its own).
 fn namespace_info(ns: &Nspace, rec: &super::registry::NsRecord) -> Option<Info> {
-    let seg = rec.job_segment.open().ok();
+    let seg = rec.job_segment().open().ok();
     let mut fields = vec![Info::keyed(
         keys::NSPACE,
         Value::String(Some(ns.as_c_str().to_owned())),
@@ -296,8 +296,8 @@ fn namespace_info(ns: &Nspace, rec: &super::registry::NsRecord) -> Option<Info> 
     if let Some(argv) = seg.as_ref().and_then(|s| app_argv(s, 0)) {
         fields.push(Info::keyed(keys::CMD_LINE, Value::string(&argv))?);
     }
-    fields.push(Info::keyed(keys::JOB_SIZE, Value::Uint32(rec.size))?);
-    for (local, &r) in rec.local_ranks.iter().enumerate() {
+    fields.push(Info::keyed(keys::JOB_SIZE, Value::Uint32(rec.size()))?);
+    for (local, &r) in rec.local_ranks().iter().enumerate() {
         let local_rank = seg
             .as_ref()
             .and_then(|s| {
@@ -311,7 +311,7 @@ fn namespace_info(ns: &Nspace, rec: &super::registry::NsRecord) -> Option<Info> 
             .unwrap_or(u16::try_from(local).ok()?);
         let proc = vec![
             Info::keyed(keys::RANK, Value::ProcRank(r))?,
-            Info::keyed(keys::HOSTNAME, Value::string(&rec.hostname))?,
+            Info::keyed(keys::HOSTNAME, Value::string(rec.hostname()))?,
             Info::keyed(keys::LOCAL_RANK, Value::Uint16(local_rank))?,
         ];
         fields.push(Info::keyed(keys::PROC_INFO_ARRAY, Value::info_array(proc))?);
@@ -343,7 +343,7 @@ fn membership(st: &State, key: &[u8], qualifiers: &[Info]) -> Option<Result<Info
     let members = if qualifier == keys::PSET_NAME {
         st.psets().members(name).map(<[Proc]>::to_vec)
     } else {
-        st.groups().get(name).map(|g| g.members.clone())
+        st.groups().get(name).map(|g| g.members().to_vec())
     };
     Some(
         members
@@ -356,7 +356,7 @@ fn membership(st: &State, key: &[u8], qualifiers: &[Info]) -> Option<Result<Info
 /// wildcard rank), as OpenPMIx's server answers from its own store.
 fn job_data(st: &State, proc: &Proc, key: &str) -> Option<Info> {
     let rec = st.registry().nspace(&proc.nspace)?;
-    let seg = rec.job_segment.open().ok()?;
+    let seg = rec.job_segment().open().ok()?;
     let k = pmix_shmem::LookupKey::from(key);
     let v = if proc.rank == Rank::WILDCARD {
         seg.job_value(&k).ok()??

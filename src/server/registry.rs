@@ -21,25 +21,57 @@ use crate::job::JobDescription;
 use crate::net::PeerCredentials;
 use crate::{Info, Nspace, Proc, Rank, Status};
 
-/// A registered namespace.
+/// A registered namespace: made by its registration, never changed
+/// after (a registration again replaces it).
 pub(crate) struct NsRecord {
     /// Number of processes in the job.
-    pub(crate) size: u32,
+    size: u32,
     /// Ranks of the job on this node, sorted.
-    pub(crate) local_ranks: Vec<u32>,
+    local_ranks: Vec<u32>,
     /// The sealed job segment.
-    pub(crate) job_segment: SealedSegment,
+    job_segment: SealedSegment,
     /// Its generation number.
-    pub(crate) generation: u64,
+    generation: u64,
     /// This node's name, as registered.
-    pub(crate) hostname: String,
+    hostname: String,
     /// The job barrier page and its generation number, for a job wholly
     /// on this node whose host leaves such fences to the server (see
     /// `crate::barrier`).
-    pub(crate) barrier: Option<(Arc<BarrierPage>, u64)>,
+    barrier: Option<(Arc<BarrierPage>, u64)>,
 }
 
 impl NsRecord {
+    /// Number of processes in the job.
+    pub(crate) fn size(&self) -> u32 {
+        self.size
+    }
+
+    /// Ranks of the job on this node, sorted.
+    pub(crate) fn local_ranks(&self) -> &[u32] {
+        &self.local_ranks
+    }
+
+    /// The sealed job segment.
+    pub(crate) fn job_segment(&self) -> &SealedSegment {
+        &self.job_segment
+    }
+
+    /// The job segment's generation number.
+    pub(crate) fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// This node's name, as registered.
+    pub(crate) fn hostname(&self) -> &str {
+        &self.hostname
+    }
+
+    /// The job barrier page and its generation number, if the job has one
+    /// (see the field).
+    pub(crate) fn barrier(&self) -> Option<&(Arc<BarrierPage>, u64)> {
+        self.barrier.as_ref()
+    }
+
     /// True if `rank` runs on this node.
     pub(crate) fn is_local(&self, rank: u32) -> bool {
         self.local_ranks.binary_search(&rank).is_ok()

@@ -26,7 +26,7 @@ use std::sync::Arc;
 
 use super::clients::connections::{Caller, Connections};
 use super::collective::{Collective, Collectives, Failure};
-use super::groups::room::Groups;
+use super::groups::room::{Groups, Invite};
 use super::host::{take_result, Completion, HostModule, OpOutput, OpResult, OpSink};
 use super::iof::room::Iof;
 use super::modex::store::ModexStore;
@@ -183,6 +183,23 @@ impl State {
         self.collectives.fail(cid, status, &mut self.timers)
     }
 
+    /// Starts group invitation `invite`, arming its deadline (see
+    /// [`Groups::start_invite`]); returns its number.
+    pub(super) fn start_invite(&mut self, invite: Invite) -> u64 {
+        self.groups.start_invite(invite, &mut self.timers)
+    }
+
+    /// Invitation `n` once every invitee answered, its deadline disarmed
+    /// (see [`Groups::answered_invite`]).
+    pub(super) fn answered_invite(&mut self, n: u64) -> Option<&Invite> {
+        self.groups.answered_invite(n, &mut self.timers)
+    }
+
+    /// Ends invitation `n`, disarming its deadline.
+    pub(super) fn take_invite(&mut self, n: u64) -> Option<Invite> {
+        self.groups.take_invite(n, &mut self.timers)
+    }
+
     /// The collectives, with what an arrival or a retirement reads and
     /// arms beside them: the connections (who is local, who departed) and
     /// the deadlines.
@@ -264,16 +281,8 @@ impl State {
 
     /// Answers a request.
     pub(crate) fn respond(&mut self, caller: Caller, r: Result<Vec<u8>, Status>) {
-        let m = Message::Response(match r {
-            Ok(body) => Response {
-                status: Status::SUCCESS,
-                body,
-            },
-            Err(status) => Response {
-                status,
-                body: Vec::new(),
-            },
-        });
+        let (status, body) = status_and_body(r);
+        let m = Message::Response(Response { status, body });
         self.conns.send(caller.token, caller.id, &m, Vec::new());
     }
 
@@ -319,20 +328,20 @@ impl State {
     ) -> Result<(Vec<SegmentRef>, Vec<OwnedFd>), Status> {
         let rec = self.registry.nspace(ns).ok_or(Status::ERR_NOT_FOUND)?;
         let fd = rec
-            .job_segment
+            .job_segment()
             .fd()
             .try_clone_to_owned()
             .map_err(|_| Status::ERR_OUT_OF_RESOURCE)?;
         let mut refs = vec![SegmentRef {
             nspace: ns.clone(),
             kind: SegmentKind::Job,
-            generation: rec.generation,
+            generation: rec.generation(),
         }];
         let mut fds = vec![fd];
         if !self.modex.push_generations(ns, &mut refs, &mut fds) {
             return Err(Status::ERR_OUT_OF_RESOURCE);
         }
-        if let Some((page, generation)) = rec.barrier.as_ref().filter(|_| own) {
+        if let Some((page, generation)) = rec.barrier().filter(|_| own) {
             let fd = page
                 .fd()
                 .try_clone_to_owned()
@@ -363,16 +372,8 @@ impl State {
     }
 
     pub(super) fn reply_dmodex(&mut self, caller: Caller, r: Result<Vec<u8>, Status>) {
-        let m = Message::DmodexReply(match r {
-            Ok(data) => DmodexReply {
-                status: Status::SUCCESS,
-                data,
-            },
-            Err(status) => DmodexReply {
-                status,
-                data: Vec::new(),
-            },
-        });
+        let (status, data) = status_and_body(r);
+        let m = Message::DmodexReply(DmodexReply { status, data });
         self.conns.send(caller.token, caller.id, &m, Vec::new());
     }
 
@@ -403,7 +404,7 @@ impl State {
         if let Some((page, _)) = self
             .registry
             .nspace(&proc.nspace)
-            .and_then(|r| r.barrier.clone())
+            .and_then(|r| r.barrier().cloned())
         {
             page.fail(Status::ERR_LOST_CONNECTION);
         }
@@ -480,6 +481,15 @@ impl State {
 
 /// True if `p` is a tool connected here (a connected process of no
 /// registered namespace).
+/// An answer as a status and a body: `PMIX_SUCCESS` with the body, or the
+/// error with none.
+fn status_and_body(r: Result<Vec<u8>, Status>) -> (Status, Vec<u8>) {
+    match r {
+        Ok(body) => (Status::SUCCESS, body),
+        Err(status) => (status, Vec::new()),
+    }
+}
+
 pub(super) fn is_tool(registry: &Registry, conns: &Connections, p: &Proc) -> bool {
     registry.nspace(&p.nspace).is_none() && conns.token_of(p).is_some()
 }

@@ -13,7 +13,7 @@
 
 use super::body::*;
 use crate::codec::{CodecError, Reader};
-use crate::{Info, Proc};
+use crate::{keys, Info, Proc, Value};
 
 /// The `pmix_iof_channel_t` bits.
 pub mod channel {
@@ -150,6 +150,39 @@ impl Push {
             None => out.push(0),
         }
         Ok(out)
+    }
+
+    /// Reads this process's stdin to its end, handing `send` a push for
+    /// `targets` with `directives` per chunk read, then one for the end
+    /// (no bytes, `PMIX_IOF_COMPLETE`), one at a time; stops early when
+    /// `send` returns false (the push failed). A read error ends the
+    /// input as its end does.
+    pub(crate) fn from_stdin(
+        targets: &[Proc],
+        directives: &[Info],
+        mut send: impl FnMut(Push) -> bool,
+    ) {
+        let mut buf = vec![0u8; 64 << 10];
+        let mut stdin = std::io::stdin().lock();
+        loop {
+            let n = match std::io::Read::read(&mut stdin, &mut buf) {
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => 0,
+            };
+            let mut d = directives.to_vec();
+            if n == 0 {
+                d.extend(Info::keyed(keys::IOF_COMPLETE, Value::Bool(true)));
+            }
+            let p = Push {
+                targets: targets.to_vec(),
+                directives: d,
+                data: (n > 0).then(|| buf[..n].to_vec()),
+            };
+            if !send(p) || n == 0 {
+                return;
+            }
+        }
     }
 
     /// Decodes a push: at least one target.

@@ -22,14 +22,14 @@ fn rules(kind: Kind) -> &'static dyn Rules {
 /// Starts collective `cid`, whose local participants are all in (see
 /// [`host_link::start`]).
 pub(in crate::server) fn start_any(st: &mut State, cid: u64) {
-    if let Some(kind) = st.collectives().get(cid).map(|c| c.kind) {
+    if let Some(kind) = st.collectives().get(cid).map(|c| c.kind()) {
         host_link::start(st, cid, rules(kind));
     }
 }
 
 /// The host completed collective `cid` (see [`host_link::host_done`]).
 pub(in crate::server) fn host_done(st: &mut State, cid: u64, result: OpResult) {
-    if let Some(kind) = st.collectives().get(cid).map(|c| c.kind) {
+    if let Some(kind) = st.collectives().get(cid).map(|c| c.kind()) {
         host_link::host_done(st, cid, result, rules(kind));
     }
 }

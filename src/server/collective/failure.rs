@@ -35,8 +35,7 @@ pub(in crate::server) fn failed(st: &mut State, cid: u64, status: Status) {
         Some(Stage::AtHost(op)) => {
             st.forget_op(op);
             if let Some(c) = st.finish_collective(cid) {
-                let callers = c.arrived.into_iter().map(|(_, caller)| caller);
-                send(st, c.kind, callers, status);
+                send(st, c.kind(), c.callers(), status);
             }
         }
         Some(Stage::Gathering) => {
@@ -57,7 +56,7 @@ pub(in crate::server) fn refuse(st: &mut State, kind: Kind, caller: Caller, stat
 
 /// A late arrival at failed collective `cid` gets its failure.
 pub(super) fn late(st: &mut State, cid: u64, caller: Caller, status: Status) {
-    if let Some(kind) = st.collectives().get(cid).map(|c| c.kind) {
+    if let Some(kind) = st.collectives().get(cid).map(|c| c.kind()) {
         send(st, kind, [caller], status);
     }
     retire(st, cid);
@@ -126,7 +125,7 @@ pub(in crate::server) fn retire_all(st: &mut State, cids: Vec<u64>) {
 pub(in crate::server) fn departed(st: &mut State, proc: &Proc, finalized: bool) -> Vec<u64> {
     let mut ready = Vec::new();
     for cid in st.collectives().blocked_by(proc, finalized) {
-        let Some(kind) = st.collectives().get(cid).map(|c| c.kind) else {
+        let Some(kind) = st.collectives().get(cid).map(|c| c.kind()) else {
             continue;
         };
         if !st.collectives().tolerates(cid) {

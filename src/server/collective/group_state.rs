@@ -61,24 +61,24 @@ pub(in crate::server) struct GroupCall {
 /// A group collective's own state.
 #[derive(Debug, Default)]
 pub(in crate::server) struct GroupState {
-    pub(in crate::server) id: String,
+    id: String,
     /// The members named by the leaders (procs and added members).
-    pub(in crate::server) named: BTreeSet<Proc>,
+    named: BTreeSet<Proc>,
     /// The set of the first leader (checked against later leaders').
     leader_set: Vec<Proc>,
-    pub(in crate::server) bootstrap: Option<usize>,
-    pub(super) leaders_in: usize,
-    pub(in crate::server) flags: GroupFlags,
+    bootstrap: Option<usize>,
+    leaders_in: usize,
+    flags: GroupFlags,
     /// Who set `PMIX_GROUP_LEADER`.
-    pub(in crate::server) leader: Option<Proc>,
+    leader: Option<Proc>,
     /// The participants' `PMIX_GROUP_INFO` contributions.
-    pub(in crate::server) info: Vec<(Proc, Vec<Info>)>,
+    info: Vec<(Proc, Vec<Info>)>,
     /// Members dropped because they departed (tolerant groups).
-    pub(in crate::server) dropped: Vec<Proc>,
+    dropped: Vec<Proc>,
     /// Local processes told of a member's failure whose verdict the
     /// collective waits for.
-    pub(super) awaiting: BTreeSet<Proc>,
-    pub(super) solo: bool,
+    awaiting: BTreeSet<Proc>,
+    solo: bool,
 }
 
 impl GroupState {
@@ -90,6 +90,71 @@ impl GroupState {
             solo: first.solo,
             ..Default::default()
         }
+    }
+
+    /// The group id.
+    pub(in crate::server) fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The members named by the leaders (procs and added members).
+    pub(in crate::server) fn named(&self) -> &BTreeSet<Proc> {
+        &self.named
+    }
+
+    /// The merged group directives.
+    pub(in crate::server) fn flags(&self) -> GroupFlags {
+        self.flags
+    }
+
+    /// Who set `PMIX_GROUP_LEADER` (`None`: nobody, or it was lost).
+    pub(in crate::server) fn leader(&self) -> Option<&Proc> {
+        self.leader.as_ref()
+    }
+
+    /// The participants' `PMIX_GROUP_INFO` contributions.
+    pub(in crate::server) fn info(&self) -> &[(Proc, Vec<Info>)] {
+        &self.info
+    }
+
+    /// Members dropped because they departed (tolerant groups).
+    pub(in crate::server) fn dropped(&self) -> &[Proc] {
+        &self.dropped
+    }
+
+    /// The group has a new leader (`None`: its leader was lost).
+    pub(super) fn set_leader(&mut self, leader: Option<Proc>) {
+        self.leader = leader;
+    }
+
+    /// Member `p` departed and is dropped (a tolerant group).
+    pub(super) fn drop_member(&mut self, p: &Proc) {
+        if !self.dropped.contains(p) {
+            self.dropped.push(p.clone());
+        }
+    }
+
+    /// The collective waits for the verdicts of `procs`.
+    pub(super) fn await_verdicts(&mut self, procs: impl IntoIterator<Item = Proc>) {
+        self.awaiting.extend(procs);
+    }
+
+    /// `proc`'s verdict came: true if it was awaited.
+    pub(super) fn verdict(&mut self, proc: &Proc) -> bool {
+        self.awaiting.remove(proc)
+    }
+
+    /// True if the collective waits for `proc`'s verdict.
+    pub(super) fn awaits_verdict_of(&self, proc: &Proc) -> bool {
+        self.awaiting.contains(proc)
+    }
+
+    /// True once nothing of the group's own holds the collective back: no
+    /// verdict is awaited and, when the server completes the group alone,
+    /// a leader (for a bootstrap, every leader) arrived.
+    pub(super) fn ready(&self) -> bool {
+        let leaders = !self.solo || self.leaders_in >= self.bootstrap.unwrap_or(1).max(1);
+        leaders && self.awaiting.is_empty()
     }
 
     /// `proc` joins with its `procs` (empty: an added member) and `call`:

@@ -73,7 +73,7 @@ pub(in crate::server) fn start(st: &mut State, cid: u64, rules: &dyn Rules) {
 
 /// The host completed collective `cid` with `result`.
 pub(in crate::server) fn host_done(st: &mut State, cid: u64, result: OpResult, rules: &dyn Rules) {
-    let Some(kind) = st.collectives().get(cid).map(|c| c.kind) else {
+    let Some(kind) = st.collectives().get(cid).map(|c| c.kind()) else {
         return;
     };
     match Outcome::read(kind, result) {

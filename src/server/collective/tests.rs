@@ -121,7 +121,7 @@ fn ready_once_every_local_participant_arrived_and_kinds_do_not_mix() {
         // At the host, a new call over the set is a new collective.
         assert!(matches!(e.arrive(0, kind), Arrival::Waiting));
         let done = e.c.finish(cid, &mut e.t).unwrap();
-        assert_eq!(done.arrived.len(), 3);
+        assert_eq!(done.callers().count(), 3);
         assert!(e.c.stage(cid).is_none());
     }
 }
@@ -242,7 +242,7 @@ fn a_member_that_leaves_a_group_is_no_longer_waited_for() {
     let Arrival::Ready(cid) = a else {
         panic!("not ready")
     };
-    assert_eq!(e.c.get(cid).unwrap().procs, vec![p("a", 0), p("a", 2)]);
+    assert_eq!(e.c.get(cid).unwrap().procs(), vec![p("a", 0), p("a", 2)]);
     // A set named explicitly (no group) does not follow the group.
     let mut e = Engine::default();
     e.c.arrive(
@@ -254,5 +254,5 @@ fn a_member_that_leaves_a_group_is_no_longer_waited_for() {
         &mut e.t,
     );
     assert!(e.c.member_left("g", &p("a", 1)).is_empty());
-    assert_eq!(e.c.get(1).unwrap().procs.len(), 3);
+    assert_eq!(e.c.get(1).unwrap().procs().len(), 3);
 }

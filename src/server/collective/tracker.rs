@@ -72,50 +72,87 @@ pub(in crate::server) struct Call {
     pub(in crate::server) groups: Vec<String>,
 }
 
-/// One collective in progress.
+/// One collective in progress. Its fields change only through the
+/// tracker ([`Collectives`]); a handler reads them.
 pub(in crate::server) struct Collective {
-    pub(in crate::server) kind: Kind,
-    pub(in crate::server) procs: Vec<Proc>,
+    kind: Kind,
+    procs: Vec<Proc>,
     /// Directives of the first participant, passed to the host.
-    pub(in crate::server) infos: Vec<Info>,
-    pub(in crate::server) collect: bool,
+    infos: Vec<Info>,
+    collect: bool,
     /// The local processes that must arrive.
-    pub(in crate::server) expected: BTreeSet<Proc>,
+    expected: BTreeSet<Proc>,
     /// Those that did, and where to answer them.
-    pub(in crate::server) arrived: Vec<(Proc, Caller)>,
+    arrived: Vec<(Proc, Caller)>,
     deadline: Option<Instant>,
     host_op: Option<u64>,
     failed: Option<Status>,
     /// For a group collective.
-    pub(in crate::server) group: Option<GroupState>,
+    group: Option<GroupState>,
     /// The groups named whole by the first caller (see [`Call::groups`]).
     groups: Vec<String>,
 }
 
 impl Collective {
+    /// Its kind.
+    pub(in crate::server) fn kind(&self) -> Kind {
+        self.kind
+    }
+
+    /// Its participant set (for a group, the members named so far).
+    pub(in crate::server) fn procs(&self) -> &[Proc] {
+        &self.procs
+    }
+
+    /// The first participant's directives, passed to the host.
+    pub(in crate::server) fn infos(&self) -> &[Info] {
+        &self.infos
+    }
+
+    /// True if some participant asked for data to be collected.
+    pub(in crate::server) fn collect(&self) -> bool {
+        self.collect
+    }
+
+    /// The local processes that must arrive.
+    pub(in crate::server) fn expected(&self) -> &BTreeSet<Proc> {
+        &self.expected
+    }
+
+    /// The participants that arrived, in their order.
+    pub(in crate::server) fn participants(&self) -> impl Iterator<Item = &Proc> {
+        self.arrived.iter().map(|(p, _)| p)
+    }
+
+    /// Where to answer the participants that arrived, in their order.
+    pub(in crate::server) fn callers(&self) -> impl Iterator<Item = Caller> + '_ {
+        self.arrived.iter().map(|(_, c)| *c)
+    }
+
+    /// A group collective's own state.
+    pub(in crate::server) fn group(&self) -> Option<&GroupState> {
+        self.group.as_ref()
+    }
+
     fn has_arrived(&self, proc: &Proc) -> bool {
         self.arrived.iter().any(|(p, _)| p == proc)
     }
 
     fn key(&self) -> CollKey {
         match &self.group {
-            Some(g) => CollKey::Group(self.kind, g.id.clone()),
+            Some(g) => CollKey::Group(self.kind, g.id().to_owned()),
             None => CollKey::Set(self.kind, self.procs.clone()),
         }
     }
 
     fn ready(&self) -> bool {
-        let leaders = match &self.group {
-            Some(g) if g.solo => g.leaders_in >= g.bootstrap.unwrap_or(1).max(1),
-            _ => true,
-        };
-        let verdicts = self.group.as_ref().map_or(true, |g| g.awaiting.is_empty());
-        leaders && verdicts && self.expected.iter().all(|p| self.has_arrived(p))
+        self.group.as_ref().map_or(true, GroupState::ready)
+            && self.expected.iter().all(|p| self.has_arrived(p))
     }
 
     /// True if a departed member is dropped rather than fatal.
     fn tolerant(&self) -> bool {
-        self.group.as_ref().is_some_and(|g| g.flags.tolerant())
+        self.group.as_ref().is_some_and(|g| g.flags().tolerant())
     }
 }
 
@@ -123,9 +160,7 @@ impl Collective {
     fn drop_member(&mut self, p: &Proc) {
         self.expected.remove(p);
         if let Some(g) = self.group.as_mut() {
-            if !g.dropped.contains(p) {
-                g.dropped.push(p.clone());
-            }
+            g.drop_member(p);
         }
     }
 }
@@ -252,7 +287,7 @@ impl Collectives {
             if let Err(s) = g.join(proc, &call.procs, gc, &local, &mut c.expected) {
                 return Arrival::Refused(s);
             }
-            c.procs = g.named.iter().cloned().collect();
+            c.procs = g.named().iter().cloned().collect();
         }
         c.expected.insert(proc.clone());
         c.arrived.push((proc.clone(), caller));
@@ -352,7 +387,9 @@ impl Collectives {
             .active
             .iter()
             .filter(|(_, c)| {
-                c.kind == kind && c.failed.is_none() && c.group.as_ref().is_some_and(|g| g.id == id)
+                c.kind == kind
+                    && c.failed.is_none()
+                    && c.group.as_ref().is_some_and(|g| g.id() == id)
             })
             .map(|(&cid, _)| cid)
             .collect();
@@ -364,7 +401,7 @@ impl Collectives {
     pub(in crate::server) fn group_busy(&self, id: &str) -> bool {
         self.active
             .values()
-            .any(|c| c.failed.is_none() && c.group.as_ref().is_some_and(|g| g.id == id))
+            .any(|c| c.failed.is_none() && c.group.as_ref().is_some_and(|g| g.id() == id))
     }
 
     /// Group collective `cid` waits for the verdicts of `procs` (told of a
@@ -375,7 +412,7 @@ impl Collectives {
         procs: impl IntoIterator<Item = Proc>,
     ) {
         if let Some(g) = self.active.get_mut(&cid).and_then(|c| c.group.as_mut()) {
-            g.awaiting.extend(procs);
+            g.await_verdicts(procs);
         }
     }
 
@@ -384,7 +421,7 @@ impl Collectives {
     pub(in crate::server) fn verdict(&mut self, cid: u64, proc: &Proc) -> bool {
         match self.active.get_mut(&cid) {
             Some(c) if c.failed.is_none() && c.host_op.is_none() => {
-                let removed = c.group.as_mut().is_some_and(|g| g.awaiting.remove(proc));
+                let removed = c.group.as_mut().is_some_and(|g| g.verdict(proc));
                 removed && c.ready() && !c.arrived.is_empty()
             }
             _ => false,
@@ -393,7 +430,11 @@ impl Collectives {
 
     /// Sets group collective `cid`'s leader; `None` if it is over.
     pub(in crate::server) fn set_leader(&mut self, cid: u64, leader: Option<Proc>) -> Option<()> {
-        self.active.get_mut(&cid)?.group.as_mut()?.leader = leader;
+        self.active
+            .get_mut(&cid)?
+            .group
+            .as_mut()?
+            .set_leader(leader);
         Some(())
     }
 
@@ -403,10 +444,7 @@ impl Collectives {
             .active
             .iter()
             .filter(|(_, c)| {
-                c.failed.is_none()
-                    && c.group
-                        .as_ref()
-                        .is_some_and(|g| g.leader.as_ref() == Some(proc))
+                c.failed.is_none() && c.group.as_ref().is_some_and(|g| g.leader() == Some(proc))
             })
             .map(|(&cid, _)| cid)
             .collect();
@@ -419,7 +457,7 @@ impl Collectives {
         let mut v: Vec<u64> = self
             .active
             .iter()
-            .filter(|(_, c)| c.group.as_ref().is_some_and(|g| g.awaiting.contains(proc)))
+            .filter(|(_, c)| c.group.as_ref().is_some_and(|g| g.awaits_verdict_of(proc)))
             .map(|(&cid, _)| cid)
             .collect();
         v.sort_unstable();
@@ -499,7 +537,7 @@ impl Collectives {
             arrived: c.arrived.iter().map(|(_, caller)| *caller).collect(),
             procs: c.procs.clone(),
             infos: c.infos.clone(),
-            group: c.group.as_ref().map(|g| g.id.clone()),
+            group: c.group.as_ref().map(|g| g.id().to_owned()),
         })
     }
 

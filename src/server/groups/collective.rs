@@ -136,7 +136,7 @@ pub(in crate::server) fn member_request(
 ) -> Result<(String, Vec<Info>, GroupRecord), Status> {
     let (id, infos) = body::decode_id(req)?;
     let g = st.groups().get(&id).ok_or(Status::ERR_NOT_FOUND)?;
-    if !g.members.contains(proc) {
+    if !g.has_member(proc) {
         return Err(Status::ERR_BAD_PARAM);
     }
     let g = g.clone();
@@ -149,9 +149,9 @@ pub(in crate::server) fn destruct(st: &mut State, caller: Caller, proc: &Proc, r
         Ok(x) => x,
         Err(s) => return st.respond(caller, Err(s)),
     };
-    let members = g.members;
+    let members = g.members().to_vec();
     let flags = GroupFlags {
-        ft: g.notify_termination,
+        ft: g.notify_termination(),
         ..Default::default()
     };
     let d = Directives::parse_for(&infos, crate::wire::directives::TIMEOUT_ONLY);
@@ -182,12 +182,12 @@ fn membership(st: &State, cid: u64) -> Vec<Proc> {
     let Some(c) = st.collectives().get(cid) else {
         return Vec::new();
     };
-    let Some(g) = c.group.as_ref() else {
+    let Some(g) = c.group() else {
         return Vec::new();
     };
-    let named: Vec<Proc> = g.named.iter().cloned().collect();
+    let named: Vec<Proc> = g.named().iter().cloned().collect();
     let mut m = st.registry().expand(&named);
-    m.retain(|p| !g.dropped.contains(p));
+    m.retain(|p| !g.dropped().contains(p));
     m
 }
 
@@ -199,8 +199,8 @@ impl Rules for Group {
     /// doc); a group that needs a context id never completes here.
     fn host_call(&self, st: &mut State, cid: u64) -> Result<Plan, Status> {
         let c = st.collectives().get(cid).ok_or(Status::ERROR)?;
-        let g = c.group.as_ref().ok_or(Status::ERROR)?;
-        let (kind, id, flags) = (c.kind, g.id.clone(), g.flags);
+        let g = c.group().ok_or(Status::ERROR)?;
+        let (kind, id, flags) = (c.kind(), g.id().to_owned(), g.flags());
         let members = membership(st, cid);
         let all_local = st.registry().all_local(&members);
         let need_cid = kind == Kind::GroupConstruct && flags.assign_cid;
@@ -208,7 +208,7 @@ impl Rules for Group {
         if alone && !need_cid {
             return Ok(Plan::Here);
         }
-        let mut infos = host_directives(&c.infos);
+        let mut infos = host_directives(c.infos());
         let op = if kind == Kind::GroupConstruct {
             let eps = body::encode_endpoints(&endpoints(st, cid))?;
             infos.extend(Info::keyed(keys::GROUP_ENDPT_DATA, Value::ByteObject(eps)));
@@ -255,10 +255,9 @@ fn endpoints(st: &State, cid: u64) -> Vec<Endpoint> {
     let Some(c) = st.collectives().get(cid) else {
         return Vec::new();
     };
-    let info = c.group.as_ref().map(|g| g.info.as_slice()).unwrap_or(&[]);
-    c.arrived
-        .iter()
-        .map(|(p, _)| Endpoint {
+    let info = c.group().map(|g| g.info()).unwrap_or(&[]);
+    c.participants()
+        .map(|p| Endpoint {
             proc: p.clone(),
             record: st
                 .modex()
@@ -282,12 +281,12 @@ fn finished(st: &mut State, cid: u64, infos: Vec<Info>) {
     let Some(c) = st.finish_collective(cid) else {
         return;
     };
-    let Some(g) = c.group else {
+    let Some(g) = c.group() else {
         return;
     };
-    if c.kind == Kind::GroupDestruct {
-        st.groups_mut().remove(&g.id);
-        for (_, caller) in c.arrived {
+    if c.kind() == Kind::GroupDestruct {
+        st.groups_mut().remove(g.id());
+        for caller in c.callers() {
             st.respond(caller, Ok(Vec::new()));
         }
         return;
@@ -296,7 +295,7 @@ fn finished(st: &mut State, cid: u64, infos: Vec<Info>) {
     if let Some(m) = crate::group::membership_in(&infos).filter(|m| !m.is_empty()) {
         members = st.registry().expand(&m);
     }
-    let mut contributed = g.info.clone();
+    let mut contributed = g.info().to_vec();
     let endpoints = infos
         .iter()
         .filter(|i| i.key.as_bytes() == keys::GROUP_ENDPT_DATA.as_bytes());
@@ -321,35 +320,34 @@ fn finished(st: &mut State, cid: u64, infos: Vec<Info>) {
         }
     }
     contributed.sort_by(|a, b| a.0.cmp(&b.0));
-    let status = if g.dropped.is_empty() {
+    let status = if g.dropped().is_empty() {
         Status::SUCCESS
     } else {
         Status::ERR_PARTIAL_SUCCESS
     };
     st.groups_mut().insert(
-        &g.id,
-        GroupRecord {
-            members: members.clone(),
-            notify_termination: g.flags.notify_termination,
-            leader: g.leader.clone(),
-            failed: Default::default(),
-        },
+        g.id(),
+        GroupRecord::new(
+            members.clone(),
+            g.flags().notify_termination,
+            g.leader().cloned(),
+        ),
     );
     let result = GroupResult {
         status,
-        id: g.id.clone(),
+        id: g.id().to_owned(),
         context_id,
         members,
         info: contributed,
     };
     let r = body::encode_result(&result);
-    let local: Vec<Proc> = c.arrived.iter().map(|(p, _)| p.clone()).collect();
-    for (_, caller) in c.arrived {
+    let local: Vec<Proc> = c.participants().cloned().collect();
+    for caller in c.callers() {
         st.respond(caller, r.clone());
     }
-    if !g.dropped.is_empty() {
+    if !g.dropped().is_empty() {
         // The group is not the one its leaders named.
-        let mut infos = event_infos(&g.id, None);
+        let mut infos = event_infos(g.id(), None);
         infos.extend(Info::keyed(
             keys::GROUP_MEMBERSHIP,
             Value::proc_array(&result.members),
@@ -390,22 +388,15 @@ fn member_failed(st: &mut State, cid: u64, proc: &Proc) {
     let Some(c) = st.collectives().get(cid) else {
         return;
     };
-    let Some(g) = c.group.as_ref() else {
+    let Some(g) = c.group() else {
         return;
     };
-    if c.kind != Kind::GroupConstruct || !g.flags.notify_termination {
+    if c.kind() != Kind::GroupConstruct || !g.flags().notify_termination {
         return;
     }
-    let id = g.id.clone();
-    let told: Vec<Proc> = match &g.leader {
-        Some(l) if l != proc => vec![l.clone()],
-        _ => c
-            .arrived
-            .iter()
-            .map(|(p, _)| p.clone())
-            .filter(|p| p != proc)
-            .collect(),
-    };
+    let id = g.id().to_owned();
+    let others = c.participants().filter(|p| *p != proc).cloned().collect();
+    let told = told_of_failure(g.leader(), proc, others);
     raise_from_server(
         st,
         codes::MEMBER_FAILED,
@@ -413,13 +404,29 @@ fn member_failed(st: &mut State, cid: u64, proc: &Proc) {
         event_infos(&id, Some(proc)),
     );
     if st.collectives().tolerates(cid) {
-        let registry = st.registry().clone();
-        let local: Vec<Proc> = told
-            .into_iter()
-            .filter(|p| registry.is_local(p) && !st.conns().departed(p))
-            .collect();
-        st.collectives_mut().await_verdicts(cid, local);
+        await_verdicts(st, cid, told);
     }
+}
+
+/// Who hears of member `lost`'s failure: the group's leader, else (no
+/// leader, or the leader is the one lost) the `others`.
+fn told_of_failure(leader: Option<&Proc>, lost: &Proc, others: Vec<Proc>) -> Vec<Proc> {
+    match leader {
+        Some(l) if l != lost => vec![l.clone()],
+        _ => others,
+    }
+}
+
+/// Group construct `cid` waits for the verdicts of those of `told` that
+/// are local and still connected (a remote process's handlers answer its
+/// own server).
+fn await_verdicts(st: &mut State, cid: u64, told: Vec<Proc>) {
+    let registry = st.registry().clone();
+    let local: Vec<Proc> = told
+        .into_iter()
+        .filter(|p| registry.is_local(p) && !st.conns().departed(p))
+        .collect();
+    st.collectives_mut().await_verdicts(cid, local);
 }
 
 /// Group member `proc` was lost: marked failed in its groups; with
@@ -430,13 +437,9 @@ fn member_lost(st: &mut State, proc: &Proc) {
         let Some(g) = st.groups().get(&id) else {
             continue;
         };
-        let others: Vec<Proc> = g
-            .members
-            .iter()
-            .filter(|m| *m != proc && !g.failed.contains(*m))
-            .cloned()
-            .collect();
-        if g.leader.as_ref() == Some(proc) {
+        // `proc` is among the failed already.
+        let others = g.live_members();
+        if g.leader() == Some(proc) {
             // The others may select a new leader (see `verdict`).
             st.groups_mut().set_leader(&id, None);
             raise_from_server(
@@ -447,13 +450,10 @@ fn member_lost(st: &mut State, proc: &Proc) {
             );
             continue;
         }
-        if !g.notify_termination {
+        if !g.notify_termination() {
             continue;
         }
-        let told: Vec<Proc> = match &g.leader {
-            Some(l) if l != proc => vec![l.clone()],
-            _ => others,
-        };
+        let told = told_of_failure(g.leader(), proc, others);
         raise_from_server(
             st,
             codes::MEMBER_FAILED,
@@ -470,15 +470,10 @@ fn leader_lost(st: &mut State, cid: u64, proc: &Proc) {
     let Some(c) = st.collectives().get(cid) else {
         return;
     };
-    let Some(id) = c.group.as_ref().map(|g| g.id.clone()) else {
+    let Some(id) = c.group().map(|g| g.id().to_owned()) else {
         return;
     };
-    let told: Vec<Proc> = c
-        .arrived
-        .iter()
-        .map(|(p, _)| p.clone())
-        .filter(|p| p != proc)
-        .collect();
+    let told: Vec<Proc> = c.participants().filter(|p| *p != proc).cloned().collect();
     st.collectives_mut().set_leader(cid, None);
     raise_from_server(
         st,
@@ -486,12 +481,7 @@ fn leader_lost(st: &mut State, cid: u64, proc: &Proc) {
         &told,
         event_infos(&id, Some(proc)),
     );
-    let registry = st.registry().clone();
-    let local: Vec<Proc> = told
-        .into_iter()
-        .filter(|p| registry.is_local(p) && !st.conns().departed(p))
-        .collect();
-    st.collectives_mut().await_verdicts(cid, local);
+    await_verdicts(st, cid, told);
 }
 
 /// `proc` claims the leadership of group `id` (or of its construct) that
@@ -503,11 +493,11 @@ fn leader_claimed(st: &mut State, proc: &Proc, id: &str) {
         let Some(c) = st.collectives().get(cid) else {
             continue;
         };
-        let vacant = c.group.as_ref().is_some_and(|g| g.leader.is_none());
-        if !vacant || !c.arrived.iter().any(|(p, _)| p == proc) {
+        let vacant = c.group().is_some_and(|g| g.leader().is_none());
+        if !vacant || !c.participants().any(|p| p == proc) {
             continue;
         }
-        let told: Vec<Proc> = c.arrived.iter().map(|(p, _)| p.clone()).collect();
+        let told: Vec<Proc> = c.participants().cloned().collect();
         st.collectives_mut().set_leader(cid, Some(proc.clone()));
         raise_from_server(
             st,
@@ -519,15 +509,10 @@ fn leader_claimed(st: &mut State, proc: &Proc, id: &str) {
     let Some(g) = st.groups().get(id) else {
         return;
     };
-    if g.leader.is_some() || !g.members.contains(proc) || g.failed.contains(proc) {
+    if g.leader().is_some() || !g.has_member(proc) || g.has_failed(proc) {
         return;
     }
-    let told: Vec<Proc> = g
-        .members
-        .iter()
-        .filter(|m| !g.failed.contains(*m))
-        .cloned()
-        .collect();
+    let told = g.live_members();
     st.groups_mut().set_leader(id, Some(proc.clone()));
     raise_from_server(
         st,

@@ -45,10 +45,8 @@
 //!
 //! [`Groups`]: super::room::Groups
 
-use std::collections::BTreeMap;
-
 use super::collective::{group_call, host_directives, is_nspace_name, member_request};
-use super::room::{Answer, Group, Invite};
+use super::room::{Group, Invite};
 use crate::group::{self, events as codes, GroupOp, GroupOpt, GroupResult};
 use crate::server::clients::connections::Caller;
 use crate::server::collective::{self, Kind};
@@ -56,9 +54,7 @@ use crate::server::events::{event_infos, raise, raise_from_server};
 use crate::server::host::{take_result, OpResult};
 use crate::server::ops::PendingOp;
 use crate::server::state::State;
-use crate::server::timers::TimerKey;
 use crate::wire::group as body;
-use crate::wire::Directives;
 use crate::{keys, Info, Proc, Rank, Status, Value};
 
 /// An `Op::GROUP_INVITE` request from the leader `proc`.
@@ -77,26 +73,16 @@ pub(in crate::server) fn invite(st: &mut State, caller: Caller, proc: &Proc, req
         return st.respond(caller, Err(Status::ERR_BAD_PARAM));
     }
     let g = group_call(id.clone(), &infos, true);
-    let deadline = Directives::parse_for(&infos, crate::wire::directives::TIMEOUT_ONLY).deadline();
-    let mut contributed = BTreeMap::new();
-    if !g.info.is_empty() {
-        contributed.insert(proc.clone(), g.info.clone());
-    }
-    let n = st.groups_mut().start_invite(Invite {
-        id: id.clone(),
-        leader: proc.clone(),
+    let invite = Invite::new(
+        id.clone(),
+        proc.clone(),
         caller,
-        invitees: invitees.clone(),
-        answers: BTreeMap::new(),
-        flags: g.flags,
-        directives: infos,
-        deadline,
-        host_op: None,
-        contributed,
-    });
-    if let Some(dl) = deadline {
-        st.timers_mut().set(dl, TimerKey::Invite(n));
-    }
+        invitees.clone(),
+        g.flags,
+        infos,
+        g.info,
+    );
+    let n = st.start_invite(invite);
     let mut ev = event_infos(&id, None);
     ev.extend(Info::keyed(keys::EVENT_NON_DEFAULT, Value::Bool(true)));
     raise(st, codes::INVITED, proc, &invitees, ev);
@@ -123,21 +109,17 @@ pub(in crate::server) fn join(st: &mut State, caller: Caller, proc: &Proc, req: 
     let Some(inv) = st.groups_mut().invite_mut(n) else {
         return;
     };
-    if !inv.invitees.contains(proc) || inv.answers.contains_key(proc) {
+    if !inv.awaits(proc) {
         return st.respond(caller, Err(Status::ERR_BAD_PARAM));
     }
     let code = match opt {
         GroupOpt::Accept => {
-            inv.answers
-                .insert(proc.clone(), Answer::Accepted(Some(caller)));
             let mine = group_call(id.clone(), &infos, true).info;
-            if !mine.is_empty() {
-                inv.contributed.insert(proc.clone(), mine);
-            }
+            inv.accept(proc, Some(caller), mine);
             codes::INVITE_ACCEPTED
         }
         GroupOpt::Decline => {
-            inv.answers.insert(proc.clone(), Answer::Declined);
+            inv.decline(proc);
             st.respond(caller, Ok(Vec::new()));
             codes::INVITE_DECLINED
         }
@@ -219,15 +201,14 @@ pub(in crate::server) fn from_host(st: &mut State, e: &crate::events::Event) {
             let Some(inv) = st.groups_mut().invite_mut(n) else {
                 return;
             };
-            if inv.answers.contains_key(&e.source) {
+            if !inv.awaits(&e.source) {
                 return;
             }
-            let a = if s == codes::INVITE_ACCEPTED {
-                Answer::Accepted(None)
+            if s == codes::INVITE_ACCEPTED {
+                inv.accept(&e.source, None, Vec::new());
             } else {
-                Answer::Declined
-            };
-            inv.answers.insert(e.source.clone(), a);
+                inv.decline(&e.source);
+            }
             maybe_complete(st, n);
         }
         s if s == codes::CONSTRUCT_COMPLETE => {
@@ -239,12 +220,7 @@ pub(in crate::server) fn from_host(st: &mut State, e: &crate::events::Event) {
             }
             st.groups_mut().insert(
                 &id,
-                Group {
-                    members: members.clone(),
-                    notify_termination: false,
-                    leader: Some(e.source.clone()),
-                    failed: Default::default(),
-                },
+                Group::new(members.clone(), false, Some(e.source.clone())),
             );
             let result = GroupResult {
                 context_id,
@@ -281,12 +257,10 @@ fn fail_invitee(st: &mut State, n: u64, p: &Proc) {
     let Some(inv) = st.groups_mut().invite_mut(n) else {
         return;
     };
-    if matches!(inv.answers.get(p), Some(Answer::Declined | Answer::Failed)) {
+    if !inv.fail(p) {
         return;
     }
-    inv.answers.insert(p.clone(), Answer::Failed);
-    inv.contributed.remove(p);
-    let (leader, id) = (inv.leader.clone(), inv.id.clone());
+    let (leader, id) = (inv.leader().clone(), inv.id().to_owned());
     raise_from_server(
         st,
         codes::INVITE_FAILED,
@@ -297,33 +271,24 @@ fn fail_invitee(st: &mut State, n: u64, p: &Proc) {
 
 /// Completes or aborts invitation `n` once every invitee answered.
 fn maybe_complete(st: &mut State, n: u64) {
-    let Some(inv) = st.groups_mut().invite_mut(n) else {
+    let Some(inv) = st.answered_invite(n) else {
         return;
     };
-    if !inv.answered() || inv.host_op.is_some() {
-        return;
-    }
-    if let Some(dl) = inv.deadline.take() {
-        st.timers_mut().cancel(dl, TimerKey::Invite(n));
-    }
-    let Some(inv) = st.groups_mut().invite_mut(n) else {
-        return;
-    };
-    if !inv.all_accepted() && !inv.flags.optional {
+    if !inv.all_accepted() && !inv.flags().optional {
         return abort(st, n, codes::CONSTRUCT_ABORT);
     }
-    if !inv.flags.assign_cid {
+    if !inv.flags().assign_cid {
         return complete(st, n, Vec::new());
     }
-    let (id, members) = (inv.id.clone(), inv.members());
-    let directives = host_directives(&inv.directives);
+    let (id, members) = (inv.id().to_owned(), inv.members());
+    let directives = host_directives(inv.directives());
     let (op, r) = st.upcall::<Vec<Info>>(PendingOp::GroupInvite(n), |h, done| {
         h.group(GroupOp::Construct, &id, &members, &directives, done)
     });
     match r {
         Ok(()) => {
             if let Some(inv) = st.groups_mut().invite_mut(n) {
-                inv.host_op = Some(op);
+                inv.sent_to_host(op);
             }
         }
         Err(s) if s == Status::OPERATION_SUCCEEDED => complete(st, n, Vec::new()),
@@ -342,34 +307,32 @@ pub(in crate::server) fn host_done(st: &mut State, n: u64, result: OpResult) {
 /// Invitation `n` completed: records the group and answers the leader and
 /// the accepters.
 fn complete(st: &mut State, n: u64, host: Vec<Info>) {
-    let Some(inv) = st.groups_mut().take_invite(n) else {
+    let Some(inv) = st.take_invite(n) else {
         return;
     };
     let members = inv.members();
+    let (id, leader) = (inv.id().to_owned(), inv.leader().clone());
     let context_id = group::context_id_in(&host);
     // Each decliner is reported to the leader as failed too, before its
     // invite returns, as OpenPMIx master does (those that failed otherwise
     // were reported when they did).
-    for (p, a) in &inv.answers {
-        if matches!(a, Answer::Declined) {
-            raise_from_server(
-                st,
-                codes::INVITE_FAILED,
-                std::slice::from_ref(&inv.leader),
-                event_infos(&inv.id, Some(p)),
-            );
-        }
+    for p in inv.decliners() {
+        raise_from_server(
+            st,
+            codes::INVITE_FAILED,
+            std::slice::from_ref(&leader),
+            event_infos(&id, Some(&p)),
+        );
     }
     st.groups_mut().insert(
-        &inv.id,
-        Group {
-            members: members.clone(),
-            notify_termination: inv.flags.notify_termination,
-            leader: Some(inv.leader.clone()),
-            failed: Default::default(),
-        },
+        &id,
+        Group::new(
+            members.clone(),
+            inv.flags().notify_termination,
+            Some(leader.clone()),
+        ),
     );
-    let mut ev = event_infos(&inv.id, None);
+    let mut ev = event_infos(&id, None);
     ev.extend(Info::keyed(
         keys::GROUP_MEMBERSHIP,
         Value::proc_array(&members),
@@ -377,72 +340,57 @@ fn complete(st: &mut State, n: u64, host: Vec<Info>) {
     if let Some(c) = context_id {
         ev.extend(Info::keyed(keys::GROUP_CONTEXT_ID, Value::Size(c as usize)));
     }
-    raise(st, codes::CONSTRUCT_COMPLETE, &inv.leader, &members, ev);
+    raise(st, codes::CONSTRUCT_COMPLETE, &leader, &members, ev);
     // The events go out before the answers, so that a handler has run by
     // the time the call it is about returns.
     // Success for everyone, the leader too, as OpenPMIx's: who declined
     // or failed is in the leader's events, who is in, in the membership.
+    let ended = inv.end();
     let result = GroupResult {
         status: Status::SUCCESS,
-        id: inv.id.clone(),
+        id,
         context_id,
         members: members.clone(),
-        info: inv.contributed.into_iter().collect(),
+        info: ended.contributed,
     };
     let r = body::encode_result(&result);
-    st.respond(inv.caller, r.clone());
-    for a in inv.answers.into_values() {
-        if let Answer::Accepted(Some(caller)) = a {
-            st.respond(caller, r.clone());
-        }
+    st.respond(ended.caller, r.clone());
+    for caller in ended.accepters {
+        st.respond(caller, r.clone());
     }
 }
 
 /// Invitation `n` is aborted with `status` (for the leader; the accepters'
 /// joins and the event say `PMIX_GROUP_CONSTRUCT_ABORT`).
 fn abort(st: &mut State, n: u64, status: Status) {
-    let Some(inv) = st.groups_mut().take_invite(n) else {
+    let Some(inv) = st.take_invite(n) else {
         return;
     };
-    if let Some(dl) = inv.deadline {
-        st.timers_mut().cancel(dl, TimerKey::Invite(n));
-    }
-    if let Some(op) = inv.host_op {
+    if let Some(op) = inv.host_op() {
         st.forget_op(op);
     }
     // Every invited participant hears of it, the leader too (it is a
     // member of the group it tried to form), as OpenPMIx master does.
-    let mut targets = inv.invitees.clone();
-    targets.push(inv.leader.clone());
+    let mut targets = inv.invitees().to_vec();
+    targets.push(inv.leader().clone());
     raise(
         st,
         codes::CONSTRUCT_ABORT,
-        &inv.leader,
+        inv.leader(),
         &targets,
-        event_infos(&inv.id, None),
+        event_infos(inv.id(), None),
     );
     // The events go out before the answers, as in `complete`.
-    st.respond(inv.caller, Err(status));
-    for a in inv.answers.into_values() {
-        if let Answer::Accepted(Some(caller)) = a {
-            st.respond(caller, Err(codes::CONSTRUCT_ABORT));
-        }
+    let ended = inv.end();
+    st.respond(ended.caller, Err(status));
+    for caller in ended.accepters {
+        st.respond(caller, Err(codes::CONSTRUCT_ABORT));
     }
 }
 
 /// Invitation `n`'s deadline passed: whoever has not answered failed.
 pub(in crate::server) fn timed_out(st: &mut State, n: u64) {
-    let Some(inv) = st.groups_mut().invite_mut(n) else {
-        return;
-    };
-    inv.deadline = None;
-    let silent: Vec<Proc> = inv
-        .invitees
-        .iter()
-        .filter(|p| !inv.answers.contains_key(*p))
-        .cloned()
-        .collect();
-    for p in silent {
+    for p in st.groups_mut().invite_timed_out(n) {
         fail_invitee(st, n, &p);
     }
     maybe_complete(st, n);
@@ -456,7 +404,7 @@ pub(in crate::server) fn departed(st: &mut State, proc: &Proc) {
         let leads = st
             .groups_mut()
             .invite_mut(n)
-            .is_some_and(|inv| &inv.leader == proc);
+            .is_some_and(|inv| inv.leader() == proc);
         if leads {
             abort(st, n, codes::CONSTRUCT_ABORT);
         } else {
@@ -519,7 +467,7 @@ pub(in crate::server) fn leave(st: &mut State, caller: Caller, proc: &Proc, req:
     let remaining: Vec<Proc> = st
         .groups()
         .get(&id)
-        .map(|g| g.members.clone())
+        .map(|g| g.members().to_vec())
         .unwrap_or_default();
     if remaining.is_empty() {
         st.groups_mut().remove(&id);

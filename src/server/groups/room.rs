@@ -17,13 +17,19 @@
 //! - A group id names at most one group and at most one invitation, never
 //!   both, and never a registered namespace's name.
 //! - Every invitation's deadline is armed in the loop's timers exactly
-//!   while it waits for answers.
+//!   while it waits for answers: the room arms it when the invitation
+//!   starts and disarms it when the last answer comes
+//!   ([`Groups::answered_invite`]) or the invitation ends
+//!   ([`Groups::take_invite`]).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::time::Instant;
 
 use crate::server::clients::connections::Caller;
 use crate::server::collective::GroupFlags;
+use crate::server::timers::{TimerKey, Timers};
+use crate::wire::directives::TIMEOUT_ONLY;
+use crate::wire::Directives;
 use crate::{Info, Proc, Rank, Status};
 
 /// How many destructed group ids are remembered (a job that builds groups
@@ -34,13 +40,63 @@ const RETIRED_KEPT: usize = 4096;
 #[derive(Clone, Debug)]
 pub(in crate::server) struct Group {
     /// Sorted.
-    pub(in crate::server) members: Vec<Proc>,
+    members: Vec<Proc>,
     /// `PMIX_GROUP_NOTIFY_TERMINATION` was set at construct.
-    pub(in crate::server) notify_termination: bool,
+    notify_termination: bool,
     /// Who constructed it with `PMIX_GROUP_LEADER` (or invited).
-    pub(in crate::server) leader: Option<Proc>,
+    leader: Option<Proc>,
     /// Members whose connection was lost.
-    pub(in crate::server) failed: BTreeSet<Proc>,
+    failed: BTreeSet<Proc>,
+}
+
+impl Group {
+    /// A group of `members` (sorted), none failed yet.
+    pub(in crate::server) fn new(
+        members: Vec<Proc>,
+        notify_termination: bool,
+        leader: Option<Proc>,
+    ) -> Group {
+        Group {
+            members,
+            notify_termination,
+            leader,
+            failed: BTreeSet::new(),
+        }
+    }
+
+    /// Its members, sorted.
+    pub(in crate::server) fn members(&self) -> &[Proc] {
+        &self.members
+    }
+
+    /// True if `proc` is a member.
+    pub(in crate::server) fn has_member(&self, proc: &Proc) -> bool {
+        self.members.contains(proc)
+    }
+
+    /// Its members whose connection was not lost, sorted.
+    pub(in crate::server) fn live_members(&self) -> Vec<Proc> {
+        self.members
+            .iter()
+            .filter(|m| !self.failed.contains(*m))
+            .cloned()
+            .collect()
+    }
+
+    /// True if member `proc`'s connection was lost.
+    pub(in crate::server) fn has_failed(&self, proc: &Proc) -> bool {
+        self.failed.contains(proc)
+    }
+
+    /// `PMIX_GROUP_NOTIFY_TERMINATION` was set at construct.
+    pub(in crate::server) fn notify_termination(&self) -> bool {
+        self.notify_termination
+    }
+
+    /// Its leader (`None`: none was named, or it was lost).
+    pub(in crate::server) fn leader(&self) -> Option<&Proc> {
+        self.leader.as_ref()
+    }
 }
 
 /// An invitee's answer.
@@ -53,26 +109,154 @@ pub(in crate::server) enum Answer {
     Failed,
 }
 
-/// An invitation in progress.
+/// An invitation in progress: who was invited, who answered what, and
+/// whether it is at the host for a context id. Its answers change only
+/// through [`Invite::accept`], [`Invite::decline`] and [`Invite::fail`];
+/// each invitee answers at most once (a failure may follow an
+/// acceptance: the accepter departed).
 pub(in crate::server) struct Invite {
-    pub(in crate::server) id: String,
-    pub(in crate::server) leader: Proc,
+    id: String,
+    leader: Proc,
+    /// The leader's invite call.
+    caller: Caller,
+    /// Sorted, without duplicates, without the leader.
+    invitees: Vec<Proc>,
+    answers: BTreeMap<Proc, Answer>,
+    flags: GroupFlags,
+    /// The leader's directives.
+    directives: Vec<Info>,
+    /// From the leader's `PMIX_TIMEOUT`; armed while answers are awaited.
+    deadline: Option<Instant>,
+    /// At the host for a context id, as this operation.
+    host_op: Option<u64>,
+    /// `PMIX_GROUP_INFO` of the leader and the accepters.
+    contributed: BTreeMap<Proc, Vec<Info>>,
+}
+
+/// What an ended invitation leaves to answer.
+pub(in crate::server) struct Ended {
     /// The leader's invite call.
     pub(in crate::server) caller: Caller,
-    /// Sorted, without duplicates, without the leader.
-    pub(in crate::server) invitees: Vec<Proc>,
-    pub(in crate::server) answers: BTreeMap<Proc, Answer>,
-    pub(in crate::server) flags: GroupFlags,
-    /// The leader's directives.
-    pub(in crate::server) directives: Vec<Info>,
-    pub(in crate::server) deadline: Option<Instant>,
-    /// At the host for a context id, as this operation.
-    pub(in crate::server) host_op: Option<u64>,
-    /// `PMIX_GROUP_INFO` of the leader and the accepters.
-    pub(in crate::server) contributed: BTreeMap<Proc, Vec<Info>>,
+    /// The local accepters' joins.
+    pub(in crate::server) accepters: Vec<Caller>,
+    /// `PMIX_GROUP_INFO` of the leader and the accepters, by process.
+    pub(in crate::server) contributed: Vec<(Proc, Vec<Info>)>,
 }
 
 impl Invite {
+    /// `leader`'s invitation `id` (called on `caller`) of `invitees`
+    /// (sorted, without duplicates, without the leader), with its
+    /// `directives` (its deadline is their `PMIX_TIMEOUT`) and its own
+    /// `PMIX_GROUP_INFO`.
+    pub(in crate::server) fn new(
+        id: String,
+        leader: Proc,
+        caller: Caller,
+        invitees: Vec<Proc>,
+        flags: GroupFlags,
+        directives: Vec<Info>,
+        info: Vec<Info>,
+    ) -> Invite {
+        let deadline = Directives::parse_for(&directives, TIMEOUT_ONLY).deadline();
+        let mut contributed = BTreeMap::new();
+        if !info.is_empty() {
+            contributed.insert(leader.clone(), info);
+        }
+        Invite {
+            id,
+            leader,
+            caller,
+            invitees,
+            answers: BTreeMap::new(),
+            flags,
+            directives,
+            deadline,
+            host_op: None,
+            contributed,
+        }
+    }
+
+    /// The group id.
+    pub(in crate::server) fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The leader.
+    pub(in crate::server) fn leader(&self) -> &Proc {
+        &self.leader
+    }
+
+    /// The invitees, sorted.
+    pub(in crate::server) fn invitees(&self) -> &[Proc] {
+        &self.invitees
+    }
+
+    /// The merged group directives.
+    pub(in crate::server) fn flags(&self) -> GroupFlags {
+        self.flags
+    }
+
+    /// The leader's directives.
+    pub(in crate::server) fn directives(&self) -> &[Info] {
+        &self.directives
+    }
+
+    /// True if `proc` is invited and has not answered.
+    pub(in crate::server) fn awaits(&self, proc: &Proc) -> bool {
+        self.invitees.contains(proc) && !self.answers.contains_key(proc)
+    }
+
+    /// The invitees that have not answered.
+    pub(in crate::server) fn silent(&self) -> Vec<Proc> {
+        self.invitees
+            .iter()
+            .filter(|p| !self.answers.contains_key(*p))
+            .cloned()
+            .collect()
+    }
+
+    /// The invitees that declined.
+    pub(in crate::server) fn decliners(&self) -> Vec<Proc> {
+        self.answers
+            .iter()
+            .filter(|(_, a)| matches!(a, Answer::Declined))
+            .map(|(p, _)| p.clone())
+            .collect()
+    }
+
+    /// `proc` accepts (its join waits on `caller`; `None`: a remote
+    /// invitee's), contributing `info`.
+    pub(in crate::server) fn accept(
+        &mut self,
+        proc: &Proc,
+        caller: Option<Caller>,
+        info: Vec<Info>,
+    ) {
+        self.answers.insert(proc.clone(), Answer::Accepted(caller));
+        if !info.is_empty() {
+            self.contributed.insert(proc.clone(), info);
+        }
+    }
+
+    /// `proc` declines.
+    pub(in crate::server) fn decline(&mut self, proc: &Proc) {
+        self.answers.insert(proc.clone(), Answer::Declined);
+    }
+
+    /// `proc` failed (departed or silent): false if it had declined or
+    /// failed already.
+    pub(in crate::server) fn fail(&mut self, proc: &Proc) -> bool {
+        if matches!(
+            self.answers.get(proc),
+            Some(Answer::Declined | Answer::Failed)
+        ) {
+            return false;
+        }
+        self.answers.insert(proc.clone(), Answer::Failed);
+        self.contributed.remove(proc);
+        true
+    }
+
     /// True once every invitee answered.
     pub(in crate::server) fn answered(&self) -> bool {
         self.answers.len() == self.invitees.len()
@@ -83,6 +267,16 @@ impl Invite {
         self.answers
             .values()
             .all(|a| matches!(a, Answer::Accepted(_)))
+    }
+
+    /// The host operation it waits for (a context id), if any.
+    pub(in crate::server) fn host_op(&self) -> Option<u64> {
+        self.host_op
+    }
+
+    /// It went to the host for a context id, as operation `op`.
+    pub(in crate::server) fn sent_to_host(&mut self, op: u64) {
+        self.host_op = Some(op);
     }
 
     /// The members once complete: the leader and the accepters, sorted.
@@ -96,6 +290,23 @@ impl Invite {
         m.push(self.leader.clone());
         m.sort();
         m
+    }
+
+    /// Who is left to answer, and what they contributed.
+    pub(in crate::server) fn end(self) -> Ended {
+        let accepters = self
+            .answers
+            .into_values()
+            .filter_map(|a| match a {
+                Answer::Accepted(caller) => caller,
+                _ => None,
+            })
+            .collect();
+        Ended {
+            caller: self.caller,
+            accepters,
+            contributed: self.contributed.into_iter().collect(),
+        }
     }
 }
 
@@ -327,11 +538,15 @@ impl Groups {
         self.groups.len()
     }
 
-    /// Starts an invitation; returns its number.
-    pub(in crate::server) fn start_invite(&mut self, invite: Invite) -> u64 {
+    /// Starts an invitation, arming its deadline; returns its number.
+    pub(in crate::server) fn start_invite(&mut self, invite: Invite, timers: &mut Timers) -> u64 {
         self.next_invite += 1;
-        self.invites.insert(self.next_invite, invite);
-        self.next_invite
+        let n = self.next_invite;
+        if let Some(dl) = invite.deadline {
+            timers.set(dl, TimerKey::Invite(n));
+        }
+        self.invites.insert(n, invite);
+        n
     }
 
     /// The invitation `id` led by `leader`.
@@ -347,9 +562,41 @@ impl Groups {
         self.invites.get_mut(&n)
     }
 
-    /// Ends invitation `n`.
-    pub(in crate::server) fn take_invite(&mut self, n: u64) -> Option<Invite> {
-        self.invites.remove(&n)
+    /// Invitation `n` once every invitee answered and it is not at the
+    /// host already (to complete or abort): its deadline, if still armed,
+    /// is disarmed.
+    pub(in crate::server) fn answered_invite(
+        &mut self,
+        n: u64,
+        timers: &mut Timers,
+    ) -> Option<&Invite> {
+        let inv = self.invites.get_mut(&n)?;
+        if !inv.answered() || inv.host_op().is_some() {
+            return None;
+        }
+        if let Some(dl) = inv.deadline.take() {
+            timers.cancel(dl, TimerKey::Invite(n));
+        }
+        Some(inv)
+    }
+
+    /// Invitation `n`'s deadline passed (its timer fired): returns the
+    /// invitees that have not answered.
+    pub(in crate::server) fn invite_timed_out(&mut self, n: u64) -> Vec<Proc> {
+        let Some(inv) = self.invites.get_mut(&n) else {
+            return Vec::new();
+        };
+        inv.deadline = None;
+        inv.silent()
+    }
+
+    /// Ends invitation `n`, disarming its deadline.
+    pub(in crate::server) fn take_invite(&mut self, n: u64, timers: &mut Timers) -> Option<Invite> {
+        let inv = self.invites.remove(&n)?;
+        if let Some(dl) = inv.deadline {
+            timers.cancel(dl, TimerKey::Invite(n));
+        }
+        Some(inv)
     }
 
     /// The invitation `id` that `invitee` was sent.
@@ -411,12 +658,7 @@ mod tests {
     }
 
     fn group(members: Vec<Proc>) -> Group {
-        Group {
-            members,
-            notify_termination: false,
-            leader: None,
-            failed: BTreeSet::new(),
-        }
+        Group::new(members, false, None)
     }
 
     #[test]
@@ -442,7 +684,7 @@ mod tests {
         assert!(g.remove_member("grp", &p("b", 0)));
         assert!(g.groups_of(&p("b", 0)).is_empty());
         assert_eq!(g.member_lost(&p("a", 1)), vec!["grp".to_string()]);
-        assert!(g.get("grp").unwrap().failed.contains(&p("a", 1)));
+        assert!(g.get("grp").unwrap().has_failed(&p("a", 1)));
         g.remove("grp");
         assert_eq!(
             g.expand(&[p("grp", 0)], nspace).unwrap(),

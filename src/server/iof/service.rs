@@ -36,7 +36,7 @@ use std::sync::Arc;
 
 use mio::Token;
 
-use super::room::{Chunk, Outbox, Registration};
+use super::room::{Chunk, Next, Policy, Registration};
 pub use super::room::{DEFAULT_CACHE, IOF_DROPPED, MAX_CACHE, WATERMARK};
 use crate::info::{flag_in, value_of};
 use crate::server::clients::connections::Caller;
@@ -52,25 +52,28 @@ use crate::{keys, Info, Proc, Status, Value};
 /// a closed connection.
 fn pump(st: &mut State, token: Token) {
     let (iof, conns) = st.iof_with_conns();
-    let Some(ob) = iof.outboxes.get_mut(&token) else {
+    let Some(ob) = iof.outbox_mut(token) else {
         return;
     };
     loop {
         let Some(pending) = conns.pending_output(token) else {
-            iof.outboxes.remove(&token);
+            iof.forget(token);
             return;
         };
         if pending >= WATERMARK {
             return;
         }
-        let Some((ids, chunk)) = ob.queue.pop_front() else {
+        let Some(Next {
+            ids,
+            chunk,
+            dropped,
+        }) = ob.next()
+        else {
             return;
         };
-        ob.bytes -= chunk.data.len();
         let mut infos = chunk.infos.clone();
-        if ob.dropped > 0 {
-            infos.extend(Info::keyed(IOF_DROPPED, Value::Uint64(ob.dropped)));
-            ob.dropped = 0;
+        if dropped > 0 {
+            infos.extend(Info::keyed(IOF_DROPPED, Value::Uint64(dropped)));
         }
         let d = Delivery {
             ids,
@@ -87,55 +90,30 @@ fn pump(st: &mut State, token: Token) {
 
 /// The connections that pulled output.
 pub(in crate::server) fn tokens(st: &State) -> Vec<Token> {
-    st.iof().outboxes.keys().copied().collect()
+    st.iof().queued().map(|(t, _)| t).collect()
 }
 
 /// True while forwarded output waits for an open connection (in its
 /// outbox or its write queue).
 pub(in crate::server) fn unsent(st: &State) -> bool {
-    st.iof().outboxes.iter().any(|(t, ob)| {
+    st.iof().queued().any(|(t, bytes)| {
         st.conns()
-            .pending_output(*t)
-            .is_some_and(|queued| queued > 0 || ob.bytes > 0)
+            .pending_output(t)
+            .is_some_and(|queued| queued > 0 || bytes > 0)
     })
 }
 
 /// The connection `token` wrote what it had queued: more output may go.
 pub(in crate::server) fn drained(st: &mut State, token: Token) {
-    if st.iof().outboxes.contains_key(&token) {
+    if st.iof().has_outbox(token) {
         pump(st, token);
     }
 }
 
 /// Forwards one chunk to every matching registration (or keeps it early).
 pub(in crate::server) fn deliver(st: &mut State, chunk: Chunk) {
-    let chunk = Arc::new(chunk);
-    let mut touched = Vec::new();
-    let mut gone = Vec::new();
     let (iof, conns) = st.iof_with_conns();
-    for (token, ob) in iof.outboxes.iter_mut() {
-        if conns.state(*token).is_none() {
-            gone.push(*token);
-            continue;
-        }
-        let ids: Vec<u64> = ob
-            .regs
-            .iter()
-            .filter(|r| r.matches(&chunk))
-            .map(|r| r.id)
-            .collect();
-        if !ids.is_empty() {
-            ob.enqueue(ids, chunk.clone());
-            touched.push(*token);
-        }
-    }
-    for t in gone {
-        st.iof_mut().outboxes.remove(&t);
-    }
-    if touched.is_empty() {
-        st.iof_mut().keep_early(chunk);
-        return;
-    }
+    let mut touched = iof.deliver(Arc::new(chunk), |t| conns.state(t).is_some());
     touched.sort_unstable_by_key(|t| t.0);
     for t in touched {
         pump(st, t);
@@ -152,21 +130,20 @@ pub(in crate::server) fn pull(st: &mut State, caller: Caller, proc: &Proc, body:
     // (not only at the next delivery): pulls from connections that come
     // and go without any output delivered do not pile up.
     let (iof, conns) = st.iof_with_conns();
-    iof.outboxes.retain(|t, _| conns.state(*t).is_some());
-    let iof = st.iof_mut();
-    let ob = iof.outboxes.entry(caller.token).or_insert_with(Outbox::new);
-    if ob.regs.iter().any(|r| r.id == p.id) {
-        return st.respond(caller, Err(Status::ERR_BAD_PARAM));
-    }
+    iof.forget_closed(|t| conns.state(t).is_some());
     // attrs begin: PMIx_IOF_pull
-    if let Some(n) = value_of(&p.directives, keys::IOF_CACHE_SIZE).and_then(int) {
-        ob.limit = usize::try_from(n).map_or(DEFAULT_CACHE, |n| n.min(MAX_CACHE));
-    }
-    if flag_in(&p.directives, keys::IOF_DROP_OLDEST) {
-        ob.drop_oldest = true;
-    } else if flag_in(&p.directives, keys::IOF_DROP_NEWEST) {
-        ob.drop_oldest = false;
-    }
+    let policy = Policy {
+        limit: value_of(&p.directives, keys::IOF_CACHE_SIZE)
+            .and_then(int)
+            .map(|n| usize::try_from(n).map_or(DEFAULT_CACHE, |n| n.min(MAX_CACHE))),
+        drop_oldest: if flag_in(&p.directives, keys::IOF_DROP_OLDEST) {
+            Some(true)
+        } else if flag_in(&p.directives, keys::IOF_DROP_NEWEST) {
+            Some(false)
+        } else {
+            None
+        },
+    };
     // attrs end
     let reg = Registration {
         id: p.id,
@@ -175,18 +152,9 @@ pub(in crate::server) fn pull(st: &mut State, caller: Caller, proc: &Proc, body:
         channels: p.channels,
     };
     // Output that waited for a registration like this one goes first.
-    let mut i = 0;
-    while i < iof.early.len() {
-        if reg.matches(&iof.early[i]) {
-            if let Some(c) = iof.early.remove(i) {
-                iof.early_bytes -= c.data.len();
-                ob.enqueue(vec![reg.id], c);
-            }
-        } else {
-            i += 1;
-        }
+    if let Err(s) = iof.register(caller.token, reg, policy) {
+        return st.respond(caller, Err(s));
     }
-    ob.regs.push(reg);
     // The host hears of it (to start forwarding, `PMIX_IOF_REDIRECT`,
     // `PMIX_IOF_COPY`); a host without `iof_pull` still has its
     // `iof_deliver` output served.
@@ -208,25 +176,10 @@ pub(in crate::server) fn deregister(st: &mut State, caller: Caller, _proc: &Proc
         Ok(d) => d,
         Err(e) => return st.respond(caller, Err(e.status())),
     };
-    let Some(ob) = st.iof_mut().outboxes.get_mut(&caller.token) else {
-        return st.respond(caller, Err(Status::ERR_NOT_FOUND));
-    };
-    let before = ob.regs.len();
-    ob.regs.retain(|r| r.id != d.id);
-    if ob.regs.len() == before {
+    // Chunks queued for it alone are no longer wanted.
+    if !st.iof_mut().deregister(caller.token, d.id) {
         return st.respond(caller, Err(Status::ERR_NOT_FOUND));
     }
-    // Chunks queued for it alone are no longer wanted.
-    let mut freed = 0;
-    ob.queue.retain_mut(|(ids, c)| {
-        ids.retain(|i| *i != d.id);
-        let keep = !ids.is_empty();
-        if !keep {
-            freed += c.data.len();
-        }
-        keep
-    });
-    ob.bytes -= freed;
     st.respond(caller, Ok(Vec::new()));
 }
 
@@ -293,23 +246,7 @@ pub(in crate::server) fn forward_stdin(
     targets: &[Proc],
     dirs: &[Info],
 ) {
-    let mut buf = vec![0u8; 64 << 10];
-    let mut stdin = std::io::stdin().lock();
-    loop {
-        let n = match std::io::Read::read(&mut stdin, &mut buf) {
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(_) => 0,
-        };
-        let mut directives = dirs.to_vec();
-        if n == 0 {
-            directives.extend(Info::keyed(keys::IOF_COMPLETE, Value::Bool(true)));
-        }
-        let p = Push {
-            targets: targets.to_vec(),
-            directives,
-            data: (n > 0).then(|| buf[..n].to_vec()),
-        };
+    Push::from_stdin(targets, dirs, |p| {
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
         let tap: Tap = Box::new(move |r| {
             let _ = tx.send(r.is_ok());
@@ -318,91 +255,6 @@ pub(in crate::server) fn forward_stdin(
         let task = Box::new(move |st: &mut State| push_for(st, NOBODY, &me, p, Some(tap)));
         // The loop gone (the task dropped with its tap) or the host's
         // refusal ends the forwarding.
-        let pushed = notifier.send(Command::Run(task)) && rx.recv().unwrap_or(false);
-        if !pushed || n == 0 {
-            return;
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::room::{Iof, EARLY_BYTES, EARLY_CHUNKS};
-    use super::*;
-    use crate::{Nspace, Rank};
-
-    fn chunk(n: usize) -> Arc<Chunk> {
-        Arc::new(Chunk {
-            source: Proc::new(Nspace::new("j").unwrap(), Rank(0)),
-            channel: channel::STDOUT,
-            data: vec![b'x'; n],
-            infos: Vec::new(),
-        })
-    }
-
-    #[test]
-    fn a_full_outbox_drops_the_newest_by_default() {
-        let mut ob = Outbox::new();
-        ob.limit = 10;
-        ob.enqueue(vec![1], chunk(6));
-        ob.enqueue(vec![1], chunk(6));
-        ob.enqueue(vec![1], chunk(4));
-        assert_eq!(ob.queue.len(), 2);
-        assert_eq!((ob.bytes, ob.dropped), (10, 6));
-        // The end of a stream always fits.
-        ob.enqueue(vec![1], chunk(0));
-        assert_eq!(ob.queue.len(), 3);
-    }
-
-    #[test]
-    fn drop_oldest_makes_room_from_the_front() {
-        let mut ob = Outbox::new();
-        ob.limit = 10;
-        ob.drop_oldest = true;
-        ob.enqueue(vec![1], chunk(4));
-        ob.enqueue(vec![1], chunk(0));
-        ob.enqueue(vec![1], chunk(5));
-        ob.enqueue(vec![1], chunk(5));
-        // The 4-byte chunk went; the end marker stayed, in order.
-        let sizes: Vec<usize> = ob.queue.iter().map(|(_, c)| c.data.len()).collect();
-        assert_eq!(sizes, [0, 5, 5]);
-        assert_eq!((ob.bytes, ob.dropped), (10, 4));
-        // Larger than the whole limit: dropped whole.
-        ob.enqueue(vec![1], chunk(11));
-        assert_eq!(ob.dropped, 15);
-    }
-
-    #[test]
-    fn the_early_cache_is_bounded() {
-        let mut iof = Iof::default();
-        for _ in 0..EARLY_CHUNKS + 5 {
-            iof.keep_early(chunk(1));
-        }
-        assert_eq!(iof.early.len(), EARLY_CHUNKS);
-        iof.keep_early(chunk(EARLY_BYTES));
-        assert!(iof.early_bytes <= EARLY_BYTES);
-    }
-
-    #[test]
-    fn registrations_match_wildcards_channels_and_not_the_requester() {
-        let ns = Nspace::new("j").unwrap();
-        let r = Registration {
-            id: 0,
-            requester: Proc::new(ns.clone(), Rank(1)),
-            sources: vec![Proc::new(ns.clone(), Rank::WILDCARD)],
-            channels: channel::STDOUT,
-        };
-        let mut c = Chunk {
-            source: Proc::new(ns.clone(), Rank(0)),
-            channel: channel::STDOUT,
-            data: vec![],
-            infos: vec![],
-        };
-        assert!(r.matches(&c));
-        c.channel = channel::STDERR;
-        assert!(!r.matches(&c));
-        c.channel = channel::STDOUT;
-        c.source = Proc::new(ns, Rank(1));
-        assert!(!r.matches(&c), "never back to its own source");
-    }
+        notifier.send(Command::Run(task)) && rx.recv().unwrap_or(false)
+    });
 }

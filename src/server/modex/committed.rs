@@ -36,37 +36,37 @@ use crate::wire::{blob, Posted, SegmentKind, SegmentRef};
 use crate::{Nspace, Proc, Status, Value};
 
 /// One sealed modex generation of one namespace.
-pub(in crate::server) struct ModexSegment {
-    pub(in crate::server) generation: u64,
-    pub(in crate::server) sealed: Arc<SealedSegment>,
+pub(super) struct ModexSegment {
+    pub(super) generation: u64,
+    pub(super) sealed: Arc<SealedSegment>,
     /// The ranks of the fence's participants in this namespace (with or
     /// without data).
-    pub(in crate::server) ranks: BTreeSet<u32>,
+    pub(super) ranks: BTreeSet<u32>,
     /// Replaces every earlier generation of its namespace (see the module
     /// documentation).
-    pub(in crate::server) replaces: bool,
+    pub(super) replaces: bool,
     /// Holds only what the participants committed since the generations
     /// before it: supersedes nothing.
-    pub(in crate::server) delta: bool,
+    pub(super) delta: bool,
 }
 
 /// Delta generations at most after a full one.
-pub(in crate::server) const MAX_DELTAS: usize = 4;
+pub(super) const MAX_DELTAS: usize = 4;
 
 /// How much of a local process's committed data the kept generations of
 /// its namespace hold.
 #[derive(Clone, Copy, Debug, Default)]
-pub(in crate::server) struct Fenced {
+pub(super) struct Fenced {
     /// Its first `len` committed values.
-    pub(in crate::server) len: usize,
+    pub(super) len: usize,
     /// A commit since replaced one of those: the next generation must be
     /// a full one.
-    pub(in crate::server) overwritten: bool,
+    pub(super) overwritten: bool,
 }
 
 /// True if the next generation of a namespace whose generations are
 /// `kept` may be a delta over `ranks` (the participants, all local).
-pub(in crate::server) fn delta_allowed(kept: &[ModexSegment], ranks: &BTreeSet<u32>) -> bool {
+pub(super) fn delta_allowed(kept: &[ModexSegment], ranks: &BTreeSet<u32>) -> bool {
     match kept.split_first() {
         Some((full, deltas)) => {
             full.replaces
@@ -96,7 +96,7 @@ impl ModexSegment {
 /// Adds `new` to the generations of its namespace, `kept` (oldest first):
 /// drops the earlier ones it supersedes (all their ranks took part in
 /// `new`'s fence) and marks `new` as replacing when none is left.
-pub(in crate::server) fn push_generation(kept: &mut Vec<ModexSegment>, mut new: ModexSegment) {
+pub(super) fn push_generation(kept: &mut Vec<ModexSegment>, mut new: ModexSegment) {
     if new.delta {
         new.replaces = false;
         kept.push(new);
@@ -108,7 +108,7 @@ pub(in crate::server) fn push_generation(kept: &mut Vec<ModexSegment>, mut new: 
 }
 
 /// Appends `proc`'s record holding what `scopes` lets through.
-pub(in crate::server) fn put_record(
+pub(super) fn put_record(
     out: &mut Vec<u8>,
     proc: &Proc,
     posted: &[Posted],
@@ -139,7 +139,7 @@ pub(in crate::server) fn put_record(
 /// Builds one modex segment per namespace from `records` (each process's
 /// posted values, already filtered by visibility) of the fence over
 /// `participants`, numbering them with `generation()`.
-pub(in crate::server) fn build_segments<'a>(
+pub(super) fn build_segments<'a>(
     participants: impl IntoIterator<Item = &'a Proc>,
     records: impl IntoIterator<Item = (&'a Proc, &'a Posted)>,
     mut generation: impl FnMut() -> u64,

@@ -61,13 +61,13 @@ impl Rules for Fence {
         // this node's contribution, which the new generations read from
         // the committed store anyway: the host gets none (a host
         // allgathering it would copy it for nothing).
-        let local = st.registry().all_local(&c.procs);
-        let data = if c.collect && !local {
-            st.modex().contribution(&c.expected)?
+        let local = st.registry().all_local(c.procs());
+        let data = if c.collect() && !local {
+            st.modex().contribution(c.expected())?
         } else {
             Vec::new()
         };
-        let (procs, infos) = (c.procs.clone(), c.infos.clone());
+        let (procs, infos) = (c.procs().to_vec(), c.infos().to_vec());
         Ok(Plan::Host {
             call: HostCall::Fence { procs, infos, data },
             local,
@@ -88,11 +88,11 @@ fn done_ok(st: &mut State, cid: u64, data: Vec<u8>) {
     };
     let mut status = Status::SUCCESS;
     let mut gens = None;
-    if c.collect {
+    if c.collect() {
         let registry = st.registry().clone();
-        let all_local = registry.all_local(&c.procs);
+        let all_local = registry.all_local(c.procs());
         match st.modex_mut().fence_generations(
-            &c.expected,
+            c.expected(),
             all_local,
             &data,
             |p| registry.is_local(p),
@@ -102,7 +102,7 @@ fn done_ok(st: &mut State, cid: u64, data: Vec<u8>) {
             Err(s) => status = s,
         }
     }
-    for (_, caller) in &c.arrived {
+    for caller in c.callers() {
         let (m, fds) = match &gens {
             None => (release(status, Vec::new()), Vec::new()),
             Some(g) => {
