@@ -403,3 +403,96 @@ fn huge_counts_do_not_allocate() {
     let mut buf = Buffer::from_bytes(vec![0xfe, 0xff, 0xff, 0xff, 0x0f, 1]);
     assert!(codec::unpack(&mut buf, DataType::Pointer, usize::MAX).is_err());
 }
+
+/// Fully described (`codec::Format`, OpenPMIx's `PMIX_BFROP_BUFFER_FULLY_DESC`)
+/// against non-described: the same bytes with a `PMIX_INT32` tag before the
+/// count and the type's tag before the items, the same values back, and
+/// every truncation an error; a v4 peer never gets a type only v41 knows.
+mod described {
+    use super::*;
+    use pmix::codec::{wire, Format, Module};
+
+    fn fmt(module: Module, described: bool) -> Format {
+        Format { module, described }
+    }
+
+    /// The values back, compared through their debug text (a NaN float
+    /// is then equal to itself).
+    fn text(v: &[Value]) -> String {
+        format!("{v:?}")
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 128,
+            ..ProptestConfig::default()
+        })]
+
+        #[test]
+        fn described_is_non_described_with_two_tags((ty, items) in same_type(value(), 4)) {
+            let mut non = Buffer::new();
+            let plain = fmt(Module::V41, false).pack(&mut non, ty, &items);
+            let mut desc = Buffer::new();
+            let tagged = fmt(Module::V41, true).pack(&mut desc, ty, &items);
+            prop_assert_eq!(plain.is_ok(), tagged.is_ok());
+            if plain.is_err() {
+                return Ok(());
+            }
+            // The non-described bytes: the count, then the items.
+            let count_len = {
+                let mut r = Reader::new(non.as_bytes());
+                wire::get_i32(&mut r).unwrap();
+                r.pos()
+            };
+            let mut want = Vec::new();
+            wire::put_type(&mut want, DataType::Int32.raw());
+            want.extend_from_slice(&non.as_bytes()[..count_len]);
+            wire::put_type(&mut want, ty.raw());
+            want.extend_from_slice(&non.as_bytes()[count_len..]);
+            prop_assert_eq!(desc.as_bytes(), &want[..]);
+
+            let back_plain = fmt(Module::V41, false).unpack(&mut non, ty, items.len()).unwrap();
+            let back_desc = fmt(Module::V41, true).unpack(&mut desc, ty, items.len()).unwrap();
+            prop_assert_eq!(text(&back_desc), text(&back_plain));
+            prop_assert_eq!(desc.remaining(), 0);
+
+            for n in 0..want.len() {
+                let mut cut = Buffer::from_bytes(want[..n].to_vec());
+                prop_assert!(fmt(Module::V41, true).unpack(&mut cut, ty, items.len()).is_err());
+            }
+        }
+
+        #[test]
+        fn v4_packs_what_it_knows_as_v41_does_and_refuses_the_rest(v in value()) {
+            for described in [false, true] {
+                let mut a = Buffer::new();
+                let mut b = Buffer::new();
+                let v41 = fmt(Module::V41, described).pack_value(&mut a, &v);
+                let v4 = fmt(Module::V4, described).pack_value(&mut b, &v);
+                match (v41, v4) {
+                    (Ok(()), Ok(())) => prop_assert_eq!(a.as_bytes(), b.as_bytes()),
+                    (_, Err(CodecError::NotInModule { module, ty })) => {
+                        prop_assert_eq!(module, "v4");
+                        prop_assert!(ty > 59 && !Module::V4.knows(ty));
+                        prop_assert!(b.is_empty());
+                    }
+                    (Err(_), Err(_)) => {}
+                    (a, b) => prop_assert!(false, "v41 {:?} but v4 {:?}", a, b),
+                }
+            }
+        }
+
+        #[test]
+        fn random_bytes_never_panic_described_unpack(
+            bytes in vec(any::<u8>(), 0..64),
+            t in 1u16..=69,
+        ) {
+            if let Some(ty) = DataType::from_raw(t) {
+                for module in [Module::V4, Module::V41] {
+                    let mut buf = Buffer::from_bytes(bytes.clone());
+                    let _ = fmt(module, true).unpack(&mut buf, ty, 8);
+                }
+            }
+        }
+    }
+}

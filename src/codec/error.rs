@@ -50,6 +50,17 @@ pub enum CodecError {
     /// A count that does not fit the wire format.
     #[error("bad parameter: {0}")]
     BadParam(&'static str),
+    /// A type the peer's bfrops module does not register (see
+    /// [`Module`](super::format::Module)): never sent, refused on receipt.
+    #[error("type {ty} is not in bfrops module {module}")]
+    NotInModule { module: &'static str, ty: u16 },
+    /// A fully described buffer whose items carry another type than the
+    /// one asked for.
+    #[error("pack mismatch: expected type {expected}, buffer has {found}")]
+    PackMismatch { expected: u16, found: u16 },
+    /// A fully described buffer whose count is not tagged `PMIX_INT32`.
+    #[error("described buffer: count tagged {0}, not PMIX_INT32")]
+    CountNotFirst(u16),
 }
 
 impl CodecError {
@@ -68,6 +79,10 @@ impl CodecError {
             CodecError::UnexpectedTag(_) => Status::ERR_NOT_FOUND,
             CodecError::NotSupported(_) => Status::ERR_NOT_SUPPORTED,
             CodecError::BadParam(_) => Status::ERR_BAD_PARAM,
+            CodecError::NotInModule { .. } => Status::ERR_UNKNOWN_DATA_TYPE,
+            // PMIX_ERR_PACK_MISMATCH
+            CodecError::PackMismatch { .. } => Status(-22),
+            CodecError::CountNotFirst(_) => Status::ERR_UNPACK_FAILURE,
         }
     }
 }

@@ -20,6 +20,9 @@
 //! assert_eq!(back, [Value::Int32(0x0102_0304)]);
 //! ```
 //!
+//! OpenPMIx peers may speak an older type set or *fully described*
+//! buffers: [`Format`] packs and unpacks in those ([`format`]).
+//!
 //! Unpacking never trusts a length: counts are checked against the bytes
 //! left before anything is allocated, nesting is bounded by [`MAX_DEPTH`],
 //! and malformed input yields a [`CodecError`] (mapped to the status the
@@ -29,6 +32,7 @@ mod buffer;
 pub mod compress;
 mod error;
 pub mod float;
+pub mod format;
 pub mod pack;
 pub mod regex;
 pub mod unpack;
@@ -38,6 +42,7 @@ pub mod wire;
 pub use buffer::{Buffer, Reader};
 pub use compress::{compress, decompress, zlib_frame};
 pub use error::CodecError;
+pub use format::{Format, Module};
 pub use unpack::{Unpacked, MAX_DEPTH};
 
 use crate::{DataType, Value};

@@ -1,0 +1,152 @@
+//! Seeds for the fuzz targets of OpenPMIx's protocol: real connect
+//! messages (every peer kind, v4 and v41, both buffer types, a tool's info
+//! array) for `openpmix_handshake`, and whole connections — the selector
+//! byte, a connect frame, then requests (a command and infos) — for
+//! `openpmix_decode`, in the input layouts their doc comments describe.
+//! Written into `<dir>/<target>/` when `WIRE_FUZZ_SEEDS=<dir>` is set (CI
+//! sets it to `fuzz/corpus`); otherwise it checks that every seed parses
+//! as its target will read it. Keep the selector in step with
+//! `openpmix_decode`'s.
+
+use pmix::codec::{Buffer, Format, Module};
+use pmix::openpmix::handshake::Identity;
+use pmix::openpmix::header::{Frame, FrameReader, Header, Order};
+use pmix::openpmix::{BufferType, Command, ConnectMessage, PeerFormat, PeerKind};
+use pmix::{DataType, Info, Key, Nspace, Proc, Rank, Value};
+
+const KINDS: [u8; 11] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+
+fn formats() -> Vec<PeerFormat> {
+    let mut v = Vec::new();
+    for module in [Module::V41, Module::V4] {
+        for buffer_type in [BufferType::NonDescribed, BufferType::FullyDescribed] {
+            v.push(PeerFormat {
+                module,
+                buffer_type,
+            });
+        }
+    }
+    v
+}
+
+fn infos() -> Vec<Info> {
+    vec![
+        Info::new(
+            Key::new("pmix.srvr.uri").unwrap(),
+            Value::string("s.0;tcp4://127.0.0.1:1"),
+        ),
+        Info::new(Key::new("pmix.ppid").unwrap(), Value::Pid(1)),
+        Info::new(Key::new("pmix.euid").unwrap(), Value::Uint32(0)),
+    ]
+}
+
+fn message(kind: PeerKind, format: PeerFormat) -> ConnectMessage {
+    let proc = Proc::new(Nspace::new("seed-ns").unwrap(), Rank(3));
+    let mut m = ConnectMessage::client(proc, 1000, 1000, "5.0.11", format);
+    m.kind = kind;
+    m.identity = Identity {
+        ids: kind.sends_ids().then_some((1000, 1000)),
+        proc: kind.sends_proc().then(|| m.identity.proc.clone().unwrap()),
+    };
+    if !kind.gets_client_reply() {
+        m.set_infos(&infos()).unwrap();
+    }
+    m
+}
+
+fn handshake_seeds() -> Vec<Vec<u8>> {
+    let mut seeds = Vec::new();
+    for k in KINDS {
+        let kind = PeerKind::from_byte(k).unwrap();
+        for f in formats() {
+            seeds.push(message(kind, f).encode_payload().unwrap());
+        }
+    }
+    seeds
+}
+
+/// `openpmix_decode`'s selector for `format` whose item type is `ty`, if
+/// one exists (else one for the format alone).
+fn selector(format: Format, ty: DataType) -> u8 {
+    let fits = |sel: u8| {
+        let module = if sel & 1 == 0 {
+            Module::V41
+        } else {
+            Module::V4
+        };
+        module == format.module && (sel & 2 != 0) == format.described
+    };
+    let all = DataType::ALL;
+    (0..=255u8)
+        .find(|&s| fits(s) && all[usize::from(s) % all.len()] == ty)
+        .or_else(|| (0..=255u8).find(|&s| fits(s)))
+        .unwrap()
+}
+
+fn decode_seeds() -> Vec<Vec<u8>> {
+    let mut seeds = Vec::new();
+    for f in formats() {
+        let fmt = f.codec();
+        let infos: Vec<Value> = infos()
+            .into_iter()
+            .map(|i| Value::Info(Box::new(i)))
+            .collect();
+        let mut req = Buffer::new();
+        fmt.pack_value(&mut req, &Value::Command(Command::GetNb.into()))
+            .unwrap();
+        fmt.pack(&mut req, DataType::Info, &infos).unwrap();
+        let mut init = Buffer::new();
+        fmt.pack_value(&mut init, &Value::Command(Command::Req.into()))
+            .unwrap();
+        let mut s = vec![selector(fmt, DataType::Info)];
+        s.extend(message(PeerKind::SimpleClient, f).encode().unwrap());
+        for (tag, payload) in [(100, init), (101, req)] {
+            let frame = Frame {
+                header: Header {
+                    pindex: 0,
+                    tag,
+                    nbytes: payload.len() as u32,
+                },
+                payload: payload.into_bytes(),
+            };
+            s.extend(frame.encode(Order::Network));
+        }
+        seeds.push(s);
+    }
+    seeds
+}
+
+#[test]
+fn seeds() {
+    for s in handshake_seeds() {
+        let m = ConnectMessage::parse(&s).unwrap();
+        assert_eq!(m.encode_payload().unwrap(), s);
+        m.infos().unwrap();
+    }
+    for s in decode_seeds() {
+        let mut r = FrameReader::server(1 << 16);
+        r.push(&s[1..]).unwrap();
+        let connect = ConnectMessage::parse(&r.next_frame().unwrap().payload).unwrap();
+        let fmt = connect.format.codec();
+        assert_eq!(selector(fmt, DataType::Info), s[0]);
+        let mut n = 0;
+        while let Some(f) = r.next_frame() {
+            let mut b = Buffer::from_bytes(f.payload);
+            fmt.unpack_value(&mut b, DataType::Command).unwrap();
+            n += 1;
+        }
+        assert_eq!(n, 2);
+    }
+    if let Ok(dir) = std::env::var("WIRE_FUZZ_SEEDS") {
+        for (target, seeds) in [
+            ("openpmix_handshake", handshake_seeds()),
+            ("openpmix_decode", decode_seeds()),
+        ] {
+            let d = std::path::Path::new(&dir).join(target);
+            std::fs::create_dir_all(&d).unwrap();
+            for (i, s) in seeds.iter().enumerate() {
+                std::fs::write(d.join(format!("seed-{i:03}")), s).unwrap();
+            }
+        }
+    }
+}
