@@ -20,6 +20,7 @@ pub mod job;
 pub mod keys;
 pub mod locality;
 pub mod net;
+pub mod openpmix;
 pub mod print;
 pub mod proc;
 pub mod regex;
