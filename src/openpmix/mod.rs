@@ -33,6 +33,7 @@ pub mod command;
 pub mod error;
 pub mod handshake;
 pub mod header;
+pub mod job_info;
 pub mod peer;
 pub mod uri;
 
