@@ -1964,6 +1964,38 @@ static inline pmix_boolean_t pmix_check_true(const pmix_value_t *value)
 #define PMIX_HDR_ZALLOC(m, n, T) \
     (m) = (T *) pmix_hdr_zalloc((size_t) (n), sizeof(T))
 
+/* Private: frees what the pointer field f points to, if anything, and
+ * sets f to NULL. */
+#define PMIX_HDR_FREE_FIELD(f) \
+    do {                       \
+        if (NULL != (f)) {     \
+            pmix_free(f);      \
+            (f) = NULL;        \
+        }                      \
+    } while (0)
+
+/* Private: destructs the n objects at m with destruct, then frees m
+ * (leaving m dangling); PMIX_HDR_FREE_ARRAY also sets m to NULL. The X_FREE
+ * macros of most types are these. A macro cannot expand itself, so the
+ * X_FREE macros that another such X_FREE's destruct expands
+ * (PMIX_COORD_FREE in PMIX_GEOMETRY_DESTRUCT, PMIX_INFO_FREE in
+ * PMIX_QUERY_DESTRUCT) are written out, with counters of their own. */
+#define PMIX_HDR_DESTRUCT_FREE(m, n, destruct)                          \
+    do {                                                                \
+        size_t _pmix_hdr_k;                                             \
+        if (NULL != (m)) {                                              \
+            for (_pmix_hdr_k = 0; _pmix_hdr_k < (size_t) (n); _pmix_hdr_k++) { \
+                destruct(&(m)[_pmix_hdr_k]);                            \
+            }                                                           \
+            pmix_free((m));                                             \
+        }                                                               \
+    } while (0)
+#define PMIX_HDR_FREE_ARRAY(m, n, destruct)          \
+    do {                                             \
+        PMIX_HDR_DESTRUCT_FREE((m), (n), destruct);  \
+        (m) = NULL;                                  \
+    } while (0)
+
 /* ---- pmix_coord_t ---- */
 
 #define PMIX_COORD_STATIC_INIT \
@@ -2048,30 +2080,14 @@ static inline pmix_boolean_t pmix_check_true(const pmix_value_t *value)
 
 #define PMIX_GEOMETRY_DESTRUCT(m)                                   \
     do {                                                            \
-        if (NULL != (m)->uuid) {                                    \
-            pmix_free((m)->uuid);                                   \
-            (m)->uuid = NULL;                                       \
-        }                                                           \
-        if (NULL != (m)->osname) {                                  \
-            pmix_free((m)->osname);                                 \
-            (m)->osname = NULL;                                     \
-        }                                                           \
+        PMIX_HDR_FREE_FIELD((m)->uuid);                             \
+        PMIX_HDR_FREE_FIELD((m)->osname);                           \
         if (NULL != (m)->coordinates) {                             \
             PMIX_COORD_FREE((m)->coordinates, (m)->ncoords);        \
         }                                                           \
     } while (0)
 
-#define PMIX_GEOMETRY_FREE(m, n)                              \
-    do {                                                      \
-        size_t _pg_k;                                         \
-        if (NULL != (m)) {                                    \
-            for (_pg_k = 0; _pg_k < (size_t) (n); _pg_k++) {  \
-                PMIX_GEOMETRY_DESTRUCT(&(m)[_pg_k]);          \
-            }                                                 \
-            pmix_free((m));                                   \
-            (m) = NULL;                                       \
-        }                                                     \
-    } while (0)
+#define PMIX_GEOMETRY_FREE(m, n) PMIX_HDR_FREE_ARRAY(m, n, PMIX_GEOMETRY_DESTRUCT)
 
 /* ---- pmix_device_distance_t (distances start out "unknown" = max) ---- */
 
@@ -2109,17 +2125,7 @@ static inline pmix_boolean_t pmix_check_true(const pmix_value_t *value)
         (m) = _pd_arr;                                                 \
     } while (0)
 
-#define PMIX_DEVICE_DIST_FREE(m, n)                           \
-    do {                                                      \
-        size_t _pd_k;                                         \
-        if (NULL != (m)) {                                    \
-            for (_pd_k = 0; _pd_k < (size_t) (n); _pd_k++) {  \
-                PMIX_DEVICE_DIST_DESTRUCT(&(m)[_pd_k]);       \
-            }                                                 \
-            pmix_free((m));                                   \
-            (m) = NULL;                                       \
-        }                                                     \
-    } while (0)
+#define PMIX_DEVICE_DIST_FREE(m, n) PMIX_HDR_FREE_ARRAY(m, n, PMIX_DEVICE_DIST_DESTRUCT)
 
 /* ---- pmix_byte_object_t ---- */
 
@@ -2141,17 +2147,7 @@ static inline pmix_boolean_t pmix_check_true(const pmix_value_t *value)
         (m)->size = 0;                   \
     } while (0)
 
-#define PMIX_BYTE_OBJECT_FREE(m, n)                           \
-    do {                                                      \
-        size_t _pb_k;                                         \
-        if (NULL != (m)) {                                    \
-            for (_pb_k = 0; _pb_k < (size_t) (n); _pb_k++) {  \
-                PMIX_BYTE_OBJECT_DESTRUCT(&(m)[_pb_k]);       \
-            }                                                 \
-            pmix_free((m));                                   \
-            (m) = NULL;                                       \
-        }                                                     \
-    } while (0)
+#define PMIX_BYTE_OBJECT_FREE(m, n) PMIX_HDR_FREE_ARRAY(m, n, PMIX_BYTE_OBJECT_DESTRUCT)
 
 /* Move buffer d of s bytes into b; d and s are cleared. */
 #define PMIX_BYTE_OBJECT_LOAD(b, d, s)   \
@@ -2182,17 +2178,7 @@ static inline pmix_boolean_t pmix_check_true(const pmix_value_t *value)
         }                                     \
     } while (0)
 
-#define PMIX_ENDPOINT_FREE(m, n)                              \
-    do {                                                      \
-        size_t _pe_k;                                         \
-        if (NULL != (m)) {                                    \
-            for (_pe_k = 0; _pe_k < (size_t) (n); _pe_k++) {  \
-                PMIX_ENDPOINT_DESTRUCT(&(m)[_pe_k]);          \
-            }                                                 \
-            pmix_free((m));                                   \
-            (m) = NULL;                                       \
-        }                                                     \
-    } while (0)
+#define PMIX_ENDPOINT_FREE(m, n) PMIX_HDR_FREE_ARRAY(m, n, PMIX_ENDPOINT_DESTRUCT)
 
 /* ---- pmix_envar_t ---- */
 
@@ -2208,27 +2194,12 @@ static inline pmix_boolean_t pmix_check_true(const pmix_value_t *value)
 
 #define PMIX_ENVAR_DESTRUCT(m)            \
     do {                                  \
-        if (NULL != (m)->envar) {         \
-            pmix_free((m)->envar);        \
-            (m)->envar = NULL;            \
-        }                                 \
-        if (NULL != (m)->value) {         \
-            pmix_free((m)->value);        \
-            (m)->value = NULL;            \
-        }                                 \
+        PMIX_HDR_FREE_FIELD((m)->envar);  \
+        PMIX_HDR_FREE_FIELD((m)->value);  \
     } while (0)
 
 /* note: m itself is left dangling, not reset to NULL */
-#define PMIX_ENVAR_FREE(m, n)                                 \
-    do {                                                      \
-        size_t _pv_k;                                         \
-        if (NULL != (m)) {                                    \
-            for (_pv_k = 0; _pv_k < (size_t) (n); _pv_k++) {  \
-                PMIX_ENVAR_DESTRUCT(&(m)[_pv_k]);             \
-            }                                                 \
-            pmix_free((m));                                   \
-        }                                                     \
-    } while (0)
+#define PMIX_ENVAR_FREE(m, n) PMIX_HDR_DESTRUCT_FREE(m, n, PMIX_ENVAR_DESTRUCT)
 
 /* Copies e and v (when non-NULL). */
 #define PMIX_ENVAR_LOAD(m, e, v, s)                   \
@@ -2250,10 +2221,7 @@ static inline pmix_boolean_t pmix_check_true(const pmix_value_t *value)
 
 #define PMIX_DATA_BUFFER_DESTRUCT(m)          \
     do {                                      \
-        if (NULL != (m)->base_ptr) {          \
-            pmix_free((m)->base_ptr);         \
-            (m)->base_ptr = NULL;             \
-        }                                     \
+        PMIX_HDR_FREE_FIELD((m)->base_ptr);   \
         (m)->pack_ptr = NULL;                 \
         (m)->unpack_ptr = NULL;               \
         (m)->bytes_allocated = 0;             \
@@ -2361,27 +2329,12 @@ static inline pmix_boolean_t pmix_check_true(const pmix_value_t *value)
 
 #define PMIX_PROC_INFO_DESTRUCT(m)                 \
     do {                                           \
-        if (NULL != (m)->hostname) {               \
-            pmix_free((m)->hostname);              \
-            (m)->hostname = NULL;                  \
-        }                                          \
-        if (NULL != (m)->executable_name) {        \
-            pmix_free((m)->executable_name);       \
-            (m)->executable_name = NULL;           \
-        }                                          \
+        PMIX_HDR_FREE_FIELD((m)->hostname);        \
+        PMIX_HDR_FREE_FIELD((m)->executable_name); \
     } while (0)
 
 /* note: m itself is left dangling, not reset to NULL */
-#define PMIX_PROC_INFO_FREE(m, n)                             \
-    do {                                                      \
-        size_t _pi_k;                                         \
-        if (NULL != (m)) {                                    \
-            for (_pi_k = 0; _pi_k < (size_t) (n); _pi_k++) {  \
-                PMIX_PROC_INFO_DESTRUCT(&(m)[_pi_k]);         \
-            }                                                 \
-            pmix_free((m));                                   \
-        }                                                     \
-    } while (0)
+#define PMIX_PROC_INFO_FREE(m, n) PMIX_HDR_DESTRUCT_FREE(m, n, PMIX_PROC_INFO_DESTRUCT)
 
 #define PMIX_PROC_INFO_RELEASE(m)    PMIX_PROC_INFO_FREE((m), 1)
 
@@ -2398,14 +2351,8 @@ static inline pmix_boolean_t pmix_check_true(const pmix_value_t *value)
 
 #define PMIX_PROC_STATS_DESTRUCT(m)          \
     do {                                     \
-        if (NULL != (m)->node) {             \
-            pmix_free((m)->node);            \
-            (m)->node = NULL;                \
-        }                                    \
-        if (NULL != (m)->cmd) {              \
-            pmix_free((m)->cmd);             \
-            (m)->cmd = NULL;                 \
-        }                                    \
+        PMIX_HDR_FREE_FIELD((m)->node);      \
+        PMIX_HDR_FREE_FIELD((m)->cmd);       \
     } while (0)
 
 /* Destruct n entries (the array itself is kept). */
@@ -2434,10 +2381,7 @@ static inline void pmix_proc_stats_free(pmix_proc_stats_t *ps, size_t n)
 
 #define PMIX_DISK_STATS_DESTRUCT(m)          \
     do {                                     \
-        if (NULL != (m)->disk) {             \
-            pmix_free((m)->disk);            \
-            (m)->disk = NULL;                \
-        }                                    \
+        PMIX_HDR_FREE_FIELD((m)->disk);      \
     } while (0)
 
 static inline void pmix_disk_stats_free(pmix_disk_stats_t *d, size_t n)
@@ -2465,10 +2409,7 @@ static inline void pmix_disk_stats_free(pmix_disk_stats_t *d, size_t n)
 
 #define PMIX_NET_STATS_DESTRUCT(m)              \
     do {                                        \
-        if (NULL != (m)->net_interface) {       \
-            pmix_free((m)->net_interface);      \
-            (m)->net_interface = NULL;          \
-        }                                       \
+        PMIX_HDR_FREE_FIELD((m)->net_interface);\
     } while (0)
 
 static inline void pmix_net_stats_free(pmix_net_stats_t *nst, size_t n)
@@ -2496,10 +2437,7 @@ static inline void pmix_net_stats_free(pmix_net_stats_t *nst, size_t n)
 
 #define PMIX_NODE_STATS_DESTRUCT(m)                                  \
     do {                                                             \
-        if (NULL != (m)->node) {                                     \
-            pmix_free((m)->node);                                    \
-            (m)->node = NULL;                                        \
-        }                                                            \
+        PMIX_HDR_FREE_FIELD((m)->node);                              \
         if (NULL != (m)->diskstats) {                                \
             PMIX_DISK_STATS_FREE((m)->diskstats, (m)->ndiskstats);   \
         }                                                            \
@@ -2552,17 +2490,7 @@ static inline void pmix_node_stats_free(pmix_node_stats_t *nd, size_t n)
         (m) = NULL;                   \
     } while (0)
 
-#define PMIX_VALUE_FREE(m, n)                                 \
-    do {                                                      \
-        size_t _pl_k;                                         \
-        if (NULL != (m)) {                                    \
-            for (_pl_k = 0; _pl_k < (size_t) (n); _pl_k++) {  \
-                PMIX_VALUE_DESTRUCT(&(m)[_pl_k]);             \
-            }                                                 \
-            pmix_free((m));                                   \
-            (m) = NULL;                                       \
-        }                                                     \
-    } while (0)
+#define PMIX_VALUE_FREE(m, n) PMIX_HDR_FREE_ARRAY(m, n, PMIX_VALUE_DESTRUCT)
 
 #define PMIX_VALUE_LOAD(v, d, t) \
     PMIx_Value_load((v), (d), (t))
@@ -2769,10 +2697,7 @@ static inline void pmix_pdata_free(pmix_pdata_t *pd, size_t n)
 
 #define PMIX_APP_DESTRUCT(m)                            \
     do {                                                \
-        if (NULL != (m)->cmd) {                         \
-            pmix_free((m)->cmd);                        \
-            (m)->cmd = NULL;                            \
-        }                                               \
+        PMIX_HDR_FREE_FIELD((m)->cmd);                  \
         if (NULL != (m)->argv) {                        \
             pmix_argv_free((m)->argv);                  \
             (m)->argv = NULL;                           \
@@ -2781,10 +2706,7 @@ static inline void pmix_pdata_free(pmix_pdata_t *pd, size_t n)
             pmix_argv_free((m)->env);                   \
             (m)->env = NULL;                            \
         }                                               \
-        if (NULL != (m)->cwd) {                         \
-            pmix_free((m)->cwd);                        \
-            (m)->cwd = NULL;                            \
-        }                                               \
+        PMIX_HDR_FREE_FIELD((m)->cwd);                  \
         if (NULL != (m)->info) {                        \
             PMIX_INFO_FREE((m)->info, (m)->ninfo);      \
             (m)->ninfo = 0;                             \
@@ -2845,17 +2767,7 @@ static inline void pmix_app_free(pmix_app_t *ap, size_t n)
         (m) = NULL;                    \
     } while (0)
 
-#define PMIX_QUERY_FREE(m, n)                                 \
-    do {                                                      \
-        size_t _pq_k;                                         \
-        if (NULL != (m)) {                                    \
-            for (_pq_k = 0; _pq_k < (size_t) (n); _pq_k++) {  \
-                PMIX_QUERY_DESTRUCT(&(m)[_pq_k]);             \
-            }                                                 \
-            pmix_free((m));                                   \
-            (m) = NULL;                                       \
-        }                                                     \
-    } while (0)
+#define PMIX_QUERY_FREE(m, n) PMIX_HDR_FREE_ARRAY(m, n, PMIX_QUERY_DESTRUCT)
 
 /* ---- pmix_regattr_t ---- */
 

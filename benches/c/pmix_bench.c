@@ -670,6 +670,28 @@ static double destruct_once(const char *grp)
     return us;
 }
 
+/* iters rounds (after GROUP_WARMUP untimed ones) of a construct of a
+ * fresh group over wild (with a context id when with_cid) and its
+ * destruct: the times in us in cons[] and dest[]. */
+static void construct_rounds(const pmix_proc_t *wild, uint32_t n, int with_cid, long iters,
+                             double *cons, double *dest)
+{
+    char grp[PMIX_MAX_NSLEN + 1];
+    for (long i = -GROUP_WARMUP; i < iters; i++) {
+        step_iter = i;
+        next_group_id(grp, sizeof grp);
+        step = with_cid ? "PMIx_Group_construct(PMIX_GROUP_ASSIGN_CONTEXT_ID)"
+                        : "PMIx_Group_construct";
+        double c = construct_once(grp, wild, n, with_cid);
+        step = with_cid ? "PMIx_Group_destruct (context id)" : "PMIx_Group_destruct";
+        double d = destruct_once(grp);
+        if (i >= 0) {
+            cons[i] = c;
+            dest[i] = d;
+        }
+    }
+}
+
 /* One invitation of every other rank by rank 0, accepted by all, then
  * destructed: rank 0's invite time in us (-1 elsewhere). */
 static double invite_once(const char *grp, const pmix_proc_t *others, uint32_t n)
@@ -745,32 +767,10 @@ static int groups(long group_iters)
     res[G_FENCE_SERVER] = median(samples, (size_t) group_iters);
     free(all);
 
-    for (long i = -GROUP_WARMUP; i < group_iters; i++) {
-        step_iter = i;
-        next_group_id(grp, sizeof grp);
-        step = "PMIx_Group_construct";
-        double c = construct_once(grp, &wild, n, 0);
-        step = "PMIx_Group_destruct";
-        double d = destruct_once(grp);
-        if (i >= 0) {
-            samples[i] = c;
-            samples2[i] = d;
-        }
-    }
+    construct_rounds(&wild, n, 0, group_iters, samples, samples2);
     res[G_CONSTRUCT] = median(samples, (size_t) group_iters);
     res[G_DESTRUCT] = median(samples2, (size_t) group_iters);
-
-    for (long i = -GROUP_WARMUP; i < group_iters; i++) {
-        step_iter = i;
-        next_group_id(grp, sizeof grp);
-        step = "PMIx_Group_construct(PMIX_GROUP_ASSIGN_CONTEXT_ID)";
-        double c = construct_once(grp, &wild, n, 1);
-        step = "PMIx_Group_destruct (context id)";
-        destruct_once(grp);
-        if (i >= 0) {
-            samples[i] = c;
-        }
-    }
+    construct_rounds(&wild, n, 1, group_iters, samples, samples2);
     res[G_CONSTRUCT_CID] = median(samples, (size_t) group_iters);
 
     res[G_INVITE] = -1;

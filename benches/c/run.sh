@@ -22,12 +22,9 @@
 # repetition, and has a table of its own.
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-cd "$ROOT"
-REPS="${1:-5}"
-NP="${NP:-4}"
+# shellcheck source=benches/c/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 OUT="${OUT:-$ROOT/target/pmix-bench}"
-REF="/usr/lib/x86_64-linux-gnu/pmix2"
 ARGS=()
 [ -n "${PMIX_BENCH_GET:-}" ] && ARGS+=(-g "$PMIX_BENCH_GET")
 [ -n "${PMIX_BENCH_FENCE:-}" ] && ARGS+=(-f "$PMIX_BENCH_FENCE")
@@ -57,14 +54,8 @@ if [ "${#need_pkgs[@]}" -gt 0 ]; then
 fi
 
 # --- builds ------------------------------------------------------------
-cargo build --release -p pmix-ffi >&2
-cargo build --release --bin pmixrun >&2
-OURS_LIB="$(realpath "$ROOT/target/release/libpmix.so")"
+build_ours
 REF_LIB="$(realpath "$REF/lib/libpmix.so.2")"
-mkdir -p "$OUT/lib" "$OUT/raw"
-ln -sf "$OURS_LIB" "$OUT/lib/libpmix.so.2"
-ln -sf "$OURS_LIB" "$OUT/lib/libpmix.so"
-CFLAGS=(-std=gnu11 -O2 -Wall -Wextra -Werror)
 cc "${CFLAGS[@]}" -I "$ROOT/include" benches/c/pmix_bench.c \
     -o "$OUT/pmix_bench_ours" -L "$OUT/lib" -lpmix
 cc "${CFLAGS[@]}" -I "$REF/include" benches/c/pmix_bench.c \

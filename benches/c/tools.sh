@@ -21,22 +21,13 @@
 # ones, which happen once per run).
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-cd "$ROOT"
-REPS="${1:-5}"
-NP="${NP:-4}"
+# shellcheck source=benches/c/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 LINES="${LINES:-200000}"
 OUT="${OUT:-$ROOT/target/pmix-bench-tools}"
-REF="/usr/lib/x86_64-linux-gnu/pmix2"
 
-cargo build --release -p pmix-ffi >&2
-cargo build --release --bin pmixrun >&2
-OURS_LIB="$(realpath "$ROOT/target/release/libpmix.so")"
-mkdir -p "$OUT/lib" "$OUT/raw"
+build_ours
 rm -f "$OUT"/raw/*
-ln -sf "$OURS_LIB" "$OUT/lib/libpmix.so.2"
-ln -sf "$OURS_LIB" "$OUT/lib/libpmix.so"
-CFLAGS=(-std=gnu11 -O2 -Wall -Wextra -Werror)
 for b in tool_bench iof_bench tool_host_bench; do
     cc "${CFLAGS[@]}" -I "$ROOT/include" "benches/c/$b.c" -o "$OUT/${b}_ours" -L "$OUT/lib" \
         -Wl,-rpath,"$OUT/lib" -lpmix -pthread

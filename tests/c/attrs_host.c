@@ -12,21 +12,18 @@
  * Prints "attrs host ok". Every wait is bounded. */
 #define HOST_NAME "attrs host"
 #include "host_common.h"
+#include "query_one.h"
 
 static const char *nspace = "attrs-host-ns";
 
 static void own_query(void)
 {
-    pmix_query_t q;
-    pmix_info_t *res = NULL;
-    size_t nres = 0;
+    pmix_info_t all, *res;
+    size_t nres;
     pmix_status_t rc;
-    PMIX_QUERY_CONSTRUCT(&q);
-    PMIX_ARGV_APPEND(rc, q.keys, PMIX_QUERY_ATTRIBUTE_SUPPORT);
-    PMIX_QUERY_QUALIFIERS_CREATE(&q, 1);
-    PMIX_INFO_LOAD(&q.qualifiers[0], PMIX_HOST_ATTRIBUTES, "all", PMIX_STRING);
-    rc = PMIx_Query_info(&q, 1, &res, &nres);
-    PMIX_QUERY_DESTRUCT(&q);
+    PMIX_INFO_LOAD(&all, PMIX_HOST_ATTRIBUTES, "all", PMIX_STRING);
+    rc = query_one(PMIX_QUERY_ATTRIBUTE_SUPPORT, &all, 1, &res, &nres);
+    PMIX_INFO_DESTRUCT(&all);
     if (PMIX_SUCCESS != rc || 1 != nres || PMIX_DATA_ARRAY != res[0].value.type) {
         FAIL("own query: %s, %zu results", PMIx_Error_string(rc), nres);
     } else {
@@ -55,7 +52,7 @@ int main(int argc, char **argv)
 {
     pmix_server_module_t module;
     pmix_status_t rc;
-    pid_t pid;
+    int code;
     char *cargv[3];
     char *fence_attrs[] = {"PMIX_TIMEOUT", "PMIX_COLLECT_DATA", NULL};
 
@@ -95,19 +92,12 @@ int main(int argc, char **argv)
     }
     own_query();
 
-    rc = host_register_nspace(nspace, 1, NULL, 0, true);
-    if (PMIX_SUCCESS != rc) {
-        FAIL("register_nspace: %s", PMIx_Error_string(rc));
-        return 4;
-    }
     cargv[0] = argv[1];
     cargv[1] = "host";
     cargv[2] = NULL;
-    pid = host_start_client(nspace, 0, NULL, argv[1], cargv);
-    if (pid < 0) {
-        return 5;
+    if (0 != (code = host_run_one_client(nspace, argv[1], cargv))) {
+        return code;
     }
-    host_wait_children(&pid, 1);
     host_teardown(nspace, 1);
     if (0 == failures) {
         printf("attrs host ok\n");

@@ -303,25 +303,12 @@ int main(void)
                                .endpt = {.bytes = "\x01\x02", .size = 2}}};
     CASE("endpoint", eps, N(eps), PMIX_ENDPOINT);
 
-    pmix_proc_stats_t pst[1];
-    memset(pst, 0, sizeof(pst));
-    pst[0].node = "n1";
+    pmix_proc_stats_t pst[1] = {{.node = "n1", .pid = 999, .cmd = "cmd", .state = 'R',
+                                 .time = {.tv_sec = 10, .tv_usec = 20}, .percent_cpu = 1.5f,
+                                 .priority = -3, .num_threads = 4, .pss = 1.25f, .vsize = 2.5f,
+                                 .rss = 3.75f, .peak_vsize = 9.0f, .processor = 2,
+                                 .sample_time = {.tv_sec = 30, .tv_usec = 40}}};
     set_proc(&pst[0].proc, "psns", 4);
-    pst[0].pid = 999;
-    pst[0].cmd = "cmd";
-    pst[0].state = 'R';
-    pst[0].time.tv_sec = 10;
-    pst[0].time.tv_usec = 20;
-    pst[0].percent_cpu = 1.5f;
-    pst[0].priority = -3;
-    pst[0].num_threads = 4;
-    pst[0].pss = 1.25f;
-    pst[0].vsize = 2.5f;
-    pst[0].rss = 3.75f;
-    pst[0].peak_vsize = 9.0f;
-    pst[0].processor = 2;
-    pst[0].sample_time.tv_sec = 30;
-    pst[0].sample_time.tv_usec = 40;
     CASE("proc_stats", pst, N(pst), PMIX_PROC_STATS);
 
     pmix_disk_stats_t dks[1] = {{"sda", 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, UINT64_MAX}};
@@ -330,22 +317,11 @@ int main(void)
     pmix_net_stats_t nts[1] = {{"eth0", 1, 2, 3, 4, 5, 300}};
     CASE("net_stats", nts, N(nts), PMIX_NET_STATS);
 
-    pmix_node_stats_t nds[1];
-    memset(nds, 0, sizeof(nds));
-    nds[0].node = "nodeX";
-    nds[0].la = 0.5f;
-    nds[0].la5 = 0.25f;
-    nds[0].la15 = 0.125f;
-    nds[0].total_mem = 1024.0f;
-    nds[0].free_mem = 512.0f;
-    nds[0].buffers = 1.0f;
-    nds[0].cached = 2.0f;
-    nds[0].swap_cached = 3.0f;
-    nds[0].swap_total = 4.0f;
-    nds[0].swap_free = 5.0f;
-    nds[0].mapped = 6.0f;
-    nds[0].sample_time.tv_sec = 7;
-    nds[0].sample_time.tv_usec = 8;
+    pmix_node_stats_t nds[1] = {{.node = "nodeX", .la = 0.5f, .la5 = 0.25f, .la15 = 0.125f,
+                                 .total_mem = 1024.0f, .free_mem = 512.0f, .buffers = 1.0f,
+                                 .cached = 2.0f, .swap_cached = 3.0f, .swap_total = 4.0f,
+                                 .swap_free = 5.0f, .mapped = 6.0f,
+                                 .sample_time = {.tv_sec = 7, .tv_usec = 8}}};
     CASE("node_stats", nds, N(nds), PMIX_NODE_STATS);
 
     pmix_data_buffer_t dbs[2];

@@ -17,31 +17,15 @@
 
 #include <pmix.h>
 
-static int failures = 0;
-static pmix_proc_t me;
-
-#define FAIL(...)                                                      \
-    do {                                                               \
-        fprintf(stderr, "client %u: line %d: ", me.rank, __LINE__); \
-        fprintf(stderr, __VA_ARGS__);                                  \
-        fprintf(stderr, "\n");                                         \
-        failures++;                                                    \
-    } while (0)
-
-#define CHECK_RC(expr)                                                 \
-    do {                                                               \
-        pmix_status_t rc_ = (expr);                                    \
-        if (PMIX_SUCCESS != rc_) {                                     \
-            FAIL("%s: %s", #expr, PMIx_Error_string(rc_));             \
-        }                                                              \
-    } while (0)
+#define CHECK_NAME "client"
+#define CHECK_RANKED
+#define CHECK_COUNTS
+#include "check.h"
 
 static void check_u32(const pmix_proc_t *p, const char *key, uint32_t want)
 {
-    pmix_value_t *v = NULL;
-    pmix_status_t rc = PMIx_Get(p, key, NULL, 0, &v);
-    if (PMIX_SUCCESS != rc) {
-        FAIL("get %s: %s", key, PMIx_Error_string(rc));
+    pmix_value_t *v = get_ok(p, key);
+    if (NULL == v) {
         return;
     }
     if (PMIX_UINT32 != v->type || want != v->data.uint32) {
@@ -194,7 +178,7 @@ int main(void)
     check_u32(NULL, PMIX_JOB_SIZE, n);
 
     v = NULL;
-    CHECK_RC(PMIx_Get(&me, PMIX_LOCAL_RANK, NULL, 0, &v));
+    CHECK(PMIx_Get(&me, PMIX_LOCAL_RANK, NULL, 0, &v));
     if (NULL != v) {
         if (PMIX_UINT16 != v->type || me.rank != v->data.uint16) {
             FAIL("local rank type %d value %u", v->type, v->data.uint16);
@@ -204,7 +188,7 @@ int main(void)
     gethostname(host, sizeof(host));
     host[sizeof(host) - 1] = '\0';
     v = NULL;
-    CHECK_RC(PMIx_Get(&me, PMIX_HOSTNAME, NULL, 0, &v));
+    CHECK(PMIx_Get(&me, PMIX_HOSTNAME, NULL, 0, &v));
     if (NULL != v) {
         if (PMIX_STRING != v->type || NULL == v->data.string || 0 != strcmp(v->data.string, host)) {
             FAIL("hostname type %d", v->type);
@@ -242,20 +226,20 @@ int main(void)
     /* Posts in every scope. */
     snprintf(key, sizeof(key), "test.glob.%u", me.rank);
     PMIX_VALUE_LOAD(&val, &me.rank, PMIX_UINT32);
-    CHECK_RC(PMIx_Put(PMIX_GLOBAL, key, &val));
+    CHECK(PMIx_Put(PMIX_GLOBAL, key, &val));
     snprintf(key, sizeof(key), "test.loc.%u", me.rank);
-    CHECK_RC(PMIx_Put(PMIX_LOCAL, key, &val));
+    CHECK(PMIx_Put(PMIX_LOCAL, key, &val));
     snprintf(key, sizeof(key), "test.rem.%u", me.rank);
-    CHECK_RC(PMIx_Put(PMIX_REMOTE, key, &val));
+    CHECK(PMIx_Put(PMIX_REMOTE, key, &val));
     snprintf(key, sizeof(key), "test.str.%u", me.rank);
     snprintf(str, sizeof(str), "hello from %u", me.rank);
     PMIX_VALUE_LOAD(&val, str, PMIX_STRING);
-    CHECK_RC(PMIx_Put(PMIX_GLOBAL, key, &val));
+    CHECK(PMIx_Put(PMIX_GLOBAL, key, &val));
     PMIX_VALUE_DESTRUCT(&val);
-    CHECK_RC(PMIx_Commit());
+    CHECK(PMIx_Commit());
 
     PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &flag, PMIX_BOOL);
-    CHECK_RC(PMIx_Fence(NULL, 0, &info, 1));
+    CHECK(PMIx_Fence(NULL, 0, &info, 1));
     PMIX_INFO_DESTRUCT(&info);
 
     /* Every peer's posts. */
@@ -267,7 +251,7 @@ int main(void)
         PMIX_LOAD_PROCID(&peer, me.nspace, r);
         snprintf(key, sizeof(key), "test.glob.%u", r);
         v = NULL;
-        CHECK_RC(PMIx_Get(&peer, key, NULL, 0, &v));
+        CHECK(PMIx_Get(&peer, key, NULL, 0, &v));
         if (NULL != v) {
             if (PMIX_UINT32 != v->type || r != v->data.uint32) {
                 FAIL("%s: type %d", key, v->type);
@@ -276,7 +260,7 @@ int main(void)
         }
         snprintf(key, sizeof(key), "test.loc.%u", r);
         v = NULL;
-        CHECK_RC(PMIx_Get(&peer, key, NULL, 0, &v));
+        CHECK(PMIx_Get(&peer, key, NULL, 0, &v));
         if (NULL != v) {
             PMIX_VALUE_RELEASE(v);
         }
@@ -287,7 +271,7 @@ int main(void)
         PMIX_INFO_LOAD(&pinfo, PMIX_GET_STATIC_VALUES, &flag, PMIX_BOOL);
         PMIX_VALUE_CONSTRUCT(&sv);
         v = &sv;
-        CHECK_RC(PMIx_Get(&peer, key, &pinfo, 1, &v));
+        CHECK(PMIx_Get(&peer, key, &pinfo, 1, &v));
         if (&sv != v || PMIX_STRING != sv.type || NULL == sv.data.string
             || 0 != strcmp(sv.data.string, str)) {
             FAIL("static %s", key);
@@ -297,8 +281,8 @@ int main(void)
 
         /* Pointer values: owned by the library, stable across gets. */
         PMIX_INFO_LOAD(&pinfo, PMIX_GET_POINTER_VALUES, &flag, PMIX_BOOL);
-        CHECK_RC(PMIx_Get(&peer, key, &pinfo, 1, &p1));
-        CHECK_RC(PMIx_Get(&peer, key, &pinfo, 1, &p2));
+        CHECK(PMIx_Get(&peer, key, &pinfo, 1, &p1));
+        CHECK(PMIx_Get(&peer, key, &pinfo, 1, &p2));
         if (NULL == p1 || PMIX_STRING != p1->type || 0 != strcmp(p1->data.string, str)) {
             FAIL("pointer %s", key);
         }
@@ -314,10 +298,10 @@ int main(void)
     /* A pointer value stays valid across a newer generation of data. */
     snprintf(key, sizeof(key), "test.late.%u", me.rank);
     PMIX_VALUE_LOAD(&val, &me.rank, PMIX_UINT32);
-    CHECK_RC(PMIx_Put(PMIX_GLOBAL, key, &val));
-    CHECK_RC(PMIx_Commit());
+    CHECK(PMIx_Put(PMIX_GLOBAL, key, &val));
+    CHECK(PMIx_Commit());
     PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &flag, PMIX_BOOL);
-    CHECK_RC(PMIx_Fence(NULL, 0, &info, 1));
+    CHECK(PMIx_Fence(NULL, 0, &info, 1));
     PMIX_INFO_DESTRUCT(&info);
     snprintf(str, sizeof(str), "hello from %u", (me.rank + 1) % n);
     if (NULL == kept || PMIX_STRING != kept->type || 0 != strcmp(kept->data.string, str)) {
@@ -326,7 +310,7 @@ int main(void)
     PMIX_LOAD_PROCID(&peer, me.nspace, (me.rank + 1) % n);
     snprintf(key, sizeof(key), "test.late.%u", (me.rank + 1) % n);
     v = NULL;
-    CHECK_RC(PMIx_Get(&peer, key, NULL, 0, &v));
+    CHECK(PMIx_Get(&peer, key, NULL, 0, &v));
     if (NULL != v) {
         PMIX_VALUE_RELEASE(v);
     }
@@ -335,8 +319,8 @@ int main(void)
     {
         pmix_value_t *p1 = NULL, *p2 = NULL;
         PMIX_INFO_LOAD(&info, PMIX_GET_POINTER_VALUES, &flag, PMIX_BOOL);
-        CHECK_RC(PMIx_Get(&wild, PMIX_JOB_SIZE, &info, 1, &p1));
-        CHECK_RC(PMIx_Get(&wild, PMIX_JOB_SIZE, &info, 1, &p2));
+        CHECK(PMIx_Get(&wild, PMIX_JOB_SIZE, &info, 1, &p1));
+        CHECK(PMIx_Get(&wild, PMIX_JOB_SIZE, &info, 1, &p2));
         if (NULL == p1 || p1 != p2 || PMIX_UINT32 != p1->type || n != p1->data.uint32) {
             FAIL("pointer values of the job size");
         }
@@ -376,7 +360,7 @@ int main(void)
         memset(&nb, 0, sizeof(nb));
         pthread_mutex_init(&nb.lock, NULL);
         pthread_cond_init(&nb.cond, NULL);
-        CHECK_RC(PMIx_Get_nb(&wild, PMIX_JOB_SIZE, NULL, 0, get_cb, &nb));
+        CHECK(PMIx_Get_nb(&wild, PMIX_JOB_SIZE, NULL, 0, get_cb, &nb));
         if (!wait_nb(&nb)) {
             FAIL("PMIx_Get_nb never called back");
         } else if (PMIX_SUCCESS != nb.status || n != nb.u32) {
@@ -390,7 +374,7 @@ int main(void)
         memset(&nb, 0, sizeof(nb));
         pthread_mutex_init(&nb.lock, NULL);
         pthread_cond_init(&nb.cond, NULL);
-        CHECK_RC(PMIx_Fence_nb(NULL, 0, NULL, 0, fence_cb, &nb));
+        CHECK(PMIx_Fence_nb(NULL, 0, NULL, 0, fence_cb, &nb));
         if (!wait_nb(&nb)) {
             FAIL("PMIx_Fence_nb never called back");
         } else if (PMIX_SUCCESS != nb.status) {
@@ -403,9 +387,9 @@ int main(void)
         uint32_t x = 4242;
         PMIX_LOAD_PROCID(&peer, me.nspace, 0);
         PMIX_VALUE_LOAD(&val, &x, PMIX_UINT32);
-        CHECK_RC(PMIx_Store_internal(&peer, "test.internal", &val));
+        CHECK(PMIx_Store_internal(&peer, "test.internal", &val));
         v = NULL;
-        CHECK_RC(PMIx_Get(&peer, "test.internal", NULL, 0, &v));
+        CHECK(PMIx_Get(&peer, "test.internal", NULL, 0, &v));
         if (NULL == v || PMIX_UINT32 != v->type || 4242 != v->data.uint32) {
             FAIL("internal store");
         }
@@ -416,7 +400,7 @@ int main(void)
 
     /* Abort (rank 0): this host lets the process live and says so. */
     if (0 == me.rank) {
-        CHECK_RC(PMIx_Abort(3, "test abort", NULL, 0));
+        CHECK(PMIx_Abort(3, "test abort", NULL, 0));
     }
 
     /* Layout queries. */
@@ -424,21 +408,21 @@ int main(void)
         pmix_proc_t *procs = NULL;
         size_t np = 0;
         char *nodes = NULL;
-        CHECK_RC(PMIx_Resolve_peers(host, me.nspace, &procs, &np));
+        CHECK(PMIx_Resolve_peers(host, me.nspace, &procs, &np));
         if (np != n) {
             FAIL("resolve_peers: %zu, want %u", np, n);
         }
         if (NULL != procs) {
             PMIX_PROC_FREE(procs, np);
         }
-        CHECK_RC(PMIx_Resolve_nodes(me.nspace, &nodes));
+        CHECK(PMIx_Resolve_nodes(me.nspace, &nodes));
         if (NULL == nodes || NULL == strstr(nodes, host)) {
             FAIL("resolve_nodes: %s", nodes ? nodes : "(null)");
         }
         free(nodes);
     }
 
-    CHECK_RC(PMIx_Finalize(NULL, 0));
+    CHECK(PMIx_Finalize(NULL, 0));
     if (PMIx_Initialized()) {
         FAIL("still initialized after finalize");
     }

@@ -25,12 +25,8 @@
 
 #include <pmix_tool.h>
 
-#define FAIL(...)                                                              \
-    do {                                                                       \
-        fprintf(stderr, "debugger_tool: " __VA_ARGS__);                        \
-        fprintf(stderr, "\n");                                                 \
-        exit(1);                                                               \
-    } while (0)
+#define CHECK_NAME "debugger_tool"
+#include "check.h"
 
 #define LIMIT_SECS 60
 
@@ -43,8 +39,6 @@ static int ready = 0;
 
 static void reg_cb(pmix_status_t status, size_t ref, void *cbdata)
 {
-    (void) ref;
-    (void) cbdata;
     pthread_mutex_lock(&lock);
     reg_status = status;
     registered = 1;
@@ -56,11 +50,6 @@ static void ready_cb(size_t id, pmix_status_t status, const pmix_proc_t *source,
                      pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
                      pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
 {
-    (void) id;
-    (void) status;
-    (void) source;
-    (void) results;
-    (void) nresults;
     pthread_mutex_lock(&lock);
     for (size_t n = 0; n < ninfo; n++) {
         if (PMIX_CHECK_KEY(&info[n], PMIX_NSPACE) && PMIX_STRING == info[n].value.type) {

@@ -56,7 +56,6 @@ static void handler(size_t id, pmix_status_t status, const pmix_proc_t *source, 
                     size_t ninfo, pmix_info_t *results, size_t nresults,
                     pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
 {
-    (void) id;
     if (pthread_equal(pthread_self(), caller)) {
         bad = 1; /* handlers never run on the caller's thread */
     }
@@ -204,7 +203,6 @@ static void fence(void)
 
 static void notify_done(pmix_status_t status, void *cbdata)
 {
-    (void) cbdata;
     if (PMIX_SUCCESS != status) {
         bad = 8;
     }
@@ -242,7 +240,6 @@ static int threads_named(const char *name)
 static volatile int dereg_called = 0;
 static void dereg_cb(pmix_status_t status, void *cbdata)
 {
-    (void) cbdata;
     dereg_called = PMIX_SUCCESS == status ? 1 : -1;
 }
 

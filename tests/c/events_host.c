@@ -57,7 +57,6 @@ static void handler(size_t id, pmix_status_t status, const pmix_proc_t *source, 
 
 static void reg_cb(pmix_status_t status, size_t ref, void *cbdata)
 {
-    (void) cbdata;
     pthread_mutex_lock(&mu);
     if (PMIX_SUCCESS != status) {
         bad = 3;
@@ -72,7 +71,6 @@ static pmix_status_t notify_up(pmix_status_t code, const pmix_proc_t *source,
                                pmix_data_range_t range, pmix_info_t info[], size_t ninfo,
                                pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
-    (void) source;
     pthread_mutex_lock(&mu);
     if (TORM == code && PMIX_RANGE_RM == range) {
         up_rm++;
@@ -107,7 +105,6 @@ static void wait_for(int *flag, int want)
 
 static void notified(pmix_status_t status, void *cbdata)
 {
-    (void) cbdata;
     if (PMIX_SUCCESS != status) {
         bad = 4;
     }

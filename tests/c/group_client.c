@@ -96,7 +96,6 @@ static void on_alarm(int sig)
     char buf[512];
     int n = snprintf(buf, sizeof(buf), "group client %u: %s: TIMED OUT (alarm) in step: %s\n",
                      me.rank, scenario, (const char *) step);
-    (void) sig;
     if (n > 0) {
         ssize_t w = write(2, buf, (size_t) n);
         (void) w;
@@ -751,6 +750,19 @@ static pmix_status_t group_fence(const char *grp, pmix_rank_t r, double secs)
     return fence_bounded(&p, 1, false, secs);
 }
 
+/* A fence on {grp, WILDCARD} (of secs at most) by its members, named who
+ * in the message, then the group's destruct; both must succeed. */
+static void fence_then_destruct_at(int line, const char *grp, const char *who, double secs)
+{
+    pmix_status_t rc = group_fence(grp, PMIX_RANK_WILDCARD, secs);
+    if (PMIX_SUCCESS != rc) {
+        fail_at(line, "fence {%s, WILDCARD}%s: %s", grp, who,
+                HUNG == rc ? "no answer in time" : ESTR(rc));
+    }
+    destruct_ok_at(line, grp);
+}
+#define FENCE_THEN_DESTRUCT(grp, who, secs) fence_then_destruct_at(__LINE__, grp, who, secs)
+
 static void job_fence_at(int line, bool collect)
 {
     pmix_proc_t p;
@@ -823,6 +835,32 @@ static pmix_status_t get_bounded(const pmix_proc_t *p, const char *key, const pm
     return rc;
 }
 
+/* Gets key of p (bounded, with the qualifier qual or none), which must be
+ * the string want; who names the get in the messages. */
+static void expect_string(const pmix_proc_t *p, const char *key, const pmix_info_t *qual,
+                          const char *want, const char *who)
+{
+    pmix_value_t *v;
+    pmix_status_t rc = get_bounded(p, key, qual, &v);
+    if (PMIX_SUCCESS != rc) {
+        FAIL("get %s: %s", who, ESTR(rc));
+    } else {
+        CHECK(PMIX_STRING == v->type && 0 == strcmp(v->data.string, want), "%s = %s, want %s",
+              who, PMIX_STRING == v->type ? v->data.string : "(not a string)", want);
+        PMIX_VALUE_RELEASE(v);
+    }
+}
+
+/* expect_string of key of member i of grp, as {grp, i}. */
+static void expect_member_string(const char *grp, uint32_t i, const char *key, const char *want)
+{
+    pmix_proc_t p;
+    char who[PMIX_MAX_NSLEN + 96];
+    load_proc(&p, grp, i);
+    snprintf(who, sizeof(who), "{%s, %u} %s", grp, i, key);
+    expect_string(&p, key, NULL, want, who);
+}
+
 /* Every member's `key` (uint64, put by each under that key) equals mine:
  * put, commit, a collecting job fence, then a get from every rank. */
 static void check_same_everywhere(const char *key, uint64_t mine)
@@ -857,6 +895,16 @@ static void die_now(long after_ms)
     sleep_ms(after_ms);
     _exit(0);
 }
+
+/* A job fence, after which the last rank (a scenario's victim) dies ms
+ * later while the others go on. */
+#define LAST_RANK_DIES_AFTER_FENCE(ms) \
+    do {                               \
+        JOB_FENCE();                   \
+        if (me.rank == N - 1) {        \
+            die_now(ms);               \
+        }                              \
+    } while (0)
 
 static void need_ranks(uint32_t n)
 {
@@ -1254,28 +1302,11 @@ static void c08_group_data(void)
 
     STEP("get early data");
     for (uint32_t i = 0; i < g.nmembers; i++) {
-        pmix_proc_t p;
-        pmix_value_t *v;
-        load_proc(&p, "c08", i);
+        char who[64];
         snprintf(want, sizeof(want), "early-%u", g.members[i].rank);
-        rc = get_bounded(&p, "c08.early", NULL, &v);
-        if (PMIX_SUCCESS != rc) {
-            FAIL("get {c08, %u} c08.early: %s", i, ESTR(rc));
-        } else {
-            CHECK(PMIX_STRING == v->type && 0 == strcmp(v->data.string, want),
-                  "{c08, %u} c08.early = %s, want %s", i,
-                  PMIX_STRING == v->type ? v->data.string : "(not a string)", want);
-            PMIX_VALUE_RELEASE(v);
-        }
-        rc = get_bounded(&g.members[i], "c08.early", NULL, &v);
-        if (PMIX_SUCCESS != rc) {
-            FAIL("get rank %u c08.early: %s", g.members[i].rank, ESTR(rc));
-        } else {
-            CHECK(PMIX_STRING == v->type && 0 == strcmp(v->data.string, want),
-                  "rank %u c08.early = %s, want %s", g.members[i].rank,
-                  PMIX_STRING == v->type ? v->data.string : "(not a string)", want);
-            PMIX_VALUE_RELEASE(v);
-        }
+        expect_member_string("c08", i, "c08.early", want);
+        snprintf(who, sizeof(who), "rank %u c08.early", g.members[i].rank);
+        expect_string(&g.members[i], "c08.early", NULL, want, who);
     }
     STEP("get {c08, size}");
     {
@@ -1300,19 +1331,8 @@ static void c08_group_data(void)
     }
     {
         uint32_t i = (me.rank + 1) % N;
-        pmix_proc_t p;
-        pmix_value_t *v;
-        load_proc(&p, "c08", i);
         snprintf(want, sizeof(want), "late-%u", g.members[i].rank);
-        rc = get_bounded(&p, "c08.late", NULL, &v);
-        if (PMIX_SUCCESS != rc) {
-            FAIL("get {c08, %u} c08.late: %s", i, ESTR(rc));
-        } else {
-            CHECK(PMIX_STRING == v->type && 0 == strcmp(v->data.string, want),
-                  "{c08, %u} c08.late = %s, want %s", i,
-                  PMIX_STRING == v->type ? v->data.string : "(not a string)", want);
-            PMIX_VALUE_RELEASE(v);
-        }
+        expect_member_string("c08", i, "c08.late", want);
     }
     /* nobody destructs before everyone read */
     rc = group_fence("c08", PMIX_RANK_WILDCARD, 20);
@@ -1366,17 +1386,10 @@ static void c09_group_info(void)
                   (unsigned long long) x, 1000 + r);
             PMIX_VALUE_RELEASE(v);
         }
-        char want[64];
+        char want[64], who[96];
         snprintf(want, sizeof(want), "info-of-%u", r);
-        rc = get_bounded(&p, "c09.key", &q, &v);
-        if (PMIX_SUCCESS != rc) {
-            FAIL("get c09.key of rank %u (context id %zu): %s", r, cid, ESTR(rc));
-        } else {
-            CHECK(PMIX_STRING == v->type && 0 == strcmp(v->data.string, want),
-                  "c09.key of rank %u = %s, want %s", r,
-                  PMIX_STRING == v->type ? v->data.string : "(not a string)", want);
-            PMIX_VALUE_RELEASE(v);
-        }
+        snprintf(who, sizeof(who), "c09.key of rank %u (context id %zu)", r, cid);
+        expect_string(&p, "c09.key", &q, want, who);
     }
     PMIX_INFO_DESTRUCT(&q);
     /* nobody destructs before everyone read */
@@ -1501,6 +1514,20 @@ static void c11_concurrent_groups(void)
     DESTRUCT_OK("c11-a");
 }
 
+/* This leader's share of ranks first..N-1 when nleaders share them out
+ * round robin (rank r goes to leader r % nleaders), into add; returns
+ * how many. */
+static size_t share_of(pmix_proc_t *add, uint32_t first, uint32_t nleaders)
+{
+    size_t na = 0;
+    for (uint32_t r = first; r < N; r++) {
+        if (r % nleaders == me.rank) {
+            load_proc(&add[na++], me.nspace, r);
+        }
+    }
+    return na;
+}
+
 /* 13: bootstrap: ranks 0 and 1 lead, each passing only itself, the number
  * of leaders ("pmix.grp.btstrp" = 2) and PMIX_GROUP_ADD_MEMBERS naming its
  * share of the others; the others call with no procs. */
@@ -1513,12 +1540,7 @@ static void c13_bootstrap(void)
     grpres_t g;
 
     if (me.rank < 2) {
-        size_t na = 0;
-        for (uint32_t r = 2; r < N; r++) {
-            if (r % 2 == me.rank) {
-                load_proc(&add[na++], me.nspace, r);
-            }
-        }
+        size_t na = share_of(add, 2, 2);
         load_proc(&self, me.nspace, me.rank);
         dirs_size(&d, PMIX_GROUP_BOOTSTRAP, 2);
         dirs_bool(&d, PMIX_GROUP_ASSIGN_CONTEXT_ID);
@@ -1532,10 +1554,7 @@ static void c13_bootstrap(void)
     }
     check_same_everywhere("c13.cid", g.cid);
     STEP("fence {c13, WILDCARD}");
-    pmix_status_t rc = group_fence("c13", PMIX_RANK_WILDCARD, 20);
-    CHECK(PMIX_SUCCESS == rc, "fence {c13, WILDCARD}: %s",
-          HUNG == rc ? "no answer in 20 s" : ESTR(rc));
-    DESTRUCT_OK("c13");
+    FENCE_THEN_DESTRUCT("c13", "", 20);
 }
 
 /* 14: add-members in a collective construct: the leaders list each other
@@ -1549,12 +1568,7 @@ static void c14_add_members(void)
     need_ranks(2);
 
     if (me.rank < nl) {
-        size_t na = 0;
-        for (uint32_t r = nl; r < N; r++) {
-            if (r % nl == me.rank) {
-                load_proc(&add[na++], me.nspace, r);
-            }
-        }
+        size_t na = share_of(add, nl, nl);
         /* leader 1 lists the leaders backwards */
         for (uint32_t i = 0; i < nl; i++) {
             load_proc(&leaders[i], me.nspace, me.rank ? nl - 1 - i : i);
@@ -1568,10 +1582,7 @@ static void c14_add_members(void)
         CONSTRUCT_OK("c14", NULL, 0, NULL, 0, all, n, CID_ANY);
     }
     STEP("fence {c14, WILDCARD}");
-    pmix_status_t rc = group_fence("c14", PMIX_RANK_WILDCARD, 20);
-    CHECK(PMIX_SUCCESS == rc, "fence {c14, WILDCARD}: %s",
-          HUNG == rc ? "no answer in 20 s" : ESTR(rc));
-    DESTRUCT_OK("c14");
+    FENCE_THEN_DESTRUCT("c14", "", 20);
 }
 
 /* 15: PMIX_TIMEOUT on construct: the last rank never calls; the others
@@ -1730,29 +1741,6 @@ static void check_invited(int line, const char *grp, uint32_t leader)
  * joined, so PMIX_SUCCESS (it was PMIX_ERR_PARTIAL_SUCCESS, issue 21). */
 #define JOINED(rc) (PMIX_SUCCESS == (rc))
 
-/* Waits for the join the invite handler started; its status. */
-static pmix_status_t handler_join_status(double secs)
-{
-    struct timespec dl = deadline_in(secs);
-    int rc = 0;
-    pthread_mutex_lock(&ev_mu);
-    while (-99999 == join_rc && 0 == rc) {
-        rc = pthread_cond_timedwait(&ev_cv, &ev_mu, &dl);
-    }
-    pmix_status_t jr = join_rc;
-    pthread_mutex_unlock(&ev_mu);
-    if (-99999 == jr) {
-        return HUNG;
-    }
-    if (PMIX_SUCCESS != jr) {
-        return jr;
-    }
-    if (!waiter_wait(&join_w, secs)) {
-        return HUNG;
-    }
-    return join_w.status;
-}
-
 /* The status PMIx_Group_join_nb returned in the invite handler (HUNG if
  * the handler did not call it within secs). */
 static pmix_status_t handler_join_rc(double secs)
@@ -1766,6 +1754,19 @@ static pmix_status_t handler_join_rc(double secs)
     pmix_status_t jr = join_rc;
     pthread_mutex_unlock(&ev_mu);
     return -99999 == jr ? HUNG : jr;
+}
+
+/* Waits for the join the invite handler started; its status. */
+static pmix_status_t handler_join_status(double secs)
+{
+    pmix_status_t jr = handler_join_rc(secs);
+    if (PMIX_SUCCESS != jr) {
+        return jr;
+    }
+    if (!waiter_wait(&join_w, secs)) {
+        return HUNG;
+    }
+    return join_w.status;
 }
 
 /* 21, 22: invite/join. Rank 0 invites the others; odd invitees accept from
@@ -1863,10 +1864,7 @@ static void invite_join(const char *grp, bool nb, bool nocb)
     STEP("construct complete event");
     check_complete_event(__LINE__, grp, all, n);
     STEP("group fence");
-    rc = group_fence(grp, PMIX_RANK_WILDCARD, 20);
-    CHECK(PMIX_SUCCESS == rc, "fence {%s, WILDCARD}: %s", grp,
-          HUNG == rc ? "no answer in 20 s" : ESTR(rc));
-    DESTRUCT_OK(grp);
+    FENCE_THEN_DESTRUCT(grp, "", 20);
 }
 
 static void c21_invite_join(void) { invite_join("c21", false, false); }
@@ -1964,10 +1962,7 @@ static void decline(const char *grp, bool optional)
         CHECK(0 == count_events(PMIX_GROUP_CONSTRUCT_COMPLETE, grp),
               "the decliner got PMIX_GROUP_CONSTRUCT_COMPLETE about %s", grp);
     } else if (optional) {
-        rc = group_fence(grp, PMIX_RANK_WILDCARD, 20);
-        CHECK(PMIX_SUCCESS == rc, "fence {%s, WILDCARD} of the accepters: %s", grp,
-              HUNG == rc ? "no answer in 20 s" : ESTR(rc));
-        DESTRUCT_OK(grp);
+        FENCE_THEN_DESTRUCT(grp, " of the accepters", 20);
     }
 }
 
@@ -2057,10 +2052,7 @@ static void c16_member_dies_abort(void)
     pmix_proc_t all[MAXP];
     size_t n = all_procs(all);
     need_ranks(2);
-    JOB_FENCE();
-    if (me.rank == N - 1) {
-        die_now(500);
-    }
+    LAST_RANK_DIES_AFTER_FENCE(500);
     pmix_info_t *res = NULL;
     size_t nres = 0;
     STEP("construct with a dying member");
@@ -2082,10 +2074,7 @@ static void c16_member_dies_optional(void)
     size_t ns = all_but(surv, N - 1);
     dirs_t d = {0};
     need_ranks(2);
-    JOB_FENCE();
-    if (me.rank == N - 1) {
-        die_now(500);
-    }
+    LAST_RANK_DIES_AFTER_FENCE(500);
     pmix_info_t *res = NULL;
     size_t nres = 0;
     dirs_bool(&d, PMIX_GROUP_OPTIONAL);
@@ -2100,10 +2089,7 @@ static void c16_member_dies_optional(void)
     if (NULL != res) {
         PMIX_INFO_FREE(res, nres);
     }
-    rc = group_fence("c16o", PMIX_RANK_WILDCARD, 2);
-    CHECK(PMIX_SUCCESS == rc, "fence {c16o, WILDCARD} of the survivors: %s",
-          HUNG == rc ? "no answer in 2 s" : ESTR(rc));
-    DESTRUCT_OK("c16o");
+    FENCE_THEN_DESTRUCT("c16o", " of the survivors", 2);
 }
 
 /* 16: with PMIX_GROUP_NOTIFY_TERMINATION (no leader): the survivors are
@@ -2170,10 +2156,7 @@ static void member_dies_notify(const char *grp, bool ft)
               "PMIX_GROUP_MEMBER_FAILED without PMIX_EVENT_AFFECTED_PROC = rank %u", N - 1);
     }
     if (ft && PMIX_ERR_PARTIAL_SUCCESS == w.status) {
-        rc = group_fence(grp, PMIX_RANK_WILDCARD, 1.5);
-        CHECK(PMIX_SUCCESS == rc, "fence {%s, WILDCARD} of the survivors: %s", grp,
-              HUNG == rc ? "no answer in 1.5 s" : ESTR(rc));
-        DESTRUCT_OK(grp);
+        FENCE_THEN_DESTRUCT(grp, " of the survivors", 1.5);
     }
 }
 
@@ -2201,10 +2184,7 @@ static void c16_notify_handler_abort(void)
         member_failed_answer = PMIX_GROUP_CONSTRUCT_ABORT;
         dirs_bool(&d, PMIX_GROUP_LEADER);
     }
-    JOB_FENCE();
-    if (me.rank == N - 1) {
-        die_now(300);
-    }
+    LAST_RANK_DIES_AFTER_FENCE(300);
     if (0 == me.rank) {
         waiter_t w;
         event_t e;
@@ -2306,10 +2286,7 @@ static void destruct_dead(const char *grp, bool notify)
     }
     CONSTRUCT_OK(grp, all, n, DIRS(&d), all, n, CID_ANY);
     dirs_free(&d);
-    JOB_FENCE();
-    if (me.rank == N - 1) {
-        die_now(300);
-    }
+    LAST_RANK_DIES_AFTER_FENCE(300);
     STEP("destruct with a dying member");
     pmix_status_t rc = PMIx_Group_destruct(grp, NULL, 0);
     if (notify) {

@@ -109,13 +109,7 @@ static pmix_status_t group_fn(pmix_group_operation_t op, char grp[], const pmix_
         deliver(a);
         return PMIX_SUCCESS;
     }
-    pthread_t t;
-    if (0 != pthread_create(&t, NULL, deliver_later, a)) {
-        free(a);
-        return PMIX_ERR_OUT_OF_RESOURCE;
-    }
-    pthread_detach(t);
-    return PMIX_SUCCESS;
+    return host_later(deliver_later, a, free);
 }
 
 int main(int argc, char **argv)

@@ -69,7 +69,6 @@ static const char *estr(pmix_status_t rc)
 
 static void on_alarm(int sig)
 {
-    (void) sig;
     static const char m[] = "gm: alarm: the run hung\n";
     (void) !write(2, m, sizeof(m) - 1);
     _exit(3);
@@ -205,7 +204,6 @@ static void left(size_t id, pmix_status_t status, const pmix_proc_t *source, pmi
 
 static void reg_cb(pmix_status_t status, size_t ref, void *cbdata)
 {
-    (void) ref;
     waiter_done(cbdata, status);
 }
 

@@ -1,9 +1,10 @@
 /* What the single-node C test hosts (server_host.c, pubsub_host.c,
- * rm_host.c, spawn_host.c, events_host.c) share: the FAIL counter, a
- * one-shot completion waited on with a bound, registering a namespace of
- * ranks on this node, registering and forking a client with the
- * environment of PMIx_server_setup_fork, waiting for the children, and the
- * teardown.
+ * rm_host.c, spawn_host.c, events_host.c, tool_host.c, ...) share: the
+ * FAIL counter, a one-shot completion waited on with a bound, answering
+ * on a thread of its own, starting a server that serves tools, registering a namespace of ranks on this
+ * node, registering and forking a client with the environment of
+ * PMIx_server_setup_fork (or running one client to its end), waiting for
+ * the children, and the teardown.
  *
  * Define HOST_NAME (the prefix of messages) before including it; a host
  * may define its own FAIL(...) first (events_host.c exits at once). */
@@ -80,6 +81,59 @@ static inline pmix_status_t done_wait(struct done *d)
     }
     pthread_mutex_unlock(&d->lock);
     return d->fired ? d->status : PMIX_ERR_TIMEOUT;
+}
+
+/* Runs fn(arg) on a detached thread: an answer given later, as a host
+ * gives it. When no thread starts, releases arg with release and returns
+ * PMIX_ERR_OUT_OF_RESOURCE. */
+static inline pmix_status_t host_later(void *(*fn)(void *), void *arg, void (*release)(void *))
+{
+    pthread_t t;
+    if (0 != pthread_create(&t, NULL, fn, arg)) {
+        release(arg);
+        return PMIX_ERR_OUT_OF_RESOURCE;
+    }
+    pthread_detach(t);
+    return PMIX_SUCCESS;
+}
+
+/* PMIx_server_init with module and tool support (PMIX_SERVER_TOOL_SUPPORT;
+ * the rendezvous files in $TMPDIR when it is set). FAILs on failure. */
+static inline pmix_status_t host_init_for_tools(pmix_server_module_t *module)
+{
+    pmix_info_t info[2];
+    size_t ninfo = 1;
+    bool yes = true;
+    const char *tmp = getenv("TMPDIR");
+    pmix_status_t rc;
+
+    PMIX_INFO_LOAD(&info[0], PMIX_SERVER_TOOL_SUPPORT, &yes, PMIX_BOOL);
+    if (NULL != tmp) {
+        PMIX_INFO_LOAD(&info[ninfo], PMIX_SERVER_TMPDIR, tmp, PMIX_STRING);
+        ninfo++;
+    }
+    rc = PMIx_server_init(module, info, ninfo);
+    if (PMIX_SUCCESS != rc) {
+        FAIL("server_init: %s", PMIx_Error_string(rc));
+    }
+    for (size_t i = 0; i < ninfo; i++) {
+        PMIX_INFO_DESTRUCT(&info[i]);
+    }
+    return rc;
+}
+
+/* Delivers text (NULL: no bytes) from src on channel with the ninfo infos
+ * of info, blocking (no callback); FAILs, naming what, unless the status
+ * is want. */
+static inline void host_deliver(const char *what, const pmix_proc_t *src,
+                                pmix_iof_channel_t channel, const char *text,
+                                const pmix_info_t *info, size_t ninfo, pmix_status_t want)
+{
+    pmix_byte_object_t bo = {.bytes = (char *) text, .size = NULL == text ? 0 : strlen(text)};
+    pmix_status_t rc = PMIx_server_IOF_deliver(src, channel, &bo, info, ninfo, NULL, NULL);
+    if (want != rc) {
+        FAIL("deliver %s: %s", what, PMIx_Error_string(rc));
+    }
 }
 
 /* Registers namespace ns of n ranks, all on this node (PMIX_JOB_SIZE,
@@ -176,11 +230,12 @@ static inline pid_t host_fork_exec(char **first, char **then, const char *cwd, c
     return pid;
 }
 
-/* Registers rank r of ns (no server object) and forks it running cmd
- * with argv, setup_fork's environment and then the entries of extra.
- * Returns the pid, or -1 (FAILed). */
-static inline pid_t host_start_client(const char *ns, uint32_t r, char **extra, const char *cmd,
-                                      char *const argv[])
+/* Registers rank r of ns (no server object) and forks it in cwd (NULL:
+ * this directory) running cmd with argv, the entries of app_env (the
+ * application's own, or NULL) and then setup_fork's environment in its
+ * environment. Returns the pid, or -1 (FAILed). */
+static inline pid_t host_start_client_in(const char *ns, uint32_t r, char **app_env,
+                                         const char *cwd, const char *cmd, char *const argv[])
 {
     char **env = NULL;
     pid_t pid;
@@ -188,9 +243,17 @@ static inline pid_t host_start_client(const char *ns, uint32_t r, char **extra, 
         PMIX_ARGV_FREE(env);
         return -1;
     }
-    pid = host_fork_exec(env, extra, NULL, cmd, argv);
+    pid = host_fork_exec(app_env, env, cwd, cmd, argv);
     PMIX_ARGV_FREE(env);
     return pid;
+}
+
+/* host_start_client_in in this directory, with extra (or NULL) as the
+ * application's environment. */
+static inline pid_t host_start_client(const char *ns, uint32_t r, char **extra, const char *cmd,
+                                      char *const argv[])
+{
+    return host_start_client_in(ns, r, extra, NULL, cmd, argv);
 }
 
 /* Waits for the n children in pids (skipping those <= 0) and FAILs for
@@ -211,6 +274,25 @@ static inline int host_wait_children(const pid_t *pids, size_t n)
         }
     }
     return bad;
+}
+
+/* Registers ns as one rank on this node, runs cmd with argv as its rank 0
+ * and waits for it (FAILing unless it exits 0). Returns 0, or the host's
+ * exit code for what failed: 4 the registration, 5 the start. */
+static inline int host_run_one_client(const char *ns, const char *cmd, char *const argv[])
+{
+    pid_t pid;
+    pmix_status_t rc = host_register_nspace(ns, 1, NULL, 0, true);
+    if (PMIX_SUCCESS != rc) {
+        FAIL("register_nspace: %s", PMIx_Error_string(rc));
+        return 4;
+    }
+    pid = host_start_client(ns, 0, NULL, cmd, argv);
+    if (pid < 0) {
+        return 5;
+    }
+    host_wait_children(&pid, 1);
+    return 0;
 }
 
 /* Deregisters ranks 0..nclients-1 of ns, then ns itself, and finalizes

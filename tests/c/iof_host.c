@@ -32,10 +32,6 @@ static pmix_status_t iof_pull(const pmix_proc_t procs[], size_t nprocs,
                               const pmix_info_t directives[], size_t ndirs,
                               pmix_iof_channel_t channels, pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
-    (void) directives;
-    (void) ndirs;
-    (void) cbfunc;
-    (void) cbdata;
     if (1 == nprocs && 0 == strcmp(procs[0].nspace, "refused")) {
         return PMIX_ERR_NO_PERMISSIONS;
     }
@@ -66,9 +62,6 @@ static pmix_status_t push_stdin(const pmix_proc_t *source, const pmix_proc_t tar
                                 void *cbdata)
 {
     struct answer *a;
-    pthread_t t;
-    (void) directives;
-    (void) ndirs;
     pthread_mutex_lock(&pmu);
     pushes++;
     if (NULL == bo) {
@@ -88,23 +81,16 @@ static pmix_status_t push_stdin(const pmix_proc_t *source, const pmix_proc_t tar
     }
     a->cbfunc = cbfunc;
     a->cbdata = cbdata;
-    if (0 != pthread_create(&t, NULL, answer_later, a)) {
-        free(a);
-        return PMIX_ERR_OUT_OF_RESOURCE;
-    }
-    pthread_detach(t);
-    return PMIX_SUCCESS;
+    return host_later(answer_later, a, free);
 }
 
 int main(int argc, char **argv)
 {
     pmix_server_module_t module;
-    pmix_info_t info[2], done_info;
-    size_t ninfo = 1;
+    pmix_info_t done_info;
     bool yes = true;
     pmix_status_t rc;
     char pidstr[32], *targv[7];
-    const char *tmp = getenv("TMPDIR");
     pmix_proc_t src;
     pmix_byte_object_t bo;
     struct done delivered;
@@ -119,13 +105,7 @@ int main(int argc, char **argv)
     memset(&module, 0, sizeof(module));
     module.iof_pull = iof_pull;
     module.push_stdin = push_stdin;
-    PMIX_INFO_LOAD(&info[0], PMIX_SERVER_TOOL_SUPPORT, &yes, PMIX_BOOL);
-    if (NULL != tmp) {
-        PMIX_INFO_LOAD(&info[1], PMIX_SERVER_TMPDIR, tmp, PMIX_STRING);
-        ninfo = 2;
-    }
-    if (PMIX_SUCCESS != (rc = PMIx_server_init(&module, info, ninfo))) {
-        FAIL("server_init: %s", PMIx_Error_string(rc));
+    if (PMIX_SUCCESS != host_init_for_tools(&module)) {
         return host_exit_code();
     }
     snprintf(pidstr, sizeof(pidstr), "%d", (int) getpid());
@@ -142,12 +122,10 @@ int main(int argc, char **argv)
         FAIL("no pull: %s", PMIx_Error_string(rc));
     }
     PMIX_LOAD_PROCID(&src, "hostjob", 0);
+    host_deliver("on stdin", &src, PMIX_FWD_STDIN_CHANNEL, "line 1\n", NULL, 0,
+                 PMIX_ERR_BAD_PARAM);
     bo.bytes = "line 1\n";
     bo.size = strlen(bo.bytes);
-    rc = PMIx_server_IOF_deliver(&src, PMIX_FWD_STDIN_CHANNEL, &bo, NULL, 0, NULL, NULL);
-    if (PMIX_ERR_BAD_PARAM != rc) {
-        FAIL("deliver on stdin: %s", PMIx_Error_string(rc));
-    }
     rc = PMIx_server_IOF_deliver(&src, PMIX_FWD_STDOUT_CHANNEL, NULL, NULL, 0, NULL, NULL);
     if (PMIX_ERR_BAD_PARAM != rc) {
         FAIL("deliver of NULL: %s", PMIx_Error_string(rc));
@@ -156,19 +134,11 @@ int main(int argc, char **argv)
     if (PMIX_SUCCESS != rc || PMIX_SUCCESS != (rc = done_wait(&delivered))) {
         FAIL("deliver line 1: %s", PMIx_Error_string(rc));
     }
-    bo.bytes = "line 2\n";
-    bo.size = strlen(bo.bytes);
-    rc = PMIx_server_IOF_deliver(&src, PMIX_FWD_STDOUT_CHANNEL, &bo, NULL, 0, NULL, NULL);
-    if (PMIX_OPERATION_SUCCEEDED != rc) {
-        FAIL("deliver line 2 (blocking): %s", PMIx_Error_string(rc));
-    }
-    bo.bytes = NULL;
-    bo.size = 0;
+    host_deliver("line 2 (blocking)", &src, PMIX_FWD_STDOUT_CHANNEL, "line 2\n", NULL, 0,
+                 PMIX_OPERATION_SUCCEEDED);
     PMIX_INFO_LOAD(&done_info, PMIX_IOF_COMPLETE, &yes, PMIX_BOOL);
-    rc = PMIx_server_IOF_deliver(&src, PMIX_FWD_STDOUT_CHANNEL, &bo, &done_info, 1, NULL, NULL);
-    if (PMIX_OPERATION_SUCCEEDED != rc) {
-        FAIL("deliver the end: %s", PMIx_Error_string(rc));
-    }
+    host_deliver("the end", &src, PMIX_FWD_STDOUT_CHANNEL, NULL, &done_info, 1,
+                 PMIX_OPERATION_SUCCEEDED);
     PMIX_INFO_DESTRUCT(&done_info);
 
     host_wait_children(&pid, 1);

@@ -34,12 +34,8 @@
 
 #include <pmix_tool.h>
 
-#define FAIL(...)                                                              \
-    do {                                                                       \
-        fprintf(stderr, "iof_tool: " __VA_ARGS__);                             \
-        fprintf(stderr, "\n");                                                 \
-        exit(1);                                                               \
-    } while (0)
+#define CHECK_NAME "iof_tool"
+#include "check.h"
 
 #define MAXR 8
 
@@ -97,7 +93,6 @@ static void iofcb(size_t iofhdlr, pmix_iof_channel_t channel, pmix_proc_t *sourc
 {
     int c = (PMIX_FWD_STDERR_CHANNEL == channel) ? 1 : 0;
     int r = (int) source->rank;
-    (void) iofhdlr;
     pthread_mutex_lock(&mu);
     for (size_t i = 0; i < ninfo; i++) {
         if (PMIX_CHECK_KEY(&info[i], PMIX_IOF_COMPLETE)) {
@@ -124,7 +119,6 @@ static void iofcb(size_t iofhdlr, pmix_iof_channel_t channel, pmix_proc_t *sourc
 
 static void regcb(pmix_status_t status, size_t refid, void *cbdata)
 {
-    (void) cbdata;
     pthread_mutex_lock(&mu);
     reg_status = status;
     reg_id = refid;
@@ -135,7 +129,6 @@ static void regcb(pmix_status_t status, size_t refid, void *cbdata)
 
 static void opcb(pmix_status_t status, void *cbdata)
 {
-    (void) cbdata;
     pthread_mutex_lock(&mu);
     op_status = status;
     op_done++;

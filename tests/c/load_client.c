@@ -142,7 +142,6 @@ static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
                      pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
 {
     (void) id; (void) status; (void) source; (void) info; (void) ninfo; (void) results;
-    (void) nresults;
     pthread_mutex_lock(&mu);
     seen++;
     pthread_cond_signal(&cv);

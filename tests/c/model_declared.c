@@ -54,9 +54,6 @@ static void model_handler(size_t id, pmix_status_t status, const pmix_proc_t *so
                           pmix_info_t info[], size_t ninfo, pmix_info_t *results, size_t nresults,
                           pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
 {
-    (void) id;
-    (void) results;
-    (void) nresults;
     const char *model = string_of(info, ninfo, PMIX_PROGRAMMING_MODEL);
     const char *lib = string_of(info, ninfo, PMIX_MODEL_LIBRARY_NAME);
     const char *vers = string_of(info, ninfo, PMIX_MODEL_LIBRARY_VERSION);
@@ -88,12 +85,6 @@ static void default_handler(size_t id, pmix_status_t status, const pmix_proc_t *
                             size_t nresults, pmix_event_notification_cbfunc_fn_t cbfunc,
                             void *cbdata)
 {
-    (void) id;
-    (void) source;
-    (void) info;
-    (void) ninfo;
-    (void) results;
-    (void) nresults;
     pthread_mutex_lock(&mu);
     if (PMIX_MODEL_DECLARED == status) {
         defaults_seen++;

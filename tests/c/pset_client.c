@@ -199,7 +199,6 @@ static pmix_status_t nb_status;
 
 static void get_cb(pmix_status_t status, pmix_value_t *kv, void *cbdata)
 {
-    (void) cbdata;
     pthread_mutex_lock(&mu);
     nb_status = status;
     if (PMIX_SUCCESS == status && kv && PMIX_STRING == kv->type) {

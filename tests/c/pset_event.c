@@ -14,16 +14,11 @@
 
 #include <pmix.h>
 
-static int failures = 0;
-static pmix_proc_t me;
-
-#define FAIL(...)                                                      \
-    do {                                                               \
-        fprintf(stderr, "pset event %u: line %d: ", me.rank, __LINE__); \
-        fprintf(stderr, __VA_ARGS__);                                  \
-        fprintf(stderr, "\n");                                         \
-        failures++;                                                    \
-    } while (0)
+#define CHECK_NAME "pset event"
+#define CHECK_RANKED
+#define CHECK_COUNTS
+#include "check.h"
+#include "query_one.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
@@ -94,22 +89,14 @@ int main(void)
         FAIL("PMIX_PROCESS_SET_DEFINE: left %d members, right %d (want 2 and 1)", left, right);
     }
 
-    pmix_query_t *q;
-    PMIX_QUERY_CREATE(q, 1);
-    PMIX_ARGV_APPEND(rc, q[0].keys, PMIX_QUERY_PSET_NAMES);
-    pmix_info_t *results = NULL;
-    size_t nresults = 0;
-    rc = PMIx_Query_info(q, 1, &results, &nresults);
-    if (PMIX_SUCCESS != rc || 1 != nresults || PMIX_STRING != results[0].value.type) {
-        FAIL("query pset names: %s, %zu results", PMIx_Error_string(rc), nresults);
-    } else if (NULL == strstr(results[0].value.data.string, "left")
-               || NULL == strstr(results[0].value.data.string, "right")) {
-        FAIL("pset names: %s", results[0].value.data.string);
+    char *names;
+    rc = query_string(PMIX_QUERY_PSET_NAMES, &names);
+    if (NULL == names) {
+        FAIL("query pset names: %s, no string", PMIx_Error_string(rc));
+    } else if (NULL == strstr(names, "left") || NULL == strstr(names, "right")) {
+        FAIL("pset names: %s", names);
     }
-    if (NULL != results) {
-        PMIX_INFO_FREE(results, nresults);
-    }
-    PMIX_QUERY_FREE(q, 1);
+    free(names);
 
     pthread_mutex_lock(&lock);
     int seen = events;

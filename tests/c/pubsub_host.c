@@ -155,7 +155,6 @@ static pmix_status_t lookup_fn(const pmix_proc_t *proc, char **keys, const pmix_
                                size_t ninfo, pmix_lookup_cbfunc_t cbfunc, void *cbdata)
 {
     int wait = 0;
-    (void) proc;
     atomic_fetch_add(&n_lookup, 1);
     check_ids(info, ninfo, "lookup");
     if (NULL == keys || NULL == keys[0]) {
@@ -210,18 +209,12 @@ static pmix_status_t unpublish_fn(const pmix_proc_t *proc, char **keys, const pm
     }
     pthread_mutex_unlock(&store_lock);
     /* Done at once: no callback. */
-    (void) cbfunc;
-    (void) cbdata;
     return PMIX_OPERATION_SUCCEEDED;
 }
 
 static pmix_status_t finalized(const pmix_proc_t *proc, void *server_object,
                                pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
-    (void) proc;
-    (void) server_object;
-    (void) cbfunc;
-    (void) cbdata;
     return PMIX_OPERATION_SUCCEEDED;
 }
 

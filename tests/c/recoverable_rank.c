@@ -18,16 +18,10 @@
 
 #include <pmix.h>
 
-static int failures = 0;
-static pmix_proc_t me;
-
-#define FAIL(...)                                                    \
-    do {                                                             \
-        fprintf(stderr, "survivor %u: line %d: ", me.rank, __LINE__); \
-        fprintf(stderr, __VA_ARGS__);                                \
-        fprintf(stderr, "\n");                                       \
-        failures++;                                                  \
-    } while (0)
+#define CHECK_NAME "survivor"
+#define CHECK_RANKED
+#define CHECK_COUNTS
+#include "check.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;

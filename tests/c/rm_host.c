@@ -16,6 +16,7 @@
  * (callbacks: 60 s; the child: the caller's watchdog). */
 #define HOST_NAME "rm host"
 #include "host_common.h"
+#include "query_one.h"
 
 static const char *nspace = "rm-host-job";
 static atomic_int n_queries, n_logs, n_controls, n_monitors, n_allocs, n_creds, n_validations;
@@ -64,7 +65,6 @@ static pmix_status_t query_fn(pmix_proc_t *proct, pmix_query_t *queries, size_t 
 {
     struct answer *a = calloc(1, sizeof(*a));
     size_t n, k, found = 0;
-    pthread_t t;
 
     atomic_fetch_add(&n_queries, 1);
     if (0 != strcmp(proct->nspace, nspace)) {
@@ -94,12 +94,7 @@ static pmix_status_t query_fn(pmix_proc_t *proct, pmix_query_t *queries, size_t 
     }
     a->cbfunc = cbfunc;
     a->cbdata = cbdata;
-    if (0 != pthread_create(&t, NULL, answer_thread, a)) {
-        release_answer(a);
-        return PMIX_ERR_OUT_OF_RESOURCE;
-    }
-    pthread_detach(t);
-    return PMIX_SUCCESS;
+    return host_later(answer_thread, a, release_answer);
 }
 
 static void log_fn(const pmix_proc_t *client, const pmix_info_t data[], size_t ndata,
@@ -142,7 +137,6 @@ static pmix_status_t job_control_fn(const pmix_proc_t *requestor, const pmix_pro
                                     size_t ntargets, const pmix_info_t directives[], size_t ndirs,
                                     pmix_info_cbfunc_t cbfunc, void *cbdata)
 {
-    (void) requestor;
     atomic_fetch_add(&n_controls, 1);
     if (1 != ntargets || PMIX_RANK_WILDCARD != targets[0].rank || 1 != ndirs
         || !PMIX_CHECK_KEY(&directives[0], PMIX_JOB_CTRL_TERMINATE)) {
@@ -215,7 +209,6 @@ static pmix_status_t succ_spawn(const pmix_proc_t *proc, const pmix_info_t job_i
                                 pmix_spawn_cbfunc_t cbfunc, void *cbdata)
 {
     (void) proc, (void) job_info, (void) ninfo, (void) apps, (void) napps, (void) cbfunc,
-        (void) cbdata;
     atomic_fetch_add(&n_succeeded, 1);
     return PMIX_OPERATION_SUCCEEDED;
 }
@@ -333,7 +326,7 @@ int main(int argc, char **argv)
 {
     pmix_server_module_t module;
     pmix_status_t rc;
-    pid_t pid;
+    int code;
     char *cargv[3];
 
     if (argc < 2) {
@@ -364,35 +357,21 @@ int main(int argc, char **argv)
         fprintf(stderr, "rm host: PMIx_server_init: %s\n", PMIx_Error_string(rc));
         return 3;
     }
-    rc = host_register_nspace(nspace, 1, NULL, 0, true);
-    if (PMIX_SUCCESS != rc) {
-        FAIL("register_nspace: %s", PMIx_Error_string(rc));
-        return 4;
+    if (0 != (code = host_run_one_client(nspace, argv[1], cargv))) {
+        return code;
     }
-    pid = host_start_client(nspace, 0, NULL, argv[1], cargv);
-    if (pid < 0) {
-        return 5;
-    }
-    host_wait_children(&pid, 1);
     if (succeeded) {
         return check_succeeded();
     }
     /* The host process's own query and log. */
     {
-        pmix_query_t q;
-        pmix_info_t *res = NULL, data;
-        size_t nres = 0;
-        PMIX_QUERY_CONSTRUCT(&q);
-        PMIX_ARGV_APPEND(rc, q.keys, PMIX_QUERY_NAMESPACES);
-        rc = PMIx_Query_info(&q, 1, &res, &nres);
-        if (PMIX_SUCCESS != rc || 1 != nres || PMIX_STRING != res[0].value.type
-            || NULL == strstr(res[0].value.data.string, nspace)) {
+        pmix_info_t data;
+        char *names;
+        rc = query_string(PMIX_QUERY_NAMESPACES, &names);
+        if (NULL == names || NULL == strstr(names, nspace)) {
             FAIL("server's own query: %s", PMIx_Error_string(rc));
         }
-        if (res) {
-            PMIX_INFO_FREE(res, nres);
-        }
-        PMIX_QUERY_DESTRUCT(&q);
+        free(names);
         PMIX_INFO_LOAD(&data, PMIX_LOG_STDERR, "the server's own log", PMIX_STRING);
         rc = PMIx_Log(&data, 1, NULL, 0);
         if (PMIX_SUCCESS != rc) {

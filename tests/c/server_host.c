@@ -35,7 +35,6 @@ static void setup_app_cb(pmix_status_t status, pmix_info_t info[], size_t ninfo,
 static size_t dmodex_size;
 static void dmodex_cb(pmix_status_t status, char *data, size_t sz, void *cbdata)
 {
-    (void) data;
     dmodex_size = sz;
     op_cb(status, cbdata);
 }
@@ -56,10 +55,6 @@ static pmix_status_t count_connected(const pmix_proc_t *proc, void *server_objec
 static pmix_status_t connected2(const pmix_proc_t *proc, void *server_object, pmix_info_t info[],
                                 size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
-    (void) info;
-    (void) ninfo;
-    (void) cbfunc;
-    (void) cbdata;
     pmix_status_t rc = count_connected(proc, server_object);
     /* done at once: the library must not wait for the callback */
     return PMIX_SUCCESS == rc ? PMIX_OPERATION_SUCCEEDED : rc;
@@ -70,16 +65,12 @@ static pmix_status_t connected2(const pmix_proc_t *proc, void *server_object, pm
 static pmix_status_t connected_v1(const pmix_proc_t *proc, void *server_object,
                                   pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
-    (void) cbfunc;
-    (void) cbdata;
     return count_connected(proc, server_object);
 }
 
 static pmix_status_t finalized(const pmix_proc_t *proc, void *server_object,
                                pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
-    (void) proc;
-    (void) server_object;
     atomic_fetch_add(&n_finalized, 1);
     cbfunc(PMIX_SUCCESS, cbdata);
     return PMIX_SUCCESS;
@@ -89,14 +80,10 @@ static pmix_status_t abort_fn(const pmix_proc_t *proc, void *server_object, int 
                               const char msg[], pmix_proc_t procs[], size_t nprocs,
                               pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
-    (void) proc;
-    (void) server_object;
-    (void) procs;
     if (3 != status || NULL == msg || 0 != strcmp(msg, "test abort")) {
         fprintf(stderr, "host: abort: status %d msg %s\n", status, msg ? msg : "(null)");
         return PMIX_ERR_BAD_PARAM;
     }
-    (void) nprocs;
     atomic_fetch_add(&n_aborts, 1);
     cbfunc(PMIX_SUCCESS, cbdata);
     return PMIX_SUCCESS;
@@ -125,10 +112,6 @@ static pmix_status_t fence_nb(const pmix_proc_t procs[], size_t nprocs, const pm
                               size_t ninfo, char *data, size_t ndata, pmix_modex_cbfunc_t cbfunc,
                               void *cbdata)
 {
-    (void) procs;
-    (void) nprocs;
-    (void) info;
-    (void) ninfo;
     atomic_fetch_add(&n_fences, 1);
     /* The host owns the contribution (standard 16.3.6): released once the
      * library has taken what it needs, as Open MPI's mpirun does. */
@@ -143,11 +126,6 @@ static pmix_status_t fence_nb(const pmix_proc_t procs[], size_t nprocs, const pm
 static pmix_status_t direct_modex(const pmix_proc_t *proc, const pmix_info_t info[], size_t ninfo,
                                   pmix_modex_cbfunc_t cbfunc, void *cbdata)
 {
-    (void) proc;
-    (void) info;
-    (void) ninfo;
-    (void) cbfunc;
-    (void) cbdata;
     return PMIX_ERR_NOT_FOUND;
 }
 

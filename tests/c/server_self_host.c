@@ -78,18 +78,12 @@ static void *answer(void *arg)
 
 static pmix_status_t answer_later(struct later *tmpl)
 {
-    pthread_t t;
     struct later *l = malloc(sizeof *l);
     if (NULL == l) {
         return PMIX_ERR_NOMEM;
     }
     *l = *tmpl;
-    if (0 != pthread_create(&t, NULL, answer, l)) {
-        free(l);
-        return PMIX_ERR_OUT_OF_RESOURCE;
-    }
-    pthread_detach(t);
-    return PMIX_SUCCESS;
+    return host_later(answer, l, free);
 }
 
 static pmix_status_t spawn_up(const pmix_proc_t *proc, const pmix_info_t job_info[], size_t ninfo,
@@ -99,8 +93,6 @@ static pmix_status_t spawn_up(const pmix_proc_t *proc, const pmix_info_t job_inf
     struct later l = {.kind = 1, .spcb = cbfunc, .cbdata = cbdata};
     pmix_info_t *results = NULL;
     size_t nresults = 0;
-    (void) job_info;
-    (void) ninfo;
     if (PMIX_ERR_WOULD_BLOCK != PMIx_Job_control(proc, 1, NULL, 0, &results, &nresults)) {
         nested_bad++;
     }
@@ -146,10 +138,6 @@ static pmix_status_t push_stdin_up(const pmix_proc_t *source, const pmix_proc_t 
                                    void *cbdata)
 {
     struct later l = {.kind = 0, .opcb = cbfunc, .cbdata = cbdata};
-    (void) targets;
-    (void) ntargets;
-    (void) directives;
-    (void) ndirs;
     pthread_mutex_lock(&mu);
     pushes++;
     push_src = *source;
@@ -178,10 +166,6 @@ static pmix_status_t fence_up(const pmix_proc_t procs[], size_t nprocs, const pm
                               size_t ninfo, char *data, size_t ndata, pmix_modex_cbfunc_t cbfunc,
                               void *cbdata)
 {
-    (void) procs;
-    (void) nprocs;
-    (void) info;
-    (void) ninfo;
     pthread_mutex_lock(&mu);
     fences++;
     if (NULL == data) {
@@ -473,7 +457,6 @@ int main(int argc, char **argv)
     char **env = NULL;
     char *cargv[] = {argv[0], "client", NULL};
     pmix_proc_t src;
-    pmix_byte_object_t bo;
     pid_t pid;
 
     alarm(60);
@@ -524,18 +507,10 @@ int main(int argc, char **argv)
     push_own_stdin();
 
     PMIX_LOAD_PROCID(&src, "selfjob", 0);
-    bo.bytes = "local out\n";
-    bo.size = strlen(bo.bytes);
-    rc = PMIx_server_IOF_deliver(&src, PMIX_FWD_STDOUT_CHANNEL, &bo, NULL, 0, NULL, NULL);
-    if (PMIX_OPERATION_SUCCEEDED != rc) {
-        FAIL("deliver to stdout: %s", PMIx_Error_string(rc));
-    }
-    bo.bytes = "local err\n";
-    bo.size = strlen(bo.bytes);
-    rc = PMIx_server_IOF_deliver(&src, PMIX_FWD_STDERR_CHANNEL, &bo, NULL, 0, NULL, NULL);
-    if (PMIX_OPERATION_SUCCEEDED != rc) {
-        FAIL("deliver to stderr: %s", PMIx_Error_string(rc));
-    }
+    host_deliver("to stdout", &src, PMIX_FWD_STDOUT_CHANNEL, "local out\n", NULL, 0,
+                 PMIX_OPERATION_SUCCEEDED);
+    host_deliver("to stderr", &src, PMIX_FWD_STDERR_CHANNEL, "local err\n", NULL, 0,
+                 PMIX_OPERATION_SUCCEEDED);
 
     host_teardown("selfjob", 1);
     if (0 == failures) {

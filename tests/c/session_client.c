@@ -24,7 +24,6 @@ static char cb_result[256] = "none";
 static void done(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
                  pmix_release_cbfunc_t release_fn, void *release_cbdata)
 {
-    (void) cbdata;
     pthread_mutex_lock(&lock);
     if (0 < ninfo && PMIX_STRING == info[0].value.type) {
         snprintf(cb_result, sizeof(cb_result), "%.60s=%.180s", info[0].key, info[0].value.data.string);

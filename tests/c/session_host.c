@@ -65,7 +65,7 @@ int main(int argc, char **argv)
     pmix_info_t pause;
     bool yes = true;
     pmix_status_t rc, want;
-    pid_t pid;
+    int code;
     char *cargv[3];
 
     if (argc < 2) {
@@ -98,16 +98,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "session host: PMIx_server_init: %s\n", PMIx_Error_string(rc));
         return 3;
     }
-    rc = host_register_nspace(nspace, 1, NULL, 0, true);
-    if (PMIX_SUCCESS != rc) {
-        FAIL("register_nspace: %s", PMIx_Error_string(rc));
-        return 4;
+    if (0 != (code = host_run_one_client(nspace, argv[1], cargv))) {
+        return code;
     }
-    pid = host_start_client(nspace, 0, NULL, argv[1], cargv);
-    if (pid < 0) {
-        return 5;
-    }
-    host_wait_children(&pid, 1);
 
     /* The host's own request goes to its own module. */
     PMIX_INFO_LOAD(&pause, PMIX_SESSION_PAUSE, &yes, PMIX_BOOL);

@@ -5,7 +5,8 @@
  * with itself succeed and its own data reads back, operations needing a
  * launcher report PMIX_ERR_UNREACH (every group call too, before looking
  * at its arguments, and with no callback), finalize ends it.
- * Prints one line per failed check; exits with the number of failures. */
+ * Says one line per failed check on stderr; exits with the number of
+ * failures. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,14 +15,9 @@
 
 #include <pmix.h>
 
-static int failures = 0;
-#define FAIL(...)                                      \
-    do {                                               \
-        printf("line %d: ", __LINE__);                 \
-        printf(__VA_ARGS__);                           \
-        printf("\n");                                  \
-        failures++;                                    \
-    } while (0)
+#define CHECK_NAME "singleton"
+#define CHECK_COUNTS
+#include "check.h"
 
 static int group_callbacks = 0;
 
@@ -92,10 +88,8 @@ static long as_num(const pmix_value_t *v)
 
 static void expect_num(const pmix_proc_t *p, const char *key, long want)
 {
-    pmix_value_t *v = NULL;
-    pmix_status_t rc = PMIx_Get(p, key, NULL, 0, &v);
-    if (PMIX_SUCCESS != rc) {
-        FAIL("get %s: %s", key, PMIx_Error_string(rc));
+    pmix_value_t *v = get_ok(p, key);
+    if (NULL == v) {
         return;
     }
     if (as_num(v) != want) {

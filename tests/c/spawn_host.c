@@ -69,21 +69,6 @@ static pmix_status_t register_job(const char *ns, uint32_t n, const pmix_proc_t 
     return rc;
 }
 
-/* Registers and forks rank r of ns running cmd/argv with extra env. */
-static pid_t start_rank(const char *ns, uint32_t r, const char *cmd, char **argv, char **appenv,
-                        const char *cwd)
-{
-    char **env = NULL;
-    pid_t pid;
-    if (PMIX_SUCCESS != host_register_client(ns, r, NULL, &env)) {
-        PMIX_ARGV_FREE(env);
-        return -1;
-    }
-    pid = host_fork_exec(appenv, env, cwd, cmd, argv);
-    PMIX_ARGV_FREE(env);
-    return pid;
-}
-
 /* ---- the module ---- */
 static pmix_status_t spawn_fn(const pmix_proc_t *proc, const pmix_info_t job_info[], size_t ninfo,
                               const pmix_app_t apps[], size_t napps, pmix_spawn_cbfunc_t cbfunc,
@@ -120,8 +105,6 @@ static pmix_status_t spawn_fn(const pmix_proc_t *proc, const pmix_info_t job_inf
 static pmix_status_t connect_fn(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],
                                 size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
-    (void) info;
-    (void) ninfo;
     if (2 != nprocs || NULL == procs) {
         fprintf(stderr, "host: connect with %zu procs\n", nprocs);
         return PMIX_ERR_BAD_PARAM;
@@ -135,11 +118,6 @@ static pmix_status_t disconnect_fn(const pmix_proc_t procs[], size_t nprocs,
                                    const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc,
                                    void *cbdata)
 {
-    (void) procs;
-    (void) info;
-    (void) ninfo;
-    (void) cbfunc;
-    (void) cbdata;
     if (2 != nprocs) {
         return PMIX_ERR_BAD_PARAM;
     }
@@ -153,10 +131,6 @@ static pmix_status_t fence_nb(const pmix_proc_t procs[], size_t nprocs, const pm
                               size_t ninfo, char *data, size_t ndata, pmix_modex_cbfunc_t cbfunc,
                               void *cbdata)
 {
-    (void) procs;
-    (void) nprocs;
-    (void) info;
-    (void) ninfo;
     cbfunc(PMIX_SUCCESS, data, ndata, cbdata, NULL, NULL);
     return PMIX_SUCCESS;
 }
@@ -185,7 +159,7 @@ int main(int argc, char **argv)
         return 4;
     }
     char *pargv[] = {argv[1], NULL};
-    pids[npids++] = start_rank(PARENT_NS, 0, argv[1], pargv, NULL, NULL);
+    pids[npids++] = host_start_client(PARENT_NS, 0, NULL, argv[1], pargv);
 
     /* The parent's spawn request. */
     if (!wait_for(&spawn_req.pending)) {
@@ -206,7 +180,7 @@ int main(int argc, char **argv)
         spawn_req.cbfunc(PMIX_ERROR, NULL, spawn_req.cbdata);
     } else {
         for (uint32_t r = 0; r < 2; r++) {
-            pids[npids++] = start_rank(CHILD_NS, r, app->cmd, app->argv, app->env, app->cwd);
+            pids[npids++] = host_start_client_in(CHILD_NS, r, app->env, app->cwd, app->cmd, app->argv);
         }
         pmix_nspace_t ns;
         PMIX_LOAD_NSPACE(ns, CHILD_NS);

@@ -15,6 +15,8 @@
 
 #include <pmix_tool.h>
 
+#include "query_one.h"
+
 static int failures = 0;
 
 #define FAIL(...)                                    \
@@ -49,30 +51,21 @@ int main(int argc, char **argv)
         fprintf(stderr, "system tool: tool_init (%s): %s\n", argv[1], PMIx_Error_string(rc));
         return 1;
     }
-    pmix_query_t *q;
-    PMIX_QUERY_CREATE(q, 1);
-    PMIX_ARGV_APPEND(rc, q[0].keys, PMIX_QUERY_NAMESPACES);
-    pmix_info_t *results = NULL;
-    size_t nresults = 0;
-    rc = PMIx_Query_info(q, 1, &results, &nresults);
-    if (PMIX_SUCCESS != rc || 1 != nresults || PMIX_STRING != results[0].value.type) {
-        FAIL("query namespaces: %s, %zu results", PMIx_Error_string(rc), nresults);
-    } else if (NULL == strstr(results[0].value.data.string, argv[3])) {
-        FAIL("namespaces %s do not list %s", results[0].value.data.string, argv[3]);
+    char *names;
+    rc = query_string(PMIX_QUERY_NAMESPACES, &names);
+    if (NULL == names) {
+        FAIL("query namespaces: %s, no string", PMIx_Error_string(rc));
+    } else if (NULL == strstr(names, argv[3])) {
+        FAIL("namespaces %s do not list %s", names, argv[3]);
     }
-    if (NULL != results) {
-        PMIX_INFO_FREE(results, nresults);
-    }
-    PMIX_QUERY_FREE(q, 1);
+    free(names);
     const char *hosts[2] = {argc > 4 ? argv[4] : NULL, "surely-not-this-host.example"};
     for (int h = 0; h < 2 && NULL != hosts[0]; h++) {
-        PMIX_QUERY_CREATE(q, 1);
-        PMIX_ARGV_APPEND(rc, q[0].keys, PMIX_SERVER_URI);
-        PMIX_QUERY_QUALIFIERS_CREATE(&q[0], 1);
-        PMIX_INFO_LOAD(&q[0].qualifiers[0], PMIX_HOSTNAME, hosts[h], PMIX_STRING);
-        results = NULL;
-        nresults = 0;
-        rc = PMIx_Query_info(q, 1, &results, &nresults);
+        pmix_info_t host, *results;
+        size_t nresults;
+        PMIX_INFO_LOAD(&host, PMIX_HOSTNAME, hosts[h], PMIX_STRING);
+        rc = query_one(PMIX_SERVER_URI, &host, 1, &results, &nresults);
+        PMIX_INFO_DESTRUCT(&host);
         if (0 == h) {
             if (PMIX_SUCCESS != rc || 1 != nresults || PMIX_STRING != results[0].value.type
                 || !PMIX_CHECK_KEY(&results[0], PMIX_SERVER_URI)) {
@@ -87,7 +80,6 @@ int main(int argc, char **argv)
         if (NULL != results) {
             PMIX_INFO_FREE(results, nresults);
         }
-        PMIX_QUERY_FREE(q, 1);
     }
     rc = PMIx_tool_finalize();
     if (PMIX_SUCCESS != rc) {

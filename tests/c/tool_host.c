@@ -46,32 +46,24 @@ static void tool_connected(pmix_info_t *info, size_t ninfo, pmix_tool_connection
     upcalls++;
     pthread_mutex_unlock(&tmu);
     struct answer *a = malloc(sizeof *a);
-    pthread_t t;
     if (NULL == a) {
         cbfunc(PMIX_ERR_NOMEM, NULL, cbdata);
         return;
     }
     a->cbfunc = cbfunc;
     a->cbdata = cbdata;
-    if (0 != pthread_create(&t, NULL, answer_later, a)) {
-        free(a);
+    if (PMIX_SUCCESS != host_later(answer_later, a, free)) {
         cbfunc(PMIX_ERR_OUT_OF_RESOURCE, NULL, cbdata);
-        return;
     }
-    pthread_detach(t);
 }
 
 int main(int argc, char **argv)
 {
     pmix_server_module_t module;
-    pmix_info_t info[2];
-    size_t ninfo = 1;
-    bool yes = true;
     pmix_status_t rc;
     char pidstr[32], *targv[4];
     char expect[] = "TOOL_EXPECT_NSPACE=hosttool";
     char *extra[] = {expect, NULL};
-    const char *tmp = getenv("TMPDIR");
 
     if (argc < 2) {
         fprintf(stderr, "usage: tool_host TOOL\n");
@@ -80,13 +72,7 @@ int main(int argc, char **argv)
     alarm(60);
     memset(&module, 0, sizeof(module));
     module.tool_connected = tool_connected;
-    PMIX_INFO_LOAD(&info[0], PMIX_SERVER_TOOL_SUPPORT, &yes, PMIX_BOOL);
-    if (NULL != tmp) {
-        PMIX_INFO_LOAD(&info[1], PMIX_SERVER_TMPDIR, tmp, PMIX_STRING);
-        ninfo = 2;
-    }
-    if (PMIX_SUCCESS != (rc = PMIx_server_init(&module, info, ninfo))) {
-        FAIL("server_init: %s", PMIx_Error_string(rc));
+    if (PMIX_SUCCESS != host_init_for_tools(&module)) {
         return host_exit_code();
     }
     snprintf(pidstr, sizeof(pidstr), "%d", (int) getpid());

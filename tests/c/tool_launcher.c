@@ -82,11 +82,10 @@ static bool waiter_wait(waiter_t *w)
     return done;
 }
 
-/* As OpenPMIx's examples/tool.c: the answer is copied with PMIX_INFO_XFER. */
-static void query_done(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
-                       pmix_release_cbfunc_t release_fn, void *release_cbdata)
+/* Keeps an answer in w: its status and a copy (PMIX_INFO_XFER, as
+ * OpenPMIx's examples/tool.c does) of its ninfo infos. */
+static void waiter_keep(waiter_t *w, pmix_status_t status, const pmix_info_t *info, size_t ninfo)
 {
-    waiter_t *w = (waiter_t *) cbdata;
     w->status = status;
     if (0 < ninfo) {
         PMIX_INFO_CREATE(w->info, ninfo);
@@ -95,6 +94,13 @@ static void query_done(pmix_status_t status, pmix_info_t *info, size_t ninfo, vo
             PMIX_INFO_XFER(&w->info[n], &info[n]);
         }
     }
+}
+
+static void query_done(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
+                       pmix_release_cbfunc_t release_fn, void *release_cbdata)
+{
+    waiter_t *w = (waiter_t *) cbdata;
+    waiter_keep(w, status, info, ninfo);
     if (NULL != release_fn) {
         release_fn(release_cbdata);
     }
@@ -194,11 +200,6 @@ static void job_ended(size_t id, pmix_status_t status, const pmix_proc_t *source
                       pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
                       pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
 {
-    (void) id;
-    (void) status;
-    (void) source;
-    (void) results;
-    (void) nresults;
     for (size_t n = 0; n < ninfo; n++) {
         if (PMIX_CHECK_KEY(&info[n], PMIX_EVENT_AFFECTED_PROC)
             && PMIX_PROC == info[n].value.type) {
@@ -213,7 +214,6 @@ static void job_ended(size_t id, pmix_status_t status, const pmix_proc_t *source
 
 static void registered(pmix_status_t status, size_t id, void *cbdata)
 {
-    (void) id;
     waiter_t *w = (waiter_t *) cbdata;
     w->status = status;
     waiter_wake(w);
@@ -301,14 +301,7 @@ static void setup_done(pmix_status_t status, pmix_info_t info[], size_t ninfo,
                        void *provided_cbdata, pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
     waiter_t *w = (waiter_t *) provided_cbdata;
-    w->status = status;
-    if (0 < ninfo) {
-        PMIX_INFO_CREATE(w->info, ninfo);
-        w->ninfo = ninfo;
-        for (size_t n = 0; n < ninfo; n++) {
-            PMIX_INFO_XFER(&w->info[n], &info[n]);
-        }
-    }
+    waiter_keep(w, status, info, ninfo);
     if (NULL != cbfunc) {
         cbfunc(PMIX_SUCCESS, cbdata);
     }

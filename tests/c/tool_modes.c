@@ -40,6 +40,8 @@
 #include <pmix_server.h>
 #include <pmix_tool.h>
 
+#include "query_one.h"
+
 #define FAIL(...)                                                              \
     do {                                                                       \
         fprintf(stderr, "tool_modes: " __VA_ARGS__);                           \
@@ -56,25 +58,6 @@ static size_t nservers(void)
     }
     PMIX_PROC_FREE(servers, n);
     return n;
-}
-
-static pmix_status_t namespaces(char **out)
-{
-    pmix_query_t query;
-    pmix_info_t *results = NULL;
-    size_t nresults = 0;
-    pmix_status_t rc;
-
-    *out = NULL;
-    PMIX_QUERY_CONSTRUCT(&query);
-    PMIX_ARGV_APPEND(rc, query.keys, PMIX_QUERY_NAMESPACES);
-    rc = PMIx_Query_info(&query, 1, &results, &nresults);
-    PMIX_QUERY_DESTRUCT(&query);
-    if (PMIX_SUCCESS == rc && 0 < nresults && PMIX_STRING == results[0].value.type) {
-        *out = strdup(results[0].value.data.string);
-    }
-    PMIX_INFO_FREE(results, nresults);
-    return rc;
 }
 
 static int optional(pid_t pid)
@@ -96,7 +79,7 @@ static int optional(pid_t pid)
     if (0 != nservers()) {
         FAIL("an unconnected tool lists servers");
     }
-    if (PMIX_ERR_UNREACH != (rc = namespaces(&ns))) {
+    if (PMIX_ERR_UNREACH != (rc = query_string(PMIX_QUERY_NAMESPACES, &ns))) {
         FAIL("query without a server: %s", PMIx_Error_string(rc));
     }
     return 0;
@@ -122,7 +105,7 @@ static int orphan(pid_t pid)
     }
     /* The server is gone: a query fails once the library has seen it go. */
     for (tries = 0; tries < 1000; tries++) {
-        rc = namespaces(&ns);
+        rc = query_string(PMIX_QUERY_NAMESPACES, &ns);
         free(ns);
         ns = NULL;
         if (PMIX_SUCCESS != rc) {
@@ -171,7 +154,8 @@ static int late(const char *srvns, const char *jobns)
     if (1 != nservers()) {
         FAIL("servers after set_server");
     }
-    if (PMIX_SUCCESS != (rc = namespaces(&ns)) || NULL == ns || NULL == strstr(ns, jobns)) {
+    if (PMIX_SUCCESS != (rc = query_string(PMIX_QUERY_NAMESPACES, &ns)) || NULL == ns
+        || NULL == strstr(ns, jobns)) {
         FAIL("namespaces through %s: %s (%s)", srvns, PMIx_Error_string(rc), ns ? ns : "-");
     }
     free(ns);
@@ -207,7 +191,6 @@ static pmix_status_t module_query(pmix_proc_t *proct, pmix_query_t *queries, siz
                                   pmix_info_cbfunc_t cbfunc, void *cbdata)
 {
     pmix_info_t *answer;
-    (void) proct;
     if (1 > nqueries || NULL == queries[0].keys || NULL == queries[0].keys[0]) {
         return PMIX_ERR_BAD_PARAM;
     }

@@ -7,6 +7,8 @@ import os
 import sys
 import pmix
 
+from maps import libpmix
+
 
 def say(*args, flush=True):
     """Prints one line with a single write: the launcher forwards each
@@ -14,14 +16,6 @@ def say(*args, flush=True):
     the newline) can be split by another rank's output."""
     del flush
     os.write(1, (" ".join(str(a) for a in args) + "\n").encode())
-
-
-def libpmix():
-    with open("/proc/self/maps") as f:
-        for line in f:
-            if "/libpmix.so" in line:
-                return line.split(None, 5)[-1].strip()
-    return "none"
 
 
 def check(what, rc, want=pmix.PMIX_SUCCESS):

@@ -8,6 +8,8 @@ import subprocess
 import sys
 import pmix
 
+from maps import libpmix
+
 # Blocking registration calls may answer PMIX_OPERATION_SUCCEEDED (OpenPMIx
 # does when no callback is given): done, successfully.
 OK = (pmix.PMIX_SUCCESS, pmix.PMIX_OPERATION_SUCCEEDED)
@@ -23,14 +25,6 @@ def clientconnected(proc, *rest):
 def clientfinalized(proc, *rest):
     finalized.append(proc["rank"])
     return pmix.PMIX_SUCCESS
-
-
-def libpmix():
-    with open("/proc/self/maps") as f:
-        for line in f:
-            if "/libpmix.so" in line:
-                return line.split(None, 5)[-1].strip()
-    return "none"
 
 
 def main():

@@ -72,6 +72,9 @@ static pmix_status_t notify_status;
         }                                                                                \
     } while (0)
 
+#define STEP_MUST(expr) CHECK(expr)
+#include "pmix_steps.h"
+
 /* The custom event's handler: records the first delivery. */
 static void on_custom(size_t id, pmix_status_t status, const pmix_proc_t *source,
                       pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
@@ -143,23 +146,6 @@ static bool wait_for(const bool *flag_b, const int *flag_i)
     bool got = NULL != flag_b ? *flag_b : 0 < *flag_i;
     pthread_mutex_unlock(&lock);
     return got;
-}
-
-static void fence(bool collect)
-{
-    pmix_info_t info;
-    bool yes = true;
-    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
-    CHECK(PMIx_Fence(NULL, 0, collect ? &info : NULL, collect ? 1 : 0));
-    PMIX_INFO_DESTRUCT(&info);
-}
-
-static void put_str(const char *key, const char *s)
-{
-    pmix_value_t val;
-    PMIX_VALUE_LOAD(&val, s, PMIX_STRING);
-    CHECK(PMIx_Put(PMIX_GLOBAL, key, &val));
-    PMIX_VALUE_DESTRUCT(&val);
 }
 
 static pmix_data_range_t parse_range(const char *s)

@@ -61,24 +61,13 @@
 #include <pmix.h>
 
 #include "libpmix_id.h"
+#include "rank_list.h"
 
-static pmix_proc_t me;
-
-#define FAIL(...)                                                                      \
-    do {                                                                               \
-        fprintf(stderr, "wireup rank %u: ", me.rank);                                  \
-        fprintf(stderr, __VA_ARGS__);                                                  \
-        fprintf(stderr, "\n");                                                         \
-        exit(1);                                                                       \
-    } while (0)
-
-#define CHECK(expr)                                                                    \
-    do {                                                                               \
-        pmix_status_t rc_ = (expr);                                                    \
-        if (PMIX_SUCCESS != rc_) {                                                     \
-            FAIL("%s: %s", #expr, PMIx_Error_string(rc_));                             \
-        }                                                                              \
-    } while (0)
+#define CHECK_NAME "wireup rank"
+#define CHECK_RANKED
+#include "../c/check.h"
+#define STEP_MUST(expr) CHECK(expr)
+#include "pmix_steps.h"
 
 /* PMIx_Get that must succeed, with the value's type checked. */
 static pmix_value_t *get_typed(const pmix_proc_t *p, const char *key, pmix_data_type_t t)
@@ -140,39 +129,6 @@ static uint32_t get_rankish(const pmix_proc_t *p, const char *key)
     }
     PMIX_VALUE_RELEASE(v);
     return x;
-}
-
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec * 1e6 + (double) ts.tv_nsec / 1e3;
-}
-
-static void put_str(const char *key, const char *s)
-{
-    pmix_value_t val;
-    PMIX_VALUE_LOAD(&val, s, PMIX_STRING);
-    CHECK(PMIx_Put(PMIX_GLOBAL, key, &val));
-    PMIX_VALUE_DESTRUCT(&val);
-}
-
-/* Whether rank r is in the comma-separated rank list s. */
-static bool in_list(const char *s, uint32_t r)
-{
-    const char *p = s;
-    while (NULL != p && '\0' != *p) {
-        char *end;
-        unsigned long x = strtoul(p, &end, 10);
-        if (end == p) {
-            return false;
-        }
-        if (x == r) {
-            return true;
-        }
-        p = ',' == *end ? end + 1 : end;
-    }
-    return false;
 }
 
 static size_t list_len(const char *s)
@@ -257,7 +213,8 @@ int main(int argc, char **argv)
     uint32_t nnodes = get_u32(&wild, PMIX_NUM_NODES);
     char *peers = get_str(&wild, PMIX_LOCAL_PEERS);
     uint32_t ldr = get_rankish(&wild, PMIX_LOCALLDR);
-    if (univ < n || lsize != list_len(peers) || !in_list(peers, me.rank) || !in_list(peers, ldr)) {
+    if (univ < n || lsize != list_len(peers) || !in_rank_list(peers, me.rank)
+        || !in_rank_list(peers, ldr)) {
         FAIL("job keys: size %u univ %u local size %u peers '%s' leader %u", n, univ, lsize, peers,
              ldr);
     }
@@ -276,7 +233,7 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; NULL != lp && i < lp->data.darray->size; i++) {
         pmix_proc_t *p = &((pmix_proc_t *) lp->data.darray->array)[i];
-        if (!PMIX_CHECK_NSPACE(p->nspace, me.nspace) || !in_list(peers, p->rank)) {
+        if (!PMIX_CHECK_NSPACE(p->nspace, me.nspace) || !in_rank_list(peers, p->rank)) {
             FAIL("PMIX_LOCAL_PROCS[%zu] = %s:%u, not in PMIX_LOCAL_PEERS '%s'", i, p->nspace,
                  p->rank, peers);
         }
@@ -329,7 +286,7 @@ int main(int argc, char **argv)
             FAIL("rank %u runs on %s (PMIX_HOSTNAME %s, node %u); I run on %s (%s, node %u)", r,
                  h, rh, rid, host, my_host, my_node);
         }
-        if (same_node != in_list(peers, r)) {
+        if (same_node != in_rank_list(peers, r)) {
             FAIL("rank %u on %s: PMIX_LOCAL_PEERS '%s' says otherwise", r, h, peers);
         }
         /* Slurm registers these two for local ranks only. */

@@ -39,6 +39,7 @@
 #include <pmix.h>
 
 #include "libpmix_id.h"
+#include "rank_list.h"
 
 #define NKEYS 100
 
@@ -54,12 +55,8 @@ static pmix_proc_t me;
         }                                                                              \
     } while (0)
 
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec * 1e6 + (double) ts.tv_nsec / 1e3;
-}
+#define STEP_MUST(expr) MUST(expr)
+#include "pmix_steps.h"
 
 static int cmp(const void *a, const void *b)
 {
@@ -74,14 +71,6 @@ static double median(double *v, size_t n)
     return 0 == n ? 0.0 : (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0);
 }
 
-static void put_str(const char *key, const char *s)
-{
-    pmix_value_t v;
-    PMIX_VALUE_LOAD(&v, s, PMIX_STRING);
-    MUST(PMIx_Put(PMIX_GLOBAL, key, &v));
-    PMIX_VALUE_DESTRUCT(&v);
-}
-
 /* Gets key of p, which must be the string want. */
 static void get_check(const pmix_proc_t *p, const char *key, const char *want)
 {
@@ -93,31 +82,6 @@ static void get_check(const pmix_proc_t *p, const char *key, const char *want)
         exit(3);
     }
     PMIX_VALUE_RELEASE(v);
-}
-
-static void fence(bool collect)
-{
-    pmix_info_t info;
-    bool yes = true;
-    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
-    MUST(PMIx_Fence(NULL, 0, collect ? &info : NULL, collect ? 1 : 0));
-    PMIX_INFO_DESTRUCT(&info);
-}
-
-static bool in_list(const char *s, uint32_t r)
-{
-    for (const char *p = s; '\0' != *p;) {
-        char *end;
-        unsigned long x = strtoul(p, &end, 10);
-        if (end == p) {
-            return false;
-        }
-        if (x == r) {
-            return true;
-        }
-        p = ',' == *end ? end + 1 : end;
-    }
-    return false;
 }
 
 enum { M_INIT, M_FENCE, M_MODEX, M_MODEX_GET, M_DMODEX, M_COUNT };
@@ -168,12 +132,12 @@ int main(int argc, char **argv)
     fence(false);
     bool one_node = true;
     for (uint32_t r = 0; r < n; r++) {
-        one_node = one_node && in_list(peers, r);
+        one_node = one_node && in_rank_list(peers, r);
     }
     size_t nd = 0;
     for (uint32_t k = 1; k < n; k++) {
         uint32_t r = (me.rank + k) % n;
-        if (!one_node && in_list(peers, r)) {
+        if (!one_node && in_rank_list(peers, r)) {
             continue;
         }
         PMIX_PROC_LOAD(&p, me.nspace, r);

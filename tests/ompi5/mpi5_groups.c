@@ -9,23 +9,9 @@
 #include <stdlib.h>
 
 #include "maps.h"
-
-static void fail(const char *what, int rc)
-{
-    char msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    MPI_Error_string(rc, msg, &len);
-    fprintf(stderr, "groups: %s failed: %s\n", what, msg);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-}
-
-#define CHECK(what, call)         \
-    do {                          \
-        int rc_ = (call);         \
-        if (MPI_SUCCESS != rc_) { \
-            fail(what, rc_);      \
-        }                         \
-    } while (0)
+#define CHECK_NAME "groups"
+#define CHECK_ABORTS
+#include "mpi_check.h"
 
 /* The size of `c` and the sum of `v` over it. */
 static void sum_over(MPI_Comm c, int v, int *size, int *sum)

@@ -16,24 +16,8 @@
 #include <pmix.h>
 
 #include "maps.h"
-
-static void fail(const char *what, int rc)
-{
-    char msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    MPI_Error_string(rc, msg, &len);
-    fprintf(stderr, "sessions: %s failed: %s\n", what, msg);
-    fflush(stderr);
-    exit(1);
-}
-
-#define CHECK(what, call)                  \
-    do {                                   \
-        int rc_ = (call);                  \
-        if (MPI_SUCCESS != rc_) {          \
-            fail(what, rc_);               \
-        }                                  \
-    } while (0)
+#define CHECK_NAME "sessions"
+#include "mpi_check.h"
 
 /* A communicator over `g` (tagged `name`, from MPI_Comm_create_from_group,
  * on PMIx_Group_construct): prints the group's size, this process's rank

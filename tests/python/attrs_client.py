@@ -6,7 +6,9 @@ holding an array of infos, the comma-separated function lists (the
 bindings cannot unload pmix_regattr_t arrays, so the attribute arrays
 themselves are read by the C tests). Prints "py attrs R ok"."""
 import signal
-import sys
+
+import pyhelp
+from pyhelp import text
 
 from pmix import (PMIxClient, PMIX_SUCCESS, PMIX_BOOL,
                   PMIX_QUERY_ATTRIBUTE_SUPPORT, PMIX_CLIENT_FUNCTIONS,
@@ -16,14 +18,8 @@ from pmix import (PMIxClient, PMIX_SUCCESS, PMIX_BOOL,
 signal.alarm(45)
 
 
-def text(x):
-    return x.decode() if isinstance(x, bytes) else x
-
-
 def check(cond, what):
-    if not cond:
-        print("py attrs failed: %s" % what, file=sys.stderr, flush=True)
-        sys.exit(1)
+    pyhelp.check(cond, "py attrs", what)
 
 
 c = PMIxClient()

@@ -5,17 +5,11 @@ of NSPACE, then finalizes. Prints "py release ok"."""
 import sys
 
 import pmix
+from pyhelp import attach_tool
 
 
 def main():
-    pid, nspace, tmp = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-    tool = pmix.PMIxTool()
-    rc, me = tool.init([
-        {'key': pmix.PMIX_SERVER_PIDINFO, 'value': pid, 'val_type': pmix.PMIX_PID},
-        {'key': pmix.PMIX_SERVER_TMPDIR, 'value': tmp, 'val_type': pmix.PMIX_STRING},
-    ])
-    if rc != pmix.PMIX_SUCCESS:
-        sys.exit("tool init: %d" % rc)
+    tool, me, nspace = attach_tool(sys.argv)
     job = {'nspace': nspace, 'rank': pmix.PMIX_RANK_WILDCARD}
     rc = tool.notify_event(pmix.PMIX_DEBUGGER_RELEASE, me, pmix.PMIX_RANGE_CUSTOM, [
         {'key': pmix.PMIX_EVENT_CUSTOM_RANGE, 'value': job, 'val_type': pmix.PMIX_PROC},

@@ -7,7 +7,9 @@ first, then PMIX_GROUP_MEMBERSHIP sorted by rank), fences on
 destructs the group, and gets PMIX_ERR_NOT_FOUND from a second destruct.
 Prints "py group R ok"."""
 import signal
-import sys
+
+import pyhelp
+from pyhelp import text
 
 from pmix import (PMIxClient, PMIX_SUCCESS, PMIX_ERR_NOT_FOUND, PMIX_BOOL,
                   PMIX_STRING, PMIX_INT, PMIX_PROC, PMIX_GLOBAL,
@@ -20,14 +22,8 @@ from pmix import (PMIxClient, PMIX_SUCCESS, PMIX_ERR_NOT_FOUND, PMIX_BOOL,
 signal.alarm(45)
 
 
-def text(x):
-    return x.decode() if isinstance(x, bytes) else x
-
-
 def check(cond, what):
-    if not cond:
-        print("py group %s failed: %s" % (rank, what), file=sys.stderr, flush=True)
-        sys.exit(1)
+    pyhelp.check(cond, "py group %s" % rank, what)
 
 
 rank = "?"

@@ -8,17 +8,11 @@ import sys
 import threading
 
 import pmix
+from pyhelp import attach_tool
 
 
 def main():
-    pid, nspace, tmp = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-    tool = pmix.PMIxTool()
-    rc, me = tool.init([
-        {'key': pmix.PMIX_SERVER_PIDINFO, 'value': pid, 'val_type': pmix.PMIX_PID},
-        {'key': pmix.PMIX_SERVER_TMPDIR, 'value': tmp, 'val_type': pmix.PMIX_STRING},
-    ])
-    if rc != pmix.PMIX_SUCCESS:
-        sys.exit("tool init: %d" % rc)
+    tool, _, nspace = attach_tool(sys.argv)
     text = {0: '', 1: ''}
     cond = threading.Condition()
 

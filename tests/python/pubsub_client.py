@@ -2,16 +2,14 @@
 OpenPMIx 4.2, unchanged) on our libpmix.so.2, one rank of a pmixrun job.
 Rank 0 publishes; every rank looks up with PMIX_WAIT; rank 0 unpublishes
 between fences; then the key is gone. Prints "pubsub rank R ok"."""
-import sys
+import pyhelp
 
 from pmix import (PMIxClient, PMIX_SUCCESS, PMIX_STRING, PMIX_INT, PMIX_WAIT,
                   PMIX_ERR_NOT_FOUND, PMIX_ERR_DUPLICATE_KEY)
 
 
 def check(cond, what):
-    if not cond:
-        print("python rank failed:", what, file=sys.stderr, flush=True)
-        sys.exit(1)
+    pyhelp.check(cond, "python rank", what)
 
 
 c = PMIxClient()

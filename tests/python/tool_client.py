@@ -5,20 +5,13 @@ NSPACE, and finalizes. Prints "py tool ok"."""
 import sys
 
 import pmix
+from pyhelp import attach_tool, text
 
 
 def main():
-    pid, nspace, tmp = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-    tool = pmix.PMIxTool()
-    rc, me = tool.init([
-        {'key': pmix.PMIX_SERVER_PIDINFO, 'value': pid, 'val_type': pmix.PMIX_PID},
-        {'key': pmix.PMIX_SERVER_TMPDIR, 'value': tmp, 'val_type': pmix.PMIX_STRING},
-    ])
-    if rc != pmix.PMIX_SUCCESS or not me['nspace'].startswith('tool.'):
-        sys.exit("tool init: %d %s" % (rc, me))
+    tool, me, nspace = attach_tool(sys.argv, 'tool.')
     rc, info = tool.query([{'keys': [pmix.PMIX_QUERY_NAMESPACES], 'qualifiers': []}])
-    key = pmix.PMIX_QUERY_NAMESPACES
-    key = key.decode() if isinstance(key, bytes) else key
+    key = text(pmix.PMIX_QUERY_NAMESPACES)
     names = [i['value'] for i in info if i['key'] == key]
     if rc != pmix.PMIX_SUCCESS or not names or nspace not in names[0].split(','):
         sys.exit("namespaces query: %d %s (want %r in %r)" % (rc, info, nspace, names))

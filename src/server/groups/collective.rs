@@ -394,27 +394,30 @@ fn member_failed(st: &mut State, cid: u64, proc: &Proc) {
     if c.kind() != Kind::GroupConstruct || !g.flags().notify_termination {
         return;
     }
-    let id = g.id().to_owned();
+    let (id, leader) = (g.id().to_owned(), g.leader().cloned());
     let others = c.participants().filter(|p| *p != proc).cloned().collect();
-    let told = told_of_failure(g.leader(), proc, others);
-    raise_from_server(
-        st,
-        codes::MEMBER_FAILED,
-        &told,
-        event_infos(&id, Some(proc)),
-    );
+    let told = member_failed_event(st, &id, proc, leader.as_ref(), others);
     if st.collectives().tolerates(cid) {
         await_verdicts(st, cid, told);
     }
 }
 
-/// Who hears of member `lost`'s failure: the group's leader, else (no
-/// leader, or the leader is the one lost) the `others`.
-fn told_of_failure(leader: Option<&Proc>, lost: &Proc, others: Vec<Proc>) -> Vec<Proc> {
-    match leader {
+/// Group `id`'s member `lost` failed: its `leader`, else (no leader, or
+/// the leader is the one lost) the `others`, get
+/// `PMIX_GROUP_MEMBER_FAILED`. Returns who was told.
+fn member_failed_event(
+    st: &mut State,
+    id: &str,
+    lost: &Proc,
+    leader: Option<&Proc>,
+    others: Vec<Proc>,
+) -> Vec<Proc> {
+    let told = match leader {
         Some(l) if l != lost => vec![l.clone()],
         _ => others,
-    }
+    };
+    raise_from_server(st, codes::MEMBER_FAILED, &told, event_infos(id, Some(lost)));
+    told
 }
 
 /// Group construct `cid` waits for the verdicts of those of `told` that
@@ -453,13 +456,8 @@ fn member_lost(st: &mut State, proc: &Proc) {
         if !g.notify_termination() {
             continue;
         }
-        let told = told_of_failure(g.leader(), proc, others);
-        raise_from_server(
-            st,
-            codes::MEMBER_FAILED,
-            &told,
-            event_infos(&id, Some(proc)),
-        );
+        let leader = g.leader().cloned();
+        member_failed_event(st, &id, proc, leader.as_ref(), others);
     }
 }
 

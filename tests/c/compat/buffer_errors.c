@@ -14,6 +14,14 @@ static void state(const char *what, pmix_status_t rc, int32_t n, pmix_data_buffe
            NULL == b->base_ptr ? 0 : (size_t)(b->unpack_ptr - b->base_ptr), b->bytes_used);
 }
 
+/* Unpacks up to room int32 values from b into out and shows the outcome. */
+static void unpack_ints(const char *what, pmix_data_buffer_t *b, int32_t *out, int32_t room)
+{
+    int32_t n = room;
+    pmix_status_t rc = PMIx_Data_unpack(NULL, b, out, &n, PMIX_INT32);
+    state(what, rc, n, b);
+}
+
 static pmix_data_buffer_t *loaded(const unsigned char *bytes, size_t n)
 {
     pmix_data_buffer_t *b;
@@ -37,20 +45,12 @@ int main(void)
     rc = PMIx_Data_pack(NULL, b, vals, 3, PMIX_INT32);
     state("pack 3", rc, 3, b);
     int32_t out[8] = {0};
-    n = 0;
-    rc = PMIx_Data_unpack(NULL, b, out, &n, PMIX_INT32);
-    state("unpack room 0", rc, n, b);
-    n = 2;
-    rc = PMIx_Data_unpack(NULL, b, out, &n, PMIX_INT32);
-    state("unpack room 2", rc, n, b);
+    unpack_ints("unpack room 0", b, out, 0);
+    unpack_ints("unpack room 2", b, out, 2);
     printf("  got %d %d\n", out[0], out[1]);
     /* the third value (1) now reads as a count of one, with nothing after */
-    n = 8;
-    rc = PMIx_Data_unpack(NULL, b, out, &n, PMIX_INT32);
-    state("unpack leftover", rc, n, b);
-    n = 8;
-    rc = PMIx_Data_unpack(NULL, b, out, &n, PMIX_INT32);
-    state("unpack at end", rc, n, b);
+    unpack_ints("unpack leftover", b, out, 8);
+    unpack_ints("unpack at end", b, out, 8);
     PMIX_DATA_BUFFER_RELEASE(b);
 
     /* strings: less room than values */
@@ -68,9 +68,7 @@ int main(void)
 
     /* empty buffers */
     PMIX_DATA_BUFFER_CREATE(b);
-    n = 1;
-    rc = PMIx_Data_unpack(NULL, b, out, &n, PMIX_INT32);
-    state("unpack empty", rc, n, b);
+    unpack_ints("unpack empty", b, out, 1);
     PMIX_DATA_BUFFER_RELEASE(b);
 
     /* unknown and undefined types: the count is packed/read first */
@@ -135,9 +133,7 @@ int main(void)
     PMIX_DATA_BUFFER_CREATE(b);
     char *hello = "hello";
     rc = PMIx_Data_pack(NULL, b, &hello, 1, PMIX_STRING);
-    n = 4;
-    rc = PMIx_Data_unpack(NULL, b, out, &n, PMIX_INT32);
-    state("string as int32", rc, n, b);
+    unpack_ints("string as int32", b, out, 4);
     printf("  got %d\n", out[0]);
     PMIX_DATA_BUFFER_RELEASE(b);
 

@@ -45,7 +45,11 @@ static void ppn(const char *input)
     free(out);
 }
 
-static void cpuset_string(const char *what, hwloc_bitmap_t bm)
+/* Runs gen (a server function turning a cpuset into a string) on the
+ * hwloc cpuset bm, prints "<label> <what> -> <status> "<string>"" and
+ * returns the string (the caller frees it). */
+static char *generated(const char *label, pmix_status_t (*gen)(const pmix_cpuset_t *, char **),
+                       const char *what, hwloc_bitmap_t bm)
 {
     pmix_cpuset_t cs;
     char *out = NULL;
@@ -53,9 +57,14 @@ static void cpuset_string(const char *what, hwloc_bitmap_t bm)
 
     cs.source = "hwloc";
     cs.bitmap = bm;
-    rc = PMIx_server_generate_cpuset_string(&cs, &out);
-    printf("cpuset string %s -> %d \"%s\"\n", what, rc, out ? out : "(null)");
-    free(out);
+    rc = gen(&cs, &out);
+    printf("%s %s -> %d \"%s\"\n", label, what, rc, out ? out : "(null)");
+    return out;
+}
+
+static void cpuset_string(const char *what, hwloc_bitmap_t bm)
+{
+    free(generated("cpuset string", PMIx_server_generate_cpuset_string, what, bm));
 }
 
 static void parse(const char *input)
@@ -83,15 +92,7 @@ static void parse(const char *input)
 
 static char *locality(const char *what, hwloc_bitmap_t bm)
 {
-    pmix_cpuset_t cs;
-    char *out = NULL;
-    pmix_status_t rc;
-
-    cs.source = "hwloc";
-    cs.bitmap = bm;
-    rc = PMIx_server_generate_locality_string(&cs, &out);
-    printf("locality %s -> %d \"%s\"\n", what, rc, out ? out : "(null)");
-    return out;
+    return generated("locality", PMIx_server_generate_locality_string, what, bm);
 }
 
 static void relative(const char *a, const char *b)

@@ -122,6 +122,15 @@ static void unload_scalar(const char *name, const void *data, pmix_data_type_t t
 
 /* unload a type whose result is a newly allocated object: show it by
  * loading it into a value again */
+/* A case of unload_object's switch: frees the one object of type T at p
+ * with the type's FREE macro. */
+#define FREE_ONE_CASE(code, T, free_macro) \
+    case code: {                           \
+        T *one = p;                        \
+        free_macro(one, 1);                \
+        break;                             \
+    }
+
 static void unload_object(const char *name, const void *data, pmix_data_type_t t)
 {
     pmix_value_t v, w;
@@ -148,61 +157,17 @@ static void unload_object(const char *name, const void *data, pmix_data_type_t t
             PMIX_DATA_ARRAY_FREE(d);
             break;
         }
-        case PMIX_PROC_INFO: {
-            pmix_proc_info_t *pi = p;
-            PMIX_PROC_INFO_FREE(pi, 1);
-            break;
-        }
-        case PMIX_ENVAR: {
-            pmix_envar_t *e = p;
-            PMIX_ENVAR_FREE(e, 1);
-            break;
-        }
-        case PMIX_COORD: {
-            pmix_coord_t *c = p;
-            PMIX_COORD_FREE(c, 1);
-            break;
-        }
-        case PMIX_GEOMETRY: {
-            pmix_geometry_t *g = p;
-            PMIX_GEOMETRY_FREE(g, 1);
-            break;
-        }
-        case PMIX_DEVICE_DIST: {
-            pmix_device_distance_t *d = p;
-            PMIX_DEVICE_DIST_FREE(d, 1);
-            break;
-        }
-        case PMIX_ENDPOINT: {
-            pmix_endpoint_t *e = p;
-            PMIX_ENDPOINT_FREE(e, 1);
-            break;
-        }
-        case PMIX_REGATTR: {
-            pmix_regattr_t *r = p;
-            PMIX_REGATTR_FREE(r, 1);
-            break;
-        }
-        case PMIX_PROC_STATS: {
-            pmix_proc_stats_t *s = p;
-            PMIX_PROC_STATS_FREE(s, 1);
-            break;
-        }
-        case PMIX_DISK_STATS: {
-            pmix_disk_stats_t *s = p;
-            PMIX_DISK_STATS_FREE(s, 1);
-            break;
-        }
-        case PMIX_NET_STATS: {
-            pmix_net_stats_t *s = p;
-            PMIX_NET_STATS_FREE(s, 1);
-            break;
-        }
-        case PMIX_NODE_STATS: {
-            pmix_node_stats_t *s = p;
-            PMIX_NODE_STATS_FREE(s, 1);
-            break;
-        }
+        FREE_ONE_CASE(PMIX_PROC_INFO, pmix_proc_info_t, PMIX_PROC_INFO_FREE)
+        FREE_ONE_CASE(PMIX_ENVAR, pmix_envar_t, PMIX_ENVAR_FREE)
+        FREE_ONE_CASE(PMIX_COORD, pmix_coord_t, PMIX_COORD_FREE)
+        FREE_ONE_CASE(PMIX_GEOMETRY, pmix_geometry_t, PMIX_GEOMETRY_FREE)
+        FREE_ONE_CASE(PMIX_DEVICE_DIST, pmix_device_distance_t, PMIX_DEVICE_DIST_FREE)
+        FREE_ONE_CASE(PMIX_ENDPOINT, pmix_endpoint_t, PMIX_ENDPOINT_FREE)
+        FREE_ONE_CASE(PMIX_REGATTR, pmix_regattr_t, PMIX_REGATTR_FREE)
+        FREE_ONE_CASE(PMIX_PROC_STATS, pmix_proc_stats_t, PMIX_PROC_STATS_FREE)
+        FREE_ONE_CASE(PMIX_DISK_STATS, pmix_disk_stats_t, PMIX_DISK_STATS_FREE)
+        FREE_ONE_CASE(PMIX_NET_STATS, pmix_net_stats_t, PMIX_NET_STATS_FREE)
+        FREE_ONE_CASE(PMIX_NODE_STATS, pmix_node_stats_t, PMIX_NODE_STATS_FREE)
         case PMIX_DATA_BUFFER: {
             pmix_data_buffer_t *b = p;
             PMIX_DATA_BUFFER_RELEASE(b);
@@ -221,6 +186,16 @@ static void unload_object(const char *name, const void *data, pmix_data_type_t t
         }
     }
     PMIx_Value_destruct(&v);
+}
+
+/* A new array of n infos, the first holding a copy of inner under key. */
+static pmix_data_array_t *info_array_holding(const char *key, pmix_data_array_t *inner, size_t n)
+{
+    pmix_data_array_t *a;
+
+    PMIX_DATA_ARRAY_CREATE(a, n, PMIX_INFO);
+    PMIX_INFO_LOAD(&((pmix_info_t *) a->array)[0], key, inner, PMIX_DATA_ARRAY);
+    return a;
 }
 
 int main(void)
@@ -327,42 +302,18 @@ int main(void)
     ra.description = desc;
     rab = ra;
     rab.type = PMIX_UINT32;
-    PMIX_PROC_STATS_CONSTRUCT(&ps);
-    ps.node = "node07";
+    ps = (pmix_proc_stats_t){.node = "node07", .pid = 31337, .cmd = "sleep", .state = 'S',
+                             .time = {.tv_sec = 5, .tv_usec = 250000}, .percent_cpu = 12.5f,
+                             .priority = 20, .num_threads = 4, .pss = 1.5f, .vsize = 100.25f,
+                             .rss = 50.125f, .peak_vsize = 200.0f, .processor = 3,
+                             .sample_time = {.tv_sec = 1000, .tv_usec = 1}};
     PMIX_LOAD_PROCID(&ps.proc, "stats-ns", 5);
-    ps.pid = 31337;
-    ps.cmd = "sleep";
-    ps.state = 'S';
-    ps.time.tv_sec = 5;
-    ps.time.tv_usec = 250000;
-    ps.percent_cpu = 12.5f;
-    ps.priority = 20;
-    ps.num_threads = 4;
-    ps.pss = 1.5f;
-    ps.vsize = 100.25f;
-    ps.rss = 50.125f;
-    ps.peak_vsize = 200.0f;
-    ps.processor = 3;
-    ps.sample_time.tv_sec = 1000;
-    ps.sample_time.tv_usec = 1;
-    PMIX_NODE_STATS_CONSTRUCT(&nds);
-    nds.node = "node08";
-    nds.la = 0.5f;
-    nds.la5 = 0.25f;
-    nds.la15 = 0.125f;
-    nds.total_mem = 1024.0f;
-    nds.free_mem = 512.5f;
-    nds.buffers = 10.0f;
-    nds.cached = 20.0f;
-    nds.swap_cached = 1.0f;
-    nds.swap_total = 2.0f;
-    nds.swap_free = 3.0f;
-    nds.mapped = 4.0f;
-    nds.sample_time.tv_sec = 77;
-    nds.diskstats = &dks;
-    nds.ndiskstats = 1;
-    nds.netstats = &nts;
-    nds.nnetstats = 1;
+    nds = (pmix_node_stats_t){.node = "node08", .la = 0.5f, .la5 = 0.25f, .la15 = 0.125f,
+                              .total_mem = 1024.0f, .free_mem = 512.5f, .buffers = 10.0f,
+                              .cached = 20.0f, .swap_cached = 1.0f, .swap_total = 2.0f,
+                              .swap_free = 3.0f, .mapped = 4.0f, .sample_time = {.tv_sec = 77},
+                              .diskstats = &dks, .ndiskstats = 1, .netstats = &nts,
+                              .nnetstats = 1};
 
     printf("=== scalars and simple objects\n");
     exercise("bool true", &btrue, PMIX_BOOL, 0);
@@ -684,23 +635,15 @@ int main(void)
         PMIX_INFO_LOAD(&iarr[2], PMIX_JOB_SIZE, &u32, PMIX_UINT32);
         exercise("info array", da, PMIX_DATA_ARRAY, 0);
         {
-            /* nested: an info whose value is this array, inside an array */
-            pmix_data_array_t *outer;
-            pmix_info_t *oi;
-            PMIX_DATA_ARRAY_CREATE(outer, 2, PMIX_INFO);
-            oi = outer->array;
-            PMIX_INFO_LOAD(&oi[0], "nested.level1", da, PMIX_DATA_ARRAY);
-            PMIX_INFO_LOAD(&oi[1], PMIX_HOSTNAME, "host-a", PMIX_STRING);
+            /* nested: an info whose value is this array, inside an array,
+             * and that array in turn inside another */
+            pmix_data_array_t *outer = info_array_holding("nested.level1", da, 2), *top;
+            PMIX_INFO_LOAD(&((pmix_info_t *) outer->array)[1], PMIX_HOSTNAME, "host-a",
+                           PMIX_STRING);
             exercise("nested info array", outer, PMIX_DATA_ARRAY, 0);
-            {
-                pmix_data_array_t *top;
-                pmix_info_t *ti;
-                PMIX_DATA_ARRAY_CREATE(top, 1, PMIX_INFO);
-                ti = top->array;
-                PMIX_INFO_LOAD(&ti[0], "nested.level2", outer, PMIX_DATA_ARRAY);
-                exercise("doubly nested info array", top, PMIX_DATA_ARRAY, 0);
-                PMIX_DATA_ARRAY_FREE(top);
-            }
+            top = info_array_holding("nested.level2", outer, 1);
+            exercise("doubly nested info array", top, PMIX_DATA_ARRAY, 0);
+            PMIX_DATA_ARRAY_FREE(top);
             PMIX_DATA_ARRAY_FREE(outer);
         }
         PMIX_DATA_ARRAY_FREE(da);

@@ -3,6 +3,7 @@
  * fields, delimiters at the ends and repeated, joining, copying, adding
  * in front, at the end and uniquely, and setting variables in an array
  * and in the process environment. Every array is printed entry by entry. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,22 @@ static void join(const char *what, char **a, int delim)
     free(s);
 }
 
+/* Adds each word up to the NULL to *a with add, printing each status as
+ * "<verb> <word>: <status>". */
+static void add_each(const char *verb, pmix_status_t (*add)(char ***, const char *), char ***a,
+                     ...)
+{
+    va_list ap;
+    const char *w;
+
+    va_start(ap, a);
+    while (NULL != (w = va_arg(ap, const char *))) {
+        pmix_status_t rc = add(a, w);
+        printf("%s %s: %d\n", verb, '\0' == *w ? "empty" : w, rc);
+    }
+    va_end(ap);
+}
+
 int main(void)
 {
     char **a = NULL, **b, *empty_argv[] = {NULL};
@@ -93,22 +110,11 @@ int main(void)
     PMIx_Argv_free(b);
 
     /* appending, prepending, unique */
-    rc = PMIx_Argv_append_nosize(&a, "one");
-    printf("append one: %d\n", rc);
-    rc = PMIx_Argv_append_nosize(&a, "two");
-    printf("append two: %d\n", rc);
-    rc = PMIx_Argv_append_nosize(&a, "");
-    printf("append empty: %d\n", rc);
+    add_each("append", PMIx_Argv_append_nosize, &a, "one", "two", "", NULL);
     show("after appends", a);
-    rc = PMIx_Argv_prepend_nosize(&a, "zero");
-    printf("prepend zero: %d\n", rc);
+    add_each("prepend", PMIx_Argv_prepend_nosize, &a, "zero", NULL);
     show("after prepend", a);
-    rc = PMIx_Argv_append_unique_nosize(&a, "two");
-    printf("append_unique two: %d\n", rc);
-    rc = PMIx_Argv_append_unique_nosize(&a, "three");
-    printf("append_unique three: %d\n", rc);
-    rc = PMIx_Argv_append_unique_nosize(&a, "");
-    printf("append_unique empty: %d\n", rc);
+    add_each("append_unique", PMIx_Argv_append_unique_nosize, &a, "two", "three", "", NULL);
     show("after unique", a);
     b = NULL;
     rc = PMIx_Argv_prepend_nosize(&b, "first");

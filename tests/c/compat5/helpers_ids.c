@@ -29,6 +29,46 @@ static void show_buf(const char *what, const char *b, size_t n)
     }
 }
 
+/* Loads src into a key first filled with 'x', and shows the key. */
+static void key_loaded(const char *what, const char *src)
+{
+    pmix_key_t key;
+
+    memset(key, 'x', sizeof(key));
+    PMIx_Load_key(key, src);
+    show_buf(what, key, sizeof(key));
+}
+
+/* Loads src into a namespace first filled with 'x', and shows it. */
+static void nspace_loaded(const char *what, const char *src)
+{
+    pmix_nspace_t ns;
+
+    memset(ns, 'x', sizeof(ns));
+    PMIx_Load_nspace(ns, src);
+    show_buf(what, ns, sizeof(ns));
+}
+
+/* Parses target into cluster and a zeroed nspace and shows both, labelled
+ * "parse <what> cluster" and "parse <what> nspace". */
+static void parse_shown(const char *what, pmix_nspace_t target, pmix_nspace_t cluster,
+                        pmix_nspace_t nspace)
+{
+    char label[128];
+
+    memset(nspace, 0, sizeof(pmix_nspace_t));
+    PMIx_Multicluster_nspace_parse(target, cluster, nspace);
+    snprintf(label, sizeof(label), "parse %s cluster", what);
+    show_buf(label, cluster, sizeof(pmix_nspace_t));
+    snprintf(label, sizeof(label), "parse %s nspace", what);
+    show_buf(label, nspace, sizeof(pmix_nspace_t));
+}
+
+/* Namespaces parsed as they are: with one separator, several, none, a
+ * foreign one, and the separator first or last. */
+static const char *const parsed[] = {"clusterA:job.9", "a:b:c", "noseparator", "at@sign",
+                                     ":lead", "trail:"};
+
 static void proc_string(const char *ns, pmix_rank_t rank)
 {
     pmix_proc_t p;
@@ -225,21 +265,14 @@ int main(void)
     int n;
 
     /* keys */
-    memset(key, 'x', sizeof(key));
-    PMIx_Load_key(key, "pmix.test");
-    show_buf("load_key", key, sizeof(key));
+    key_loaded("load_key", "pmix.test");
     memset(longkey, 'k', sizeof(longkey) - 1);
     longkey[sizeof(longkey) - 1] = '\0';
-    PMIx_Load_key(key, longkey);
-    show_buf("load_key long", key, sizeof(key));
+    key_loaded("load_key long", longkey);
     longkey[PMIX_MAX_KEYLEN] = '\0';
-    PMIx_Load_key(key, longkey);
-    show_buf("load_key exact", key, sizeof(key));
-    memset(key, 'x', sizeof(key));
-    PMIx_Load_key(key, NULL);
-    show_buf("load_key NULL", key, sizeof(key));
-    PMIx_Load_key(key, "");
-    show_buf("load_key empty", key, sizeof(key));
+    key_loaded("load_key exact", longkey);
+    key_loaded("load_key NULL", NULL);
+    key_loaded("load_key empty", "");
 
     printf("check_key same %d\n", PMIx_Check_key("pmix.a", "pmix.a"));
     printf("check_key differ %d\n", PMIx_Check_key("pmix.a", "pmix.b"));
@@ -257,16 +290,11 @@ int main(void)
            PMIx_Check_reserved_key(""));
 
     /* namespaces */
-    memset(ns, 'x', sizeof(ns));
-    PMIx_Load_nspace(ns, "job.1");
-    show_buf("load_nspace", ns, sizeof(ns));
+    nspace_loaded("load_nspace", "job.1");
     memset(longns, 'n', sizeof(longns) - 1);
     longns[sizeof(longns) - 1] = '\0';
-    PMIx_Load_nspace(ns, longns);
-    show_buf("load_nspace long", ns, sizeof(ns));
-    memset(ns, 'x', sizeof(ns));
-    PMIx_Load_nspace(ns, NULL);
-    show_buf("load_nspace NULL", ns, sizeof(ns));
+    nspace_loaded("load_nspace long", longns);
+    nspace_loaded("load_nspace NULL", NULL);
     printf("check_nspace same %d differ %d empty %d NULL %d %d prefix %d\n",
            PMIx_Check_nspace("a", "a"), PMIx_Check_nspace("a", "b"), PMIx_Check_nspace("", "b"),
            PMIx_Check_nspace(NULL, "b"), PMIx_Check_nspace("a", NULL),
@@ -338,45 +366,16 @@ int main(void)
     show_buf("construct 200+55", target, sizeof(target));
     longns[55] = 'n';
 
-    PMIx_Load_nspace(target, "clusterA:job.9");
     memset(cluster, 'x', sizeof(cluster));
-    memset(nspace, 0, sizeof(nspace));
-    PMIx_Multicluster_nspace_parse(target, cluster, nspace);
-    show_buf("parse cluster", cluster, sizeof(cluster));
-    show_buf("parse nspace", nspace, sizeof(nspace));
-    PMIx_Load_nspace(target, "a:b:c");
-    memset(nspace, 0, sizeof(nspace));
-    PMIx_Multicluster_nspace_parse(target, cluster, nspace);
-    show_buf("parse a:b:c cluster", cluster, sizeof(cluster));
-    show_buf("parse a:b:c nspace", nspace, sizeof(nspace));
-    PMIx_Load_nspace(target, "noseparator");
-    memset(nspace, 0, sizeof(nspace));
-    PMIx_Multicluster_nspace_parse(target, cluster, nspace);
-    show_buf("parse none cluster", cluster, sizeof(cluster));
-    show_buf("parse none nspace", nspace, sizeof(nspace));
-    PMIx_Load_nspace(target, "at@sign");
-    memset(nspace, 0, sizeof(nspace));
-    PMIx_Multicluster_nspace_parse(target, cluster, nspace);
-    show_buf("parse @ cluster", cluster, sizeof(cluster));
-    show_buf("parse @ nspace", nspace, sizeof(nspace));
-    PMIx_Load_nspace(target, ":lead");
-    memset(nspace, 0, sizeof(nspace));
-    PMIx_Multicluster_nspace_parse(target, cluster, nspace);
-    show_buf("parse :lead cluster", cluster, sizeof(cluster));
-    show_buf("parse :lead nspace", nspace, sizeof(nspace));
-    PMIx_Load_nspace(target, "trail:");
-    memset(nspace, 0, sizeof(nspace));
-    PMIx_Multicluster_nspace_parse(target, cluster, nspace);
-    show_buf("parse trail: cluster", cluster, sizeof(cluster));
-    show_buf("parse trail: nspace", nspace, sizeof(nspace));
+    for (size_t k = 0; k < sizeof(parsed) / sizeof(parsed[0]); k++) {
+        PMIx_Load_nspace(target, parsed[k]);
+        parse_shown(parsed[k], target, cluster, nspace);
+    }
     /* without a separator, what follows the NUL is copied */
     memset(target, 'g', sizeof(target) - 1);
     target[sizeof(target) - 1] = '\0';
     strcpy(target, "abc");
-    memset(nspace, 0, sizeof(nspace));
-    PMIx_Multicluster_nspace_parse(target, cluster, nspace);
-    show_buf("parse garbage cluster", cluster, sizeof(cluster));
-    show_buf("parse garbage nspace", nspace, sizeof(nspace));
+    parse_shown("garbage", target, cluster, nspace);
     /* nspace is not terminated by the parse */
     PMIx_Load_nspace(target, "c:ab");
     memset(nspace, 'x', sizeof(nspace));
@@ -385,10 +384,7 @@ int main(void)
     show_buf("parse over x cluster", cluster, sizeof(cluster));
     printf("parse over x nspace starts [%.5s]\n", nspace);
     PMIx_Load_nspace(target, longns);
-    memset(nspace, 0, sizeof(nspace));
-    PMIx_Multicluster_nspace_parse(target, cluster, nspace);
-    show_buf("parse long cluster", cluster, sizeof(cluster));
-    show_buf("parse long nspace", nspace, sizeof(nspace));
+    parse_shown("long", target, cluster, nspace);
 
     /* proc strings */
     proc_string("job.1", 0);

@@ -88,6 +88,16 @@ static void size_of(const char *what, pmix_value_t *v)
     printf("size %s (type %u): %d %zu | from 1000: %d %zu\n", what, v->type, rc, sz, rc2, sz2);
 }
 
+/* Sets v to a value of type t pointing at p (any pointer member of the
+ * union), then prints its size. */
+static void size_of_ptr(const char *what, pmix_value_t *v, pmix_data_type_t t, void *p)
+{
+    memset(v, 0, sizeof(*v));
+    v->type = t;
+    v->data.ptr = p;
+    size_of(what, v);
+}
+
 static void size_of_array(const char *what, pmix_data_type_t t, void *arr, size_t n)
 {
     pmix_data_array_t d;
@@ -170,12 +180,8 @@ static void sizes_all(void)
     v.type = PMIX_REGEX;
     size_of("regex without bytes", &v);
 
-    memset(&pi, 0, sizeof(pi));
-    pi.hostname = "host";
-    memset(&v, 0, sizeof(v));
-    v.type = PMIX_PROC_INFO;
-    v.data.pinfo = &pi;
-    size_of("proc info", &v);
+    pi = (pmix_proc_info_t){.hostname = "host"};
+    size_of_ptr("proc info", &v, PMIX_PROC_INFO, &pi);
     pi.executable_name = "a.out";
     size_of("proc info with exe", &v);
 
@@ -193,77 +199,37 @@ static void sizes_all(void)
     memset(co, 0, sizeof(co));
     co[0].dims = 3;
     co[1].dims = 0;
-    memset(&v, 0, sizeof(v));
-    v.type = PMIX_COORD;
-    v.data.coord = &co[0];
-    size_of("coord 3", &v);
+    size_of_ptr("coord 3", &v, PMIX_COORD, &co[0]);
     v.data.coord = &co[1];
     size_of("coord 0", &v);
 
-    memset(&geo, 0, sizeof(geo));
-    geo.uuid = "uuid-1";
-    geo.coordinates = co;
-    geo.ncoords = 2;
-    memset(&v, 0, sizeof(v));
-    v.type = PMIX_GEOMETRY;
-    v.data.geometry = &geo;
-    size_of("geometry", &v);
+    geo = (pmix_geometry_t){.uuid = "uuid-1", .coordinates = co, .ncoords = 2};
+    size_of_ptr("geometry", &v, PMIX_GEOMETRY, &geo);
 
-    memset(&dd, 0, sizeof(dd));
-    dd.uuid = "u";
-    dd.osname = "mlx5_0";
-    memset(&v, 0, sizeof(v));
-    v.type = PMIX_DEVICE_DIST;
-    v.data.devdist = &dd;
-    size_of("device distance", &v);
+    dd = (pmix_device_distance_t){.uuid = "u", .osname = "mlx5_0"};
+    size_of_ptr("device distance", &v, PMIX_DEVICE_DIST, &dd);
 
-    memset(&ep, 0, sizeof(ep));
-    ep.osname = "eth0";
-    ep.endpt.size = 10;
-    memset(&v, 0, sizeof(v));
-    v.type = PMIX_ENDPOINT;
-    v.data.endpoint = &ep;
-    size_of("endpoint", &v);
+    ep = (pmix_endpoint_t){.osname = "eth0", .endpt = {.size = 10}};
+    size_of_ptr("endpoint", &v, PMIX_ENDPOINT, &ep);
 
-    memset(&ra, 0, sizeof(ra));
-    ra.name = "PMIX_FOO";
-    ra.description = desc;
-    memset(&v, 0, sizeof(v));
-    v.type = PMIX_REGATTR;
-    v.data.ptr = &ra;
-    size_of("regattr", &v);
+    ra = (pmix_regattr_t){.name = "PMIX_FOO", .description = desc};
+    size_of_ptr("regattr", &v, PMIX_REGATTR, &ra);
     ra.description = NULL;
     ra.name = NULL;
     size_of("regattr empty", &v);
 
-    memset(&db, 0, sizeof(db));
-    db.bytes_used = 9;
-    memset(&v, 0, sizeof(v));
-    v.type = PMIX_DATA_BUFFER;
-    v.data.dbuf = &db;
-    size_of("data buffer", &v);
+    db = (pmix_data_buffer_t){.bytes_used = 9};
+    size_of_ptr("data buffer", &v, PMIX_DATA_BUFFER, &db);
 
-    memset(&ps, 0, sizeof(ps));
-    ps.node = "node1";
-    ps.cmd = "cmd";
-    memset(&v, 0, sizeof(v));
-    v.type = PMIX_PROC_STATS;
-    v.data.pstats = &ps;
-    size_of("proc stats", &v);
+    ps = (pmix_proc_stats_t){.node = "node1", .cmd = "cmd"};
+    size_of_ptr("proc stats", &v, PMIX_PROC_STATS, &ps);
 
     memset(ds, 0, sizeof(ds));
     ds[0].disk = "sda";
-    memset(&v, 0, sizeof(v));
-    v.type = PMIX_DISK_STATS;
-    v.data.dkstats = &ds[0];
-    size_of("disk stats", &v);
+    size_of_ptr("disk stats", &v, PMIX_DISK_STATS, &ds[0]);
 
-    memset(&ns, 0, sizeof(ns));
-    ns.net_interface = "ib0";
-    memset(&v, 0, sizeof(v));
-    v.type = PMIX_NET_STATS;
-    v.data.netstats = &ns;
-    size_of("net stats", &v);
+    ns = (pmix_net_stats_t){.net_interface = "ib0"};
+    size_of_ptr("net stats", &v, PMIX_NET_STATS, &ns);
 
     memset(&nd, 0, sizeof(nd));
     nd.node = "nd";
@@ -271,16 +237,10 @@ static void sizes_all(void)
     nd.ndiskstats = 2;
     nd.netstats = &ns;
     nd.nnetstats = 1;
-    memset(&v, 0, sizeof(v));
-    v.type = PMIX_NODE_STATS;
-    v.data.ndstats = &nd;
-    size_of("node stats", &v);
+    size_of_ptr("node stats", &v, PMIX_NODE_STATS, &nd);
 
     memset(cs, 0, sizeof(cs));
-    memset(&v, 0, sizeof(v));
-    v.type = PMIX_PROC_CPUSET;
-    v.data.cpuset = &cs[0];
-    size_of("cpuset", &v);
+    size_of_ptr("cpuset", &v, PMIX_PROC_CPUSET, &cs[0]);
 
     /* data arrays */
     size_of_array("uint32", PMIX_UINT32, u32, 3);

@@ -15,6 +15,25 @@
 #define NUL(p) ((p) ? "set" : "NULL")
 #define GARBAGE(x) memset(&(x), 0xa5, sizeof(x))
 
+/* A family's title line, its create(0) (NULL or not), then a = n new
+ * elements. */
+#define FAMILY(title, T, a, n)                                \
+    do {                                                      \
+        printf("== %s\n", title);                             \
+        printf("create(0): %s\n", NUL(PMIx_##T##_create(0))); \
+        (a) = PMIx_##T##_create(n);                           \
+    } while (0)
+
+/* Frees the n elements at a, then NULL as nnull elements, then
+ * constructs g over garbage. */
+#define FREE_THEN_CONSTRUCT(T, a, n, nnull, g) \
+    do {                                       \
+        PMIx_##T##_free((a), (n));             \
+        PMIx_##T##_free(NULL, (nnull));        \
+        GARBAGE(g);                            \
+        PMIx_##T##_construct(&(g));            \
+    } while (0)
+
 static char **argv_of(const char *a, const char *b)
 {
     char **v = calloc(3, sizeof(char *));
@@ -55,9 +74,7 @@ static void app_tests(void)
     pmix_app_t *a, g;
     size_t k;
 
-    printf("== app\n");
-    printf("create(0): %s\n", NUL(PMIx_App_create(0)));
-    a = PMIx_App_create(2);
+    FAMILY("app", App, a, 2);
     for (k = 0; k < 2; k++) {
         printf("[%zu] cmd %s argv %s env %s cwd %s maxprocs %d info %s ninfo %zu\n", k,
                NUL(a[k].cmd), NUL(a[k].argv), NUL(a[k].env), NUL(a[k].cwd), a[k].maxprocs,
@@ -79,10 +96,7 @@ static void app_tests(void)
            NUL(a[0].cmd), NUL(a[0].argv), NUL(a[0].env), NUL(a[0].cwd), a[0].maxprocs,
            NUL(a[0].info), a[0].ninfo);
     a[1].cmd = strdup("x");
-    PMIx_App_free(a, 2);
-    PMIx_App_free(NULL, 3);
-    GARBAGE(g);
-    PMIx_App_construct(&g);
+    FREE_THEN_CONSTRUCT(App, a, 2, 3, g);
     printf("construct: cmd %s argv %s env %s cwd %s maxprocs %d info %s ninfo %zu\n",
            NUL(g.cmd), NUL(g.argv), NUL(g.env), NUL(g.cwd), g.maxprocs, NUL(g.info), g.ninfo);
     a = PMIx_App_create(1);
@@ -98,9 +112,7 @@ static void byte_object_tests(void)
     pmix_byte_object_t *b, g;
     char *d;
 
-    printf("== byte object\n");
-    printf("create(0): %s\n", NUL(PMIx_Byte_object_create(0)));
-    b = PMIx_Byte_object_create(3);
+    FAMILY("byte object", Byte_object, b, 3);
     printf("[2] bytes %s size %zu\n", NUL(b[2].bytes), b[2].size);
     d = malloc(4);
     memcpy(d, "abc", 4);
@@ -112,10 +124,7 @@ static void byte_object_tests(void)
     printf("destructed: bytes %s size %zu\n", NUL(b[0].bytes), b[0].size);
     b[2].bytes = strdup("xyz");
     b[2].size = 4;
-    PMIx_Byte_object_free(b, 3);
-    PMIx_Byte_object_free(NULL, 1);
-    GARBAGE(g);
-    PMIx_Byte_object_construct(&g);
+    FREE_THEN_CONSTRUCT(Byte_object, b, 3, 1, g);
     printf("construct: bytes %s size %zu\n", NUL(g.bytes), g.size);
 }
 
@@ -158,9 +167,7 @@ static void cpuset_topology_tests(void)
     pmix_cpuset_t *c, g;
     pmix_topology_t *t, h;
 
-    printf("== cpuset\n");
-    printf("create(0): %s\n", NUL(PMIx_Cpuset_create(0)));
-    c = PMIx_Cpuset_create(3);
+    FAMILY("cpuset", Cpuset, c, 3);
     printf("[1] source %s bitmap %s\n", NUL(c[1].source), NUL(c[1].bitmap));
     c[0].source = strdup("hwloc");
     c[0].bitmap = hwloc_bitmap_alloc();
@@ -169,10 +176,7 @@ static void cpuset_topology_tests(void)
     printf("destructed hwloc: source %s bitmap %s\n", NUL(c[0].source), NUL(c[0].bitmap));
     c[1].source = strdup("hwloc");
     c[1].bitmap = hwloc_bitmap_alloc();
-    PMIx_Cpuset_free(c, 3);
-    PMIx_Cpuset_free(NULL, 3);
-    GARBAGE(g);
-    PMIx_Cpuset_construct(&g);
+    FREE_THEN_CONSTRUCT(Cpuset, c, 3, 3, g);
     printf("construct: source %s bitmap %s\n", NUL(g.source), NUL(g.bitmap));
     /* another provider's cpuset is left to it */
     g.source = "other";
@@ -185,15 +189,10 @@ static void cpuset_topology_tests(void)
     c[0].bitmap = NULL;
     PMIx_Cpuset_free(c, 1);
 
-    printf("== topology\n");
-    printf("create(0): %s\n", NUL(PMIx_Topology_create(0)));
-    t = PMIx_Topology_create(2);
+    FAMILY("topology", Topology, t, 2);
     printf("[1] source %s topology %s\n", NUL(t[1].source), NUL(t[1].topology));
     t[0].source = strdup("hwloc");
-    PMIx_Topology_free(t, 2);
-    PMIx_Topology_free(NULL, 1);
-    GARBAGE(h);
-    PMIx_Topology_construct(&h);
+    FREE_THEN_CONSTRUCT(Topology, t, 2, 1, h);
     printf("construct: source %s topology %s\n", NUL(h.source), NUL(h.topology));
 }
 
@@ -202,9 +201,7 @@ static void devdist_tests(void)
     pmix_device_distance_t *d, g;
     size_t k;
 
-    printf("== device distance\n");
-    printf("create(0): %s\n", NUL(PMIx_Device_distance_create(0)));
-    d = PMIx_Device_distance_create(3);
+    FAMILY("device distance", Device_distance, d, 3);
     for (k = 0; k < 3; k++) {
         printf("[%zu] uuid %s osname %s type %llu min %u max %u\n", k, NUL(d[k].uuid),
                NUL(d[k].osname), (unsigned long long) d[k].type, d[k].mindist, d[k].maxdist);
@@ -218,10 +215,7 @@ static void devdist_tests(void)
     d[0].uuid = NULL;
     d[0].osname = NULL;
     d[2].uuid = strdup("u2");
-    PMIx_Device_distance_free(d, 3);
-    PMIx_Device_distance_free(NULL, 3);
-    GARBAGE(g);
-    PMIx_Device_distance_construct(&g);
+    FREE_THEN_CONSTRUCT(Device_distance, d, 3, 3, g);
     printf("construct: uuid %s osname %s type %llu min %u max %u\n", NUL(g.uuid), NUL(g.osname),
            (unsigned long long) g.type, g.mindist, g.maxdist);
 }
@@ -233,9 +227,7 @@ static void stats_tests(void)
     pmix_node_stats_t *nd, gnd;
     pmix_proc_stats_t *ps, gp;
 
-    printf("== disk stats\n");
-    printf("create(0): %s\n", NUL(PMIx_Disk_stats_create(0)));
-    dk = PMIx_Disk_stats_create(2);
+    FAMILY("disk stats", Disk_stats, dk, 2);
     printf("[1] disk %s reads %llu io %llu\n", NUL(dk[1].disk),
            (unsigned long long) dk[1].num_reads_completed, (unsigned long long) dk[1].milliseconds_io);
     dk[0].disk = strdup("sda");
@@ -244,17 +236,12 @@ static void stats_tests(void)
     printf("destructed: disk %s reads %llu\n", NUL(dk[0].disk),
            (unsigned long long) dk[0].num_reads_completed);
     dk[1].disk = strdup("sdb");
-    PMIx_Disk_stats_free(dk, 2);
-    PMIx_Disk_stats_free(NULL, 2);
-    GARBAGE(gd);
-    PMIx_Disk_stats_construct(&gd);
+    FREE_THEN_CONSTRUCT(Disk_stats, dk, 2, 2, gd);
     printf("construct: disk %s reads %llu weighted %llu\n", NUL(gd.disk),
            (unsigned long long) gd.num_reads_completed,
            (unsigned long long) gd.weighted_milliseconds_io);
 
-    printf("== net stats\n");
-    printf("create(0): %s\n", NUL(PMIx_Net_stats_create(0)));
-    nt = PMIx_Net_stats_create(2);
+    FAMILY("net stats", Net_stats, nt, 2);
     printf("[1] if %s sent %llu\n", NUL(nt[1].net_interface),
            (unsigned long long) nt[1].num_bytes_sent);
     nt[0].net_interface = strdup("eth0");
@@ -263,16 +250,11 @@ static void stats_tests(void)
     printf("destructed: if %s sent %llu\n", NUL(nt[0].net_interface),
            (unsigned long long) nt[0].num_bytes_sent);
     nt[1].net_interface = strdup("lo");
-    PMIx_Net_stats_free(nt, 2);
-    PMIx_Net_stats_free(NULL, 1);
-    GARBAGE(gn);
-    PMIx_Net_stats_construct(&gn);
+    FREE_THEN_CONSTRUCT(Net_stats, nt, 2, 1, gn);
     printf("construct: if %s recvd %llu errs %llu\n", NUL(gn.net_interface),
            (unsigned long long) gn.num_bytes_recvd, (unsigned long long) gn.num_send_errs);
 
-    printf("== node stats\n");
-    printf("create(0): %s\n", NUL(PMIx_Node_stats_create(0)));
-    nd = PMIx_Node_stats_create(2);
+    FAMILY("node stats", Node_stats, nd, 2);
     printf("[1] node %s la %g disks %s %zu nets %s %zu\n", NUL(nd[1].node), nd[1].la,
            NUL(nd[1].diskstats), nd[1].ndiskstats, NUL(nd[1].netstats), nd[1].nnetstats);
     nd[0].node = strdup("n0");
@@ -289,16 +271,11 @@ static void stats_tests(void)
     nd[1].node = strdup("n1");
     nd[1].netstats = PMIx_Net_stats_create(2);
     nd[1].nnetstats = 2;
-    PMIx_Node_stats_free(nd, 2);
-    PMIx_Node_stats_free(NULL, 2);
-    GARBAGE(gnd);
-    PMIx_Node_stats_construct(&gnd);
+    FREE_THEN_CONSTRUCT(Node_stats, nd, 2, 2, gnd);
     printf("construct: node %s la %g mem %g disks %s %zu nets %s %zu\n", NUL(gnd.node), gnd.la,
            gnd.total_mem, NUL(gnd.diskstats), gnd.ndiskstats, NUL(gnd.netstats), gnd.nnetstats);
 
-    printf("== proc stats\n");
-    printf("create(0): %s\n", NUL(PMIx_Proc_stats_create(0)));
-    ps = PMIx_Proc_stats_create(2);
+    FAMILY("proc stats", Proc_stats, ps, 2);
     printf("[1] node %s proc '%s' %u pid %d cmd %s state %d cpu %g\n", NUL(ps[1].node),
            ps[1].proc.nspace, ps[1].proc.rank, (int) ps[1].pid, NUL(ps[1].cmd), ps[1].state,
            ps[1].percent_cpu);
@@ -308,10 +285,7 @@ static void stats_tests(void)
     PMIx_Proc_stats_destruct(&ps[0]);
     printf("destructed: node %s cmd %s pid %d\n", NUL(ps[0].node), NUL(ps[0].cmd), (int) ps[0].pid);
     ps[1].cmd = strdup("b.out");
-    PMIx_Proc_stats_free(ps, 2);
-    PMIx_Proc_stats_free(NULL, 2);
-    GARBAGE(gp);
-    PMIx_Proc_stats_construct(&gp);
+    FREE_THEN_CONSTRUCT(Proc_stats, ps, 2, 2, gp);
     printf("construct: node %s proc '%s' %u pid %d cmd %s rss %g\n", NUL(gp.node), gp.proc.nspace,
            gp.proc.rank, (int) gp.pid, NUL(gp.cmd), gp.rss);
 }
@@ -322,9 +296,7 @@ static void endpoint_envar_geometry_tests(void)
     pmix_envar_t *v, gv;
     pmix_geometry_t *g, gg;
 
-    printf("== endpoint\n");
-    printf("create(0): %s\n", NUL(PMIx_Endpoint_create(0)));
-    e = PMIx_Endpoint_create(2);
+    FAMILY("endpoint", Endpoint, e, 2);
     printf("[1] uuid %s osname %s endpt %s %zu\n", NUL(e[1].uuid), NUL(e[1].osname),
            NUL(e[1].endpt.bytes), e[1].endpt.size);
     e[0].uuid = strdup("u");
@@ -336,16 +308,11 @@ static void endpoint_envar_geometry_tests(void)
     e[0].uuid = e[0].osname = e[0].endpt.bytes = NULL;
     e[1].endpt.bytes = strdup("b");
     e[1].endpt.size = 2;
-    PMIx_Endpoint_free(e, 2);
-    PMIx_Endpoint_free(NULL, 2);
-    GARBAGE(ge);
-    PMIx_Endpoint_construct(&ge);
+    FREE_THEN_CONSTRUCT(Endpoint, e, 2, 2, ge);
     printf("construct: uuid %s osname %s endpt %s %zu\n", NUL(ge.uuid), NUL(ge.osname),
            NUL(ge.endpt.bytes), ge.endpt.size);
 
-    printf("== envar\n");
-    printf("create(0): %s\n", NUL(PMIx_Envar_create(0)));
-    v = PMIx_Envar_create(3);
+    FAMILY("envar", Envar, v, 3);
     printf("[2] envar %s value %s sep %d\n", NUL(v[2].envar), NUL(v[2].value), v[2].separator);
     PMIx_Envar_load(&v[0], "PATH", "/bin", ':');
     printf("load: %s=%s sep '%c'\n", v[0].envar, v[0].value, v[0].separator);
@@ -356,15 +323,10 @@ static void endpoint_envar_geometry_tests(void)
     printf("destructed: envar %s value %s sep '%c'\n", NUL(v[0].envar), NUL(v[0].value),
            v[0].separator);
     PMIx_Envar_load(&v[2], "X", NULL, 0);
-    PMIx_Envar_free(v, 3);
-    PMIx_Envar_free(NULL, 1);
-    GARBAGE(gv);
-    PMIx_Envar_construct(&gv);
+    FREE_THEN_CONSTRUCT(Envar, v, 3, 1, gv);
     printf("construct: envar %s value %s sep %d\n", NUL(gv.envar), NUL(gv.value), gv.separator);
 
-    printf("== geometry\n");
-    printf("create(0): %s\n", NUL(PMIx_Geometry_create(0)));
-    g = PMIx_Geometry_create(2);
+    FAMILY("geometry", Geometry, g, 2);
     printf("[1] fabric %zu uuid %s osname %s coords %s %zu\n", g[1].fabric, NUL(g[1].uuid),
            NUL(g[1].osname), NUL(g[1].coordinates), g[1].ncoords);
     g[0].fabric = 3;
@@ -379,10 +341,7 @@ static void endpoint_envar_geometry_tests(void)
     g[0].ncoords = 0;
     g[1].coordinates = PMIx_Coord_create(3, 1);
     g[1].ncoords = 1;
-    PMIx_Geometry_free(g, 2);
-    PMIx_Geometry_free(NULL, 2);
-    GARBAGE(gg);
-    PMIx_Geometry_construct(&gg);
+    FREE_THEN_CONSTRUCT(Geometry, g, 2, 2, gg);
     printf("construct: fabric %zu uuid %s osname %s coords %s %zu\n", gg.fabric, NUL(gg.uuid),
            NUL(gg.osname), NUL(gg.coordinates), gg.ncoords);
 }
@@ -395,9 +354,7 @@ static void info_value_pdata_tests(void)
     uint32_t u = 77;
     char *s;
 
-    printf("== info\n");
-    printf("create(0): %s\n", NUL(PMIx_Info_create(0)));
-    i = PMIx_Info_create(3);
+    FAMILY("info", Info, i, 3);
     print_info("[2]", &i[2]);
     PMIx_Info_load(&i[0], "pmix.a", "alpha", PMIX_STRING);
     PMIx_Info_load(&i[1], "pmix.b", &u, PMIX_UINT32);
@@ -417,15 +374,10 @@ static void info_value_pdata_tests(void)
     PMIx_Info_destruct(&xi);
     print_info("destructed persistent", &xi);
     free(s);
-    PMIx_Info_free(i, 3);
-    PMIx_Info_free(NULL, 3);
-    GARBAGE(gi);
-    PMIx_Info_construct(&gi);
+    FREE_THEN_CONSTRUCT(Info, i, 3, 3, gi);
     print_info("construct", &gi);
 
-    printf("== value\n");
-    printf("create(0): %s\n", NUL(PMIx_Value_create(0)));
-    v = PMIx_Value_create(3);
+    FAMILY("value", Value, v, 3);
     print_value("[1]", &v[1]);
     PMIx_Value_load(&v[0], "text", PMIX_STRING);
     PMIx_Value_load(&v[1], &u, PMIX_UINT32);
@@ -433,15 +385,10 @@ static void info_value_pdata_tests(void)
     print_value("[1]", &v[1]);
     PMIx_Value_xfer(&v[2], &v[0]);
     print_value("xfer", &v[2]);
-    PMIx_Value_free(v, 3);
-    PMIx_Value_free(NULL, 3);
-    GARBAGE(gv);
-    PMIx_Value_construct(&gv);
+    FREE_THEN_CONSTRUCT(Value, v, 3, 3, gv);
     print_value("construct", &gv);
 
-    printf("== pdata\n");
-    printf("create(0): %s\n", NUL(PMIx_Pdata_create(0)));
-    p = PMIx_Pdata_create(2);
+    FAMILY("pdata", Pdata, p, 2);
     printf("[1] proc '%s' %u key '%s'\n", p[1].proc.nspace, p[1].proc.rank, p[1].key);
     print_value("[1] value", &p[1].value);
     PMIX_LOAD_PROCID(&p[0].proc, "ns", 3);
@@ -451,10 +398,7 @@ static void info_value_pdata_tests(void)
     printf("destructed: proc '%s' %u key '%s'\n", p[0].proc.nspace, p[0].proc.rank, p[0].key);
     print_value("destructed value", &p[0].value);
     PMIx_Value_load(&p[1].value, "w", PMIX_STRING);
-    PMIx_Pdata_free(p, 2);
-    PMIx_Pdata_free(NULL, 2);
-    GARBAGE(gp);
-    PMIx_Pdata_construct(&gp);
+    FREE_THEN_CONSTRUCT(Pdata, p, 2, 2, gp);
     printf("construct: proc '%s' %u key '%s'\n", gp.proc.nspace, gp.proc.rank, gp.key);
     print_value("construct value", &gp.value);
 }
@@ -465,9 +409,7 @@ static void proc_tests(void)
     pmix_proc_info_t *pi, gi;
     char longns[400];
 
-    printf("== proc\n");
-    printf("create(0): %s\n", NUL(PMIx_Proc_create(0)));
-    p = PMIx_Proc_create(3);
+    FAMILY("proc", Proc, p, 3);
     printf("[2] '%s' %u\n", p[2].nspace, p[2].rank);
     PMIx_Proc_load(&p[0], "myjob", 5);
     printf("load: '%s' %u\n", p[0].nspace, p[0].rank);
@@ -486,9 +428,7 @@ static void proc_tests(void)
     PMIx_Proc_construct(&g);
     printf("construct: '%s' %u\n", g.nspace, g.rank);
 
-    printf("== proc info\n");
-    printf("create(0): %s\n", NUL(PMIx_Proc_info_create(0)));
-    pi = PMIx_Proc_info_create(2);
+    FAMILY("proc info", Proc_info, pi, 2);
     printf("[1] proc '%s' %u host %s exe %s pid %d exit %d state %d\n", pi[1].proc.nspace,
            pi[1].proc.rank, NUL(pi[1].hostname), NUL(pi[1].executable_name), (int) pi[1].pid,
            pi[1].exit_code, (int) pi[1].state);
@@ -503,10 +443,7 @@ static void proc_tests(void)
            pi[0].proc.rank, NUL(pi[0].hostname), NUL(pi[0].executable_name), (int) pi[0].pid,
            pi[0].exit_code, (int) pi[0].state);
     pi[1].hostname = strdup("h1");
-    PMIx_Proc_info_free(pi, 2);
-    PMIx_Proc_info_free(NULL, 2);
-    GARBAGE(gi);
-    PMIx_Proc_info_construct(&gi);
+    FREE_THEN_CONSTRUCT(Proc_info, pi, 2, 2, gi);
     printf("construct: proc '%s' %u host %s exe %s pid %d exit %d state %d\n", gi.proc.nspace,
            gi.proc.rank, NUL(gi.hostname), NUL(gi.executable_name), (int) gi.pid, gi.exit_code,
            (int) gi.state);
@@ -516,9 +453,7 @@ static void query_tests(void)
 {
     pmix_query_t *q, g;
 
-    printf("== query\n");
-    printf("create(0): %s\n", NUL(PMIx_Query_create(0)));
-    q = PMIx_Query_create(2);
+    FAMILY("query", Query, q, 2);
     printf("[1] keys %s qualifiers %s nqual %zu\n", NUL(q[1].keys), NUL(q[1].qualifiers),
            q[1].nqual);
     q[0].keys = argv_of("pmix.qry.ns", "pmix.qry.jst");
@@ -532,10 +467,7 @@ static void query_tests(void)
     printf("destructed: keys %s qualifiers %s nqual %zu\n", NUL(q[0].keys), NUL(q[0].qualifiers),
            q[0].nqual);
     q[1].keys = argv_of("k", NULL);
-    PMIx_Query_free(q, 2);
-    PMIx_Query_free(NULL, 2);
-    GARBAGE(g);
-    PMIx_Query_construct(&g);
+    FREE_THEN_CONSTRUCT(Query, q, 2, 2, g);
     printf("construct: keys %s qualifiers %s nqual %zu\n", NUL(g.keys), NUL(g.qualifiers), g.nqual);
     q = PMIx_Query_create(1);
     q->keys = argv_of("a", "b");
@@ -564,9 +496,7 @@ static void regattr_tests(void)
 {
     pmix_regattr_t *r, g, x;
 
-    printf("== regattr\n");
-    printf("create(0): %s\n", NUL(PMIx_Regattr_create(0)));
-    r = PMIx_Regattr_create(3);
+    FAMILY("regattr", Regattr, r, 3);
     print_regattr("[2]", &r[2]);
     PMIx_Regattr_load(&r[0], "PMIX_TIMEOUT", "pmix.timeout", PMIX_INT, "seconds");
     print_regattr("load", &r[0]);
