@@ -52,11 +52,22 @@ fn client() -> Option<(PathBuf, PathBuf)> {
 /// their libpmix in `libdir`; returns (stdout, stderr), failing the test
 /// unless the job succeeded.
 fn pmixrun(n: u32, program: &[&std::ffi::OsStr], libdir: &Path) -> (String, String) {
+    pmixrun_with(n, program, libdir, &[])
+}
+
+/// [`pmixrun`] with `env` added.
+fn pmixrun_with(
+    n: u32,
+    program: &[&std::ffi::OsStr],
+    libdir: &Path,
+    env: &[(&str, &std::ffi::OsStr)],
+) -> (String, String) {
     let out = common::run_with_watchdog(
         Command::new(env!("CARGO_BIN_EXE_pmixrun"))
             .args(["--timeout", "60", "-n", &n.to_string()])
             .args(program)
             .env("LD_LIBRARY_PATH", libdir)
+            .envs(env.iter().copied())
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped()),
@@ -134,6 +145,35 @@ fn mixed_job_ranks_read_each_others_data() {
             debian.clone()
         }
     });
+}
+
+#[test]
+fn open_mpi_5_programs_on_their_own_libpmix_run_under_pmixrun() {
+    let Some(w) = common::ompi5() else { return };
+    let exe = common::scratch("stock-mpi").join("mpi_hello");
+    let o = Command::new(w.bin("mpicc"))
+        .args(["-Wall", "-Werror", "-O1", "-I"])
+        .arg(common::root().join("tests/interop"))
+        .arg(common::root().join("tests/interop/mpi_hello.c"))
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .expect("run the wheel's mpicc");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let lib = w.pmix_lib_dir();
+    let yes = std::ffi::OsStr::new("1");
+    let env = [
+        ("OMPI_ALLOW_RUN_AS_ROOT", yes),
+        ("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", yes),
+        ("OPAL_PREFIX", w.prefix.as_os_str()),
+    ];
+    for n in [1, 2, 4] {
+        let (out, err) = pmixrun_with(n, &[exe.as_os_str()], &lib, &env);
+        let ok = format!("hello ok: {n} ranks");
+        assert!(out.contains(&ok), "missing {ok:?}:\n{out}\nstderr:\n{err}");
+        let want = format!("rank libpmix: {}", lib.join("libpmix.so.2").display());
+        assert!(out.contains(&want), "missing {want:?}:\n{out}");
+    }
 }
 
 /// A server of this test with the stock door open, its job `ns` of two

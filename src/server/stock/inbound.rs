@@ -11,6 +11,8 @@
 //! | `PMIX_GETNB_CMD`, other key | `DmodexRequest` | `DmodexReply` -> status + blobs |
 //! | `PMIX_ABORT_CMD` | `Abort` | `AbortReply` -> status |
 //! | `PMIX_FINALIZE_CMD` | `Finalize` | `FinalizeReply` -> status |
+//! | `PMIX_REGEVENTS_CMD` | — (no event is delivered yet) | success here |
+//! | `PMIX_DEREGEVENTS_CMD` | — | none (it has no answer) |
 //! | anything else | — | `PMIX_ERR_NOT_SUPPORTED` here |
 //!
 //! Invariant: every byte comes from the peer: each field is decoded with
@@ -36,6 +38,8 @@ pub(in crate::server) enum Inbound {
     ForwardAndAnswer(Message, Status),
     /// Answered here with a status, nothing for the loop.
     Answer(Status),
+    /// Nothing to do and no answer (the command has none).
+    Ignore,
 }
 
 /// The connect message: a client's (flag 0, or a singleton's with its
@@ -93,6 +97,10 @@ pub(in crate::server) fn command(peer: &Peer, payload: &[u8]) -> Inbound {
         Command::GetNb => get(fmt, &mut buf),
         Command::Abort => abort(fmt, &mut buf),
         Command::Finalize => Ok(Inbound::Forward(Message::Finalize, Pending::Status)),
+        // Accepted, but no event reaches a stock peer yet (see
+        // docs/FEATURES.md); a deregistration has no answer.
+        Command::RegEvents => Ok(Inbound::Answer(Status::SUCCESS)),
+        Command::DeregEvents => Ok(Inbound::Ignore),
         _ => Ok(Inbound::Answer(Status::ERR_NOT_SUPPORTED)),
     };
     r.unwrap_or(Inbound::Answer(Status::ERR_BAD_PARAM))

@@ -114,6 +114,7 @@ impl StockLink {
                 (msg, Pending::Connect)
             }
             Inbound::Forward(msg, pending) => (msg, pending),
+            Inbound::Ignore => return Ok(()),
             Inbound::Answer(status) => {
                 self.reply(f.header.tag, outbound::status_only(self.format(), status));
                 return Ok(());
