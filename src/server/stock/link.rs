@@ -153,10 +153,17 @@ impl StockLink {
     }
 
     /// Our answer `msg` to request `id` (descriptors `fds`), translated
-    /// for the peer. Unsolicited messages (id 0) are not forwarded yet.
+    /// for the peer; an event (id 0) becomes a notification on tag 0,
+    /// other unsolicited messages (forwarded output) are not sent yet.
     pub(in crate::server) fn send(&mut self, id: u32, msg: &Message, fds: Vec<OwnedFd>) {
         if let Message::Segments(_) = msg {
             // Ahead of a handshake reply: not needed by a stock peer.
+            return;
+        }
+        if let (0, Message::Event(body), Some(peer)) = (id, msg, &self.peer) {
+            if let Some(payload) = outbound::notify(peer.format.codec(), body) {
+                self.reply(header::TAG_NOTIFY, payload);
+            }
             return;
         }
         let Some((tag, pending)) = self.pending.remove(&id) else {

@@ -9,6 +9,9 @@
 //!   a `PMIX_PROC` and its `PMIX_KVAL`s (from the job segment, or one per
 //!   process record of a direct-modex reply).
 //! - everything else: a `PMIX_STATUS`.
+//! - an event (unsolicited, on tag 0): `PMIX_COMMAND` (notify), the code
+//!   (`PMIX_STATUS`), the source (`PMIX_PROC`), the info count
+//!   (`PMIX_SIZE`) and, if any, the infos in one pack.
 //!
 //! Invariant: a reply is always produced — a value the peer's format
 //! cannot carry, or a job segment that cannot be read, turns the reply
@@ -68,6 +71,29 @@ pub(in crate::server) fn reply(
         }
         (_, m) => status_only(fmt, status_of(m)),
     }
+}
+
+/// An event in our encoding (`body` of [`Message::Event`]) as a
+/// notification for a stock peer; `None` if it does not decode or the
+/// peer's format cannot carry it.
+pub(in crate::server) fn notify(fmt: Format, body: &[u8]) -> Option<Vec<u8>> {
+    let ev = crate::events::decode_event(body).ok()?;
+    let mut b = Buffer::new();
+    let cmd = u8::from(crate::openpmix::Command::Notify);
+    fmt.pack_value(&mut b, &Value::Command(cmd)).ok()?;
+    fmt.pack_value(&mut b, &Value::Status(ev.status.0)).ok()?;
+    fmt.pack(&mut b, DataType::Proc, &[Value::Proc(ev.source)])
+        .ok()?;
+    fmt.pack_value(&mut b, &Value::Size(ev.infos.len())).ok()?;
+    if !ev.infos.is_empty() {
+        let infos: Vec<Value> = ev
+            .infos
+            .into_iter()
+            .map(|i| Value::Info(Box::new(i)))
+            .collect();
+        fmt.pack(&mut b, DataType::Info, &infos).ok()?;
+    }
+    Some(b.into_bytes())
 }
 
 /// The status our answer carries.
