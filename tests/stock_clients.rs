@@ -208,18 +208,28 @@ fn server_with_job(ns: &Nspace, uid: u32) -> (Server, ServerUri) {
     (server, ServerUri::parse(&uri).unwrap())
 }
 
-/// The status a raw connect message for `proc` gets from the door, and
-/// whether the server then closed the connection.
-fn connect_status(uri: &ServerUri, proc: Proc) -> (i32, bool) {
-    let mut s = TcpStream::connect(uri.addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+/// A client's connect message for `proc`, as 4.2.2 sends it.
+fn connect_message(proc: Proc) -> ConnectMessage {
     let (uid, gid) = pmix::net::my_ids();
     let format = PeerFormat {
         module: pmix::codec::Module::V41,
         buffer_type: BufferType::NonDescribed,
     };
-    let m = ConnectMessage::client(proc, uid, gid, "4.2.2", format);
-    s.write_all(&m.encode().unwrap()).unwrap();
+    ConnectMessage::client(proc, uid, gid, "4.2.2", format)
+}
+
+/// The status a raw connect message for `proc` gets from the door, and
+/// whether the server then closed the connection.
+fn connect_status(uri: &ServerUri, proc: Proc) -> (i32, bool) {
+    send_connect(uri, &connect_message(proc).encode().unwrap())
+}
+
+/// The status the door answers `bytes` with, and whether it then closed
+/// the connection.
+fn send_connect(uri: &ServerUri, bytes: &[u8]) -> (i32, bool) {
+    let mut s = TcpStream::connect(uri.addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    s.write_all(bytes).unwrap();
     let mut got = Vec::new();
     let mut chunk = [0u8; 64];
     let reply = loop {
@@ -265,6 +275,20 @@ fn unregistered_and_foreign_uid_clients_are_refused() {
     first.read_exact(&mut b).unwrap();
     let (r, _) = ClientReply::parse(&b).unwrap().unwrap();
     assert_eq!(r.status, 0, "rank 0 is admitted");
-    let (status, _) = connect_status(&uri, Proc::new(ns, Rank(0)));
+    let (status, _) = connect_status(&uri, Proc::new(ns.clone(), Rank(0)));
     assert_eq!(status, Status::ERR_EXISTS.0);
+    // Munge only: refused clearly, not trusted.
+    let mut m = connect_message(Proc::new(ns.clone(), Rank(1)));
+    m.psec = "munge".to_owned();
+    let (status, closed) = send_connect(&uri, &m.encode().unwrap());
+    assert_eq!(status, Status::ERR_NOT_SUPPORTED.0);
+    assert!(closed);
+    // Garbage after a valid connect header.
+    let mut bytes = pmix::openpmix::Header::connect(12)
+        .encode(pmix::openpmix::header::Order::Host)
+        .to_vec();
+    bytes.extend_from_slice(b"\xffgarbage\x01\x02\x03\x04");
+    let (status, closed) = send_connect(&uri, &bytes);
+    assert_ne!(status, 0);
+    assert!(closed);
 }

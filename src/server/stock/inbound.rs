@@ -24,7 +24,7 @@ use std::ffi::CString;
 use super::request::{Peer, Pending};
 use crate::codec::{wire as cw, Buffer, CodecError, Format};
 use crate::openpmix::handshake::PeerKind;
-use crate::openpmix::{Command, ConnectMessage, WireError};
+use crate::openpmix::{ClientReply, Command, ConnectMessage, ToolReply, WireError};
 use crate::wire::{self, Abort, DmodexRequest, FenceRequest, Message, Posted};
 use crate::{keys, DataType, Info, Key, Proc, Rank, Status, Value};
 
@@ -40,19 +40,40 @@ pub(in crate::server) enum Inbound {
     Answer(Status),
     /// Nothing to do and no answer (the command has none).
     Ignore,
+    /// A connect message refused: the raw answer to write, and why.
+    Refused(Vec<u8>, &'static str),
 }
 
-/// The connect message: a client's (flag 0, or a singleton's with its
-/// identity) is accepted for the loop's check; tools are refused with
-/// `PMIX_ERR_NOT_SUPPORTED` for now.
+/// The raw refusal of a connect message from a peer of `kind`.
+fn refusal(kind: PeerKind, status: Status) -> Vec<u8> {
+    if kind.gets_client_reply() {
+        ClientReply {
+            status: status.0,
+            pindex: 0,
+        }
+        .encode()
+    } else {
+        ToolReply::encode_refusal(status.0)
+    }
+}
+
+/// The connect message: a client's (flag 0) is handed to the loop's
+/// check; tools, launchers, singletons and fully described buffers are
+/// refused with `PMIX_ERR_NOT_SUPPORTED` for now (in the reply their
+/// library waits for).
 pub(in crate::server) fn connect(payload: &[u8]) -> Result<Inbound, WireError> {
     let m = ConnectMessage::parse(payload)?;
     if m.kind != PeerKind::SimpleClient {
-        return Err(WireError::UnknownFlag(m.kind.byte()));
+        return Ok(Inbound::Refused(
+            refusal(m.kind, Status::ERR_NOT_SUPPORTED),
+            "a tool, launcher or singleton: not served by the stock door yet",
+        ));
     }
     if m.format.codec().described {
-        // Our reading of fully described commands is not done yet.
-        return Err(WireError::UnknownBufferType(m.format.buffer_type.byte()));
+        return Ok(Inbound::Refused(
+            refusal(m.kind, Status::ERR_NOT_SUPPORTED),
+            "fully described buffers: not served by the stock door yet",
+        ));
     }
     let proc = m
         .identity
@@ -252,4 +273,123 @@ fn abort(fmt: Format, buf: &mut Buffer) -> Result<Inbound, CodecError> {
         }),
         Pending::Status,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::Module;
+    use crate::openpmix::job_info::Release;
+    use crate::openpmix::{BufferType, PeerFormat};
+    use crate::value::Kval;
+
+    fn peer() -> Peer {
+        Peer {
+            proc: Proc::new(crate::Nspace::new("stock-ns").unwrap(), Rank(1)),
+            format: PeerFormat {
+                module: Module::V41,
+                buffer_type: BufferType::NonDescribed,
+            },
+            release: Release::new(5, 0, 11),
+        }
+    }
+
+    fn pack(b: &mut Buffer, v: Value) {
+        Format::DATA_PACK.pack_value(b, &v).unwrap();
+    }
+
+    #[test]
+    fn a_commit_becomes_our_commit_with_its_scope_and_values() {
+        let mut kvals = Buffer::new();
+        pack(
+            &mut kvals,
+            Value::Kval(Box::new(Kval {
+                key: Some(CString::new("stock.k").unwrap()),
+                value: Some(Box::new(Value::Uint32(7))),
+            })),
+        );
+        let inner = kvals.into_bytes();
+        let mut b = Buffer::new();
+        pack(&mut b, Value::Command(Command::Commit.into()));
+        pack(&mut b, Value::Scope(pmix_shmem::Scope::Global.raw()));
+        // PMIX_BUFFER: a count of one, the type byte, the size, the bytes.
+        let mut raw = Vec::new();
+        cw::put_i32(&mut raw, 1);
+        raw.push(1);
+        cw::put_size(&mut raw, inner.len());
+        raw.extend_from_slice(&inner);
+        b.extend_from_slice(&raw);
+        match command(&peer(), b.as_bytes()) {
+            Inbound::ForwardAndAnswer(Message::Commit(items), Status::SUCCESS) => {
+                assert_eq!(items.len(), 1);
+                assert_eq!(items[0].key.as_bytes(), b"stock.k");
+                assert_eq!(items[0].value, Value::Uint32(7));
+                assert_eq!(items[0].scope, pmix_shmem::Scope::Global);
+            }
+            _ => panic!("not a commit"),
+        }
+    }
+
+    #[test]
+    fn a_get_of_a_posted_key_goes_to_direct_modex_and_a_reserved_one_to_the_job() {
+        let get = |key: &str, rank: u32| {
+            let mut b = Buffer::new();
+            pack(&mut b, Value::Command(Command::GetNb.into()));
+            pack(
+                &mut b,
+                Value::String(Some(CString::new("stock-ns").unwrap())),
+            );
+            pack(&mut b, Value::ProcRank(rank));
+            pack(&mut b, Value::Size(0));
+            pack(&mut b, Value::String(Some(CString::new(key).unwrap())));
+            command(&peer(), b.as_bytes())
+        };
+        assert!(matches!(
+            get("stock.k", 0),
+            Inbound::Forward(Message::DmodexRequest(_), Pending::GetModex)
+        ));
+        assert!(matches!(
+            get(keys::LOCAL_RANK, 0),
+            Inbound::Forward(Message::NspaceRequest(_), Pending::GetJob { .. })
+        ));
+        assert!(matches!(
+            get("stock.k", Rank::WILDCARD.0),
+            Inbound::Forward(Message::NspaceRequest(_), Pending::GetJob { .. })
+        ));
+    }
+
+    #[test]
+    fn garbage_is_answered_or_refused_never_a_panic() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for len in 0..300usize {
+            let bytes: Vec<u8> = (0..len)
+                .map(|_| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    seed as u8
+                })
+                .collect();
+            let _ = connect(&bytes);
+            for first in [0u8, 2, 3, 4, 99] {
+                let mut b = Buffer::new();
+                pack(&mut b, Value::Command(first));
+                b.extend_from_slice(&bytes);
+                let _ = command(&peer(), b.as_bytes());
+            }
+        }
+        // An unknown command, and a command without arguments.
+        let mut b = Buffer::new();
+        pack(&mut b, Value::Command(200));
+        assert!(matches!(
+            command(&peer(), b.as_bytes()),
+            Inbound::Answer(Status::ERR_NOT_SUPPORTED)
+        ));
+        let mut b = Buffer::new();
+        pack(&mut b, Value::Command(Command::FenceNb.into()));
+        assert!(matches!(
+            command(&peer(), b.as_bytes()),
+            Inbound::Answer(Status::ERR_BAD_PARAM)
+        ));
+    }
 }

@@ -115,6 +115,14 @@ impl StockLink {
             }
             Inbound::Forward(msg, pending) => (msg, pending),
             Inbound::Ignore => return Ok(()),
+            Inbound::Refused(reply, why) => {
+                // Best effort: the connection closes right after.
+                let _ = self.stream.write(&reply);
+                return Err(WireError::Invalid {
+                    kind: "OpenPMIx connect message",
+                    what: why,
+                });
+            }
             Inbound::Answer(status) => {
                 self.reply(f.header.tag, outbound::status_only(self.format(), status));
                 return Ok(());
