@@ -178,6 +178,48 @@ fn open_mpi_5_programs_on_their_own_libpmix_run_under_pmixrun() {
     }
 }
 
+#[test]
+fn a_client_of_another_user_is_refused_by_the_kernels_word() {
+    let Some((exe, lib)) = client() else { return };
+    if pmix::net::my_ids().0 != 0 || !Path::new("/usr/bin/setpriv").exists() {
+        eprintln!("SKIPPED: needs root and setpriv to run a rank as nobody");
+        return;
+    }
+    // A copy nobody may run.
+    let dir = std::env::temp_dir().join(format!("stock-nobody-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let copy = dir.join("stock_client");
+    std::fs::copy(&exe, &copy).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    for p in [&dir, &copy] {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let out = common::run_with_watchdog(
+        Command::new(env!("CARGO_BIN_EXE_pmixrun"))
+            .args(["--timeout", "5", "-n", "1", "/usr/bin/setpriv"])
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(&copy)
+            .env("LD_LIBRARY_PATH", &lib)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped()),
+        LIMIT,
+        "pmixrun as nobody",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let err = String::from_utf8_lossy(&out.stderr);
+    // OpenPMIx 4.2.2's client ignores the refusal's status (its connect
+    // returns success whatever the server said) and then waits for the
+    // server it lost: the job ends at pmixrun's timeout.
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.lines().any(|l| l.contains("refused pid")
+            && l.contains("uid 65534")
+            && l.contains("the socket's uid/gid are not the registered ones")),
+        "{err}"
+    );
+}
+
 /// A server of this test with the stock door open, its job `ns` of two
 /// ranks registered for `uid`; the door's address.
 fn server_with_job(ns: &Nspace, uid: u32) -> (Server, ServerUri) {
