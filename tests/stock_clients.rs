@@ -149,19 +149,28 @@ fn mixed_job_ranks_read_each_others_data() {
     });
 }
 
-#[test]
-fn open_mpi_5_programs_on_their_own_libpmix_run_under_pmixrun() {
-    let Some(w) = common::ompi5() else { return };
-    let exe = common::scratch("stock-mpi").join("mpi_hello");
+/// `src` (relative to the workspace) built with the wheel's `mpicc`.
+fn mpicc(w: &common::Ompi5, dir: &Path, src: &str) -> PathBuf {
+    let exe = dir.join(Path::new(src).file_stem().unwrap());
     let o = Command::new(w.bin("mpicc"))
         .args(["-Wall", "-Werror", "-O1", "-I"])
         .arg(common::root().join("tests/interop"))
-        .arg(common::root().join("tests/interop/mpi_hello.c"))
+        .arg(common::root().join(src))
         .arg("-o")
         .arg(&exe)
         .output()
         .expect("run the wheel's mpicc");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    exe
+}
+
+#[test]
+fn open_mpi_5_programs_on_their_own_libpmix_run_under_pmixrun() {
+    let Some(w) = common::ompi5() else { return };
+    let dir = common::scratch("stock-mpi");
+    let hello = mpicc(&w, &dir, "tests/interop/mpi_hello.c");
+    let ring = mpicc(&w, &dir, "tests/interop/mpi_ring.c");
+    let world = mpicc(&w, &dir, "tests/ompi5/mpi_world.c");
     let lib = w.pmix_lib_dir();
     let yes = std::ffi::OsStr::new("1");
     let env = [
@@ -170,54 +179,25 @@ fn open_mpi_5_programs_on_their_own_libpmix_run_under_pmixrun() {
         ("OPAL_PREFIX", w.prefix.as_os_str()),
     ];
     for n in [1, 2, 4] {
-        let (out, err) = pmixrun_with(n, &[exe.as_os_str()], &lib, &env);
+        let (out, err) = pmixrun_with(n, &[hello.as_os_str()], &lib, &env);
         let ok = format!("hello ok: {n} ranks");
         assert!(out.contains(&ok), "missing {ok:?}:\n{out}\nstderr:\n{err}");
         let want = format!("rank libpmix: {}", lib.join("libpmix.so.2").display());
         assert!(out.contains(&want), "missing {want:?}:\n{out}");
     }
-}
-
-#[test]
-fn a_client_of_another_user_is_refused_by_the_kernels_word() {
-    let Some((exe, lib)) = client() else { return };
-    if pmix::net::my_ids().0 != 0 || !Path::new("/usr/bin/setpriv").exists() {
-        eprintln!("SKIPPED: needs root and setpriv to run a rank as nobody");
-        return;
-    }
-    // A copy nobody may run.
-    let dir = std::env::temp_dir().join(format!("stock-nobody-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let copy = dir.join("stock_client");
-    std::fs::copy(&exe, &copy).unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    for p in [&dir, &copy] {
-        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
-    let out = common::run_with_watchdog(
-        Command::new(env!("CARGO_BIN_EXE_pmixrun"))
-            .args(["--timeout", "5", "-n", "1", "/usr/bin/setpriv"])
-            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-            .arg(&copy)
-            .env("LD_LIBRARY_PATH", &lib)
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped()),
-        LIMIT,
-        "pmixrun as nobody",
-    );
-    let _ = std::fs::remove_dir_all(&dir);
-    let err = String::from_utf8_lossy(&out.stderr);
-    // OpenPMIx 4.2.2's client ignores the refusal's status (its connect
-    // returns success whatever the server said) and then waits for the
-    // server it lost: the job ends at pmixrun's timeout.
-    assert!(!out.status.success(), "{err}");
-    assert!(
-        err.lines().any(|l| l.contains("refused pid")
-            && l.contains("uid 65534")
-            && l.contains("the socket's uid/gid are not the registered ones")),
-        "{err}"
-    );
+    let (out, err) = pmixrun_with(4, &[ring.as_os_str()], &lib, &env);
+    assert!(out.contains("ring ok: 4 ranks"), "{out}\n{err}");
+    // Two applications: world size, appnum, node communicator, INFO_ENV.
+    let two = [
+        world.as_os_str(),
+        std::ffi::OsStr::new("2"),
+        std::ffi::OsStr::new("2"),
+    ];
+    let mut args: Vec<&std::ffi::OsStr> = two.to_vec();
+    args.extend([":", "-n", "2"].map(std::ffi::OsStr::new));
+    args.extend(two);
+    let (out, err) = pmixrun_with(2, &args, &lib, &env);
+    assert!(out.contains("world ok: 4 ranks, 2 apps"), "{out}\n{err}");
 }
 
 /// A server of this test with the stock door open, its job `ns` of two
