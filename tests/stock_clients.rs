@@ -8,6 +8,7 @@
 //!   (from `/proc/self/maps`) which libpmix it runs on.
 //! - A mixed job: rank 0 on our library, rank 1 on Debian's, fencing and
 //!   reading each other's data; rank 0's event reaches rank 1.
+//! - python3-pmix (`tests/python/stock_client.py`) on Debian's library.
 //! - Refusals, with a raw connect message to a server of this test: a rank
 //!   that is not registered, and one registered for another uid than the
 //!   socket's owner (the kernel's word, not the credential's).
@@ -147,6 +148,37 @@ fn mixed_job_ranks_read_each_others_data() {
             debian.clone()
         }
     });
+}
+
+#[test]
+fn python3_pmix_on_debians_library_runs_under_pmixrun() {
+    let Some(python) = common::python_with_bindings() else {
+        return;
+    };
+    let Some((_, lib)) = common::reference_pmix() else {
+        return;
+    };
+    let script = common::root().join("tests/python/stock_client.py");
+    let program = [
+        python.as_ref(),
+        "-W".as_ref(),
+        "ignore".as_ref(),
+        script.as_os_str(),
+    ];
+    let (out, err) = pmixrun(2, &program, &lib);
+    let want = lib.join("libpmix.so.2").canonicalize().unwrap();
+    for r in 0..2 {
+        assert!(
+            out.contains(&format!("stockpy {r} of 2 ok")),
+            "{out}\n{err}"
+        );
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(&format!("stockpy {r} lib ")))
+            .unwrap_or_else(|| panic!("no lib line:\n{out}"));
+        let path = Path::new(line.rsplit(' ').next().unwrap());
+        assert_eq!(path.canonicalize().unwrap(), want, "{line}");
+    }
 }
 
 /// `src` (relative to the workspace) built with the wheel's `mpicc`.
