@@ -109,7 +109,8 @@ impl StockLink {
         };
         let (msg, pending) = match step {
             Inbound::Connected(peer, msg) => {
-                self.reader = FrameReader::new(header::DEFAULT_MAX_MESSAGE);
+                // Until the loop admits the peer, frames stay small.
+                self.reader = FrameReader::new(header::MAX_CRED_SIZE);
                 self.peer = Some(peer);
                 (msg, Pending::Connect)
             }
@@ -215,6 +216,16 @@ impl StockLink {
     pub(in crate::server) fn pending_output_len(&self) -> usize {
         self.out.len()
     }
+
+    /// The peer was admitted: its messages may hold up to `max` bytes.
+    /// (Its library sends nothing before the handshake's answer, so the
+    /// reader is between frames — every complete frame was translated
+    /// when read; one that is not keeps its small limit.)
+    pub(in crate::server) fn set_max_message(&mut self, max: u32) {
+        if self.peer.is_some() && self.reader.is_idle() {
+            self.reader = FrameReader::new(max);
+        }
+    }
 }
 
 /// Our frame holding `msg` as request `id`.
@@ -317,10 +328,11 @@ impl Link {
         self.pending_output_len() > 0
     }
 
-    /// The frame limit once authenticated (a stock link has its own).
+    /// The frame limit once authenticated.
     pub(in crate::server) fn set_max_body(&mut self, max: u32) {
-        if let Link::Ours(c) = self {
-            c.set_max_body(max);
+        match self {
+            Link::Ours(c) => c.set_max_body(max),
+            Link::Stock(s) => s.set_max_message(max),
         }
     }
 
