@@ -8,6 +8,11 @@
 //! refused handshake is answered with its status, then the connection is
 //! closed once the answer is written.
 //!
+//! A connection's transport is a [`Link`]: our protocol on the Unix
+//! socket, or a stock OpenPMIx peer's on the TCP door
+//! (`crate::server::stock`), whose link translates both ways; everything
+//! here treats the two alike.
+//!
 //! Invariants:
 //! - A connection is registered for writability only while output is
 //!   queued for it (a permanent write interest would wake the loop each

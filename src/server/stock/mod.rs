@@ -4,7 +4,7 @@
 //!
 //! A stock connection is a peer of the same `conns` room as ours, with
 //! another [`link::Link`]: its bytes are OpenPMIx frames, translated into our
-//! [`Message`]s on the way in ([`inbound`]) and back on the way out
+//! [`Message`](crate::wire::Message)s on the way in ([`inbound`]) and back on the way out
 //! ([`outbound`]) by its [`link::StockLink`]. The loop's one `frame` match
 //! serves both doors, so there is one fence, one modex and one event
 //! system whichever door a process came through.
