@@ -11,7 +11,8 @@
 //! | `PMIX_GETNB_CMD`, other key | `DmodexRequest` | `DmodexReply` -> status + blobs |
 //! | `PMIX_ABORT_CMD` | `Abort` | `AbortReply` -> status |
 //! | `PMIX_FINALIZE_CMD` | `Finalize` | `FinalizeReply` -> status |
-//! | `PMIX_REGEVENTS_CMD` | — (no event is delivered yet) | success here |
+//! | `PMIX_REGEVENTS_CMD` | — (every event in range is sent; the peer's library filters) | success here |
+//! | `PMIX_NOTIFY_CMD` | `Request(NOTIFY_EVENT)`, the peer as source | `Response` -> status |
 //! | `PMIX_DEREGEVENTS_CMD` | — | none (it has no answer) |
 //! | anything else | — | `PMIX_ERR_NOT_SUPPORTED` here |
 //!
@@ -118,9 +119,10 @@ pub(in crate::server) fn command(peer: &Peer, payload: &[u8]) -> Inbound {
         Command::GetNb => get(fmt, &mut buf),
         Command::Abort => abort(fmt, &mut buf),
         Command::Finalize => Ok(Inbound::Forward(Message::Finalize, Pending::Status)),
-        // Accepted, but no event reaches a stock peer yet (see
-        // docs/FEATURES.md); a deregistration has no answer.
+        // Every event in range reaches the peer, whose library filters by
+        // its handlers; a deregistration has no answer.
         Command::RegEvents => Ok(Inbound::Answer(Status::SUCCESS)),
+        Command::Notify => notify(peer, fmt, &mut buf),
         Command::DeregEvents => Ok(Inbound::Ignore),
         _ => Ok(Inbound::Answer(Status::ERR_NOT_SUPPORTED)),
     };
@@ -247,6 +249,34 @@ fn get(fmt: Format, buf: &mut Buffer) -> Result<Inbound, CodecError> {
     Ok(Inbound::Forward(
         Message::DmodexRequest(DmodexRequest { proc, key, infos }),
         Pending::GetModex,
+    ))
+}
+
+/// `PMIx_Notify_event` of the peer: code, range, infos; the source is
+/// the peer itself.
+fn notify(peer: &Peer, fmt: Format, buf: &mut Buffer) -> Result<Inbound, CodecError> {
+    let status = match one(fmt, buf, DataType::Status)? {
+        Value::Status(s) => Status(s),
+        _ => return Err(CodecError::BadParam("status")),
+    };
+    let range = match one(fmt, buf, DataType::DataRange)? {
+        Value::DataRange(r) => crate::events::Range(r),
+        _ => return Err(CodecError::BadParam("range")),
+    };
+    let infos = infos(fmt, buf)?;
+    let event = crate::events::Event {
+        status,
+        source: peer.proc.clone(),
+        range,
+        infos,
+    };
+    let body = crate::events::encode_event(&event).map_err(|_| CodecError::BadParam("event"))?;
+    Ok(Inbound::Forward(
+        Message::Request(wire::Request {
+            op: wire::Op::NOTIFY_EVENT,
+            body,
+        }),
+        Pending::Status,
     ))
 }
 
