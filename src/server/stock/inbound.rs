@@ -12,6 +12,7 @@
 //! | `PMIX_ABORT_CMD` | `Abort` | `AbortReply` -> status |
 //! | `PMIX_FINALIZE_CMD` | `Finalize` | `FinalizeReply` -> status |
 //! | `PMIX_REGEVENTS_CMD` | — (every event in range is sent; the peer's library filters) | success here |
+//! | `PMIX_QUERY_CMD` | `Request(QUERY)` | `Response` -> status, count, infos |
 //! | `PMIX_NOTIFY_CMD` | `Request(NOTIFY_EVENT)`, the peer as source | `Response` -> status |
 //! | `PMIX_DEREGEVENTS_CMD` | — | none (it has no answer) |
 //! | anything else | — | `PMIX_ERR_NOT_SUPPORTED` here |
@@ -123,6 +124,7 @@ pub(in crate::server) fn command(peer: &Peer, payload: &[u8]) -> Inbound {
         // its handlers; a deregistration has no answer.
         Command::RegEvents => Ok(Inbound::Answer(Status::SUCCESS)),
         Command::Notify => notify(peer, fmt, &mut buf),
+        Command::Query => query(fmt, &mut buf),
         Command::DeregEvents => Ok(Inbound::Ignore),
         _ => Ok(Inbound::Answer(Status::ERR_NOT_SUPPORTED)),
     };
@@ -277,6 +279,27 @@ fn notify(peer: &Peer, fmt: Format, buf: &mut Buffer) -> Result<Inbound, CodecEr
             body,
         }),
         Pending::Status,
+    ))
+}
+
+/// `PMIx_Query_info`: the count and the queries.
+fn query(fmt: Format, buf: &mut Buffer) -> Result<Inbound, CodecError> {
+    let n = size(fmt, buf)?;
+    let queries = many(fmt, buf, DataType::Query, n)?
+        .into_iter()
+        .map(|v| match v {
+            Value::Query(q) => Ok(*q),
+            _ => Err(CodecError::BadParam("query")),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut body = Vec::new();
+    crate::wire::rm::put_queries(&mut body, &queries)?;
+    Ok(Inbound::Forward(
+        Message::Request(wire::Request {
+            op: wire::Op::QUERY,
+            body,
+        }),
+        Pending::Query,
     ))
 }
 

@@ -8,6 +8,7 @@
 //! - get: `PMIX_STATUS`, then on success `PMIX_BYTE_OBJECT`s, each holding
 //!   a `PMIX_PROC` and its `PMIX_KVAL`s (from the job segment, or one per
 //!   process record of a direct-modex reply).
+//! - query: `PMIX_STATUS`, `PMIX_SIZE` count, the infos (if any).
 //! - everything else: a `PMIX_STATUS`.
 //! - an event (unsolicited, on tag 0): `PMIX_COMMAND` (notify), the code
 //!   (`PMIX_STATUS`), the source (`PMIX_PROC`), the info count
@@ -69,6 +70,9 @@ pub(in crate::server) fn reply(
                 None => status_only(fmt, Status::ERR_UNPACK_FAILURE),
             }
         }
+        (Pending::Query, Message::Response(r)) => {
+            query_reply(fmt, r).unwrap_or_else(|_| status_only(fmt, Status::ERR_PACK_FAILURE))
+        }
         (_, m) => status_only(fmt, status_of(m)),
     }
 }
@@ -94,6 +98,26 @@ pub(in crate::server) fn notify(fmt: Format, body: &[u8]) -> Option<Vec<u8>> {
         fmt.pack(&mut b, DataType::Info, &infos).ok()?;
     }
     Some(b.into_bytes())
+}
+
+/// A query's answer: its status, the count of infos and the infos.
+fn query_reply(fmt: Format, r: &crate::wire::Response) -> Result<Vec<u8>, CodecError> {
+    let (status, infos) = if r.status == Status::SUCCESS || !r.body.is_empty() {
+        crate::wire::rm::get_query_answer(&r.body)?
+    } else {
+        (r.status, Vec::new())
+    };
+    let mut b = Buffer::new();
+    fmt.pack_value(&mut b, &Value::Status(status.0))?;
+    fmt.pack_value(&mut b, &Value::Size(infos.len()))?;
+    if !infos.is_empty() {
+        let v: Vec<Value> = infos
+            .into_iter()
+            .map(|i| Value::Info(Box::new(i)))
+            .collect();
+        fmt.pack(&mut b, DataType::Info, &v)?;
+    }
+    Ok(b.into_bytes())
 }
 
 /// The status our answer carries.

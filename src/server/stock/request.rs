@@ -17,6 +17,8 @@ pub(in crate::server) enum Pending {
     GetJob { proc: Proc, key: Option<String> },
     /// A get answered by our direct-modex path.
     GetModex,
+    /// `PMIX_QUERY_CMD`: a status, the count and the infos answered.
+    Query,
     /// A command answered by a status alone (fence, abort, finalize).
     Status,
 }
