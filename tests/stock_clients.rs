@@ -109,6 +109,11 @@ fn debian_4_2_2_clients_run_under_pmixrun() {
     let Some((exe, lib)) = client() else { return };
     let (out, err) = pmixrun(2, &[exe.as_os_str()], &lib);
     assert_ranks(2, &out, &err, |_| lib.clone());
+    for r in 0..2 {
+        // PMIx_Log reached pmixrun, which writes it with the rank.
+        let line = format!("[rank {r}] stock log from {r}");
+        assert!(err.contains(&line), "missing {line:?}:\n{err}");
+    }
     // At 4 ranks, rank 0's event goes through the server to the others.
     let (out, err) = pmixrun(4, &[exe.as_os_str(), "events".as_ref()], &lib);
     assert_ranks(4, &out, &err, |_| lib.clone());

