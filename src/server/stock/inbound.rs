@@ -14,6 +14,8 @@
 //! | `PMIX_REGEVENTS_CMD` | — (every event in range is sent; the peer's library filters) | success here |
 //! | `PMIX_QUERY_CMD` | `Request(QUERY)` | `Response` -> status, count, infos |
 //! | `PMIX_LOG_CMD` | `Request(LOG)` (a timestamp as `PMIX_LOG_TIMESTAMP`) | `Response` -> status |
+//! | `PMIX_PUBLISHNB_CMD`, `PMIX_UNPUBLISHNB_CMD` | `Request(PUBLISH / UNPUBLISH)` | `Response` -> status |
+//! | `PMIX_LOOKUPNB_CMD` | `Request(LOOKUP)` | `Response` -> status, count, pdata |
 //! | `PMIX_NOTIFY_CMD` | `Request(NOTIFY_EVENT)`, the peer as source | `Response` -> status |
 //! | `PMIX_DEREGEVENTS_CMD` | — | none (it has no answer) |
 //! | anything else | — | `PMIX_ERR_NOT_SUPPORTED` here |
@@ -127,6 +129,9 @@ pub(in crate::server) fn command(peer: &Peer, payload: &[u8]) -> Inbound {
         Command::Notify => notify(peer, fmt, &mut buf),
         Command::Query => query(fmt, &mut buf),
         Command::Log => log(fmt, &mut buf),
+        Command::PublishNb => publish(fmt, &mut buf),
+        Command::LookupNb => lookup(fmt, &mut buf, false),
+        Command::UnpublishNb => lookup(fmt, &mut buf, true),
         Command::DeregEvents => Ok(Inbound::Ignore),
         _ => Ok(Inbound::Answer(Status::ERR_NOT_SUPPORTED)),
     };
@@ -328,6 +333,55 @@ fn log(fmt: Format, buf: &mut Buffer) -> Result<Inbound, CodecError> {
         }),
         Pending::Status,
     ))
+}
+
+/// Our request `op` with `body`, waiting for `pending`.
+fn request(op: wire::Op, body: Vec<u8>, pending: Pending) -> Inbound {
+    Inbound::Forward(Message::Request(wire::Request { op, body }), pending)
+}
+
+/// The uid the peer's library packs before a publish, lookup or
+/// unpublish: not believed (the server knows whose connection it is).
+fn skip_uid(fmt: Format, buf: &mut Buffer) -> Result<(), CodecError> {
+    match one(fmt, buf, DataType::Uint32)? {
+        Value::Uint32(_) => Ok(()),
+        _ => Err(CodecError::BadParam("uid")),
+    }
+}
+
+/// `PMIx_Publish`: the uid, then the infos.
+fn publish(fmt: Format, buf: &mut Buffer) -> Result<Inbound, CodecError> {
+    skip_uid(fmt, buf)?;
+    let infos = infos(fmt, buf)?;
+    let body =
+        crate::wire::pubsub::encode_publish(&infos).map_err(|_| CodecError::BadParam("publish"))?;
+    Ok(request(wire::Op::PUBLISH, body, Pending::Status))
+}
+
+/// `PMIx_Lookup` (or, `unpublish`, `PMIx_Unpublish`): the uid, the count
+/// of keys and each key, the directives. No key unpublishes every key
+/// of the caller.
+fn lookup(fmt: Format, buf: &mut Buffer, unpublish: bool) -> Result<Inbound, CodecError> {
+    skip_uid(fmt, buf)?;
+    let n = size(fmt, buf)?;
+    let mut keys = Vec::with_capacity(n);
+    for _ in 0..n {
+        match one(fmt, buf, DataType::String)? {
+            Value::String(Some(k)) => {
+                keys.push(Key::new(k.as_bytes()).map_err(|_| CodecError::BadParam("key"))?)
+            }
+            _ => return Err(CodecError::BadParam("key")),
+        }
+    }
+    let infos = infos(fmt, buf)?;
+    let bad = |_| CodecError::BadParam("lookup");
+    if unpublish {
+        let keys = (!keys.is_empty()).then_some(&keys[..]);
+        let body = crate::wire::pubsub::encode_unpublish(keys, &infos).map_err(bad)?;
+        return Ok(request(wire::Op::UNPUBLISH, body, Pending::Status));
+    }
+    let body = crate::wire::pubsub::encode_lookup(&keys, &infos).map_err(bad)?;
+    Ok(request(wire::Op::LOOKUP, body, Pending::Lookup))
 }
 
 fn abort(fmt: Format, buf: &mut Buffer) -> Result<Inbound, CodecError> {

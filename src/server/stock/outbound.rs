@@ -8,7 +8,8 @@
 //! - get: `PMIX_STATUS`, then on success `PMIX_BYTE_OBJECT`s, each holding
 //!   a `PMIX_PROC` and its `PMIX_KVAL`s (from the job segment, or one per
 //!   process record of a direct-modex reply).
-//! - query: `PMIX_STATUS`, `PMIX_SIZE` count, the infos (if any).
+//! - query: `PMIX_STATUS`, `PMIX_SIZE` count, the infos (if any); lookup
+//!   the same with `PMIX_PDATA`s.
 //! - everything else: a `PMIX_STATUS`.
 //! - an event (unsolicited, on tag 0): `PMIX_COMMAND` (notify), the code
 //!   (`PMIX_STATUS`), the source (`PMIX_PROC`), the info count
@@ -73,6 +74,9 @@ pub(in crate::server) fn reply(
         (Pending::Query, Message::Response(r)) => {
             query_reply(fmt, r).unwrap_or_else(|_| status_only(fmt, Status::ERR_PACK_FAILURE))
         }
+        (Pending::Lookup, Message::Response(r)) => {
+            lookup_reply(fmt, r).unwrap_or_else(|_| status_only(fmt, Status::ERR_PACK_FAILURE))
+        }
         (_, m) => status_only(fmt, status_of(m)),
     }
 }
@@ -116,6 +120,34 @@ fn query_reply(fmt: Format, r: &crate::wire::Response) -> Result<Vec<u8>, CodecE
             .map(|i| Value::Info(Box::new(i)))
             .collect();
         fmt.pack(&mut b, DataType::Info, &v)?;
+    }
+    Ok(b.into_bytes())
+}
+
+/// A lookup's answer: its status, the count and the values found as
+/// `pmix_pdata_t`s.
+fn lookup_reply(fmt: Format, r: &crate::wire::Response) -> Result<Vec<u8>, CodecError> {
+    let (status, found) = if r.body.is_empty() {
+        (r.status, Vec::new())
+    } else {
+        crate::wire::pubsub::decode_lookup_reply(&r.body)
+            .map_err(|_| CodecError::BadParam("lookup reply"))?
+    };
+    let mut b = Buffer::new();
+    fmt.pack_value(&mut b, &Value::Status(status.0))?;
+    fmt.pack_value(&mut b, &Value::Size(found.len()))?;
+    if !found.is_empty() {
+        let v: Vec<Value> = found
+            .into_iter()
+            .map(|p| {
+                Value::PData(Box::new(crate::value::PData {
+                    proc: p.publisher,
+                    key: p.key,
+                    value: p.value,
+                }))
+            })
+            .collect();
+        fmt.pack(&mut b, DataType::PData, &v)?;
     }
     Ok(b.into_bytes())
 }

@@ -19,6 +19,8 @@ pub(in crate::server) enum Pending {
     GetModex,
     /// `PMIX_QUERY_CMD`: a status, the count and the infos answered.
     Query,
+    /// `PMIX_LOOKUPNB_CMD`: a status, the count and the `pmix_pdata_t`s.
+    Lookup,
     /// A command answered by a status alone (fence, abort, finalize).
     Status,
 }
