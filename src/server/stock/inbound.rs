@@ -63,8 +63,8 @@ fn refusal(kind: PeerKind, status: Status) -> Vec<u8> {
 }
 
 /// The connect message: a client's (flag 0) is handed to the loop's
-/// check; tools, launchers, singletons and fully described buffers are
-/// refused with `PMIX_ERR_NOT_SUPPORTED` for now (in the reply their
+/// check; tools, launchers, singletons, fully described buffers and
+/// bfrops v3 are refused with `PMIX_ERR_NOT_SUPPORTED` for now (in the reply their
 /// library waits for).
 pub(in crate::server) fn connect(payload: &[u8]) -> Result<Inbound, WireError> {
     let m = ConnectMessage::parse(payload)?;
@@ -78,6 +78,13 @@ pub(in crate::server) fn connect(payload: &[u8]) -> Result<Inbound, WireError> {
         return Ok(Inbound::Refused(
             refusal(m.kind, Status::ERR_NOT_SUPPORTED),
             "fully described buffers: not served by the stock door yet",
+        ));
+    }
+    if m.format.module == crate::codec::Module::V3 {
+        // Our codec does not write v3's fixed-width integers yet.
+        return Ok(Inbound::Refused(
+            refusal(m.kind, Status::ERR_NOT_SUPPORTED),
+            "bfrops v3 (OpenPMIx 3.x): not served by the stock door yet",
         ));
     }
     let proc = m
@@ -525,5 +532,45 @@ mod tests {
             command(&peer(), b.as_bytes()),
             Inbound::Answer(Status::ERR_BAD_PARAM)
         ));
+    }
+}
+
+#[cfg(test)]
+mod connect_tests {
+    use super::*;
+    use crate::codec::Module;
+    use crate::openpmix::{BufferType, PeerFormat};
+
+    fn message(module: Module, buffer_type: BufferType) -> Vec<u8> {
+        let proc = Proc::new(crate::Nspace::new("stock-ns").unwrap(), Rank(0));
+        let format = PeerFormat {
+            module,
+            buffer_type,
+        };
+        ConnectMessage::client(proc, 0, 0, "4.2.2", format)
+            .encode_payload()
+            .unwrap()
+    }
+
+    #[test]
+    fn only_v41_and_v4_non_described_clients_are_handed_to_the_loop() {
+        for m in [Module::V41, Module::V4] {
+            let r = connect(&message(m, BufferType::NonDescribed)).unwrap();
+            assert!(matches!(r, Inbound::Connected(..)), "{m:?}");
+        }
+        let refused = [
+            (Module::V3, BufferType::NonDescribed),
+            (Module::V41, BufferType::FullyDescribed),
+        ];
+        for (m, t) in refused {
+            let Ok(Inbound::Refused(reply, _)) = connect(&message(m, t)) else {
+                panic!("{m:?} {t:?} not refused");
+            };
+            let (r, _) = match ClientReply::parse(&reply) {
+                Err(WireError::Refused(s)) => (s, 0),
+                other => panic!("{other:?}"),
+            };
+            assert_eq!(r, Status::ERR_NOT_SUPPORTED.0);
+        }
     }
 }
