@@ -363,3 +363,53 @@ fn unregistered_and_foreign_uid_clients_are_refused() {
     assert_ne!(status, 0);
     assert!(closed);
 }
+
+#[test]
+fn garbage_commands_of_an_admitted_client_do_not_hurt_the_server() {
+    let ns = Nspace::new("stock-garbage").unwrap();
+    let (_server, uri) = server_with_job(&ns, pmix::net::my_ids().0);
+    let admitted = |rank: u32| {
+        let mut s = TcpStream::connect(uri.addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        let m = connect_message(Proc::new(ns.clone(), Rank(rank)));
+        s.write_all(&m.encode().unwrap()).unwrap();
+        let mut b = [0u8; 8];
+        s.read_exact(&mut b).unwrap();
+        let (r, _) = ClientReply::parse(&b).unwrap().unwrap();
+        (s, r.pindex)
+    };
+    let (mut s, pindex) = admitted(0);
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    // Frames of random commands and bytes (the first byte a command of
+    // each kind, the rest noise): each is answered or ends the
+    // connection, never more.
+    for i in 0..200u32 {
+        let len = (next() % 64) as usize;
+        let mut payload: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+        if let Some(first) = payload.first_mut() {
+            *first = (i % 41) as u8;
+        }
+        let f = pmix::openpmix::header::Frame {
+            header: pmix::openpmix::Header {
+                pindex: pindex as i32,
+                tag: 100 + i,
+                nbytes: payload.len() as u32,
+            },
+            payload,
+        };
+        if s.write_all(&f.encode(pmix::openpmix::header::Order::Network))
+            .is_err()
+        {
+            break;
+        }
+    }
+    drop(s);
+    // The server still admits and serves a client.
+    let (_s1, _) = admitted(1);
+}
