@@ -4,7 +4,8 @@
  * commits a value, fences with data collection, reads its right-hand
  * peer's value, asks the server for PMIX_QUERY_NAMESPACES (its own must be
  * listed), publishes (rank 0) and looks up (the others) a service name,
- * logs "stock log from <rank>" to the job's stderr (PMIx_Log),
+ * connects and disconnects its whole namespace, logs "stock log from
+ * <rank>" to the job's stderr (PMIx_Log),
  * fences again without collection, prints the libpmix it
  * runs on (from /proc/self/maps) and "stock <rank> of <size> ok". Any
  * failure exits non-zero, naming the call.
@@ -204,6 +205,8 @@ int main(int argc, char **argv)
     PMIX_VALUE_RELEASE(val);
     query_namespaces(&me);
     publish_lookup(&me);
+    CHECK(PMIx_Connect(&wild, 1, NULL, 0));
+    CHECK(PMIx_Disconnect(&wild, 1, NULL, 0));
     {
         pmix_info_t line;
         char text[64];

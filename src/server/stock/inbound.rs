@@ -16,6 +16,7 @@
 //! | `PMIX_LOG_CMD` | `Request(LOG)` (a timestamp as `PMIX_LOG_TIMESTAMP`) | `Response` -> status |
 //! | `PMIX_PUBLISHNB_CMD`, `PMIX_UNPUBLISHNB_CMD` | `Request(PUBLISH / UNPUBLISH)` | `Response` -> status |
 //! | `PMIX_LOOKUPNB_CMD` | `Request(LOOKUP)` | `Response` -> status, count, pdata |
+//! | `PMIX_CONNECTNB_CMD`, `PMIX_DISCONNECTNB_CMD` | `Request(CONNECT / DISCONNECT)` | `Response` -> status (no other job's data follows: the peer asks for it by get) |
 //! | `PMIX_NOTIFY_CMD` | `Request(NOTIFY_EVENT)`, the peer as source | `Response` -> status |
 //! | `PMIX_DEREGEVENTS_CMD` | — | none (it has no answer) |
 //! | anything else | — | `PMIX_ERR_NOT_SUPPORTED` here |
@@ -137,6 +138,8 @@ pub(in crate::server) fn command(peer: &Peer, payload: &[u8]) -> Inbound {
         Command::Query => query(fmt, &mut buf),
         Command::Log => log(fmt, &mut buf),
         Command::PublishNb => publish(fmt, &mut buf),
+        Command::ConnectNb => connect_procs(fmt, &mut buf, wire::Op::CONNECT),
+        Command::DisconnectNb => connect_procs(fmt, &mut buf, wire::Op::DISCONNECT),
         Command::LookupNb => lookup(fmt, &mut buf, false),
         Command::UnpublishNb => lookup(fmt, &mut buf, true),
         Command::DeregEvents => Ok(Inbound::Ignore),
@@ -354,6 +357,15 @@ fn skip_uid(fmt: Format, buf: &mut Buffer) -> Result<(), CodecError> {
         Value::Uint32(_) => Ok(()),
         _ => Err(CodecError::BadParam("uid")),
     }
+}
+
+/// `PMIx_Connect` / `PMIx_Disconnect` (`op`): the procs, the infos.
+fn connect_procs(fmt: Format, buf: &mut Buffer, op: wire::Op) -> Result<Inbound, CodecError> {
+    let procs = procs(fmt, buf)?;
+    let infos = infos(fmt, buf)?;
+    let body = crate::wire::process_mgmt::encode_collective(&procs, &infos)
+        .map_err(|_| CodecError::BadParam("connect"))?;
+    Ok(request(op, body, Pending::Status))
 }
 
 /// `PMIx_Publish`: the uid, then the infos.
