@@ -72,17 +72,19 @@ impl StockLink {
         &mut self,
         frames: &mut Vec<wire::Frame>,
     ) -> Result<ReadState, WireError> {
-        let state = self
-            .reader
-            .read_from(&mut self.stream)
-            .map_err(|e| self.refused(e))?;
+        let read = self.reader.read_from(&mut self.stream);
+        // The frames completed before an error are served first.
         while let Some(f) = self.reader.next_frame() {
             self.translate(f, frames)?;
         }
-        Ok(match state {
-            header::ReadState::Open => ReadState::Open,
-            header::ReadState::Closed => ReadState::Closed,
-        })
+        match read {
+            Ok(header::ReadState::Open) => Ok(ReadState::Open),
+            Ok(header::ReadState::Closed) => Ok(ReadState::Closed),
+            // A reset or failed socket ends the connection quietly, as
+            // on the Unix socket.
+            Err(crate::openpmix::WireError::Io(e)) => Err(WireError::Io(e)),
+            Err(e) => Err(self.refused(e)),
+        }
     }
 
     /// A protocol error of the peer's, as our error (with a best-effort
