@@ -28,11 +28,6 @@ static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
                      pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
                      pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
 {
-    (void) id;
-    (void) info;
-    (void) ninfo;
-    (void) results;
-    (void) nresults;
     if (STOCK_EVENT == status && NULL != source) {
         event_from = (int) source->rank;
     }

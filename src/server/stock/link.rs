@@ -343,6 +343,14 @@ impl Link {
         matches!(self, Link::Stock(_))
     }
 
+    /// The socket, as the poll registers it.
+    fn source(&mut self) -> &mut dyn mio::event::Source {
+        match self {
+            Link::Ours(c) => c.stream_mut(),
+            Link::Stock(s) => s.stream_mut(),
+        }
+    }
+
     /// Registers the socket with `registry`.
     pub(in crate::server) fn register(
         &mut self,
@@ -350,10 +358,7 @@ impl Link {
         token: Token,
         interest: Interest,
     ) -> std::io::Result<()> {
-        match self {
-            Link::Ours(c) => registry.register(c.stream_mut(), token, interest),
-            Link::Stock(s) => registry.register(s.stream_mut(), token, interest),
-        }
+        registry.register(self.source(), token, interest)
     }
 
     /// Changes the socket's interest.
@@ -363,18 +368,12 @@ impl Link {
         token: Token,
         interest: Interest,
     ) -> std::io::Result<()> {
-        match self {
-            Link::Ours(c) => registry.reregister(c.stream_mut(), token, interest),
-            Link::Stock(s) => registry.reregister(s.stream_mut(), token, interest),
-        }
+        registry.reregister(self.source(), token, interest)
     }
 
     /// Removes the socket from `registry`.
     pub(in crate::server) fn deregister(&mut self, registry: &mio::Registry) {
-        let _ = match self {
-            Link::Ours(c) => registry.deregister(c.stream_mut()),
-            Link::Stock(s) => registry.deregister(s.stream_mut()),
-        };
+        let _ = registry.deregister(self.source());
     }
 }
 
@@ -387,7 +386,7 @@ pub(in crate::server) fn peer_credentials(
     let (local, remote) = (stream.local_addr().ok()?, stream.peer_addr().ok()?);
     let p = crate::openpmix::peer::lookup(local, remote).ok()?;
     Some(crate::net::PeerCredentials {
-        pid: p.pid.unwrap_or(0),
+        pid: p.pid().unwrap_or(0),
         uid: p.uid,
         gid: u32::MAX,
     })
