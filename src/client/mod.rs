@@ -46,7 +46,7 @@ mod launcher;
 mod local_launch;
 mod lookup;
 mod own_puts;
-pub use own_puts::{OwnKey, OwnPut};
+pub use own_puts::{OwnKey, OwnPut, INLINE as OWN_INLINE};
 mod progress;
 mod pubsub;
 mod put;

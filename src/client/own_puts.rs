@@ -17,12 +17,21 @@
 //! the few retired ones the collector has not freed yet (it frees them as
 //! threads pin and unpin, which every get does).
 //!
+//! A short string put (under [`INLINE`] bytes, the usual endpoint or
+//! name) is also kept in its entry's inline slot, under a sequence lock:
+//! a copy get reads its bytes without an epoch pin (the pin is most of a
+//! copy's cost), retrying on the pinned path when a put races with it.
+//!
 //! Invariants:
 //! - Puts are serialized (the `seq` lock): versions grow in the order the
 //!   puts were made, and a key's entry holds its newest put.
 //! - An entry's `version` is the version of its `latest` once the put that
 //!   swapped it in returned (it is stored after the swap; until then a
 //!   reader of `version` alone may see the previous one).
+//! - An entry's inline slot holds its newest put's bytes when that put is
+//!   a string shorter than [`INLINE`], and says "none" otherwise; a reader
+//!   takes its bytes only if the slot's sequence was even and unchanged
+//!   across the read.
 //! - Entries and current puts are freed only when the table is dropped;
 //!   what a reader borrows lives at most as long as both the table and its
 //!   epoch guard.
@@ -30,7 +39,7 @@
 //! [`Reader`]: pmix_shmem::Reader
 
 use std::ptr::null_mut;
-use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+use std::sync::atomic::{fence, AtomicPtr, AtomicU64, Ordering};
 
 use crossbeam_epoch::{self as epoch, Atomic, Guard, Owned};
 use parking_lot::Mutex;
@@ -40,6 +49,77 @@ use crate::{Key, Value};
 
 /// Buckets of the table (a power of two).
 const BUCKETS: usize = 1024;
+
+/// Bytes of the inline slot: strings shorter than this are read without
+/// an epoch pin.
+pub const INLINE: usize = 64;
+const WORDS: usize = INLINE / 8;
+/// The inline slot's length when it holds no string.
+const NO_STRING: u64 = u64::MAX;
+
+/// A short string put, readable without a pin (see the module
+/// documentation): a sequence lock over its length and bytes.
+struct Inline {
+    /// Odd while a put writes the slot.
+    seq: AtomicU64,
+    /// The string's length (without the NUL), or [`NO_STRING`].
+    len: AtomicU64,
+    words: [AtomicU64; WORDS],
+}
+
+impl Inline {
+    fn new(value: &Value) -> Inline {
+        let slot = Inline {
+            seq: AtomicU64::new(0),
+            len: AtomicU64::new(NO_STRING),
+            words: std::array::from_fn(|_| AtomicU64::new(0)),
+        };
+        slot.store(value);
+        slot
+    }
+
+    /// Writes `value` in (puts are serialized, so one writer at a time).
+    fn store(&self, value: &Value) {
+        let s = self.seq.load(Ordering::Relaxed);
+        self.seq.store(s.wrapping_add(1), Ordering::Relaxed);
+        fence(Ordering::Release);
+        match value {
+            Value::String(Some(c)) if c.as_bytes().len() < INLINE => {
+                let b = c.as_bytes();
+                let mut buf = [0u8; INLINE];
+                buf[..b.len()].copy_from_slice(b);
+                for (w, chunk) in self.words.iter().zip(buf.chunks_exact(8)) {
+                    w.store(word(chunk, 0), Ordering::Relaxed);
+                }
+                self.len.store(b.len() as u64, Ordering::Relaxed);
+            }
+            _ => self.len.store(NO_STRING, Ordering::Relaxed),
+        }
+        self.seq.store(s.wrapping_add(2), Ordering::Release);
+    }
+
+    /// Copies the string into `out` and returns its length, if the slot
+    /// holds one and no put changed it meanwhile.
+    fn load(&self, out: &mut [u8; INLINE]) -> Option<usize> {
+        let s = self.seq.load(Ordering::Acquire);
+        if s & 1 == 1 {
+            return None;
+        }
+        let len = self.len.load(Ordering::Relaxed);
+        let mut words = [0u64; WORDS];
+        for (o, w) in words.iter_mut().zip(self.words.iter()) {
+            *o = w.load(Ordering::Relaxed);
+        }
+        fence(Ordering::Acquire);
+        if self.seq.load(Ordering::Relaxed) != s || len >= INLINE as u64 {
+            return None;
+        }
+        for (chunk, w) in out.chunks_exact_mut(8).zip(words) {
+            chunk.copy_from_slice(&w.to_le_bytes());
+        }
+        Some(len as usize)
+    }
+}
 
 /// One put of a key, as a get borrows it.
 #[derive(Debug)]
@@ -61,6 +141,8 @@ struct Entry {
     latest: Atomic<OwnPut>,
     /// `latest`'s version, readable without an epoch pin.
     version: AtomicU64,
+    /// `latest` again if it is a short string.
+    inline: Inline,
 }
 
 /// A key this process put, found once: the version of its newest put
@@ -74,6 +156,15 @@ impl<'a> OwnKey<'a> {
     #[inline]
     pub fn version(self) -> u64 {
         self.0.version.load(Ordering::Acquire)
+    }
+
+    /// The key's newest put if it is a string shorter than [`INLINE`]:
+    /// its bytes (no NUL) copied into `out`, read without an epoch pin.
+    /// `None` when it is not such a string, or a put raced with the read
+    /// (then [`read`](Self::read) answers).
+    #[inline]
+    pub fn short_string(self, out: &mut [u8; INLINE]) -> Option<usize> {
+        self.0.inline.load(out)
     }
 
     /// The key's newest put, borrowed while `reader` lives.
@@ -194,8 +285,9 @@ impl OwnPuts {
         let mut seq = self.seq.lock();
         *seq += 1;
         let version = *seq;
-        let new = Owned::new(OwnPut { value, version });
         if let Some(e) = self.entry(key.as_bytes()) {
+            e.inline.store(&value);
+            let new = Owned::new(OwnPut { value, version });
             let guard = epoch::pin();
             let old = e.latest.swap(new, Ordering::AcqRel, &guard);
             e.version.store(version, Ordering::Release);
@@ -209,6 +301,8 @@ impl OwnPuts {
         }
         let hash = hash_of(key.as_bytes());
         let bucket = self.bucket(hash);
+        let inline = Inline::new(&value);
+        let new = Owned::new(OwnPut { value, version });
         let e = Box::into_raw(Box::new(Entry {
             // Puts are serialized: the head cannot change meanwhile.
             next: bucket.load(Ordering::Acquire),
@@ -216,6 +310,7 @@ impl OwnPuts {
             key: key.clone(),
             latest: Atomic::from(new),
             version: AtomicU64::new(version),
+            inline,
         }));
         bucket.store(e, Ordering::Release);
         version
@@ -364,5 +459,58 @@ mod tests {
                 t.put(&k, value(i));
             }
         });
+    }
+
+    /// The inline slot: a short string reads back without a pin; a long
+    /// one, a non-string, and a put racing with the read give `None`, and
+    /// a racing writer never shows a reader torn bytes (each string is
+    /// one letter repeated, its length that letter's).
+    #[test]
+    fn short_strings_read_without_a_pin_and_never_torn() {
+        let t = std::sync::Arc::new(OwnPuts::default());
+        let s = |n: usize| Value::string(&"abcdefgh"[n % 8..n % 8 + 1].repeat(n));
+        t.put(&key("s"), s(5));
+        let mut buf = [0u8; INLINE];
+        let k = t.find(b"s").unwrap();
+        assert_eq!(k.short_string(&mut buf), Some(5));
+        assert_eq!(&buf[..6], b"fffff\0");
+        t.put(&key("s"), s(INLINE));
+        assert_eq!(t.find(b"s").unwrap().short_string(&mut buf), None);
+        t.put(&key("s"), Value::Uint32(7));
+        assert_eq!(t.find(b"s").unwrap().short_string(&mut buf), None);
+        t.put(&key("s"), s(INLINE - 1));
+        assert_eq!(
+            t.find(b"s").unwrap().short_string(&mut buf),
+            Some(INLINE - 1)
+        );
+
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let writer = {
+            let (t, stop) = (t.clone(), stop.clone());
+            std::thread::spawn(move || {
+                let mut n = 0usize;
+                while !stop.load(Ordering::Relaxed) {
+                    n = (n + 7) % (INLINE + 8);
+                    let v = if n == 0 { Value::Uint32(1) } else { s(n) };
+                    t.put(&key("s"), v);
+                }
+            })
+        };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_millis(300);
+        let (mut seen, mut reads) = (0u32, 0u32);
+        while std::time::Instant::now() < deadline || seen < 100 {
+            reads += 1;
+            let mut buf = [0u8; INLINE];
+            if let Some(n) = t.find(b"s").unwrap().short_string(&mut buf) {
+                let want = b"abcdefgh"[n % 8];
+                assert!(n > 0 && n < INLINE, "length {n}");
+                assert!(buf[..n].iter().all(|&b| b == want), "torn: {:?}", &buf[..n]);
+                assert_eq!(buf[n], 0);
+                seen += 1;
+            }
+            assert!(reads < 50_000_000, "the slot never settled");
+        }
+        stop.store(true, Ordering::Relaxed);
+        writer.join().unwrap();
     }
 }

@@ -312,6 +312,7 @@ fn client_main() -> Result<(), String> {
     if !bench {
         own_pointer_checks(&me)?;
         own_scalar_checks(&me)?;
+        own_string_checks(&me)?;
     }
     // SAFETY: NULL procs (the namespace) and no infos.
     let rc = unsafe { PMIx_Fence(std::ptr::null(), 0, std::ptr::null(), 0) };
@@ -401,6 +402,35 @@ fn own_scalar_checks(me: &pmix_proc_t) -> Result<(), String> {
             let got = unsafe { mine.data.uint32 };
             if (mine.type_, got) != (PMIX_UINT32, x) {
                 return Err(format!("own static get after put {x}"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Copy gets of this process's own string puts, short (read from the
+/// inline slot without a pin) and long: each put's string, never an older
+/// one.
+fn own_string_checks(me: &pmix_proc_t) -> Result<(), String> {
+    let key = cstr("test.own.string");
+    for n in 1..=80usize {
+        let want = cstr(&"xyz"[n % 3..n % 3 + 1].repeat(n));
+        // SAFETY: an all-zero value is valid.
+        let mut v: pmix_value_t = unsafe { std::mem::zeroed() };
+        v.type_ = PMIX_STRING;
+        v.data.string = want.as_ptr().cast_mut();
+        // SAFETY: valid key and value (the library copies them).
+        check(unsafe { PMIx_Put(3, key.as_ptr(), &mut v) }, "own put")?;
+        for _ in 0..2 {
+            let mut out = std::ptr::null_mut();
+            // SAFETY: valid proc and key; out is writable.
+            let rc = unsafe { PMIx_Get(me, key.as_ptr(), std::ptr::null(), 0, &mut out) };
+            check(rc, "own string get")?;
+            // SAFETY: a string value the library allocated for us.
+            let got = unsafe { ((*out).type_, CStr::from_ptr((*out).data.string).to_owned()) };
+            release(out);
+            if got != (PMIX_STRING, want.clone()) {
+                return Err(format!("own string get after put of {n} bytes: {got:?}"));
             }
         }
     }

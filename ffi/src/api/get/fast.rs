@@ -10,7 +10,9 @@ use std::ffi::{c_char, CStr};
 use std::ptr::null_mut;
 use std::sync::atomic::{AtomicPtr, Ordering};
 
-use pmix_core::client::{Client, GetOptions, NsHandle, ProcRef, RealmQualifier, ValueStorage};
+use pmix_core::client::{
+    Client, GetOptions, NsHandle, ProcRef, RealmQualifier, ValueStorage, OWN_INLINE,
+};
 use pmix_core::{Rank, Status};
 
 use crate::api::args::{c_array_bytes, c_array_is};
@@ -119,6 +121,16 @@ pub(super) unsafe fn get_fast(
                     // SAFETY: val is a writable out-parameter.
                     unsafe { *val = p };
                     return Some(Ok(()));
+                }
+            }
+            // A short string, copied out without a pin.
+            if opts.storage == ValueStorage::Copy {
+                let mut buf = [0u8; OWN_INLINE];
+                if let Some(n) = k.short_string(&mut buf) {
+                    // The bytes after the string are zero: its NUL.
+                    let s = CStr::from_bytes_with_nul(buf.get(..=n)?).ok()?;
+                    // SAFETY: val is a writable out-parameter.
+                    return Some(malloc_string_value(s).map(|p| unsafe { *val = p }));
                 }
             }
             // A scalar of this version read before by this thread: no pin.
