@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use crate::server::{SECRET_ENV, URI_ENV_VARS};
+use crate::server::{OWN_URI_ENV, SECRET_ENV, URI_ENV_VARS};
 use crate::{Nspace, Proc, Rank, Status};
 
 /// What a client needs to connect.
@@ -18,8 +18,9 @@ pub struct ConnectInfo {
 }
 
 impl ConnectInfo {
-    /// Reads `PMIX_NAMESPACE`, `PMIX_RANK`, the first `PMIX_SERVER_URI*`
-    /// set and `PMIX_RS_SECRET`. `PMIX_ERR_UNREACH` when no server is
+    /// Reads `PMIX_NAMESPACE`, `PMIX_RANK`, our `PMIX_RS_SERVER_URI` or
+    /// else the first `PMIX_SERVER_URI*` set (those name the stock door's
+    /// TCP listener when it is open), and `PMIX_RS_SECRET`. `PMIX_ERR_UNREACH` when no server is
     /// named (a singleton), `PMIX_ERR_BAD_PARAM` when a variable is
     /// malformed.
     pub fn from_env() -> Result<ConnectInfo, Status> {
@@ -28,8 +29,8 @@ impl ConnectInfo {
 
     /// As [`from_env`](Self::from_env), reading variables through `get`.
     pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Result<ConnectInfo, Status> {
-        let uri = URI_ENV_VARS
-            .iter()
+        let uri = std::iter::once(&OWN_URI_ENV)
+            .chain(URI_ENV_VARS.iter())
             .find_map(|v| get(v))
             .ok_or(Status::ERR_UNREACH)?;
         let socket = parse_uri(&uri).ok_or(Status::ERR_BAD_PARAM)?;

@@ -35,6 +35,7 @@ pub mod command;
 pub mod error;
 pub mod handshake;
 pub mod header;
+pub mod job_info;
 pub mod peer;
 pub mod rendezvous;
 pub mod uri;

@@ -28,7 +28,7 @@ use crossbeam_channel::Receiver;
 use mio::{Events, Interest, Poll, Token};
 
 use super::clients::connections::{
-    Caller, Connections, PeerState, HANDSHAKE_LIMIT, LISTENER, WAKER,
+    Caller, Connections, PeerState, HANDSHAKE_LIMIT, LISTENER, STOCK_V4, STOCK_V6, WAKER,
 };
 use super::clients::lifecycle as clients;
 use super::command::{Command, Notifier};
@@ -46,6 +46,8 @@ use crate::{Proc, Status};
 pub(crate) struct EventLoop {
     poll: Poll,
     listener: Listener,
+    /// The stock door's listeners (see `super::stock`), if it is open.
+    stock: Option<super::stock::StockListeners>,
     rx: Receiver<Command>,
     notifier: Notifier,
     st: State,
@@ -64,15 +66,24 @@ impl EventLoop {
         max_body: u32,
         events: Arc<crate::events::EventHandlers>,
         tools: bool,
+        mut stock: Option<super::stock::StockListeners>,
     ) -> std::io::Result<EventLoop> {
         poll.registry()
             .register(&mut listener, LISTENER, Interest::READABLE)?;
+        if let Some(s) = &mut stock {
+            poll.registry()
+                .register(&mut s.v4, STOCK_V4, Interest::READABLE)?;
+            if let Some(v6) = &mut s.v6 {
+                poll.registry().register(v6, STOCK_V6, Interest::READABLE)?;
+            }
+        }
         let conns = Connections::new(poll.registry().try_clone()?, max_body);
         let sink = Arc::new(notifier.clone());
         let st = State::new(conns, registry, host, sink, server, events, tools);
         Ok(EventLoop {
             poll,
             listener,
+            stock,
             rx,
             notifier,
             st,
@@ -104,6 +115,7 @@ impl EventLoop {
                         }
                     }
                     WAKER => {}
+                    STOCK_V4 | STOCK_V6 => self.accept_stock(ev.token()),
                     t => {
                         let hung_up = ev.is_read_closed() || ev.is_error();
                         if ev.is_readable() || hung_up {
@@ -154,7 +166,7 @@ impl EventLoop {
             }
             for ev in events.iter() {
                 let t = ev.token();
-                if t == LISTENER || t == WAKER {
+                if t == LISTENER || t == WAKER || t == STOCK_V4 || t == STOCK_V6 {
                     continue;
                 }
                 if ev.is_read_closed() || ev.is_error() {
@@ -164,6 +176,23 @@ impl EventLoop {
                     super::iof::service::drained(&mut self.st, t);
                 }
             }
+        }
+    }
+
+    /// Accepts the stock door's pending connections on `which` listener;
+    /// each then has [`HANDSHAKE_LIMIT`] to send its connect message.
+    fn accept_stock(&mut self, which: Token) {
+        let Some(s) = &self.stock else {
+            return;
+        };
+        let listener = match (which, &s.v6) {
+            (STOCK_V6, Some(v6)) => v6,
+            _ => &s.v4,
+        };
+        for t in self.st.conns_mut().accept_stock(listener, &s.hostname) {
+            let dl = Instant::now() + HANDSHAKE_LIMIT;
+            self.st.timers_mut().set(dl, TimerKey::Handshake(t));
+            self.read(t, true);
         }
     }
 
@@ -273,6 +302,10 @@ impl EventLoop {
             None => return Ok(()),
             Some(PeerState::AwaitHandshake) => {
                 return match msg {
+                    Message::Handshake(h) if self.st.conns().is_stock(token) => {
+                        super::stock::handshake(&mut self.st, caller, h.proc);
+                        Ok(())
+                    }
                     Message::Handshake(h) => {
                         clients::handshake(&mut self.st, caller, h);
                         Ok(())
@@ -306,7 +339,10 @@ impl EventLoop {
         match msg {
             Message::Commit(items) => dmodex::commit(st, &proc, items),
             Message::Request(q) => services::dispatch(st, caller, &proc, q),
-            Message::FenceRequest(f) => fence::enter(st, caller, &proc, f),
+            Message::FenceRequest(f) => {
+                super::stock::fence_arrival(st, caller, &proc, &f);
+                fence::enter(st, caller, &proc, f)
+            }
             Message::DmodexRequest(d) => dmodex::client_request(st, caller, d),
             Message::NspaceRequest(ns) => connect::nspace_segments(st, caller, &ns),
             Message::Abort(a) => clients::abort(st, caller, &proc, a),

@@ -79,6 +79,7 @@ mod registry;
 mod services;
 mod spawn;
 mod state;
+mod stock;
 mod timers;
 
 pub use crate::wire::pubsub::PublishedValue;
@@ -88,7 +89,7 @@ pub use control::{job_ctrl, session_ctrl};
 pub use events::NotifyCallback;
 pub use host::{Completion, DmodexCallback, HostModule, NoHost, OpOutput, StartedProc};
 pub use host_side::app_setup::{application_setup, EnvChange, EnvEdit};
-pub use host_side::env::{SECRET_ENV, URI_ENV_VARS};
+pub use host_side::env::{OWN_URI_ENV, SECRET_ENV, URI_ENV_VARS};
 pub use host_side::local_log::{log_locally, log_source, log_text, log_timestamp};
 pub use host_side::own_store;
 pub use host_side::published::{DataRange, LookupDone, Participant, Persistence, PublishedData};

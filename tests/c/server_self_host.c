@@ -275,7 +275,9 @@ static void register_resources(void)
     PMIX_INFO_DESTRUCT(&info[1]);
 }
 
-/* Item 15: the file names the URI the client is given. */
+/* Item 15: the file names the URI the client is given (our clients'
+ * PMIX_RS_SERVER_URI when the stock door puts its TCP URI in
+ * PMIX_SERVER_URI41). */
 static void check_uri_file(const char *path, char **env)
 {
     char line[1024] = "", want[1024] = "";
@@ -287,8 +289,11 @@ static void check_uri_file(const char *path, char **env)
         fclose(f);
     }
     for (char **e = env; e && *e; e++) {
-        if (0 == strncmp(*e, "PMIX_SERVER_URI41=", 18)) {
+        if (0 == strncmp(*e, "PMIX_SERVER_URI41=", 18) && '\0' == want[0]) {
             snprintf(want, sizeof(want), "%s\n", *e + 18);
+        }
+        if (0 == strncmp(*e, "PMIX_RS_SERVER_URI=", 19)) {
+            snprintf(want, sizeof(want), "%s\n", *e + 19);
         }
     }
     if ('\0' == want[0] || 0 != strcmp(line, want)) {

@@ -183,6 +183,7 @@ fn run(opts: cli::Options) -> Result<i32, String> {
         tool_support: true,
         session_support: true,
         system_support: opts.system_server,
+        stock_door: true,
         ..ServerConfig::default()
     };
     if opts.system_server {

@@ -71,6 +71,13 @@ pub struct ServerConfig {
     /// `PMIX_TCP_REPORT_URI`: where the server's URI is written once it
     /// listens (see `host_side::report_uri`); `None`: nowhere.
     pub report_uri: Option<String>,
+    /// Open the stock door (`crate::server::stock`): a TCP loopback
+    /// listener for processes carrying their own OpenPMIx library, and
+    /// `setup_fork` names it in `PMIX_SERVER_URI*` (our clients then find
+    /// the Unix socket in `PMIX_RS_SERVER_URI`). Default off; `pmixrun`
+    /// and the C library's `PMIx_server_init` turn it on. If TCP loopback
+    /// cannot be bound, the server runs without it.
+    pub stock_door: bool,
     /// `PMIX_IOF_LOCAL_OUTPUT`: output handed to
     /// [`Server::iof_deliver_nb`](super::Server::iof_deliver_nb) is also written to this process's own
     /// stdout (stdout channel) or stderr (the others). `None`: not given
@@ -100,6 +107,7 @@ impl Default for ServerConfig {
             session_support: false,
             system_support: false,
             report_uri: None,
+            stock_door: false,
             local_output: None,
         }
     }

@@ -10,7 +10,7 @@ use super::{Server, ServerConfig, ServerError};
 use crate::net::{Listener, RendezvousDir};
 use crate::server::command::{Command, Notifier};
 use crate::server::registry::Registry;
-use crate::server::{clients, event_loop, host_side, Census, HostModule};
+use crate::server::{clients, event_loop, host_side, stock, Census, HostModule};
 use crate::Proc;
 
 impl Server {
@@ -73,6 +73,12 @@ impl Server {
         } else {
             None
         };
+        let stock = if config.stock_door {
+            stock::StockListeners::bind(&server_proc, &config.hostname).ok()
+        } else {
+            None
+        };
+        let stock_uri = stock.as_ref().map(|s| s.uri.clone());
         let el = event_loop::EventLoop::new(
             poll,
             listener,
@@ -84,6 +90,7 @@ impl Server {
             config.max_message,
             events.clone(),
             tools,
+            stock,
         )
         .map_err(ServerError::Loop)?;
         let thread = std::thread::Builder::new()
@@ -95,6 +102,7 @@ impl Server {
             notifier,
             thread: Some(thread),
             uri,
+            stock_uri,
             config,
             dir,
             local_support: Default::default(),

@@ -43,6 +43,8 @@ pub struct Server {
     notifier: Notifier,
     thread: Option<JoinHandle<()>>,
     uri: String,
+    /// The stock door's URI (`tcp4://`), if the door is open.
+    stock_uri: Option<String>,
     config: ServerConfig,
     dir: RendezvousDir,
     /// Environment directives of `setup_local_support`, per namespace.

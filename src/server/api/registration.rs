@@ -96,6 +96,7 @@ impl Server {
         Ok(host_side::env::client_env(
             proc,
             &self.uri,
+            self.stock_uri.as_deref(),
             self.dir.path(),
             &self.config,
             &secret,

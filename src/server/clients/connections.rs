@@ -8,6 +8,11 @@
 //! refused handshake is answered with its status, then the connection is
 //! closed once the answer is written.
 //!
+//! A connection's transport is a [`Link`]: our protocol on the Unix
+//! socket, or a stock OpenPMIx peer's on the TCP door
+//! (`crate::server::stock`), whose link translates both ways; everything
+//! here treats the two alike.
+//!
 //! Invariants:
 //! - A connection is registered for writability only while output is
 //!   queued for it (a permanent write interest would wake the loop each
@@ -34,6 +39,7 @@ use std::os::fd::OwnedFd;
 use mio::{Interest, Token};
 
 use crate::net::{Listener, PeerCredentials};
+use crate::server::stock::link::{peer_credentials, Link, StockLink};
 use crate::wire::{self, Connection, Frame, Message, ReadState};
 use crate::{Nspace, Proc};
 
@@ -61,7 +67,10 @@ const OUTPUT_LIMIT_FDS: usize = 256;
 pub(in crate::server) const LISTENER: Token = Token(0);
 /// Token of the loop's waker.
 pub(in crate::server) const WAKER: Token = Token(1);
-const FIRST_PEER: usize = 2;
+/// Tokens of the stock door's IPv4 and IPv6 listeners.
+pub(in crate::server) const STOCK_V4: Token = Token(2);
+pub(in crate::server) const STOCK_V6: Token = Token(3);
+const FIRST_PEER: usize = 4;
 /// Most connections awaiting their handshake at once (see the module
 /// invariants): about 5 KiB each.
 pub(in crate::server) const MAX_UNAUTHENTICATED: usize = 4096;
@@ -75,7 +84,8 @@ pub(in crate::server) enum PeerState {
 }
 
 struct Peer {
-    conn: Connection,
+    /// Ours, or a stock OpenPMIx peer's (see `crate::server::stock`).
+    conn: Link,
     state: PeerState,
     creds: PeerCredentials,
     /// `PMIx_Finalize` received: its closing is expected.
@@ -165,33 +175,70 @@ impl Connections {
             let Ok(creds) = stream.peer_credentials() else {
                 continue;
             };
-            let token = Token(self.next_token);
-            self.next_token += 1;
-            let mut conn = Connection::new(stream, wire::HANDSHAKE_MAX_BODY, 0, true);
-            if self
-                .registry
-                .register(conn.stream_mut(), token, Interest::READABLE)
-                .is_err()
-            {
+            let conn = Connection::new(stream, wire::HANDSHAKE_MAX_BODY, 0, true);
+            if let Some(t) = self.admit(Link::Ours(conn), creds) {
+                new.push(t);
+            }
+        }
+    }
+
+    /// Accepts every pending connection of a stock door's `listener`
+    /// (see `crate::server::stock`); `hostname` is this node's name.
+    pub(in crate::server) fn accept_stock(
+        &mut self,
+        listener: &mio::net::TcpListener,
+        hostname: &str,
+    ) -> Vec<Token> {
+        let mut new = Vec::new();
+        loop {
+            let stream = match listener.accept() {
+                Ok((s, _)) => s,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => return new,
+            };
+            if self.unauthenticated >= MAX_UNAUTHENTICATED {
                 continue;
             }
-            self.unauthenticated += 1;
-            self.peers.insert(
-                token,
-                Peer {
-                    conn,
-                    state: PeerState::AwaitHandshake,
-                    creds,
-                    finalized: false,
-                    closing: false,
-                    write_interest: false,
-                    held: VecDeque::new(),
-                    end: None,
-                    throttled: false,
-                },
-            );
-            new.push(token);
+            // The kernel's owner of the peer's socket: none found, the
+            // connection is not served.
+            let Some(creds) = peer_credentials(&stream) else {
+                continue;
+            };
+            let pindex = u32::try_from(self.next_token).unwrap_or(u32::MAX);
+            let link = StockLink::new(stream, pindex, hostname.to_owned());
+            if let Some(t) = self.admit(Link::Stock(Box::new(link)), creds) {
+                new.push(t);
+            }
         }
+    }
+
+    /// Registers a new connection awaiting its handshake.
+    fn admit(&mut self, mut conn: Link, creds: PeerCredentials) -> Option<Token> {
+        let token = Token(self.next_token);
+        self.next_token += 1;
+        conn.register(&self.registry, token, Interest::READABLE)
+            .ok()?;
+        self.unauthenticated += 1;
+        self.peers.insert(
+            token,
+            Peer {
+                conn,
+                state: PeerState::AwaitHandshake,
+                creds,
+                finalized: false,
+                closing: false,
+                write_interest: false,
+                held: VecDeque::new(),
+                end: None,
+                throttled: false,
+            },
+        );
+        Some(token)
+    }
+
+    /// True if `token` is a stock OpenPMIx peer.
+    pub(in crate::server) fn is_stock(&self, token: Token) -> bool {
+        self.peers.get(&token).is_some_and(|p| p.conn.is_stock())
     }
 
     /// Reads what `token` sent: its complete frames, and false if the
@@ -215,6 +262,14 @@ impl Connections {
             },
             None => Ok(false),
         };
+        // A stock link answers some requests itself while reading.
+        if self
+            .peers
+            .get(&token)
+            .is_some_and(|p| p.conn.has_pending_output() && !p.write_interest)
+        {
+            self.flush(token);
+        }
         (frames, open)
     }
 
@@ -313,11 +368,7 @@ impl Connections {
         } else {
             Interest::READABLE
         };
-        if self
-            .registry
-            .reregister(p.conn.stream_mut(), token, interest)
-            .is_err()
-        {
+        if p.conn.reregister(&self.registry, token, interest).is_err() {
             return self.close(token);
         }
         p.write_interest = want;
@@ -342,7 +393,7 @@ impl Connections {
         if peer.state == PeerState::AwaitHandshake {
             self.unauthenticated -= 1;
         }
-        let _ = self.registry.deregister(peer.conn.stream_mut());
+        peer.conn.deregister(&self.registry);
         let (PeerState::Connecting(proc) | PeerState::Ready(proc)) = peer.state else {
             return;
         };

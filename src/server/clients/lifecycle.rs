@@ -37,7 +37,7 @@ fn reason(status: Status) -> &'static str {
 /// Refuses a client's handshake with `status`: one log line (see
 /// [`super::connections::Connections::log_refusal`]), the answer, then
 /// the connection closes.
-fn refuse(st: &mut State, caller: Caller, claimed: &Proc, status: Status) {
+pub(in crate::server) fn refuse(st: &mut State, caller: Caller, claimed: &Proc, status: Status) {
     let why = format!("handshake: {} (status {})", reason(status), status.0);
     st.conns()
         .log_refusal(st.server_proc(), caller.token, Some(claimed), &why);
@@ -60,10 +60,15 @@ pub(in crate::server) fn handshake(st: &mut State, caller: Caller, h: wire::Hand
     if let Err(s) = st.registry().authenticate(&h.proc, &creds, &h.secret) {
         return refuse(st, caller, &h.proc, s);
     }
-    if st.conns().is_claimed(&h.proc) {
-        return refuse(st, caller, &h.proc, Status::ERR_EXISTS);
+    admit(st, caller, h.proc);
+}
+
+/// A client that proved it is `proc` (by either door): refused if
+/// another connection holds `proc`, else the host decides.
+pub(in crate::server) fn admit(st: &mut State, caller: Caller, proc: Proc) {
+    if st.conns().is_claimed(&proc) {
+        return refuse(st, caller, &proc, Status::ERR_EXISTS);
     }
-    let proc = h.proc;
     st.conns_mut().authenticated(caller.token, &proc);
     let (_, r) = st.upcall(PendingOp::Connect(caller), |h, done| {
         h.client_connected(&proc, done)

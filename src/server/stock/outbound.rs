@@ -1,0 +1,244 @@
+//! Our answers as the replies a stock peer's command expects, packed in
+//! the peer's buffer format.
+//!
+//! - init (`PMIX_REQ_CMD`): the namespace (`PMIX_STRING`), then one
+//!   `PMIX_KVAL` per entry of [`job_info::entries`] read from the job
+//!   segment the loop attached; a rank's data is a `PMIX_PROC_BLOB` kval
+//!   whose byte object holds `PMIX_PROC_RANK` then its kvals. No status.
+//! - get: `PMIX_STATUS`, then on success `PMIX_BYTE_OBJECT`s, each holding
+//!   a `PMIX_PROC` and its `PMIX_KVAL`s (from the job segment, or one per
+//!   process record of a direct-modex reply).
+//! - query: `PMIX_STATUS`, `PMIX_SIZE` count, the infos (if any).
+//! - everything else: a `PMIX_STATUS`.
+//! - an event (unsolicited, on tag 0): `PMIX_COMMAND` (notify), the code
+//!   (`PMIX_STATUS`), the source (`PMIX_PROC`), the info count
+//!   (`PMIX_SIZE`) and, if any, the infos in one pack.
+//!
+//! Invariant: a reply is always produced — a value the peer's format
+//! cannot carry, or a job segment that cannot be read, turns the reply
+//! into an error status (or, for init, a reply without entries, which the
+//! peer's library reports as a failed init), never a panic.
+
+use std::ffi::CString;
+use std::os::fd::{AsFd, OwnedFd};
+
+use super::request::{Peer, Pending};
+use crate::codec::{Buffer, CodecError, Format};
+use crate::openpmix::job_info::{self, Entry, Pair};
+use crate::value::Kval;
+use crate::wire::{Message, SegmentKind};
+use crate::{keys, DataType, Proc, Rank, Status, Value};
+
+/// A reply holding `status` alone.
+pub(in crate::server) fn status_only(fmt: Format, status: Status) -> Vec<u8> {
+    let mut b = Buffer::new();
+    // A status always packs in every format we accept.
+    let _ = fmt.pack_value(&mut b, &Value::Status(status.0));
+    b.into_bytes()
+}
+
+/// The reply to the request `pending` of `peer`, from our answer `msg`
+/// and its descriptors.
+pub(in crate::server) fn reply(
+    peer: &Peer,
+    hostname: &str,
+    pending: &Pending,
+    msg: &Message,
+    fds: &[OwnedFd],
+) -> Vec<u8> {
+    let fmt = peer.format.codec();
+    match (pending, msg) {
+        (Pending::Init, Message::NspaceReply(r)) => {
+            let entries = job_entries(peer, hostname, &r.segments, fds).unwrap_or_default();
+            init_reply(fmt, peer, &entries)
+                .unwrap_or_else(|_| init_reply(fmt, peer, &[]).unwrap_or_default())
+        }
+        (Pending::GetJob { proc, key }, Message::NspaceReply(r)) if r.status == Status::SUCCESS => {
+            let found = job_entries(peer, hostname, &r.segments, fds)
+                .and_then(|e| job_get(&e, proc, key.as_deref()));
+            match found {
+                Some(pairs) => get_reply(fmt, &[(proc.clone(), pairs)])
+                    .unwrap_or_else(|e| status_only(fmt, e.status())),
+                None => status_only(fmt, Status::ERR_NOT_FOUND),
+            }
+        }
+        (Pending::GetModex, Message::DmodexReply(r)) if r.status == Status::SUCCESS => {
+            match modex_records(&r.data) {
+                Some(recs) => {
+                    get_reply(fmt, &recs).unwrap_or_else(|e| status_only(fmt, e.status()))
+                }
+                None => status_only(fmt, Status::ERR_UNPACK_FAILURE),
+            }
+        }
+        (Pending::Query, Message::Response(r)) => {
+            query_reply(fmt, r).unwrap_or_else(|_| status_only(fmt, Status::ERR_PACK_FAILURE))
+        }
+        (_, m) => status_only(fmt, status_of(m)),
+    }
+}
+
+/// An event in our encoding (`body` of [`Message::Event`]) as a
+/// notification for a stock peer; `None` if it does not decode or the
+/// peer's format cannot carry it.
+pub(in crate::server) fn notify(fmt: Format, body: &[u8]) -> Option<Vec<u8>> {
+    let ev = crate::events::decode_event(body).ok()?;
+    let mut b = Buffer::new();
+    let cmd = u8::from(crate::openpmix::Command::Notify);
+    fmt.pack_value(&mut b, &Value::Command(cmd)).ok()?;
+    fmt.pack_value(&mut b, &Value::Status(ev.status.0)).ok()?;
+    fmt.pack(&mut b, DataType::Proc, &[Value::Proc(ev.source)])
+        .ok()?;
+    fmt.pack_value(&mut b, &Value::Size(ev.infos.len())).ok()?;
+    if !ev.infos.is_empty() {
+        let infos: Vec<Value> = ev
+            .infos
+            .into_iter()
+            .map(|i| Value::Info(Box::new(i)))
+            .collect();
+        fmt.pack(&mut b, DataType::Info, &infos).ok()?;
+    }
+    Some(b.into_bytes())
+}
+
+/// A query's answer: its status, the count of infos and the infos.
+fn query_reply(fmt: Format, r: &crate::wire::Response) -> Result<Vec<u8>, CodecError> {
+    let (status, infos) = if r.status == Status::SUCCESS || !r.body.is_empty() {
+        crate::wire::rm::get_query_answer(&r.body)?
+    } else {
+        (r.status, Vec::new())
+    };
+    let mut b = Buffer::new();
+    fmt.pack_value(&mut b, &Value::Status(status.0))?;
+    fmt.pack_value(&mut b, &Value::Size(infos.len()))?;
+    if !infos.is_empty() {
+        let v: Vec<Value> = infos
+            .into_iter()
+            .map(|i| Value::Info(Box::new(i)))
+            .collect();
+        fmt.pack(&mut b, DataType::Info, &v)?;
+    }
+    Ok(b.into_bytes())
+}
+
+/// The status our answer carries.
+fn status_of(m: &Message) -> Status {
+    match m {
+        Message::FenceRelease(r) => r.status,
+        Message::DmodexReply(r) => r.status,
+        Message::NspaceReply(r) => r.status,
+        Message::AbortReply(s) | Message::FinalizeReply(s) => *s,
+        Message::Response(r) => r.status,
+        _ => Status::ERROR,
+    }
+}
+
+/// The job data of the job segment among `segments` (its descriptor at
+/// the same position in `fds`).
+fn job_entries(
+    peer: &Peer,
+    hostname: &str,
+    segments: &[crate::wire::SegmentRef],
+    fds: &[OwnedFd],
+) -> Option<Vec<Entry>> {
+    let at = segments.iter().position(|s| s.kind == SegmentKind::Job)?;
+    let seg = pmix_shmem::Segment::from_fd(fds.get(at)?.as_fd()).ok()?;
+    job_info::entries(&seg, peer.release, hostname).ok()
+}
+
+fn kval(p: &Pair) -> Value {
+    Value::Kval(Box::new(Kval {
+        key: CString::new(p.key.as_bytes()).ok(),
+        value: Some(Box::new(p.value.clone())),
+    }))
+}
+
+/// Packs `pairs` as kvals, leaving out those the peer's format cannot
+/// carry (the client then does not see them, rather than failing).
+fn pack_pairs(fmt: Format, b: &mut Buffer, pairs: &[Pair]) {
+    for p in pairs {
+        let mut one = Buffer::new();
+        if fmt.pack_value(&mut one, &kval(p)).is_ok() {
+            b.extend_from_slice(one.as_bytes());
+        }
+    }
+}
+
+fn init_reply(fmt: Format, peer: &Peer, entries: &[Entry]) -> Result<Vec<u8>, CodecError> {
+    let mut b = Buffer::new();
+    let ns = CString::new(peer.proc.nspace.as_bytes()).ok();
+    fmt.pack_value(&mut b, &Value::String(ns))?;
+    for e in entries {
+        match e {
+            Entry::Pair(p) => pack_pairs(fmt, &mut b, std::slice::from_ref(p)),
+            Entry::ProcBlob { rank, pairs } => {
+                let mut inner = Buffer::new();
+                fmt.pack_value(&mut inner, &Value::ProcRank(*rank))?;
+                pack_pairs(fmt, &mut inner, pairs);
+                let blob = Pair {
+                    key: crate::Key::new(keys::PROC_BLOB)
+                        .map_err(|_| CodecError::BadParam("key"))?,
+                    value: Value::ByteObject(inner.into_bytes()),
+                };
+                pack_pairs(fmt, &mut b, std::slice::from_ref(&blob));
+            }
+        }
+    }
+    Ok(b.into_bytes())
+}
+
+/// What a get of `key` (or of everything, `None`) for `proc` finds in
+/// the job data: its job-level pairs for WILDCARD, else the proc's pair
+/// (or the job's) of that key.
+fn job_get(entries: &[Entry], proc: &Proc, key: Option<&str>) -> Option<Vec<Pair>> {
+    let plain = entries.iter().filter_map(|e| match e {
+        Entry::Pair(p) => Some(p),
+        Entry::ProcBlob { .. } => None,
+    });
+    let matches = |p: &&Pair| key.map_or(true, |k| p.key.as_bytes() == k.as_bytes());
+    if proc.rank == Rank::WILDCARD {
+        let pairs: Vec<Pair> = plain.filter(matches).cloned().collect();
+        return (!pairs.is_empty() || key.is_none()).then_some(pairs);
+    }
+    let own = entries.iter().find_map(|e| match e {
+        Entry::ProcBlob { rank, pairs } if *rank == proc.rank.0 => Some(pairs),
+        _ => None,
+    });
+    let found: Vec<Pair> = own.into_iter().flatten().filter(matches).cloned().collect();
+    if !found.is_empty() {
+        return Some(found);
+    }
+    let job: Vec<Pair> = plain.filter(matches).cloned().collect();
+    (!job.is_empty()).then_some(job)
+}
+
+/// A direct-modex blob's records as (proc, pairs).
+fn modex_records(blob: &[u8]) -> Option<Vec<(Proc, Vec<Pair>)>> {
+    let recs = crate::wire::blob::decode(blob).ok()?;
+    Some(
+        recs.into_iter()
+            .map(|r| {
+                let pairs = r
+                    .posted
+                    .into_iter()
+                    .map(|p| Pair {
+                        key: p.key,
+                        value: p.value,
+                    })
+                    .collect();
+                (r.proc, pairs)
+            })
+            .collect(),
+    )
+}
+
+fn get_reply(fmt: Format, recs: &[(Proc, Vec<Pair>)]) -> Result<Vec<u8>, CodecError> {
+    let mut b = Buffer::new();
+    fmt.pack_value(&mut b, &Value::Status(Status::SUCCESS.0))?;
+    for (proc, pairs) in recs {
+        let mut inner = Buffer::new();
+        fmt.pack(&mut inner, DataType::Proc, &[Value::Proc(proc.clone())])?;
+        pack_pairs(fmt, &mut inner, pairs);
+        fmt.pack_value(&mut b, &Value::ByteObject(inner.into_bytes()))?;
+    }
+    Ok(b.into_bytes())
+}

@@ -1,0 +1,35 @@
+//! What a stock peer is (from its connect message) and what each of its
+//! requests waits for: shared by the translations both ways.
+
+use crate::openpmix::job_info::Release;
+use crate::openpmix::PeerFormat;
+use crate::Proc;
+
+/// What a request of the peer waits for, by our request id.
+#[derive(Clone, Debug)]
+pub(in crate::server) enum Pending {
+    /// The connect message: answered by the handshake reply.
+    Connect,
+    /// `PMIX_REQ_CMD`: the namespace's job segment.
+    Init,
+    /// A get answered from the job segment (`proc` WILDCARD: its job
+    /// data; else `key` from the proc's data).
+    GetJob { proc: Proc, key: Option<String> },
+    /// A get answered by our direct-modex path.
+    GetModex,
+    /// `PMIX_QUERY_CMD`: a status, the count and the infos answered.
+    Query,
+    /// A command answered by a status alone (fence, abort, finalize).
+    Status,
+}
+
+/// What the connect message said.
+#[derive(Clone, Debug)]
+pub(in crate::server) struct Peer {
+    /// The identity claimed.
+    pub(in crate::server) proc: Proc,
+    /// Its buffer format.
+    pub(in crate::server) format: PeerFormat,
+    /// Its library's release.
+    pub(in crate::server) release: Release,
+}

