@@ -385,7 +385,7 @@ pub(in crate::server) fn peer_credentials(
     let (local, remote) = (stream.local_addr().ok()?, stream.peer_addr().ok()?);
     let p = crate::openpmix::peer::lookup(local, remote).ok()?;
     Some(crate::net::PeerCredentials {
-        pid: p.pid.unwrap_or(0),
+        pid: p.pid().unwrap_or(0),
         uid: p.uid,
         gid: u32::MAX,
     })
