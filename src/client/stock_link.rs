@@ -18,14 +18,20 @@
 //! | `FenceRequest` | `PMIX_FENCENB_CMD` → status (the data stays on the server) |
 //! | `DmodexRequest` | `PMIX_GETNB_CMD` → status + byte objects of proc and kvals |
 //! | `Abort` | `PMIX_ABORT_CMD` → status |
+//! | `Request` of `Op::NOTIFY_EVENT` | `PMIX_NOTIFY_CMD` → status |
+//! | (at start) | `PMIX_REGEVENTS_CMD` for every code, reply dropped |
+//! | tag 0 from the server | an `Event` to the client |
 //! | anything else | answered `PMIX_ERR_NOT_SUPPORTED` here |
+//!
+//! A fence without procs names this process's namespace (a stock server
+//! refuses an empty list).
 //!
 //! Invariants: every wait is bounded — init's exchanges by [`INIT_BOUND`]
 //! (or `PMIX_TIMEOUT`), later ones by the client's own machinery, which
 //! fails every pending call with `PMIX_ERR_LOST_CONNECTION` when the bridge
 //! closes its end; the bridge closes it as soon as the server closes, or
-//! sends a frame that does not parse. Events from the server (tag 0) are
-//! not delivered yet.
+//! sends a frame that does not parse. Events are carried but not yet
+//! seen to arrive end to end (see docs/FEATURES.md).
 
 use std::collections::HashMap;
 use std::ffi::CString;
@@ -35,12 +41,13 @@ use std::os::fd::OwnedFd;
 use std::time::{Duration, Instant};
 
 use crate::codec::{Buffer, CodecError, Format, NestedBuffer};
+use crate::events::Range;
 use crate::job::JobDescription;
 use crate::openpmix::header::{Frame, Order, DEFAULT_MAX_MESSAGE, TAG_DYNAMIC, TAG_NOTIFY};
 use crate::openpmix::{ClientReply, Command, ConnectMessage, FrameReader, PeerFormat, Rendezvous};
 use crate::value::Kval;
 use crate::wire::{
-    self, Connection, DmodexReply, FenceRelease, Message, NspaceReply, Posted, Response,
+    self, Connection, DmodexReply, FenceRelease, Message, NspaceReply, Op, Posted, Response,
     SegmentKind, SegmentRef,
 };
 use pmix_shmem::Scope;
@@ -150,6 +157,7 @@ pub fn connect(get: impl Fn(&str) -> Option<String>, bound: Duration) -> Result<
     let progress = Progress::new(conn).map_err(|_| Status::ERR_INIT)?;
     tcp.set_nonblocking(true).map_err(|_| Status::ERR_INIT)?;
     let bridge = Bridge {
+        me: me.clone(),
         fmt,
         pindex,
         ours: Connection::new(theirs, wire::DEFAULT_MAX_BODY, 0, true),
@@ -335,9 +343,12 @@ enum Waiting {
     Fence(u32),
     Get(u32),
     Abort(u32),
+    /// A service request's response (status, no body).
+    Response(u32),
 }
 
 struct Bridge {
+    me: Proc,
     fmt: Format,
     pindex: i32,
     /// The client's connection, seen from the server's side.
@@ -378,6 +389,7 @@ impl Bridge {
             .register(&mut self.tcp, TCP, rw)
             .map_err(closed)?;
         let mut events = mio::Events::with_capacity(8);
+        self.register_for_events()?;
         // Frames of the init reply's read may already hold more.
         self.server_frames()?;
         loop {
@@ -449,8 +461,16 @@ impl Bridge {
                 .map(|b| (b, Waiting::Nothing)),
             Message::FenceRequest(r) => self
                 .command(Command::FenceNb, |b| {
-                    fmt.pack_value(b, &Value::Size(r.procs.len()))?;
-                    let procs: Vec<Value> = r.procs.iter().cloned().map(Value::Proc).collect();
+                    // No procs: this process's whole namespace, named (a
+                    // stock server refuses an empty list).
+                    let all = [Proc::new(self.me.nspace.clone(), crate::Rank::WILDCARD)];
+                    let procs = if r.procs.is_empty() {
+                        &all[..]
+                    } else {
+                        &r.procs[..]
+                    };
+                    fmt.pack_value(b, &Value::Size(procs.len()))?;
+                    let procs: Vec<Value> = procs.iter().cloned().map(Value::Proc).collect();
                     fmt.pack(b, DataType::Proc, &procs)?;
                     pack_infos(fmt, b, &r.infos)
                 })
@@ -474,17 +494,25 @@ impl Bridge {
                     fmt.pack(b, DataType::Proc, &procs)
                 })
                 .map(|b| (b, Waiting::Abort(id))),
+            Message::Request(r) if r.op == Op::NOTIFY_EVENT => {
+                let Ok(ev) = crate::events::decode_event(&r.body) else {
+                    let bad = Response {
+                        status: Status::ERR_BAD_PARAM,
+                        body: vec![],
+                    };
+                    return self.answer(id, &Message::Response(bad));
+                };
+                self.command(Command::Notify, |b| {
+                    fmt.pack_value(b, &Value::Status(ev.status.0))?;
+                    fmt.pack_value(b, &Value::DataRange(ev.range.0))?;
+                    pack_infos(fmt, b, &ev.infos)
+                })
+                .map(|b| (b, Waiting::Response(id)))
+            }
             other => return self.answer_here(id, &other),
         };
         match packed {
-            Ok((bytes, waiting)) => {
-                let tag = self.next_tag;
-                self.next_tag = self.next_tag.checked_add(1).unwrap_or(TAG_DYNAMIC + 1);
-                self.pending.insert(tag, waiting);
-                let frame = Frame::message(self.pindex, tag, bytes);
-                self.out.extend_from_slice(&frame.encode(Order::Network));
-                self.flush_tcp()
-            }
+            Ok((bytes, waiting)) => self.send(bytes, waiting),
             Err(e) => {
                 let s = e.status();
                 self.answer(
@@ -496,6 +524,76 @@ impl Bridge {
                 )
             }
         }
+    }
+
+    /// Sends `bytes` to the server on a new tag, its reply awaited as
+    /// `waiting`.
+    fn send(&mut self, bytes: Vec<u8>, waiting: Waiting) -> Result<(), Closed> {
+        let tag = self.next_tag;
+        self.next_tag = self.next_tag.checked_add(1).unwrap_or(TAG_DYNAMIC + 1);
+        self.pending.insert(tag, waiting);
+        let frame = Frame::message(self.pindex, tag, bytes);
+        self.out.extend_from_slice(&frame.encode(Order::Network));
+        self.flush_tcp()
+    }
+
+    /// Registers for every event (no codes, no infos), once: the server
+    /// then sends each event this process may see, and the client's own
+    /// handlers choose, as they do with our server's events.
+    fn register_for_events(&mut self) -> Result<(), Closed> {
+        let fmt = self.fmt;
+        match self.command(Command::RegEvents, |b| {
+            fmt.pack_value(b, &Value::Size(0))?;
+            fmt.pack_value(b, &Value::Size(0))
+        }) {
+            Ok(bytes) => self.send(bytes, Waiting::Nothing),
+            Err(_) => Err(Closed),
+        }
+    }
+
+    /// A notification on tag 0 (command, status, source, info count,
+    /// infos, range) as our event message; `None` if it does not decode.
+    fn event(&self, payload: Vec<u8>) -> Option<Message> {
+        let fmt = self.fmt;
+        let mut b = Buffer::from_bytes(payload);
+        let Value::Command(c) = fmt.unpack_value(&mut b, DataType::Command).ok()? else {
+            return None;
+        };
+        if c != u8::from(Command::Notify) {
+            return None;
+        }
+        let Value::Status(status) = fmt.unpack_value(&mut b, DataType::Status).ok()? else {
+            return None;
+        };
+        let Value::Proc(source) = fmt.unpack_value(&mut b, DataType::Proc).ok()? else {
+            return None;
+        };
+        let Value::Size(n) = fmt.unpack_value(&mut b, DataType::Size).ok()? else {
+            return None;
+        };
+        let infos = if n == 0 {
+            Vec::new()
+        } else {
+            fmt.unpack(&mut b, DataType::Info, n)
+                .ok()?
+                .into_iter()
+                .filter_map(|v| match v {
+                    Value::Info(i) => Some(*i),
+                    _ => None,
+                })
+                .collect()
+        };
+        let range = match fmt.unpack_value(&mut b, DataType::DataRange) {
+            Ok(Value::DataRange(r)) if Range(r).is_valid() => Range(r),
+            _ => Range::SESSION,
+        };
+        let ev = crate::events::Event {
+            status: Status(status),
+            source,
+            range,
+            infos,
+        };
+        crate::events::encode_event(&ev).ok().map(Message::Event)
     }
 
     /// The payload of `cmd` followed by what `rest` packs.
@@ -535,6 +633,9 @@ impl Bridge {
     fn server_frames(&mut self) -> Result<(), Closed> {
         while let Some(f) = self.reader.next_frame() {
             if f.header.tag == TAG_NOTIFY {
+                if let Some(ev) = self.event(f.payload) {
+                    self.answer(0, &ev)?;
+                }
                 continue;
             }
             let Some(waiting) = self.pending.remove(&f.header.tag) else {
@@ -549,6 +650,13 @@ impl Bridge {
                 Waiting::Nothing => continue,
                 Waiting::Finalize(id) => (id, Message::FinalizeReply(status)),
                 Waiting::Abort(id) => (id, Message::AbortReply(status)),
+                Waiting::Response(id) => (
+                    id,
+                    Message::Response(Response {
+                        status,
+                        body: vec![],
+                    }),
+                ),
                 Waiting::Fence(id) => (
                     id,
                     Message::FenceRelease(FenceRelease {
