@@ -19,6 +19,7 @@ use crate::{keys, Info, Key, Proc, Status};
 
 use super::progress::{Progress, Requester};
 use super::singleton;
+use super::stock_link;
 use super::{Client, ConnectInfo, Inner, LocalData};
 
 /// Connects to the socket at `path`: the progress machinery of the new
@@ -49,10 +50,23 @@ impl Client {
         if no_server {
             return Client::singleton(infos);
         }
+        if stock_link::names_stock_server(|k| std::env::var(k).ok()) {
+            return Client::connect_stock(infos);
+        }
         let c = Client::connect(&ConnectInfo::from_env()?, infos)?;
         // A debugger may have asked the job to wait for it here.
         c.stop_in_init_if_asked()?;
         Ok(c)
+    }
+
+    /// Connects to the OpenPMIx server the environment names (see
+    /// [`stock_link`]); `infos` may hold `PMIX_TIMEOUT` (seconds, for the
+    /// whole init exchange, else [`stock_link::INIT_BOUND`]).
+    fn connect_stock(infos: &[Info]) -> Result<Client, Status> {
+        let d = Directives::parse_for(infos, crate::wire::directives::TIMEOUT_ONLY);
+        let bound = d.timeout.unwrap_or(stock_link::INIT_BOUND);
+        let l = stock_link::connect(|k| std::env::var(k).ok(), bound)?;
+        Client::assemble(l.progress, &l.me, &l.server, &l.segments, l.fds)
     }
 
     /// A singleton: rank 0 of a job of one served by a private server in

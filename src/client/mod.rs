@@ -54,6 +54,7 @@ mod query;
 mod service;
 mod singleton;
 mod spawn;
+mod stock_link;
 pub use spawn::normalize_app;
 mod tool;
 pub use tool::ToolOptions;
