@@ -57,10 +57,6 @@ const KNOWN_BACK_UP: &[(&str, &str)] = &[
     ("src", "client <-> client::service"),
     ("src", "client <-> client::spawn"),
     ("src", "client <-> client::tool"),
-    ("src", "server <-> server::control"),
-    ("src", "server <-> server::env"),
-    ("src", "server <-> server::events"),
-    ("src", "server <-> server::query"),
     ("ffi/src", "sys <-> sys::server"),
 ];
 

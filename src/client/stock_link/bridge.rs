@@ -1,0 +1,476 @@
+//! The bridge thread: our protocol on one side, the stock server's on
+//! the other (see the parent module's table).
+
+use std::collections::HashMap;
+use std::ffi::CString;
+use std::io::{self, Write};
+
+use crate::codec::{Buffer, CodecError, Format, NestedBuffer};
+use crate::events::Range;
+use crate::openpmix::header::{Frame, Order, TAG_DYNAMIC, TAG_NOTIFY};
+use crate::openpmix::{Command, FrameReader};
+use crate::value::Kval;
+use crate::wire::{
+    self, Connection, DmodexReply, FenceRelease, Message, NspaceReply, Op, Posted, Response,
+};
+use crate::{DataType, Info, Proc, Status, Value};
+use pmix_shmem::Scope;
+
+use super::kvals::kvals;
+
+enum Waiting {
+    /// Nothing (a commit).
+    Nothing,
+    Finalize(u32),
+    Fence(u32),
+    Get(u32),
+    Abort(u32),
+    /// A service request's response (status, no body).
+    Response(u32),
+}
+
+struct Bridge {
+    me: Proc,
+    fmt: Format,
+    pindex: i32,
+    /// The client's connection, seen from the server's side.
+    ours: Connection,
+    tcp: mio::net::TcpStream,
+    reader: FrameReader,
+    /// Bytes for the server not written yet.
+    out: Vec<u8>,
+    next_tag: u32,
+    pending: HashMap<u32, Waiting>,
+}
+
+/// The bridge's end: either side closed, or sent what does not parse;
+/// the bridge then drops both connections.
+struct Closed;
+
+fn closed<E>(_: E) -> Closed {
+    Closed
+}
+
+/// Starts the bridge thread between `ours` (the client's connection, seen
+/// from the server's side) and `tcp` (the stock server, past the
+/// handshake and init; `reader` holds what it sent beyond them).
+pub(super) fn spawn(
+    me: Proc,
+    fmt: Format,
+    pindex: i32,
+    ours: Connection,
+    tcp: mio::net::TcpStream,
+    reader: FrameReader,
+) -> io::Result<()> {
+    let bridge = Bridge {
+        me,
+        fmt,
+        pindex,
+        ours,
+        tcp,
+        reader,
+        out: Vec::new(),
+        next_tag: TAG_DYNAMIC + 1,
+        pending: HashMap::new(),
+    };
+    std::thread::Builder::new()
+        .name("pmix-stock-link".into())
+        .spawn(move || bridge.run())
+        .map(drop)
+}
+
+const OURS: mio::Token = mio::Token(0);
+const TCP: mio::Token = mio::Token(1);
+
+impl Bridge {
+    fn run(mut self) {
+        let _ = self.serve();
+        // Dropping `self` closes both ends: the client's pending and later
+        // calls fail with a lost connection.
+    }
+
+    fn serve(&mut self) -> Result<(), Closed> {
+        let mut poll = mio::Poll::new().map_err(closed)?;
+        let rw = mio::Interest::READABLE | mio::Interest::WRITABLE;
+        poll.registry()
+            .register(self.ours.stream_mut(), OURS, rw)
+            .map_err(closed)?;
+        poll.registry()
+            .register(&mut self.tcp, TCP, rw)
+            .map_err(closed)?;
+        let mut events = mio::Events::with_capacity(8);
+        self.register_for_events()?;
+        // Frames of the init reply's read may already hold more.
+        self.server_frames()?;
+        loop {
+            match poll.poll(&mut events, None) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(_) => return Err(Closed),
+            }
+            for ev in events.iter() {
+                if ev.token() == OURS && (ev.is_readable() || ev.is_read_closed()) {
+                    self.client_frames()?;
+                }
+                if ev.token() == TCP && (ev.is_readable() || ev.is_read_closed()) {
+                    match self.reader.read_from(&mut self.tcp) {
+                        Ok(crate::openpmix::header::ReadState::Open) => {}
+                        _ => {
+                            let _ = self.server_frames();
+                            return Err(Closed);
+                        }
+                    }
+                    self.server_frames()?;
+                }
+            }
+            self.flush_tcp()?;
+            self.ours.flush().map_err(closed)?;
+        }
+    }
+
+    fn flush_tcp(&mut self) -> Result<(), Closed> {
+        while !self.out.is_empty() {
+            match self.tcp.write(&self.out) {
+                Ok(0) => return Err(Closed),
+                Ok(n) => {
+                    self.out.drain(..n);
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(()),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => return Err(Closed),
+            }
+        }
+        Ok(())
+    }
+
+    fn client_frames(&mut self) -> Result<(), Closed> {
+        let mut frames = Vec::new();
+        let state = self.ours.read_frames(&mut frames);
+        for f in frames {
+            let Ok(msg) = f.message() else {
+                return Err(Closed);
+            };
+            self.request(f.header.id, msg)?;
+        }
+        match state {
+            Ok(wire::ReadState::Open) => Ok(()),
+            _ => Err(Closed),
+        }
+    }
+
+    /// Sends the stock form of the client's request `msg` (id `id`), or
+    /// answers it here.
+    fn request(&mut self, id: u32, msg: Message) -> Result<(), Closed> {
+        let fmt = self.fmt;
+        let packed = match msg {
+            Message::Finalize => self
+                .command(Command::Finalize, |_| Ok(()))
+                .map(|b| (b, Waiting::Finalize(id))),
+            Message::Commit(posted) => self
+                .command(Command::Commit, |b| pack_commit(fmt, b, &posted))
+                .map(|b| (b, Waiting::Nothing)),
+            Message::FenceRequest(r) => self
+                .command(Command::FenceNb, |b| {
+                    // No procs: this process's whole namespace, named (a
+                    // stock server refuses an empty list).
+                    let all = [Proc::new(self.me.nspace.clone(), crate::Rank::WILDCARD)];
+                    let procs = if r.procs.is_empty() {
+                        &all[..]
+                    } else {
+                        &r.procs[..]
+                    };
+                    fmt.pack_value(b, &Value::Size(procs.len()))?;
+                    let procs: Vec<Value> = procs.iter().cloned().map(Value::Proc).collect();
+                    fmt.pack(b, DataType::Proc, &procs)?;
+                    pack_infos(fmt, b, &r.infos)
+                })
+                .map(|b| (b, Waiting::Fence(id))),
+            Message::DmodexRequest(r) => self
+                .command(Command::GetNb, |b| {
+                    let ns = CString::new(r.proc.nspace.as_c_str().to_bytes()).ok();
+                    fmt.pack_value(b, &Value::String(ns))?;
+                    fmt.pack_value(b, &Value::ProcRank(r.proc.rank.0))?;
+                    pack_infos(fmt, b, &r.infos)?;
+                    let k = r.key.as_ref().and_then(|k| CString::new(k.as_bytes()).ok());
+                    fmt.pack_value(b, &Value::String(k))
+                })
+                .map(|b| (b, Waiting::Get(id))),
+            Message::Abort(a) => self
+                .command(Command::Abort, |b| {
+                    fmt.pack_value(b, &Value::Status(a.status.0))?;
+                    fmt.pack_value(b, &Value::String(a.message.clone()))?;
+                    fmt.pack_value(b, &Value::Size(a.procs.len()))?;
+                    let procs: Vec<Value> = a.procs.iter().cloned().map(Value::Proc).collect();
+                    fmt.pack(b, DataType::Proc, &procs)
+                })
+                .map(|b| (b, Waiting::Abort(id))),
+            Message::Request(r) if r.op == Op::NOTIFY_EVENT => {
+                let Ok(ev) = crate::events::decode_event(&r.body) else {
+                    let bad = Response {
+                        status: Status::ERR_BAD_PARAM,
+                        body: vec![],
+                    };
+                    return self.answer(id, &Message::Response(bad));
+                };
+                self.command(Command::Notify, |b| {
+                    fmt.pack_value(b, &Value::Status(ev.status.0))?;
+                    fmt.pack_value(b, &Value::DataRange(ev.range.0))?;
+                    pack_infos(fmt, b, &ev.infos)
+                })
+                .map(|b| (b, Waiting::Response(id)))
+            }
+            other => return self.answer_here(id, &other),
+        };
+        match packed {
+            Ok((bytes, waiting)) => self.send(bytes, waiting),
+            Err(e) => {
+                let s = e.status();
+                self.answer(
+                    id,
+                    &Message::Response(Response {
+                        status: s,
+                        body: vec![],
+                    }),
+                )
+            }
+        }
+    }
+
+    /// Sends `bytes` to the server on a new tag, its reply awaited as
+    /// `waiting`.
+    fn send(&mut self, bytes: Vec<u8>, waiting: Waiting) -> Result<(), Closed> {
+        let tag = self.next_tag;
+        self.next_tag = self.next_tag.checked_add(1).unwrap_or(TAG_DYNAMIC + 1);
+        self.pending.insert(tag, waiting);
+        let frame = Frame::message(self.pindex, tag, bytes);
+        self.out.extend_from_slice(&frame.encode(Order::Network));
+        self.flush_tcp()
+    }
+
+    /// Registers for every event (no codes, no infos), once: the server
+    /// then sends each event this process may see, and the client's own
+    /// handlers choose, as they do with our server's events.
+    fn register_for_events(&mut self) -> Result<(), Closed> {
+        let fmt = self.fmt;
+        match self.command(Command::RegEvents, |b| {
+            fmt.pack_value(b, &Value::Size(0))?;
+            fmt.pack_value(b, &Value::Size(0))
+        }) {
+            Ok(bytes) => self.send(bytes, Waiting::Nothing),
+            Err(_) => Err(Closed),
+        }
+    }
+
+    /// A notification on tag 0 (command, status, source, info count,
+    /// infos, range) as our event message; `None` if it does not decode.
+    fn event(&self, payload: Vec<u8>) -> Option<Message> {
+        let fmt = self.fmt;
+        let mut b = Buffer::from_bytes(payload);
+        let Value::Command(c) = fmt.unpack_value(&mut b, DataType::Command).ok()? else {
+            return None;
+        };
+        if c != u8::from(Command::Notify) {
+            return None;
+        }
+        let Value::Status(status) = fmt.unpack_value(&mut b, DataType::Status).ok()? else {
+            return None;
+        };
+        let Value::Proc(source) = fmt.unpack_value(&mut b, DataType::Proc).ok()? else {
+            return None;
+        };
+        let Value::Size(n) = fmt.unpack_value(&mut b, DataType::Size).ok()? else {
+            return None;
+        };
+        let infos = if n == 0 {
+            Vec::new()
+        } else {
+            fmt.unpack(&mut b, DataType::Info, n)
+                .ok()?
+                .into_iter()
+                .filter_map(|v| match v {
+                    Value::Info(i) => Some(*i),
+                    _ => None,
+                })
+                .collect()
+        };
+        let range = match fmt.unpack_value(&mut b, DataType::DataRange) {
+            Ok(Value::DataRange(r)) if Range(r).is_valid() => Range(r),
+            _ => Range::SESSION,
+        };
+        let ev = crate::events::Event {
+            status: Status(status),
+            source,
+            range,
+            infos,
+        };
+        crate::events::encode_event(&ev).ok().map(Message::Event)
+    }
+
+    /// The payload of `cmd` followed by what `rest` packs.
+    fn command(
+        &self,
+        cmd: Command,
+        rest: impl FnOnce(&mut Buffer) -> Result<(), CodecError>,
+    ) -> Result<Vec<u8>, CodecError> {
+        let mut b = Buffer::new();
+        self.fmt.pack_value(&mut b, &Value::Command(cmd.into()))?;
+        rest(&mut b)?;
+        Ok(b.into_bytes())
+    }
+
+    /// Answers a request the slice does not carry to the server.
+    fn answer_here(&mut self, id: u32, msg: &Message) -> Result<(), Closed> {
+        let no = Status::ERR_NOT_SUPPORTED;
+        let reply = match msg {
+            Message::Request(_) => Message::Response(Response {
+                status: no,
+                body: vec![],
+            }),
+            Message::NspaceRequest(_) => Message::NspaceReply(NspaceReply {
+                status: no,
+                segments: vec![],
+            }),
+            _ => return Ok(()),
+        };
+        self.answer(id, &reply)
+    }
+
+    fn answer(&mut self, id: u32, msg: &Message) -> Result<(), Closed> {
+        self.ours.send(id, msg, Vec::new()).map_err(closed)?;
+        self.ours.flush().map(drop).map_err(closed)
+    }
+
+    fn server_frames(&mut self) -> Result<(), Closed> {
+        while let Some(f) = self.reader.next_frame() {
+            if f.header.tag == TAG_NOTIFY {
+                if let Some(ev) = self.event(f.payload) {
+                    self.answer(0, &ev)?;
+                }
+                continue;
+            }
+            let Some(waiting) = self.pending.remove(&f.header.tag) else {
+                continue;
+            };
+            let mut b = Buffer::from_bytes(f.payload);
+            let status = match self.fmt.unpack_value(&mut b, DataType::Status) {
+                Ok(Value::Status(s)) => Status(s),
+                _ => Status::ERR_UNPACK_FAILURE,
+            };
+            let reply = match waiting {
+                Waiting::Nothing => continue,
+                Waiting::Finalize(id) => (id, Message::FinalizeReply(status)),
+                Waiting::Abort(id) => (id, Message::AbortReply(status)),
+                Waiting::Response(id) => (
+                    id,
+                    Message::Response(Response {
+                        status,
+                        body: vec![],
+                    }),
+                ),
+                Waiting::Fence(id) => (
+                    id,
+                    Message::FenceRelease(FenceRelease {
+                        status,
+                        segments: vec![],
+                    }),
+                ),
+                Waiting::Get(id) => (id, self.get_reply(status, &mut b)),
+            };
+            self.answer(reply.0, &reply.1)?;
+        }
+        Ok(())
+    }
+
+    /// A get's reply as a direct-modex reply: each byte object's process
+    /// and kvals as one record of a modex blob.
+    fn get_reply(&self, status: Status, b: &mut Buffer) -> Message {
+        let fail = |status| {
+            Message::DmodexReply(DmodexReply {
+                status,
+                data: vec![],
+            })
+        };
+        if status != Status::SUCCESS {
+            return fail(status);
+        }
+        let mut data = Vec::new();
+        while b.remaining() > 0 {
+            let Ok(Value::ByteObject(obj)) = self.fmt.unpack_value(b, DataType::ByteObject) else {
+                return fail(Status::ERR_UNPACK_FAILURE);
+            };
+            let mut inner = Buffer::from_bytes(obj);
+            let proc = match self.fmt.unpack(&mut inner, DataType::Proc, 1) {
+                Ok(mut v) => match v.pop() {
+                    Some(Value::Proc(p)) => p,
+                    _ => return fail(Status::ERR_UNPACK_FAILURE),
+                },
+                Err(e) => return fail(e.status()),
+            };
+            let Ok(pairs) = kvals(self.fmt, &mut inner) else {
+                return fail(Status::ERR_UNPACK_FAILURE);
+            };
+            let posted: Vec<Posted> = pairs
+                .into_iter()
+                .map(|(key, value)| Posted {
+                    scope: Scope::Global,
+                    key,
+                    value,
+                })
+                .collect();
+            if wire::blob::put_record(&mut data, &proc, posted.iter()).is_err() {
+                return fail(Status::ERR_PACK_FAILURE);
+            }
+        }
+        Message::DmodexReply(DmodexReply {
+            status: Status::SUCCESS,
+            data,
+        })
+    }
+}
+
+fn pack_infos(fmt: Format, b: &mut Buffer, infos: &[Info]) -> Result<(), CodecError> {
+    fmt.pack_value(b, &Value::Size(infos.len()))?;
+    if !infos.is_empty() {
+        let v: Vec<Value> = infos
+            .iter()
+            .cloned()
+            .map(|i| Value::Info(Box::new(i)))
+            .collect();
+        fmt.pack(b, DataType::Info, &v)?;
+    }
+    Ok(())
+}
+
+/// A commit's body: for the local and the remote scope, in that order,
+/// the scope and a buffer of the kvals posted for it (a global put goes
+/// in both); a scope with nothing posted is left out.
+pub(super) fn pack_commit(
+    fmt: Format,
+    b: &mut Buffer,
+    posted: &[Posted],
+) -> Result<(), CodecError> {
+    for (scope, wanted) in [
+        (Scope::Local, [Scope::Local, Scope::Global]),
+        (Scope::Remote, [Scope::Remote, Scope::Global]),
+    ] {
+        let mut inner = Buffer::new();
+        let mut any = false;
+        for p in posted.iter().filter(|p| wanted.contains(&p.scope)) {
+            let kv = Value::Kval(Box::new(Kval {
+                key: CString::new(p.key.as_bytes()).ok(),
+                value: Some(Box::new(p.value.clone())),
+            }));
+            fmt.pack_value(&mut inner, &kv)?;
+            any = true;
+        }
+        if any {
+            fmt.pack_value(b, &Value::Scope(scope.raw()))?;
+            let nested = NestedBuffer {
+                buffer_type: if fmt.described { 2 } else { 1 },
+                bytes: inner.into_bytes(),
+            };
+            fmt.pack_buffers(b, &[nested])?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,306 @@
+//! Our client on an OpenPMIx server (issue 24): when the environment names
+//! a stock server (a `tcp4://`/`tcp6://` URI in `PMIX_SERVER_URI41` and its
+//! siblings, no `PMIX_RS_SERVER_URI`), init connects over TCP as a `v41`
+//! (or the variable's module) / `hash` client, asks for its job data
+//! (`PMIX_REQ_CMD`) and turns the reply into a job segment of ours, built
+//! here and mapped as a segment from our own server is: gets of job,
+//! node, app and process keys then take the same lock-free path.
+//!
+//! After init a bridge thread links the client's ordinary connection (one
+//! end of a socket pair, our protocol) to the TCP connection (OpenPMIx's
+//! protocol): it turns each request into the stock command and each stock
+//! reply into the answer the client waits for.
+//!
+//! | ours | stock |
+//! |---|---|
+//! | `Finalize` | `PMIX_FINALIZE_CMD` → status |
+//! | `Commit` | `PMIX_COMMIT_CMD` (scope + buffer of kvals, local then remote) → status, dropped |
+//! | `FenceRequest` | `PMIX_FENCENB_CMD` → status (the data stays on the server) |
+//! | `DmodexRequest` | `PMIX_GETNB_CMD` → status + byte objects of proc and kvals |
+//! | `Abort` | `PMIX_ABORT_CMD` → status |
+//! | `Request` of `Op::NOTIFY_EVENT` | `PMIX_NOTIFY_CMD` → status |
+//! | (at start) | `PMIX_REGEVENTS_CMD` for every code, reply dropped |
+//! | tag 0 from the server | an `Event` to the client |
+//! | anything else | answered `PMIX_ERR_NOT_SUPPORTED` here |
+//!
+//! A fence without procs names this process's namespace (a stock server
+//! refuses an empty list).
+//!
+//! Invariants: every wait is bounded — init's exchanges by [`INIT_BOUND`]
+//! (or `PMIX_TIMEOUT`), later ones by the client's own machinery, which
+//! fails every pending call with `PMIX_ERR_LOST_CONNECTION` when the bridge
+//! closes its end; the bridge closes it as soon as the server closes, or
+//! sends a frame that does not parse. Events are carried but not yet
+//! seen to arrive end to end (see docs/FEATURES.md).
+
+use std::io::{self, Read, Write};
+use std::net::TcpStream;
+use std::os::fd::OwnedFd;
+use std::time::{Duration, Instant};
+
+use crate::codec::{Buffer, Format};
+use crate::job::JobDescription;
+use crate::openpmix::header::{Frame, Order, DEFAULT_MAX_MESSAGE, TAG_DYNAMIC};
+use crate::openpmix::{ClientReply, Command, ConnectMessage, FrameReader, PeerFormat, Rendezvous};
+use crate::wire::{self, Connection, SegmentKind, SegmentRef};
+
+use crate::{keys, DataType, Info, Key, Nspace, Proc, Status, Value};
+
+use self::kvals::kvals;
+use super::progress::{Progress, Requester};
+
+/// How long init waits for the server (connect, handshake, job data)
+/// unless `PMIX_TIMEOUT` says otherwise.
+pub const INIT_BOUND: Duration = Duration::from_secs(10);
+
+/// The OpenPMIx release our client announces: the 4.2.2 layout our C
+/// library keeps.
+const ANNOUNCED_VERSION: &str = "4.2.2";
+
+/// Whether `get` names an OpenPMIx server rather than one of ours: no
+/// `PMIX_RS_SERVER_URI`, and a TCP address in the first URI variable.
+pub fn names_stock_server(get: impl Fn(&str) -> Option<String>) -> bool {
+    if get(crate::server::OWN_URI_ENV).is_some() {
+        return false;
+    }
+    crate::openpmix::uri::SERVER_URI_VARS
+        .iter()
+        .find_map(|v| get(v))
+        .is_some_and(|u| u.contains(";tcp4://") || u.contains(";tcp6://"))
+}
+
+/// A stock server's link, ready for [`super::Client`]'s assembly.
+pub struct Linked {
+    pub progress: (Progress, Requester),
+    pub me: Proc,
+    pub server: Proc,
+    pub segments: Vec<SegmentRef>,
+    pub fds: Vec<OwnedFd>,
+}
+
+/// Connects to the server `get` names, fetches the job data and starts
+/// the bridge.
+pub fn connect(get: impl Fn(&str) -> Option<String>, bound: Duration) -> Result<Linked, Status> {
+    let rv = Rendezvous::from_env(&get)
+        .map_err(Status::from)?
+        .ok_or(Status::ERR_UNREACH)?;
+    let me = rv.proc.clone().ok_or(Status::ERR_BAD_PARAM)?;
+    let format = PeerFormat {
+        module: rv.module,
+        buffer_type: rv.buffer_type,
+    };
+    let fmt = format.codec();
+    let deadline = Instant::now() + bound;
+    let mut tcp =
+        TcpStream::connect_timeout(&rv.uri.addr, bound).map_err(|_| Status::ERR_UNREACH)?;
+    let _ = tcp.set_nodelay(true);
+
+    // Handshake: our connect message, then status and index.
+    let (uid, gid) = crate::sys::my_ids();
+    let mut hello = ConnectMessage::client(me.clone(), uid, gid, ANNOUNCED_VERSION, format);
+    hello.psec = rv.psec.to_owned();
+    if hello.psec != "native" {
+        hello.credential = Vec::new();
+    }
+    let bytes = hello.encode().map_err(Status::from)?;
+    write_by(&mut tcp, &bytes, deadline)?;
+    let mut got = Vec::new();
+    let reply = loop {
+        match ClientReply::parse(&got).map_err(Status::from)? {
+            Some((r, _)) => break r,
+            None => read_some(&mut tcp, &mut got, deadline)?,
+        }
+    };
+    let pindex = reply.pindex as i32;
+
+    // Init: the job data.
+    let mut req = Buffer::new();
+    fmt.pack_value(&mut req, &Value::Command(Command::Req.into()))
+        .map_err(|e| e.status())?;
+    let frame = Frame::message(pindex, TAG_DYNAMIC, req.into_bytes());
+    write_by(&mut tcp, &frame.encode(Order::Network), deadline)?;
+    let mut reader = FrameReader::new(DEFAULT_MAX_MESSAGE);
+    let payload = loop {
+        if let Some(f) = reader.next_frame() {
+            if f.header.tag == TAG_DYNAMIC {
+                break f.payload;
+            }
+            continue;
+        }
+        let mut chunk = Vec::new();
+        read_some(&mut tcp, &mut chunk, deadline)?;
+        reader.push(&chunk).map_err(Status::from)?;
+    };
+    let hostname =
+        get(crate::openpmix::uri::ENV_HOSTNAME).unwrap_or_else(crate::server::local_hostname);
+    let job = job_from_reply(fmt, &me.nspace, &payload, &hostname)?;
+    let sealed = job
+        .build_segment()?
+        .seal()
+        .map_err(|_| Status::ERR_OUT_OF_RESOURCE)?;
+
+    // The bridge.
+    let (ours, theirs) = crate::net::Stream::pair().map_err(|_| Status::ERR_INIT)?;
+    let conn = Connection::new(
+        ours,
+        wire::DEFAULT_MAX_BODY,
+        wire::frame::MAX_FDS_PER_FRAME,
+        false,
+    );
+    let progress = Progress::new(conn).map_err(|_| Status::ERR_INIT)?;
+    tcp.set_nonblocking(true).map_err(|_| Status::ERR_INIT)?;
+    bridge::spawn(
+        me.clone(),
+        fmt,
+        pindex,
+        Connection::new(theirs, wire::DEFAULT_MAX_BODY, 0, true),
+        mio::net::TcpStream::from_std(tcp),
+        reader,
+    )
+    .map_err(|_| Status::ERR_INIT)?;
+    Ok(Linked {
+        progress,
+        me: me.clone(),
+        server: rv.uri.server,
+        segments: vec![SegmentRef {
+            nspace: me.nspace,
+            kind: SegmentKind::Job,
+            generation: 1,
+        }],
+        fds: vec![sealed.into_fd()],
+    })
+}
+
+fn left(deadline: Instant) -> Result<Duration, Status> {
+    deadline
+        .checked_duration_since(Instant::now())
+        .filter(|d| !d.is_zero())
+        .ok_or(Status::ERR_TIMEOUT)
+}
+
+fn write_by(tcp: &mut TcpStream, bytes: &[u8], deadline: Instant) -> Result<(), Status> {
+    tcp.set_write_timeout(Some(left(deadline)?))
+        .map_err(|_| Status::ERR_UNREACH)?;
+    tcp.write_all(bytes).map_err(|e| io_status(&e))
+}
+
+/// Reads what arrives next (at least one byte) before `deadline`.
+fn read_some(tcp: &mut TcpStream, into: &mut Vec<u8>, deadline: Instant) -> Result<(), Status> {
+    let mut chunk = [0u8; 16 * 1024];
+    loop {
+        tcp.set_read_timeout(Some(left(deadline)?))
+            .map_err(|_| Status::ERR_UNREACH)?;
+        match tcp.read(&mut chunk) {
+            Ok(0) => return Err(Status::ERR_LOST_CONNECTION),
+            Ok(n) => {
+                into.extend_from_slice(&chunk[..n]);
+                return Ok(());
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(io_status(&e)),
+        }
+    }
+}
+
+fn io_status(e: &io::Error) -> Status {
+    match e.kind() {
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => Status::ERR_TIMEOUT,
+        _ => Status::ERR_LOST_CONNECTION,
+    }
+}
+
+fn key(name: &str) -> Key {
+    Key::new(name).expect("reserved key names fit a pmix_key_t")
+}
+
+/// The registration infos an init reply holds (see
+/// [`crate::openpmix::job_info`] for its layout): job pairs as they are,
+/// each `PMIX_PROC_BLOB` as a `PMIX_PROC_DATA` array led by `PMIX_RANK`.
+pub fn registration_infos(
+    fmt: Format,
+    nspace: &Nspace,
+    payload: &[u8],
+) -> Result<Vec<Info>, Status> {
+    let mut b = Buffer::from_bytes(payload.to_vec());
+    let ns = match fmt.unpack_value(&mut b, DataType::String) {
+        Ok(Value::String(Some(s))) => s,
+        _ => return Err(Status::ERR_UNPACK_FAILURE),
+    };
+    if ns.as_bytes() != nspace.as_c_str().to_bytes() {
+        return Err(Status::ERR_UNPACK_FAILURE);
+    }
+    let mut infos = Vec::new();
+    for (k, v) in kvals(fmt, &mut b)? {
+        if k.as_bytes() != keys::PROC_BLOB.as_bytes() {
+            infos.push(Info::new(k, v));
+            continue;
+        }
+        let Value::ByteObject(blob) = v else {
+            return Err(Status::ERR_UNPACK_FAILURE);
+        };
+        let mut inner = Buffer::from_bytes(blob);
+        let rank = match fmt.unpack_value(&mut inner, DataType::ProcRank) {
+            Ok(Value::ProcRank(r)) => r,
+            _ => return Err(Status::ERR_UNPACK_FAILURE),
+        };
+        let mut items = vec![Info::new(key(keys::RANK), Value::ProcRank(rank))];
+        items.extend(
+            kvals(fmt, &mut inner)?
+                .into_iter()
+                .map(|(k, v)| Info::new(k, v)),
+        );
+        infos.push(Info::new(key(keys::PROC_DATA), Value::info_array(items)));
+    }
+    Ok(infos)
+}
+
+fn job_from_reply(
+    fmt: Format,
+    nspace: &Nspace,
+    payload: &[u8],
+    hostname: &str,
+) -> Result<JobDescription, Status> {
+    let infos = registration_infos(fmt, nspace, payload)?;
+    let local = local_count(&infos, hostname);
+    JobDescription::from_registration(nspace, local, &infos, hostname)
+}
+
+/// How many of the job's processes run on `hostname`: its node array's
+/// `PMIX_LOCAL_SIZE` (or the job's), else the ranks whose process data
+/// names the host, at least one (this process).
+fn local_count(infos: &[Info], hostname: &str) -> u32 {
+    let is = |i: &Info, k: &str| i.key.as_bytes() == k.as_bytes();
+    let names_host = |items: &[Info]| {
+        items.iter().any(|i| {
+            is(i, keys::HOSTNAME)
+                && matches!(&i.value, Value::String(Some(h)) if h.as_bytes() == hostname.as_bytes())
+        })
+    };
+    let size_in = |items: &[Info]| {
+        items
+            .iter()
+            .find(|i| is(i, keys::LOCAL_SIZE))
+            .and_then(|i| i.value.as_u32())
+    };
+    let arrays = |k: &'static str| {
+        infos
+            .iter()
+            .filter(move |i| is(i, k))
+            .filter_map(|i| i.value.infos())
+    };
+    if let Some(n) = arrays(keys::NODE_INFO_ARRAY)
+        .find(|a| names_host(a))
+        .and_then(|a| size_in(&a))
+        .or_else(|| size_in(infos))
+    {
+        return n.max(1);
+    }
+    let here = arrays(keys::PROC_DATA).filter(|a| names_host(a)).count();
+    u32::try_from(here).unwrap_or(u32::MAX).max(1)
+}
+
+/// What the client waits for on a stock request.
+mod bridge;
+mod kvals;
+#[cfg(test)]
+mod tests;
