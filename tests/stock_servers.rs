@@ -31,6 +31,21 @@ fn program() -> PathBuf {
     )
 }
 
+/// The C program on our library as rank 0 of "fake-job", told that its
+/// server is an OpenPMIx one on loopback port `port`.
+fn rank_of_fake_server(port: u16) -> Command {
+    let mut cmd = Command::new(program());
+    cmd.env("LD_LIBRARY_PATH", common::ffi_lib_dir())
+        .env(
+            "PMIX_SERVER_URI41",
+            format!("fake-server.0;tcp4://127.0.0.1:{port}"),
+        )
+        .env("PMIX_NAMESPACE", "fake-job")
+        .env("PMIX_RANK", "0")
+        .env_remove("PMIX_RS_SERVER_URI");
+    cmd
+}
+
 /// Our library as the maps show it.
 fn our_lib() -> PathBuf {
     std::fs::canonicalize(common::ffi_lib_dir().join("libpmix.so.2")).unwrap()
@@ -199,15 +214,7 @@ fn against_fake(fake: Fake, extra_env: &[(&str, &str)]) -> (Output, Duration) {
             }
         }
     });
-    let mut cmd = Command::new(program());
-    cmd.env("LD_LIBRARY_PATH", common::ffi_lib_dir())
-        .env(
-            "PMIX_SERVER_URI41",
-            format!("fake-server.0;tcp4://127.0.0.1:{port}"),
-        )
-        .env("PMIX_NAMESPACE", "fake-job")
-        .env("PMIX_RANK", "0")
-        .env_remove("PMIX_RS_SERVER_URI");
+    let mut cmd = rank_of_fake_server(port);
     for (k, v) in extra_env {
         cmd.env(k, v);
     }
@@ -263,16 +270,8 @@ fn a_munge_only_server_is_refused_clearly() {
     // thread is released by a connection of our own.
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = l.local_addr().unwrap().port();
-    let mut cmd = Command::new(program());
-    cmd.env("LD_LIBRARY_PATH", common::ffi_lib_dir())
-        .env(
-            "PMIX_SERVER_URI41",
-            format!("fake-server.0;tcp4://127.0.0.1:{port}"),
-        )
-        .env("PMIX_NAMESPACE", "fake-job")
-        .env("PMIX_RANK", "0")
-        .env("PMIX_SECURITY_MODE", "munge")
-        .env_remove("PMIX_RS_SERVER_URI");
+    let mut cmd = rank_of_fake_server(port);
+    cmd.env("PMIX_SECURITY_MODE", "munge");
     let start = Instant::now();
     let o = common::run_with_watchdog(
         cmd.stdout(Stdio::piped()).stderr(Stdio::piped()),

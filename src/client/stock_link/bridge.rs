@@ -29,14 +29,21 @@ enum Waiting {
     Response(u32),
 }
 
-struct Bridge {
-    me: Proc,
-    fmt: Format,
-    pindex: i32,
+/// What the bridge links: the client's connection and the stock server's,
+/// past the handshake and init.
+pub(super) struct Ends {
+    pub(super) me: Proc,
+    pub(super) fmt: Format,
+    pub(super) pindex: i32,
     /// The client's connection, seen from the server's side.
-    ours: Connection,
-    tcp: mio::net::TcpStream,
-    reader: FrameReader,
+    pub(super) ours: Connection,
+    pub(super) tcp: mio::net::TcpStream,
+    /// The server's frames (it may hold what came after init's reply).
+    pub(super) reader: FrameReader,
+}
+
+struct Bridge {
+    ends: Ends,
     /// Bytes for the server not written yet.
     out: Vec<u8>,
     next_tag: u32,
@@ -51,24 +58,10 @@ fn closed<E>(_: E) -> Closed {
     Closed
 }
 
-/// Starts the bridge thread between `ours` (the client's connection, seen
-/// from the server's side) and `tcp` (the stock server, past the
-/// handshake and init; `reader` holds what it sent beyond them).
-pub(super) fn spawn(
-    me: Proc,
-    fmt: Format,
-    pindex: i32,
-    ours: Connection,
-    tcp: mio::net::TcpStream,
-    reader: FrameReader,
-) -> io::Result<()> {
+/// Starts the bridge thread between the `ends`.
+pub(super) fn spawn(ends: Ends) -> io::Result<()> {
     let bridge = Bridge {
-        me,
-        fmt,
-        pindex,
-        ours,
-        tcp,
-        reader,
+        ends,
         out: Vec::new(),
         next_tag: TAG_DYNAMIC + 1,
         pending: HashMap::new(),
@@ -93,10 +86,10 @@ impl Bridge {
         let mut poll = mio::Poll::new().map_err(closed)?;
         let rw = mio::Interest::READABLE | mio::Interest::WRITABLE;
         poll.registry()
-            .register(self.ours.stream_mut(), OURS, rw)
+            .register(self.ends.ours.stream_mut(), OURS, rw)
             .map_err(closed)?;
         poll.registry()
-            .register(&mut self.tcp, TCP, rw)
+            .register(&mut self.ends.tcp, TCP, rw)
             .map_err(closed)?;
         let mut events = mio::Events::with_capacity(8);
         self.register_for_events()?;
@@ -113,7 +106,7 @@ impl Bridge {
                     self.client_frames()?;
                 }
                 if ev.token() == TCP && (ev.is_readable() || ev.is_read_closed()) {
-                    match self.reader.read_from(&mut self.tcp) {
+                    match self.ends.reader.read_from(&mut self.ends.tcp) {
                         Ok(crate::openpmix::header::ReadState::Open) => {}
                         _ => {
                             let _ = self.server_frames();
@@ -124,13 +117,13 @@ impl Bridge {
                 }
             }
             self.flush_tcp()?;
-            self.ours.flush().map_err(closed)?;
+            self.ends.ours.flush().map_err(closed)?;
         }
     }
 
     fn flush_tcp(&mut self) -> Result<(), Closed> {
         while !self.out.is_empty() {
-            match self.tcp.write(&self.out) {
+            match self.ends.tcp.write(&self.out) {
                 Ok(0) => return Err(Closed),
                 Ok(n) => {
                     self.out.drain(..n);
@@ -145,7 +138,7 @@ impl Bridge {
 
     fn client_frames(&mut self) -> Result<(), Closed> {
         let mut frames = Vec::new();
-        let state = self.ours.read_frames(&mut frames);
+        let state = self.ends.ours.read_frames(&mut frames);
         for f in frames {
             let Ok(msg) = f.message() else {
                 return Err(Closed);
@@ -161,7 +154,7 @@ impl Bridge {
     /// Sends the stock form of the client's request `msg` (id `id`), or
     /// answers it here.
     fn request(&mut self, id: u32, msg: Message) -> Result<(), Closed> {
-        let fmt = self.fmt;
+        let fmt = self.ends.fmt;
         let packed = match msg {
             Message::Finalize => self
                 .command(Command::Finalize, |_| Ok(()))
@@ -173,7 +166,10 @@ impl Bridge {
                 .command(Command::FenceNb, |b| {
                     // No procs: this process's whole namespace, named (a
                     // stock server refuses an empty list).
-                    let all = [Proc::new(self.me.nspace.clone(), crate::Rank::WILDCARD)];
+                    let all = [Proc::new(
+                        self.ends.me.nspace.clone(),
+                        crate::Rank::WILDCARD,
+                    )];
                     let procs = if r.procs.is_empty() {
                         &all[..]
                     } else {
@@ -242,7 +238,7 @@ impl Bridge {
         let tag = self.next_tag;
         self.next_tag = self.next_tag.checked_add(1).unwrap_or(TAG_DYNAMIC + 1);
         self.pending.insert(tag, waiting);
-        let frame = Frame::message(self.pindex, tag, bytes);
+        let frame = Frame::message(self.ends.pindex, tag, bytes);
         self.out.extend_from_slice(&frame.encode(Order::Network));
         self.flush_tcp()
     }
@@ -251,7 +247,7 @@ impl Bridge {
     /// then sends each event this process may see, and the client's own
     /// handlers choose, as they do with our server's events.
     fn register_for_events(&mut self) -> Result<(), Closed> {
-        let fmt = self.fmt;
+        let fmt = self.ends.fmt;
         match self.command(Command::RegEvents, |b| {
             fmt.pack_value(b, &Value::Size(0))?;
             fmt.pack_value(b, &Value::Size(0))
@@ -264,7 +260,7 @@ impl Bridge {
     /// A notification on tag 0 (command, status, source, info count,
     /// infos, range) as our event message; `None` if it does not decode.
     fn event(&self, payload: Vec<u8>) -> Option<Message> {
-        let fmt = self.fmt;
+        let fmt = self.ends.fmt;
         let mut b = Buffer::from_bytes(payload);
         let Value::Command(c) = fmt.unpack_value(&mut b, DataType::Command).ok()? else {
             return None;
@@ -313,7 +309,9 @@ impl Bridge {
         rest: impl FnOnce(&mut Buffer) -> Result<(), CodecError>,
     ) -> Result<Vec<u8>, CodecError> {
         let mut b = Buffer::new();
-        self.fmt.pack_value(&mut b, &Value::Command(cmd.into()))?;
+        self.ends
+            .fmt
+            .pack_value(&mut b, &Value::Command(cmd.into()))?;
         rest(&mut b)?;
         Ok(b.into_bytes())
     }
@@ -336,12 +334,12 @@ impl Bridge {
     }
 
     fn answer(&mut self, id: u32, msg: &Message) -> Result<(), Closed> {
-        self.ours.send(id, msg, Vec::new()).map_err(closed)?;
-        self.ours.flush().map(drop).map_err(closed)
+        self.ends.ours.send(id, msg, Vec::new()).map_err(closed)?;
+        self.ends.ours.flush().map(drop).map_err(closed)
     }
 
     fn server_frames(&mut self) -> Result<(), Closed> {
-        while let Some(f) = self.reader.next_frame() {
+        while let Some(f) = self.ends.reader.next_frame() {
             if f.header.tag == TAG_NOTIFY {
                 if let Some(ev) = self.event(f.payload) {
                     self.answer(0, &ev)?;
@@ -352,7 +350,7 @@ impl Bridge {
                 continue;
             };
             let mut b = Buffer::from_bytes(f.payload);
-            let status = match self.fmt.unpack_value(&mut b, DataType::Status) {
+            let status = match self.ends.fmt.unpack_value(&mut b, DataType::Status) {
                 Ok(Value::Status(s)) => Status(s),
                 _ => Status::ERR_UNPACK_FAILURE,
             };
@@ -395,18 +393,19 @@ impl Bridge {
         }
         let mut data = Vec::new();
         while b.remaining() > 0 {
-            let Ok(Value::ByteObject(obj)) = self.fmt.unpack_value(b, DataType::ByteObject) else {
+            let Ok(Value::ByteObject(obj)) = self.ends.fmt.unpack_value(b, DataType::ByteObject)
+            else {
                 return fail(Status::ERR_UNPACK_FAILURE);
             };
             let mut inner = Buffer::from_bytes(obj);
-            let proc = match self.fmt.unpack(&mut inner, DataType::Proc, 1) {
+            let proc = match self.ends.fmt.unpack(&mut inner, DataType::Proc, 1) {
                 Ok(mut v) => match v.pop() {
                     Some(Value::Proc(p)) => p,
                     _ => return fail(Status::ERR_UNPACK_FAILURE),
                 },
                 Err(e) => return fail(e.status()),
             };
-            let Ok(pairs) = kvals(self.fmt, &mut inner) else {
+            let Ok(pairs) = kvals(self.ends.fmt, &mut inner) else {
                 return fail(Status::ERR_UNPACK_FAILURE);
             };
             let posted: Vec<Posted> = pairs

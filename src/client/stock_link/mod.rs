@@ -149,14 +149,14 @@ pub fn connect(get: impl Fn(&str) -> Option<String>, bound: Duration) -> Result<
     );
     let progress = Progress::new(conn).map_err(|_| Status::ERR_INIT)?;
     tcp.set_nonblocking(true).map_err(|_| Status::ERR_INIT)?;
-    bridge::spawn(
-        me.clone(),
+    bridge::spawn(bridge::Ends {
+        me: me.clone(),
         fmt,
         pindex,
-        Connection::new(theirs, wire::DEFAULT_MAX_BODY, 0, true),
-        mio::net::TcpStream::from_std(tcp),
+        ours: Connection::new(theirs, wire::DEFAULT_MAX_BODY, 0, true),
+        tcp: mio::net::TcpStream::from_std(tcp),
         reader,
-    )
+    })
     .map_err(|_| Status::ERR_INIT)?;
     Ok(Linked {
         progress,
