@@ -12,7 +12,10 @@
 //! follows the group's life: a construct, an invite or a join that
 //! completes adds it, `PMIX_GROUP_CONSTRUCT_COMPLETE` (an invited group)
 //! adds it, `PMIX_GROUP_LEFT` removes the leaver, a destruct or a leave
-//! removes it.
+//! removes it. A leave can be told before the call that adds the group has
+//! recorded it (the event comes right after the call's answer, and the
+//! caller's thread records the answer): it is kept until then and applied
+//! to what is recorded.
 //!
 //! Order of checks (as OpenPMIx): not initialized → `PMIX_ERR_INIT`, a
 //! singleton → `PMIX_ERR_UNREACH`, then the arguments → `PMIX_ERR_BAD_PARAM`.
@@ -28,10 +31,16 @@ use crate::group::{self, events as codes, GroupCallback, GroupOpt, GroupResult};
 use crate::wire::{group as body, Op};
 use crate::{Info, Proc, Rank, Status, Value};
 
+/// Groups whose early leaves [`GroupTable`] keeps at most.
+const MAX_LEFT_EARLY: usize = 64;
+
 /// The groups this process belongs to, by id.
 #[derive(Default)]
 pub(crate) struct GroupTable {
     groups: Mutex<HashMap<String, GroupResult>>,
+    /// Members told gone (`PMIX_GROUP_LEFT`) from groups not recorded
+    /// yet, by group id; taken when the group is recorded.
+    left_early: Mutex<HashMap<String, Vec<Proc>>>,
     /// True once a group was recorded: gets skip the table until then.
     any: AtomicBool,
 }
@@ -53,14 +62,18 @@ pub enum GroupTarget {
 
 impl GroupTable {
     fn insert(&self, g: &GroupResult) {
+        let gone = self.left_early.lock().remove(&g.id).unwrap_or_default();
         if !g.members.is_empty() {
-            self.groups.lock().insert(g.id.clone(), g.clone());
+            let mut g = g.clone();
+            g.members.retain(|m| !gone.contains(m));
+            self.groups.lock().insert(g.id.clone(), g);
             self.any.store(true, Ordering::Release);
         }
     }
 
     fn remove(&self, id: &str) {
         self.groups.lock().remove(id);
+        self.left_early.lock().remove(id);
     }
 
     /// The group `id`, as this process knows it.
@@ -110,9 +123,17 @@ impl GroupTable {
                 ..GroupResult::empty(&id)
             });
         } else if e.status == codes::LEFT {
-            if let Some(g) = self.groups.lock().get_mut(&id) {
-                let gone = e.affected();
-                g.members.retain(|m| !gone.contains(m));
+            let gone = e.affected();
+            match self.groups.lock().get_mut(&id) {
+                Some(g) => g.members.retain(|m| !gone.contains(m)),
+                None => {
+                    let mut early = self.left_early.lock();
+                    // Bounded: leaves of groups this process never
+                    // records (it is not told of those) stop here.
+                    if early.len() < MAX_LEFT_EARLY || early.contains_key(&id) {
+                        early.entry(id).or_default().extend(gone);
+                    }
+                }
             }
         }
     }
@@ -447,4 +468,59 @@ impl Client {
 /// A status callback as a group callback (destruct, leave).
 fn status_of(done: StatusCallback) -> GroupCallback {
     Box::new(move |r| done(r.map_or_else(|s| s, |_| Status::SUCCESS)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::events::{Event, Range};
+    use crate::{keys, Nspace};
+
+    fn p(r: u32) -> Proc {
+        Proc::new(Nspace::new("job").unwrap(), Rank(r))
+    }
+
+    fn left(id: &str, who: Proc) -> Event {
+        Event {
+            status: codes::LEFT,
+            source: p(9),
+            range: Range::SESSION,
+            infos: vec![
+                Info::new(keys::GROUP_ID.try_into().unwrap(), Value::string(id)),
+                Info::new(
+                    keys::EVENT_AFFECTED_PROC.try_into().unwrap(),
+                    Value::Proc(who),
+                ),
+            ],
+        }
+    }
+
+    fn group(id: &str, n: u32) -> GroupResult {
+        GroupResult {
+            members: (0..n).map(p).collect(),
+            ..GroupResult::empty(id)
+        }
+    }
+
+    /// The race of a leave told between a construct's answer and the
+    /// caller recording it: the recorded group still loses the leaver.
+    #[test]
+    fn a_leave_told_before_the_group_is_recorded_still_counts() {
+        let t = GroupTable::default();
+        t.observe(&left("lv", p(2)));
+        t.insert(&group("lv", 3));
+        assert_eq!(t.get("lv").unwrap().members, [p(0), p(1)]);
+        // Taken once: the same id recorded again keeps its members.
+        t.remove("lv");
+        t.insert(&group("lv", 3));
+        assert_eq!(t.get("lv").unwrap().members.len(), 3);
+        // Told after recording, as before.
+        t.observe(&left("lv", p(0)));
+        assert_eq!(t.get("lv").unwrap().members, [p(1), p(2)]);
+        // A destruct forgets early leaves too.
+        t.observe(&left("other", p(1)));
+        t.remove("other");
+        t.insert(&group("other", 2));
+        assert_eq!(t.get("other").unwrap().members.len(), 2);
+    }
 }
