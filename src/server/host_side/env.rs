@@ -6,7 +6,7 @@
 //! |---|---|
 //! | `PMIX_NAMESPACE` | the client's namespace |
 //! | `PMIX_RANK` | the client's rank |
-//! | `PMIX_SERVER_URI41`, `PMIX_SERVER_URI4`, `PMIX_SERVER_URI3`, `PMIX_SERVER_URI2`, `PMIX_SERVER_URI21` | with the stock door open: `<server nspace>.<server rank>;tcp4://127.0.0.1:<port>`; else `<server nspace>.<server rank>;unix://<socket path>` |
+//! | `PMIX_SERVER_URI41`, `PMIX_SERVER_URI4`, `PMIX_SERVER_URI3`, `PMIX_SERVER_URI21`, `PMIX_SERVER_URI2` | with the stock door open: `<server nspace>.<server rank>;tcp4://127.0.0.1:<port>`; else `<server nspace>.<server rank>;unix://<socket path>` |
 //! | `PMIX_RS_SERVER_URI` | with the stock door open: the `unix://` URI (our clients read it first) |
 //! | `PMIX_SECURITY_MODE` | `native` |
 //! | `PMIX_BFROP_BUFFER_TYPE` | `PMIX_BFROP_BUFFER_NON_DESC` |
@@ -26,15 +26,9 @@ use std::path::Path;
 use crate::server::ServerConfig;
 use crate::Proc;
 
-/// The rendezvous variables, in the order OpenPMIx 4.2 lists them (a
-/// client reads the first one set).
-pub const URI_ENV_VARS: [&str; 5] = [
-    "PMIX_SERVER_URI41",
-    "PMIX_SERVER_URI4",
-    "PMIX_SERVER_URI3",
-    "PMIX_SERVER_URI2",
-    "PMIX_SERVER_URI21",
-];
+/// The rendezvous variables, in the order an OpenPMIx client reads them
+/// (the first one set wins): the protocol module's list.
+pub use crate::openpmix::uri::SERVER_URI_VARS as URI_ENV_VARS;
 
 /// Our own clients' variable for the Unix-socket URI, read before the
 /// `PMIX_SERVER_URI*` ones (which name the stock door when it is open).
