@@ -28,7 +28,7 @@
 use std::ffi::CString;
 
 use super::request::{Peer, Pending};
-use crate::codec::{wire as cw, Buffer, CodecError, Format};
+use crate::codec::{Buffer, CodecError, Format};
 use crate::openpmix::handshake::PeerKind;
 use crate::openpmix::{ClientReply, Command, ConnectMessage, ToolReply, WireError};
 use crate::wire::{self, Abort, DmodexRequest, FenceRequest, Message, Posted};
@@ -198,8 +198,9 @@ fn commit(fmt: Format, buf: &mut Buffer) -> Result<Vec<Posted>, CodecError> {
             }
             _ => return Err(CodecError::BadParam("scope")),
         };
-        let inner = buf.read_with(packed_buffer)?;
-        let mut inner = Buffer::from_bytes(inner);
+        let [inner] = <[_; 1]>::try_from(fmt.unpack_buffers(buf, 1)?)
+            .map_err(|_| CodecError::BadParam("buffer count"))?;
+        let mut inner = Buffer::from_bytes(inner.bytes);
         while inner.remaining() > 0 {
             let Value::Kval(kv) = one(fmt, &mut inner, DataType::Kval)? else {
                 return Err(CodecError::BadParam("kval"));
@@ -211,18 +212,6 @@ fn commit(fmt: Format, buf: &mut Buffer) -> Result<Vec<Posted>, CodecError> {
         }
     }
     Ok(out)
-}
-
-/// One non-described `PMIX_BUFFER`: a count of 1, the buffer's type
-/// byte, its length (`size_t`) and its bytes.
-fn packed_buffer(r: &mut crate::codec::Reader<'_>) -> Result<Vec<u8>, CodecError> {
-    if cw::get_i32(r)? != 1 {
-        return Err(CodecError::BadParam("buffer count"));
-    }
-    let _buffer_type = r.byte()?;
-    let n = cw::get_size(r)?;
-    let n = usize::try_from(n).map_err(|_| CodecError::BadParam("buffer length"))?;
-    Ok(r.take(n)?.to_vec())
 }
 
 fn fence(fmt: Format, buf: &mut Buffer) -> Result<Inbound, CodecError> {
@@ -431,7 +420,7 @@ fn abort(fmt: Format, buf: &mut Buffer) -> Result<Inbound, CodecError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codec::Module;
+    use crate::codec::{wire as cw, Module};
     use crate::openpmix::job_info::Release;
     use crate::openpmix::{BufferType, PeerFormat};
     use crate::value::Kval;
