@@ -153,10 +153,6 @@ fn printed_cids(o: &[Outcome]) -> Vec<u64> {
 fn collective_construct_across_two_servers() {
     let job = two_servers("coll");
     let o = run_clients(&job, "collective");
-    eprintln!(
-        "DEBUG dmodex calls {}",
-        job.fabric.dmodex.load(Ordering::Relaxed)
-    );
     assert_ok("collective", &o, 0..4);
     let cids = printed_cids(&o);
     let assigned = job.fabric.seen.lock().unwrap().cids.get("xgrp").copied();

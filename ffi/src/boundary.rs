@@ -57,6 +57,17 @@ pub fn malloc_bytes(n: usize) -> Result<*mut u8, Status> {
     }
 }
 
+/// Moves `v` into fresh `malloc`ed memory (which C releases with `free`):
+/// cheaper than [`calloc_array`] for a value written whole.
+pub fn malloc_one<T>(v: T) -> Result<*mut T, Status> {
+    const { assert!(std::mem::align_of::<T>() <= 16) };
+    let p = malloc_bytes(std::mem::size_of::<T>())?.cast::<T>();
+    // SAFETY: p is fresh, writable memory of T's size from malloc, whose
+    // alignment (16 on this ABI) suffices for T (checked above).
+    unsafe { p.write(v) };
+    Ok(p)
+}
+
 /// Allocates a zeroed array of `n` values of `T` with `calloc`; NULL for
 /// `n == 0`; `PMIX_ERR_NOMEM` on failure.
 pub fn calloc_array<T>(n: usize) -> Result<*mut T, Status> {
@@ -75,11 +86,20 @@ pub fn calloc_array<T>(n: usize) -> Result<*mut T, Status> {
 
 /// Copies a C string (with its NUL) into `malloc`ed memory.
 pub fn malloc_cstr(s: &CStr) -> Result<*mut c_char, Status> {
-    let bytes = s.to_bytes_with_nul();
-    let p = malloc_bytes(bytes.len())?;
-    // SAFETY: p holds bytes.len() writable bytes, freshly allocated, so the
+    malloc_str_bytes(s.to_bytes())
+}
+
+/// Copies `bytes` (which hold no NUL) into `malloc`ed memory as a C
+/// string: the bytes, then a NUL.
+pub fn malloc_str_bytes(bytes: &[u8]) -> Result<*mut c_char, Status> {
+    let n = bytes.len();
+    let p = malloc_bytes(n.checked_add(1).ok_or(Status::ERR_NOMEM)?)?;
+    // SAFETY: p holds n + 1 writable bytes, freshly allocated, so the
     // regions cannot overlap.
-    unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len()) };
+    unsafe {
+        std::ptr::copy_nonoverlapping(bytes.as_ptr(), p, n);
+        *p.add(n) = 0;
+    }
     Ok(p as *mut c_char)
 }
 

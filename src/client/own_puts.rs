@@ -106,16 +106,18 @@ impl Inline {
             return None;
         }
         let len = self.len.load(Ordering::Relaxed);
-        let mut words = [0u64; WORDS];
-        for (o, w) in words.iter_mut().zip(self.words.iter()) {
-            *o = w.load(Ordering::Relaxed);
-        }
-        fence(Ordering::Acquire);
-        if self.seq.load(Ordering::Relaxed) != s || len >= INLINE as u64 {
+        if len >= INLINE as u64 {
             return None;
         }
-        for (chunk, w) in out.chunks_exact_mut(8).zip(words) {
-            chunk.copy_from_slice(&w.to_le_bytes());
+        // Only the words that hold the string and its NUL; `out` is the
+        // caller's scratch, so a torn copy is simply not returned.
+        let used = len as usize / 8 + 1;
+        for (chunk, w) in out.chunks_exact_mut(8).zip(self.words.iter()).take(used) {
+            chunk.copy_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
+        }
+        fence(Ordering::Acquire);
+        if self.seq.load(Ordering::Relaxed) != s {
+            return None;
         }
         Some(len as usize)
     }

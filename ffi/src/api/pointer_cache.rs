@@ -189,6 +189,19 @@ pub(crate) fn insert(
     pins: Option<Box<dyn std::any::Any>>,
 ) -> *mut pmix_value_t {
     let hash = hash_of(nspace, generation, rank, key);
+    insert_hashed(hash, nspace, generation, rank, key, value, pins)
+}
+
+/// [`insert`] with the entry's hash already made.
+fn insert_hashed(
+    hash: u64,
+    nspace: &[u8],
+    generation: u64,
+    rank: u32,
+    key: &[u8],
+    value: *mut pmix_value_t,
+    pins: Option<Box<dyn std::any::Any>>,
+) -> *mut pmix_value_t {
     let bucket = &TABLE[(hash as usize) % BUCKETS];
     let entry = Box::into_raw(Box::new(Entry {
         next: null_mut(),
@@ -219,15 +232,27 @@ pub(crate) fn insert(
 /// Marks an own-put version in the generation field.
 pub(crate) const OWN: u64 = 1 << 63;
 
+/// The hash of an own put's entry: its version alone (the namespace,
+/// rank and key are left out), mixed for the bucket's low bits.
+#[inline(always)]
+fn own_hash(generation: u64) -> u64 {
+    let h = generation.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h ^ (h >> 32)
+}
+
 /// The cached value of this process's put of `version`.
 #[inline]
 pub(crate) fn lookup_own(version: u64) -> Option<*mut pmix_value_t> {
-    lookup(b"", OWN | version, 0, b"")
+    let generation = OWN | version;
+    let hash = own_hash(generation);
+    let head = TABLE[(hash as usize) % BUCKETS].load(Ordering::Acquire);
+    find(head, hash, b"", generation, 0, b"")
 }
 
 /// Caches `value` as this process's put of `version` (as [`insert`]).
 pub(crate) fn insert_own(version: u64, value: *mut pmix_value_t) -> *mut pmix_value_t {
-    insert(b"", OWN | version, 0, b"", value, None)
+    let generation = OWN | version;
+    insert_hashed(own_hash(generation), b"", generation, 0, b"", value, None)
 }
 
 /// Keeps `value` alive until finalize.

@@ -13,7 +13,7 @@ use pmix_core::client::{Answer, GetOptions, NsView, RealmQualifier, ValueRef, Va
 use pmix_core::{Rank, Status, Value};
 
 use crate::api::{pointer_cache, scalar_cache};
-use crate::boundary::{calloc_array, malloc_cstr, SendPtr};
+use crate::boundary::{calloc_array, malloc_one, malloc_str_bytes, SendPtr};
 use crate::convert;
 use crate::sys::{pmix_value_t, PMIX_STRING};
 
@@ -332,12 +332,9 @@ pub(super) unsafe fn put_scalar(
         _ => {
             // SAFETY: val is a writable out-parameter.
             unsafe { *val = null_mut() };
-            let p = calloc_array::<pmix_value_t>(1)?;
-            // SAFETY: p is a fresh value; val a writable out-parameter.
-            unsafe {
-                p.write(v);
-                *val = p;
-            }
+            let p = malloc_one(v)?;
+            // SAFETY: val is a writable out-parameter.
+            unsafe { *val = p };
             Ok(())
         }
     }
@@ -346,19 +343,19 @@ pub(super) unsafe fn put_scalar(
 /// A `malloc`ed `PMIX_STRING` value holding a `malloc`ed copy of `s`.
 #[inline]
 pub(super) fn malloc_string_value(s: &CStr) -> Result<*mut pmix_value_t, Status> {
-    let copy = malloc_cstr(s)?;
-    let v = match calloc_array::<pmix_value_t>(1) {
-        Ok(v) => v,
-        Err(e) => {
-            // SAFETY: ours, unused.
-            unsafe { libc::free(copy.cast()) };
-            return Err(e);
-        }
-    };
-    // SAFETY: v is a fresh zeroed value.
-    unsafe {
-        (*v).type_ = PMIX_STRING;
-        (*v).data.string = copy;
-    }
-    Ok(v)
+    malloc_string_value_of(s.to_bytes())
+}
+
+/// [`malloc_string_value`] of a string's bytes (without its NUL, and
+/// holding none).
+pub(super) fn malloc_string_value_of(s: &[u8]) -> Result<*mut pmix_value_t, Status> {
+    let copy = malloc_str_bytes(s)?;
+    // SAFETY: pmix_value_t is plain C data, for which all zeroes is valid.
+    let mut v: pmix_value_t = unsafe { std::mem::zeroed() };
+    v.type_ = PMIX_STRING;
+    v.data.string = copy;
+    malloc_one(v).inspect_err(|_| {
+        // SAFETY: ours, unused.
+        unsafe { libc::free(copy.cast()) };
+    })
 }

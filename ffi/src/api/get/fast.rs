@@ -127,10 +127,10 @@ pub(super) unsafe fn get_fast(
             if opts.storage == ValueStorage::Copy {
                 let mut buf = [0u8; OWN_INLINE];
                 if let Some(n) = k.short_string(&mut buf) {
-                    // The bytes after the string are zero: its NUL.
-                    let s = CStr::from_bytes_with_nul(buf.get(..=n)?).ok()?;
+                    // A string value holds no NUL (a put of one stops at it).
+                    let s = buf.get(..n)?;
                     // SAFETY: val is a writable out-parameter.
-                    return Some(malloc_string_value(s).map(|p| unsafe { *val = p }));
+                    return Some(malloc_string_value_of(s).map(|p| unsafe { *val = p }));
                 }
             }
             // A scalar of this version read before by this thread: no pin.
