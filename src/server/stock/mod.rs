@@ -23,6 +23,9 @@
 //!   needs the server: every rank of the job then fences through the
 //!   server, where the stock rank waits.
 
+pub(in crate::server) mod control;
+pub(in crate::server) mod fields;
+pub(in crate::server) mod groups;
 pub(in crate::server) mod inbound;
 pub(in crate::server) mod link;
 pub(in crate::server) mod outbound;

