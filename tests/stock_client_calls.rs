@@ -90,7 +90,10 @@ fn check(out: &str, libdir: &Path, members: usize) {
     for l in out.lines().filter(|l| l.contains(" ctx ")) {
         assert!(l.ends_with(&format!(" members {members}")), "{l}\n{out}");
     }
-    has("group 1 left");
+    // 5.0's PMIx_Group_leave crashes in its own reply handler: not called.
+    if members == 0 {
+        has("group 1 left");
+    }
     has("signal 1 got");
     // The child ran, connected with its parent and was read by it.
     let child = out
