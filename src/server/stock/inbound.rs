@@ -21,6 +21,7 @@
 //! | `PMIX_DEREGEVENTS_CMD` | — | none (it has no answer) |
 //! | `PMIX_SPAWNNB_CMD`, `PMIX_JOB_CONTROL_CMD`, `PMIX_MONITOR_CMD`, `PMIX_ALLOC_CMD`, `PMIX_GET_CREDENTIAL_CMD`, `PMIX_VALIDATE_CRED_CMD` | `Request(SPAWN / JOB_CONTROL / MONITOR / ALLOCATE / GET_CREDENTIAL / VALIDATE_CREDENTIAL)` | `Response` -> see [`super::control`] |
 //! | `PMIX_GROUP_CONSTRUCT_CMD`, `PMIX_GROUP_DESTRUCT_CMD`, `PMIX_GROUP_LEAVE_CMD` | `Request(GROUP_CONSTRUCT / GROUP_DESTRUCT / GROUP_LEAVE)` | `Response` -> see [`super::groups`] |
+//! | `PMIX_IOF_PULL_CMD`, `PMIX_IOF_PUSH_CMD`, `PMIX_IOF_DEREG_CMD` | `Request(IOF_PULL / IOF_PUSH / IOF_DEREGISTER)` | `Response` -> see [`super::iof`] |
 //! | anything else | — | `PMIX_ERR_NOT_SUPPORTED` here |
 //!
 //! Invariant: every byte comes from the peer: each field is decoded with
@@ -31,7 +32,7 @@ use std::ffi::CString;
 
 use super::fields::{infos, many, one, procs, size, Forward};
 use super::request::{Peer, Pending};
-use super::{control, groups};
+use super::{control, groups, iof};
 use crate::codec::{Buffer, CodecError, Format};
 use crate::openpmix::handshake::PeerKind;
 use crate::openpmix::{ClientReply, Command, ConnectMessage, ToolReply, WireError};
@@ -166,6 +167,9 @@ pub(in crate::server) fn command(peer: &Peer, payload: &[u8]) -> Inbound {
             fmt,
             &mut buf,
         )),
+        Command::IofPull => forward(iof::pull(fmt, &mut buf)),
+        Command::IofPush => forward(iof::push(fmt, &mut buf)),
+        Command::IofDereg => forward(iof::deregister(fmt, &mut buf)),
         _ => Ok(Inbound::Answer(Status::ERR_NOT_SUPPORTED)),
     };
     r.unwrap_or(Inbound::Answer(Status::ERR_BAD_PARAM))

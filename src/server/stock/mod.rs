@@ -27,6 +27,7 @@ pub(in crate::server) mod control;
 pub(in crate::server) mod fields;
 pub(in crate::server) mod groups;
 pub(in crate::server) mod inbound;
+pub(in crate::server) mod iof;
 pub(in crate::server) mod link;
 pub(in crate::server) mod outbound;
 pub(in crate::server) mod request;

@@ -11,7 +11,8 @@
 //! - query: `PMIX_STATUS`, `PMIX_SIZE` count, the infos (if any); lookup
 //!   the same with `PMIX_PDATA`s.
 //! - spawn, job control, monitor, allocation, credentials: see
-//!   [`super::control`]; group construct: see [`super::groups`].
+//!   [`super::control`]; group construct: see [`super::groups`]; IOF
+//!   pull and forwarded output: see [`super::iof`].
 //! - everything else: a `PMIX_STATUS`.
 //! - an event (unsolicited, on tag 0): `PMIX_COMMAND` (notify), the code
 //!   (`PMIX_STATUS`), the source (`PMIX_PROC`), the info count
@@ -89,6 +90,8 @@ pub(in crate::server) fn reply(
             super::groups::construct_reply(fmt, *members, r)
                 .unwrap_or_else(|_| status_only(fmt, Status::ERR_PACK_FAILURE))
         }
+        (Pending::IofPull { id }, Message::Response(r)) => super::iof::pull_reply(fmt, *id, r)
+            .unwrap_or_else(|_| status_only(fmt, Status::ERR_PACK_FAILURE)),
         (_, m) => status_only(fmt, status_of(m)),
     }
 }

@@ -32,6 +32,9 @@ pub(in crate::server) enum Pending {
     /// `PMIX_GROUP_CONSTRUCT_CMD`: a status, the `members` if the peer
     /// reads them (5.x), the context id if any.
     GroupConstruct { members: bool },
+    /// `PMIX_IOF_PULL_CMD` of the peer's registration `id`: a status and
+    /// the id.
+    IofPull { id: u64 },
     /// A command answered by a status alone (fence, abort, finalize).
     Status,
 }
