@@ -4,7 +4,8 @@
 //! credentials (get, validate), groups (construct with a context id,
 //! destruct, leave; invite and join, which OpenPMIx libraries do by
 //! events), job control (a signal to a rank), allocation and
-//! monitoring (which `pmixrun` does not serve: a status, no hang), IOF
+//! monitoring (which `pmixrun` does not serve: a status, no hang),
+//! resolving peers and nodes (5.x asks the server), IOF
 //! (a rank pulls another's stdout) and spawn (a stock child that connects with its parent, whose posted value
 //! the parent reads). Every rank says (from `/proc/self/maps`) which
 //! libpmix it runs on, checked against the one asked for.
@@ -79,6 +80,17 @@ fn check(out: &str, libdir: &Path, members: usize) {
         let unserved = pmix::Status::ERR_NOT_SUPPORTED.0;
         has(&format!("alloc {r} {unserved}"));
         has(&format!("monitor {r} {unserved}"));
+        // Both ranks on this node, which is the job's one node.
+        has(&format!("resolve {r} peers 2"));
+        let nodes = format!("resolve {r} nodes ");
+        let list = out
+            .lines()
+            .find_map(|l| l.strip_prefix(&nodes))
+            .unwrap_or_else(|| panic!("missing {nodes:?}:\n{out}"));
+        assert!(
+            !list.is_empty() && !list.contains(',') && list != "(none)",
+            "{list}"
+        );
     }
     // One context id for the group, the same at every member.
     let ctx: Vec<&str> = out
@@ -108,6 +120,15 @@ fn check(out: &str, libdir: &Path, members: usize) {
         .unwrap_or_else(|| panic!("no spawn:\n{out}"));
     assert!(!child.is_empty());
     has("spawn ok");
+    // 5.x asks the server for a namespace it has no data of (4.2 answers
+    // from its own data only).
+    let resolved = out
+        .lines()
+        .find_map(|l| l.strip_prefix("resolve child "))
+        .unwrap_or_else(|| panic!("no resolve of the child:\n{out}"));
+    if members > 0 {
+        assert_eq!(resolved, "0 1", "{out}");
+    }
     assert!(
         out.lines()
             .any(|l| l.starts_with("child of ") && l.ends_with(" ok")),

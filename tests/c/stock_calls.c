@@ -22,13 +22,16 @@
  *   that fence ended;
  * - allocation and monitoring, which pmixrun does not serve: the status
  *   they end with ("alloc <rank> <status>", "monitor <rank> <status>");
+ * - resolve: PMIx_Resolve_peers (this node) and PMIx_Resolve_nodes of its
+ *   namespace ("resolve <rank> peers <n>", "resolve <rank> nodes <list>");
  * - IOF: rank 0 pulls the last rank's stdout (PMIx_IOF_pull); after a
  *   fence the last rank prints "iof marker"; rank 0 waits (at most 20 s)
  *   for its handler to see it, prints "iof 0 got", deregisters ("iof 0
  *   deregistered");
  * - spawn (rank 0): one copy of itself with the argument "child"; prints
  *   "spawned <nspace>", connects with the child, reads the child's
- *   "child-key" (it must be "child says hi"), disconnects, prints
+ *   "child-key" (it must be "child says hi"), resolves the child's peers
+ *   on this node ("resolve child <status> <count>"), disconnects, prints
  *   "spawn ok"; the child puts the key, connects, prints "child of
  *   <parent nspace> ok", disconnects.
  *
@@ -215,6 +218,22 @@ static void job_control(uint32_t size)
     }
 }
 
+/* PMIx_Resolve_peers / _nodes of its own namespace (5.x asks the server). */
+static void resolve(void)
+{
+    pmix_proc_t *procs = NULL;
+    size_t nprocs = 0;
+    char *nodes = NULL;
+    CHECK(PMIx_Resolve_peers(NULL, me.nspace, &procs, &nprocs), "PMIx_Resolve_peers");
+    printf("resolve %u peers %zu\n", me.rank, nprocs);
+    if (NULL != procs) {
+        PMIX_PROC_FREE(procs, nprocs);
+    }
+    CHECK(PMIx_Resolve_nodes(me.nspace, &nodes), "PMIx_Resolve_nodes");
+    printf("resolve %u nodes %s\n", me.rank, NULL == nodes ? "(none)" : nodes);
+    free(nodes);
+}
+
 static void unserved(void)
 {
     pmix_info_t *results = NULL;
@@ -333,6 +352,14 @@ static void spawn(const char *self)
     PMIX_LOAD_PROCID(&procs[0], me.nspace, me.rank);
     PMIX_LOAD_PROCID(&procs[1], child, PMIX_RANK_WILDCARD);
     CHECK(PMIx_Connect(procs, 2, NULL, 0), "PMIx_Connect (parent)");
+    /* The child's job data is not local: 5.x asks the server. */
+    pmix_proc_t *peers = NULL;
+    size_t npeers = 0;
+    pmix_status_t rrc = PMIx_Resolve_peers(NULL, child, &peers, &npeers);
+    printf("resolve child %d %zu\n", rrc, npeers);
+    if (NULL != peers) {
+        PMIX_PROC_FREE(peers, npeers);
+    }
     PMIX_LOAD_PROCID(&c0, child, 0);
     CHECK(PMIx_Get(&c0, "child-key", NULL, 0, &v), "PMIx_Get child-key");
     if (PMIX_STRING != v->type || 0 != strcmp(v->data.string, "child says hi")) {
@@ -406,6 +433,7 @@ int main(int argc, char **argv)
     invite(size);
     job_control(size);
     unserved();
+    resolve();
     iof(size);
     if (0 == me.rank) {
         spawn(argv[0]);

@@ -22,6 +22,7 @@
 //! | `PMIX_SPAWNNB_CMD`, `PMIX_JOB_CONTROL_CMD`, `PMIX_MONITOR_CMD`, `PMIX_ALLOC_CMD`, `PMIX_GET_CREDENTIAL_CMD`, `PMIX_VALIDATE_CRED_CMD` | `Request(SPAWN / JOB_CONTROL / MONITOR / ALLOCATE / GET_CREDENTIAL / VALIDATE_CREDENTIAL)` | `Response` -> see [`super::control`] |
 //! | `PMIX_GROUP_CONSTRUCT_CMD`, `PMIX_GROUP_DESTRUCT_CMD`, `PMIX_GROUP_LEAVE_CMD` | `Request(GROUP_CONSTRUCT / GROUP_DESTRUCT / GROUP_LEAVE)` | `Response` -> see [`super::groups`] |
 //! | `PMIX_IOF_PULL_CMD`, `PMIX_IOF_PUSH_CMD`, `PMIX_IOF_DEREG_CMD` | `Request(IOF_PULL / IOF_PUSH / IOF_DEREGISTER)` | `Response` -> see [`super::iof`] |
+//! | `PMIX_RESOLVE_PEERS_CMD`, `PMIX_RESOLVE_NODE_CMD` (5.x) | `NspaceRequest(the namespace)` | the job segment's node arrays, see [`super::resolve`] |
 //! | anything else | — | `PMIX_ERR_NOT_SUPPORTED` here |
 //!
 //! Invariant: every byte comes from the peer: each field is decoded with
@@ -32,7 +33,7 @@ use std::ffi::CString;
 
 use super::fields::{infos, many, one, procs, size, Forward};
 use super::request::{Peer, Pending};
-use super::{control, groups, iof};
+use super::{control, groups, iof, resolve};
 use crate::codec::{Buffer, CodecError, Format};
 use crate::openpmix::handshake::PeerKind;
 use crate::openpmix::{ClientReply, Command, ConnectMessage, ToolReply, WireError};
@@ -125,53 +126,58 @@ pub(in crate::server) fn command(peer: &Peer, payload: &[u8]) -> Inbound {
     let Ok(cmd) = Command::try_from(cmd) else {
         return Inbound::Answer(Status::ERR_NOT_SUPPORTED);
     };
-    let r = match cmd {
-        Command::Req => Ok(Inbound::Forward(
-            Message::NspaceRequest(peer.proc.nspace.clone()),
-            Pending::Init,
-        )),
-        Command::Commit => commit(fmt, &mut buf)
-            .map(|items| Inbound::ForwardAndAnswer(Message::Commit(items), Status::SUCCESS)),
-        Command::FenceNb => fence(fmt, &mut buf),
-        Command::GetNb => get(fmt, &mut buf),
-        Command::Abort => abort(fmt, &mut buf),
-        Command::Finalize => Ok(Inbound::Forward(Message::Finalize, Pending::Status)),
-        // Every event in range reaches the peer, whose library filters by
-        // its handlers; a deregistration has no answer.
-        Command::RegEvents => Ok(Inbound::Answer(Status::SUCCESS)),
-        Command::Notify => notify(peer, fmt, &mut buf),
-        Command::Query => query(fmt, &mut buf),
-        Command::Log => log(fmt, &mut buf),
-        Command::PublishNb => publish(fmt, &mut buf),
-        Command::ConnectNb => connect_procs(fmt, &mut buf, wire::Op::CONNECT),
-        Command::DisconnectNb => connect_procs(fmt, &mut buf, wire::Op::DISCONNECT),
-        Command::LookupNb => lookup(fmt, &mut buf, false),
-        Command::UnpublishNb => lookup(fmt, &mut buf, true),
-        Command::DeregEvents => Ok(Inbound::Ignore),
-        Command::SpawnNb => forward(control::spawn(fmt, &mut buf)),
-        Command::JobControl => forward(control::job_control(fmt, &mut buf)),
-        Command::Monitor => forward(control::monitor(fmt, &mut buf)),
-        Command::Alloc => forward(control::allocate(fmt, &mut buf)),
-        Command::GetCredential => forward(control::get_credential(fmt, &mut buf)),
-        Command::ValidateCred => forward(control::validate_credential(fmt, &mut buf)),
-        Command::GroupConstruct => forward(groups::construct(peer.release, fmt, &mut buf)),
-        Command::GroupDestruct => forward(groups::destruct_or_leave(
-            wire::Op::GROUP_DESTRUCT,
-            peer.release,
-            fmt,
-            &mut buf,
-        )),
-        Command::GroupLeave => forward(groups::destruct_or_leave(
-            wire::Op::GROUP_LEAVE,
-            peer.release,
-            fmt,
-            &mut buf,
-        )),
-        Command::IofPull => forward(iof::pull(fmt, &mut buf)),
-        Command::IofPush => forward(iof::push(fmt, &mut buf)),
-        Command::IofDereg => forward(iof::deregister(fmt, &mut buf)),
-        _ => Ok(Inbound::Answer(Status::ERR_NOT_SUPPORTED)),
-    };
+    let r =
+        match cmd {
+            Command::Req => Ok(Inbound::Forward(
+                Message::NspaceRequest(peer.proc.nspace.clone()),
+                Pending::Init,
+            )),
+            Command::Commit => commit(fmt, &mut buf)
+                .map(|items| Inbound::ForwardAndAnswer(Message::Commit(items), Status::SUCCESS)),
+            Command::FenceNb => fence(fmt, &mut buf),
+            Command::GetNb => get(fmt, &mut buf),
+            Command::Abort => abort(fmt, &mut buf),
+            Command::Finalize => Ok(Inbound::Forward(Message::Finalize, Pending::Status)),
+            // Every event in range reaches the peer, whose library filters by
+            // its handlers; a deregistration has no answer.
+            Command::RegEvents => Ok(Inbound::Answer(Status::SUCCESS)),
+            Command::Notify => notify(peer, fmt, &mut buf),
+            Command::Query => query(fmt, &mut buf),
+            Command::Log => log(fmt, &mut buf),
+            Command::PublishNb => publish(fmt, &mut buf),
+            Command::ConnectNb => connect_procs(fmt, &mut buf, wire::Op::CONNECT),
+            Command::DisconnectNb => connect_procs(fmt, &mut buf, wire::Op::DISCONNECT),
+            Command::LookupNb => lookup(fmt, &mut buf, false),
+            Command::UnpublishNb => lookup(fmt, &mut buf, true),
+            Command::DeregEvents => Ok(Inbound::Ignore),
+            Command::SpawnNb => forward(control::spawn(fmt, &mut buf)),
+            Command::JobControl => forward(control::job_control(fmt, &mut buf)),
+            Command::Monitor => forward(control::monitor(fmt, &mut buf)),
+            Command::Alloc => forward(control::allocate(fmt, &mut buf)),
+            Command::GetCredential => forward(control::get_credential(fmt, &mut buf)),
+            Command::ValidateCred => forward(control::validate_credential(fmt, &mut buf)),
+            Command::GroupConstruct => forward(groups::construct(peer.release, fmt, &mut buf)),
+            Command::GroupDestruct => forward(groups::destruct_or_leave(
+                wire::Op::GROUP_DESTRUCT,
+                peer.release,
+                fmt,
+                &mut buf,
+            )),
+            Command::GroupLeave => forward(groups::destruct_or_leave(
+                wire::Op::GROUP_LEAVE,
+                peer.release,
+                fmt,
+                &mut buf,
+            )),
+            Command::IofPull => forward(iof::pull(fmt, &mut buf)),
+            Command::IofPush => forward(iof::push(fmt, &mut buf)),
+            Command::IofDereg => forward(iof::deregister(fmt, &mut buf)),
+            Command::ResolvePeers => resolve::peers(&peer.proc.nspace, fmt, &mut buf)
+                .map(|(m, p)| Inbound::Forward(m, p)),
+            Command::ResolveNode => resolve::nodes(&peer.proc.nspace, fmt, &mut buf)
+                .map(|(m, p)| Inbound::Forward(m, p)),
+            _ => Ok(Inbound::Answer(Status::ERR_NOT_SUPPORTED)),
+        };
     r.unwrap_or(Inbound::Answer(Status::ERR_BAD_PARAM))
 }
 

@@ -31,6 +31,7 @@ pub(in crate::server) mod iof;
 pub(in crate::server) mod link;
 pub(in crate::server) mod outbound;
 pub(in crate::server) mod request;
+pub(in crate::server) mod resolve;
 
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 

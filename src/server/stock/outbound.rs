@@ -12,7 +12,8 @@
 //!   the same with `PMIX_PDATA`s.
 //! - spawn, job control, monitor, allocation, credentials: see
 //!   [`super::control`]; group construct: see [`super::groups`]; IOF
-//!   pull and forwarded output: see [`super::iof`].
+//!   pull and forwarded output: see [`super::iof`]; resolve peers and
+//!   node: see [`super::resolve`].
 //! - everything else: a `PMIX_STATUS`.
 //! - an event (unsolicited, on tag 0): `PMIX_COMMAND` (notify), the code
 //!   (`PMIX_STATUS`), the source (`PMIX_PROC`), the info count
@@ -88,6 +89,18 @@ pub(in crate::server) fn reply(
             .unwrap_or_else(|_| status_only(fmt, Status::ERR_PACK_FAILURE)),
         (Pending::GroupConstruct { members }, Message::Response(r)) => {
             super::groups::construct_reply(fmt, *members, r)
+                .unwrap_or_else(|_| status_only(fmt, Status::ERR_PACK_FAILURE))
+        }
+        (Pending::ResolvePeers { nspace, node }, Message::NspaceReply(r))
+            if r.status == Status::SUCCESS =>
+        {
+            let entries = job_entries(peer, hostname, &r.segments, fds).unwrap_or_default();
+            super::resolve::peers_reply(fmt, &entries, nspace, node.as_deref(), hostname)
+                .unwrap_or_else(|_| status_only(fmt, Status::ERR_PACK_FAILURE))
+        }
+        (Pending::ResolveNode, Message::NspaceReply(r)) if r.status == Status::SUCCESS => {
+            let entries = job_entries(peer, hostname, &r.segments, fds).unwrap_or_default();
+            super::resolve::nodes_reply(fmt, &entries)
                 .unwrap_or_else(|_| status_only(fmt, Status::ERR_PACK_FAILURE))
         }
         (Pending::IofPull { id }, Message::Response(r)) => super::iof::pull_reply(fmt, *id, r)

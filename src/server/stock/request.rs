@@ -35,6 +35,15 @@ pub(in crate::server) enum Pending {
     /// `PMIX_IOF_PULL_CMD` of the peer's registration `id`: a status and
     /// the id.
     IofPull { id: u64 },
+    /// `PMIX_RESOLVE_PEERS_CMD`: the processes of `nspace` on `node`
+    /// (this node if `None`), from its job segment.
+    ResolvePeers {
+        nspace: crate::Nspace,
+        node: Option<String>,
+    },
+    /// `PMIX_RESOLVE_NODE_CMD`: the nodes of the namespace, from its job
+    /// segment.
+    ResolveNode,
     /// A command answered by a status alone (fence, abort, finalize).
     Status,
 }
