@@ -511,7 +511,11 @@ mod tests {
                 })
                 .collect();
             let _ = connect(&bytes);
-            for first in [0u8, 2, 3, 4, 99] {
+            // Init, commit, fence, get; spawn, the resource-manager calls,
+            // IOF, groups, resolve; an unknown command.
+            for first in [
+                0u8, 2, 3, 4, 9, 17, 18, 19, 20, 21, 22, 23, 24, 27, 28, 29, 37, 38, 99,
+            ] {
                 let mut b = Buffer::new();
                 pack(&mut b, Value::Command(first));
                 b.extend_from_slice(&bytes);
