@@ -6,7 +6,8 @@
 //! invite and join, which OpenPMIx libraries do by events), job control
 //! (a signal to a rank), allocation and monitoring (which `pmixrun` does
 //! not serve: a status, no hang), resolving peers and nodes (5.x asks the
-//! server), IOF (a rank pulls another's stdout) and spawn (a child that
+//! server), IOF (a rank pulls another's stdout, and pushes to its
+//! stdin) and spawn (a child that
 //! connects with its parent, whose posted value the parent reads). Every
 //! rank says (from `/proc/self/maps`) which libpmix it runs on, checked
 //! against the one asked for.
@@ -45,12 +46,15 @@ fn program() -> Option<(PathBuf, PathBuf)> {
 /// `libdir` (unless the program sets its own); returns its stdout,
 /// failing unless the job succeeded.
 fn run(program: &[&std::ffi::OsStr], libdir: &Path) -> String {
+    // pmixrun's stdin stays open (and silent) while the job runs, so that
+    // rank 1's stdin (--stdin 1) gets only what rank 0 pushes.
+    let (stdin, _open) = std::io::pipe().expect("a pipe");
     let out = common::run_with_watchdog(
         Command::new(env!("CARGO_BIN_EXE_pmixrun"))
-            .args(["--timeout", "60", "-n", "2"])
+            .args(["--timeout", "60", "--stdin", "1", "-n", "2"])
             .args(program)
             .env("LD_LIBRARY_PATH", libdir)
-            .stdin(std::process::Stdio::null())
+            .stdin(stdin)
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped()),
         LIMIT,
@@ -126,6 +130,8 @@ fn check(out: &str, x: &Expect) {
     has("signal 1 got");
     has("iof 0 got");
     has("iof 0 deregistered");
+    has("push 0 1 0");
+    has("stdin 1 got 'pushed line'");
     // Invite and join, events among the processes through our server.
     if x.invite {
         has("invite 0 ok");

@@ -28,6 +28,10 @@
  *   fence the last rank prints "iof marker"; rank 0 waits (at most 20 s)
  *   for its handler to see it, prints "iof 0 got", deregisters ("iof 0
  *   deregistered");
+ * - push: rank 0 pushes "pushed line" and the end of input to the last
+ *   rank's stdin ("push 0 <1 if every push was answered> <status>"), which
+ *   reads a line of it ("stdin <rank> got '<line>'"; run with pmixrun
+ *   --stdin 1);
  * - spawn (rank 0): one copy of itself with the argument "child"; prints
  *   "spawned <nspace>", connects with the child, reads the child's
  *   "child-key" (it must be "child says hi"), resolves the child's peers
@@ -43,11 +47,13 @@
 #define _GNU_SOURCE
 #include <pmix.h>
 #include <pmix_tool.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define CHECK(call, what)                                                       \
     do {                                                                        \
@@ -331,6 +337,67 @@ static void iof(uint32_t size)
     }
 }
 
+static volatile int pushes_done = 0;
+static volatile pmix_status_t push_status = PMIX_SUCCESS;
+
+static void on_pushed(pmix_status_t status, void *cbdata)
+{
+    (void) cbdata;
+    if (PMIX_SUCCESS != status) {
+        push_status = status;
+    }
+    pushes_done++;
+}
+
+/* Rank 0 pushes a line, then the end of input, to the last rank's stdin
+ * (the callback form: 4.2.2's blocking one frees its request twice); the
+ * last rank reads a line of its stdin (each wait at most 20 s). */
+static void push(uint32_t size)
+{
+    CHECK(PMIx_Fence(NULL, 0, NULL, 0), "PMIx_Fence (push)");
+    if (0 == me.rank) {
+        pmix_proc_t target;
+        pmix_byte_object_t bo;
+        pmix_info_t done;
+        bool yes = true;
+        PMIX_LOAD_PROCID(&target, me.nspace, size - 1);
+        bo.bytes = "pushed line\n";
+        bo.size = strlen(bo.bytes);
+        CHECK(PMIx_IOF_push(&target, 1, &bo, NULL, 0, on_pushed, NULL), "PMIx_IOF_push");
+        PMIX_INFO_LOAD(&done, PMIX_IOF_COMPLETE, &yes, PMIX_BOOL);
+        /* The end of input: 4.2.2's library may settle it itself
+         * (PMIX_OPERATION_SUCCEEDED, no callback). */
+        int want = 2;
+        pmix_status_t rc = PMIx_IOF_push(&target, 1, NULL, &done, 1, on_pushed, NULL);
+        if (PMIX_OPERATION_SUCCEEDED == rc) {
+            want = 1;
+        } else {
+            CHECK(rc, "PMIx_IOF_push (end)");
+        }
+        struct timespec tick = {0, 10 * 1000 * 1000};
+        for (int i = 0; i < 2000 && pushes_done < want; i++) {
+            nanosleep(&tick, NULL);
+        }
+        pushes_done = pushes_done == want ? 1 : 0;
+        printf("push 0 %d %d\n", pushes_done, push_status);
+    } else if (me.rank == size - 1) {
+        char line[256];
+        size_t used = 0;
+        struct pollfd in = {0, POLLIN, 0};
+        while (used < sizeof(line) - 1 && NULL == memchr(line, '\n', used) &&
+               poll(&in, 1, 20000) > 0) {
+            ssize_t n = read(0, line + used, sizeof(line) - 1 - used);
+            if (n <= 0) {
+                break;
+            }
+            used += (size_t) n;
+        }
+        line[used] = '\0';
+        line[strcspn(line, "\n")] = '\0';
+        printf("stdin %u got '%s'\n", me.rank, line);
+    }
+}
+
 static void spawn(const char *self)
 {
     pmix_app_t app;
@@ -442,6 +509,7 @@ int main(int argc, char **argv)
     unserved();
     resolve();
     iof(size);
+    push(size);
     if (0 == me.rank) {
         spawn(argv[0]);
     }
