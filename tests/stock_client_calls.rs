@@ -16,6 +16,7 @@
 
 mod common;
 
+use std::os::fd::{FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -48,7 +49,7 @@ fn program() -> Option<(PathBuf, PathBuf)> {
 fn run(program: &[&std::ffi::OsStr], libdir: &Path) -> String {
     // pmixrun's stdin stays open (and silent) while the job runs, so that
     // rank 1's stdin (--stdin 1) gets only what rank 0 pushes.
-    let (stdin, _open) = std::io::pipe().expect("a pipe");
+    let (stdin, _open) = pipe();
     let out = common::run_with_watchdog(
         Command::new(env!("CARGO_BIN_EXE_pmixrun"))
             .args(["--timeout", "60", "--stdin", "1", "-n", "2"])
@@ -66,6 +67,15 @@ fn run(program: &[&std::ffi::OsStr], libdir: &Path) -> String {
     );
     assert!(out.status.success(), "stdout:\n{o}\nstderr:\n{e}");
     o
+}
+
+/// A pipe: its read end, its write end.
+fn pipe() -> (OwnedFd, OwnedFd) {
+    let mut fds = [0; 2];
+    // SAFETY: `fds` has room for the two descriptors pipe(2) writes.
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0, "pipe");
+    // SAFETY: both descriptors were just created and are owned here alone.
+    unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) }
 }
 
 /// What a run must show.
