@@ -7,7 +7,10 @@
 //! [`Message`](crate::wire::Message)s on the way in ([`inbound`]) and back on the way out
 //! ([`outbound`]) by its [`link::StockLink`]. The loop's one `frame` match
 //! serves both doors, so there is one fence, one modex and one event
-//! system whichever door a process came through.
+//! system whichever door a process came through. The commands of one
+//! subject are translated both ways in a module of their own:
+//! [`control`] (spawn, job control, monitor, allocation, credentials),
+//! [`groups`], [`iof`], [`resolve`]; [`fields`] decodes what they share.
 //!
 //! Invariants:
 //! - The listeners are bound to loopback only (`127.0.0.1`, and `[::1]`
