@@ -19,6 +19,10 @@
 //! | `PMIX_CONNECTNB_CMD`, `PMIX_DISCONNECTNB_CMD` | `Request(CONNECT / DISCONNECT)` | `Response` -> status (no other job's data follows: the peer asks for it by get) |
 //! | `PMIX_NOTIFY_CMD` | `Request(NOTIFY_EVENT)`, the peer as source | `Response` -> status |
 //! | `PMIX_DEREGEVENTS_CMD` | — | none (it has no answer) |
+//! | `PMIX_SPAWNNB_CMD`, `PMIX_JOB_CONTROL_CMD`, `PMIX_MONITOR_CMD`, `PMIX_ALLOC_CMD`, `PMIX_GET_CREDENTIAL_CMD`, `PMIX_VALIDATE_CRED_CMD` | `Request(SPAWN / JOB_CONTROL / MONITOR / ALLOCATE / GET_CREDENTIAL / VALIDATE_CREDENTIAL)` | `Response` -> see [`super::control`] |
+//! | `PMIX_GROUP_CONSTRUCT_CMD`, `PMIX_GROUP_DESTRUCT_CMD`, `PMIX_GROUP_LEAVE_CMD` | `Request(GROUP_CONSTRUCT / GROUP_DESTRUCT / GROUP_LEAVE)` | `Response` -> see [`super::groups`] |
+//! | `PMIX_IOF_PULL_CMD`, `PMIX_IOF_PUSH_CMD`, `PMIX_IOF_DEREG_CMD` | `Request(IOF_PULL / IOF_PUSH / IOF_DEREGISTER)` | `Response` -> see [`super::iof`] |
+//! | `PMIX_RESOLVE_PEERS_CMD`, `PMIX_RESOLVE_NODE_CMD` (5.x) | `NspaceRequest(the namespace)` | the job segment's node arrays, see [`super::resolve`] |
 //! | anything else | — | `PMIX_ERR_NOT_SUPPORTED` here |
 //!
 //! Invariant: every byte comes from the peer: each field is decoded with
@@ -27,7 +31,9 @@
 
 use std::ffi::CString;
 
+use super::fields::{infos, many, one, procs, size, Forward};
 use super::request::{Peer, Pending};
+use super::{control, groups, iof, resolve};
 use crate::codec::{Buffer, CodecError, Format};
 use crate::openpmix::handshake::PeerKind;
 use crate::openpmix::{ClientReply, Command, ConnectMessage, ToolReply, WireError};
@@ -120,72 +126,59 @@ pub(in crate::server) fn command(peer: &Peer, payload: &[u8]) -> Inbound {
     let Ok(cmd) = Command::try_from(cmd) else {
         return Inbound::Answer(Status::ERR_NOT_SUPPORTED);
     };
-    let r = match cmd {
-        Command::Req => Ok(Inbound::Forward(
-            Message::NspaceRequest(peer.proc.nspace.clone()),
-            Pending::Init,
-        )),
-        Command::Commit => commit(fmt, &mut buf)
-            .map(|items| Inbound::ForwardAndAnswer(Message::Commit(items), Status::SUCCESS)),
-        Command::FenceNb => fence(fmt, &mut buf),
-        Command::GetNb => get(fmt, &mut buf),
-        Command::Abort => abort(fmt, &mut buf),
-        Command::Finalize => Ok(Inbound::Forward(Message::Finalize, Pending::Status)),
-        // Every event in range reaches the peer, whose library filters by
-        // its handlers; a deregistration has no answer.
-        Command::RegEvents => Ok(Inbound::Answer(Status::SUCCESS)),
-        Command::Notify => notify(peer, fmt, &mut buf),
-        Command::Query => query(fmt, &mut buf),
-        Command::Log => log(fmt, &mut buf),
-        Command::PublishNb => publish(fmt, &mut buf),
-        Command::ConnectNb => connect_procs(fmt, &mut buf, wire::Op::CONNECT),
-        Command::DisconnectNb => connect_procs(fmt, &mut buf, wire::Op::DISCONNECT),
-        Command::LookupNb => lookup(fmt, &mut buf, false),
-        Command::UnpublishNb => lookup(fmt, &mut buf, true),
-        Command::DeregEvents => Ok(Inbound::Ignore),
-        _ => Ok(Inbound::Answer(Status::ERR_NOT_SUPPORTED)),
-    };
+    let r =
+        match cmd {
+            Command::Req => Ok(Inbound::Forward(
+                Message::NspaceRequest(peer.proc.nspace.clone()),
+                Pending::Init,
+            )),
+            Command::Commit => commit(fmt, &mut buf)
+                .map(|items| Inbound::ForwardAndAnswer(Message::Commit(items), Status::SUCCESS)),
+            Command::FenceNb => fence(fmt, &mut buf),
+            Command::GetNb => get(fmt, &mut buf),
+            Command::Abort => abort(fmt, &mut buf),
+            Command::Finalize => Ok(Inbound::Forward(Message::Finalize, Pending::Status)),
+            // Every event in range reaches the peer, whose library filters by
+            // its handlers; a deregistration has no answer.
+            Command::RegEvents => Ok(Inbound::Answer(Status::SUCCESS)),
+            Command::Notify => notify(peer, fmt, &mut buf),
+            Command::Query => query(fmt, &mut buf),
+            Command::Log => log(fmt, &mut buf),
+            Command::PublishNb => publish(fmt, &mut buf),
+            Command::ConnectNb => connect_procs(fmt, &mut buf, wire::Op::CONNECT),
+            Command::DisconnectNb => connect_procs(fmt, &mut buf, wire::Op::DISCONNECT),
+            Command::LookupNb => lookup(fmt, &mut buf, false),
+            Command::UnpublishNb => lookup(fmt, &mut buf, true),
+            Command::DeregEvents => Ok(Inbound::Ignore),
+            Command::SpawnNb => forward(control::spawn(fmt, &mut buf)),
+            Command::JobControl => forward(control::job_control(fmt, &mut buf)),
+            Command::Monitor => forward(control::monitor(fmt, &mut buf)),
+            Command::Alloc => forward(control::allocate(fmt, &mut buf)),
+            Command::GetCredential => forward(control::get_credential(fmt, &mut buf)),
+            Command::ValidateCred => forward(control::validate_credential(fmt, &mut buf)),
+            Command::GroupConstruct => forward(groups::construct(peer.release, fmt, &mut buf)),
+            Command::GroupDestruct => forward(groups::destruct_or_leave(
+                wire::Op::GROUP_DESTRUCT,
+                peer.release,
+                fmt,
+                &mut buf,
+            )),
+            Command::GroupLeave => forward(groups::destruct_or_leave(
+                wire::Op::GROUP_LEAVE,
+                peer.release,
+                fmt,
+                &mut buf,
+            )),
+            Command::IofPull => forward(iof::pull(fmt, &mut buf)),
+            Command::IofPush => forward(iof::push(fmt, &mut buf)),
+            Command::IofDereg => forward(iof::deregister(fmt, &mut buf)),
+            Command::ResolvePeers => resolve::peers(&peer.proc.nspace, fmt, &mut buf)
+                .map(|(m, p)| Inbound::Forward(m, p)),
+            Command::ResolveNode => resolve::nodes(&peer.proc.nspace, fmt, &mut buf)
+                .map(|(m, p)| Inbound::Forward(m, p)),
+            _ => Ok(Inbound::Answer(Status::ERR_NOT_SUPPORTED)),
+        };
     r.unwrap_or(Inbound::Answer(Status::ERR_BAD_PARAM))
-}
-
-fn one(fmt: Format, buf: &mut Buffer, ty: DataType) -> Result<Value, CodecError> {
-    fmt.unpack_value(buf, ty)
-}
-
-fn size(fmt: Format, buf: &mut Buffer) -> Result<usize, CodecError> {
-    match one(fmt, buf, DataType::Size)? {
-        Value::Size(n) if n <= buf.remaining() => Ok(n),
-        _ => Err(CodecError::BadParam("count")),
-    }
-}
-
-fn many(fmt: Format, buf: &mut Buffer, ty: DataType, n: usize) -> Result<Vec<Value>, CodecError> {
-    if n == 0 {
-        return Ok(Vec::new());
-    }
-    fmt.unpack(buf, ty, n)
-}
-
-fn procs(fmt: Format, buf: &mut Buffer) -> Result<Vec<Proc>, CodecError> {
-    let n = size(fmt, buf)?;
-    many(fmt, buf, DataType::Proc, n)?
-        .into_iter()
-        .map(|v| match v {
-            Value::Proc(p) => Ok(p),
-            _ => Err(CodecError::BadParam("proc")),
-        })
-        .collect()
-}
-
-fn infos(fmt: Format, buf: &mut Buffer) -> Result<Vec<Info>, CodecError> {
-    let n = size(fmt, buf)?;
-    many(fmt, buf, DataType::Info, n)?
-        .into_iter()
-        .map(|v| match v {
-            Value::Info(i) => Ok(*i),
-            _ => Err(CodecError::BadParam("info")),
-        })
-        .collect()
 }
 
 /// `PMIX_SCOPE` then `PMIX_BUFFER` of KVALs, for each scope with data.
@@ -332,6 +325,11 @@ fn log(fmt: Format, buf: &mut Buffer) -> Result<Inbound, CodecError> {
         }),
         Pending::Status,
     ))
+}
+
+/// A request decoded by a subject's module, for the loop.
+fn forward(r: Result<Forward, CodecError>) -> Result<Inbound, CodecError> {
+    r.map(|(op, body, pending)| request(op, body, pending))
 }
 
 /// Our request `op` with `body`, waiting for `pending`.
@@ -513,7 +511,11 @@ mod tests {
                 })
                 .collect();
             let _ = connect(&bytes);
-            for first in [0u8, 2, 3, 4, 99] {
+            // Init, commit, fence, get; spawn, the resource-manager calls,
+            // IOF, groups, resolve; an unknown command.
+            for first in [
+                0u8, 2, 3, 4, 9, 17, 18, 19, 20, 21, 22, 23, 24, 27, 28, 29, 37, 38, 99,
+            ] {
                 let mut b = Buffer::new();
                 pack(&mut b, Value::Command(first));
                 b.extend_from_slice(&bytes);

@@ -165,7 +165,7 @@ impl StockLink {
 
     /// Our answer `msg` to request `id` (descriptors `fds`), translated
     /// for the peer; an event (id 0) becomes a notification on tag 0,
-    /// other unsolicited messages (forwarded output) are not sent yet.
+    /// forwarded output messages on the IOF tag.
     pub(in crate::server) fn send(&mut self, id: u32, msg: &Message, fds: Vec<OwnedFd>) {
         if let Message::Segments(_) = msg {
             // Ahead of a handshake reply: not needed by a stock peer.
@@ -174,6 +174,12 @@ impl StockLink {
         if let (0, Message::Event(body), Some(peer)) = (id, msg, &self.peer) {
             if let Some(payload) = outbound::notify(peer.format.codec(), body) {
                 self.reply(header::TAG_NOTIFY, payload);
+            }
+            return;
+        }
+        if let (0, Message::Iof(body), Some(peer)) = (id, msg, &self.peer) {
+            for payload in super::iof::deliveries(peer.format.codec(), body) {
+                self.reply(header::TAG_IOF, payload);
             }
             return;
         }

@@ -7,7 +7,10 @@
 //! [`Message`](crate::wire::Message)s on the way in ([`inbound`]) and back on the way out
 //! ([`outbound`]) by its [`link::StockLink`]. The loop's one `frame` match
 //! serves both doors, so there is one fence, one modex and one event
-//! system whichever door a process came through.
+//! system whichever door a process came through. The commands of one
+//! subject are translated both ways in a module of their own:
+//! [`control`] (spawn, job control, monitor, allocation, credentials),
+//! [`groups`], [`iof`], [`resolve`]; [`fields`] decodes what they share.
 //!
 //! Invariants:
 //! - The listeners are bound to loopback only (`127.0.0.1`, and `[::1]`
@@ -23,10 +26,15 @@
 //!   needs the server: every rank of the job then fences through the
 //!   server, where the stock rank waits.
 
+pub(in crate::server) mod control;
+pub(in crate::server) mod fields;
+pub(in crate::server) mod groups;
 pub(in crate::server) mod inbound;
+pub(in crate::server) mod iof;
 pub(in crate::server) mod link;
 pub(in crate::server) mod outbound;
 pub(in crate::server) mod request;
+pub(in crate::server) mod resolve;
 
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 

@@ -10,6 +10,10 @@
 //!   process record of a direct-modex reply).
 //! - query: `PMIX_STATUS`, `PMIX_SIZE` count, the infos (if any); lookup
 //!   the same with `PMIX_PDATA`s.
+//! - spawn, job control, monitor, allocation, credentials: see
+//!   [`super::control`]; group construct: see [`super::groups`]; IOF
+//!   pull and forwarded output: see [`super::iof`]; resolve peers and
+//!   node: see [`super::resolve`].
 //! - everything else: a `PMIX_STATUS`.
 //! - an event (unsolicited, on tag 0): `PMIX_COMMAND` (notify), the code
 //!   (`PMIX_STATUS`), the source (`PMIX_PROC`), the info count
@@ -77,6 +81,30 @@ pub(in crate::server) fn reply(
         (Pending::Lookup, Message::Response(r)) => {
             lookup_reply(fmt, r).unwrap_or_else(|_| status_only(fmt, Status::ERR_PACK_FAILURE))
         }
+        (Pending::Spawn, Message::Response(r)) => super::control::spawn_reply(fmt, r)
+            .unwrap_or_else(|_| status_only(fmt, Status::ERR_PACK_FAILURE)),
+        (Pending::Infos, Message::Response(r)) => super::control::infos_reply(fmt, r)
+            .unwrap_or_else(|_| status_only(fmt, Status::ERR_PACK_FAILURE)),
+        (Pending::Credential, Message::Response(r)) => super::control::credential_reply(fmt, r)
+            .unwrap_or_else(|_| status_only(fmt, Status::ERR_PACK_FAILURE)),
+        (Pending::GroupConstruct { members }, Message::Response(r)) => {
+            super::groups::construct_reply(fmt, *members, r)
+                .unwrap_or_else(|_| status_only(fmt, Status::ERR_PACK_FAILURE))
+        }
+        (Pending::ResolvePeers { nspace, node }, Message::NspaceReply(r))
+            if r.status == Status::SUCCESS =>
+        {
+            let entries = job_entries(peer, hostname, &r.segments, fds).unwrap_or_default();
+            super::resolve::peers_reply(fmt, &entries, nspace, node.as_deref(), hostname)
+                .unwrap_or_else(|_| status_only(fmt, Status::ERR_PACK_FAILURE))
+        }
+        (Pending::ResolveNode, Message::NspaceReply(r)) if r.status == Status::SUCCESS => {
+            let entries = job_entries(peer, hostname, &r.segments, fds).unwrap_or_default();
+            super::resolve::nodes_reply(fmt, &entries)
+                .unwrap_or_else(|_| status_only(fmt, Status::ERR_PACK_FAILURE))
+        }
+        (Pending::IofPull { id }, Message::Response(r)) => super::iof::pull_reply(fmt, *id, r)
+            .unwrap_or_else(|_| status_only(fmt, Status::ERR_PACK_FAILURE)),
         (_, m) => status_only(fmt, status_of(m)),
     }
 }
@@ -113,14 +141,7 @@ fn query_reply(fmt: Format, r: &crate::wire::Response) -> Result<Vec<u8>, CodecE
     };
     let mut b = Buffer::new();
     fmt.pack_value(&mut b, &Value::Status(status.0))?;
-    fmt.pack_value(&mut b, &Value::Size(infos.len()))?;
-    if !infos.is_empty() {
-        let v: Vec<Value> = infos
-            .into_iter()
-            .map(|i| Value::Info(Box::new(i)))
-            .collect();
-        fmt.pack(&mut b, DataType::Info, &v)?;
-    }
+    super::fields::pack_infos(fmt, &mut b, infos)?;
     Ok(b.into_bytes())
 }
 

@@ -21,6 +21,29 @@ pub(in crate::server) enum Pending {
     Query,
     /// `PMIX_LOOKUPNB_CMD`: a status, the count and the `pmix_pdata_t`s.
     Lookup,
+    /// `PMIX_SPAWNNB_CMD`: a status and the new namespace.
+    Spawn,
+    /// A status, the count and the infos answered (job control,
+    /// monitor, allocation, credential validation).
+    Infos,
+    /// `PMIX_GET_CREDENTIAL_CMD`: a status, the credential, the count
+    /// and the infos.
+    Credential,
+    /// `PMIX_GROUP_CONSTRUCT_CMD`: a status, the `members` if the peer
+    /// reads them (5.x), the context id if any.
+    GroupConstruct { members: bool },
+    /// `PMIX_IOF_PULL_CMD` of the peer's registration `id`: a status and
+    /// the id.
+    IofPull { id: u64 },
+    /// `PMIX_RESOLVE_PEERS_CMD`: the processes of `nspace` on `node`
+    /// (this node if `None`), from its job segment.
+    ResolvePeers {
+        nspace: crate::Nspace,
+        node: Option<String>,
+    },
+    /// `PMIX_RESOLVE_NODE_CMD`: the nodes of the namespace, from its job
+    /// segment.
+    ResolveNode,
     /// A command answered by a status alone (fence, abort, finalize).
     Status,
 }
