@@ -87,7 +87,7 @@ struct Expect {
     /// Rank 1 left a group (not on 5.x, whose `PMIx_Group_leave`
     /// crashes in its own reply handler).
     leaves: bool,
-    /// The event-based invite ran (not in a mixed job).
+    /// The invite ran: rank 0 invited rank 1, which joined.
     invite: bool,
     /// Rank 0 resolved its child's peers through the server (5.x and
     /// ours; 4.2 answers from its own data only).
@@ -204,7 +204,8 @@ fn wheel_5_0_11_clients_spawn_control_group_and_get_credentials() {
     );
 }
 
-/// Rank 0 on our library, rank 1 on Debian's: one group, a signal, the
+/// Rank 0 on our library, rank 1 on Debian's: one group, our rank's
+/// invitation accepted by the stock rank's notification, a signal, the
 /// stock rank's output pulled by ours, credentials and spawn as above.
 #[test]
 fn a_mixed_job_of_our_rank_and_a_stock_rank() {
@@ -214,7 +215,7 @@ fn a_mixed_job_of_our_rank_and_a_stock_rank() {
     let ours = common::ffi_lib_dir().to_path_buf();
     let script = format!(
         "if [ \"$PMIX_RANK\" = 0 ]; then export LD_LIBRARY_PATH={}; \
-         else export LD_LIBRARY_PATH={}; fi; exec {} mixed",
+         else export LD_LIBRARY_PATH={}; fi; exec {}",
         ours.display(),
         debian.display(),
         exe.display()
@@ -227,8 +228,39 @@ fn a_mixed_job_of_our_rank_and_a_stock_rank() {
             libs: [ours, debian],
             members: [2, 0],
             leaves: true,
-            invite: false,
+            invite: true,
             resolves_child: true,
+        },
+    );
+}
+
+/// The other way round: rank 0 on Debian's library, rank 1 on ours. The
+/// stock rank's library holds its invitation itself; our rank's join
+/// waits for that library's completion notice, which our server turns
+/// into the join's answer.
+#[test]
+fn a_mixed_job_of_a_stock_rank_and_our_rank() {
+    let Some((exe, debian)) = program() else {
+        return;
+    };
+    let ours = common::ffi_lib_dir().to_path_buf();
+    let script = format!(
+        "if [ \"$PMIX_RANK\" = 0 ]; then export LD_LIBRARY_PATH={}; \
+         else export LD_LIBRARY_PATH={}; fi; exec {}",
+        debian.display(),
+        ours.display(),
+        exe.display()
+    );
+    let program = ["/bin/sh", "-c", script.as_str()].map(std::ffi::OsStr::new);
+    let out = run(&program, &debian);
+    check(
+        &out,
+        &Expect {
+            libs: [debian, ours],
+            members: [0, 2],
+            leaves: true,
+            invite: true,
+            resolves_child: false,
         },
     );
 }

@@ -35,7 +35,7 @@ pub(super) fn dispatch(st: &mut State, caller: Caller, proc: &Proc, req: Request
         Op::SPAWN => spawn::serve(st, caller, proc, body),
         Op::CONNECT | Op::DISCONNECT => connect::enter(st, caller, proc, req.op, body),
         Op::NOTIFY_EVENT => {
-            groups::members::notified_abort(st, proc, body);
+            groups::members::notified(st, proc, body);
             events::notify_from_client(st, caller, proc, body)
         }
         Op::GROUP_CONSTRUCT => groups::collective::construct(st, caller, proc, body),

@@ -39,8 +39,8 @@
  *   "spawn ok"; the child puts the key, connects, prints "child of
  *   <parent nspace> ok", disconnects.
  *
- * With the argument "mixed" (rank 0 on our library, the others on a stock
- * one) the invite is left out.
+ * In a mixed job (rank 0 on our library, the others on a stock one) our
+ * library's invitation is answered by the stock library's notification.
  *
  * Then "lib <rank> <path of the libpmix mapped>" and "calls <rank> ok".
  * Any failure exits non-zero naming the call. */
@@ -500,11 +500,7 @@ int main(int argc, char **argv)
     PMIX_VALUE_RELEASE(v);
     credentials();
     groups(size);
-    /* In a mixed job (argument "mixed") no invite: OpenPMIx's acceptance
-     * names no group, so our library's invitation is never answered. */
-    if (!(argc > 1 && 0 == strcmp(argv[1], "mixed"))) {
-        invite(size);
-    }
+    invite(size);
     job_control(size);
     unserved();
     resolve();

@@ -26,7 +26,7 @@
 //! (`PMIX_GROUP_LEADER`), else every participant that arrived, first gets
 //! `PMIX_GROUP_MEMBER_FAILED`; a handler of it that returns
 //! `PMIX_GROUP_CONSTRUCT_ABORT` aborts the construct for everyone (see
-//! `group_members::notified_abort`). A member that contributed and then
+//! `groups::members::notified`). A member that contributed and then
 //! departs does not change the construct. A group member lost
 //! later is marked failed; with `PMIX_GROUP_NOTIFY_TERMINATION` the other
 //! members get the event and the destruct does not wait for it, else the

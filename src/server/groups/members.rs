@@ -130,8 +130,10 @@ pub(in crate::server) fn join(st: &mut State, caller: Caller, proc: &Proc, req: 
 
 /// `proc` answers an invitation this server does not hold: a remote
 /// leader's, whose server hears of the answer through the host (the event
-/// the leader gets anyway); an acceptance then waits for the group's
-/// completion or abort to come back the same way.
+/// the leader gets anyway), or a local stock leader's, whose library
+/// counts the answers itself; an acceptance then waits for the group's
+/// completion or abort to come back the same way (or, from a stock
+/// leader, as its notification: see [`notified`]).
 fn join_remote(
     st: &mut State,
     caller: Caller,
@@ -140,7 +142,7 @@ fn join_remote(
     leader: &Proc,
     opt: GroupOpt,
 ) {
-    if st.registry().is_local(leader) || st.host().fences_are_local() {
+    if !is_stock(st, leader) && (st.registry().is_local(leader) || st.host().fences_are_local()) {
         return st.respond(caller, Err(Status::ERR_NOT_FOUND));
     }
     let code = match opt {
@@ -213,35 +215,9 @@ pub(in crate::server) fn from_host(st: &mut State, e: &crate::events::Event) {
         }
         s if s == codes::CONSTRUCT_COMPLETE => {
             let members = group::membership_in(&e.infos).unwrap_or_default();
-            let context_id = group::context_id_in(&e.infos);
-            let joins = st.groups_mut().take_remote(&id);
-            if joins.is_empty() || members.is_empty() {
-                return;
-            }
-            st.groups_mut().insert(
-                &id,
-                Group::new(members.clone(), false, Some(e.source.clone())),
-            );
-            let result = GroupResult {
-                context_id,
-                members: members.clone(),
-                ..GroupResult::empty(&id)
-            };
-            let r = body::encode_result(&result);
-            for j in joins {
-                let r = if members.contains(&j.proc) {
-                    r.clone()
-                } else {
-                    Err(codes::CONSTRUCT_ABORT)
-                };
-                st.respond(j.caller, r);
-            }
+            held_elsewhere_completed(st, &id, e, members);
         }
-        s if s == codes::CONSTRUCT_ABORT => {
-            for j in st.groups_mut().take_remote(&id) {
-                st.respond(j.caller, Err(codes::CONSTRUCT_ABORT));
-            }
-        }
+        s if s == codes::CONSTRUCT_ABORT => held_elsewhere_aborted(st, &id),
         s if s == codes::LEFT => {
             for p in e.affected() {
                 member_left(st, &id, &p);
@@ -249,6 +225,56 @@ pub(in crate::server) fn from_host(st: &mut State, e: &crate::events::Event) {
         }
         _ => {}
     }
+}
+
+/// Invitation `id`, held by another server or by a stock leader's own
+/// library, completed with `members` (the event `e` said so): the local
+/// acceptances waiting for it are answered and the group recorded.
+fn held_elsewhere_completed(
+    st: &mut State,
+    id: &str,
+    e: &crate::events::Event,
+    members: Vec<Proc>,
+) {
+    let context_id = group::context_id_in(&e.infos);
+    let joins = st.groups_mut().take_remote(id);
+    if joins.is_empty() || members.is_empty() {
+        return;
+    }
+    st.groups_mut().insert(
+        id,
+        Group::new(members.clone(), false, Some(e.source.clone())),
+    );
+    let result = GroupResult {
+        context_id,
+        members: members.clone(),
+        ..GroupResult::empty(id)
+    };
+    let r = body::encode_result(&result);
+    for j in joins {
+        let r = if members.contains(&j.proc) {
+            r.clone()
+        } else {
+            Err(codes::CONSTRUCT_ABORT)
+        };
+        st.respond(j.caller, r);
+    }
+}
+
+/// Invitation `id`, held elsewhere, was aborted: so are the local
+/// acceptances waiting for it.
+fn held_elsewhere_aborted(st: &mut State, id: &str) {
+    for j in st.groups_mut().take_remote(id) {
+        st.respond(j.caller, Err(codes::CONSTRUCT_ABORT));
+    }
+}
+
+/// True if `proc` is a local process on OpenPMIx's own library (the stock
+/// door): its invitations live in its library, not on this server.
+fn is_stock(st: &State, proc: &Proc) -> bool {
+    st.conns()
+        .token_of(proc)
+        .is_some_and(|t| st.conns().is_stock(t))
 }
 
 /// Invitee `p` of invitation `n` failed (departed or silent): the leader
@@ -431,14 +457,39 @@ pub(in crate::server) fn verdict(st: &mut State, proc: &Proc, req: &[u8]) {
     super::collective::verdict(st, proc, &id, status, leads);
 }
 
-/// A local client notified `PMIX_GROUP_CONSTRUCT_ABORT` for a group (a
-/// handler's verdict, or its own decision): the invitation it leads and
-/// the constructs of that id in progress here are aborted for every
-/// participant. The event itself then goes on as any other.
-pub(in crate::server) fn notified_abort(st: &mut State, proc: &Proc, body: &[u8]) {
+/// What a local client's notification says about groups here; the event
+/// itself then goes on as any other.
+/// - `PMIX_GROUP_CONSTRUCT_ABORT` for a group (a handler's verdict, or
+///   its own decision): the invitation it leads and the constructs of
+///   that id in progress here are aborted for every participant.
+/// - `PMIX_GROUP_INVITE_ACCEPTED` or `_DECLINED`: how an OpenPMIx library
+///   joins (it notifies the leader, `PMIX_EVENT_CUSTOM_RANGE`, without
+///   the group's id, and does not wait for the group): it answers the
+///   invitations here that await `proc` from that leader (or the one with
+///   that id, when named), as our clients' `GROUP_JOIN` does, with no
+///   call to answer at the end.
+pub(in crate::server) fn notified(st: &mut State, proc: &Proc, body: &[u8]) {
     let Ok(e) = crate::events::decode_event(body) else {
         return;
     };
+    if e.status == codes::INVITE_ACCEPTED || e.status == codes::INVITE_DECLINED {
+        return notified_answer(st, proc, &e);
+    }
+    if is_stock(st, proc) {
+        // A stock leader's library announces the end of its invitation.
+        let Some(id) = group::id_in(&e.infos) else {
+            return;
+        };
+        if e.status == codes::CONSTRUCT_COMPLETE {
+            let mut members = group::membership_in(&e.infos).unwrap_or_else(|| e.custom_range());
+            if !members.contains(proc) {
+                members.insert(0, proc.clone());
+            }
+            held_elsewhere_completed(st, &id, &e, members);
+        } else if e.status == codes::CONSTRUCT_ABORT {
+            held_elsewhere_aborted(st, &id);
+        }
+    }
     if e.status != codes::CONSTRUCT_ABORT {
         return;
     }
@@ -450,6 +501,25 @@ pub(in crate::server) fn notified_abort(st: &mut State, proc: &Proc, body: &[u8]
     }
     for cid in st.collectives().of_group(Kind::GroupConstruct, &id) {
         collective::failed(st, cid, codes::CONSTRUCT_ABORT);
+    }
+}
+
+/// A notified answer to invitations (see [`notified`]).
+fn notified_answer(st: &mut State, proc: &Proc, e: &crate::events::Event) {
+    let id = group::id_in(&e.infos);
+    let pending = st
+        .groups()
+        .awaiting_answer(proc, id.as_deref(), &e.custom_range());
+    for n in pending {
+        let Some(inv) = st.groups_mut().invite_mut(n) else {
+            continue;
+        };
+        if e.status == codes::INVITE_ACCEPTED {
+            inv.accept(proc, None, Vec::new());
+        } else {
+            inv.decline(proc);
+        }
+        maybe_complete(st, n);
     }
 }
 

@@ -630,6 +630,28 @@ impl Groups {
         self.remote_joins.retain(|j| &j.proc != proc);
     }
 
+    /// The invitations awaiting `invitee`'s answer, of group `id` if
+    /// given, led by one of `leaders` if any are given, oldest first.
+    pub(in crate::server) fn awaiting_answer(
+        &self,
+        invitee: &Proc,
+        id: Option<&str>,
+        leaders: &[Proc],
+    ) -> Vec<u64> {
+        let mut v: Vec<u64> = self
+            .invites
+            .iter()
+            .filter(|(_, i)| {
+                i.awaits(invitee)
+                    && id.map_or(true, |id| i.id == id)
+                    && (leaders.is_empty() || leaders.contains(&i.leader))
+            })
+            .map(|(&n, _)| n)
+            .collect();
+        v.sort_unstable();
+        v
+    }
+
     /// The invitations `proc` leads or is invited to (and has not
     /// answered, or accepted), by number.
     pub(in crate::server) fn invites_involving(&self, proc: &Proc) -> Vec<u64> {
