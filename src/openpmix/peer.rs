@@ -119,17 +119,21 @@ fn parse_endpoint(s: &str) -> Option<SocketAddr> {
 }
 
 /// A process with a descriptor on socket `inode`, if one is visible.
+/// The newest processes are looked at first (the highest pids, until the
+/// pids wrap): a peer that just connected was usually started just
+/// before, and the descriptors of the older processes (tens of
+/// milliseconds on a busy machine, in the server's loop, per connection)
+/// are then not read.
 fn pid_holding(inode: u64) -> Option<i32> {
     let target = format!("socket:[{inode}]");
-    for proc_dir in fs::read_dir("/proc").ok()?.flatten() {
-        let Some(pid) = proc_dir
-            .file_name()
-            .to_str()
-            .and_then(|s| s.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        let Ok(fds) = fs::read_dir(proc_dir.path().join("fd")) else {
+    let mut pids: Vec<i32> = fs::read_dir("/proc")
+        .ok()?
+        .flatten()
+        .filter_map(|d| d.file_name().to_str()?.parse().ok())
+        .collect();
+    pids.sort_unstable_by(|a, b| b.cmp(a));
+    for pid in pids {
+        let Ok(fds) = fs::read_dir(format!("/proc/{pid}/fd")) else {
             continue;
         };
         for fd in fds.flatten() {
