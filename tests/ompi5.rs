@@ -72,19 +72,7 @@ fn mpi_program(w: &Ompi5, src: &str) -> PathBuf {
     let dir = DIR.get_or_init(|| common::scratch("ompi5-build"));
     let name = Path::new(src).file_stem().unwrap();
     let out = dir.join(name);
-    let o = Command::new(w.bin("mpicc"))
-        .args(["-Wall", "-Werror", "-O1", "-I"])
-        .arg(common::root().join("tests/interop"))
-        .arg(common::root().join(src))
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .expect("run the wheel's mpicc");
-    assert!(
-        o.status.success(),
-        "mpicc {src} failed:\n{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    w.mpicc(src, &out, false);
     built.push((src.to_string(), out.clone()));
     out
 }

@@ -353,6 +353,22 @@ fn expect_ids(ctx: &Ctx, lib: Lib, r: &Bounded, tasks: u32) -> Result<(), String
     check_libpmix_ids(&r.stdout, tasks, want).map_err(|e| format!("{e}\n{}", r.report()))
 }
 
+/// Every rank of a `pmix_wireup` job at `layout` reported ok, and rank 0
+/// the job's size.
+fn expect_wireup_ok(r: &Bounded, (nodes, tasks): (u32, u32)) -> Result<(), String> {
+    for rank in 0..tasks {
+        let prefix = format!("wireup rank {rank} of {tasks} on ");
+        if !r
+            .stdout
+            .lines()
+            .any(|l| l.starts_with(&prefix) && l.ends_with(": ok"))
+        {
+            return Err(format!("rank {rank} did not report ok\n{}", r.report()));
+        }
+    }
+    expect_lines(r, &[format!("wireup: {tasks} ranks on {nodes} nodes")])
+}
+
 fn layout_name((nodes, tasks): (u32, u32)) -> String {
     format!("N{nodes}n{tasks}")
 }
@@ -380,19 +396,8 @@ fn wireup_case(lib: Lib, layout: (u32, u32), collect: bool, fence: Option<&'stat
                 fence.map(|f| ("SLURM_PMIX_FENCE", f)).into_iter().collect();
             let r = srun_job(ctx, lib, layout, &[], &program, &env);
             ok_or_report(&r)?;
-            let (nodes, tasks) = layout;
-            for rank in 0..tasks {
-                let prefix = format!("wireup rank {rank} of {tasks} on ");
-                if !r
-                    .stdout
-                    .lines()
-                    .any(|l| l.starts_with(&prefix) && l.ends_with(": ok"))
-                {
-                    return Err(format!("rank {rank} did not report ok\n{}", r.report()));
-                }
-            }
-            expect_lines(&r, &[format!("wireup: {tasks} ranks on {nodes} nodes")])?;
-            expect_ids(ctx, lib, &r, tasks)
+            expect_wireup_ok(&r, layout)?;
+            expect_ids(ctx, lib, &r, layout.1)
         }),
     )
 }
@@ -590,21 +595,10 @@ fn stock_wireup_case(layout: (u32, u32), collect: bool) -> Case {
             let env = [("LD_LIBRARY_PATH", dir.as_str())];
             let r = srun_job(ctx, lib, layout, &[], &program, &env);
             ok_or_report(&r)?;
-            let (nodes, tasks) = layout;
-            for rank in 0..tasks {
-                let prefix = format!("wireup rank {rank} of {tasks} on ");
-                if !r
-                    .stdout
-                    .lines()
-                    .any(|l| l.starts_with(&prefix) && l.ends_with(": ok"))
-                {
-                    return Err(format!("rank {rank} did not report ok\n{}", r.report()));
-                }
-            }
-            expect_lines(&r, &[format!("wireup: {tasks} ranks on {nodes} nodes")])?;
+            expect_wireup_ok(&r, layout)?;
             let server = ctx.cluster.partition(lib.partition()).lib_id();
             let task = slurm::FileId::of(&wheel.join("libpmix.so.2"));
-            slurm::check_libpmix_ids_split(&r.stdout, tasks, task, server, "slurmstepd")
+            slurm::check_libpmix_ids_split(&r.stdout, layout.1, task, server, "slurmstepd")
                 .map_err(|e| format!("{e}\n{}", r.report()))
         }),
     )

