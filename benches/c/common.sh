@@ -20,3 +20,36 @@ build_ours() {
     ln -sf "$OURS_LIB" "$OUT/lib/libpmix.so.2"
     ln -sf "$OURS_LIB" "$OUT/lib/libpmix.so"
 }
+
+# The lib= line of every pmix_bench run must name the library that run was
+# meant to use (rank 0 also checks that every rank mapped the same one),
+# and the run must have finished.
+check_lib() { # file expected
+    local got
+    got="$(sed -n 's/^pmix_bench lib=\([^ ]*\) .*/\1/p' "$1")"
+    got="$(realpath "$got" 2>/dev/null || echo "$got")"
+    if [ "$got" != "$2" ]; then
+        echo "run $1 mapped $got, expected $2" >&2
+        exit 1
+    fi
+    grep -q '^pmix_bench done$' "$1" || { echo "run $1 incomplete" >&2; exit 1; }
+}
+
+# An awk function for the tables: med(a, n) is the median of a[1..n]
+# (sorts a in place).
+MED_AWK='
+function med(a, n,   i, j, t) {
+    for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+    return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}'
+
+# The lines a table starts with after its own: the commit ours was built
+# from (and what was uncommitted), the cores and the load at the end.
+table_provenance() {
+    if git rev-parse --git-dir >/dev/null 2>&1; then
+        local dirty
+        dirty="$(git status --porcelain --untracked-files=no | awk '{print $2}' | tr '\n' ' ')"
+        echo "# ours built from $(git rev-parse --short HEAD)${dirty:+ with uncommitted changes in: $dirty}"
+    fi
+    echo "# $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end"
+}

@@ -62,19 +62,6 @@ cc "${CFLAGS[@]}" -I "$REF/include" benches/c/pmix_bench.c \
     -o "$OUT/pmix_bench_ref" -L "$REF/lib" -Wl,-rpath,"$REF/lib" -lpmix
 
 # --- runs --------------------------------------------------------------
-# The lib= line of every run must name the library that run was meant to
-# use (rank 0 also checks that every rank mapped the same one).
-check_lib() { # file expected
-    local got
-    got="$(sed -n 's/^pmix_bench lib=\([^ ]*\) .*/\1/p' "$1")"
-    got="$(realpath "$got" 2>/dev/null || echo "$got")"
-    if [ "$got" != "$2" ]; then
-        echo "run $1 mapped $got, expected $2" >&2
-        exit 1
-    fi
-    grep -q '^pmix_bench done$' "$1" || { echo "run $1 incomplete" >&2; exit 1; }
-}
-
 # The reference and --groups. Debian's mpirun is Open MPI 4.1 (ORTE): its
 # glue to the PMIx server (opal's ext3x component) fills the PMIx v3
 # server module, which has no `group` upcall, so OpenPMIx 4.2.2's server
@@ -132,23 +119,14 @@ done
 
 # --- table -------------------------------------------------------------
 echo "# N=$NP${GROUPS_NP:+ (groups: N=${GROUPS_NP// /, })}, $REPS runs each; ours=$OURS_LIB ref=$REF_LIB"
-if git rev-parse --git-dir >/dev/null 2>&1; then
-    dirty="$(git status --porcelain --untracked-files=no | awk '{print $2}' | tr '\n' ' ')"
-    echo "# ours built from $(git rev-parse --short HEAD)${dirty:+ with uncommitted changes in: $dirty}"
-fi
-echo "# $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end"
+table_provenance
 for f in "$OUT"/raw/ours.1.txt "$OUT"/raw/ref.1.txt "$OUT"/raw/ours_groups*.1.txt "$OUT"/raw/ref_groups*.1.txt; do
     [ -e "$f" ] || continue
     side="ours:"
     case "$f" in */ref*) side="ref: " ;; esac
     head -n1 "$f" | sed "s/^pmix_bench /# $side /"
 done
-# The medians of the runs' figures, per metric.
-MED_AWK='
-function med(a, n,   i, j, t) {
-    for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
-    return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}'
+# The medians of the runs' figures, per metric (MED_AWK: common.sh).
 if [ "${#MODES[@]}" -gt 0 ]; then
 awk "$MED_AWK"'
 /^pmix_bench result=/ {

