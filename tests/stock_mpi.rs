@@ -16,8 +16,8 @@
 //!   calling MPI_Abort among 16;
 //! - two application contexts (MPMD);
 //! - `MPI_Publish_name`/`MPI_Lookup_name`, `MPI_Comm_accept`/`connect`;
-//! - communicators from groups, MPI Sessions and `MPI_Comm_spawn`, which
-//!   need the door's group and spawn commands (ignored until then).
+//! - communicators from groups, MPI Sessions and `MPI_Comm_spawn`, on
+//!   the door's group construct and spawn commands.
 //!
 //! Jobs run one at a time, each under a hard limit (pmixrun's `--timeout`
 //! and a watchdog that kills every process of the run, found by a marker
@@ -284,7 +284,6 @@ fn publish_lookup_accept_connect() {
 /// MPI_Comm_create_from_group and MPI_Intercomm_create_from_groups
 /// (PMIx_Group_construct with PMIX_GROUP_ASSIGN_CONTEXT_ID) at 3 ranks.
 #[test]
-#[ignore = "needs the door's group construct (h-cmds)"]
 fn comm_create_from_group_3() {
     let Some(w) = wheel() else { return };
     let _g = serial();
@@ -300,7 +299,6 @@ fn comm_create_from_group_3() {
 /// `mpi://WORLD` and `mpi://SELF` (MPI_Comm_create_from_group: a group
 /// construct).
 #[test]
-#[ignore = "needs the door's group construct (h-cmds)"]
 fn sessions_world_and_self() {
     let Some(w) = wheel() else { return };
     let _g = serial();
@@ -317,7 +315,6 @@ fn sessions_world_and_self() {
 /// MPI_Comm_spawn: the children (on the wheel's library too) join their
 /// parents, merge and reduce.
 #[test]
-#[ignore = "needs the door's spawn (h-cmds)"]
 fn comm_spawn_children_join_the_parents() {
     let Some(w) = wheel() else { return };
     let _g = serial();
