@@ -48,7 +48,7 @@ fn message(kind: PeerKind, format: PeerFormat) -> ConnectMessage {
         ids: kind.sends_ids().then_some((1000, 1000)),
         proc: kind.sends_proc().then(|| m.identity.proc.clone().unwrap()),
     };
-    if !kind.gets_client_reply() {
+    if !kind.gets_client_reply(5) {
         m.set_infos(&infos()).unwrap();
     }
     m

@@ -27,9 +27,10 @@ use mio::{Interest, Token};
 
 use super::inbound::{self, Inbound};
 use super::outbound;
-use super::request::{Peer, Pending};
+use super::request::{ConnectAnswer, Peer, Pending};
 use crate::openpmix::header::{self, Frame as StockFrame, FrameReader, Header, Order};
 use crate::wire::{self, Connection, Message, ReadState, WireError};
+use crate::Status;
 
 /// A stock peer's connection.
 pub(in crate::server) struct StockLink {
@@ -110,11 +111,11 @@ impl StockLink {
             Some(p) => inbound::command(p, &f.payload),
         };
         let (msg, pending) = match step {
-            Inbound::Connected(peer, msg) => {
+            Inbound::Connected(peer, msg, answer) => {
                 // Until the loop admits the peer, frames stay small.
                 self.reader = FrameReader::new(header::MAX_CRED_SIZE);
                 self.peer = Some(peer);
-                (msg, Pending::Connect)
+                (msg, Pending::Connect(answer))
             }
             Inbound::Forward(msg, pending) => (msg, pending),
             Inbound::Ignore => return Ok(()),
@@ -180,14 +181,8 @@ impl StockLink {
         let Some((tag, pending)) = self.pending.remove(&id) else {
             return;
         };
-        if let Pending::Connect = pending {
-            if let Message::HandshakeReply(r) = msg {
-                let reply = crate::openpmix::ClientReply {
-                    status: r.status.0,
-                    pindex: self.pindex,
-                };
-                self.out.extend(reply.encode());
-            }
+        if let Pending::Connect(answer) = pending {
+            self.answer_connect(answer, msg);
             return;
         }
         let Some(peer) = self.peer.clone() else {
@@ -195,6 +190,37 @@ impl StockLink {
         };
         let payload = outbound::reply(&peer, &self.hostname, &pending, msg, &fds);
         self.reply(tag, payload);
+    }
+
+    /// Queues the raw answer to the connect message from the loop's
+    /// handshake reply `msg`, in the layout `answer`; a tool learns the
+    /// name the loop gave it.
+    fn answer_connect(&mut self, answer: ConnectAnswer, msg: &Message) {
+        let (status, server, named) = match msg {
+            Message::HandshakeReply(r) => (r.status, &r.server, None),
+            Message::ToolHandshakeReply(r) => (r.status, &r.server, Some(&r.tool)),
+            _ => return,
+        };
+        if let (Status::SUCCESS, Some(p), Some(peer)) = (status, named, self.peer.as_mut()) {
+            peer.proc = p.clone();
+        }
+        let bytes = match answer {
+            ConnectAnswer::Client => crate::openpmix::ClientReply {
+                status: status.0,
+                pindex: self.pindex,
+            }
+            .encode(),
+            ConnectAnswer::Tool { .. } if status != Status::SUCCESS => {
+                crate::openpmix::ToolReply::encode_refusal(status.0)
+            }
+            ConnectAnswer::Tool { needs_id } => crate::openpmix::ToolReply {
+                assigned: needs_id.then(|| named.cloned()).flatten(),
+                server: server.clone(),
+                final_status: 0,
+            }
+            .encode(),
+        };
+        self.out.extend(bytes);
     }
 
     /// Writes what the socket takes: true if all is written.
