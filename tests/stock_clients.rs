@@ -39,18 +39,7 @@ const LIMIT: Duration = Duration::from_secs(90);
 fn client() -> Option<(PathBuf, PathBuf)> {
     static BUILT: OnceLock<Option<(PathBuf, PathBuf)>> = OnceLock::new();
     BUILT
-        .get_or_init(|| {
-            let (inc, lib) = common::reference_pmix()?;
-            let exe = common::scratch("stock-clients").join("stock_client");
-            common::compile_c(
-                &[&common::root().join("tests/c/stock_client.c")],
-                &exe,
-                &inc,
-                &lib,
-                &[],
-            );
-            Some((exe, lib))
-        })
+        .get_or_init(|| common::stock_door::stock_program("stock_client", "stock-clients"))
         .clone()
 }
 

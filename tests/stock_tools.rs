@@ -34,15 +34,9 @@ use pmix::openpmix::{ConnectMessage, ToolReply};
 use pmix::server::ServerConfig;
 use pmix::{Nspace, Proc, Rank, Status};
 
-/// `tests/c/NAME.c` built against Debian's headers (each test builds the
-/// one it runs, in a directory of its own); with Debian's library
-/// directory.
+/// `tests/c/NAME.c` on Debian's headers, in a directory of its own.
 fn stock_program(name: &str) -> Option<(PathBuf, PathBuf)> {
-    let (inc, lib) = common::reference_pmix()?;
-    let exe = common::scratch(&format!("stock-tools-{name}")).join(name);
-    let src = common::root().join(format!("tests/c/{name}.c"));
-    common::compile_c(&[&src], &exe, &inc, &lib, &[]);
-    Some((exe, lib))
+    common::stock_door::stock_program(name, &format!("stock-tools-{name}"))
 }
 
 /// The libraries a stock program runs on here: Debian's, and the wheel's

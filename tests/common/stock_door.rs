@@ -5,6 +5,8 @@
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -94,14 +96,15 @@ pub fn read_answer<T>(
     }
 }
 
-/// True if the server closes `s` (reads to its end within the bound).
+/// True if the server closes `s` (reads to its end, or is reset, within
+/// the bound).
 pub fn closed(s: &mut TcpStream) -> bool {
     let mut chunk = [0u8; 64];
     loop {
         match s.read(&mut chunk) {
             Ok(0) => return true,
             Ok(_) => {}
-            Err(_) => return false,
+            Err(e) => return e.kind() == std::io::ErrorKind::ConnectionReset,
         }
     }
 }
@@ -128,4 +131,34 @@ pub fn admitted(uri: &ServerUri, proc: Proc) -> (TcpStream, u32) {
         .unwrap();
     let r = read_answer(&mut s, ClientReply::parse).expect("admitted");
     (s, r.pindex)
+}
+
+/// `tests/c/NAME.c` built against Debian's OpenPMIx 4.2.2 headers into
+/// `scratch(dir)`; with Debian's library directory. `None` (skipped) if
+/// that OpenPMIx is not installed.
+pub fn stock_program(name: &str, dir: &str) -> Option<(PathBuf, PathBuf)> {
+    let (inc, lib) = super::reference_pmix()?;
+    let exe = super::scratch(dir).join(name);
+    let src = super::root().join(format!("tests/c/{name}.c"));
+    super::compile_c(&[&src], &exe, &inc, &lib, &[]);
+    Some((exe, lib))
+}
+
+/// `bash -c SCRIPT` as uid and gid 65534 (`nobody`), through `setpriv`;
+/// `None` (the caller skips) unless this runs as root with `setpriv`.
+pub fn bash_as_nobody(script: &str) -> Option<Command> {
+    if pmix::net::my_ids().0 != 0 || !Path::new("/usr/bin/setpriv").exists() {
+        eprintln!("SKIPPED: needs root and setpriv to connect as another uid");
+        return None;
+    }
+    let mut c = Command::new("/usr/bin/setpriv");
+    c.args([
+        "--reuid=65534",
+        "--regid=65534",
+        "--clear-groups",
+        "bash",
+        "-c",
+        script,
+    ]);
+    Some(c)
 }

@@ -257,7 +257,7 @@ impl StockLink {
 }
 
 /// Our frame holding `msg` as request `id`.
-fn frame_of(id: u32, msg: &Message) -> Result<wire::Frame, WireError> {
+pub(in crate::server) fn frame_of(id: u32, msg: &Message) -> Result<wire::Frame, WireError> {
     let mut body = Vec::new();
     msg.encode_body(&mut body)
         .map_err(|source| WireError::Body {

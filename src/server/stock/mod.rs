@@ -23,6 +23,7 @@
 //!   needs the server: every rank of the job then fences through the
 //!   server, where the stock rank waits.
 
+pub(crate) mod decode_check;
 pub(in crate::server) mod inbound;
 pub(in crate::server) mod link;
 pub(in crate::server) mod outbound;
