@@ -14,6 +14,8 @@
 //!   environment) on either library finds `pmixrun --system-server` by
 //!   `pmix.sys.<host>` and is answered by it (a 4.2 singleton reads a
 //!   tool's handshake answer, a 5.0 one a client's).
+//! - A C host on our library (`tests/c/tool_host.c`) names a stock tool
+//!   through its `tool_connected`.
 //! - Raw tool connect messages at a server of this test: a tool asking for
 //!   a name gets one with the server's name; one claiming a name of a
 //!   registered job, or on a server without tool support, is refused in
@@ -219,4 +221,40 @@ fn a_server_without_tool_support_refuses_stock_tools() {
     let r = read_answer(&mut s, |b| ToolReply::parse(b, true));
     assert_eq!(r.unwrap_err(), Status::ERR_NOT_SUPPORTED.0);
     assert!(closed(&mut s));
+}
+
+/// A C host on our library (`PMIx_server_init` with
+/// `PMIX_SERVER_TOOL_SUPPORT`, `tests/c/tool_host.c`) serves a stock tool
+/// too: Debian's tool finds it by pid through the files it wrote, and
+/// the host's `tool_connected` names it.
+#[test]
+fn a_c_host_names_a_stock_tool() {
+    let Some((tool, debian)) = stock_program("tool_client") else {
+        return;
+    };
+    let tmp = common::pmixrun_job::private_tmp("stock-tool-host");
+    let host = common::build_c(
+        "tests/c/tool_host.c",
+        &format!("stock_tool_host_{}", std::process::id()),
+        "tool_host",
+        &common::include_dir(),
+        &["-pthread"],
+    );
+    // The host runs its tool with our library's path: the wrapper puts
+    // Debian's first.
+    let wrapper = tool.with_file_name("stock_tool.sh");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\nLD_LIBRARY_PATH={} exec {} \"$@\"\n",
+            debian.display(),
+            tool.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = common::run_c_host(&host, &[wrapper.as_os_str()], &tmp, LIMIT, "tool host ok");
+    assert!(out.contains("tool ok"), "{out}");
+    let _ = std::fs::remove_dir_all(&tmp);
 }
