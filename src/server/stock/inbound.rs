@@ -1,6 +1,8 @@
 //! A stock peer's messages as ours: the connect message becomes a
-//! [`Message::Handshake`] (no secret: the door checks the kernel's uid
-//! instead), each command the [`Message`] our loop serves for it.
+//! [`Message::Handshake`] for a client (no secret: the door checks the
+//! kernel's uid instead) or a [`Message::ToolHandshake`] for a tool or
+//! singleton (see [`connect`]), each command the [`Message`] our loop
+//! serves for it.
 //!
 //! | command | our message | answered by |
 //! |---|---|---|
