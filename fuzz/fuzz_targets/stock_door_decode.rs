@@ -9,9 +9,9 @@
 //! comes from the input (the next two bytes its length, little-endian).
 //! Then commands, each a two-byte little-endian length and its payload.
 //!
-//! Nothing may panic, and what the door hands the loop must round-trip
-//! our framing (checked inside `door_decode`); a built connect message
-//! must be admitted.
+//! Nothing may panic, every command has one outcome (a translation our
+//! own decoder would refuse is answered, as the link does), and a built
+//! connect message must be admitted.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

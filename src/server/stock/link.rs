@@ -11,7 +11,9 @@
 //!   with the peer's tag and what the peer asked ([`Pending`]) until the
 //!   loop's answer comes; an answer to an unknown id is dropped.
 //! - Requests the loop does not answer (commit) or that we do not serve
-//!   are answered here, in the peer's order of requests for that tag.
+//!   are answered here, in the peer's order of requests for that tag; so
+//!   is a request whose translation our own decoder would refuse
+//!   (`PMIX_ERR_BAD_PARAM`): the loop only gets frames it can read.
 //! - Output is a byte queue written as the socket takes it; the
 //!   handshake's answer is raw (not framed), every later one framed in
 //!   network order with the peer's index.
@@ -117,7 +119,18 @@ impl StockLink {
                 self.peer = Some(peer);
                 (msg, Pending::Connect(answer))
             }
-            Inbound::Forward(msg, pending) => (msg, pending),
+            Inbound::Forward(msg, pending) => {
+                let id = self.next_id;
+                let Some(frame) = loop_frame(id, &msg) else {
+                    let bad = outbound::status_only(self.format(), Status::ERR_BAD_PARAM);
+                    self.reply(f.header.tag, bad);
+                    return Ok(());
+                };
+                self.next_id = self.next_id.wrapping_add(1).max(1);
+                self.pending.insert(id, (f.header.tag, pending));
+                frames.push(frame);
+                return Ok(());
+            }
             Inbound::Ignore => return Ok(()),
             Inbound::Refused(reply, why) => {
                 // Best effort: the connection closes right after.
@@ -132,8 +145,14 @@ impl StockLink {
                 return Ok(());
             }
             Inbound::ForwardAndAnswer(msg, status) => {
+                let frame = loop_frame(0, &msg);
+                let status = if frame.is_some() {
+                    status
+                } else {
+                    Status::ERR_BAD_PARAM
+                };
                 self.reply(f.header.tag, outbound::status_only(self.format(), status));
-                frames.push(frame_of(0, &msg)?);
+                frames.extend(frame);
                 return Ok(());
             }
         };
@@ -256,8 +275,18 @@ impl StockLink {
     }
 }
 
+/// Our frame holding `msg` as request `id`, if the loop can read it
+/// back: a translation our decoder would refuse (an info with an empty
+/// key, say) is answered `PMIX_ERR_BAD_PARAM` by the door, not handed to
+/// the loop (which would end the connection).
+pub(in crate::server) fn loop_frame(id: u32, msg: &Message) -> Option<wire::Frame> {
+    let f = frame_of(id, msg).ok()?;
+    f.message().ok()?;
+    Some(f)
+}
+
 /// Our frame holding `msg` as request `id`.
-pub(in crate::server) fn frame_of(id: u32, msg: &Message) -> Result<wire::Frame, WireError> {
+fn frame_of(id: u32, msg: &Message) -> Result<wire::Frame, WireError> {
     let mut body = Vec::new();
     msg.encode_body(&mut body)
         .map_err(|source| WireError::Body {
