@@ -171,10 +171,10 @@ fn a_flood_of_unauthenticated_connections() {
     let iters = scale(2000).to_string();
     let during_flood = std::cell::RefCell::new(Vec::new());
     let (_, warm, end) = run("flood", 2, &["fences", &iters, "16"], |job| {
-        let uri = std::fs::read_to_string(job.rendezvous_file()).expect("the rendezvous file");
+        // Our URI: the file's unix line (its first is the stock door's).
+        let uri = pmix::net::tool_files::read_uri(&job.rendezvous_file());
         let path = uri
-            .lines()
-            .next()
+            .as_deref()
             .and_then(|u| u.split_once("unix://"))
             .map(|(_, p)| PathBuf::from(p))
             .expect("a unix socket URI");

@@ -48,7 +48,7 @@ fn message(kind: PeerKind, format: PeerFormat) -> ConnectMessage {
         ids: kind.sends_ids().then_some((1000, 1000)),
         proc: kind.sends_proc().then(|| m.identity.proc.clone().unwrap()),
     };
-    if !kind.gets_client_reply() {
+    if !kind.gets_client_reply(5) {
         m.set_infos(&infos()).unwrap();
     }
     m
@@ -109,6 +109,127 @@ fn decode_seeds() -> Vec<Vec<u8>> {
     seeds
 }
 
+/// Well-formed commands of a peer of `format`: init, commit, fence, get,
+/// query, log, publish, lookup, notify, register and deregister events,
+/// abort, finalize.
+fn door_commands(format: PeerFormat) -> Vec<Vec<u8>> {
+    let fmt = format.codec();
+    let cmd = |c: Command, items: &[Value]| {
+        let mut b = Buffer::new();
+        fmt.pack_value(&mut b, &Value::Command(c.into())).unwrap();
+        for v in items {
+            fmt.pack_value(&mut b, v).unwrap();
+        }
+        b
+    };
+    let info_values: Vec<Value> = infos()
+        .into_iter()
+        .map(|i| Value::Info(Box::new(i)))
+        .collect();
+    let with_infos = |mut b: Buffer| {
+        fmt.pack_value(&mut b, &Value::Size(info_values.len()))
+            .unwrap();
+        fmt.pack(&mut b, DataType::Info, &info_values).unwrap();
+        b.into_bytes()
+    };
+    let job = Proc::new(Nspace::new("fuzz-ns").unwrap(), Rank::WILDCARD);
+    let text = |s: &str| Value::String(Some(std::ffi::CString::new(s).unwrap()));
+    // A commit: scope, then one PMIX_BUFFER holding a kval.
+    let mut kvals = Buffer::new();
+    let kv = pmix::value::Kval {
+        key: Some(std::ffi::CString::new("seed.key").unwrap()),
+        value: Some(Box::new(Value::Uint32(7))),
+    };
+    fmt.pack_value(&mut kvals, &Value::Kval(Box::new(kv)))
+        .unwrap();
+    let mut commit = cmd(Command::Commit, &[Value::Scope(3)]);
+    let nested = pmix::codec::NestedBuffer {
+        buffer_type: format.buffer_type.byte(),
+        bytes: kvals.into_bytes(),
+    };
+    fmt.pack_buffers(&mut commit, &[nested]).unwrap();
+    let query = pmix::value::Query {
+        keys: vec![std::ffi::CString::new("pmix.qry.ns").unwrap()],
+        qualifiers: Vec::new(),
+    };
+    vec![
+        cmd(Command::Req, &[]).into_bytes(),
+        commit.into_bytes(),
+        with_infos(cmd(
+            Command::FenceNb,
+            &[Value::Size(1), Value::Proc(job.clone())],
+        )),
+        {
+            let mut b = with_infos(cmd(Command::GetNb, &[text("fuzz-ns"), Value::ProcRank(0)]));
+            let mut key = Buffer::new();
+            fmt.pack_value(&mut key, &text("seed.key")).unwrap();
+            b.extend_from_slice(key.as_bytes());
+            b
+        },
+        cmd(
+            Command::Query,
+            &[Value::Size(1), Value::Query(Box::new(query))],
+        )
+        .into_bytes(),
+        {
+            let b = with_infos(cmd(Command::Log, &[Value::Time(1)]));
+            let mut b = Buffer::from_bytes(b);
+            fmt.pack_value(&mut b, &Value::Size(0)).unwrap();
+            b.into_bytes()
+        },
+        with_infos(cmd(Command::PublishNb, &[Value::Uint32(0)])),
+        with_infos(cmd(
+            Command::LookupNb,
+            &[Value::Uint32(0), Value::Size(1), text("seed.key")],
+        )),
+        with_infos(cmd(
+            Command::Notify,
+            &[Value::Status(-1), Value::DataRange(2)],
+        )),
+        cmd(Command::RegEvents, &[]).into_bytes(),
+        cmd(Command::DeregEvents, &[]).into_bytes(),
+        cmd(Command::Abort, &[Value::Status(1), text("seed abort")]).into_bytes(),
+        cmd(Command::Finalize, &[]).into_bytes(),
+    ]
+}
+
+/// `stock_door_decode` inputs: for every built connect message, its
+/// peer's well-formed commands, each length-prefixed.
+fn door_seeds() -> Vec<(u8, Vec<Vec<u8>>, Vec<u8>)> {
+    (0..16u8)
+        .map(|sel| {
+            let connect = ConnectMessage::parse(&pmix::server::door_connect(sel)).unwrap();
+            let commands = door_commands(connect.format);
+            let mut input = vec![sel];
+            for c in &commands {
+                input.extend_from_slice(&u16::try_from(c.len()).unwrap().to_le_bytes());
+                input.extend_from_slice(c);
+            }
+            (sel, commands, input)
+        })
+        .collect()
+}
+
+#[test]
+fn door_seeds_are_admitted_and_their_commands_reach_the_loop() {
+    for (sel, commands, _) in door_seeds() {
+        let cmds: Vec<&[u8]> = commands.iter().map(Vec::as_slice).collect();
+        let r = pmix::server::door_decode(&pmix::server::door_connect(sel), &cmds);
+        assert!(r.admitted, "selector {sel}");
+        // Every command but registration (answered here) and
+        // deregistration (no answer) becomes a message for the loop.
+        assert_eq!(
+            (r.forwarded, r.answered, r.ignored),
+            (commands.len() - 2, 1, 1),
+            "selector {sel}"
+        );
+        // A command cut short is answered (bad parameter), never more.
+        let cut: Vec<&[u8]> = cmds.iter().map(|c| &c[..c.len() / 2]).collect();
+        let r = pmix::server::door_decode(&pmix::server::door_connect(sel), &cut);
+        assert_eq!(r.forwarded + r.answered + r.ignored, cut.len());
+    }
+}
+
 #[test]
 fn seeds() {
     for s in handshake_seeds() {
@@ -134,6 +255,13 @@ fn seeds() {
         for (target, seeds) in [
             ("openpmix_handshake", handshake_seeds()),
             ("openpmix_decode", decode_seeds()),
+            (
+                "stock_door_decode",
+                door_seeds()
+                    .into_iter()
+                    .map(|(_, _, input)| input)
+                    .collect(),
+            ),
         ] {
             let d = std::path::Path::new(&dir).join(target);
             std::fs::create_dir_all(&d).unwrap();

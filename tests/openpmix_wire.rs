@@ -400,27 +400,16 @@ fn our_ids() -> (u32, u32) {
 /// test runs as root) is attributed to that uid and that process.
 #[test]
 fn the_peer_of_a_connection_from_another_uid_is_that_uid() {
-    if our_ids().0 != 0 || !Path::new("/usr/bin/setpriv").exists() {
-        eprintln!("SKIPPED: needs root and setpriv to connect as another uid");
-        return;
-    }
     const NOBODY: u32 = 65534;
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = l.local_addr().unwrap().port();
     // bash connects as nobody, then waits until the test closes.
-    let mut child = Command::new("/usr/bin/setpriv")
-        .args([
-            "--reuid=65534",
-            "--regid=65534",
-            "--clear-groups",
-            "bash",
-            "-c",
-        ])
-        .arg(format!(
-            "exec 3<>/dev/tcp/127.0.0.1/{port}; read -t 30 -u 3 line; exit 0"
-        ))
-        .spawn()
-        .unwrap();
+    let Some(mut nobody) = common::stock_door::bash_as_nobody(&format!(
+        "exec 3<>/dev/tcp/127.0.0.1/{port}; read -t 30 -u 3 line; exit 0"
+    )) else {
+        return;
+    };
+    let mut child = nobody.spawn().unwrap();
     let (tx, rx) = mpsc::channel();
     thread::spawn(move || {
         let _ = tx.send(l.accept().map(|(s, _)| s));

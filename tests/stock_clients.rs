@@ -20,15 +20,18 @@
 
 mod common;
 
+use common::stock_door::{
+    admitted, connect_message, connect_status, send_connect, server_with_job,
+};
+
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 use std::time::Duration;
 
-use pmix::openpmix::{BufferType, ClientReply, ConnectMessage, PeerFormat, ServerUri};
-use pmix::server::{NoHost, Server, ServerConfig};
+use pmix::openpmix::{BufferType, ClientReply, ConnectMessage, PeerFormat};
 use pmix::{Nspace, Proc, Rank, Status};
 
 const LIMIT: Duration = Duration::from_secs(90);
@@ -37,18 +40,7 @@ const LIMIT: Duration = Duration::from_secs(90);
 fn client() -> Option<(PathBuf, PathBuf)> {
     static BUILT: OnceLock<Option<(PathBuf, PathBuf)>> = OnceLock::new();
     BUILT
-        .get_or_init(|| {
-            let (inc, lib) = common::reference_pmix()?;
-            let exe = common::scratch("stock-clients").join("stock_client");
-            common::compile_c(
-                &[&common::root().join("tests/c/stock_client.c")],
-                &exe,
-                &inc,
-                &lib,
-                &[],
-            );
-            Some((exe, lib))
-        })
+        .get_or_init(|| common::stock_door::stock_program("stock_client", "stock-clients"))
         .clone()
 }
 
@@ -242,75 +234,6 @@ fn open_mpi_5_programs_on_their_own_libpmix_run_under_pmixrun() {
     assert!(out.contains("world ok: 4 ranks, 2 apps"), "{out}\n{err}");
 }
 
-/// A server of this test with the stock door open, its job `ns` of two
-/// ranks registered for `uid`; the door's address.
-fn server_with_job(ns: &Nspace, uid: u32) -> (Server, ServerUri) {
-    let config = ServerConfig {
-        stock_door: true,
-        ..ServerConfig::default()
-    };
-    let server = Server::start(config, Arc::new(NoHost)).unwrap();
-    common::register_local_job(&server, ns, 2, Vec::new());
-    if uid != pmix::net::my_ids().0 {
-        let p = Proc::new(ns.clone(), Rank(1));
-        server.deregister_client(&p);
-        server.register_client(&p, uid, uid).unwrap();
-    }
-    let env = server.setup_fork(&Proc::new(ns.clone(), Rank(0))).unwrap();
-    let uri = env
-        .iter()
-        .find(|(k, _)| k == "PMIX_SERVER_URI41")
-        .map(|(_, v)| v.clone())
-        .unwrap();
-    assert!(uri.contains(";tcp4://127.0.0.1:"), "{uri}");
-    assert!(
-        env.iter()
-            .any(|(k, v)| k == "PMIX_RS_SERVER_URI" && v.contains(";unix://")),
-        "our clients keep the Unix socket: {env:?}"
-    );
-    assert!(env.contains(&("PMIX_GDS_MODULE".into(), "hash".into())));
-    (server, ServerUri::parse(&uri).unwrap())
-}
-
-/// A client's connect message for `proc`, as 4.2.2 sends it.
-fn connect_message(proc: Proc) -> ConnectMessage {
-    let (uid, gid) = pmix::net::my_ids();
-    let format = PeerFormat {
-        module: pmix::codec::Module::V41,
-        buffer_type: BufferType::NonDescribed,
-    };
-    ConnectMessage::client(proc, uid, gid, "4.2.2", format)
-}
-
-/// The status a raw connect message for `proc` gets from the door, and
-/// whether the server then closed the connection.
-fn connect_status(uri: &ServerUri, proc: Proc) -> (i32, bool) {
-    send_connect(uri, &connect_message(proc).encode().unwrap())
-}
-
-/// The status the door answers `bytes` with, and whether it then closed
-/// the connection.
-fn send_connect(uri: &ServerUri, bytes: &[u8]) -> (i32, bool) {
-    let mut s = TcpStream::connect(uri.addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
-    s.write_all(bytes).unwrap();
-    let mut got = Vec::new();
-    let mut chunk = [0u8; 64];
-    let reply = loop {
-        match ClientReply::parse(&got) {
-            Ok(Some((r, _))) => break r.status,
-            Ok(None) => {}
-            Err(pmix::openpmix::WireError::Refused(s)) => break s,
-            Err(e) => panic!("reply: {e}"),
-        }
-        let n = s.read(&mut chunk).expect("the door answers");
-        assert!(n > 0, "closed before answering");
-        got.extend_from_slice(&chunk[..n]);
-    };
-    let closed = matches!(s.read(&mut chunk), Ok(0));
-    (reply, closed)
-}
-
 #[test]
 fn unregistered_and_foreign_uid_clients_are_refused() {
     let ns = Nspace::new("stock-refusals").unwrap();
@@ -361,16 +284,7 @@ fn unregistered_and_foreign_uid_clients_are_refused() {
 fn garbage_commands_of_an_admitted_client_do_not_hurt_the_server() {
     let ns = Nspace::new("stock-garbage").unwrap();
     let (_server, uri) = server_with_job(&ns, pmix::net::my_ids().0);
-    let admitted = |rank: u32| {
-        let mut s = TcpStream::connect(uri.addr).unwrap();
-        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
-        let m = connect_message(Proc::new(ns.clone(), Rank(rank)));
-        s.write_all(&m.encode().unwrap()).unwrap();
-        let mut b = [0u8; 8];
-        s.read_exact(&mut b).unwrap();
-        let (r, _) = ClientReply::parse(&b).unwrap().unwrap();
-        (s, r.pindex)
-    };
+    let admitted = |rank: u32| admitted(&uri, Proc::new(ns.clone(), Rank(rank)));
     let (mut s, pindex) = admitted(0);
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
     let mut next = || {
@@ -436,4 +350,35 @@ fn mixed_job_with_the_wheels_library() {
             wheel.clone()
         }
     });
+}
+
+/// `PMIX_BFROP_BUFFER_TYPE=PMIX_BFROP_BUFFER_FULLY_DESC` makes the
+/// client's library describe every buffer (4.2.2's `pmix_client.c` reads
+/// it at init and says so in its handshake): the door admits it and
+/// answers in kind, on Debian's 4.2.2 and on the wheel's 5.0.11.
+#[test]
+fn fully_described_clients_run_under_pmixrun() {
+    let Some((exe, debian)) = client() else {
+        return;
+    };
+    let mut libs = vec![debian];
+    libs.extend(common::ompi5().map(|w| w.pmix_lib_dir()));
+    let env = [(
+        "PMIX_BFROP_BUFFER_TYPE",
+        std::ffi::OsStr::new("PMIX_BFROP_BUFFER_FULLY_DESC"),
+    )];
+    for lib in libs {
+        // pmixrun sets the variable to non-described; env overrides it.
+        let program = [
+            "/usr/bin/env".as_ref(),
+            "PMIX_BFROP_BUFFER_TYPE=PMIX_BFROP_BUFFER_FULLY_DESC".as_ref(),
+            exe.as_os_str(),
+            "events".as_ref(),
+        ];
+        let (out, err) = pmixrun_with(4, &program, &lib, &env);
+        assert_ranks(4, &out, &err, |_| lib.clone());
+        for r in 1..4 {
+            assert!(out.contains(&format!("stock {r} event 0")), "{out}\n{err}");
+        }
+    }
 }

@@ -292,7 +292,9 @@ fn a_launcher_given_a_server_module_answers_through_it() {
 fn launcher_serves_a_tool(hosted: bool) {
     let mut job = sleeping_job(if hosted { "hosted" } else { "launch" });
     let host = pmix::server::local_hostname();
-    let uri = std::fs::read_to_string(job.rendezvous_file()).expect("pmixrun's rendezvous file");
+    // Our URI: the file's unix line (its first is the stock door's).
+    let uri =
+        pmix::net::tool_files::read_uri(&job.rendezvous_file()).expect("pmixrun's rendezvous file");
     let launcher = common::build_c(
         "tests/c/tool_modes.c",
         &format!("tools_launcher_{}", std::process::id()),
@@ -303,7 +305,7 @@ fn launcher_serves_a_tool(hosted: bool) {
     let mut child = Command::new(&launcher)
         .arg(if hosted { "hosted" } else { "launcher" })
         .env("TMPDIR", job.tmp())
-        .env("PMIX_LAUNCHER_RNDZ_URI", uri.lines().next().unwrap())
+        .env("PMIX_LAUNCHER_RNDZ_URI", &uri)
         .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

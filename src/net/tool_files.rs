@@ -4,8 +4,14 @@
 //! and `pmix.<host>.tool` (the session's server); in the system temporary
 //! directory `pmix.sys.<host>` (the system server). Each holds, one per
 //! line as OpenPMIx writes them, the server's URI, the library version,
-//! the server's pid, its `uid:gid` and its start time; readers need only
-//! the first line ([`read_uri`]), [`available`] reads them all.
+//! the server's pid, its `uid:gid` and its start time; [`available`]
+//! reads them all.
+//!
+//! A server with a stock door ([`ToolFiles::write_with_door`]) puts the
+//! door's `tcp4://` URI first, where OpenPMIx's tools read it, and its
+//! own `unix://` URI as a sixth line, where ours find it: [`read_uri`]
+//! and [`ServerFile::read`] take the `unix://` line when a file has one,
+//! else the first.
 //!
 //! Invariants: a file is created with mode `0600` (only its owner reads
 //! the URI), written aside and renamed over its name (a leftover, or
@@ -57,25 +63,42 @@ pub fn system(dir: &Path, host: &str) -> PathBuf {
     dir.join(format!("pmix.sys.{host}"))
 }
 
-/// The URI a rendezvous file holds (its first line), if it is readable.
-pub fn read_uri(path: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(path).ok()?;
-    let uri = text.lines().next()?.trim();
-    (!uri.is_empty()).then(|| uri.to_owned())
+/// The URI our tools use in a file's `text`: its `unix://` line if it
+/// has one, else its first line.
+fn our_uri(text: &str) -> Option<&str> {
+    let mut lines = text.lines().map(str::trim);
+    let first = lines.next().filter(|u| !u.is_empty())?;
+    if first.contains(";unix://") {
+        return Some(first);
+    }
+    Some(lines.find(|l| l.contains(";unix://")).unwrap_or(first))
 }
 
-/// What a server's files hold (OpenPMIx's lines): URI, version, pid,
-/// `uid:gid`, start time (seconds since the epoch).
-fn contents(uri: &str) -> String {
+/// The URI a rendezvous file holds for our tools (see the module doc),
+/// if it is readable.
+pub fn read_uri(path: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    our_uri(&text).map(str::to_owned)
+}
+
+/// What a server's files hold (OpenPMIx's lines): URI (the door's, if
+/// given), version, pid, `uid:gid`, start time (seconds since the
+/// epoch); then our URI when the first line is the door's.
+fn contents(uri: &str, door: Option<&str>) -> String {
     let (uid, gid) = super::my_ids();
     let start = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    format!(
-        "{uri}\n{}\n{}\n{uid}:{gid}\n{start}\n",
+    let head = format!(
+        "{}\n{}\n{}\n{uid}:{gid}\n{start}\n",
+        door.unwrap_or(uri),
         LIBRARY_VERSION,
         std::process::id()
-    )
+    );
+    match door {
+        Some(_) => format!("{head}{uri}\n"),
+        None => head,
+    }
 }
 
 /// The version a server's files give (OpenPMIx's `PMIX_VERSION` form).
@@ -104,8 +127,9 @@ impl ServerFile {
     /// Reads a rendezvous file; `None` if it is not one.
     pub fn read(path: &Path) -> Option<ServerFile> {
         let text = std::fs::read_to_string(path).ok()?;
+        let uri = our_uri(&text)?.to_owned();
         let mut lines = text.lines().map(str::trim);
-        let uri = lines.next().filter(|u| !u.is_empty())?.to_owned();
+        lines.next();
         let (id, _) = uri.split_once(';')?;
         let (nspace, rank) = id.rsplit_once('.')?;
         let rank = rank.parse().ok()?;
@@ -220,6 +244,16 @@ pub struct ToolFiles {
 impl ToolFiles {
     /// Writes `uri` into each of `paths` (mode `0600`).
     pub fn write(uri: &str, paths: Vec<PathBuf>) -> std::io::Result<ToolFiles> {
+        Self::write_with_door(uri, None, paths)
+    }
+
+    /// Writes `uri`, and first the stock door's URI `door` if given, into
+    /// each of `paths` (mode `0600`).
+    pub fn write_with_door(
+        uri: &str,
+        door: Option<&str>,
+        paths: Vec<PathBuf>,
+    ) -> std::io::Result<ToolFiles> {
         let mut files = ToolFiles {
             uri: uri.to_owned(),
             paths: Vec::with_capacity(paths.len()),
@@ -238,7 +272,7 @@ impl ToolFiles {
                 .create_new(true)
                 .mode(0o600)
                 .open(&aside)
-                .and_then(|mut f| f.write_all(contents(uri).as_bytes()))
+                .and_then(|mut f| f.write_all(contents(uri, door).as_bytes()))
                 .and_then(|()| std::fs::rename(&aside, &p));
             if let Err(e) = written {
                 let _ = std::fs::remove_file(&aside);
@@ -296,6 +330,27 @@ mod tests {
         assert_eq!(read_uri(&s).as_deref(), Some("other.0;unix:///y/sock"));
         drop(other);
         assert!(!s.exists());
+        let _ = std::fs::remove_dir(&dir);
+    }
+
+    #[test]
+    fn with_a_door_openpmix_reads_its_uri_first_and_ours_the_unix_line() {
+        let dir = std::env::temp_dir().join(format!("toolfiles-door-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let a = by_pid(&dir, "h", 8);
+        let ours = "ns.0;unix:///x/sock";
+        let door = "ns.0;tcp4://127.0.0.1:4242";
+        let files = ToolFiles::write_with_door(ours, Some(door), vec![a.clone()]).unwrap();
+        let text = std::fs::read_to_string(&a).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        // OpenPMIx's reader: the URI, then the version.
+        assert_eq!(lines[0], door);
+        assert_eq!(lines[1], LIBRARY_VERSION);
+        assert_eq!(read_uri(&a).as_deref(), Some(ours));
+        let f = ServerFile::read(&a).unwrap();
+        assert_eq!((f.uri.as_str(), f.pid), (ours, Some(std::process::id())));
+        drop(files);
+        assert!(!a.exists(), "removed with its server");
         let _ = std::fs::remove_dir(&dir);
     }
 }

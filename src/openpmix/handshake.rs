@@ -21,9 +21,10 @@
 //!    is one byte longer than its fields (it counts from 1): a client's
 //!    then ends in one zero byte, kept in [`ConnectMessage::info_blob`].
 //!
-//! Replies are raw network-order `u32`s, not framed: a client gets the
-//! status, then (on success) its index, used as `pindex` in every later
-//! header. A tool gets the status; on success, if it asked for an
+//! Replies are raw network-order `u32`s, not framed: a client (and a
+//! 5.x singleton) gets the status, then (on success) its index, used as
+//! `pindex` in every later header. A tool (and a 4.x singleton) gets the
+//! status; on success, if it asked for an
 //! identifier, its nspace in `PMIX_MAX_NSLEN + 1` NUL-padded bytes and its
 //! rank; then the server's nspace (same padding) and rank; then the
 //! status of the security handshake.
@@ -61,7 +62,8 @@ pub enum PeerKind {
     LauncherGivenId = 7,
     /// 8: a launcher a server started.
     LauncherClient = 8,
-    /// 9: a singleton client (answered as a client).
+    /// 9: a singleton client (a 5.x one is answered as a client, a 4.x
+    /// one as a tool).
     Singleton = 9,
     /// 10: a scheduler (master).
     Scheduler = 10,
@@ -112,10 +114,16 @@ impl PeerKind {
         )
     }
 
-    /// Whether the server answers with a [`ClientReply`] (else a
-    /// [`ToolReply`]).
-    pub fn gets_client_reply(self) -> bool {
-        matches!(self, PeerKind::SimpleClient | PeerKind::Singleton)
+    /// Whether the server answers a sender of this kind whose library's
+    /// major version is `major` with a [`ClientReply`] (else a
+    /// [`ToolReply`]): a simple client always, a singleton from 5.0 on
+    /// (4.2's singleton reads a tool's answer, 5.0's a client's).
+    pub fn gets_client_reply(self, major: u32) -> bool {
+        match self {
+            PeerKind::SimpleClient => true,
+            PeerKind::Singleton => major >= 5,
+            _ => false,
+        }
     }
 
     /// Whether the server assigns the identifier (sent in the tool reply).

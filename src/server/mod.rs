@@ -95,3 +95,5 @@ pub use host_side::own_store;
 pub use host_side::published::{DataRange, LookupDone, Participant, Persistence, PublishedData};
 pub use iof::service::{DEFAULT_CACHE as IOF_DEFAULT_CACHE, IOF_DROPPED};
 pub use query::ServerQueryCallback;
+#[doc(hidden)]
+pub use stock::decode_check::{door_connect, door_decode, DoorDecode};

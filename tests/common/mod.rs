@@ -17,6 +17,7 @@ pub mod orte;
 pub mod pmixrun_job;
 pub mod raw_client;
 pub mod slurm;
+pub mod stock_door;
 pub mod two_servers;
 
 /// The workspace root.

@@ -47,6 +47,12 @@ impl Server {
         let notifier = Notifier::new(tx, waker);
         let server_proc = Proc::new(config.nspace.clone(), config.rank);
         let events = Arc::new(crate::events::EventHandlers::new(Some(server_proc.clone())));
+        let stock = if config.stock_door {
+            stock::StockListeners::bind(&server_proc, &config.hostname).ok()
+        } else {
+            None
+        };
+        let stock_uri = stock.as_ref().map(|s| s.uri.clone());
         let tools = config.tool_support || config.session_support || config.system_support;
         let tool_files = if tools {
             use crate::net::tool_files as tf;
@@ -67,18 +73,17 @@ impl Server {
                 paths.push(tf::system(&config.system_tmpdir, host_name));
             }
             Some(
-                crate::net::tool_files::ToolFiles::write(&uri, paths)
-                    .map_err(ServerError::Rendezvous)?,
+                // OpenPMIx's tools read the door's URI; ours the socket's.
+                crate::net::tool_files::ToolFiles::write_with_door(
+                    &uri,
+                    stock_uri.as_deref(),
+                    paths,
+                )
+                .map_err(ServerError::Rendezvous)?,
             )
         } else {
             None
         };
-        let stock = if config.stock_door {
-            stock::StockListeners::bind(&server_proc, &config.hostname).ok()
-        } else {
-            None
-        };
-        let stock_uri = stock.as_ref().map(|s| s.uri.clone());
         let el = event_loop::EventLoop::new(
             poll,
             listener,

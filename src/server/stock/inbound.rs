@@ -1,6 +1,8 @@
 //! A stock peer's messages as ours: the connect message becomes a
-//! [`Message::Handshake`] (no secret: the door checks the kernel's uid
-//! instead), each command the [`Message`] our loop serves for it.
+//! [`Message::Handshake`] for a client (no secret: the door checks the
+//! kernel's uid instead) or a [`Message::ToolHandshake`] for a tool or
+//! singleton (see [`connect`]), each command the [`Message`] our loop
+//! serves for it.
 //!
 //! | command | our message | answered by |
 //! |---|---|---|
@@ -32,18 +34,19 @@
 use std::ffi::CString;
 
 use super::fields::{infos, many, one, procs, size, Forward};
-use super::request::{Peer, Pending};
+use super::request::{ConnectAnswer, Peer, Pending};
 use super::{control, groups, iof, resolve};
 use crate::codec::{Buffer, CodecError, Format};
 use crate::openpmix::handshake::PeerKind;
-use crate::openpmix::{ClientReply, Command, ConnectMessage, ToolReply, WireError};
+use crate::openpmix::{BufferType, ClientReply, Command, ConnectMessage, ToolReply, WireError};
 use crate::wire::{self, Abort, DmodexRequest, FenceRequest, Message, Posted};
 use crate::{keys, DataType, Info, Key, Proc, Rank, Status, Value};
 
 /// What to do with one message of the peer.
 pub(in crate::server) enum Inbound {
-    /// The connect message of a client claiming `Peer::proc`.
-    Connected(Peer, Message),
+    /// The connect message of a client or tool (claiming `Peer::proc`,
+    /// unless it asks for an identifier), answered as the last says.
+    Connected(Peer, Message, ConnectAnswer),
     /// A request for the loop, answered later.
     Forward(Message, Pending),
     /// A request for the loop whose answer (a status) is given now.
@@ -56,9 +59,10 @@ pub(in crate::server) enum Inbound {
     Refused(Vec<u8>, &'static str),
 }
 
-/// The raw refusal of a connect message from a peer of `kind`.
-fn refusal(kind: PeerKind, status: Status) -> Vec<u8> {
-    if kind.gets_client_reply() {
+/// The raw refusal of a connect message from a peer of `kind` on a
+/// library of major version `major`.
+fn refusal(kind: PeerKind, major: u32, status: Status) -> Vec<u8> {
+    if kind.gets_client_reply(major) {
         ClientReply {
             status: status.0,
             pindex: 0,
@@ -69,50 +73,76 @@ fn refusal(kind: PeerKind, status: Status) -> Vec<u8> {
     }
 }
 
-/// The connect message: a client's (flag 0) is handed to the loop's
-/// check; tools, launchers, singletons, fully described buffers and
-/// bfrops v3 are refused with `PMIX_ERR_NOT_SUPPORTED` for now (in the reply their
-/// library waits for).
+/// The connect message, in either buffer type (the peer is answered in
+/// its own format):
+/// - a client (flag 0), or a tool or launcher its server started (5, 8:
+///   a registered process), is handed to the loop's client check;
+/// - a self-started tool or launcher (3, 6: the server names it; 4, 7:
+///   named by its caller) and a singleton (9, named by its library) to
+///   the loop's tool check, with the infos the tool sent;
+/// - legacy 2.x/3.x tools (1, 2), schedulers (10) and bfrops v3 are
+///   refused with `PMIX_ERR_NOT_SUPPORTED`, in the reply their library
+///   waits for.
 pub(in crate::server) fn connect(payload: &[u8]) -> Result<Inbound, WireError> {
+    use PeerKind::*;
     let m = ConnectMessage::parse(payload)?;
-    if m.kind != PeerKind::SimpleClient {
-        return Ok(Inbound::Refused(
-            refusal(m.kind, Status::ERR_NOT_SUPPORTED),
-            "a tool, launcher or singleton: not served by the stock door yet",
-        ));
-    }
-    if m.format.codec().described {
-        return Ok(Inbound::Refused(
-            refusal(m.kind, Status::ERR_NOT_SUPPORTED),
-            "fully described buffers: not served by the stock door yet",
-        ));
-    }
+    let (major, _, _) = m.version_numbers()?;
+    let refuse = |why| {
+        Ok(Inbound::Refused(
+            refusal(m.kind, major, Status::ERR_NOT_SUPPORTED),
+            why,
+        ))
+    };
     if m.format.module == crate::codec::Module::V3 {
         // Our codec does not write v3's fixed-width integers yet.
-        return Ok(Inbound::Refused(
-            refusal(m.kind, Status::ERR_NOT_SUPPORTED),
-            "bfrops v3 (OpenPMIx 3.x): not served by the stock door yet",
-        ));
+        return refuse("bfrops v3 (OpenPMIx 3.x): not served by the stock door yet");
     }
-    let proc = m
-        .identity
-        .proc
-        .clone()
-        .ok_or(WireError::Malformed("client identity"))?;
-    let release = m.version_numbers()?.into();
-    let hs = Message::Handshake(wire::Handshake {
-        version: u32::from(wire::PROTOCOL_VERSION),
-        proc: proc.clone(),
-        secret: Vec::new(),
-    });
-    Ok(Inbound::Connected(
-        Peer {
-            proc,
-            format: m.format,
-            release,
-        },
-        hs,
-    ))
+    let answer = if m.kind.gets_client_reply(major) {
+        ConnectAnswer::Client
+    } else {
+        ConnectAnswer::Tool {
+            needs_id: m.kind.needs_id(),
+        }
+    };
+    let claimed = m.identity.proc.clone();
+    let msg = match m.kind {
+        SimpleClient | ToolClient | LauncherClient => {
+            let proc = claimed
+                .clone()
+                .ok_or(WireError::Malformed("client identity"))?;
+            Message::Handshake(wire::Handshake {
+                version: u32::from(wire::PROTOCOL_VERSION),
+                proc,
+                secret: Vec::new(),
+            })
+        }
+        ToolNeedsId | LauncherNeedsId | ToolGivenId | LauncherGivenId | Singleton => {
+            Message::ToolHandshake(wire::ToolHandshake {
+                version: u32::from(wire::PROTOCOL_VERSION),
+                proc: claimed.clone(),
+                infos: m.infos()?,
+            })
+        }
+        LegacyTool | LegacyLauncher => {
+            return refuse("a 2.x/3.x tool or launcher: not served by the stock door")
+        }
+        Scheduler => return refuse("a scheduler: not served by the stock door"),
+    };
+    let peer = Peer {
+        // A tool that asks for its name gets it in the handshake's answer.
+        proc: claimed.unwrap_or_else(unnamed),
+        format: m.format,
+        release: m.version_numbers()?.into(),
+    };
+    Ok(Inbound::Connected(peer, msg, answer))
+}
+
+/// The placeholder name of a tool until the loop names it.
+fn unnamed() -> Proc {
+    Proc::new(
+        crate::Nspace::new("unnamed-tool").expect("a short name"),
+        Rank(0),
+    )
 }
 
 /// One command of a connected peer.
@@ -193,9 +223,18 @@ fn commit(fmt: Format, buf: &mut Buffer) -> Result<Vec<Posted>, CodecError> {
         };
         let [inner] = <[_; 1]>::try_from(fmt.unpack_buffers(buf, 1)?)
             .map_err(|_| CodecError::BadParam("buffer count"))?;
+        // The inner buffer says its own type (a described client's is
+        // described too; 0, "undefined", keeps the connection's).
+        let inner_fmt = match BufferType::from_byte(inner.buffer_type) {
+            Ok(t) => Format {
+                described: t == BufferType::FullyDescribed,
+                ..fmt
+            },
+            Err(_) => fmt,
+        };
         let mut inner = Buffer::from_bytes(inner.bytes);
         while inner.remaining() > 0 {
-            let Value::Kval(kv) = one(fmt, &mut inner, DataType::Kval)? else {
+            let Value::Kval(kv) = one(inner_fmt, &mut inner, DataType::Kval)? else {
                 return Err(CodecError::BadParam("kval"));
             };
             let key = kv.key.ok_or(CodecError::BadParam("kval key"))?;
@@ -542,7 +581,7 @@ mod tests {
 mod connect_tests {
     use super::*;
     use crate::codec::Module;
-    use crate::openpmix::{BufferType, PeerFormat};
+    use crate::openpmix::PeerFormat;
 
     fn message(module: Module, buffer_type: BufferType) -> Vec<u8> {
         let proc = Proc::new(crate::Nspace::new("stock-ns").unwrap(), Rank(0));
@@ -556,24 +595,104 @@ mod connect_tests {
     }
 
     #[test]
-    fn only_v41_and_v4_non_described_clients_are_handed_to_the_loop() {
+    fn v41_and_v4_clients_of_both_buffer_types_are_handed_to_the_loop() {
         for m in [Module::V41, Module::V4] {
-            let r = connect(&message(m, BufferType::NonDescribed)).unwrap();
-            assert!(matches!(r, Inbound::Connected(..)), "{m:?}");
+            for t in [BufferType::NonDescribed, BufferType::FullyDescribed] {
+                let r = connect(&message(m, t)).unwrap();
+                let Inbound::Connected(peer, _, ConnectAnswer::Client) = r else {
+                    panic!("{m:?} {t:?} not admitted");
+                };
+                assert_eq!(peer.format.buffer_type, t);
+            }
         }
-        let refused = [
-            (Module::V3, BufferType::NonDescribed),
-            (Module::V41, BufferType::FullyDescribed),
+        let Ok(Inbound::Refused(reply, _)) =
+            connect(&message(Module::V3, BufferType::NonDescribed))
+        else {
+            panic!("v3 not refused");
+        };
+        assert!(matches!(
+            ClientReply::parse(&reply),
+            Err(WireError::Refused(s)) if s == Status::ERR_NOT_SUPPORTED.0
+        ));
+    }
+
+    fn tool(kind: PeerKind, version: &str) -> Vec<u8> {
+        let proc = Proc::new(crate::Nspace::new("tool-ns").unwrap(), Rank(2));
+        let format = PeerFormat {
+            module: Module::V41,
+            buffer_type: BufferType::NonDescribed,
+        };
+        let mut m = ConnectMessage::client(proc, 0, 0, version, format);
+        m.kind = kind;
+        m.identity.ids = Some((0, 0));
+        if !kind.sends_proc() {
+            m.identity.proc = None;
+        }
+        let info = Info::keyed(keys::USERID, Value::Uint32(0)).unwrap();
+        m.set_infos(&[info]).unwrap();
+        m.encode_payload().unwrap()
+    }
+
+    #[test]
+    fn tools_and_singletons_go_to_the_tool_check_with_their_reply_layout() {
+        use PeerKind::*;
+        let cases = [
+            (
+                ToolNeedsId,
+                "5.0.11",
+                ConnectAnswer::Tool { needs_id: true },
+                false,
+            ),
+            (
+                LauncherNeedsId,
+                "4.2.2",
+                ConnectAnswer::Tool { needs_id: true },
+                false,
+            ),
+            (
+                ToolGivenId,
+                "4.2.2",
+                ConnectAnswer::Tool { needs_id: false },
+                true,
+            ),
+            (
+                Singleton,
+                "4.2.2",
+                ConnectAnswer::Tool { needs_id: false },
+                true,
+            ),
+            (Singleton, "5.0.11", ConnectAnswer::Client, true),
         ];
-        for (m, t) in refused {
-            let Ok(Inbound::Refused(reply, _)) = connect(&message(m, t)) else {
-                panic!("{m:?} {t:?} not refused");
+        for (kind, version, want, named) in cases {
+            let r = connect(&tool(kind, version)).unwrap();
+            let Inbound::Connected(peer, Message::ToolHandshake(t), answer) = r else {
+                panic!("{kind:?} {version} not handed to the tool check");
             };
-            let (r, _) = match ClientReply::parse(&reply) {
-                Err(WireError::Refused(s)) => (s, 0),
-                other => panic!("{other:?}"),
+            assert_eq!(answer, want, "{kind:?} {version}");
+            assert_eq!(t.proc.is_some(), named, "{kind:?}");
+            assert_eq!(t.infos.len(), 1, "the tool's infos travel");
+            if named {
+                assert_eq!(Some(&peer.proc), t.proc.as_ref());
+            }
+        }
+        // A tool its server started is a registered process: the client check.
+        let r = connect(&tool(ToolClient, "5.0.11")).unwrap();
+        assert!(matches!(
+            r,
+            Inbound::Connected(
+                _,
+                Message::Handshake(_),
+                ConnectAnswer::Tool { needs_id: false }
+            )
+        ));
+        for kind in [LegacyTool, Scheduler] {
+            let Ok(Inbound::Refused(reply, _)) = connect(&tool(kind, "5.0.11")) else {
+                panic!("{kind:?} not refused");
             };
-            assert_eq!(r, Status::ERR_NOT_SUPPORTED.0);
+            assert!(matches!(
+                crate::openpmix::ToolReply::parse(&reply, false),
+                Err(WireError::Refused(s)) if s == Status::ERR_NOT_SUPPORTED.0
+            ));
         }
     }
 }

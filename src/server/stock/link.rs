@@ -11,7 +11,9 @@
 //!   with the peer's tag and what the peer asked ([`Pending`]) until the
 //!   loop's answer comes; an answer to an unknown id is dropped.
 //! - Requests the loop does not answer (commit) or that we do not serve
-//!   are answered here, in the peer's order of requests for that tag.
+//!   are answered here, in the peer's order of requests for that tag; so
+//!   is a request whose translation our own decoder would refuse
+//!   (`PMIX_ERR_BAD_PARAM`): the loop only gets frames it can read.
 //! - Output is a byte queue written as the socket takes it; the
 //!   handshake's answer is raw (not framed), every later one framed in
 //!   network order with the peer's index.
@@ -27,9 +29,10 @@ use mio::{Interest, Token};
 
 use super::inbound::{self, Inbound};
 use super::outbound;
-use super::request::{Peer, Pending};
+use super::request::{ConnectAnswer, Peer, Pending};
 use crate::openpmix::header::{self, Frame as StockFrame, FrameReader, Header, Order};
 use crate::wire::{self, Connection, Message, ReadState, WireError};
+use crate::Status;
 
 /// A stock peer's connection.
 pub(in crate::server) struct StockLink {
@@ -115,13 +118,24 @@ impl StockLink {
             Some(p) => inbound::command(p, &f.payload),
         };
         let (msg, pending) = match step {
-            Inbound::Connected(peer, msg) => {
+            Inbound::Connected(peer, msg, answer) => {
                 // Until the loop admits the peer, frames stay small.
                 self.reader = FrameReader::new(header::MAX_CRED_SIZE);
                 self.peer = Some(peer);
-                (msg, Pending::Connect)
+                (msg, Pending::Connect(answer))
             }
-            Inbound::Forward(msg, pending) => (msg, pending),
+            Inbound::Forward(msg, pending) => {
+                let id = self.next_id;
+                let Some(frame) = loop_frame(id, &msg) else {
+                    let bad = outbound::status_only(self.format(), Status::ERR_BAD_PARAM);
+                    self.reply(f.header.tag, bad);
+                    return Ok(());
+                };
+                self.next_id = self.next_id.wrapping_add(1).max(1);
+                self.pending.insert(id, (f.header.tag, pending));
+                frames.push(frame);
+                return Ok(());
+            }
             Inbound::Ignore => return Ok(()),
             Inbound::Refused(reply, why) => {
                 // Best effort: the connection closes right after.
@@ -136,8 +150,14 @@ impl StockLink {
                 return Ok(());
             }
             Inbound::ForwardAndAnswer(msg, status) => {
+                let frame = loop_frame(0, &msg);
+                let status = if frame.is_some() {
+                    status
+                } else {
+                    Status::ERR_BAD_PARAM
+                };
                 self.reply(f.header.tag, outbound::status_only(self.format(), status));
-                frames.push(frame_of(0, &msg)?);
+                frames.extend(frame);
                 return Ok(());
             }
         };
@@ -191,14 +211,8 @@ impl StockLink {
         let Some((tag, pending)) = self.pending.remove(&id) else {
             return;
         };
-        if let Pending::Connect = pending {
-            if let Message::HandshakeReply(r) = msg {
-                let reply = crate::openpmix::ClientReply {
-                    status: r.status.0,
-                    pindex: self.pindex,
-                };
-                self.out.extend(reply.encode());
-            }
+        if let Pending::Connect(answer) = pending {
+            self.answer_connect(answer, msg);
             return;
         }
         let Some(peer) = self.peer.clone() else {
@@ -206,6 +220,37 @@ impl StockLink {
         };
         let payload = outbound::reply(&peer, &self.hostname, &pending, msg, &fds);
         self.reply(tag, payload);
+    }
+
+    /// Queues the raw answer to the connect message from the loop's
+    /// handshake reply `msg`, in the layout `answer`; a tool learns the
+    /// name the loop gave it.
+    fn answer_connect(&mut self, answer: ConnectAnswer, msg: &Message) {
+        let (status, server, named) = match msg {
+            Message::HandshakeReply(r) => (r.status, &r.server, None),
+            Message::ToolHandshakeReply(r) => (r.status, &r.server, Some(&r.tool)),
+            _ => return,
+        };
+        if let (Status::SUCCESS, Some(p), Some(peer)) = (status, named, self.peer.as_mut()) {
+            peer.proc = p.clone();
+        }
+        let bytes = match answer {
+            ConnectAnswer::Client => crate::openpmix::ClientReply {
+                status: status.0,
+                pindex: self.pindex,
+            }
+            .encode(),
+            ConnectAnswer::Tool { .. } if status != Status::SUCCESS => {
+                crate::openpmix::ToolReply::encode_refusal(status.0)
+            }
+            ConnectAnswer::Tool { needs_id } => crate::openpmix::ToolReply {
+                assigned: needs_id.then(|| named.cloned()).flatten(),
+                server: server.clone(),
+                final_status: 0,
+            }
+            .encode(),
+        };
+        self.out.extend(bytes);
     }
 
     /// Writes what the socket takes: true if all is written.
@@ -239,6 +284,16 @@ impl StockLink {
             self.reader = FrameReader::new(max);
         }
     }
+}
+
+/// Our frame holding `msg` as request `id`, if the loop can read it
+/// back: a translation our decoder would refuse (an info with an empty
+/// key, say) is answered `PMIX_ERR_BAD_PARAM` by the door, not handed to
+/// the loop (which would end the connection).
+pub(in crate::server) fn loop_frame(id: u32, msg: &Message) -> Option<wire::Frame> {
+    let f = frame_of(id, msg).ok()?;
+    f.message().ok()?;
+    Some(f)
 }
 
 /// Our frame holding `msg` as request `id`.

@@ -19,14 +19,18 @@
 //!   uid that owns its socket (from the kernel, [`crate::openpmix::peer`];
 //!   its credential's word is not taken) is the uid the host registered
 //!   for that process, and no other connection holds that process; then
-//!   the host's `client_connected` decides, as for ours. Refusals are
-//!   logged as on the Unix socket and the connection closed.
+//!   the host's `client_connected` decides, as for ours. A stock tool or
+//!   singleton goes through the same tool check as ours (tool support,
+//!   a name not of a registered job nor connected, the host's
+//!   `tool_connected`). Refusals are logged as on the Unix socket and the
+//!   connection closed.
 //! - A stock rank's fence over its whole namespace arrives at the job's
 //!   barrier page (if the job has one) on the rank's behalf, saying it
 //!   needs the server: every rank of the job then fences through the
 //!   server, where the stock rank waits.
 
 pub(in crate::server) mod control;
+pub(crate) mod decode_check;
 pub(in crate::server) mod fields;
 pub(in crate::server) mod groups;
 pub(in crate::server) mod inbound;

@@ -8,8 +8,9 @@ use crate::Proc;
 /// What a request of the peer waits for, by our request id.
 #[derive(Clone, Debug)]
 pub(in crate::server) enum Pending {
-    /// The connect message: answered by the handshake reply.
-    Connect,
+    /// The connect message: answered by the handshake reply, in the
+    /// layout the peer's library reads.
+    Connect(ConnectAnswer),
     /// `PMIX_REQ_CMD`: the namespace's job segment.
     Init,
     /// A get answered from the job segment (`proc` WILDCARD: its job
@@ -57,4 +58,17 @@ pub(in crate::server) struct Peer {
     pub(in crate::server) format: PeerFormat,
     /// Its library's release.
     pub(in crate::server) release: Release,
+}
+
+/// The layout of the answer to a connect message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(in crate::server) enum ConnectAnswer {
+    /// A client's: status, then its index.
+    Client,
+    /// A tool's: status, the identifier assigned (if `needs_id`), the
+    /// server's name, the security status.
+    Tool {
+        /// The tool asked the server for its identifier.
+        needs_id: bool,
+    },
 }

@@ -1,0 +1,164 @@
+//! A server of the test process with the stock door open, and raw
+//! OpenPMIx connections to it (`stock_clients`, `stock_tools`,
+//! `hostile_tcp`): connect messages as a 4.2.2 or 5.0.11 library sends
+//! them, the door's raw answers read with a bound.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::time::Duration;
+
+use pmix::openpmix::{BufferType, ClientReply, ConnectMessage, PeerFormat, ServerUri, WireError};
+use pmix::server::{NoHost, Server, ServerConfig};
+use pmix::{Nspace, Proc, Rank};
+
+/// The bound of every read here.
+pub const READ_LIMIT: Duration = Duration::from_secs(20);
+
+/// A server of this test started with `config` (the stock door turned
+/// on), its job `ns` of two ranks registered, rank 1 for `uid`; the
+/// door's address.
+pub fn server_with_job_config(config: ServerConfig, ns: &Nspace, uid: u32) -> (Server, ServerUri) {
+    let config = ServerConfig {
+        stock_door: true,
+        ..config
+    };
+    let server = Server::start(config, Arc::new(NoHost)).unwrap();
+    super::register_local_job(&server, ns, 2, Vec::new());
+    if uid != pmix::net::my_ids().0 {
+        let p = Proc::new(ns.clone(), Rank(1));
+        server.deregister_client(&p);
+        server.register_client(&p, uid, uid).unwrap();
+    }
+    let env = server.setup_fork(&Proc::new(ns.clone(), Rank(0))).unwrap();
+    let uri = env
+        .iter()
+        .find(|(k, _)| k == "PMIX_SERVER_URI41")
+        .map(|(_, v)| v.clone())
+        .unwrap();
+    assert!(uri.contains(";tcp4://127.0.0.1:"), "{uri}");
+    assert!(
+        env.iter()
+            .any(|(k, v)| k == "PMIX_RS_SERVER_URI" && v.contains(";unix://")),
+        "our clients keep the Unix socket: {env:?}"
+    );
+    assert!(env.contains(&("PMIX_GDS_MODULE".into(), "hash".into())));
+    (server, ServerUri::parse(&uri).unwrap())
+}
+
+/// [`server_with_job_config`] with the default configuration.
+pub fn server_with_job(ns: &Nspace, uid: u32) -> (Server, ServerUri) {
+    server_with_job_config(ServerConfig::default(), ns, uid)
+}
+
+/// The v41 non-described format of 4.2 and 5.0 clients.
+pub fn v41() -> PeerFormat {
+    PeerFormat {
+        module: pmix::codec::Module::V41,
+        buffer_type: BufferType::NonDescribed,
+    }
+}
+
+/// A client's connect message for `proc`, as 4.2.2 sends it.
+pub fn connect_message(proc: Proc) -> ConnectMessage {
+    let (uid, gid) = pmix::net::my_ids();
+    ConnectMessage::client(proc, uid, gid, "4.2.2", v41())
+}
+
+/// A connection to the door (reads bounded by [`READ_LIMIT`]).
+pub fn open(uri: &ServerUri) -> TcpStream {
+    let s = TcpStream::connect(uri.addr).unwrap();
+    s.set_read_timeout(Some(READ_LIMIT)).unwrap();
+    s
+}
+
+/// Reads from `s` until `parse` makes an answer of the bytes so far:
+/// `Ok` the answer, `Err` the refusal status; panics on a close or an
+/// undecodable answer.
+pub fn read_answer<T>(
+    s: &mut TcpStream,
+    parse: impl Fn(&[u8]) -> Result<Option<(T, usize)>, WireError>,
+) -> Result<T, i32> {
+    let mut got = Vec::new();
+    let mut chunk = [0u8; 512];
+    loop {
+        match parse(&got) {
+            Ok(Some((r, _))) => return Ok(r),
+            Ok(None) => {}
+            Err(WireError::Refused(s)) => return Err(s),
+            Err(e) => panic!("reply: {e}"),
+        }
+        let n = s.read(&mut chunk).expect("the door answers");
+        assert!(n > 0, "closed before answering");
+        got.extend_from_slice(&chunk[..n]);
+    }
+}
+
+/// True if the server closes `s` (reads to its end, or is reset, within
+/// the bound).
+pub fn closed(s: &mut TcpStream) -> bool {
+    let mut chunk = [0u8; 64];
+    loop {
+        match s.read(&mut chunk) {
+            Ok(0) => return true,
+            Ok(_) => {}
+            Err(e) => return e.kind() == std::io::ErrorKind::ConnectionReset,
+        }
+    }
+}
+
+/// The status the door answers `bytes` with (a client's reply), and
+/// whether it then closed the connection.
+pub fn send_connect(uri: &ServerUri, bytes: &[u8]) -> (i32, bool) {
+    let mut s = open(uri);
+    s.write_all(bytes).unwrap();
+    let status = read_answer(&mut s, ClientReply::parse).map_or_else(|s| s, |r| r.status);
+    (status, closed(&mut s))
+}
+
+/// The status a raw connect message for `proc` gets from the door, and
+/// whether the server then closed the connection.
+pub fn connect_status(uri: &ServerUri, proc: Proc) -> (i32, bool) {
+    send_connect(uri, &connect_message(proc).encode().unwrap())
+}
+
+/// A connection admitted as the client `proc`, and its index.
+pub fn admitted(uri: &ServerUri, proc: Proc) -> (TcpStream, u32) {
+    let mut s = open(uri);
+    s.write_all(&connect_message(proc).encode().unwrap())
+        .unwrap();
+    let r = read_answer(&mut s, ClientReply::parse).expect("admitted");
+    (s, r.pindex)
+}
+
+/// `tests/c/NAME.c` built against Debian's OpenPMIx 4.2.2 headers into
+/// `scratch(dir)`; with Debian's library directory. `None` (skipped) if
+/// that OpenPMIx is not installed.
+pub fn stock_program(name: &str, dir: &str) -> Option<(PathBuf, PathBuf)> {
+    let (inc, lib) = super::reference_pmix()?;
+    let exe = super::scratch(dir).join(name);
+    let src = super::root().join(format!("tests/c/{name}.c"));
+    super::compile_c(&[&src], &exe, &inc, &lib, &[]);
+    Some((exe, lib))
+}
+
+/// `bash -c SCRIPT` as uid and gid 65534 (`nobody`), through `setpriv`;
+/// `None` (the caller skips) unless this runs as root with `setpriv`.
+pub fn bash_as_nobody(script: &str) -> Option<Command> {
+    if pmix::net::my_ids().0 != 0 || !Path::new("/usr/bin/setpriv").exists() {
+        eprintln!("SKIPPED: needs root and setpriv to connect as another uid");
+        return None;
+    }
+    let mut c = Command::new("/usr/bin/setpriv");
+    c.args([
+        "--reuid=65534",
+        "--regid=65534",
+        "--clear-groups",
+        "bash",
+        "-c",
+        script,
+    ]);
+    Some(c)
+}
