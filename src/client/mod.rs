@@ -227,6 +227,9 @@ struct Inner {
     groups: group::GroupTable,
     /// This process's IOF registrations (see [`iof`]).
     iof: iof::Pulls,
+    /// Served by an OpenPMIx server through [`stock_link`]'s bridge: event
+    /// registrations then go to the server too.
+    stock_link: AtomicBool,
 }
 
 impl Inner {

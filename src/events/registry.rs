@@ -38,7 +38,15 @@ pub struct EventHandlers {
     thread: Mutex<Option<std::thread::JoinHandle<()>>>,
     /// Set by [`EventHandlers::shutdown`]: no dispatcher starts again.
     stopped: std::sync::atomic::AtomicBool,
+    /// Told of each registration and deregistration (see
+    /// [`EventHandlers::set_registration_hook`]).
+    registrations: Mutex<Option<RegistrationHook>>,
 }
+
+/// Hears a handler's registration (its reference and codes) or, with no
+/// codes given, its deregistration; runs in the caller's thread, no lock
+/// of the registry held.
+pub type RegistrationHook = Arc<dyn Fn(usize, Option<&[Status]>) + Send + Sync + 'static>;
 
 impl Default for EventHandlers {
     fn default() -> Self {
@@ -131,6 +139,20 @@ impl EventHandlers {
             tx: Mutex::new(None),
             thread: Mutex::new(None),
             stopped: std::sync::atomic::AtomicBool::new(false),
+            registrations: Mutex::new(None),
+        }
+    }
+
+    /// Sets what hears each registration and deregistration (a client
+    /// whose server sends only the codes it registered forwards them).
+    pub fn set_registration_hook(&self, hook: Option<RegistrationHook>) {
+        *self.registrations.lock() = hook;
+    }
+
+    fn tell_registration(&self, id: usize, codes: Option<&[Status]>) {
+        let hook = self.registrations.lock().clone();
+        if let Some(hook) = hook {
+            hook(id, codes);
         }
     }
 
@@ -251,6 +273,7 @@ impl EventHandlers {
             .lock()
             .as_ref()
             .is_some_and(|k| !k.is_empty());
+        self.tell_registration(id, Some(codes));
         if keeps {
             if let Some(tx) = self.sender() {
                 let _ = tx.send(Job::Replay(id));
@@ -276,6 +299,8 @@ impl EventHandlers {
         if h.all().count() == before {
             return Err(Status::ERR_NOT_FOUND);
         }
+        drop(h);
+        self.tell_registration(id, None);
         Ok(())
     }
 

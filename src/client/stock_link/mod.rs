@@ -19,9 +19,17 @@
 //! | `DmodexRequest` | `PMIX_GETNB_CMD` → status + byte objects of proc and kvals |
 //! | `Abort` | `PMIX_ABORT_CMD` → status |
 //! | `Request` of `Op::NOTIFY_EVENT` | `PMIX_NOTIFY_CMD` → status |
-//! | (at start) | `PMIX_REGEVENTS_CMD` for every code, reply dropped |
+//! | `Request` of `Op::REGISTER_EVENTS` (a handler's codes) | `PMIX_REGEVENTS_CMD` with the codes no other handler registered → status |
+//! | `Request` of `Op::DEREGISTER_EVENTS` | `PMIX_DEREGEVENTS_CMD` with the codes no handler holds any more (no reply) |
+//! | `Request` of publish, lookup, unpublish, query, log, job control | the stock command ([`services`]) |
 //! | tag 0 from the server | an `Event` to the client |
 //! | anything else | answered `PMIX_ERR_NOT_SUPPORTED` here |
+//!
+//! Events: an OpenPMIx server sends a client only the codes it registered
+//! (a default handler registers none, and hears only codes some other
+//! handler of the process registered, as OpenPMIx's own client does);
+//! the client's registry tells the bridge of each handler
+//! (`EventHandlers::set_registration_hook`).
 //!
 //! A fence without procs names this process's namespace (a stock server
 //! refuses an empty list).
@@ -30,8 +38,7 @@
 //! (or `PMIX_TIMEOUT`), later ones by the client's own machinery, which
 //! fails every pending call with `PMIX_ERR_LOST_CONNECTION` when the bridge
 //! closes its end; the bridge closes it as soon as the server closes, or
-//! sends a frame that does not parse. Events are carried but not yet
-//! seen to arrive end to end (see docs/FEATURES.md).
+//! sends a frame that does not parse.
 
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
@@ -299,8 +306,33 @@ fn local_count(infos: &[Info], hostname: &str) -> u32 {
     u32::try_from(here).unwrap_or(u32::MAX).max(1)
 }
 
-/// What the client waits for on a stock request.
+/// The body of an `Op::REGISTER_EVENTS` (handler `id`, its `codes`) or
+/// `Op::DEREGISTER_EVENTS` (handler `id`, no codes) the client sends the
+/// bridge, which keeps what each handler registered with the server.
+pub(super) fn registration_body(id: usize, codes: &[Status]) -> Vec<u8> {
+    let mut out = Vec::new();
+    wire::body::put_u64(&mut out, id as u64);
+    // A handler's codes are a caller's array: far below u32::MAX.
+    let _ = wire::body::put_count(&mut out, codes.len());
+    for c in codes {
+        wire::body::put_status(&mut out, *c);
+    }
+    out
+}
+
+/// Reads what [`registration_body`] wrote.
+fn read_registration(body: &[u8]) -> Option<(u64, Vec<Status>)> {
+    let mut r = crate::codec::Reader::new(body);
+    let id = wire::body::get_u64(&mut r).ok()?;
+    let n = wire::body::get_count(&mut r).ok()?;
+    let codes = (0..n)
+        .map(|_| wire::body::get_status(&mut r).ok())
+        .collect::<Option<Vec<_>>>()?;
+    (r.remaining() == 0).then_some((id, codes))
+}
+
 mod bridge;
 mod kvals;
+mod services;
 #[cfg(test)]
 mod tests;
