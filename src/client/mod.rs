@@ -56,6 +56,8 @@ mod singleton;
 mod spawn;
 mod stock_link;
 pub use spawn::normalize_app;
+#[doc(hidden)]
+pub use stock_link::decode_server_payload as stock_link_decode;
 mod tool;
 pub use tool::ToolOptions;
 pub mod tool_session;

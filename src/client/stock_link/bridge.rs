@@ -342,51 +342,6 @@ impl Bridge {
         self.respond(id, Status::SUCCESS)
     }
 
-    /// A notification on tag 0 (command, status, source, info count,
-    /// infos, range) as our event message; `None` if it does not decode.
-    fn event(&self, payload: Vec<u8>) -> Option<Message> {
-        let fmt = self.ends.fmt;
-        let mut b = Buffer::from_bytes(payload);
-        let Value::Command(c) = fmt.unpack_value(&mut b, DataType::Command).ok()? else {
-            return None;
-        };
-        if c != u8::from(Command::Notify) {
-            return None;
-        }
-        let Value::Status(status) = fmt.unpack_value(&mut b, DataType::Status).ok()? else {
-            return None;
-        };
-        let Value::Proc(source) = fmt.unpack_value(&mut b, DataType::Proc).ok()? else {
-            return None;
-        };
-        let Value::Size(n) = fmt.unpack_value(&mut b, DataType::Size).ok()? else {
-            return None;
-        };
-        let infos = if n == 0 {
-            Vec::new()
-        } else {
-            fmt.unpack(&mut b, DataType::Info, n)
-                .ok()?
-                .into_iter()
-                .filter_map(|v| match v {
-                    Value::Info(i) => Some(*i),
-                    _ => None,
-                })
-                .collect()
-        };
-        let range = match fmt.unpack_value(&mut b, DataType::DataRange) {
-            Ok(Value::DataRange(r)) if Range(r).is_valid() => Range(r),
-            _ => Range::SESSION,
-        };
-        let ev = crate::events::Event {
-            status: Status(status),
-            source,
-            range,
-            infos,
-        };
-        crate::events::encode_event(&ev).ok().map(Message::Event)
-    }
-
     /// The payload of `cmd` followed by what `rest` packs.
     fn command(
         &self,
@@ -426,7 +381,7 @@ impl Bridge {
     fn server_frames(&mut self) -> Result<(), Closed> {
         while let Some(f) = self.ends.reader.next_frame() {
             if f.header.tag == TAG_NOTIFY {
-                if let Some(ev) = self.event(f.payload) {
+                if let Some(ev) = event(self.ends.fmt, f.payload) {
                     self.answer(0, &ev)?;
                 }
                 continue;
@@ -459,7 +414,7 @@ impl Bridge {
                         segments: vec![],
                     }),
                 ),
-                Waiting::Get(id) => (id, self.get_reply(status, &mut b)),
+                Waiting::Get(id) => (id, get_reply(self.ends.fmt, status, &mut b)),
                 Waiting::Service(id, layout) => (
                     id,
                     Message::Response(services::response(self.ends.fmt, layout, status, &mut b)),
@@ -469,53 +424,100 @@ impl Bridge {
         }
         Ok(())
     }
+}
 
-    /// A get's reply as a direct-modex reply: each byte object's process
-    /// and kvals as one record of a modex blob.
-    fn get_reply(&self, status: Status, b: &mut Buffer) -> Message {
-        let fail = |status| {
-            Message::DmodexReply(DmodexReply {
-                status,
-                data: vec![],
-            })
-        };
-        if status != Status::SUCCESS {
-            return fail(status);
-        }
-        let mut data = Vec::new();
-        while b.remaining() > 0 {
-            let Ok(Value::ByteObject(obj)) = self.ends.fmt.unpack_value(b, DataType::ByteObject)
-            else {
-                return fail(Status::ERR_UNPACK_FAILURE);
-            };
-            let mut inner = Buffer::from_bytes(obj);
-            let proc = match self.ends.fmt.unpack(&mut inner, DataType::Proc, 1) {
-                Ok(mut v) => match v.pop() {
-                    Some(Value::Proc(p)) => p,
-                    _ => return fail(Status::ERR_UNPACK_FAILURE),
-                },
-                Err(e) => return fail(e.status()),
-            };
-            let Ok(pairs) = kvals(self.ends.fmt, &mut inner) else {
-                return fail(Status::ERR_UNPACK_FAILURE);
-            };
-            let posted: Vec<Posted> = pairs
-                .into_iter()
-                .map(|(key, value)| Posted {
-                    scope: Scope::Global,
-                    key,
-                    value,
-                })
-                .collect();
-            if wire::blob::put_record(&mut data, &proc, posted.iter()).is_err() {
-                return fail(Status::ERR_PACK_FAILURE);
-            }
-        }
-        Message::DmodexReply(DmodexReply {
-            status: Status::SUCCESS,
-            data,
-        })
+/// A notification on tag 0 (command, status, source, info count, infos,
+/// range) as our event message; `None` if it does not decode.
+pub(super) fn event(fmt: Format, payload: Vec<u8>) -> Option<Message> {
+    let mut b = Buffer::from_bytes(payload);
+    let Value::Command(c) = fmt.unpack_value(&mut b, DataType::Command).ok()? else {
+        return None;
+    };
+    if c != u8::from(Command::Notify) {
+        return None;
     }
+    let Value::Status(status) = fmt.unpack_value(&mut b, DataType::Status).ok()? else {
+        return None;
+    };
+    let Value::Proc(source) = fmt.unpack_value(&mut b, DataType::Proc).ok()? else {
+        return None;
+    };
+    let Value::Size(n) = fmt.unpack_value(&mut b, DataType::Size).ok()? else {
+        return None;
+    };
+    let infos = if n == 0 {
+        Vec::new()
+    } else {
+        // Each info takes more than a byte: a larger count is a lie.
+        if n > b.remaining() {
+            return None;
+        }
+        fmt.unpack(&mut b, DataType::Info, n)
+            .ok()?
+            .into_iter()
+            .filter_map(|v| match v {
+                Value::Info(i) => Some(*i),
+                _ => None,
+            })
+            .collect()
+    };
+    let range = match fmt.unpack_value(&mut b, DataType::DataRange) {
+        Ok(Value::DataRange(r)) if Range(r).is_valid() => Range(r),
+        _ => Range::SESSION,
+    };
+    let ev = crate::events::Event {
+        status: Status(status),
+        source,
+        range,
+        infos,
+    };
+    crate::events::encode_event(&ev).ok().map(Message::Event)
+}
+
+/// A get's reply as a direct-modex reply: each byte object's process and
+/// kvals as one record of a modex blob.
+pub(super) fn get_reply(fmt: Format, status: Status, b: &mut Buffer) -> Message {
+    let fail = |status| {
+        Message::DmodexReply(DmodexReply {
+            status,
+            data: vec![],
+        })
+    };
+    if status != Status::SUCCESS {
+        return fail(status);
+    }
+    let mut data = Vec::new();
+    while b.remaining() > 0 {
+        let Ok(Value::ByteObject(obj)) = fmt.unpack_value(b, DataType::ByteObject) else {
+            return fail(Status::ERR_UNPACK_FAILURE);
+        };
+        let mut inner = Buffer::from_bytes(obj);
+        let proc = match fmt.unpack(&mut inner, DataType::Proc, 1) {
+            Ok(mut v) => match v.pop() {
+                Some(Value::Proc(p)) => p,
+                _ => return fail(Status::ERR_UNPACK_FAILURE),
+            },
+            Err(e) => return fail(e.status()),
+        };
+        let Ok(pairs) = kvals(fmt, &mut inner) else {
+            return fail(Status::ERR_UNPACK_FAILURE);
+        };
+        let posted: Vec<Posted> = pairs
+            .into_iter()
+            .map(|(key, value)| Posted {
+                scope: Scope::Global,
+                key,
+                value,
+            })
+            .collect();
+        if wire::blob::put_record(&mut data, &proc, posted.iter()).is_err() {
+            return fail(Status::ERR_PACK_FAILURE);
+        }
+    }
+    Message::DmodexReply(DmodexReply {
+        status: Status::SUCCESS,
+        data,
+    })
 }
 
 /// A commit's body: for the local and the remote scope, in that order,

@@ -306,6 +306,42 @@ fn local_count(infos: &[Info], hostname: &str) -> u32 {
     u32::try_from(here).unwrap_or(u32::MAX).max(1)
 }
 
+/// Every decoder of what a stock server sends this client, run on
+/// `payload` read in `fmt`: the handshake's reply, the init reply (for
+/// namespace `nspace`), a notification, a get's reply and each service
+/// reply layout. For the fuzz target `stock_link_reply`; returns how many
+/// decoded without an error.
+#[doc(hidden)]
+pub fn decode_server_payload(fmt: Format, nspace: &Nspace, payload: &[u8]) -> usize {
+    use services::ReplyLayout;
+    let mut ok = 0;
+    ok += usize::from(matches!(ClientReply::parse(payload), Ok(Some(_))));
+    ok += usize::from(registration_infos(fmt, nspace, payload).is_ok());
+    ok += usize::from(bridge::event(fmt, payload.to_vec()).is_some());
+    // A reply: its status, then what the awaited layout reads.
+    let mut b = Buffer::from_bytes(payload.to_vec());
+    let Ok(Value::Status(s)) = fmt.unpack_value(&mut b, DataType::Status) else {
+        return ok;
+    };
+    let status = Status(s);
+    let good = |m: &wire::Message| match m {
+        wire::Message::DmodexReply(r) => r.status == status,
+        wire::Message::Response(r) => r.status != Status::ERR_UNPACK_FAILURE,
+        _ => false,
+    };
+    ok += usize::from(good(&bridge::get_reply(fmt, status, &mut b.clone())));
+    for layout in [
+        ReplyLayout::Status,
+        ReplyLayout::Lookup,
+        ReplyLayout::Query,
+        ReplyLayout::NoResults,
+    ] {
+        let r = services::response(fmt, layout, status, &mut b.clone());
+        ok += usize::from(good(&wire::Message::Response(r)));
+    }
+    ok
+}
+
 /// The body of an `Op::REGISTER_EVENTS` (handler `id`, its `codes`) or
 /// `Op::DEREGISTER_EVENTS` (handler `id`, no codes) the client sends the
 /// bridge, which keeps what each handler registered with the server.
