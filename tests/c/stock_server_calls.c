@@ -7,7 +7,9 @@
  *   pubsub  rank 0 publishes "stock.calls.name", the others look it up
  *           (waiting for it), rank 0 unpublishes it after a fence;
  *   log     each rank logs a line to stdout;
- *   query   PMIX_QUERY_NAMESPACES names this job's namespace.
+ *   query   PMIX_QUERY_NAMESPACES names this job's namespace;
+ *   connect every rank connects to and disconnects from its namespace;
+ *   spawn   rank 0 spawns one /bin/true and gets a namespace for it.
  * Prints "rank libpmix: PATH" and "launcher libpmix: PATH" (this process's
  * and its parent's, the server's) and "ok rank R size N" when everything
  * worked; exits 1 at the first failure with the step and status. */
@@ -225,6 +227,35 @@ static void query(const pmix_proc_t *me)
     printf("rank %u query names the namespace\n", me->rank);
 }
 
+static void connect_own(const pmix_proc_t *me, const pmix_proc_t *wild)
+{
+    CHECK(PMIx_Connect(wild, 1, NULL, 0), "connect");
+    CHECK(PMIx_Disconnect(wild, 1, NULL, 0), "disconnect");
+    printf("rank %u connected and disconnected\n", me->rank);
+}
+
+static void spawn_true(const pmix_proc_t *me)
+{
+    pmix_app_t app;
+    char nspace[PMIX_MAX_NSLEN + 1];
+    if (0 != me->rank) {
+        return;
+    }
+    PMIX_APP_CONSTRUCT(&app);
+    app.cmd = strdup("/bin/true");
+    app.argv = (char **) calloc(2, sizeof(char *));
+    app.argv[0] = strdup("true");
+    app.maxprocs = 1;
+    memset(nspace, 0, sizeof(nspace));
+    CHECK(PMIx_Spawn(NULL, 0, &app, 1, nspace), "spawn");
+    if ('\0' == nspace[0] || PMIX_CHECK_NSPACE(nspace, me->nspace)) {
+        printf("FAIL spawn: namespace '%s'\n", nspace);
+        exit(1);
+    }
+    printf("rank 0 spawned a job\n");
+    PMIX_APP_DESTRUCT(&app);
+}
+
 int main(int argc, char **argv)
 {
     pmix_proc_t me, wild;
@@ -250,6 +281,12 @@ int main(int argc, char **argv)
     }
     if (wanted(argc, argv, "query")) {
         query(&me);
+    }
+    if (wanted(argc, argv, "connect")) {
+        connect_own(&me, &wild);
+    }
+    if (wanted(argc, argv, "spawn")) {
+        spawn_true(&me);
     }
     CHECK(PMIx_Fence(&wild, 1, NULL, 0), "last fence");
     CHECK(PMIx_Finalize(NULL, 0), "finalize");

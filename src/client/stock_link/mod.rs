@@ -21,7 +21,7 @@
 //! | `Request` of `Op::NOTIFY_EVENT` | `PMIX_NOTIFY_CMD` → status |
 //! | `Request` of `Op::REGISTER_EVENTS` (a handler's codes) | `PMIX_REGEVENTS_CMD` with the codes no other handler registered → status |
 //! | `Request` of `Op::DEREGISTER_EVENTS` | `PMIX_DEREGEVENTS_CMD` with the codes no handler holds any more (no reply) |
-//! | `Request` of publish, lookup, unpublish, query, log, job control | the stock command ([`services`]) |
+//! | `Request` of publish, lookup, unpublish, query, log, job control, connect, disconnect, spawn | the stock command ([`services`]) |
 //! | tag 0 from the server | an `Event` to the client |
 //! | anything else | answered `PMIX_ERR_NOT_SUPPORTED` here |
 //!
@@ -335,6 +335,7 @@ pub fn decode_server_payload(fmt: Format, nspace: &Nspace, payload: &[u8]) -> us
         ReplyLayout::Lookup,
         ReplyLayout::Query,
         ReplyLayout::NoResults,
+        ReplyLayout::Spawn,
     ] {
         let r = services::response(fmt, layout, status, &mut b.clone());
         ok += usize::from(good(&wire::Message::Response(r)));

@@ -11,6 +11,8 @@
 //! | `QUERY` | count, `QUERY`s | status, count, infos |
 //! | `LOG` | timestamp `TIME` (0: not taken), count, data, count, directives | status |
 //! | `JOB_CONTROL` | count, targets `PROC`s, count, directives | status (then results, dropped) |
+//! | `CONNECT`, `DISCONNECT` | count, `PROC`s, count, infos | status (then the other jobs' data, dropped) |
+//! | `SPAWN` | count, job infos, count, `APP`s | status, the new namespace `STRING` |
 //!
 //! Invariants: a request body that does not decode never reaches the
 //! server (the client hears `PMIX_ERR_BAD_PARAM`); a reply that does not
@@ -20,7 +22,7 @@ use std::ffi::CString;
 
 use crate::codec::{Buffer, CodecError, Format};
 use crate::openpmix::Command;
-use crate::wire::{pubsub, rm, Op, Response};
+use crate::wire::{process_mgmt, pubsub, rm, Op, Response};
 use crate::{DataType, Info, Key, Proc, Status, Value};
 
 /// How the server's reply to a service command reads.
@@ -35,6 +37,8 @@ pub(super) enum ReplyLayout {
     /// A status, answered to our client as that status and no results
     /// (what the server adds is dropped).
     NoResults,
+    /// A spawn's status and namespace.
+    Spawn,
 }
 
 /// Why a request is not sent.
@@ -110,6 +114,28 @@ pub(super) fn request(fmt: Format, op: Op, body: &[u8]) -> Result<(Vec<u8>, Repl
             pack_infos(fmt, &mut b, &directives).map_err(packing)?;
             ReplyLayout::NoResults
         }
+        Op::CONNECT | Op::DISCONNECT => {
+            let (procs, infos) = process_mgmt::decode_collective(body).map_err(bad)?;
+            let c = if op == Op::CONNECT {
+                Command::ConnectNb
+            } else {
+                Command::DisconnectNb
+            };
+            cmd(&mut b, c)?;
+            pack_procs(fmt, &mut b, &procs).map_err(packing)?;
+            pack_infos(fmt, &mut b, &infos).map_err(packing)?;
+            ReplyLayout::Status
+        }
+        Op::SPAWN => {
+            let (job_info, apps) = process_mgmt::decode_spawn(body).map_err(bad)?;
+            cmd(&mut b, Command::SpawnNb)?;
+            pack_infos(fmt, &mut b, &job_info).map_err(packing)?;
+            let v: Vec<Value> = apps.into_iter().map(|a| Value::App(Box::new(a))).collect();
+            fmt.pack_value(&mut b, &Value::Size(v.len()))
+                .map_err(packing)?;
+            fmt.pack(&mut b, DataType::App, &v).map_err(packing)?;
+            ReplyLayout::Spawn
+        }
         _ => return Err(NotSent::NotCarried),
     };
     Ok((b.into_bytes(), layout))
@@ -127,22 +153,28 @@ pub(super) fn response(
         status,
         body: vec![],
     };
-    let failed = status != Status::SUCCESS;
-    if layout == ReplyLayout::Status
-        || (failed && (layout == ReplyLayout::NoResults || b.remaining() == 0))
-    {
+    let succeeded = status == Status::SUCCESS;
+    // Whether the reply carries more than its status for our client.
+    let carries = match layout {
+        ReplyLayout::Status => false,
+        ReplyLayout::NoResults | ReplyLayout::Spawn => succeeded,
+        ReplyLayout::Lookup => succeeded || status == Status::ERR_PARTIAL_SUCCESS,
+        ReplyLayout::Query => succeeded || b.remaining() > 0,
+    };
+    if !carries {
         return only(status);
     }
     let body = match layout {
         ReplyLayout::Status => return only(status),
         ReplyLayout::NoResults => rm::put_list(&[]).map_err(|e| e.status()),
-        ReplyLayout::Lookup => {
-            if status != Status::SUCCESS && status != Status::ERR_PARTIAL_SUCCESS {
-                return only(status);
-            }
-            lookup_body(fmt, status, b)
-        }
+        ReplyLayout::Lookup => lookup_body(fmt, status, b),
         ReplyLayout::Query => query_body(fmt, status, b),
+        ReplyLayout::Spawn => match fmt.unpack_value(b, DataType::String) {
+            Ok(Value::String(Some(ns))) => crate::Nspace::new(ns.as_bytes())
+                .map_err(|_| Status::ERR_UNPACK_FAILURE)
+                .and_then(|ns| process_mgmt::encode_nspace(&ns)),
+            _ => Err(Status::ERR_UNPACK_FAILURE),
+        },
     };
     match body {
         Ok(body) => Response {

@@ -301,11 +301,73 @@ fn a_query_log_and_job_control_go_as_stock_commands_and_others_are_not_carried()
     assert_eq!(r.status, Status::ERR_NOT_SUPPORTED);
 
     assert_eq!(
-        request(fmt, Op::SPAWN, &[]).unwrap_err(),
+        request(fmt, Op::GROUP_CONSTRUCT, &[]).unwrap_err(),
         NotSent::NotCarried
     );
     assert_eq!(
         request(fmt, Op::PUBLISH, &[1, 2, 3]).unwrap_err(),
         NotSent::Bad(Status::ERR_BAD_PARAM)
     );
+}
+
+#[test]
+fn a_spawn_and_a_connect_go_as_stock_commands_and_a_spawn_reply_names_the_job() {
+    use super::services::{request, response, ReplyLayout};
+    use crate::openpmix::Command as Cmd;
+    use crate::wire::{process_mgmt, Op};
+    let fmt = Format::DATA_PACK;
+    let app = crate::value::App {
+        cmd: Some(CString::new("/bin/true").unwrap()),
+        argv: vec![CString::new("true").unwrap()],
+        maxprocs: 1,
+        ..Default::default()
+    };
+    let body = process_mgmt::encode_spawn(&[], std::slice::from_ref(&app)).unwrap();
+    let (bytes, layout) = request(fmt, Op::SPAWN, &body).unwrap();
+    assert_eq!(layout, ReplyLayout::Spawn);
+    let (c, mut b) = command_of(fmt, bytes);
+    assert_eq!(c, u8::from(Cmd::SpawnNb));
+    assert_eq!(
+        fmt.unpack_value(&mut b, DataType::Size).unwrap(),
+        Value::Size(0)
+    );
+    assert_eq!(
+        fmt.unpack_value(&mut b, DataType::Size).unwrap(),
+        Value::Size(1)
+    );
+    let Value::App(got) = fmt.unpack_value(&mut b, DataType::App).unwrap() else {
+        panic!("an app");
+    };
+    assert_eq!(got.cmd, app.cmd);
+
+    let mut reply = Buffer::new();
+    fmt.pack_value(&mut reply, &Value::string("job-9")).unwrap();
+    let r = response(fmt, layout, Status::SUCCESS, &mut reply.clone());
+    assert_eq!(
+        process_mgmt::decode_nspace(&r.body).unwrap(),
+        Nspace::new("job-9").unwrap()
+    );
+    // A failed spawn is its status, whatever follows it.
+    let r = response(fmt, layout, Status::ERR_NOT_SUPPORTED, &mut reply);
+    assert_eq!((r.status, r.body.len()), (Status::ERR_NOT_SUPPORTED, 0));
+
+    let wild = Proc::new(Nspace::new("job-3").unwrap(), crate::Rank::WILDCARD);
+    let body = process_mgmt::encode_collective(std::slice::from_ref(&wild), &[]).unwrap();
+    for (op, cmd) in [
+        (Op::CONNECT, Cmd::ConnectNb),
+        (Op::DISCONNECT, Cmd::DisconnectNb),
+    ] {
+        let (bytes, layout) = request(fmt, op, &body).unwrap();
+        assert_eq!(layout, ReplyLayout::Status);
+        let (c, mut b) = command_of(fmt, bytes);
+        assert_eq!(c, u8::from(cmd));
+        assert_eq!(
+            fmt.unpack_value(&mut b, DataType::Size).unwrap(),
+            Value::Size(1)
+        );
+        assert_eq!(
+            fmt.unpack_value(&mut b, DataType::Proc).unwrap(),
+            Value::Proc(wild.clone())
+        );
+    }
 }
