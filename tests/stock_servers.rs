@@ -378,3 +378,67 @@ fn debian_mpirun_carries_pubsub_log_connect_and_spawn_of_our_client() {
         );
     }
 }
+
+/// Asserts that `o` succeeded and printed each of `lines`.
+fn assert_lines(o: &Output, lines: &[&str]) -> String {
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    let report = format!(
+        "status {:?}\nstdout:\n{out}\nstderr:\n{}",
+        o.status,
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(o.status.success(), "{report}");
+    for l in lines {
+        assert!(
+            out.lines().any(|x| x.trim() == *l),
+            "missing {l:?}: {report}"
+        );
+    }
+    out
+}
+
+#[test]
+fn python3_pmix_on_our_library_under_debian_mpirun() {
+    if !common::installed("python3-pmix") {
+        skip_or_panic("python3-pmix is not installed");
+        return;
+    }
+    let script = common::root().join("tests/interop/py_client.py");
+    let args = ["-W", "ignore", script.to_str().unwrap(), "--pubsub"];
+    let Some((o, _)) = two_ranks_under(Launcher::Debian, Path::new("/usr/bin/python3"), &args)
+    else {
+        return;
+    };
+    let out = assert_lines(&o, &["python client 0 of 2 ok", "python client 1 of 2 ok"]);
+    assert!(
+        out.contains("rank 1 lookup: ") && out.contains("port-7"),
+        "no lookup result:\n{out}"
+    );
+    let libs = common::orte::libpmix_lines(&out, "python");
+    assert!(!libs.is_empty(), "{out}");
+    for l in libs {
+        assert_eq!(Path::new(l), our_lib(), "{out}");
+    }
+}
+
+#[test]
+fn an_open_mpi_4_1_program_on_our_library_under_debian_mpirun() {
+    if !Path::new("/usr/bin/mpicc").exists() {
+        skip_or_panic("Debian's mpicc (libopenmpi-dev) is missing");
+        return;
+    }
+    let prog = common::orte::mpi_program("tests/interop/mpi_hello.c");
+    let Some((o, lib)) = two_ranks_under(Launcher::Debian, &prog, &[]) else {
+        return;
+    };
+    // MPI_Init, an allreduce over both ranks, MPI_Finalize: Open MPI 4.1's
+    // PMIx component (ext3x) on our library, its mpirun on OpenPMIx's.
+    let out = assert_lines(&o, &["hello ok: 2 ranks, allreduce 1"]);
+    let ranks = common::orte::libpmix_lines(&out, "rank");
+    assert_eq!(ranks, [our_lib().to_str().unwrap()], "{out}");
+    let launcher = common::orte::libpmix_lines(&out, "launcher");
+    assert!(
+        launcher.len() == 1 && launcher[0].contains(&lib),
+        "the launcher must keep OpenPMIx's library:\n{out}"
+    );
+}
