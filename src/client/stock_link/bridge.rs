@@ -333,8 +333,9 @@ impl Bridge {
         }
         if !gone.is_empty() {
             let fmt = self.ends.fmt;
+            // The server reads one code per pack until the end.
             if let Ok(bytes) = self.command(Command::DeregEvents, |b| {
-                fmt.pack(b, DataType::Status, &gone)
+                gone.iter().try_for_each(|c| fmt.pack_value(b, c))
             }) {
                 self.send_unanswered(bytes)?;
             }
