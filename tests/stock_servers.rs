@@ -304,13 +304,15 @@ fn a_munge_only_server_is_refused_clearly() {
 }
 
 fn calls_program() -> PathBuf {
+    // maps.h, beside the interop programs.
+    let interop = common::root().join("tests/interop");
     common::build_c(
         "tests/c/stock_server_calls.c",
         // A directory of its own: a first build empties its directory.
         "stock-servers-calls",
         "stock_server_calls",
         &common::include_dir(),
-        &["-pthread"],
+        &["-pthread", "-I", interop.to_str().unwrap()],
     )
 }
 
@@ -330,6 +332,11 @@ fn assert_calls_ok(o: &Output, launcher_lib: &str, lines: &[&str]) {
             "missing {l:?} in:\n{out}"
         );
     }
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !out.contains("PMIX ERROR") && !err.contains("PMIX ERROR"),
+        "the server logged an error:\n{out}\n{err}"
+    );
 }
 
 #[test]
@@ -421,6 +428,21 @@ fn python3_pmix_on_our_library_under_debian_mpirun() {
     }
 }
 
+/// Checks a 2-rank run of tests/interop/mpi_hello.c: the allreduce's
+/// line, rank 0 on our library, its launcher on OpenPMIx's (`lib` in its
+/// path). Returns the output.
+fn assert_mpi_hello(o: &Output, lib: &str) -> String {
+    let out = assert_lines(o, &["hello ok: 2 ranks, allreduce 1"]);
+    let ranks = common::orte::libpmix_lines(&out, "rank");
+    assert_eq!(ranks, [our_lib().to_str().unwrap()], "{out}");
+    let launcher = common::orte::libpmix_lines(&out, "launcher");
+    assert!(
+        launcher.len() == 1 && launcher[0].contains(lib),
+        "the launcher must keep OpenPMIx's library:\n{out}"
+    );
+    out
+}
+
 #[test]
 fn an_open_mpi_4_1_program_on_our_library_under_debian_mpirun() {
     if !Path::new("/usr/bin/mpicc").exists() {
@@ -433,14 +455,7 @@ fn an_open_mpi_4_1_program_on_our_library_under_debian_mpirun() {
     };
     // MPI_Init, an allreduce over both ranks, MPI_Finalize: Open MPI 4.1's
     // PMIx component (ext3x) on our library, its mpirun on OpenPMIx's.
-    let out = assert_lines(&o, &["hello ok: 2 ranks, allreduce 1"]);
-    let ranks = common::orte::libpmix_lines(&out, "rank");
-    assert_eq!(ranks, [our_lib().to_str().unwrap()], "{out}");
-    let launcher = common::orte::libpmix_lines(&out, "launcher");
-    assert!(
-        launcher.len() == 1 && launcher[0].contains(&lib),
-        "the launcher must keep OpenPMIx's library:\n{out}"
-    );
+    assert_mpi_hello(&o, &lib);
 }
 
 #[test]
@@ -453,14 +468,7 @@ fn an_open_mpi_5_program_on_our_library_under_the_wheels_mpirun() {
     let Some((o, lib)) = two_ranks_under(Launcher::Wheel, &prog, &[]) else {
         return;
     };
-    let out = assert_lines(&o, &["hello ok: 2 ranks, allreduce 1"]);
-    let ranks = common::orte::libpmix_lines(&out, "rank");
-    assert_eq!(ranks, [our_lib().to_str().unwrap()], "{out}");
-    let launcher = common::orte::libpmix_lines(&out, "launcher");
-    assert!(
-        launcher.len() == 1 && launcher[0].contains(&lib),
-        "the launcher must keep OpenPMIx's library:\n{out}"
-    );
+    let out = assert_mpi_hello(&o, &lib);
     // The server found nothing to complain of (a deregistration packed as
     // one array once made it log PMIX_ERR_UNPACK_INADEQUATE_SPACE).
     let err = String::from_utf8_lossy(&o.stderr);

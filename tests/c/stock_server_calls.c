@@ -21,6 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "maps.h"
+
 #define CODE (PMIX_EXTERNAL_ERR_BASE - 77)
 
 #define CHECK(rc, what)                                                       \
@@ -105,30 +107,6 @@ static int wanted(int argc, char **argv, const char *step)
         }
     }
     return 0;
-}
-
-/* The libpmix mapped in process `pid`, as "WHO libpmix: PATH". */
-static void print_libpmix(const char *who, pid_t pid)
-{
-    char path[64];
-    char line[4096];
-    static char keep[4096];
-    const char *found = "none";
-    snprintf(path, sizeof(path), "/proc/%d/maps", (int) pid);
-    FILE *f = fopen(path, "r");
-    while (NULL != f && NULL != fgets(line, sizeof(line), f)) {
-        char *p = strchr(line, '/');
-        if (NULL != p && NULL != strstr(p, "libpmix.so")) {
-            p[strcspn(p, "\n")] = '\0';
-            snprintf(keep, sizeof(keep), "%s", p);
-            found = keep;
-            break;
-        }
-    }
-    if (NULL != f) {
-        fclose(f);
-    }
-    printf("%s libpmix: %s\n", who, found);
 }
 
 static void events(const pmix_proc_t *me, const pmix_proc_t *wild, uint32_t size)
@@ -263,7 +241,7 @@ int main(int argc, char **argv)
     uint32_t size;
 
     CHECK(PMIx_Init(&me, NULL, 0), "init");
-    print_libpmix("rank", getpid());
+    print_libpmix("rank", 0);
     print_libpmix("launcher", getppid());
     PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
     CHECK(PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &val), "get job size");
