@@ -595,4 +595,33 @@ mod tests {
             }))
         }
     }
+
+    #[test]
+    fn the_registration_hook_hears_each_registration_and_deregistration() {
+        let h = EventHandlers::new(None);
+        let (tx, rx) = bounded::<(usize, Option<Vec<Status>>)>(8);
+        h.set_registration_hook(Some(Arc::new(move |id, codes| {
+            let _ = tx.send((id, codes.map(<[Status]>::to_vec)));
+        })));
+        let (log, _seen) = bounded(8);
+        let x = Status(-3077);
+        let a = recorder(&h, &[x], vec![], "a", Status::SUCCESS, &log).unwrap();
+        let b = recorder(&h, &[], vec![], "b", Status::SUCCESS, &log).unwrap();
+        // A refused registration is not told.
+        let first = vec![info(keys::EVENT_HDLR_FIRST, Value::Bool(true))];
+        recorder(&h, &[x], first.clone(), "c", Status::SUCCESS, &log).unwrap();
+        assert!(recorder(&h, &[x], first, "d", Status::SUCCESS, &log).is_err());
+        h.deregister(a).unwrap();
+        assert!(h.deregister(a).is_err());
+        let told: Vec<_> = rx.try_iter().collect();
+        assert_eq!(
+            told,
+            [
+                (a, Some(vec![x])),
+                (b, Some(vec![])),
+                (b + 1, Some(vec![x])),
+                (a, None),
+            ]
+        );
+    }
 }
