@@ -2,7 +2,9 @@
 //! messages (every peer kind, v4 and v41, both buffer types, a tool's info
 //! array) for `openpmix_handshake`, and whole connections — the selector
 //! byte, a connect frame, then requests (a command and infos) — for
-//! `openpmix_decode`, in the input layouts their doc comments describe.
+//! `openpmix_decode`, and a server's frames (init reply, notification,
+//! get and lookup replies) for `stock_link_reply`, in the input layouts
+//! their doc comments describe.
 //! Written into `<dir>/<target>/` when `WIRE_FUZZ_SEEDS=<dir>` is set (CI
 //! sets it to `fuzz/corpus`); otherwise it checks that every seed parses
 //! as its target will read it. Keep the selector in step with
@@ -230,8 +232,91 @@ fn door_seeds_are_admitted_and_their_commands_reach_the_loop() {
     }
 }
 
+/// `stock_link_reply`'s input for `format`: its selector (split step 1),
+/// then the frames a server sends: an init reply, a notification, a get's
+/// reply and a lookup's.
+fn link_reply_seeds() -> Vec<Vec<u8>> {
+    let mut seeds = Vec::new();
+    for f in formats() {
+        let fmt = f.codec();
+        let sel = u8::from(fmt.module == Module::V4) | if fmt.described { 2 } else { 0 };
+        let kval = |k: &str, v: Value| {
+            Value::Kval(Box::new(pmix::value::Kval {
+                key: Some(std::ffi::CString::new(k).unwrap()),
+                value: Some(Box::new(v)),
+            }))
+        };
+        let mut init = Buffer::new();
+        fmt.pack_value(&mut init, &Value::string("seed-ns"))
+            .unwrap();
+        fmt.pack_value(&mut init, &kval("pmix.job.size", Value::Uint32(2)))
+            .unwrap();
+        let mut notify = Buffer::new();
+        fmt.pack_value(&mut notify, &Value::Command(Command::Notify.into()))
+            .unwrap();
+        fmt.pack_value(&mut notify, &Value::Status(-3077)).unwrap();
+        let source = Proc::new(Nspace::new("seed-ns").unwrap(), Rank(0));
+        fmt.pack(&mut notify, DataType::Proc, &[Value::Proc(source.clone())])
+            .unwrap();
+        let infos: Vec<Value> = infos()
+            .into_iter()
+            .map(|i| Value::Info(Box::new(i)))
+            .collect();
+        fmt.pack_value(&mut notify, &Value::Size(infos.len()))
+            .unwrap();
+        fmt.pack(&mut notify, DataType::Info, &infos).unwrap();
+        fmt.pack_value(&mut notify, &Value::DataRange(3)).unwrap();
+        let mut get = Buffer::new();
+        fmt.pack_value(&mut get, &Value::Status(0)).unwrap();
+        let mut blob = Buffer::new();
+        fmt.pack(&mut blob, DataType::Proc, &[Value::Proc(source.clone())])
+            .unwrap();
+        fmt.pack_value(&mut blob, &kval("seed.key", Value::Uint32(7)))
+            .unwrap();
+        fmt.pack_value(&mut get, &Value::ByteObject(blob.into_bytes()))
+            .unwrap();
+        let mut lookup = Buffer::new();
+        fmt.pack_value(&mut lookup, &Value::Status(0)).unwrap();
+        fmt.pack_value(&mut lookup, &Value::Size(1)).unwrap();
+        let pd = pmix::value::PData {
+            proc: source,
+            key: Key::new("seed.name").unwrap(),
+            value: Value::string("hello"),
+        };
+        fmt.pack(&mut lookup, DataType::PData, &[Value::PData(Box::new(pd))])
+            .unwrap();
+        let mut s = vec![sel];
+        for (tag, payload) in [(100, init), (0, notify), (101, get), (102, lookup)] {
+            let frame = Frame::message(7, tag, payload.into_bytes());
+            s.extend(frame.encode(Order::Network));
+        }
+        seeds.push(s);
+    }
+    seeds
+}
+
 #[test]
 fn seeds() {
+    for s in link_reply_seeds() {
+        let fmt = Format {
+            module: if s[0] & 1 == 0 {
+                Module::V41
+            } else {
+                Module::V4
+            },
+            described: s[0] & 2 != 0,
+        };
+        let ns = Nspace::new("seed-ns").unwrap();
+        let mut r = FrameReader::new(1 << 16);
+        r.push(&s[1..]).unwrap();
+        let mut decoded = Vec::new();
+        while let Some(f) = r.next_frame() {
+            decoded.push(pmix::client::stock_link_decode(fmt, &ns, &f.payload));
+        }
+        // Each frame decodes as what it is (at least).
+        assert_eq!(decoded.len(), 4);
+        assert!(decoded.iter().all(|&n| n >= 1), "{decoded:?}");
+    }
     for s in handshake_seeds() {
         let m = ConnectMessage::parse(&s).unwrap();
         assert_eq!(m.encode_payload().unwrap(), s);
@@ -262,6 +347,7 @@ fn seeds() {
                     .map(|(_, _, input)| input)
                     .collect(),
             ),
+            ("stock_link_reply", link_reply_seeds()),
         ] {
             let d = std::path::Path::new(&dir).join(target);
             std::fs::create_dir_all(&d).unwrap();

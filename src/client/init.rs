@@ -66,7 +66,11 @@ impl Client {
         let d = Directives::parse_for(infos, crate::wire::directives::TIMEOUT_ONLY);
         let bound = d.timeout.unwrap_or(stock_link::INIT_BOUND);
         let l = stock_link::connect(|k| std::env::var(k).ok(), bound)?;
-        Client::assemble(l.progress, &l.me, &l.server, &l.segments, l.fds)
+        let c = Client::assemble(l.progress, &l.me, &l.server, &l.segments, l.fds)?;
+        c.inner
+            .stock_link
+            .store(true, std::sync::atomic::Ordering::Release);
+        Ok(c)
     }
 
     /// A singleton: rank 0 of a job of one served by a private server in
@@ -162,6 +166,7 @@ impl Client {
             fast: Default::default(),
             groups: Default::default(),
             iof: Default::default(),
+            stock_link: AtomicBool::new(false),
         });
         for (refs, early) in progress.take_early_segments() {
             inner.map_segments(&refs, early)?;

@@ -56,6 +56,8 @@ mod singleton;
 mod spawn;
 mod stock_link;
 pub use spawn::normalize_app;
+#[doc(hidden)]
+pub use stock_link::decode_server_payload as stock_link_decode;
 mod tool;
 pub use tool::ToolOptions;
 pub mod tool_session;
@@ -227,6 +229,9 @@ struct Inner {
     groups: group::GroupTable,
     /// This process's IOF registrations (see [`iof`]).
     iof: iof::Pulls,
+    /// Served by an OpenPMIx server through [`stock_link`]'s bridge: event
+    /// registrations then go to the server too.
+    stock_link: AtomicBool,
 }
 
 impl Inner {

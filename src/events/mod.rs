@@ -49,5 +49,5 @@ mod wire;
 pub use chain::{EventDone, EventHandler, HandlerCall, VerdictHook};
 pub use dispatch::UNCLAIMED_MAX;
 pub use event::{codes, proc_matches, Event, Range};
-pub use registry::EventHandlers;
+pub use registry::{EventHandlers, RegistrationHook};
 pub use wire::{decode_event, encode_event};

@@ -38,7 +38,15 @@ pub struct EventHandlers {
     thread: Mutex<Option<std::thread::JoinHandle<()>>>,
     /// Set by [`EventHandlers::shutdown`]: no dispatcher starts again.
     stopped: std::sync::atomic::AtomicBool,
+    /// Told of each registration and deregistration (see
+    /// [`EventHandlers::set_registration_hook`]).
+    registrations: Mutex<Option<RegistrationHook>>,
 }
+
+/// Hears a handler's registration (its reference and codes) or, with no
+/// codes given, its deregistration; runs in the caller's thread, no lock
+/// of the registry held.
+pub type RegistrationHook = Arc<dyn Fn(usize, Option<&[Status]>) + Send + Sync + 'static>;
 
 impl Default for EventHandlers {
     fn default() -> Self {
@@ -131,6 +139,20 @@ impl EventHandlers {
             tx: Mutex::new(None),
             thread: Mutex::new(None),
             stopped: std::sync::atomic::AtomicBool::new(false),
+            registrations: Mutex::new(None),
+        }
+    }
+
+    /// Sets what hears each registration and deregistration (a client
+    /// whose server sends only the codes it registered forwards them).
+    pub fn set_registration_hook(&self, hook: Option<RegistrationHook>) {
+        *self.registrations.lock() = hook;
+    }
+
+    fn tell_registration(&self, id: usize, codes: Option<&[Status]>) {
+        let hook = self.registrations.lock().clone();
+        if let Some(hook) = hook {
+            hook(id, codes);
         }
     }
 
@@ -251,6 +273,7 @@ impl EventHandlers {
             .lock()
             .as_ref()
             .is_some_and(|k| !k.is_empty());
+        self.tell_registration(id, Some(codes));
         if keeps {
             if let Some(tx) = self.sender() {
                 let _ = tx.send(Job::Replay(id));
@@ -276,6 +299,8 @@ impl EventHandlers {
         if h.all().count() == before {
             return Err(Status::ERR_NOT_FOUND);
         }
+        drop(h);
+        self.tell_registration(id, None);
         Ok(())
     }
 
@@ -569,5 +594,34 @@ mod tests {
                 items: p.iter().cloned().map(Value::Proc).collect(),
             }))
         }
+    }
+
+    #[test]
+    fn the_registration_hook_hears_each_registration_and_deregistration() {
+        let h = EventHandlers::new(None);
+        let (tx, rx) = bounded::<(usize, Option<Vec<Status>>)>(8);
+        h.set_registration_hook(Some(Arc::new(move |id, codes| {
+            let _ = tx.send((id, codes.map(<[Status]>::to_vec)));
+        })));
+        let (log, _seen) = bounded(8);
+        let x = Status(-3077);
+        let a = recorder(&h, &[x], vec![], "a", Status::SUCCESS, &log).unwrap();
+        let b = recorder(&h, &[], vec![], "b", Status::SUCCESS, &log).unwrap();
+        // A refused registration is not told.
+        let first = vec![info(keys::EVENT_HDLR_FIRST, Value::Bool(true))];
+        recorder(&h, &[x], first.clone(), "c", Status::SUCCESS, &log).unwrap();
+        assert!(recorder(&h, &[x], first, "d", Status::SUCCESS, &log).is_err());
+        h.deregister(a).unwrap();
+        assert!(h.deregister(a).is_err());
+        let told: Vec<_> = rx.try_iter().collect();
+        assert_eq!(
+            told,
+            [
+                (a, Some(vec![x])),
+                (b, Some(vec![])),
+                (b + 1, Some(vec![x])),
+                (a, None),
+            ]
+        );
     }
 }

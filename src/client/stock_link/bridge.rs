@@ -13,10 +13,11 @@ use crate::value::Kval;
 use crate::wire::{
     self, Connection, DmodexReply, FenceRelease, Message, NspaceReply, Op, Posted, Response,
 };
-use crate::{DataType, Info, Proc, Status, Value};
+use crate::{DataType, Proc, Status, Value};
 use pmix_shmem::Scope;
 
 use super::kvals::kvals;
+use super::services::{self, pack_infos, NotSent, ReplyLayout};
 
 enum Waiting {
     /// Nothing (a commit).
@@ -27,6 +28,8 @@ enum Waiting {
     Abort(u32),
     /// A service request's response (status, no body).
     Response(u32),
+    /// A service request's response, read as the layout says.
+    Service(u32, ReplyLayout),
 }
 
 /// What the bridge links: the client's connection and the stock server's,
@@ -48,6 +51,10 @@ struct Bridge {
     out: Vec<u8>,
     next_tag: u32,
     pending: HashMap<u32, Waiting>,
+    /// The codes each of the client's handlers registered (by handler).
+    handlers: HashMap<u64, Vec<Status>>,
+    /// How many handlers registered each code with the server.
+    codes: HashMap<Status, usize>,
 }
 
 /// The bridge's end: either side closed, or sent what does not parse;
@@ -65,6 +72,8 @@ pub(super) fn spawn(ends: Ends) -> io::Result<()> {
         out: Vec::new(),
         next_tag: TAG_DYNAMIC + 1,
         pending: HashMap::new(),
+        handlers: HashMap::new(),
+        codes: HashMap::new(),
     };
     std::thread::Builder::new()
         .name("pmix-stock-link".into())
@@ -92,7 +101,6 @@ impl Bridge {
             .register(&mut self.ends.tcp, TCP, rw)
             .map_err(closed)?;
         let mut events = mio::Events::with_capacity(8);
-        self.register_for_events()?;
         // Frames of the init reply's read may already hold more.
         self.server_frames()?;
         loop {
@@ -215,6 +223,17 @@ impl Bridge {
                 })
                 .map(|b| (b, Waiting::Response(id)))
             }
+            Message::Request(r) if r.op == Op::REGISTER_EVENTS => {
+                return self.register_codes(id, &r.body)
+            }
+            Message::Request(r) if r.op == Op::DEREGISTER_EVENTS => {
+                return self.deregister_codes(id, &r.body)
+            }
+            Message::Request(r) => match services::request(fmt, r.op, &r.body) {
+                Ok((bytes, layout)) => Ok((bytes, Waiting::Service(id, layout))),
+                Err(NotSent::Bad(s)) => return self.respond(id, s),
+                Err(NotSent::NotCarried) => return self.answer_here(id, &Message::Request(r)),
+            },
             other => return self.answer_here(id, &other),
         };
         match packed {
@@ -238,68 +257,90 @@ impl Bridge {
         let tag = self.next_tag;
         self.next_tag = self.next_tag.checked_add(1).unwrap_or(TAG_DYNAMIC + 1);
         self.pending.insert(tag, waiting);
+        self.write_frame(tag, bytes)
+    }
+
+    /// Sends `bytes` to the server, which does not answer them.
+    fn send_unanswered(&mut self, bytes: Vec<u8>) -> Result<(), Closed> {
+        let tag = self.next_tag;
+        self.next_tag = self.next_tag.checked_add(1).unwrap_or(TAG_DYNAMIC + 1);
+        self.write_frame(tag, bytes)
+    }
+
+    fn write_frame(&mut self, tag: u32, bytes: Vec<u8>) -> Result<(), Closed> {
         let frame = Frame::message(self.ends.pindex, tag, bytes);
         self.out.extend_from_slice(&frame.encode(Order::Network));
         self.flush_tcp()
     }
 
-    /// Registers for every event (no codes, no infos), once: the server
-    /// then sends each event this process may see, and the client's own
-    /// handlers choose, as they do with our server's events.
-    fn register_for_events(&mut self) -> Result<(), Closed> {
+    /// Answers the client's service request `id` with `status` alone.
+    fn respond(&mut self, id: u32, status: Status) -> Result<(), Closed> {
+        self.answer(
+            id,
+            &Message::Response(Response {
+                status,
+                body: vec![],
+            }),
+        )
+    }
+
+    /// A handler's registration (see [`super::registration_body`]): the
+    /// codes no other handler registered yet go to the server
+    /// (`PMIX_REGEVENTS_CMD`: count, codes, no infos), whose status
+    /// answers the client.
+    fn register_codes(&mut self, id: u32, body: &[u8]) -> Result<(), Closed> {
+        let Some((handler, codes)) = super::read_registration(body) else {
+            return self.respond(id, Status::ERR_BAD_PARAM);
+        };
+        let mut fresh = Vec::new();
+        for c in &codes {
+            let n = self.codes.entry(*c).or_insert(0);
+            *n += 1;
+            if *n == 1 {
+                fresh.push(Value::Status(c.0));
+            }
+        }
+        self.handlers.insert(handler, codes);
+        if fresh.is_empty() {
+            return self.respond(id, Status::SUCCESS);
+        }
         let fmt = self.ends.fmt;
         match self.command(Command::RegEvents, |b| {
-            fmt.pack_value(b, &Value::Size(0))?;
+            fmt.pack_value(b, &Value::Size(fresh.len()))?;
+            fmt.pack(b, DataType::Status, &fresh)?;
             fmt.pack_value(b, &Value::Size(0))
         }) {
-            Ok(bytes) => self.send(bytes, Waiting::Nothing),
-            Err(_) => Err(Closed),
+            Ok(bytes) => self.send(bytes, Waiting::Response(id)),
+            Err(e) => self.respond(id, e.status()),
         }
     }
 
-    /// A notification on tag 0 (command, status, source, info count,
-    /// infos, range) as our event message; `None` if it does not decode.
-    fn event(&self, payload: Vec<u8>) -> Option<Message> {
-        let fmt = self.ends.fmt;
-        let mut b = Buffer::from_bytes(payload);
-        let Value::Command(c) = fmt.unpack_value(&mut b, DataType::Command).ok()? else {
-            return None;
+    /// A handler's deregistration: the codes no handler holds any more
+    /// leave the server (`PMIX_DEREGEVENTS_CMD`: the codes, no reply).
+    fn deregister_codes(&mut self, id: u32, body: &[u8]) -> Result<(), Closed> {
+        let Some((handler, _)) = super::read_registration(body) else {
+            return self.respond(id, Status::ERR_BAD_PARAM);
         };
-        if c != u8::from(Command::Notify) {
-            return None;
+        let mut gone = Vec::new();
+        for c in self.handlers.remove(&handler).unwrap_or_default() {
+            if let Some(n) = self.codes.get_mut(&c) {
+                *n -= 1;
+                if *n == 0 {
+                    self.codes.remove(&c);
+                    gone.push(Value::Status(c.0));
+                }
+            }
         }
-        let Value::Status(status) = fmt.unpack_value(&mut b, DataType::Status).ok()? else {
-            return None;
-        };
-        let Value::Proc(source) = fmt.unpack_value(&mut b, DataType::Proc).ok()? else {
-            return None;
-        };
-        let Value::Size(n) = fmt.unpack_value(&mut b, DataType::Size).ok()? else {
-            return None;
-        };
-        let infos = if n == 0 {
-            Vec::new()
-        } else {
-            fmt.unpack(&mut b, DataType::Info, n)
-                .ok()?
-                .into_iter()
-                .filter_map(|v| match v {
-                    Value::Info(i) => Some(*i),
-                    _ => None,
-                })
-                .collect()
-        };
-        let range = match fmt.unpack_value(&mut b, DataType::DataRange) {
-            Ok(Value::DataRange(r)) if Range(r).is_valid() => Range(r),
-            _ => Range::SESSION,
-        };
-        let ev = crate::events::Event {
-            status: Status(status),
-            source,
-            range,
-            infos,
-        };
-        crate::events::encode_event(&ev).ok().map(Message::Event)
+        if !gone.is_empty() {
+            let fmt = self.ends.fmt;
+            // The server reads one code per pack until the end.
+            if let Ok(bytes) = self.command(Command::DeregEvents, |b| {
+                gone.iter().try_for_each(|c| fmt.pack_value(b, c))
+            }) {
+                self.send_unanswered(bytes)?;
+            }
+        }
+        self.respond(id, Status::SUCCESS)
     }
 
     /// The payload of `cmd` followed by what `rest` packs.
@@ -341,7 +382,7 @@ impl Bridge {
     fn server_frames(&mut self) -> Result<(), Closed> {
         while let Some(f) = self.ends.reader.next_frame() {
             if f.header.tag == TAG_NOTIFY {
-                if let Some(ev) = self.event(f.payload) {
+                if let Some(ev) = event(self.ends.fmt, f.payload) {
                     self.answer(0, &ev)?;
                 }
                 continue;
@@ -351,6 +392,8 @@ impl Bridge {
             };
             let mut b = Buffer::from_bytes(f.payload);
             let status = match self.ends.fmt.unpack_value(&mut b, DataType::Status) {
+                // A server's way of saying done at once.
+                Ok(Value::Status(s)) if Status(s) == Status::OPERATION_SUCCEEDED => Status::SUCCESS,
                 Ok(Value::Status(s)) => Status(s),
                 _ => Status::ERR_UNPACK_FAILURE,
             };
@@ -372,72 +415,110 @@ impl Bridge {
                         segments: vec![],
                     }),
                 ),
-                Waiting::Get(id) => (id, self.get_reply(status, &mut b)),
+                Waiting::Get(id) => (id, get_reply(self.ends.fmt, status, &mut b)),
+                Waiting::Service(id, layout) => (
+                    id,
+                    Message::Response(services::response(self.ends.fmt, layout, status, &mut b)),
+                ),
             };
             self.answer(reply.0, &reply.1)?;
         }
         Ok(())
     }
-
-    /// A get's reply as a direct-modex reply: each byte object's process
-    /// and kvals as one record of a modex blob.
-    fn get_reply(&self, status: Status, b: &mut Buffer) -> Message {
-        let fail = |status| {
-            Message::DmodexReply(DmodexReply {
-                status,
-                data: vec![],
-            })
-        };
-        if status != Status::SUCCESS {
-            return fail(status);
-        }
-        let mut data = Vec::new();
-        while b.remaining() > 0 {
-            let Ok(Value::ByteObject(obj)) = self.ends.fmt.unpack_value(b, DataType::ByteObject)
-            else {
-                return fail(Status::ERR_UNPACK_FAILURE);
-            };
-            let mut inner = Buffer::from_bytes(obj);
-            let proc = match self.ends.fmt.unpack(&mut inner, DataType::Proc, 1) {
-                Ok(mut v) => match v.pop() {
-                    Some(Value::Proc(p)) => p,
-                    _ => return fail(Status::ERR_UNPACK_FAILURE),
-                },
-                Err(e) => return fail(e.status()),
-            };
-            let Ok(pairs) = kvals(self.ends.fmt, &mut inner) else {
-                return fail(Status::ERR_UNPACK_FAILURE);
-            };
-            let posted: Vec<Posted> = pairs
-                .into_iter()
-                .map(|(key, value)| Posted {
-                    scope: Scope::Global,
-                    key,
-                    value,
-                })
-                .collect();
-            if wire::blob::put_record(&mut data, &proc, posted.iter()).is_err() {
-                return fail(Status::ERR_PACK_FAILURE);
-            }
-        }
-        Message::DmodexReply(DmodexReply {
-            status: Status::SUCCESS,
-            data,
-        })
-    }
 }
 
-fn pack_infos(fmt: Format, b: &mut Buffer, infos: &[Info]) -> Result<(), CodecError> {
-    fmt.pack_value(b, &Value::Size(infos.len()))?;
-    if !infos.is_empty() {
-        let v: Vec<Value> = infos
-            .iter()
-            .cloned()
-            .map(|i| Value::Info(Box::new(i)))
-            .collect();
-        fmt.pack(b, DataType::Info, &v)?;
+/// A notification on tag 0 (command, status, source, info count, infos,
+/// range) as our event message; `None` if it does not decode.
+pub(super) fn event(fmt: Format, payload: Vec<u8>) -> Option<Message> {
+    let mut b = Buffer::from_bytes(payload);
+    let Value::Command(c) = fmt.unpack_value(&mut b, DataType::Command).ok()? else {
+        return None;
+    };
+    if c != u8::from(Command::Notify) {
+        return None;
     }
-    Ok(())
+    let Value::Status(status) = fmt.unpack_value(&mut b, DataType::Status).ok()? else {
+        return None;
+    };
+    let Value::Proc(source) = fmt.unpack_value(&mut b, DataType::Proc).ok()? else {
+        return None;
+    };
+    let Value::Size(n) = fmt.unpack_value(&mut b, DataType::Size).ok()? else {
+        return None;
+    };
+    let infos = if n == 0 {
+        Vec::new()
+    } else {
+        // Each info takes more than a byte: a larger count is a lie.
+        if n > b.remaining() {
+            return None;
+        }
+        fmt.unpack(&mut b, DataType::Info, n)
+            .ok()?
+            .into_iter()
+            .filter_map(|v| match v {
+                Value::Info(i) => Some(*i),
+                _ => None,
+            })
+            .collect()
+    };
+    let range = match fmt.unpack_value(&mut b, DataType::DataRange) {
+        Ok(Value::DataRange(r)) if Range(r).is_valid() => Range(r),
+        _ => Range::SESSION,
+    };
+    let ev = crate::events::Event {
+        status: Status(status),
+        source,
+        range,
+        infos,
+    };
+    crate::events::encode_event(&ev).ok().map(Message::Event)
+}
+
+/// A get's reply as a direct-modex reply: each byte object's process and
+/// kvals as one record of a modex blob.
+pub(super) fn get_reply(fmt: Format, status: Status, b: &mut Buffer) -> Message {
+    let fail = |status| {
+        Message::DmodexReply(DmodexReply {
+            status,
+            data: vec![],
+        })
+    };
+    if status != Status::SUCCESS {
+        return fail(status);
+    }
+    let mut data = Vec::new();
+    while b.remaining() > 0 {
+        let Ok(Value::ByteObject(obj)) = fmt.unpack_value(b, DataType::ByteObject) else {
+            return fail(Status::ERR_UNPACK_FAILURE);
+        };
+        let mut inner = Buffer::from_bytes(obj);
+        let proc = match fmt.unpack(&mut inner, DataType::Proc, 1) {
+            Ok(mut v) => match v.pop() {
+                Some(Value::Proc(p)) => p,
+                _ => return fail(Status::ERR_UNPACK_FAILURE),
+            },
+            Err(e) => return fail(e.status()),
+        };
+        let Ok(pairs) = kvals(fmt, &mut inner) else {
+            return fail(Status::ERR_UNPACK_FAILURE);
+        };
+        let posted: Vec<Posted> = pairs
+            .into_iter()
+            .map(|(key, value)| Posted {
+                scope: Scope::Global,
+                key,
+                value,
+            })
+            .collect();
+        if wire::blob::put_record(&mut data, &proc, posted.iter()).is_err() {
+            return fail(Status::ERR_PACK_FAILURE);
+        }
+    }
+    Message::DmodexReply(DmodexReply {
+        status: Status::SUCCESS,
+        data,
+    })
 }
 
 /// A commit's body: for the local and the remote scope, in that order,

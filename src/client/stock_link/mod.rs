@@ -19,9 +19,17 @@
 //! | `DmodexRequest` | `PMIX_GETNB_CMD` → status + byte objects of proc and kvals |
 //! | `Abort` | `PMIX_ABORT_CMD` → status |
 //! | `Request` of `Op::NOTIFY_EVENT` | `PMIX_NOTIFY_CMD` → status |
-//! | (at start) | `PMIX_REGEVENTS_CMD` for every code, reply dropped |
+//! | `Request` of `Op::REGISTER_EVENTS` (a handler's codes) | `PMIX_REGEVENTS_CMD` with the codes no other handler registered → status |
+//! | `Request` of `Op::DEREGISTER_EVENTS` | `PMIX_DEREGEVENTS_CMD` with the codes no handler holds any more (no reply) |
+//! | `Request` of publish, lookup, unpublish, query, log, job control, connect, disconnect, spawn | the stock command ([`services`]) |
 //! | tag 0 from the server | an `Event` to the client |
 //! | anything else | answered `PMIX_ERR_NOT_SUPPORTED` here |
+//!
+//! Events: an OpenPMIx server sends a client only the codes it registered
+//! (a default handler registers none, and hears only codes some other
+//! handler of the process registered, as OpenPMIx's own client does);
+//! the client's registry tells the bridge of each handler
+//! (`EventHandlers::set_registration_hook`).
 //!
 //! A fence without procs names this process's namespace (a stock server
 //! refuses an empty list).
@@ -30,8 +38,7 @@
 //! (or `PMIX_TIMEOUT`), later ones by the client's own machinery, which
 //! fails every pending call with `PMIX_ERR_LOST_CONNECTION` when the bridge
 //! closes its end; the bridge closes it as soon as the server closes, or
-//! sends a frame that does not parse. Events are carried but not yet
-//! seen to arrive end to end (see docs/FEATURES.md).
+//! sends a frame that does not parse.
 
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
@@ -299,8 +306,70 @@ fn local_count(infos: &[Info], hostname: &str) -> u32 {
     u32::try_from(here).unwrap_or(u32::MAX).max(1)
 }
 
-/// What the client waits for on a stock request.
+/// Every decoder of what a stock server sends this client, run on
+/// `payload` read in `fmt`: the handshake's reply, the init reply (for
+/// namespace `nspace`), a notification, a get's reply and each service
+/// reply layout. For the fuzz target `stock_link_reply`; returns how many
+/// decoded without an error.
+#[doc(hidden)]
+pub fn decode_server_payload(fmt: Format, nspace: &Nspace, payload: &[u8]) -> usize {
+    use services::ReplyLayout;
+    let mut ok = 0;
+    ok += usize::from(matches!(ClientReply::parse(payload), Ok(Some(_))));
+    ok += usize::from(registration_infos(fmt, nspace, payload).is_ok());
+    ok += usize::from(bridge::event(fmt, payload.to_vec()).is_some());
+    // A reply: its status, then what the awaited layout reads.
+    let mut b = Buffer::from_bytes(payload.to_vec());
+    let Ok(Value::Status(s)) = fmt.unpack_value(&mut b, DataType::Status) else {
+        return ok;
+    };
+    let status = Status(s);
+    let good = |m: &wire::Message| match m {
+        wire::Message::DmodexReply(r) => r.status == status,
+        wire::Message::Response(r) => r.status != Status::ERR_UNPACK_FAILURE,
+        _ => false,
+    };
+    ok += usize::from(good(&bridge::get_reply(fmt, status, &mut b.clone())));
+    for layout in [
+        ReplyLayout::Status,
+        ReplyLayout::Lookup,
+        ReplyLayout::Query,
+        ReplyLayout::NoResults,
+        ReplyLayout::Spawn,
+    ] {
+        let r = services::response(fmt, layout, status, &mut b.clone());
+        ok += usize::from(good(&wire::Message::Response(r)));
+    }
+    ok
+}
+
+/// The body of an `Op::REGISTER_EVENTS` (handler `id`, its `codes`) or
+/// `Op::DEREGISTER_EVENTS` (handler `id`, no codes) the client sends the
+/// bridge, which keeps what each handler registered with the server.
+pub(super) fn registration_body(id: usize, codes: &[Status]) -> Vec<u8> {
+    let mut out = Vec::new();
+    wire::body::put_u64(&mut out, id as u64);
+    // A handler's codes are a caller's array: far below u32::MAX.
+    let _ = wire::body::put_count(&mut out, codes.len());
+    for c in codes {
+        wire::body::put_status(&mut out, *c);
+    }
+    out
+}
+
+/// Reads what [`registration_body`] wrote.
+fn read_registration(body: &[u8]) -> Option<(u64, Vec<Status>)> {
+    let mut r = crate::codec::Reader::new(body);
+    let id = wire::body::get_u64(&mut r).ok()?;
+    let n = wire::body::get_count(&mut r).ok()?;
+    let codes = (0..n)
+        .map(|_| wire::body::get_status(&mut r).ok())
+        .collect::<Option<Vec<_>>>()?;
+    (r.remaining() == 0).then_some((id, codes))
+}
+
 mod bridge;
 mod kvals;
+mod services;
 #[cfg(test)]
 mod tests;

@@ -166,3 +166,208 @@ fn a_commit_sends_local_then_remote_and_global_puts_in_both() {
         ]
     );
 }
+
+#[test]
+fn a_registration_body_reads_back_and_nothing_else_does() {
+    let codes = [Status(-3077), Status::ERR_LOST_CONNECTION];
+    let body = registration_body(5, &codes);
+    assert_eq!(read_registration(&body), Some((5, codes.to_vec())));
+    assert_eq!(
+        read_registration(&registration_body(9, &[])),
+        Some((9, vec![]))
+    );
+    let mut long = body.clone();
+    long.push(0);
+    assert_eq!(read_registration(&long), None);
+    assert_eq!(read_registration(&body[..body.len() - 1]), None);
+}
+
+/// Reads a stock command back: the command, then what follows.
+fn command_of(fmt: Format, bytes: Vec<u8>) -> (u8, Buffer) {
+    let mut b = Buffer::from_bytes(bytes);
+    let Value::Command(c) = fmt.unpack_value(&mut b, DataType::Command).unwrap() else {
+        panic!("a command first");
+    };
+    (c, b)
+}
+
+#[test]
+fn a_lookup_goes_in_openpmix_layout_and_its_reply_comes_back_as_ours() {
+    use super::services::{request, response, ReplyLayout};
+    use crate::openpmix::Command as Cmd;
+    use crate::wire::{pubsub, Op};
+    let fmt = Format::DATA_PACK;
+    let body = pubsub::encode_lookup(&[key("a.b"), key("c.d")], &[]).unwrap();
+    let (bytes, layout) = request(fmt, Op::LOOKUP, &body).unwrap();
+    assert_eq!(layout, ReplyLayout::Lookup);
+    let (c, mut b) = command_of(fmt, bytes);
+    assert_eq!(c, u8::from(Cmd::LookupNb));
+    assert!(matches!(
+        fmt.unpack_value(&mut b, DataType::Uint32),
+        Ok(Value::Uint32(_))
+    ));
+    assert_eq!(
+        fmt.unpack_value(&mut b, DataType::Size).unwrap(),
+        Value::Size(2)
+    );
+    for k in ["a.b", "c.d"] {
+        assert_eq!(
+            fmt.unpack_value(&mut b, DataType::String).unwrap(),
+            Value::string(k)
+        );
+    }
+    assert_eq!(
+        fmt.unpack_value(&mut b, DataType::Size).unwrap(),
+        Value::Size(0)
+    );
+    assert_eq!(b.remaining(), 0);
+
+    // The server's reply: status, count, pdata.
+    let publisher = Proc::new(Nspace::new("job-3").unwrap(), crate::Rank(0));
+    let mut reply = Buffer::new();
+    fmt.pack_value(&mut reply, &Value::Size(1)).unwrap();
+    let pd = crate::value::PData {
+        proc: publisher.clone(),
+        key: key("a.b"),
+        value: Value::string("hello"),
+    };
+    fmt.pack(&mut reply, DataType::PData, &[Value::PData(Box::new(pd))])
+        .unwrap();
+    let r = response(fmt, layout, Status::SUCCESS, &mut reply);
+    assert_eq!(r.status, Status::SUCCESS);
+    let (s, found) = pubsub::decode_lookup_reply(&r.body).unwrap();
+    assert_eq!(s, Status::SUCCESS);
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].publisher, publisher);
+    assert_eq!(found[0].value, Value::string("hello"));
+
+    // Not found: the status alone; a lying count: an unpack failure.
+    let mut empty = Buffer::new();
+    let r = response(fmt, layout, Status::ERR_NOT_FOUND, &mut empty);
+    assert_eq!((r.status, r.body.len()), (Status::ERR_NOT_FOUND, 0));
+    let mut lie = Buffer::new();
+    fmt.pack_value(&mut lie, &Value::Size(1000)).unwrap();
+    let r = response(fmt, layout, Status::SUCCESS, &mut lie);
+    assert_eq!(r.status, Status::ERR_UNPACK_FAILURE);
+}
+
+#[test]
+fn a_query_log_and_job_control_go_as_stock_commands_and_others_are_not_carried() {
+    use super::services::{request, response, NotSent, ReplyLayout};
+    use crate::openpmix::Command as Cmd;
+    use crate::wire::{rm, Op};
+    let fmt = Format::DATA_PACK;
+    let q = crate::value::Query {
+        keys: vec![CString::new(keys::QUERY_NAMESPACES).unwrap()],
+        qualifiers: vec![],
+    };
+    let mut body = Vec::new();
+    rm::put_queries(&mut body, &[q]).unwrap();
+    let (bytes, layout) = request(fmt, Op::QUERY, &body).unwrap();
+    assert_eq!(layout, ReplyLayout::Query);
+    assert_eq!(command_of(fmt, bytes).0, u8::from(Cmd::Query));
+    let mut reply = Buffer::new();
+    fmt.pack_value(&mut reply, &Value::Size(1)).unwrap();
+    let answer = Info::new(key(keys::QUERY_NAMESPACES), Value::string("job-3"));
+    fmt.pack(
+        &mut reply,
+        DataType::Info,
+        &[Value::Info(Box::new(answer.clone()))],
+    )
+    .unwrap();
+    let r = response(fmt, layout, Status::SUCCESS, &mut reply);
+    assert_eq!(
+        rm::get_query_answer(&r.body).unwrap(),
+        (Status::SUCCESS, vec![answer])
+    );
+
+    let data = [Info::new(key(keys::LOG_STDOUT), Value::string("x"))];
+    let body = rm::put_two_lists(&data, &[]).unwrap();
+    let (bytes, layout) = request(fmt, Op::LOG, &body).unwrap();
+    assert_eq!(layout, ReplyLayout::Status);
+    let (c, mut b) = command_of(fmt, bytes);
+    assert_eq!(c, u8::from(Cmd::Log));
+    assert_eq!(
+        fmt.unpack_value(&mut b, DataType::Time).unwrap(),
+        Value::Time(0)
+    );
+
+    let body = rm::put_job_control(&[], &[]).unwrap();
+    let (bytes, layout) = request(fmt, Op::JOB_CONTROL, &body).unwrap();
+    assert_eq!(command_of(fmt, bytes).0, u8::from(Cmd::JobControl));
+    let r = response(fmt, layout, Status::SUCCESS, &mut Buffer::new());
+    assert_eq!(rm::get_list(&r.body).unwrap(), vec![]);
+    let r = response(fmt, layout, Status::ERR_NOT_SUPPORTED, &mut Buffer::new());
+    assert_eq!(r.status, Status::ERR_NOT_SUPPORTED);
+
+    assert_eq!(
+        request(fmt, Op::GROUP_CONSTRUCT, &[]).unwrap_err(),
+        NotSent::NotCarried
+    );
+    assert_eq!(
+        request(fmt, Op::PUBLISH, &[1, 2, 3]).unwrap_err(),
+        NotSent::Bad(Status::ERR_BAD_PARAM)
+    );
+}
+
+#[test]
+fn a_spawn_and_a_connect_go_as_stock_commands_and_a_spawn_reply_names_the_job() {
+    use super::services::{request, response, ReplyLayout};
+    use crate::openpmix::Command as Cmd;
+    use crate::wire::{process_mgmt, Op};
+    let fmt = Format::DATA_PACK;
+    let app = crate::value::App {
+        cmd: Some(CString::new("/bin/true").unwrap()),
+        argv: vec![CString::new("true").unwrap()],
+        maxprocs: 1,
+        ..Default::default()
+    };
+    let body = process_mgmt::encode_spawn(&[], std::slice::from_ref(&app)).unwrap();
+    let (bytes, layout) = request(fmt, Op::SPAWN, &body).unwrap();
+    assert_eq!(layout, ReplyLayout::Spawn);
+    let (c, mut b) = command_of(fmt, bytes);
+    assert_eq!(c, u8::from(Cmd::SpawnNb));
+    assert_eq!(
+        fmt.unpack_value(&mut b, DataType::Size).unwrap(),
+        Value::Size(0)
+    );
+    assert_eq!(
+        fmt.unpack_value(&mut b, DataType::Size).unwrap(),
+        Value::Size(1)
+    );
+    let Value::App(got) = fmt.unpack_value(&mut b, DataType::App).unwrap() else {
+        panic!("an app");
+    };
+    assert_eq!(got.cmd, app.cmd);
+
+    let mut reply = Buffer::new();
+    fmt.pack_value(&mut reply, &Value::string("job-9")).unwrap();
+    let r = response(fmt, layout, Status::SUCCESS, &mut reply.clone());
+    assert_eq!(
+        process_mgmt::decode_nspace(&r.body).unwrap(),
+        Nspace::new("job-9").unwrap()
+    );
+    // A failed spawn is its status, whatever follows it.
+    let r = response(fmt, layout, Status::ERR_NOT_SUPPORTED, &mut reply);
+    assert_eq!((r.status, r.body.len()), (Status::ERR_NOT_SUPPORTED, 0));
+
+    let wild = Proc::new(Nspace::new("job-3").unwrap(), crate::Rank::WILDCARD);
+    let body = process_mgmt::encode_collective(std::slice::from_ref(&wild), &[]).unwrap();
+    for (op, cmd) in [
+        (Op::CONNECT, Cmd::ConnectNb),
+        (Op::DISCONNECT, Cmd::DisconnectNb),
+    ] {
+        let (bytes, layout) = request(fmt, op, &body).unwrap();
+        assert_eq!(layout, ReplyLayout::Status);
+        let (c, mut b) = command_of(fmt, bytes);
+        assert_eq!(c, u8::from(cmd));
+        assert_eq!(
+            fmt.unpack_value(&mut b, DataType::Size).unwrap(),
+            Value::Size(1)
+        );
+        assert_eq!(
+            fmt.unpack_value(&mut b, DataType::Proc).unwrap(),
+            Value::Proc(wild.clone())
+        );
+    }
+}

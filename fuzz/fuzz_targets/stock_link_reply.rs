@@ -1,0 +1,42 @@
+//! Arbitrary bytes from an OpenPMIx server, as our client's stock link
+//! reads them: framed by `pmix::openpmix::header::FrameReader` (the
+//! client's side, split at input-chosen points), then each frame's payload
+//! through every decoder of the link (`pmix::client::stock_link_decode`:
+//! the handshake's reply, the init reply, a notification, a get's reply,
+//! the service replies), in the v4 or v41 format, non-described or fully
+//! described. Input: a selector byte (bit 0: v4, bit 1: described, the
+//! rest: the split step), then the bytes. Nothing may panic or allocate
+//! beyond the input.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use pmix::codec::{Format, Module};
+use pmix::openpmix::header::FrameReader;
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&sel, bytes)) = data.split_first() else {
+        return;
+    };
+    let format = Format {
+        module: if sel & 1 == 0 {
+            Module::V41
+        } else {
+            Module::V4
+        },
+        described: sel & 2 != 0,
+    };
+    let nspace = pmix::Nspace::new("seed-ns").expect("a valid namespace");
+    // The bytes whole, as one payload.
+    let _ = pmix::client::stock_link_decode(format, &nspace, bytes);
+    let step = 1 + usize::from(sel >> 2);
+    let mut reader = FrameReader::new(1 << 16);
+    for piece in bytes.chunks(step) {
+        if reader.push(piece).is_err() {
+            break;
+        }
+    }
+    while let Some(frame) = reader.next_frame() {
+        assert!(frame.payload.len() <= bytes.len());
+        let _ = pmix::client::stock_link_decode(format, &nspace, &frame.payload);
+    }
+});
