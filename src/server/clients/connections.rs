@@ -104,6 +104,16 @@ struct Peer {
     throttled: bool,
 }
 
+impl Peer {
+    /// The socket's credentials, a stock peer's pid looked up if needed.
+    fn creds_with_pid(&self) -> PeerCredentials {
+        match self.conn.stock_pid() {
+            Some(pid) => PeerCredentials { pid, ..self.creds },
+            None => self.creds,
+        }
+    }
+}
+
 /// A process whose connection closed without `PMIx_Finalize`.
 pub(in crate::server) struct Departure(pub(in crate::server) Proc);
 
@@ -201,11 +211,11 @@ impl Connections {
             }
             // The kernel's owner of the peer's socket: none found, the
             // connection is not served.
-            let Some(creds) = peer_credentials(&stream) else {
+            let Some((creds, owner)) = peer_credentials(&stream) else {
                 continue;
             };
             let pindex = u32::try_from(self.next_token).unwrap_or(u32::MAX);
-            let link = StockLink::new(stream, pindex, hostname.to_owned());
+            let link = StockLink::new(stream, pindex, hostname.to_owned(), owner);
             if let Some(t) = self.admit(Link::Stock(Box::new(link)), creds) {
                 new.push(t);
             }
@@ -427,6 +437,12 @@ impl Connections {
         self.peers.get(&token).map(|p| p.creds)
     }
 
+    /// [`creds`](Self::creds) with the pid filled in: a stock peer's is
+    /// looked up now if it was not yet (a scan of processes' descriptors).
+    pub(in crate::server) fn creds_with_pid(&self, token: Token) -> Option<PeerCredentials> {
+        self.peers.get(&token).map(Peer::creds_with_pid)
+    }
+
     /// Writes one line on stderr for a refused handshake or a connection
     /// closed for breaking the protocol: this server, the socket's pid,
     /// uid and gid (from the kernel), the identity the peer claimed or
@@ -471,7 +487,11 @@ impl Connections {
         };
         eprintln!(
             "pmix-rs server {}:{}: refused pid {} uid {} gid {}{who}: {why}{more}",
-            server.nspace, server.rank.0, p.creds.pid, p.creds.uid, p.creds.gid
+            server.nspace,
+            server.rank.0,
+            p.creds_with_pid().pid,
+            p.creds.uid,
+            p.creds.gid
         );
     }
 
@@ -580,8 +600,7 @@ impl Connections {
     /// The kernel's credentials (pid, uid, gid) of the connected client
     /// `proc`'s socket.
     pub(in crate::server) fn peer_creds(&self, proc: &Proc) -> Option<PeerCredentials> {
-        let t = self.token_of(proc)?;
-        self.peers.get(&t).map(|p| p.creds)
+        self.creds_with_pid(self.token_of(proc)?)
     }
 
     /// Every connected, ready client.

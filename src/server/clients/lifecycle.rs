@@ -92,7 +92,7 @@ pub(in crate::server) fn tool_handshake(st: &mut State, caller: Caller, t: wire:
     if t.version != u32::from(wire::PROTOCOL_VERSION) || !st.tools_allowed() {
         return refuse_tool(st, caller, None, Status::ERR_NOT_SUPPORTED);
     }
-    let Some(creds) = st.conns().creds(caller.token) else {
+    let Some(creds) = st.conns().creds_with_pid(caller.token) else {
         return;
     };
     let (uid, _) = crate::net::my_ids();

@@ -45,12 +45,25 @@ pub(in crate::server) struct StockLink {
     next_id: u32,
     pending: HashMap<u32, (u32, Pending)>,
     hostname: String,
+    /// The kernel's record of the peer's socket (its uid is checked at
+    /// the handshake).
+    owner: crate::openpmix::peer::PeerProcess,
+    /// The pid holding the peer's socket (0: none visible), looked up the
+    /// first time it is asked for: the lookup scans processes'
+    /// descriptors, milliseconds in the server's loop, which a client's
+    /// connection does not need.
+    pid: std::cell::OnceCell<i32>,
 }
 
 impl StockLink {
     /// A link over an accepted `stream`; `pindex` is the index the peer
     /// will be told, `hostname` this node's name (for the job data).
-    pub(in crate::server) fn new(stream: TcpStream, pindex: u32, hostname: String) -> StockLink {
+    pub(in crate::server) fn new(
+        stream: TcpStream,
+        pindex: u32,
+        hostname: String,
+        owner: crate::openpmix::peer::PeerProcess,
+    ) -> StockLink {
         // Replies go out as soon as they are queued, as OpenPMIx's own
         // server sets on its accepted sockets: Nagle's wait for an ACK
         // (a delayed one: up to 40 ms) would stall a reply whose frame
@@ -65,7 +78,15 @@ impl StockLink {
             next_id: 1,
             pending: HashMap::new(),
             hostname,
+            owner,
+            pid: std::cell::OnceCell::new(),
         }
+    }
+
+    /// The pid of the process holding the peer's socket, 0 if none is
+    /// visible (looked up once, when first asked).
+    pub(in crate::server) fn owner_pid(&self) -> i32 {
+        *self.pid.get_or_init(|| self.owner.pid().unwrap_or(0))
     }
 
     /// The socket, for the poll's registration.
@@ -409,6 +430,16 @@ impl Link {
         matches!(self, Link::Stock(_))
     }
 
+    /// A stock peer's pid, looked up when first asked (see
+    /// [`StockLink::owner_pid`]); `None` for ours (the socket's
+    /// credentials carry it).
+    pub(in crate::server) fn stock_pid(&self) -> Option<i32> {
+        match self {
+            Link::Ours(_) => None,
+            Link::Stock(s) => Some(s.owner_pid()),
+        }
+    }
+
     /// The socket, as the poll registers it.
     fn source(&mut self) -> &mut dyn mio::event::Source {
         match self {
@@ -444,16 +475,21 @@ impl Link {
 }
 
 /// The kernel's word on who owns the socket of an accepted stock
-/// connection: its uid, its pid when readable (0 if not); the gid is not
-/// known this way (`u32::MAX`, not checked).
+/// connection: its uid (the pid is left 0, looked up only when asked: see
+/// [`StockLink::owner_pid`]; the gid is not known this way: `u32::MAX`,
+/// not checked), and the socket's record.
 pub(in crate::server) fn peer_credentials(
     stream: &mio::net::TcpStream,
-) -> Option<crate::net::PeerCredentials> {
+) -> Option<(
+    crate::net::PeerCredentials,
+    crate::openpmix::peer::PeerProcess,
+)> {
     let (local, remote) = (stream.local_addr().ok()?, stream.peer_addr().ok()?);
     let p = crate::openpmix::peer::lookup(local, remote).ok()?;
-    Some(crate::net::PeerCredentials {
-        pid: p.pid().unwrap_or(0),
+    let creds = crate::net::PeerCredentials {
+        pid: 0,
         uid: p.uid,
         gid: u32::MAX,
-    })
+    };
+    Some((creds, p))
 }
