@@ -11,7 +11,9 @@
 //! - A mixed job: rank 0 on our library, rank 1 on Debian's, fencing and
 //!   reading each other's data; rank 0's event reaches rank 1. The same
 //!   with the wheel: four ranks alternating ours and the wheel's 5.0.11.
-//! - python3-pmix (`tests/python/stock_client.py`) on Debian's library.
+//! - python3-pmix on Debian's library: `tests/python/stock_client.py`,
+//!   and `tests/python/stock_pubsub_events.py` (publish/lookup/unpublish,
+//!   an event from rank 0 to the others).
 //! - Every reserved key (`tests/c/stock_keys.c`, two application
 //!   contexts): Debian's and the wheel's clients read what ours reads,
 //!   save where the clients' own rules differ.
@@ -519,5 +521,46 @@ fn every_reserved_key_reads_the_same_on_stock_libraries() {
     check(StockLib::Debian422, &debian);
     if let Some(w) = common::ompi5() {
         check(StockLib::Wheel5011, &w.pmix_lib_dir());
+    }
+}
+
+/// python3-pmix on Debian's library, 3 ranks through the door
+/// (`tests/python/stock_pubsub_events.py`): publish, lookup with
+/// `PMIX_WAIT`, unpublish (the key then gone), and an event from rank 0
+/// that ranks 1 and 2 receive; every rank maps Debian's file.
+#[test]
+fn python3_pmix_on_debians_library_publishes_looks_up_and_gets_events() {
+    let Some(python) = common::python_with_bindings() else {
+        return;
+    };
+    let Some((_, lib)) = common::reference_pmix() else {
+        return;
+    };
+    let script = common::root().join("tests/python/stock_pubsub_events.py");
+    let program = [
+        python.as_ref(),
+        "-W".as_ref(),
+        "ignore".as_ref(),
+        script.as_os_str(),
+    ];
+    let (out, err) = pmixrun(3, &program, &lib);
+    let want = lib.join("libpmix.so.2").canonicalize().unwrap();
+    for r in 0..3 {
+        assert!(
+            out.contains(&format!("stockpy-pubsub {r} ok")),
+            "{out}\n{err}"
+        );
+        if r > 0 {
+            assert!(
+                out.contains(&format!("stockpy-event {r} from 0")),
+                "{out}\n{err}"
+            );
+        }
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(&format!("stockpy-pubsub {r} lib ")))
+            .unwrap_or_else(|| panic!("no lib line:\n{out}\n{err}"));
+        let path = Path::new(line.rsplit(' ').next().unwrap());
+        assert_eq!(path.canonicalize().unwrap(), want, "{line}");
     }
 }
