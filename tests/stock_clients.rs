@@ -167,32 +167,11 @@ fn mixed_job_ranks_read_each_others_data() {
 
 #[test]
 fn python3_pmix_on_debians_library_runs_under_pmixrun() {
-    let Some(python) = common::python_with_bindings() else {
+    let Some(out) = python_on_debian("stock_client.py", 2, "stockpy") else {
         return;
     };
-    let Some((_, lib)) = common::reference_pmix() else {
-        return;
-    };
-    let script = common::root().join("tests/python/stock_client.py");
-    let program = [
-        python.as_ref(),
-        "-W".as_ref(),
-        "ignore".as_ref(),
-        script.as_os_str(),
-    ];
-    let (out, err) = pmixrun(2, &program, &lib);
-    let want = lib.join("libpmix.so.2").canonicalize().unwrap();
     for r in 0..2 {
-        assert!(
-            out.contains(&format!("stockpy {r} of 2 ok")),
-            "{out}\n{err}"
-        );
-        let line = out
-            .lines()
-            .find(|l| l.starts_with(&format!("stockpy {r} lib ")))
-            .unwrap_or_else(|| panic!("no lib line:\n{out}"));
-        let path = Path::new(line.rsplit(' ').next().unwrap());
-        assert_eq!(path.canonicalize().unwrap(), want, "{line}");
+        assert!(out.contains(&format!("stockpy {r} of 2 ok")), "{out}");
     }
 }
 
@@ -524,43 +503,46 @@ fn every_reserved_key_reads_the_same_on_stock_libraries() {
     }
 }
 
-/// python3-pmix on Debian's library, 3 ranks through the door
-/// (`tests/python/stock_pubsub_events.py`): publish, lookup with
-/// `PMIX_WAIT`, unpublish (the key then gone), and an event from rank 0
-/// that ranks 1 and 2 receive; every rank maps Debian's file.
-#[test]
-fn python3_pmix_on_debians_library_publishes_looks_up_and_gets_events() {
-    let Some(python) = common::python_with_bindings() else {
-        return;
-    };
-    let Some((_, lib)) = common::reference_pmix() else {
-        return;
-    };
-    let script = common::root().join("tests/python/stock_pubsub_events.py");
+/// `tests/python/SCRIPT` on python3-pmix as `n` ranks under our
+/// `pmixrun`, on Debian's library: its stdout (with stderr), after
+/// checking that each rank printed "<who> <rank> lib <path>" naming
+/// Debian's file; `None` (skipped) without python3-pmix or that library.
+fn python_on_debian(script: &str, n: u32, who: &str) -> Option<String> {
+    let python = common::python_with_bindings()?;
+    let (_, lib) = common::reference_pmix()?;
+    let script = common::root().join("tests/python").join(script);
     let program = [
         python.as_ref(),
         "-W".as_ref(),
         "ignore".as_ref(),
         script.as_os_str(),
     ];
-    let (out, err) = pmixrun(3, &program, &lib);
+    let (out, err) = pmixrun(n, &program, &lib);
     let want = lib.join("libpmix.so.2").canonicalize().unwrap();
-    for r in 0..3 {
-        assert!(
-            out.contains(&format!("stockpy-pubsub {r} ok")),
-            "{out}\n{err}"
-        );
-        if r > 0 {
-            assert!(
-                out.contains(&format!("stockpy-event {r} from 0")),
-                "{out}\n{err}"
-            );
-        }
+    for r in 0..n {
         let line = out
             .lines()
-            .find(|l| l.starts_with(&format!("stockpy-pubsub {r} lib ")))
-            .unwrap_or_else(|| panic!("no lib line:\n{out}\n{err}"));
+            .find(|l| l.starts_with(&format!("{who} {r} lib ")))
+            .unwrap_or_else(|| panic!("rank {r} printed no lib line:\n{out}\n{err}"));
         let path = Path::new(line.rsplit(' ').next().unwrap());
         assert_eq!(path.canonicalize().unwrap(), want, "{line}");
+    }
+    Some(format!("{out}\n--- stderr\n{err}"))
+}
+
+/// python3-pmix on Debian's library, 3 ranks through the door
+/// (`tests/python/stock_pubsub_events.py`): publish, lookup with
+/// `PMIX_WAIT`, unpublish (the key then gone), and an event from rank 0
+/// that ranks 1 and 2 receive; every rank maps Debian's file.
+#[test]
+fn python3_pmix_on_debians_library_publishes_looks_up_and_gets_events() {
+    let Some(out) = python_on_debian("stock_pubsub_events.py", 3, "stockpy-pubsub") else {
+        return;
+    };
+    for r in 0..3 {
+        assert!(out.contains(&format!("stockpy-pubsub {r} ok")), "{out}");
+        if r > 0 {
+            assert!(out.contains(&format!("stockpy-event {r} from 0")), "{out}");
+        }
     }
 }
