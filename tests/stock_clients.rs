@@ -11,7 +11,12 @@
 //! - A mixed job: rank 0 on our library, rank 1 on Debian's, fencing and
 //!   reading each other's data; rank 0's event reaches rank 1. The same
 //!   with the wheel: four ranks alternating ours and the wheel's 5.0.11.
-//! - python3-pmix (`tests/python/stock_client.py`) on Debian's library.
+//! - python3-pmix on Debian's library: `tests/python/stock_client.py`,
+//!   and `tests/python/stock_pubsub_events.py` (publish/lookup/unpublish,
+//!   an event from rank 0 to the others).
+//! - Every reserved key (`tests/c/stock_keys.c`, two application
+//!   contexts): Debian's and the wheel's clients read what ours reads,
+//!   save where the clients' own rules differ.
 //! - Refusals, with a raw connect message to a server of this test: a rank
 //!   that is not registered, and one registered for another uid than the
 //!   socket's owner (the kernel's word, not the credential's).
@@ -162,32 +167,11 @@ fn mixed_job_ranks_read_each_others_data() {
 
 #[test]
 fn python3_pmix_on_debians_library_runs_under_pmixrun() {
-    let Some(python) = common::python_with_bindings() else {
+    let Some(out) = python_on_debian("stock_client.py", 2, "stockpy") else {
         return;
     };
-    let Some((_, lib)) = common::reference_pmix() else {
-        return;
-    };
-    let script = common::root().join("tests/python/stock_client.py");
-    let program = [
-        python.as_ref(),
-        "-W".as_ref(),
-        "ignore".as_ref(),
-        script.as_os_str(),
-    ];
-    let (out, err) = pmixrun(2, &program, &lib);
-    let want = lib.join("libpmix.so.2").canonicalize().unwrap();
     for r in 0..2 {
-        assert!(
-            out.contains(&format!("stockpy {r} of 2 ok")),
-            "{out}\n{err}"
-        );
-        let line = out
-            .lines()
-            .find(|l| l.starts_with(&format!("stockpy {r} lib ")))
-            .unwrap_or_else(|| panic!("no lib line:\n{out}"));
-        let path = Path::new(line.rsplit(' ').next().unwrap());
-        assert_eq!(path.canonicalize().unwrap(), want, "{line}");
+        assert!(out.contains(&format!("stockpy {r} of 2 ok")), "{out}");
     }
 }
 
@@ -379,6 +363,186 @@ fn fully_described_clients_run_under_pmixrun() {
         assert_ranks(4, &out, &err, |_| lib.clone());
         for r in 1..4 {
             assert!(out.contains(&format!("stock {r} event 0")), "{out}\n{err}");
+        }
+    }
+}
+
+/// The lines of `tests/c/stock_keys.c` ("keys <me> <level> <key> =
+/// <value>"), each rank's, made comparable across runs: the run's
+/// directory (`/tmp/pmix-rs.<uid>.<pid>.<n>`) as `RUN`, and a missing
+/// key's status dropped (OpenPMIx 5 names statuses otherwise).
+fn key_lines(out: &str) -> std::collections::BTreeSet<String> {
+    out.lines()
+        .filter(|l| l.starts_with("keys ") && l.contains(" = "))
+        .map(|l| {
+            let mut l = l.to_owned();
+            if let Some(at) = l.find("/tmp/pmix-rs.") {
+                let end = l[at + 5..].find('/').map_or(l.len(), |e| at + 5 + e);
+                l.replace_range(at..end, "RUN");
+            }
+            if let Some(at) = l.find(" = missing") {
+                l.truncate(at + " = missing".len());
+            }
+            l
+        })
+        .collect()
+}
+
+/// The stock client whose reads a job of `tests/c/stock_keys.c` compares
+/// with our client's.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum StockLib {
+    Debian422,
+    Wheel5011,
+}
+
+/// True if `line` (the level and key of a [`key_lines`] line) may differ
+/// between our client and `lib`'s because the clients read the same data
+/// by different rules, whichever server sent it (read in OpenPMIx's
+/// `gds/hash`), not because the door sent other data:
+/// - `app<N> pmix.appnum`: OpenPMIx 4.2.2 keeps the application array's
+///   leading `PMIX_APPNUM` as the application's identity, not as a key
+///   (5.0.11 and ours: a key);
+/// - `node pmix.nodeid` (5.0.11): the same of the node array's
+///   `PMIX_NODEID`;
+/// - `node pmix.tmpdir`, `node pmix.nsdir`: job-level keys, which a
+///   node-qualified get of 4.2.2 falls back to (5.0.11's and ours: not);
+/// - `job pmix.aldr`, `job pmix.app.size`, `job pmix.wdir` (both): a
+///   wildcard get of an application-level key is answered with the
+///   caller's own application's value; ours answers not found (a gap of
+///   our client, not of the door: see docs/FEATURES.md);
+/// - `rank<N> pmix.wdir`: a process-level get falls back to the process's
+///   application in 5.0.11 and ours (4.2.2: not found);
+/// - `job pmix.session.id` (5.0.11): with no session id sent it reports
+///   the invalid id `UINT32_MAX` (4.2.2 and ours: not found).
+fn client_rule_differs(lib: StockLib, line: &str) -> bool {
+    let mut w = line.split(' ').skip(2);
+    let (Some(level), Some(key)) = (w.next(), w.next()) else {
+        return false;
+    };
+    let level = level.trim_end_matches(|c: char| c.is_ascii_digit());
+    matches!(
+        (lib, level, key),
+        (StockLib::Debian422, "app", "pmix.appnum")
+            | (StockLib::Debian422, "node", "pmix.tmpdir" | "pmix.nsdir")
+            | (_, "job", "pmix.aldr" | "pmix.app.size" | "pmix.wdir")
+            | (StockLib::Debian422, "rank", "pmix.wdir")
+            | (StockLib::Wheel5011, "node", "pmix.nodeid")
+            | (StockLib::Wheel5011, "job", "pmix.session.id")
+    )
+}
+
+/// Every reserved key (job, node, application and process level) of a
+/// job of two application contexts of 2 ranks each, as
+/// `tests/c/stock_keys.c` reads them on our library, on Debian's 4.2.2
+/// and on the wheel's 5.0.11 (the last two through the stock door): each
+/// stock client must read what ours reads, key by key, save where the
+/// clients' own rules differ ([`client_rule_differs`]).
+#[test]
+fn every_reserved_key_reads_the_same_on_stock_libraries() {
+    let Some((exe, debian)) = common::stock_door::stock_program("stock_keys", "stock-keys") else {
+        return;
+    };
+    let ours = common::ffi_lib_dir().to_path_buf();
+    let program = [
+        exe.as_os_str(),
+        ":".as_ref(),
+        "-n".as_ref(),
+        "2".as_ref(),
+        exe.as_os_str(),
+    ];
+    let run = |lib: &Path| {
+        let (out, err) = pmixrun(2, &program, lib);
+        for r in 0..4 {
+            assert!(out.contains(&format!("keys {r} done")), "{out}\n{err}");
+        }
+        let mapped = out
+            .lines()
+            .find_map(|l| l.strip_prefix("keys 0 lib "))
+            .unwrap_or_else(|| panic!("no lib line:\n{out}"));
+        assert_eq!(
+            Path::new(mapped.trim()).canonicalize().unwrap(),
+            lib.join("libpmix.so.2").canonicalize().unwrap(),
+            "rank 0 mapped {mapped}"
+        );
+        key_lines(&out)
+    };
+    let want = run(&ours);
+    // What our own client reads (the comparison is only as good as this).
+    for line in [
+        "keys 0 job pmix.job.size = PMIX_UINT32:4",
+        "keys 0 job pmix.job.napps = PMIX_UINT32:2",
+        "keys 1 app1 pmix.app.size = PMIX_UINT32:2",
+        "keys 1 app1 pmix.aldr = PMIX_PROC_RANK:2",
+        "keys 2 rank3 pmix.appnum = PMIX_UINT32:1",
+        "keys 2 rank3 pmix.apprank = PMIX_PROC_RANK:1",
+        "keys 3 rank1 pmix.lrank = PMIX_UINT16:1",
+        "keys 3 node pmix.lpeers = PMIX_STRING:0,1,2,3",
+        "keys 0 rank2 pmix.pdir = PMIX_STRING:RUN/NS/2",
+    ] {
+        assert!(want.contains(line), "our client lacks {line:?}: {want:#?}");
+    }
+    let differ = |got: &std::collections::BTreeSet<String>| -> Vec<String> {
+        want.symmetric_difference(got)
+            .map(|l| {
+                let side = if want.contains(l) { "ours" } else { "stock" };
+                format!("{side}: {l}")
+            })
+            .collect()
+    };
+    let check = |lib: StockLib, dir: &Path| {
+        let d: Vec<String> = differ(&run(dir))
+            .into_iter()
+            .filter(|l| !client_rule_differs(lib, l.split_once(": ").unwrap().1))
+            .collect();
+        assert!(d.is_empty(), "{lib:?} reads otherwise:\n{}", d.join("\n"));
+    };
+    check(StockLib::Debian422, &debian);
+    if let Some(w) = common::ompi5() {
+        check(StockLib::Wheel5011, &w.pmix_lib_dir());
+    }
+}
+
+/// `tests/python/SCRIPT` on python3-pmix as `n` ranks under our
+/// `pmixrun`, on Debian's library: its stdout (with stderr), after
+/// checking that each rank printed "<who> <rank> lib <path>" naming
+/// Debian's file; `None` (skipped) without python3-pmix or that library.
+fn python_on_debian(script: &str, n: u32, who: &str) -> Option<String> {
+    let python = common::python_with_bindings()?;
+    let (_, lib) = common::reference_pmix()?;
+    let script = common::root().join("tests/python").join(script);
+    let program = [
+        python.as_ref(),
+        "-W".as_ref(),
+        "ignore".as_ref(),
+        script.as_os_str(),
+    ];
+    let (out, err) = pmixrun(n, &program, &lib);
+    let want = lib.join("libpmix.so.2").canonicalize().unwrap();
+    for r in 0..n {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(&format!("{who} {r} lib ")))
+            .unwrap_or_else(|| panic!("rank {r} printed no lib line:\n{out}\n{err}"));
+        let path = Path::new(line.rsplit(' ').next().unwrap());
+        assert_eq!(path.canonicalize().unwrap(), want, "{line}");
+    }
+    Some(format!("{out}\n--- stderr\n{err}"))
+}
+
+/// python3-pmix on Debian's library, 3 ranks through the door
+/// (`tests/python/stock_pubsub_events.py`): publish, lookup with
+/// `PMIX_WAIT`, unpublish (the key then gone), and an event from rank 0
+/// that ranks 1 and 2 receive; every rank maps Debian's file.
+#[test]
+fn python3_pmix_on_debians_library_publishes_looks_up_and_gets_events() {
+    let Some(out) = python_on_debian("stock_pubsub_events.py", 3, "stockpy-pubsub") else {
+        return;
+    };
+    for r in 0..3 {
+        assert!(out.contains(&format!("stockpy-pubsub {r} ok")), "{out}");
+        if r > 0 {
+            assert!(out.contains(&format!("stockpy-event {r} from 0")), "{out}");
         }
     }
 }
