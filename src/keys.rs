@@ -38,6 +38,20 @@ pub fn is_reserved(key: impl AsRef<[u8]>) -> bool {
     key.as_ref().starts_with(b"pmix")
 }
 
+/// The application-level keys a get on a namespace's WILDCARD rank, with
+/// no realm qualifier, answers with the caller's own application's value
+/// (OpenPMIx's clients' list).
+pub const APP_LEVEL_OF_JOB: [&str; 8] = [
+    APP_SIZE,
+    APPLDR,
+    APP_ARGV,
+    WDIR,
+    PSET_NAME,
+    PSET_MEMBERS,
+    APP_MAP_TYPE,
+    APP_MAP_REGEX,
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;

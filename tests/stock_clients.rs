@@ -407,10 +407,6 @@ enum StockLib {
 ///   `PMIX_NODEID`;
 /// - `node pmix.tmpdir`, `node pmix.nsdir`: job-level keys, which a
 ///   node-qualified get of 4.2.2 falls back to (5.0.11's and ours: not);
-/// - `job pmix.aldr`, `job pmix.app.size`, `job pmix.wdir` (both): a
-///   wildcard get of an application-level key is answered with the
-///   caller's own application's value; ours answers not found (a gap of
-///   our client, not of the door: see docs/FEATURES.md);
 /// - `rank<N> pmix.wdir`: a process-level get falls back to the process's
 ///   application in 5.0.11 and ours (4.2.2: not found);
 /// - `job pmix.session.id` (5.0.11): with no session id sent it reports
@@ -425,7 +421,6 @@ fn client_rule_differs(lib: StockLib, line: &str) -> bool {
         (lib, level, key),
         (StockLib::Debian422, "app", "pmix.appnum")
             | (StockLib::Debian422, "node", "pmix.tmpdir" | "pmix.nsdir")
-            | (_, "job", "pmix.aldr" | "pmix.app.size" | "pmix.wdir")
             | (StockLib::Debian422, "rank", "pmix.wdir")
             | (StockLib::Wheel5011, "node", "pmix.nodeid")
             | (StockLib::Wheel5011, "job", "pmix.session.id")

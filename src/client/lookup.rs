@@ -223,7 +223,16 @@ pub(crate) fn in_view<'r>(
             };
             ns.app(n, key)
         }
-        RealmQualifier::None if rank == Rank::WILDCARD => ns.job(key).or_else(|| ns.session(key)),
+        // Some application-level keys asked of the whole job: the
+        // caller's own application's (as OpenPMIx's clients answer them).
+        RealmQualifier::None if rank == Rank::WILDCARD => {
+            ns.job(key).or_else(|| ns.session(key)).or_else(|| {
+                if !own_nspace || !keys::APP_LEVEL_OF_JOB.contains(&key) {
+                    return None;
+                }
+                ns.app(app_of(&ns, me, true, me.rank)?, key)
+            })
+        }
         RealmQualifier::None => {
             if !is_single(rank) {
                 return None;
