@@ -17,6 +17,7 @@ use crate::{DataType, Proc, Status, Value};
 use pmix_shmem::Scope;
 
 use super::kvals::kvals;
+use super::registration;
 use super::services::{self, pack_infos, NotSent, ReplyLayout};
 
 enum Waiting {
@@ -284,12 +285,12 @@ impl Bridge {
         )
     }
 
-    /// A handler's registration (see [`super::registration_body`]): the
+    /// A handler's registration (see [`registration::registration_body`]): the
     /// codes no other handler registered yet go to the server
     /// (`PMIX_REGEVENTS_CMD`: count, codes, no infos), whose status
     /// answers the client.
     fn register_codes(&mut self, id: u32, body: &[u8]) -> Result<(), Closed> {
-        let Some((handler, codes)) = super::read_registration(body) else {
+        let Some((handler, codes)) = registration::read_registration(body) else {
             return self.respond(id, Status::ERR_BAD_PARAM);
         };
         let mut fresh = Vec::new();
@@ -318,7 +319,7 @@ impl Bridge {
     /// A handler's deregistration: the codes no handler holds any more
     /// leave the server (`PMIX_DEREGEVENTS_CMD`: the codes, no reply).
     fn deregister_codes(&mut self, id: u32, body: &[u8]) -> Result<(), Closed> {
-        let Some((handler, _)) = super::read_registration(body) else {
+        let Some((handler, _)) = registration::read_registration(body) else {
             return self.respond(id, Status::ERR_BAD_PARAM);
         };
         let mut gone = Vec::new();

@@ -54,6 +54,9 @@ use crate::wire::{self, Connection, SegmentKind, SegmentRef};
 use crate::{keys, DataType, Info, Key, Nspace, Proc, Status, Value};
 
 use self::kvals::kvals;
+#[cfg(test)]
+use self::registration::read_registration;
+pub(super) use self::registration::registration_body;
 use super::progress::{Progress, Requester};
 
 /// How long init waits for the server (connect, handshake, job data)
@@ -343,33 +346,9 @@ pub fn decode_server_payload(fmt: Format, nspace: &Nspace, payload: &[u8]) -> us
     ok
 }
 
-/// The body of an `Op::REGISTER_EVENTS` (handler `id`, its `codes`) or
-/// `Op::DEREGISTER_EVENTS` (handler `id`, no codes) the client sends the
-/// bridge, which keeps what each handler registered with the server.
-pub(super) fn registration_body(id: usize, codes: &[Status]) -> Vec<u8> {
-    let mut out = Vec::new();
-    wire::body::put_u64(&mut out, id as u64);
-    // A handler's codes are a caller's array: far below u32::MAX.
-    let _ = wire::body::put_count(&mut out, codes.len());
-    for c in codes {
-        wire::body::put_status(&mut out, *c);
-    }
-    out
-}
-
-/// Reads what [`registration_body`] wrote.
-fn read_registration(body: &[u8]) -> Option<(u64, Vec<Status>)> {
-    let mut r = crate::codec::Reader::new(body);
-    let id = wire::body::get_u64(&mut r).ok()?;
-    let n = wire::body::get_count(&mut r).ok()?;
-    let codes = (0..n)
-        .map(|_| wire::body::get_status(&mut r).ok())
-        .collect::<Option<Vec<_>>>()?;
-    (r.remaining() == 0).then_some((id, codes))
-}
-
 mod bridge;
 mod kvals;
+mod registration;
 mod services;
 #[cfg(test)]
 mod tests;
