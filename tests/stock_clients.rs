@@ -382,3 +382,43 @@ fn fully_described_clients_run_under_pmixrun() {
         }
     }
 }
+
+/// Debian's 4.2.2 client made to speak OpenPMIx 3.x's buffer format, bfrops
+/// `v3` (fixed-width integers; `PMIX_MCA_bfrops=v3`, or only the 3.x
+/// server URI variables left to it), at `-n 2` and `-n 4`: init, job keys,
+/// put/commit/fence with collection, a peer's key, publish/lookup, query,
+/// log and, at 4 ranks, an event through the server. The library's bfrops
+/// verbosity shows that it packed with `v3`.
+#[test]
+fn bfrops_v3_clients_run_under_pmixrun() {
+    let Some((exe, lib)) = client() else { return };
+    let forced = [
+        "/usr/bin/env".as_ref(),
+        "PMIX_MCA_bfrops=v3".as_ref(),
+        "PMIX_MCA_bfrops_base_verbose=5".as_ref(),
+        exe.as_os_str(),
+        "events".as_ref(),
+    ];
+    let uri3_only = [
+        "/usr/bin/env".as_ref(),
+        "-u".as_ref(),
+        "PMIX_SERVER_URI41".as_ref(),
+        "-u".as_ref(),
+        "PMIX_SERVER_URI4".as_ref(),
+        "PMIX_MCA_bfrops_base_verbose=5".as_ref(),
+        exe.as_os_str(),
+        "events".as_ref(),
+    ];
+    for program in [&forced[..], &uri3_only[..]] {
+        for n in [2, 4] {
+            let (out, err) = pmixrun(n, program, &lib);
+            assert_ranks(n, &out, &err, |_| lib.clone());
+            for r in 1..n {
+                assert!(out.contains(&format!("stock {r} event 0")), "{out}\n{err}");
+            }
+            let log = format!("{out}{err}");
+            assert!(log.contains("PACK version v3 type PMIX_COMMAND"), "{log}");
+            assert!(!log.contains("PACK version v4"), "{log}");
+        }
+    }
+}
