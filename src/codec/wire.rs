@@ -30,58 +30,45 @@ fn fixed() -> bool {
     current() == Ints::Fixed
 }
 
-/// Appends a `uint16` (also type tags and the 16-bit enums).
-pub fn put_u16(out: &mut Vec<u8>, v: u16) {
-    if fixed() {
-        out.extend_from_slice(&v.to_be_bytes());
-    } else {
-        varint::put_u64(out, u64::from(v));
-    }
+/// Defines the writer and the reader of one fixed-size integer type: its
+/// C width big-endian under [`Ints::Fixed`], else the varint (unsigned
+/// types as `u64`, signed ones zigzagged as `i64`).
+macro_rules! integer {
+    ($t:ty, $put:ident, $get:ident, $wide:ty, $vput:ident, $vget:ident, $what:literal) => {
+        #[doc = concat!("Appends ", $what, ".")]
+        pub fn $put(out: &mut Vec<u8>, v: $t) {
+            if fixed() {
+                out.extend_from_slice(&v.to_be_bytes());
+            } else {
+                varint::$vput(out, <$wide>::from(v));
+            }
+        }
+
+        #[doc = concat!("Reads ", $what, ".")]
+        pub fn $get(r: &mut Reader<'_>) -> Result<$t, CodecError> {
+            if fixed() {
+                Ok(<$t>::from_be_bytes(take_fixed(r)?))
+            } else {
+                varint::$vget(r)
+            }
+        }
+    };
 }
 
-/// Appends a `uint32` (also ranks and info directives).
-pub fn put_u32(out: &mut Vec<u8>, v: u32) {
-    if fixed() {
-        out.extend_from_slice(&v.to_be_bytes());
-    } else {
-        varint::put_u64(out, u64::from(v));
-    }
-}
+// Type tags and the 16-bit enums are `uint16`s; ranks and info
+// directives `uint32`s; `time_t` and the 64-bit enums `uint64`s; counts,
+// lengths and statuses `int32`s.
+integer!(u16, put_u16, get_u16, u64, put_u64, get_u16, "a `uint16`");
+integer!(u32, put_u32, get_u32, u64, put_u64, get_u32, "a `uint32`");
+integer!(u64, put_u64, get_u64, u64, put_u64, get_u64, "a `uint64`");
+integer!(i16, put_i16, get_i16, i64, put_i64, get_i16, "an `int16`");
+integer!(i32, put_i32, get_i32, i64, put_i64, get_i32, "an `int32`");
+integer!(i64, put_i64, get_i64, i64, put_i64, get_i64, "an `int64`");
 
-/// Appends a `uint64` (also `time_t` and the 64-bit enums).
-pub fn put_u64(out: &mut Vec<u8>, v: u64) {
-    if fixed() {
-        out.extend_from_slice(&v.to_be_bytes());
-    } else {
-        varint::put_u64(out, v);
-    }
-}
-
-/// Appends an `int16`.
-pub fn put_i16(out: &mut Vec<u8>, v: i16) {
-    if fixed() {
-        out.extend_from_slice(&v.to_be_bytes());
-    } else {
-        varint::put_i64(out, i64::from(v));
-    }
-}
-
-/// Appends an `int32` (also counts, lengths and statuses).
-pub fn put_i32(out: &mut Vec<u8>, v: i32) {
-    if fixed() {
-        out.extend_from_slice(&v.to_be_bytes());
-    } else {
-        varint::put_i64(out, i64::from(v));
-    }
-}
-
-/// Appends an `int64`.
-pub fn put_i64(out: &mut Vec<u8>, v: i64) {
-    if fixed() {
-        out.extend_from_slice(&v.to_be_bytes());
-    } else {
-        varint::put_i64(out, v);
-    }
+/// Reads `N` bytes of a fixed-width integer.
+fn take_fixed<const N: usize>(r: &mut Reader<'_>) -> Result<[u8; N], CodecError> {
+    let b = r.take(N)?;
+    b.try_into().map_err(|_| CodecError::ReadPastEnd)
 }
 
 /// Appends a `PMIX_INT` or (as the signed int of the same bits) a
@@ -146,66 +133,6 @@ pub fn put_float(out: &mut Vec<u8>, v: f64) -> Result<(), CodecError> {
     put_cstr(out, &c)
 }
 
-/// Reads `N` bytes of a fixed-width integer.
-fn take_fixed<const N: usize>(r: &mut Reader<'_>) -> Result<[u8; N], CodecError> {
-    let b = r.take(N)?;
-    b.try_into().map_err(|_| CodecError::ReadPastEnd)
-}
-
-/// Reads a `uint16`.
-pub fn get_u16(r: &mut Reader<'_>) -> Result<u16, CodecError> {
-    if fixed() {
-        Ok(u16::from_be_bytes(take_fixed(r)?))
-    } else {
-        varint::get_u16(r)
-    }
-}
-
-/// Reads a `uint32`.
-pub fn get_u32(r: &mut Reader<'_>) -> Result<u32, CodecError> {
-    if fixed() {
-        Ok(u32::from_be_bytes(take_fixed(r)?))
-    } else {
-        varint::get_u32(r)
-    }
-}
-
-/// Reads a `uint64`.
-pub fn get_u64(r: &mut Reader<'_>) -> Result<u64, CodecError> {
-    if fixed() {
-        Ok(u64::from_be_bytes(take_fixed(r)?))
-    } else {
-        varint::get_u64(r)
-    }
-}
-
-/// Reads an `int16`.
-pub fn get_i16(r: &mut Reader<'_>) -> Result<i16, CodecError> {
-    if fixed() {
-        Ok(i16::from_be_bytes(take_fixed(r)?))
-    } else {
-        varint::get_i16(r)
-    }
-}
-
-/// Reads an `int32`.
-pub fn get_i32(r: &mut Reader<'_>) -> Result<i32, CodecError> {
-    if fixed() {
-        Ok(i32::from_be_bytes(take_fixed(r)?))
-    } else {
-        varint::get_i32(r)
-    }
-}
-
-/// Reads an `int64`.
-pub fn get_i64(r: &mut Reader<'_>) -> Result<i64, CodecError> {
-    if fixed() {
-        Ok(i64::from_be_bytes(take_fixed(r)?))
-    } else {
-        varint::get_i64(r)
-    }
-}
-
 /// Reads one integer of the type the tag `tag` names, widened as C casts
 /// it (sign-extended for the signed types); any other tag is
 /// [`CodecError::UnexpectedTag`].
@@ -224,24 +151,28 @@ pub fn get_tagged(r: &mut Reader<'_>, tag: u16) -> Result<i64, CodecError> {
     })
 }
 
-/// Reads a `PMIX_INT` (a `PMIX_UINT` is its bits).
-pub fn get_int(r: &mut Reader<'_>) -> Result<i32, CodecError> {
+/// Reads a "system type" (`size_t`, `int`): behind its type tag under
+/// [`Ints::Fixed`], else as `plain` reads it.
+fn get_system(
+    r: &mut Reader<'_>,
+    plain: fn(&mut Reader<'_>) -> Result<i64, CodecError>,
+) -> Result<i64, CodecError> {
     if fixed() {
         let tag = get_type(r)?;
-        Ok(get_tagged(r, tag)? as i32)
+        get_tagged(r, tag)
     } else {
-        get_i32(r)
+        plain(r)
     }
+}
+
+/// Reads a `PMIX_INT` (a `PMIX_UINT` is its bits).
+pub fn get_int(r: &mut Reader<'_>) -> Result<i32, CodecError> {
+    Ok(get_system(r, |r| get_i32(r).map(i64::from))? as i32)
 }
 
 /// Reads a `size_t`.
 pub fn get_size(r: &mut Reader<'_>) -> Result<u64, CodecError> {
-    if fixed() {
-        let tag = get_type(r)?;
-        Ok(get_tagged(r, tag)? as u64)
-    } else {
-        get_u64(r)
-    }
+    Ok(get_system(r, |r| get_u64(r).map(|v| v as i64))? as u64)
 }
 
 /// Reads a data type tag.
