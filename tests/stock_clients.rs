@@ -388,7 +388,8 @@ fn fully_described_clients_run_under_pmixrun() {
 /// `-n 4`: init, job keys, put/commit/fence with collection, a peer's key,
 /// publish/lookup, query, log and, at 4 ranks, an event through the
 /// server. Both libraries pick `v3` when only the 3.x server URI variables
-/// are left to them; Debian's also with `PMIX_MCA_bfrops=v3` (5.0.11 then
+/// are left to them; Debian's also with `PMIX_MCA_bfrops=v3`, non-described
+/// and fully described (5.0.11 then
 /// insists on `v41` for a `PMIX_SERVER_URI41` and fails to connect: a
 /// library limit, no door involved). The library's bfrops verbosity shows
 /// that it packed with `v3`.
@@ -401,6 +402,13 @@ fn bfrops_v3_clients_run_under_pmixrun() {
     let uri3_only = ["-u", "PMIX_SERVER_URI41", "-u", "PMIX_SERVER_URI4"];
     v3_runs(&exe, &debian, &forced);
     v3_runs(&exe, &debian, &uri3_only);
+    // Fully described v3 buffers (pmixrun sets the variable to
+    // non-described; env overrides it).
+    let described = [
+        "PMIX_MCA_bfrops=v3",
+        "PMIX_BFROP_BUFFER_TYPE=PMIX_BFROP_BUFFER_FULLY_DESC",
+    ];
+    v3_runs(&exe, &debian, &described);
     if let Some(w) = common::ompi5() {
         v3_runs(&exe, &w.pmix_lib_dir(), &uri3_only);
     }
