@@ -287,3 +287,44 @@ fn a_munge_only_server_is_refused_clearly() {
     l.set_nonblocking(true).unwrap();
     assert!(l.accept().is_err(), "a munge-only client must not connect");
 }
+
+/// Our client on Debian's `mpirun` (OpenPMIx 4.2.2 server) with only the
+/// 3.x server URI variables left to it speaks bfrops v3 (fixed-width
+/// integers): every step passes, and the server's bfrops log shows it
+/// unpacking our commands and packing our job data as `v3`.
+#[test]
+fn our_client_speaks_bfrops_v3_to_debians_4_2_2_server() {
+    let mpirun = Path::new("/usr/bin/mpirun");
+    if !mpirun.exists() || !is_root() {
+        skip_or_panic("Debian's mpirun (openmpi-bin) or root is missing");
+        return;
+    }
+    let prog = program();
+    let mut cmd = Command::new(mpirun);
+    cmd.args(["--allow-run-as-root", "--oversubscribe", "-np", "2", "env"])
+        .args(["-u", "PMIX_SERVER_URI41", "-u", "PMIX_SERVER_URI4"])
+        .args(["-u", "PMIX_MCA_bfrops_base_verbose"])
+        .arg(format!(
+            "LD_LIBRARY_PATH={}",
+            common::ffi_lib_dir().display()
+        ))
+        .arg(&prog)
+        .env_remove("LD_LIBRARY_PATH")
+        .env("PMIX_MCA_bfrops_base_verbose", "5");
+    let o = common::run_with_watchdog(
+        cmd.stdout(Stdio::piped()).stderr(Stdio::piped()),
+        JOB_LIMIT,
+        "Debian's mpirun",
+    );
+    assert_two_ranks_ok(&o, "/usr/lib/x86_64-linux-gnu/pmix2/");
+    let log = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(log.contains("UNPACK version v3 type PMIX_COMMAND"), "{log}");
+    assert!(
+        !log.contains("UNPACK version v41 type PMIX_COMMAND"),
+        "{log}"
+    );
+}
