@@ -93,27 +93,38 @@ fn assert_two_ranks_ok(o: &Output, launcher_lib: &str) {
     }
 }
 
-#[test]
-fn debian_mpirun_openpmix_4_2_2_runs_our_client() {
+/// Runs the program as 2 ranks on our library under Debian's `mpirun`,
+/// `env ENV_ARGS` in front of it and `launcher_env` given to `mpirun`;
+/// `None` (after [`skip_or_panic`]) without that `mpirun` or root.
+fn under_debian_mpirun(env_args: &[&str], launcher_env: &[(&str, &str)]) -> Option<Output> {
     let mpirun = Path::new("/usr/bin/mpirun");
     if !mpirun.exists() || !is_root() {
         skip_or_panic("Debian's mpirun (openmpi-bin) or root is missing");
-        return;
+        return None;
     }
     let prog = program();
     let mut cmd = Command::new(mpirun);
     cmd.args(["--allow-run-as-root", "--oversubscribe", "-np", "2", "env"])
+        .args(env_args)
         .arg(format!(
             "LD_LIBRARY_PATH={}",
             common::ffi_lib_dir().display()
         ))
         .arg(&prog)
-        .env_remove("LD_LIBRARY_PATH");
-    let o = common::run_with_watchdog(
+        .env_remove("LD_LIBRARY_PATH")
+        .envs(launcher_env.iter().copied());
+    Some(common::run_with_watchdog(
         cmd.stdout(Stdio::piped()).stderr(Stdio::piped()),
         JOB_LIMIT,
         "Debian's mpirun",
-    );
+    ))
+}
+
+#[test]
+fn debian_mpirun_openpmix_4_2_2_runs_our_client() {
+    let Some(o) = under_debian_mpirun(&[], &[]) else {
+        return;
+    };
     assert_two_ranks_ok(&o, "/usr/lib/x86_64-linux-gnu/pmix2/");
 }
 
@@ -294,28 +305,17 @@ fn a_munge_only_server_is_refused_clearly() {
 /// unpacking our commands and packing our job data as `v3`.
 #[test]
 fn our_client_speaks_bfrops_v3_to_debians_4_2_2_server() {
-    let mpirun = Path::new("/usr/bin/mpirun");
-    if !mpirun.exists() || !is_root() {
-        skip_or_panic("Debian's mpirun (openmpi-bin) or root is missing");
+    let unset = [
+        "-u",
+        "PMIX_SERVER_URI41",
+        "-u",
+        "PMIX_SERVER_URI4",
+        "-u",
+        "PMIX_MCA_bfrops_base_verbose",
+    ];
+    let Some(o) = under_debian_mpirun(&unset, &[("PMIX_MCA_bfrops_base_verbose", "5")]) else {
         return;
-    }
-    let prog = program();
-    let mut cmd = Command::new(mpirun);
-    cmd.args(["--allow-run-as-root", "--oversubscribe", "-np", "2", "env"])
-        .args(["-u", "PMIX_SERVER_URI41", "-u", "PMIX_SERVER_URI4"])
-        .args(["-u", "PMIX_MCA_bfrops_base_verbose"])
-        .arg(format!(
-            "LD_LIBRARY_PATH={}",
-            common::ffi_lib_dir().display()
-        ))
-        .arg(&prog)
-        .env_remove("LD_LIBRARY_PATH")
-        .env("PMIX_MCA_bfrops_base_verbose", "5");
-    let o = common::run_with_watchdog(
-        cmd.stdout(Stdio::piped()).stderr(Stdio::piped()),
-        JOB_LIMIT,
-        "Debian's mpirun",
-    );
+    };
     assert_two_ranks_ok(&o, "/usr/lib/x86_64-linux-gnu/pmix2/");
     let log = format!(
         "{}{}",
