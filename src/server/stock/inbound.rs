@@ -80,8 +80,11 @@ fn refusal(kind: PeerKind, major: u32, status: Status) -> Vec<u8> {
 /// - a self-started tool or launcher (3, 6: the server names it; 4, 7:
 ///   named by its caller) and a singleton (9, named by its library) to
 ///   the loop's tool check, with the infos the tool sent;
-/// - legacy 2.x/3.x tools (1, 2) and schedulers (10) are refused with `PMIX_ERR_NOT_SUPPORTED`, in the reply their library
-///   waits for.
+/// - legacy 2.x/3.x tools (1, 2) and schedulers (10) are refused with
+///   `PMIX_ERR_NOT_SUPPORTED`, in the reply their library waits for.
+///
+/// Every bfrops module we have a codec for is admitted: v41, v4 and v3
+/// (3.x clients, or later ones told to speak it).
 pub(in crate::server) fn connect(payload: &[u8]) -> Result<Inbound, WireError> {
     use PeerKind::*;
     let m = ConnectMessage::parse(payload)?;
