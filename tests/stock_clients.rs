@@ -541,3 +541,54 @@ fn python3_pmix_on_debians_library_publishes_looks_up_and_gets_events() {
         }
     }
 }
+
+/// Debian's 4.2.2 client and the wheel's 5.0.11 made to speak OpenPMIx
+/// 3.x's buffer format, bfrops `v3` (fixed-width integers), at `-n 2` and
+/// `-n 4`: init, job keys, put/commit/fence with collection, a peer's key,
+/// publish/lookup, query, log and, at 4 ranks, an event through the
+/// server. Both libraries pick `v3` when only the 3.x server URI variables
+/// are left to them; Debian's also with `PMIX_MCA_bfrops=v3`, non-described
+/// and fully described (5.0.11 then
+/// insists on `v41` for a `PMIX_SERVER_URI41` and fails to connect: a
+/// library limit, no door involved). The library's bfrops verbosity shows
+/// that it packed with `v3`.
+#[test]
+fn bfrops_v3_clients_run_under_pmixrun() {
+    let Some((exe, debian)) = client() else {
+        return;
+    };
+    let forced = ["PMIX_MCA_bfrops=v3"];
+    let uri3_only = ["-u", "PMIX_SERVER_URI41", "-u", "PMIX_SERVER_URI4"];
+    v3_runs(&exe, &debian, &forced);
+    v3_runs(&exe, &debian, &uri3_only);
+    // Fully described v3 buffers (pmixrun sets the variable to
+    // non-described; env overrides it).
+    let described = [
+        "PMIX_MCA_bfrops=v3",
+        "PMIX_BFROP_BUFFER_TYPE=PMIX_BFROP_BUFFER_FULLY_DESC",
+    ];
+    v3_runs(&exe, &debian, &described);
+    if let Some(w) = common::ompi5() {
+        v3_runs(&exe, &w.pmix_lib_dir(), &uri3_only);
+    }
+}
+
+/// Runs the client under `env ENV_ARGS` with the library's bfrops log on,
+/// at 2 and 4 ranks, and checks that it spoke v3 and every rank passed.
+fn v3_runs(exe: &Path, lib: &Path, env_args: &[&str]) {
+    let mut program: Vec<&std::ffi::OsStr> = vec!["/usr/bin/env".as_ref()];
+    program.extend(env_args.iter().map(std::ffi::OsStr::new));
+    program.push("PMIX_MCA_bfrops_base_verbose=5".as_ref());
+    program.push(exe.as_os_str());
+    program.push("events".as_ref());
+    for n in [2, 4] {
+        let (out, err) = pmixrun(n, &program, lib);
+        assert_ranks(n, &out, &err, |_| lib.to_path_buf());
+        for r in 1..n {
+            assert!(out.contains(&format!("stock {r} event 0")), "{out}\n{err}");
+        }
+        let log = format!("{out}{err}");
+        assert!(log.contains("PACK version v3 type PMIX_COMMAND"), "{log}");
+        assert!(!log.contains("PACK version v4"), "{log}");
+    }
+}

@@ -107,6 +107,18 @@ enum Launcher {
 /// its own library; returns the output and the launcher's library
 /// directory, or `None` (skipped) when the launcher or root is missing.
 fn two_ranks_under(launcher: Launcher, prog: &Path, args: &[&str]) -> Option<(Output, String)> {
+    two_ranks_under_with(launcher, prog, args, &[], &[])
+}
+
+/// [`two_ranks_under`] with `env ENV_ARGS` in front of the program and
+/// `launcher_env` given to the launcher.
+fn two_ranks_under_with(
+    launcher: Launcher,
+    prog: &Path,
+    args: &[&str],
+    env_args: &[&str],
+    launcher_env: &[(&str, &str)],
+) -> Option<(Output, String)> {
     if !is_root() {
         skip_or_panic("the launchers run as root here and this is not root");
         return None;
@@ -134,13 +146,15 @@ fn two_ranks_under(launcher: Launcher, prog: &Path, args: &[&str]) -> Option<(Ou
         }
     };
     cmd.args(["--oversubscribe", "-np", "2", "env"])
+        .args(env_args)
         .arg(format!(
             "LD_LIBRARY_PATH={}",
             common::ffi_lib_dir().display()
         ))
         .arg(prog)
         .args(args)
-        .env_remove("LD_LIBRARY_PATH");
+        .env_remove("LD_LIBRARY_PATH")
+        .envs(launcher_env.iter().copied());
     let o = common::run_with_watchdog(
         cmd.stdout(Stdio::piped()).stderr(Stdio::piped()),
         JOB_LIMIT,
@@ -472,5 +486,37 @@ fn an_open_mpi_5_program_on_our_library_under_the_wheels_mpirun() {
     assert!(
         !out.contains("PMIX ERROR") && !err.contains("PMIX ERROR"),
         "{out}\n{err}"
+    );
+}
+
+/// Our client on Debian's `mpirun` (OpenPMIx 4.2.2 server) with only the
+/// 3.x server URI variables left to it speaks bfrops v3 (fixed-width
+/// integers): every step passes, and the server's bfrops log shows it
+/// unpacking our commands and packing our job data as `v3`.
+#[test]
+fn our_client_speaks_bfrops_v3_to_debians_4_2_2_server() {
+    let unset = [
+        "-u",
+        "PMIX_SERVER_URI41",
+        "-u",
+        "PMIX_SERVER_URI4",
+        "-u",
+        "PMIX_MCA_bfrops_base_verbose",
+    ];
+    let verbose = [("PMIX_MCA_bfrops_base_verbose", "5")];
+    let Some((o, lib)) = two_ranks_under_with(Launcher::Debian, &program(), &[], &unset, &verbose)
+    else {
+        return;
+    };
+    assert_two_ranks_ok(&o, &lib);
+    let log = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(log.contains("UNPACK version v3 type PMIX_COMMAND"), "{log}");
+    assert!(
+        !log.contains("UNPACK version v41 type PMIX_COMMAND"),
+        "{log}"
     );
 }

@@ -22,15 +22,38 @@
 //!   one, at any depth, fails here with [`CodecError::NotInModule`].
 //!   (master's `v41` no longer registers the four statistics types 61–64;
 //!   a 6.x peer is not told them apart here yet.)
-//! - `v4` and `v41` encode integers alike (variable length, [`super::varint`]);
-//!   `v3` packs them fixed-width in network order with a type tag before
-//!   `PMIX_SIZE`/`PMIX_INT`/`PMIX_UINT`. That encoding is not implemented:
-//!   packing or unpacking as `v3` fails with [`CodecError::NotSupported`].
+//! - `v4` and `v41` encode integers alike (variable length, [`super::varint`]).
+//!   `v3` registers the base's fixed-width integer functions: every
+//!   integer is its C width in network order, and `PMIX_SIZE`, `PMIX_INT`
+//!   and `PMIX_UINT` are "system types" packed behind a type tag naming
+//!   the type they travel as (`PMIX_UINT64` for `size_t`, `PMIX_INT32` for
+//!   `int` and `unsigned int`; `v4`'s own size/int functions write no tag).
+//!   The composites are the same base functions in every module, packing
+//!   their fields through the module's table, so a `v3` structure has the
+//!   `v41` field order with the `v3` integers inside:
+//!   - type tags (top-level described tags, value/info/pdata/darray tags,
+//!     the pid tag, `PMIX_DATA_TYPE`): `uint16`, 2 bytes;
+//!   - the pack-call count, string lengths, status, `int32`: 4 bytes;
+//!   - rank and info directives: `uint32`, 4 bytes; `pid_t`: tag
+//!     `PMIX_UINT32` once per pack call, then 4 bytes each;
+//!   - byte objects, data-array sizes, info counts of apps and queries,
+//!     nested buffers' lengths: tagged `size_t`, 2 + 8 bytes;
+//!   - an app's argc and maxprocs are `PMIX_INT` (tagged, 2 + 4 bytes),
+//!     its envc an `int32`; a query's key count an `int32`;
+//!   - timeval: two `int64`; time: `uint64`; coord entries `uint32`;
+//!   - strings, floats (`%f` text), bytes, bools, envars' separator and
+//!     the 8-bit enums are unchanged.
+//!
+//!   [`Module::ints`] picks the encoding; [`Format`] selects it for each
+//!   call (see [`super::ints`]), so the pack and unpack code is shared.
+//!   A reader of a tagged `size_t`/`int` converts whatever integer type
+//!   the tag names, as the reference does for a peer of another width.
 //!
 //! Invariant: [`Format::DATA_PACK`] (v41, non-described) produces exactly
 //! the bytes of [`super::pack_typed`]; the described form is those bytes
 //! with the two tags added.
 
+use super::ints::{self, Ints};
 use super::{pack, unpack, wire, Buffer, CodecError, Reader};
 use crate::{DataType, Value};
 
@@ -108,12 +131,11 @@ impl Module {
         }
     }
 
-    fn require_varint(self) -> Result<(), CodecError> {
+    /// The integer encoding of this module's buffers.
+    pub fn ints(self) -> Ints {
         match self {
-            Module::V3 => Err(CodecError::NotSupported(
-                "bfrops v3 (fixed-width integers) is not implemented",
-            )),
-            Module::V4 | Module::V41 => Ok(()),
+            Module::V3 => Ints::Fixed,
+            Module::V4 | Module::V41 => Ints::Varint,
         }
     }
 }
@@ -137,18 +159,19 @@ impl Format {
 
     /// Packs `values`, all of type `ty`, as one pack call of this format.
     pub fn pack(self, buf: &mut Buffer, ty: DataType, values: &[Value]) -> Result<(), CodecError> {
-        self.module.require_varint()?;
         self.module.check_type(ty.raw())?;
         values.iter().try_for_each(|v| self.module.check_value(v))?;
         let out = buf.bytes_mut();
-        if self.described {
-            wire::put_type(out, DataType::Int32.raw());
-            wire::put_count(out, values.len())?;
-            wire::put_type(out, ty.raw());
-            pack::pack_items(out, ty, values)
-        } else {
-            pack::pack_counted(out, ty, values)
-        }
+        ints::with(self.module.ints(), || {
+            if self.described {
+                wire::put_type(out, DataType::Int32.raw());
+                wire::put_count(out, values.len())?;
+                wire::put_type(out, ty.raw());
+                pack::pack_items(out, ty, values)
+            } else {
+                pack::pack_counted(out, ty, values)
+            }
+        })
     }
 
     /// Packs one value of its own type.
@@ -180,8 +203,16 @@ impl Format {
         ty: DataType,
         max: usize,
     ) -> Result<Vec<Value>, CodecError> {
-        self.module.require_varint()?;
         self.module.check_type(ty.raw())?;
+        ints::with(self.module.ints(), || self.unpack_checked(r, ty, max))
+    }
+
+    fn unpack_checked(
+        self,
+        r: &mut Reader<'_>,
+        ty: DataType,
+        max: usize,
+    ) -> Result<Vec<Value>, CodecError> {
         if max == 0 {
             return Err(CodecError::InadequateSpace { total: 0, room: 0 });
         }
@@ -226,8 +257,11 @@ pub struct NestedBuffer {
 impl Format {
     /// Packs `items` as one pack call of `PMIX_BUFFER`s.
     pub fn pack_buffers(self, buf: &mut Buffer, items: &[NestedBuffer]) -> Result<(), CodecError> {
-        self.module.require_varint()?;
         let out = buf.bytes_mut();
+        ints::with(self.module.ints(), || self.put_buffers(out, items))
+    }
+
+    fn put_buffers(self, out: &mut Vec<u8>, items: &[NestedBuffer]) -> Result<(), CodecError> {
         if self.described {
             wire::put_type(out, DataType::Int32.raw());
         }
@@ -248,37 +282,38 @@ impl Format {
         buf: &mut Buffer,
         max: usize,
     ) -> Result<Vec<NestedBuffer>, CodecError> {
-        self.module.require_varint()?;
-        buf.read_with(|r| {
-            if self.described {
-                let t = wire::get_type(r)?;
-                if t != DataType::Int32.raw() {
-                    return Err(CodecError::CountNotFirst(t));
+        ints::with(self.module.ints(), || {
+            buf.read_with(|r| {
+                if self.described {
+                    let t = wire::get_type(r)?;
+                    if t != DataType::Int32.raw() {
+                        return Err(CodecError::CountNotFirst(t));
+                    }
                 }
-            }
-            let n = wire::get_count(r)?;
-            if n > max {
-                return Err(CodecError::InadequateSpace {
-                    total: n,
-                    room: max,
-                });
-            }
-            if self.described {
-                let t = wire::get_type(r)?;
-                if t != PMIX_BUFFER {
-                    return Err(CodecError::PackMismatch {
-                        expected: PMIX_BUFFER,
-                        found: t,
+                let n = wire::get_count(r)?;
+                if n > max {
+                    return Err(CodecError::InadequateSpace {
+                        total: n,
+                        room: max,
                     });
                 }
-            }
-            let mut v = Vec::with_capacity(n);
-            for _ in 0..n {
-                let buffer_type = r.byte()?;
-                let bytes = wire::get_bytes(r)?;
-                v.push(NestedBuffer { buffer_type, bytes });
-            }
-            Ok(v)
+                if self.described {
+                    let t = wire::get_type(r)?;
+                    if t != PMIX_BUFFER {
+                        return Err(CodecError::PackMismatch {
+                            expected: PMIX_BUFFER,
+                            found: t,
+                        });
+                    }
+                }
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let buffer_type = r.byte()?;
+                    let bytes = wire::get_bytes(r)?;
+                    v.push(NestedBuffer { buffer_type, bytes });
+                }
+                Ok(v)
+            })
         })
     }
 }
@@ -292,6 +327,7 @@ impl Default for Format {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::value::Timeval;
     use crate::{Info, Key};
 
     const DESC41: Format = Format {
@@ -403,16 +439,215 @@ mod tests {
         }
     }
 
+    const V3: Format = Format {
+        module: Module::V3,
+        described: false,
+    };
+
+    /// Packs `v` as v3 (non-described), checks the bytes against `want`
+    /// (written by hand from the reference's v3 pack functions) and reads
+    /// them back.
+    fn v3_bytes(v: Value, want: &[u8]) {
+        let mut b = Buffer::new();
+        V3.pack_value(&mut b, &v).unwrap();
+        assert_eq!(b.as_bytes(), want, "{v:?}");
+        assert_eq!(V3.unpack_value(&mut b, v.data_type()).unwrap(), v);
+        assert_eq!(b.remaining(), 0);
+        for n in 0..want.len() {
+            let mut cut = Buffer::from_bytes(want[..n].to_vec());
+            assert!(V3.unpack_value(&mut cut, v.data_type()).is_err(), "{n}");
+        }
+    }
+
+    fn nul(s: &str) -> Vec<u8> {
+        let mut v = ((s.len() + 1) as i32).to_be_bytes().to_vec();
+        v.extend_from_slice(s.as_bytes());
+        v.push(0);
+        v
+    }
+
+    const ONE: [u8; 4] = [0, 0, 0, 1];
+
+    fn cat(parts: &[&[u8]]) -> Vec<u8> {
+        parts.concat()
+    }
+
     #[test]
-    fn v3_is_refused_clearly() {
-        let f = Format {
+    fn v3_integers_are_fixed_width_big_endian() {
+        v3_bytes(Value::Int32(-5), &cat(&[&ONE, &[0xff, 0xff, 0xff, 0xfb]]));
+        v3_bytes(Value::Uint32(0x0102_0304), &cat(&[&ONE, &[1, 2, 3, 4]]));
+        v3_bytes(Value::Int16(-2), &cat(&[&ONE, &[0xff, 0xfe]]));
+        v3_bytes(Value::Uint16(258), &cat(&[&ONE, &[1, 2]]));
+        v3_bytes(Value::Int64(-1), &cat(&[&ONE, &[0xff; 8]]));
+        v3_bytes(
+            Value::Uint64(1 << 40),
+            &cat(&[&ONE, &[0, 0, 1, 0, 0, 0, 0, 0]]),
+        );
+        v3_bytes(Value::Status(-25), &cat(&[&ONE, &(-25i32).to_be_bytes()]));
+        v3_bytes(Value::ProcRank(7), &cat(&[&ONE, &[0, 0, 0, 7]]));
+        v3_bytes(Value::InfoDirectives(1), &cat(&[&ONE, &[0, 0, 0, 1]]));
+        v3_bytes(Value::DataType(22), &cat(&[&ONE, &[0, 22]]));
+        v3_bytes(Value::Time(5), &cat(&[&ONE, &[0, 0, 0, 0, 0, 0, 0, 5]]));
+        v3_bytes(
+            Value::Timeval(Timeval { sec: 1, usec: 2 }),
+            &cat(&[&ONE, &[0, 0, 0, 0, 0, 0, 0, 1], &[0, 0, 0, 0, 0, 0, 0, 2]]),
+        );
+        v3_bytes(Value::Uint8(9), &cat(&[&ONE, &[9]]));
+        v3_bytes(Value::Bool(true), &cat(&[&ONE, &[1]]));
+    }
+
+    #[test]
+    fn v3_size_int_uint_and_pid_carry_a_type_tag() {
+        // size_t: tag PMIX_UINT64 (15), then 8 bytes.
+        v3_bytes(
+            Value::Size(3),
+            &cat(&[&ONE, &[0, 15], &[0, 0, 0, 0, 0, 0, 0, 3]]),
+        );
+        // int and unsigned int: tag PMIX_INT32 (9), then 4 bytes.
+        v3_bytes(Value::Int(-1), &cat(&[&ONE, &[0, 9], &[0xff; 4]]));
+        v3_bytes(Value::Uint(u32::MAX), &cat(&[&ONE, &[0, 9], &[0xff; 4]]));
+        // pid_t: tag PMIX_UINT32 (14) once per pack call, then 4 bytes each.
+        let mut b = Buffer::new();
+        V3.pack(&mut b, DataType::Pid, &[Value::Pid(42), Value::Pid(43)])
+            .unwrap();
+        assert_eq!(b.as_bytes(), [0, 0, 0, 2, 0, 14, 0, 0, 0, 42, 0, 0, 0, 43]);
+        // A size packed on a host whose size_t is 32 bits (tag PMIX_UINT32)
+        // is converted as C would.
+        let mut b = Buffer::from_bytes(cat(&[&ONE, &[0, 14], &[0, 0, 0, 9]]));
+        assert_eq!(
+            V3.unpack_value(&mut b, DataType::Size).unwrap(),
+            Value::Size(9)
+        );
+        let mut b = Buffer::from_bytes(cat(&[&ONE, &[0, 3], &[0, 0, 0, 9]]));
+        assert_eq!(
+            V3.unpack_value(&mut b, DataType::Size).unwrap_err(),
+            CodecError::UnexpectedTag(3)
+        );
+    }
+
+    #[test]
+    fn v3_composites_use_the_fixed_integers_inside() {
+        let ns = crate::Nspace::new("ns").unwrap();
+        let proc = crate::Proc::new(ns, crate::Rank(3));
+        v3_bytes(
+            Value::Proc(proc.clone()),
+            &cat(&[&ONE, &nul("ns"), &[0, 0, 0, 3]]),
+        );
+        v3_bytes(Value::String(None), &cat(&[&ONE, &[0, 0, 0, 0]]));
+        v3_bytes(
+            Value::String(Some(c"ab".to_owned())),
+            &cat(&[&ONE, &nul("ab")]),
+        );
+        // Byte object: its size as a tagged size_t.
+        v3_bytes(
+            Value::ByteObject(vec![7, 8]),
+            &cat(&[&ONE, &[0, 15, 0, 0, 0, 0, 0, 0, 0, 2, 7, 8]]),
+        );
+        // Info: key, directives (uint32), value tag (uint16), payload.
+        let info = Info::new(Key::new("k").unwrap(), Value::Uint32(7));
+        let info_bytes = cat(&[&nul("k"), &[0, 0, 0, 0], &[0, 14], &[0, 0, 0, 7]]);
+        v3_bytes(
+            Value::Info(Box::new(info.clone())),
+            &cat(&[&ONE, &info_bytes]),
+        );
+        // Value: tag, payload.
+        v3_bytes(
+            Value::Value(Box::new(Value::Status(-1))),
+            &cat(&[&ONE, &[0, 20], &[0xff; 4]]),
+        );
+        // Data array: element tag, tagged size_t count, elements.
+        v3_bytes(
+            Value::DataArray(Box::new(crate::value::DataArray {
+                elem_type: DataType::Uint16,
+                items: vec![Value::Uint16(1), Value::Uint16(2)],
+            })),
+            &cat(&[
+                &ONE,
+                &[0, 13],
+                &[0, 15, 0, 0, 0, 0, 0, 0, 0, 2],
+                &[0, 1, 0, 2],
+            ]),
+        );
+        // Pdata: proc, key, tagged value.
+        v3_bytes(
+            Value::PData(Box::new(crate::value::PData {
+                proc: proc.clone(),
+                key: Key::new("k").unwrap(),
+                value: Value::Int16(1),
+            })),
+            &cat(&[&ONE, &nul("ns"), &[0, 0, 0, 3], &nul("k"), &[0, 8, 0, 1]]),
+        );
+        // App: argc and maxprocs are PMIX_INT (tagged), envc an int32, the
+        // info count a tagged size_t.
+        v3_bytes(
+            Value::App(Box::new(crate::value::App {
+                cmd: Some(c"a".to_owned()),
+                argv: vec![c"x".to_owned()],
+                env: vec![],
+                cwd: None,
+                maxprocs: 2,
+                info: vec![info],
+            })),
+            &cat(&[
+                &ONE,
+                &nul("a"),
+                &[0, 9, 0, 0, 0, 1],
+                &nul("x"),
+                &[0, 0, 0, 0],
+                &[0, 0, 0, 0],
+                &[0, 9, 0, 0, 0, 2],
+                &[0, 15, 0, 0, 0, 0, 0, 0, 0, 1],
+                &info_bytes,
+            ]),
+        );
+        // Envar: two strings and the separator byte.
+        v3_bytes(
+            Value::Envar(crate::value::Envar {
+                envar: Some(c"A".to_owned()),
+                value: None,
+                separator: b':',
+            }),
+            &cat(&[&ONE, &nul("A"), &[0, 0, 0, 0], b":"]),
+        );
+    }
+
+    #[test]
+    fn v3_described_and_nested_buffers() {
+        let d3 = Format {
             module: Module::V3,
-            described: false,
+            described: true,
         };
-        let e = f
-            .pack_value(&mut Buffer::new(), &Value::Int32(1))
-            .unwrap_err();
-        assert!(matches!(e, CodecError::NotSupported(_)));
+        let mut b = Buffer::new();
+        d3.pack_value(&mut b, &Value::Command(5)).unwrap();
+        // INT32 tag, count, COMMAND tag, the byte.
+        assert_eq!(b.as_bytes(), [0, 9, 0, 0, 0, 1, 0, 34, 5]);
+        assert_eq!(
+            d3.unpack_value(&mut b, DataType::Command).unwrap(),
+            Value::Command(5)
+        );
+        let items = [NestedBuffer {
+            buffer_type: 1,
+            bytes: vec![4],
+        }];
+        let mut b = Buffer::new();
+        V3.pack_buffers(&mut b, &items).unwrap();
+        assert_eq!(
+            b.as_bytes(),
+            [0, 0, 0, 1, 1, 0, 15, 0, 0, 0, 0, 0, 0, 0, 1, 4]
+        );
+        assert_eq!(V3.unpack_buffers(&mut b, 1).unwrap(), items);
+        // The default encoding is back after a v3 call.
+        let mut b = Buffer::new();
+        super::super::pack(&mut b, &[Value::Int32(-5)]).unwrap();
+        assert_eq!(b.as_bytes(), [2, 9]);
         assert!(Module::V3.knows(INFO_ARRAY) && !Module::V41.knows(INFO_ARRAY));
+    }
+
+    #[test]
+    fn v3_refuses_types_it_does_not_register() {
+        let e = V3
+            .pack_value(&mut Buffer::new(), &Value::JobState(1))
+            .unwrap_err();
+        assert!(matches!(e, CodecError::NotInModule { module: "v3", .. }));
     }
 }

@@ -33,6 +33,7 @@ pub mod compress;
 mod error;
 pub mod float;
 pub mod format;
+pub mod ints;
 pub mod pack;
 pub mod regex;
 pub mod unpack;

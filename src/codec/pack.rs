@@ -1,8 +1,9 @@
 //! Packing: [`Value`]s to the bytes OpenPMIx 4.2 writes for them in a
 //! non-described buffer.
 //!
-//! Layout per type (integers are varints, see [`super::varint`]; strings,
-//! byte objects and floats as in [`super::wire`]):
+//! Layout per type (integers as [`super::wire`] encodes them: varints by
+//! default, fixed-width for bfrops v3; strings, byte objects and floats as
+//! in [`super::wire`]):
 //!
 //! | type | bytes |
 //! |---|---|
@@ -23,7 +24,7 @@
 
 use std::ffi::CStr;
 
-use super::{regex, varint, wire, CodecError};
+use super::{regex, wire, CodecError};
 use crate::value::*;
 use crate::{DataType, Info, Proc, Value};
 
@@ -64,7 +65,7 @@ pub fn pack_items(out: &mut Vec<u8>, ty: DataType, items: &[Value]) -> Result<()
             wire::put_type(out, DataType::Uint32.raw());
             for v in items {
                 if let Value::Pid(p) = v {
-                    varint::put_u64(out, u64::from(*p as u32));
+                    wire::put_u32(out, *p as u32);
                 }
             }
             return Ok(());
@@ -110,13 +111,13 @@ fn opt(s: &OptString) -> Option<&CStr> {
 
 fn pack_proc(out: &mut Vec<u8>, p: &Proc) -> Result<(), CodecError> {
     wire::put_cstr(out, p.nspace.as_c_str())?;
-    varint::put_u64(out, u64::from(p.rank.0));
+    wire::put_u32(out, p.rank.0);
     Ok(())
 }
 
 fn pack_info(out: &mut Vec<u8>, i: &Info) -> Result<(), CodecError> {
     wire::put_cstr(out, i.key.as_c_str())?;
-    varint::put_u64(out, u64::from(i.flags.0));
+    wire::put_u32(out, i.flags.0);
     pack_val(out, &i.value)
 }
 
@@ -131,19 +132,19 @@ fn pack_strings(out: &mut Vec<u8>, v: &[std::ffi::CString]) -> Result<(), CodecE
 
 fn pack_pid(out: &mut Vec<u8>, pid: i32) {
     wire::put_type(out, DataType::Uint32.raw());
-    varint::put_u64(out, u64::from(pid as u32));
+    wire::put_u32(out, pid as u32);
 }
 
 fn pack_timeval(out: &mut Vec<u8>, t: &Timeval) {
-    varint::put_i64(out, t.sec);
-    varint::put_i64(out, t.usec);
+    wire::put_i64(out, t.sec);
+    wire::put_i64(out, t.usec);
 }
 
 fn pack_coord(out: &mut Vec<u8>, c: &Coord) {
     out.push(c.view);
     wire::put_size(out, c.coord.len());
     for &x in &c.coord {
-        varint::put_u64(out, u64::from(x));
+        wire::put_u32(out, x);
     }
 }
 
@@ -165,7 +166,7 @@ fn check_hwloc(source: &OptString, what: &'static str) -> Result<(), CodecError>
 fn pack_counters(out: &mut Vec<u8>, name: &OptString, counters: &[u64]) -> Result<(), CodecError> {
     wire::put_str(out, opt(name))?;
     for &v in counters {
-        varint::put_u64(out, v);
+        wire::put_u64(out, v);
     }
     Ok(())
 }
@@ -224,28 +225,27 @@ pub fn pack_one(out: &mut Vec<u8>, v: &Value) -> Result<(), CodecError> {
         Value::String(s) => wire::put_str(out, opt(s))?,
         Value::Size(x) => wire::put_size(out, *x),
         Value::Pid(p) => pack_pid(out, *p),
-        Value::Int(x) | Value::Int32(x) | Value::Status(x) => varint::put_i64(out, i64::from(*x)),
+        Value::Int(x) => wire::put_int(out, *x),
+        Value::Int32(x) | Value::Status(x) => wire::put_i32(out, *x),
         // PMIX_UINT travels as the signed int of the same bits.
-        Value::Uint(x) => varint::put_i64(out, i64::from(*x as i32)),
-        Value::Int16(x) => varint::put_i64(out, i64::from(*x)),
-        Value::Int64(x) => varint::put_i64(out, *x),
+        Value::Uint(x) => wire::put_int(out, *x as i32),
+        Value::Int16(x) => wire::put_i16(out, *x),
+        Value::Int64(x) => wire::put_i64(out, *x),
         Value::Uint16(x)
         | Value::IofChannel(x)
         | Value::DataType(x)
         | Value::LocType(x)
-        | Value::StorAccessType(x) => varint::put_u64(out, u64::from(*x)),
-        Value::Uint32(x) | Value::InfoDirectives(x) | Value::ProcRank(x) => {
-            varint::put_u64(out, u64::from(*x))
-        }
+        | Value::StorAccessType(x) => wire::put_u16(out, *x),
+        Value::Uint32(x) | Value::InfoDirectives(x) | Value::ProcRank(x) => wire::put_u32(out, *x),
         Value::Uint64(x)
         | Value::DevType(x)
         | Value::StorMedium(x)
         | Value::StorAccess(x)
-        | Value::StorPersist(x) => varint::put_u64(out, *x),
+        | Value::StorPersist(x) => wire::put_u64(out, *x),
         Value::Float(x) => wire::put_float(out, f64::from(*x))?,
         Value::Double(x) => wire::put_float(out, *x)?,
         Value::Timeval(t) => pack_timeval(out, t),
-        Value::Time(t) => varint::put_u64(out, *t as u64),
+        Value::Time(t) => wire::put_u64(out, *t as u64),
         Value::Value(inner) => pack_val(out, inner)?,
         Value::Proc(p) => pack_proc(out, p)?,
         Value::App(a) => pack_app(out, a)?,
@@ -292,7 +292,7 @@ pub fn pack_one(out: &mut Vec<u8>, v: &Value) -> Result<(), CodecError> {
         Value::RegAttr(a) => {
             wire::put_str(out, opt(&a.name))?;
             wire::put_cstr(out, a.string.as_c_str())?;
-            varint::put_u64(out, u64::from(a.data_type));
+            wire::put_u16(out, a.data_type);
             wire::put_count(out, a.description.len())?;
             pack_strings(out, &a.description)?;
         }
@@ -311,9 +311,9 @@ pub fn pack_one(out: &mut Vec<u8>, v: &Value) -> Result<(), CodecError> {
         Value::DeviceDist(d) => {
             wire::put_str(out, opt(&d.uuid))?;
             wire::put_str(out, opt(&d.osname))?;
-            varint::put_u64(out, d.dev_type);
-            varint::put_u64(out, u64::from(d.mindist));
-            varint::put_u64(out, u64::from(d.maxdist));
+            wire::put_u64(out, d.dev_type);
+            wire::put_u16(out, d.mindist);
+            wire::put_u16(out, d.maxdist);
         }
         Value::Endpoint(e) => {
             wire::put_str(out, opt(&e.uuid))?;
@@ -340,13 +340,15 @@ pub fn pack_one(out: &mut Vec<u8>, v: &Value) -> Result<(), CodecError> {
 /// An application (`PMIX_APP`).
 fn pack_app(out: &mut Vec<u8>, a: &App) -> Result<(), CodecError> {
     wire::put_str(out, opt(&a.cmd))?;
-    // argc travels as PMIX_INT, envc as PMIX_INT32: same bytes.
-    wire::put_count(out, a.argv.len())?;
+    // argc travels as PMIX_INT (tagged in v3), envc as PMIX_INT32.
+    let argc =
+        i32::try_from(a.argv.len()).map_err(|_| CodecError::BadParam("argc exceeds INT_MAX"))?;
+    wire::put_int(out, argc);
     pack_strings(out, &a.argv)?;
     wire::put_count(out, a.env.len())?;
     pack_strings(out, &a.env)?;
     wire::put_str(out, opt(&a.cwd))?;
-    varint::put_i64(out, i64::from(a.maxprocs));
+    wire::put_int(out, a.maxprocs);
     pack_infos(out, &a.info)?;
     Ok(())
 }
@@ -359,13 +361,13 @@ fn pack_proc_stats(out: &mut Vec<u8>, s: &ProcStats) -> Result<(), CodecError> {
     wire::put_str(out, opt(&s.cmd))?;
     out.push(s.state);
     pack_timeval(out, &s.time);
-    varint::put_i64(out, i64::from(s.priority));
-    varint::put_i64(out, i64::from(s.num_threads as i16));
+    wire::put_i32(out, s.priority);
+    wire::put_i16(out, s.num_threads as i16);
     // percent_cpu and peak_vsize do not travel.
     for f in [s.pss, s.vsize, s.rss] {
         wire::put_float(out, f64::from(f))?;
     }
-    varint::put_i64(out, i64::from(s.processor as i16));
+    wire::put_i16(out, s.processor as i16);
     pack_timeval(out, &s.sample_time);
     Ok(())
 }

@@ -4,7 +4,7 @@
 //! anything is allocated for it, structures may nest at most
 //! [`MAX_DEPTH`] levels, and no input makes these functions panic.
 
-use super::{pack::TOPOLOGY_SUPPORT, regex, varint, wire, CodecError, Reader};
+use super::{pack::TOPOLOGY_SUPPORT, regex, wire, CodecError, Reader};
 use crate::value::*;
 use crate::{DataType, Info, InfoDirectives, Proc, Rank, Value};
 
@@ -110,13 +110,13 @@ fn u8_(r: &mut Reader<'_>) -> Result<u8, CodecError> {
 
 fn proc_(r: &mut Reader<'_>) -> Result<Proc, CodecError> {
     let nspace = wire::get_nspace(r)?;
-    let rank = Rank(varint::get_u32(r)?);
+    let rank = Rank(wire::get_u32(r)?);
     Ok(Proc { nspace, rank })
 }
 
 fn info_(r: &mut Reader<'_>, depth: usize) -> Result<Info, CodecError> {
     let key = wire::get_key(r)?;
-    let flags = InfoDirectives(varint::get_u32(r)?);
+    let flags = InfoDirectives(wire::get_u32(r)?);
     let value = unpack_val(r, depth)?;
     Ok(Info { key, flags, value })
 }
@@ -134,10 +134,10 @@ fn infos_(r: &mut Reader<'_>, depth: usize) -> Result<Vec<Info>, CodecError> {
 /// they were packed as; any integer tag is converted as C would cast it.
 fn pids_(r: &mut Reader<'_>, n: usize) -> Result<Vec<Value>, CodecError> {
     let tag = wire::get_type(r)?;
-    let ty = DataType::from_raw(tag).ok_or(CodecError::UnexpectedTag(tag))?;
+    DataType::from_raw(tag).ok_or(CodecError::UnexpectedTag(tag))?;
     let mut v = Vec::with_capacity(n.min(r.remaining()));
     for _ in 0..n {
-        v.push(Value::Pid(pid_as(r, ty, tag)?));
+        v.push(Value::Pid(pid_as(r, tag)?));
     }
     Ok(v)
 }
@@ -150,24 +150,14 @@ fn pid_(r: &mut Reader<'_>) -> Result<i32, CodecError> {
     }
 }
 
-fn pid_as(r: &mut Reader<'_>, ty: DataType, tag: u16) -> Result<i32, CodecError> {
-    Ok(match ty {
-        DataType::Uint32 => varint::get_u32(r)? as i32,
-        DataType::Int32 => varint::get_i32(r)?,
-        DataType::Uint8 => i32::from(r.byte()?),
-        DataType::Int8 => i32::from(r.byte()? as i8),
-        DataType::Uint16 => i32::from(varint::get_u16(r)?),
-        DataType::Int16 => i32::from(varint::get_i16(r)?),
-        DataType::Uint64 => varint::get_u64(r)? as i32,
-        DataType::Int64 => varint::get_i64(r)? as i32,
-        _ => return Err(CodecError::UnexpectedTag(tag)),
-    })
+fn pid_as(r: &mut Reader<'_>, tag: u16) -> Result<i32, CodecError> {
+    Ok(wire::get_tagged(r, tag)? as i32)
 }
 
 fn timeval_(r: &mut Reader<'_>) -> Result<Timeval, CodecError> {
     Ok(Timeval {
-        sec: varint::get_i64(r)?,
-        usec: varint::get_i64(r)?,
+        sec: wire::get_i64(r)?,
+        usec: wire::get_i64(r)?,
     })
 }
 
@@ -176,7 +166,7 @@ fn coord_(r: &mut Reader<'_>) -> Result<Coord, CodecError> {
     let n = wire::get_size_count(r)?;
     let mut coord = Vec::with_capacity(n);
     for _ in 0..n {
-        coord.push(varint::get_u32(r)?);
+        coord.push(wire::get_u32(r)?);
     }
     Ok(Coord { view, coord })
 }
@@ -193,7 +183,7 @@ fn disk_(r: &mut Reader<'_>) -> Result<DiskStats, CodecError> {
     let disk = wire::get_str(r)?;
     let mut f = [0u64; 11];
     for x in &mut f {
-        *x = varint::get_u64(r)?;
+        *x = wire::get_u64(r)?;
     }
     Ok(DiskStats {
         disk,
@@ -215,7 +205,7 @@ fn net_(r: &mut Reader<'_>) -> Result<NetStats, CodecError> {
     let net_interface = wire::get_str(r)?;
     let mut f = [0u64; 6];
     for x in &mut f {
-        *x = varint::get_u64(r)?;
+        *x = wire::get_u64(r)?;
     }
     Ok(NetStats {
         net_interface,
@@ -269,12 +259,12 @@ fn value_item_(r: &mut Reader<'_>, depth: usize) -> Result<Value, CodecError> {
 #[inline(never)]
 fn app_(r: &mut Reader<'_>, depth: usize) -> Result<Value, CodecError> {
     let cmd = wire::get_str(r)?;
-    let argc = wire::get_count(r)?;
+    let argc = wire::get_int_count(r)?;
     let argv = strings_(r, argc)?;
     let envc = wire::get_count(r)?;
     let env = strings_(r, envc)?;
     let cwd = wire::get_str(r)?;
-    let maxprocs = varint::get_i32(r)?;
+    let maxprocs = wire::get_int(r)?;
     let info = infos_(r, depth)?;
     Ok(Value::App(Box::new(App {
         cmd,
@@ -353,34 +343,34 @@ fn unpack_leaf(r: &mut Reader<'_>, ty: DataType) -> Result<Value, CodecError> {
         T::JobState => Value::JobState(u8_(r)?),
         T::LinkState => Value::LinkState(u8_(r)?),
         T::String => Value::String(wire::get_str(r)?),
-        T::Size => Value::Size(varint::get_u64(r)? as usize),
+        T::Size => Value::Size(wire::get_size(r)? as usize),
         T::Pid => Value::Pid(pid_(r)?),
-        T::Int => Value::Int(varint::get_i32(r)?),
-        T::Int32 => Value::Int32(varint::get_i32(r)?),
-        T::Status => Value::Status(varint::get_i32(r)?),
-        T::Uint => Value::Uint(varint::get_i32(r)? as u32),
-        T::Int16 => Value::Int16(varint::get_i16(r)?),
-        T::Int64 => Value::Int64(varint::get_i64(r)?),
-        T::Uint16 => Value::Uint16(varint::get_u16(r)?),
-        T::IofChannel => Value::IofChannel(varint::get_u16(r)?),
+        T::Int => Value::Int(wire::get_int(r)?),
+        T::Int32 => Value::Int32(wire::get_i32(r)?),
+        T::Status => Value::Status(wire::get_i32(r)?),
+        T::Uint => Value::Uint(wire::get_int(r)? as u32),
+        T::Int16 => Value::Int16(wire::get_i16(r)?),
+        T::Int64 => Value::Int64(wire::get_i64(r)?),
+        T::Uint16 => Value::Uint16(wire::get_u16(r)?),
+        T::IofChannel => Value::IofChannel(wire::get_u16(r)?),
         // The reference reads this back as a zigzag int16 although it packs
         // it as a uint16 (so its own round trip is wrong); we read it as
         // it was packed.
-        T::DataType => Value::DataType(varint::get_u16(r)?),
-        T::LocType => Value::LocType(varint::get_u16(r)?),
-        T::StorAccessType => Value::StorAccessType(varint::get_u16(r)?),
-        T::Uint32 => Value::Uint32(varint::get_u32(r)?),
-        T::InfoDirectives => Value::InfoDirectives(varint::get_u32(r)?),
-        T::ProcRank => Value::ProcRank(varint::get_u32(r)?),
-        T::Uint64 => Value::Uint64(varint::get_u64(r)?),
-        T::DevType => Value::DevType(varint::get_u64(r)?),
-        T::StorMedium => Value::StorMedium(varint::get_u64(r)?),
-        T::StorAccess => Value::StorAccess(varint::get_u64(r)?),
-        T::StorPersist => Value::StorPersist(varint::get_u64(r)?),
+        T::DataType => Value::DataType(wire::get_u16(r)?),
+        T::LocType => Value::LocType(wire::get_u16(r)?),
+        T::StorAccessType => Value::StorAccessType(wire::get_u16(r)?),
+        T::Uint32 => Value::Uint32(wire::get_u32(r)?),
+        T::InfoDirectives => Value::InfoDirectives(wire::get_u32(r)?),
+        T::ProcRank => Value::ProcRank(wire::get_u32(r)?),
+        T::Uint64 => Value::Uint64(wire::get_u64(r)?),
+        T::DevType => Value::DevType(wire::get_u64(r)?),
+        T::StorMedium => Value::StorMedium(wire::get_u64(r)?),
+        T::StorAccess => Value::StorAccess(wire::get_u64(r)?),
+        T::StorPersist => Value::StorPersist(wire::get_u64(r)?),
         T::Float => Value::Float(wire::get_f32(r)?),
         T::Double => Value::Double(wire::get_f64(r)?),
         T::Timeval => Value::Timeval(timeval_(r)?),
-        T::Time => Value::Time(varint::get_u64(r)? as i64),
+        T::Time => Value::Time(wire::get_u64(r)? as i64),
         T::Proc => Value::Proc(proc_(r)?),
         T::ByteObject => Value::ByteObject(wire::get_bytes(r)?),
         T::CompressedString => Value::CompressedString(wire::get_bytes(r)?),
@@ -420,9 +410,9 @@ fn unpack_leaf(r: &mut Reader<'_>, ty: DataType) -> Result<Value, CodecError> {
         T::DeviceDist => Value::DeviceDist(Box::new(DeviceDistance {
             uuid: wire::get_str(r)?,
             osname: wire::get_str(r)?,
-            dev_type: varint::get_u64(r)?,
-            mindist: varint::get_u16(r)?,
-            maxdist: varint::get_u16(r)?,
+            dev_type: wire::get_u64(r)?,
+            mindist: wire::get_u16(r)?,
+            maxdist: wire::get_u16(r)?,
         })),
         T::Endpoint => Value::Endpoint(Box::new(Endpoint {
             uuid: wire::get_str(r)?,
@@ -459,7 +449,7 @@ fn unpack_leaf(r: &mut Reader<'_>, ty: DataType) -> Result<Value, CodecError> {
 fn reg_attr_(r: &mut Reader<'_>) -> Result<Value, CodecError> {
     let name = wire::get_str(r)?;
     let string = wire::get_key(r)?;
-    let data_type = varint::get_u16(r)?;
+    let data_type = wire::get_u16(r)?;
     let n = wire::get_i32(r)?;
     let n = usize::try_from(n).unwrap_or(0);
     if n > r.remaining() {
@@ -476,7 +466,7 @@ fn reg_attr_(r: &mut Reader<'_>) -> Result<Value, CodecError> {
 
 /// A geometry.
 fn geometry_(r: &mut Reader<'_>) -> Result<Value, CodecError> {
-    let fabric = varint::get_u64(r)? as usize;
+    let fabric = wire::get_size(r)? as usize;
     let uuid = wire::get_str(r)?;
     let osname = wire::get_str(r)?;
     let n = wire::get_size_count(r)?;
@@ -500,12 +490,12 @@ fn proc_stats_(r: &mut Reader<'_>) -> Result<Value, CodecError> {
     let cmd = wire::get_str(r)?;
     let state = r.byte()?;
     let time = timeval_(r)?;
-    let priority = varint::get_i32(r)?;
-    let num_threads = varint::get_i16(r)? as u16;
+    let priority = wire::get_i32(r)?;
+    let num_threads = wire::get_i16(r)? as u16;
     let pss = wire::get_f32(r)?;
     let vsize = wire::get_f32(r)?;
     let rss = wire::get_f32(r)?;
-    let processor = varint::get_i16(r)? as u16;
+    let processor = wire::get_i16(r)? as u16;
     let sample_time = timeval_(r)?;
     Ok(Value::ProcStats(Box::new(ProcStats {
         node,

@@ -1,8 +1,19 @@
 //! Primitive items of the wire format shared by all structured types:
-//! counts, type tags, strings, byte objects and floats.
+//! integers, counts, type tags, strings, byte objects and floats.
+//!
+//! Integers are encoded as [`super::ints::current`] says; with the default
+//! [`Ints::Varint`]:
 //!
 //! * A count or length of type `int32` is a zigzag varint.
 //! * A type tag (`pmix_data_type_t`) is an unsigned varint.
+//! * `PMIX_INT` and `PMIX_UINT` travel as an `int32`, `size_t` as a `uint64`.
+//!
+//! With [`Ints::Fixed`] (bfrops v3) every integer is its C width in network
+//! order (a type tag is a `uint16`), and `size_t`, `int` and `unsigned int`
+//! are preceded by a type tag naming the type they travel as (`PMIX_UINT64`,
+//! `PMIX_INT32`); a reader converts whatever integer type the tag names, as
+//! C would cast it.
+//!
 //! * A string is its length *including* the NUL as an `int32`, then that
 //!   many bytes (NUL included); a NULL string is the length 0 alone.
 //! * A byte object is its size as a `size_t` (unsigned varint), then the
@@ -11,17 +22,70 @@
 
 use std::ffi::{CStr, CString};
 
+use super::ints::{current, Ints};
 use super::{float, varint, CodecError, Reader};
-use crate::{Key, Nspace};
+use crate::{DataType, Key, Nspace};
 
-/// Appends an `int32` count or length.
-pub fn put_i32(out: &mut Vec<u8>, v: i32) {
-    varint::put_i64(out, i64::from(v));
+fn fixed() -> bool {
+    current() == Ints::Fixed
+}
+
+/// Defines the writer and the reader of one fixed-size integer type: its
+/// C width big-endian under [`Ints::Fixed`], else the varint (unsigned
+/// types as `u64`, signed ones zigzagged as `i64`).
+macro_rules! integer {
+    ($t:ty, $put:ident, $get:ident, $wide:ty, $vput:ident, $vget:ident, $what:literal) => {
+        #[doc = concat!("Appends ", $what, ".")]
+        pub fn $put(out: &mut Vec<u8>, v: $t) {
+            if fixed() {
+                out.extend_from_slice(&v.to_be_bytes());
+            } else {
+                varint::$vput(out, <$wide>::from(v));
+            }
+        }
+
+        #[doc = concat!("Reads ", $what, ".")]
+        pub fn $get(r: &mut Reader<'_>) -> Result<$t, CodecError> {
+            if fixed() {
+                Ok(<$t>::from_be_bytes(take_fixed(r)?))
+            } else {
+                varint::$vget(r)
+            }
+        }
+    };
+}
+
+// Type tags and the 16-bit enums are `uint16`s; ranks and info
+// directives `uint32`s; `time_t` and the 64-bit enums `uint64`s; counts,
+// lengths and statuses `int32`s.
+integer!(u16, put_u16, get_u16, u64, put_u64, get_u16, "a `uint16`");
+integer!(u32, put_u32, get_u32, u64, put_u64, get_u32, "a `uint32`");
+integer!(u64, put_u64, get_u64, u64, put_u64, get_u64, "a `uint64`");
+integer!(i16, put_i16, get_i16, i64, put_i64, get_i16, "an `int16`");
+integer!(i32, put_i32, get_i32, i64, put_i64, get_i32, "an `int32`");
+integer!(i64, put_i64, get_i64, i64, put_i64, get_i64, "an `int64`");
+
+/// Reads `N` bytes of a fixed-width integer.
+fn take_fixed<const N: usize>(r: &mut Reader<'_>) -> Result<[u8; N], CodecError> {
+    let b = r.take(N)?;
+    b.try_into().map_err(|_| CodecError::ReadPastEnd)
+}
+
+/// Appends a `PMIX_INT` or (as the signed int of the same bits) a
+/// `PMIX_UINT`.
+pub fn put_int(out: &mut Vec<u8>, v: i32) {
+    if fixed() {
+        put_type(out, DataType::Int32.raw());
+    }
+    put_i32(out, v);
 }
 
 /// Appends a `size_t`.
 pub fn put_size(out: &mut Vec<u8>, v: usize) {
-    varint::put_u64(out, v as u64);
+    if fixed() {
+        put_type(out, DataType::Uint64.raw());
+    }
+    put_u64(out, v as u64);
 }
 
 /// Appends a count of items as the `int32` the wire format uses.
@@ -33,7 +97,7 @@ pub fn put_count(out: &mut Vec<u8>, n: usize) -> Result<(), CodecError> {
 
 /// Appends a data type tag.
 pub fn put_type(out: &mut Vec<u8>, t: u16) {
-    varint::put_u64(out, u64::from(t));
+    put_u16(out, t);
 }
 
 /// Appends a nullable C string.
@@ -69,25 +133,68 @@ pub fn put_float(out: &mut Vec<u8>, v: f64) -> Result<(), CodecError> {
     put_cstr(out, &c)
 }
 
-/// Reads an `int32`.
-pub fn get_i32(r: &mut Reader<'_>) -> Result<i32, CodecError> {
-    varint::get_i32(r)
+/// Reads one integer of the type the tag `tag` names, widened as C casts
+/// it (sign-extended for the signed types); any other tag is
+/// [`CodecError::UnexpectedTag`].
+pub fn get_tagged(r: &mut Reader<'_>, tag: u16) -> Result<i64, CodecError> {
+    let ty = DataType::from_raw(tag).ok_or(CodecError::UnexpectedTag(tag))?;
+    Ok(match ty {
+        DataType::Uint8 => i64::from(r.byte()?),
+        DataType::Int8 => i64::from(r.byte()? as i8),
+        DataType::Uint16 => i64::from(get_u16(r)?),
+        DataType::Int16 => i64::from(get_i16(r)?),
+        DataType::Uint32 => i64::from(get_u32(r)?),
+        DataType::Int32 => i64::from(get_i32(r)?),
+        DataType::Uint64 => get_u64(r)? as i64,
+        DataType::Int64 => get_i64(r)?,
+        _ => return Err(CodecError::UnexpectedTag(tag)),
+    })
+}
+
+/// Reads a "system type" (`size_t`, `int`): behind its type tag under
+/// [`Ints::Fixed`], else as `plain` reads it.
+fn get_system(
+    r: &mut Reader<'_>,
+    plain: fn(&mut Reader<'_>) -> Result<i64, CodecError>,
+) -> Result<i64, CodecError> {
+    if fixed() {
+        let tag = get_type(r)?;
+        get_tagged(r, tag)
+    } else {
+        plain(r)
+    }
+}
+
+/// Reads a `PMIX_INT` (a `PMIX_UINT` is its bits).
+pub fn get_int(r: &mut Reader<'_>) -> Result<i32, CodecError> {
+    Ok(get_system(r, |r| get_i32(r).map(i64::from))? as i32)
 }
 
 /// Reads a `size_t`.
 pub fn get_size(r: &mut Reader<'_>) -> Result<u64, CodecError> {
-    varint::get_u64(r)
+    Ok(get_system(r, |r| get_u64(r).map(|v| v as i64))? as u64)
 }
 
 /// Reads a data type tag.
 pub fn get_type(r: &mut Reader<'_>) -> Result<u16, CodecError> {
-    varint::get_u16(r)
+    get_u16(r)
 }
 
 /// Reads a non-negative `int32` count that cannot exceed the bytes left
 /// (every item takes at least one byte).
 pub fn get_count(r: &mut Reader<'_>) -> Result<usize, CodecError> {
     let n = get_i32(r)?;
+    bounded_count(r, n)
+}
+
+/// [`get_count`] for a count that travels as a `PMIX_INT` (an
+/// application's argc).
+pub fn get_int_count(r: &mut Reader<'_>) -> Result<usize, CodecError> {
+    let n = get_int(r)?;
+    bounded_count(r, n)
+}
+
+fn bounded_count(r: &Reader<'_>, n: i32) -> Result<usize, CodecError> {
     let n = usize::try_from(n).map_err(|_| CodecError::BadLength(n.into()))?;
     if n > r.remaining() {
         return Err(CodecError::BadLength(n as i128));

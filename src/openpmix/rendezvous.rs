@@ -7,8 +7,8 @@
 //! - The server URI under each of `PMIX_SERVER_URI41`, `...URI4` and
 //!   `...URI3`; a client takes the first present in the order of
 //!   [`SERVER_URI_VARS`], which fixes its bfrops module. We publish no 2.x
-//!   variable: those formats are refused anyway, and a 3.x client should
-//!   find its server and be refused clearly rather than run alone.
+//!   variable: those formats are refused anyway; a 3.x client finds its
+//!   server under `...URI3` and is served in bfrops v3.
 //! - `PMIX_SECURITY_MODE`: the psec modules the server accepts, in order;
 //!   a client picks the first it has. Ours: `native,none`.
 //! - `PMIX_BFROP_BUFFER_TYPE`: the buffer type (unset: non-described, the

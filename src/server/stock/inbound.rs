@@ -80,9 +80,11 @@ fn refusal(kind: PeerKind, major: u32, status: Status) -> Vec<u8> {
 /// - a self-started tool or launcher (3, 6: the server names it; 4, 7:
 ///   named by its caller) and a singleton (9, named by its library) to
 ///   the loop's tool check, with the infos the tool sent;
-/// - legacy 2.x/3.x tools (1, 2), schedulers (10) and bfrops v3 are
-///   refused with `PMIX_ERR_NOT_SUPPORTED`, in the reply their library
-///   waits for.
+/// - legacy 2.x/3.x tools (1, 2) and schedulers (10) are refused with
+///   `PMIX_ERR_NOT_SUPPORTED`, in the reply their library waits for.
+///
+/// Every bfrops module we have a codec for is admitted: v41, v4 and v3
+/// (3.x clients, or later ones told to speak it).
 pub(in crate::server) fn connect(payload: &[u8]) -> Result<Inbound, WireError> {
     use PeerKind::*;
     let m = ConnectMessage::parse(payload)?;
@@ -93,10 +95,6 @@ pub(in crate::server) fn connect(payload: &[u8]) -> Result<Inbound, WireError> {
             why,
         ))
     };
-    if m.format.module == crate::codec::Module::V3 {
-        // Our codec does not write v3's fixed-width integers yet.
-        return refuse("bfrops v3 (OpenPMIx 3.x): not served by the stock door yet");
-    }
     let answer = if m.kind.gets_client_reply(major) {
         ConnectAnswer::Client
     } else {
@@ -595,25 +593,17 @@ mod connect_tests {
     }
 
     #[test]
-    fn v41_and_v4_clients_of_both_buffer_types_are_handed_to_the_loop() {
-        for m in [Module::V41, Module::V4] {
+    fn v41_v4_and_v3_clients_of_both_buffer_types_are_handed_to_the_loop() {
+        for m in [Module::V41, Module::V4, Module::V3] {
             for t in [BufferType::NonDescribed, BufferType::FullyDescribed] {
                 let r = connect(&message(m, t)).unwrap();
                 let Inbound::Connected(peer, _, ConnectAnswer::Client) = r else {
                     panic!("{m:?} {t:?} not admitted");
                 };
                 assert_eq!(peer.format.buffer_type, t);
+                assert_eq!(peer.format.module, m);
             }
         }
-        let Ok(Inbound::Refused(reply, _)) =
-            connect(&message(Module::V3, BufferType::NonDescribed))
-        else {
-            panic!("v3 not refused");
-        };
-        assert!(matches!(
-            ClientReply::parse(&reply),
-            Err(WireError::Refused(s)) if s == Status::ERR_NOT_SUPPORTED.0
-        ));
     }
 
     fn tool(kind: PeerKind, version: &str) -> Vec<u8> {
