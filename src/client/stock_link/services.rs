@@ -380,7 +380,7 @@ fn size(fmt: Format, b: &mut Buffer) -> Result<usize, Status> {
 /// A successful construct's rest, either release's: 4.x sends at most
 /// the context id, 5.x the members and then the context id (`SIZE_MAX`:
 /// none), and whatever job data follows is dropped. Without members in
-/// the reply the group is the procs asked for.
+/// the reply (or with none) the group is the procs asked for.
 fn construct_body(
     fmt: Format,
     state: &mut LinkState,
@@ -389,11 +389,11 @@ fn construct_body(
     b: &mut Buffer,
 ) -> Result<Vec<u8>, Status> {
     let (members, context) = if b.remaining() == 0 {
-        (procs, None)
+        (Vec::new(), None)
     } else {
         let first = size(fmt, b)?;
         if b.remaining() == 0 {
-            (procs, Some(first))
+            (Vec::new(), Some(first))
         } else {
             let members = if first == 0 {
                 Vec::new()
@@ -412,6 +412,9 @@ fn construct_body(
             (members, Some(size(fmt, b)?))
         }
     };
+    // PRRTE answers a whole-namespace construct with no members: the
+    // group is then the procs asked for, as with 4.x.
+    let members = if members.is_empty() { procs } else { members };
     let context_id = context.filter(|&c| c != usize::MAX).map(|c| c as u64);
     state.groups.insert(id.clone(), members.clone());
     group::encode_result(&GroupResult {
