@@ -588,6 +588,13 @@ fn a_group_construct_reads_either_releases_reply_and_a_destruct_has_the_servers_
     assert_eq!(unpack_one(fmt, &mut b, DataType::Size), Value::Size(0));
 }
 
+/// Reads a count of one, `p`, then a count of no infos.
+fn one_proc_no_infos(fmt: Format, b: &mut Buffer, p: &Proc) {
+    assert_eq!(unpack_one(fmt, b, DataType::Size), Value::Size(1));
+    assert_eq!(unpack_one(fmt, b, DataType::Proc), Value::Proc(p.clone()));
+    assert_eq!(unpack_one(fmt, b, DataType::Size), Value::Size(0));
+}
+
 #[test]
 fn an_iof_pull_learns_the_servers_reference_and_output_reaches_our_id() {
     use super::services::{iof_delivery, request, response, LinkState, NotSent, ReplyLayout};
@@ -607,12 +614,7 @@ fn an_iof_pull_learns_the_servers_reference_and_output_reaches_our_id() {
     assert_eq!(layout, ReplyLayout::IofPull { id: 7 });
     let (c, mut b) = command_of(fmt, bytes);
     assert_eq!(c, u8::from(Cmd::IofPull));
-    assert_eq!(unpack_one(fmt, &mut b, DataType::Size), Value::Size(1));
-    assert_eq!(
-        unpack_one(fmt, &mut b, DataType::Proc),
-        Value::Proc(src.clone())
-    );
-    assert_eq!(unpack_one(fmt, &mut b, DataType::Size), Value::Size(0));
+    one_proc_no_infos(fmt, &mut b, &src);
     assert_eq!(
         unpack_one(fmt, &mut b, DataType::IofChannel),
         Value::IofChannel(channel::STDOUT)
@@ -673,12 +675,7 @@ fn an_iof_pull_learns_the_servers_reference_and_output_reaches_our_id() {
         let (bytes, _) = request(fmt, &mut state, Op::IOF_PUSH, &push.encode().unwrap()).unwrap();
         let (c, mut b) = command_of(fmt, bytes);
         assert_eq!(c, u8::from(Cmd::IofPush));
-        assert_eq!(unpack_one(fmt, &mut b, DataType::Size), Value::Size(1));
-        assert_eq!(
-            unpack_one(fmt, &mut b, DataType::Proc),
-            Value::Proc(src.clone())
-        );
-        assert_eq!(unpack_one(fmt, &mut b, DataType::Size), Value::Size(0));
+        one_proc_no_infos(fmt, &mut b, &src);
         match data {
             Some(d) => assert_eq!(
                 unpack_one(fmt, &mut b, DataType::ByteObject),
