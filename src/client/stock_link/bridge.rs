@@ -7,7 +7,7 @@ use std::io::{self, Write};
 
 use crate::codec::{Buffer, CodecError, Format, NestedBuffer};
 use crate::events::Range;
-use crate::openpmix::header::{Frame, Order, TAG_DYNAMIC, TAG_NOTIFY};
+use crate::openpmix::header::{Frame, Order, TAG_DYNAMIC, TAG_IOF, TAG_NOTIFY};
 use crate::openpmix::{Command, FrameReader};
 use crate::value::Kval;
 use crate::wire::{
@@ -18,7 +18,7 @@ use pmix_shmem::Scope;
 
 use super::kvals::kvals;
 use super::registration;
-use super::services::{self, pack_infos, NotSent, ReplyLayout};
+use super::services::{self, pack_infos, LinkState, NotSent, ReplyLayout};
 
 enum Waiting {
     /// Nothing (a commit).
@@ -44,6 +44,8 @@ pub(super) struct Ends {
     pub(super) tcp: mio::net::TcpStream,
     /// The server's frames (it may hold what came after init's reply).
     pub(super) reader: FrameReader,
+    /// What the service requests keep (the server's release line first).
+    pub(super) state: LinkState,
 }
 
 struct Bridge {
@@ -230,11 +232,13 @@ impl Bridge {
             Message::Request(r) if r.op == Op::DEREGISTER_EVENTS => {
                 return self.deregister_codes(id, &r.body)
             }
-            Message::Request(r) => match services::request(fmt, r.op, &r.body) {
-                Ok((bytes, layout)) => Ok((bytes, Waiting::Service(id, layout))),
-                Err(NotSent::Bad(s)) => return self.respond(id, s),
-                Err(NotSent::NotCarried) => return self.answer_here(id, &Message::Request(r)),
-            },
+            Message::Request(r) => {
+                match services::request(fmt, &mut self.ends.state, r.op, &r.body) {
+                    Ok((bytes, layout)) => Ok((bytes, Waiting::Service(id, layout))),
+                    Err(NotSent::Bad(s)) => return self.respond(id, s),
+                    Err(NotSent::NotCarried) => return self.answer_here(id, &Message::Request(r)),
+                }
+            }
             other => return self.answer_here(id, &other),
         };
         match packed {
@@ -388,6 +392,12 @@ impl Bridge {
                 }
                 continue;
             }
+            if f.header.tag == TAG_IOF {
+                if let Some(out) = services::iof_delivery(self.ends.fmt, f.payload) {
+                    self.answer(0, &out)?;
+                }
+                continue;
+            }
             let Some(waiting) = self.pending.remove(&f.header.tag) else {
                 continue;
             };
@@ -419,7 +429,13 @@ impl Bridge {
                 Waiting::Get(id) => (id, get_reply(self.ends.fmt, status, &mut b)),
                 Waiting::Service(id, layout) => (
                     id,
-                    Message::Response(services::response(self.ends.fmt, layout, status, &mut b)),
+                    Message::Response(services::response(
+                        self.ends.fmt,
+                        &mut self.ends.state,
+                        layout,
+                        status,
+                        &mut b,
+                    )),
                 ),
             };
             self.answer(reply.0, &reply.1)?;

@@ -21,8 +21,9 @@
 //! | `Request` of `Op::NOTIFY_EVENT` | `PMIX_NOTIFY_CMD` → status |
 //! | `Request` of `Op::REGISTER_EVENTS` (a handler's codes) | `PMIX_REGEVENTS_CMD` with the codes no other handler registered → status |
 //! | `Request` of `Op::DEREGISTER_EVENTS` | `PMIX_DEREGEVENTS_CMD` with the codes no handler holds any more (no reply) |
-//! | `Request` of publish, lookup, unpublish, query, log, job control, connect, disconnect, spawn | the stock command ([`services`]) |
+//! | `Request` of publish, lookup, unpublish, query, log, job control, connect, disconnect, spawn, credentials, group construct/destruct/leave, IOF pull/deregister/push | the stock command ([`services`]) |
 //! | tag 0 from the server | an `Event` to the client |
+//! | tag 2 (`PMIX_PTL_TAG_IOF`) from the server | an `Iof` to the client |
 //! | anything else | answered `PMIX_ERR_NOT_SUPPORTED` here |
 //!
 //! Events: an OpenPMIx server sends a client only the codes it registered
@@ -166,6 +167,7 @@ pub fn connect(get: impl Fn(&str) -> Option<String>, bound: Duration) -> Result<
         ours: Connection::new(theirs, wire::DEFAULT_MAX_BODY, 0, true),
         tcp: mio::net::TcpStream::from_std(tcp),
         reader,
+        state: services::LinkState::new(get(crate::openpmix::uri::ENV_VERSION).as_deref()),
     })
     .map_err(|_| Status::ERR_INIT)?;
     Ok(Linked {
@@ -321,6 +323,7 @@ pub fn decode_server_payload(fmt: Format, nspace: &Nspace, payload: &[u8]) -> us
     ok += usize::from(matches!(ClientReply::parse(payload), Ok(Some(_))));
     ok += usize::from(registration_infos(fmt, nspace, payload).is_ok());
     ok += usize::from(bridge::event(fmt, payload.to_vec()).is_some());
+    ok += usize::from(services::iof_delivery(fmt, payload.to_vec()).is_some());
     // A reply: its status, then what the awaited layout reads.
     let mut b = Buffer::from_bytes(payload.to_vec());
     let Ok(Value::Status(s)) = fmt.unpack_value(&mut b, DataType::Status) else {
@@ -339,8 +342,16 @@ pub fn decode_server_payload(fmt: Format, nspace: &Nspace, payload: &[u8]) -> us
         ReplyLayout::Query,
         ReplyLayout::NoResults,
         ReplyLayout::Spawn,
+        ReplyLayout::Credential,
+        ReplyLayout::Infos,
+        ReplyLayout::GroupConstruct {
+            id: "g".into(),
+            procs: Vec::new(),
+        },
+        ReplyLayout::IofPull { id: 1 },
     ] {
-        let r = services::response(fmt, layout, status, &mut b.clone());
+        let mut state = services::LinkState::default();
+        let r = services::response(fmt, &mut state, layout, status, &mut b.clone());
         ok += usize::from(good(&wire::Message::Response(r)));
     }
     ok

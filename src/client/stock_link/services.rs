@@ -13,20 +13,67 @@
 //! | `JOB_CONTROL` | count, targets `PROC`s, count, directives | status (then results, dropped) |
 //! | `CONNECT`, `DISCONNECT` | count, `PROC`s, count, infos | status (then the other jobs' data, dropped) |
 //! | `SPAWN` | count, job infos, count, `APP`s | status, the new namespace `STRING` |
+//! | `GET_CREDENTIAL` | count, directives | status, (success) the credential `BYTE_OBJECT`, count, infos |
+//! | `VALIDATE_CREDENTIAL` | the credential `BYTE_OBJECT`, count, directives | status, (success) count, infos |
+//! | `GROUP_CONSTRUCT` | id `STRING`, count, `PROC`s, count, directives | status; (success) 4.x: the context id `SIZE` if one was assigned; 5.x: count, the members, the context id (`SIZE_MAX`: none) |
+//! | `GROUP_DESTRUCT` | id, (5.x server: count, the members recorded at construct,) count, directives | status |
+//! | `GROUP_LEAVE` | id, count, directives | status |
+//! | `IOF_PULL` | count, sources, count, directives, channels `IOF_CHANNEL`, our id `SIZE` | status, (success) the server's reference id `SIZE` |
+//! | `IOF_DEREGISTER` | count, directives, the server's reference id | status |
+//! | `IOF_PUSH` | count, targets, count, directives, the bytes (`BYTE_OBJECT`; none: end of input) | status |
+//!
+//! Output the server forwards arrives on `PMIX_PTL_TAG_IOF` (source
+//! `PROC`, channel, our id `SIZE`, count, infos, the bytes) and reaches
+//! our client as its one-way `Iof` message ([`iof_delivery`]).
+//! `GROUP_INVITE` and `GROUP_JOIN` are not carried: OpenPMIx's clients
+//! invite and join by events among themselves, not through the server.
 //!
 //! Invariants: a request body that does not decode never reaches the
 //! server (the client hears `PMIX_ERR_BAD_PARAM`); a reply that does not
-//! decode answers `PMIX_ERR_UNPACK_FAILURE`; nothing here waits.
+//! decode answers `PMIX_ERR_UNPACK_FAILURE`; nothing here waits. The
+//! [`LinkState`] is the only memory between requests: a pull's reference
+//! id is known from its reply until its deregistration, a group's
+//! members from its construct until its destruct.
 
+use std::collections::HashMap;
 use std::ffi::CString;
 
 use crate::codec::{Buffer, CodecError, Format};
+use crate::group::GroupResult;
 use crate::openpmix::Command;
-use crate::wire::{process_mgmt, pubsub, rm, Op, Response};
+use crate::wire::iof::{Delivery, Deregister, Pull, Push};
+use crate::wire::{group, process_mgmt, pubsub, rm, Message, Op, Response};
 use crate::{DataType, Info, Key, Proc, Status, Value};
 
+/// What the link remembers between service requests.
+#[derive(Debug, Default)]
+pub(super) struct LinkState {
+    /// The server reads OpenPMIx 5's group layouts (a destruct names the
+    /// members).
+    pub(super) five: bool,
+    /// Our IOF pull id → the server's reference id for it.
+    pub(super) iof_refs: HashMap<u64, usize>,
+    /// Each group this process constructed → its members.
+    pub(super) groups: HashMap<String, Vec<Proc>>,
+}
+
+impl LinkState {
+    /// The state for a server of `version` (its `PMIX_VERSION`; none:
+    /// taken as 4.x).
+    pub(super) fn new(version: Option<&str>) -> LinkState {
+        let major = version
+            .and_then(|v| v.split('.').next())
+            .and_then(|m| m.trim().parse::<u32>().ok())
+            .unwrap_or(4);
+        LinkState {
+            five: major >= 5,
+            ..LinkState::default()
+        }
+    }
+}
+
 /// How the server's reply to a service command reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) enum ReplyLayout {
     /// A status alone (anything after it is dropped).
     Status,
@@ -39,6 +86,14 @@ pub(super) enum ReplyLayout {
     NoResults,
     /// A spawn's status and namespace.
     Spawn,
+    /// A credential's status, the credential, count and infos.
+    Credential,
+    /// A status, count and infos.
+    Infos,
+    /// A group construct's answer for group `id` asked of `procs`.
+    GroupConstruct { id: String, procs: Vec<Proc> },
+    /// A pull's status and the server's reference id for our `id`.
+    IofPull { id: u64 },
 }
 
 /// Why a request is not sent.
@@ -59,8 +114,13 @@ fn packing(e: CodecError) -> NotSent {
 }
 
 /// The stock command (and its reply's layout) for our request `op` with
-/// `body`.
-pub(super) fn request(fmt: Format, op: Op, body: &[u8]) -> Result<(Vec<u8>, ReplyLayout), NotSent> {
+/// `body`, `state` telling (and keeping) what earlier replies said.
+pub(super) fn request(
+    fmt: Format,
+    state: &mut LinkState,
+    op: Op,
+    body: &[u8],
+) -> Result<(Vec<u8>, ReplyLayout), NotSent> {
     let mut b = Buffer::new();
     let cmd = |b: &mut Buffer, c: Command| {
         fmt.pack_value(b, &Value::Command(c.into()))
@@ -136,15 +196,88 @@ pub(super) fn request(fmt: Format, op: Op, body: &[u8]) -> Result<(Vec<u8>, Repl
             fmt.pack(&mut b, DataType::App, &v).map_err(packing)?;
             ReplyLayout::Spawn
         }
+        Op::GET_CREDENTIAL => {
+            let directives = rm::get_list(body).map_err(bad)?;
+            cmd(&mut b, Command::GetCredential)?;
+            pack_infos(fmt, &mut b, &directives).map_err(packing)?;
+            ReplyLayout::Credential
+        }
+        Op::VALIDATE_CREDENTIAL => {
+            let (cred, directives) = rm::get_credential(body).map_err(bad)?;
+            cmd(&mut b, Command::ValidateCred)?;
+            fmt.pack_value(&mut b, &Value::ByteObject(cred))
+                .map_err(packing)?;
+            pack_infos(fmt, &mut b, &directives).map_err(packing)?;
+            ReplyLayout::Infos
+        }
+        Op::GROUP_CONSTRUCT => {
+            let (id, procs, directives) = group::decode_construct(body).map_err(bad)?;
+            cmd(&mut b, Command::GroupConstruct)?;
+            pack_id(fmt, &mut b, &id).map_err(packing)?;
+            pack_procs(fmt, &mut b, &procs).map_err(packing)?;
+            pack_infos(fmt, &mut b, &directives).map_err(packing)?;
+            ReplyLayout::GroupConstruct { id, procs }
+        }
+        Op::GROUP_DESTRUCT | Op::GROUP_LEAVE => {
+            let (id, directives) = group::decode_id(body).map_err(bad)?;
+            if op == Op::GROUP_DESTRUCT {
+                cmd(&mut b, Command::GroupDestruct)?;
+                pack_id(fmt, &mut b, &id).map_err(packing)?;
+                let members = state.groups.remove(&id).unwrap_or_default();
+                if state.five {
+                    pack_procs(fmt, &mut b, &members).map_err(packing)?;
+                }
+            } else {
+                cmd(&mut b, Command::GroupLeave)?;
+                pack_id(fmt, &mut b, &id).map_err(packing)?;
+            }
+            pack_infos(fmt, &mut b, &directives).map_err(packing)?;
+            ReplyLayout::Status
+        }
+        Op::IOF_PULL => {
+            let p = Pull::decode(body).map_err(bad)?;
+            let id = usize::try_from(p.id).map_err(bad)?;
+            cmd(&mut b, Command::IofPull)?;
+            pack_procs(fmt, &mut b, &p.sources).map_err(packing)?;
+            pack_infos(fmt, &mut b, &p.directives).map_err(packing)?;
+            fmt.pack_value(&mut b, &Value::IofChannel(p.channels))
+                .map_err(packing)?;
+            fmt.pack_value(&mut b, &Value::Size(id)).map_err(packing)?;
+            ReplyLayout::IofPull { id: p.id }
+        }
+        Op::IOF_DEREGISTER => {
+            let d = Deregister::decode(body).map_err(bad)?;
+            let Some(reference) = state.iof_refs.remove(&d.id) else {
+                return Err(NotSent::Bad(Status::ERR_NOT_FOUND));
+            };
+            cmd(&mut b, Command::IofDereg)?;
+            pack_infos(fmt, &mut b, &d.directives).map_err(packing)?;
+            fmt.pack_value(&mut b, &Value::Size(reference))
+                .map_err(packing)?;
+            ReplyLayout::Status
+        }
+        Op::IOF_PUSH => {
+            let p = Push::decode(body).map_err(bad)?;
+            cmd(&mut b, Command::IofPush)?;
+            pack_procs(fmt, &mut b, &p.targets).map_err(packing)?;
+            pack_infos(fmt, &mut b, &p.directives).map_err(packing)?;
+            if let Some(data) = p.data {
+                fmt.pack_value(&mut b, &Value::ByteObject(data))
+                    .map_err(packing)?;
+            }
+            ReplyLayout::Status
+        }
         _ => return Err(NotSent::NotCarried),
     };
     Ok((b.into_bytes(), layout))
 }
 
 /// Our response from the rest of the server's reply `b` (its status
-/// `status` read already), as `layout` reads.
+/// `status` read already), as `layout` reads; what the reply tells for
+/// later requests goes into `state`.
 pub(super) fn response(
     fmt: Format,
+    state: &mut LinkState,
     layout: ReplyLayout,
     status: Status,
     b: &mut Buffer,
@@ -157,7 +290,12 @@ pub(super) fn response(
     // Whether the reply carries more than its status for our client.
     let carries = match layout {
         ReplyLayout::Status => false,
-        ReplyLayout::NoResults | ReplyLayout::Spawn => succeeded,
+        ReplyLayout::NoResults
+        | ReplyLayout::Spawn
+        | ReplyLayout::Credential
+        | ReplyLayout::Infos
+        | ReplyLayout::GroupConstruct { .. }
+        | ReplyLayout::IofPull { .. } => succeeded,
         ReplyLayout::Lookup => succeeded || status == Status::ERR_PARTIAL_SUCCESS,
         ReplyLayout::Query => succeeded || b.remaining() > 0,
     };
@@ -173,6 +311,16 @@ pub(super) fn response(
             Ok(Value::String(Some(ns))) => crate::Nspace::new(ns.as_bytes())
                 .map_err(|_| Status::ERR_UNPACK_FAILURE)
                 .and_then(|ns| process_mgmt::encode_nspace(&ns)),
+            _ => Err(Status::ERR_UNPACK_FAILURE),
+        },
+        ReplyLayout::Credential => credential_body(fmt, b),
+        ReplyLayout::Infos => infos(fmt, b).and_then(|l| rm::put_list(&l).map_err(|e| e.status())),
+        ReplyLayout::GroupConstruct { id, procs } => construct_body(fmt, state, id, procs, b),
+        ReplyLayout::IofPull { id } => match fmt.unpack_value(b, DataType::Size) {
+            Ok(Value::Size(reference)) => {
+                state.iof_refs.insert(id, reference);
+                Ok(Vec::new())
+            }
             _ => Err(Status::ERR_UNPACK_FAILURE),
         },
     };
@@ -201,14 +349,112 @@ fn lookup_body(fmt: Format, status: Status, b: &mut Buffer) -> Result<Vec<u8>, S
 }
 
 fn query_body(fmt: Format, status: Status, b: &mut Buffer) -> Result<Vec<u8>, Status> {
-    let infos: Vec<Info> = counted(fmt, b, DataType::Info)?
+    rm::put_query_answer(status, &infos(fmt, b)?).map_err(|e| e.status())
+}
+
+/// A `SIZE` count, then that many infos.
+fn infos(fmt: Format, b: &mut Buffer) -> Result<Vec<Info>, Status> {
+    counted(fmt, b, DataType::Info)?
         .into_iter()
         .map(|v| match v {
             Value::Info(i) => Ok(*i),
             _ => Err(Status::ERR_UNPACK_FAILURE),
         })
-        .collect::<Result<_, _>>()?;
-    rm::put_query_answer(status, &infos).map_err(|e| e.status())
+        .collect()
+}
+
+fn credential_body(fmt: Format, b: &mut Buffer) -> Result<Vec<u8>, Status> {
+    let Ok(Value::ByteObject(cred)) = fmt.unpack_value(b, DataType::ByteObject) else {
+        return Err(Status::ERR_UNPACK_FAILURE);
+    };
+    rm::put_credential(&cred, &infos(fmt, b)?).map_err(|e| e.status())
+}
+
+fn size(fmt: Format, b: &mut Buffer) -> Result<usize, Status> {
+    match fmt.unpack_value(b, DataType::Size) {
+        Ok(Value::Size(n)) => Ok(n),
+        _ => Err(Status::ERR_UNPACK_FAILURE),
+    }
+}
+
+/// A successful construct's rest, either release's: 4.x sends at most
+/// the context id, 5.x the members and then the context id (`SIZE_MAX`:
+/// none), and whatever job data follows is dropped. Without members in
+/// the reply (or with none) the group is the procs asked for.
+fn construct_body(
+    fmt: Format,
+    state: &mut LinkState,
+    id: String,
+    procs: Vec<Proc>,
+    b: &mut Buffer,
+) -> Result<Vec<u8>, Status> {
+    let (members, context) = if b.remaining() == 0 {
+        (Vec::new(), None)
+    } else {
+        let first = size(fmt, b)?;
+        if b.remaining() == 0 {
+            (Vec::new(), Some(first))
+        } else {
+            let members = if first == 0 {
+                Vec::new()
+            } else if first > b.remaining() {
+                return Err(Status::ERR_UNPACK_FAILURE);
+            } else {
+                fmt.unpack(b, DataType::Proc, first)
+                    .map_err(|e| e.status())?
+                    .into_iter()
+                    .map(|v| match v {
+                        Value::Proc(p) => Ok(p),
+                        _ => Err(Status::ERR_UNPACK_FAILURE),
+                    })
+                    .collect::<Result<Vec<_>, _>>()?
+            };
+            (members, Some(size(fmt, b)?))
+        }
+    };
+    // PRRTE answers a whole-namespace construct with no members: the
+    // group is then the procs asked for, as with 4.x.
+    let members = if members.is_empty() { procs } else { members };
+    let context_id = context.filter(|&c| c != usize::MAX).map(|c| c as u64);
+    state.groups.insert(id.clone(), members.clone());
+    group::encode_result(&GroupResult {
+        status: Status::SUCCESS,
+        id,
+        context_id,
+        members,
+        info: Vec::new(),
+    })
+}
+
+/// A message the server sent on `PMIX_PTL_TAG_IOF` as our client's
+/// `Iof` message; `None` if it does not decode.
+pub(super) fn iof_delivery(fmt: Format, payload: Vec<u8>) -> Option<Message> {
+    let mut b = Buffer::from_bytes(payload);
+    let Ok(Value::Proc(source)) = fmt.unpack_value(&mut b, DataType::Proc) else {
+        return None;
+    };
+    let Ok(Value::IofChannel(channel)) = fmt.unpack_value(&mut b, DataType::IofChannel) else {
+        return None;
+    };
+    let id = size(fmt, &mut b).ok()? as u64;
+    let infos = infos(fmt, &mut b).ok()?;
+    let Ok(Value::ByteObject(data)) = fmt.unpack_value(&mut b, DataType::ByteObject) else {
+        return None;
+    };
+    let d = Delivery {
+        ids: vec![id],
+        source,
+        channel,
+        data,
+        infos,
+    };
+    d.encode().ok().map(Message::Iof)
+}
+
+/// A group id as a `STRING`.
+fn pack_id(fmt: Format, b: &mut Buffer, id: &str) -> Result<(), CodecError> {
+    let s = CString::new(id).map_err(|_| CodecError::BadParam("group id"))?;
+    fmt.pack_value(b, &Value::String(Some(s)))
 }
 
 /// A `SIZE` count, then that many values of type `t`.

@@ -193,12 +193,12 @@ fn command_of(fmt: Format, bytes: Vec<u8>) -> (u8, Buffer) {
 
 #[test]
 fn a_lookup_goes_in_openpmix_layout_and_its_reply_comes_back_as_ours() {
-    use super::services::{request, response, ReplyLayout};
+    use super::services::{request, response, LinkState, ReplyLayout};
     use crate::openpmix::Command as Cmd;
     use crate::wire::{pubsub, Op};
     let fmt = Format::DATA_PACK;
     let body = pubsub::encode_lookup(&[key("a.b"), key("c.d")], &[]).unwrap();
-    let (bytes, layout) = request(fmt, Op::LOOKUP, &body).unwrap();
+    let (bytes, layout) = request(fmt, &mut LinkState::default(), Op::LOOKUP, &body).unwrap();
     assert_eq!(layout, ReplyLayout::Lookup);
     let (c, mut b) = command_of(fmt, bytes);
     assert_eq!(c, u8::from(Cmd::LookupNb));
@@ -233,7 +233,13 @@ fn a_lookup_goes_in_openpmix_layout_and_its_reply_comes_back_as_ours() {
     };
     fmt.pack(&mut reply, DataType::PData, &[Value::PData(Box::new(pd))])
         .unwrap();
-    let r = response(fmt, layout, Status::SUCCESS, &mut reply);
+    let r = response(
+        fmt,
+        &mut LinkState::default(),
+        layout.clone(),
+        Status::SUCCESS,
+        &mut reply,
+    );
     assert_eq!(r.status, Status::SUCCESS);
     let (s, found) = pubsub::decode_lookup_reply(&r.body).unwrap();
     assert_eq!(s, Status::SUCCESS);
@@ -243,17 +249,29 @@ fn a_lookup_goes_in_openpmix_layout_and_its_reply_comes_back_as_ours() {
 
     // Not found: the status alone; a lying count: an unpack failure.
     let mut empty = Buffer::new();
-    let r = response(fmt, layout, Status::ERR_NOT_FOUND, &mut empty);
+    let r = response(
+        fmt,
+        &mut LinkState::default(),
+        layout.clone(),
+        Status::ERR_NOT_FOUND,
+        &mut empty,
+    );
     assert_eq!((r.status, r.body.len()), (Status::ERR_NOT_FOUND, 0));
     let mut lie = Buffer::new();
     fmt.pack_value(&mut lie, &Value::Size(1000)).unwrap();
-    let r = response(fmt, layout, Status::SUCCESS, &mut lie);
+    let r = response(
+        fmt,
+        &mut LinkState::default(),
+        layout.clone(),
+        Status::SUCCESS,
+        &mut lie,
+    );
     assert_eq!(r.status, Status::ERR_UNPACK_FAILURE);
 }
 
 #[test]
 fn a_query_log_and_job_control_go_as_stock_commands_and_others_are_not_carried() {
-    use super::services::{request, response, NotSent, ReplyLayout};
+    use super::services::{request, response, LinkState, NotSent, ReplyLayout};
     use crate::openpmix::Command as Cmd;
     use crate::wire::{rm, Op};
     let fmt = Format::DATA_PACK;
@@ -263,7 +281,7 @@ fn a_query_log_and_job_control_go_as_stock_commands_and_others_are_not_carried()
     };
     let mut body = Vec::new();
     rm::put_queries(&mut body, &[q]).unwrap();
-    let (bytes, layout) = request(fmt, Op::QUERY, &body).unwrap();
+    let (bytes, layout) = request(fmt, &mut LinkState::default(), Op::QUERY, &body).unwrap();
     assert_eq!(layout, ReplyLayout::Query);
     assert_eq!(command_of(fmt, bytes).0, u8::from(Cmd::Query));
     let mut reply = Buffer::new();
@@ -275,7 +293,13 @@ fn a_query_log_and_job_control_go_as_stock_commands_and_others_are_not_carried()
         &[Value::Info(Box::new(answer.clone()))],
     )
     .unwrap();
-    let r = response(fmt, layout, Status::SUCCESS, &mut reply);
+    let r = response(
+        fmt,
+        &mut LinkState::default(),
+        layout.clone(),
+        Status::SUCCESS,
+        &mut reply,
+    );
     assert_eq!(
         rm::get_query_answer(&r.body).unwrap(),
         (Status::SUCCESS, vec![answer])
@@ -283,7 +307,7 @@ fn a_query_log_and_job_control_go_as_stock_commands_and_others_are_not_carried()
 
     let data = [Info::new(key(keys::LOG_STDOUT), Value::string("x"))];
     let body = rm::put_two_lists(&data, &[]).unwrap();
-    let (bytes, layout) = request(fmt, Op::LOG, &body).unwrap();
+    let (bytes, layout) = request(fmt, &mut LinkState::default(), Op::LOG, &body).unwrap();
     assert_eq!(layout, ReplyLayout::Status);
     let (c, mut b) = command_of(fmt, bytes);
     assert_eq!(c, u8::from(Cmd::Log));
@@ -293,26 +317,38 @@ fn a_query_log_and_job_control_go_as_stock_commands_and_others_are_not_carried()
     );
 
     let body = rm::put_job_control(&[], &[]).unwrap();
-    let (bytes, layout) = request(fmt, Op::JOB_CONTROL, &body).unwrap();
+    let (bytes, layout) = request(fmt, &mut LinkState::default(), Op::JOB_CONTROL, &body).unwrap();
     assert_eq!(command_of(fmt, bytes).0, u8::from(Cmd::JobControl));
-    let r = response(fmt, layout, Status::SUCCESS, &mut Buffer::new());
+    let r = response(
+        fmt,
+        &mut LinkState::default(),
+        layout.clone(),
+        Status::SUCCESS,
+        &mut Buffer::new(),
+    );
     assert_eq!(rm::get_list(&r.body).unwrap(), vec![]);
-    let r = response(fmt, layout, Status::ERR_NOT_SUPPORTED, &mut Buffer::new());
+    let r = response(
+        fmt,
+        &mut LinkState::default(),
+        layout.clone(),
+        Status::ERR_NOT_SUPPORTED,
+        &mut Buffer::new(),
+    );
     assert_eq!(r.status, Status::ERR_NOT_SUPPORTED);
 
     assert_eq!(
-        request(fmt, Op::GROUP_CONSTRUCT, &[]).unwrap_err(),
+        request(fmt, &mut LinkState::default(), Op::GROUP_INVITE, &[]).unwrap_err(),
         NotSent::NotCarried
     );
     assert_eq!(
-        request(fmt, Op::PUBLISH, &[1, 2, 3]).unwrap_err(),
+        request(fmt, &mut LinkState::default(), Op::PUBLISH, &[1, 2, 3]).unwrap_err(),
         NotSent::Bad(Status::ERR_BAD_PARAM)
     );
 }
 
 #[test]
 fn a_spawn_and_a_connect_go_as_stock_commands_and_a_spawn_reply_names_the_job() {
-    use super::services::{request, response, ReplyLayout};
+    use super::services::{request, response, LinkState, ReplyLayout};
     use crate::openpmix::Command as Cmd;
     use crate::wire::{process_mgmt, Op};
     let fmt = Format::DATA_PACK;
@@ -323,7 +359,7 @@ fn a_spawn_and_a_connect_go_as_stock_commands_and_a_spawn_reply_names_the_job() 
         ..Default::default()
     };
     let body = process_mgmt::encode_spawn(&[], std::slice::from_ref(&app)).unwrap();
-    let (bytes, layout) = request(fmt, Op::SPAWN, &body).unwrap();
+    let (bytes, layout) = request(fmt, &mut LinkState::default(), Op::SPAWN, &body).unwrap();
     assert_eq!(layout, ReplyLayout::Spawn);
     let (c, mut b) = command_of(fmt, bytes);
     assert_eq!(c, u8::from(Cmd::SpawnNb));
@@ -342,13 +378,25 @@ fn a_spawn_and_a_connect_go_as_stock_commands_and_a_spawn_reply_names_the_job() 
 
     let mut reply = Buffer::new();
     fmt.pack_value(&mut reply, &Value::string("job-9")).unwrap();
-    let r = response(fmt, layout, Status::SUCCESS, &mut reply.clone());
+    let r = response(
+        fmt,
+        &mut LinkState::default(),
+        layout.clone(),
+        Status::SUCCESS,
+        &mut reply.clone(),
+    );
     assert_eq!(
         process_mgmt::decode_nspace(&r.body).unwrap(),
         Nspace::new("job-9").unwrap()
     );
     // A failed spawn is its status, whatever follows it.
-    let r = response(fmt, layout, Status::ERR_NOT_SUPPORTED, &mut reply);
+    let r = response(
+        fmt,
+        &mut LinkState::default(),
+        layout.clone(),
+        Status::ERR_NOT_SUPPORTED,
+        &mut reply,
+    );
     assert_eq!((r.status, r.body.len()), (Status::ERR_NOT_SUPPORTED, 0));
 
     let wild = Proc::new(Nspace::new("job-3").unwrap(), crate::Rank::WILDCARD);
@@ -357,7 +405,7 @@ fn a_spawn_and_a_connect_go_as_stock_commands_and_a_spawn_reply_names_the_job() 
         (Op::CONNECT, Cmd::ConnectNb),
         (Op::DISCONNECT, Cmd::DisconnectNb),
     ] {
-        let (bytes, layout) = request(fmt, op, &body).unwrap();
+        let (bytes, layout) = request(fmt, &mut LinkState::default(), op, &body).unwrap();
         assert_eq!(layout, ReplyLayout::Status);
         let (c, mut b) = command_of(fmt, bytes);
         assert_eq!(c, u8::from(cmd));
@@ -369,5 +417,271 @@ fn a_spawn_and_a_connect_go_as_stock_commands_and_a_spawn_reply_names_the_job() 
             fmt.unpack_value(&mut b, DataType::Proc).unwrap(),
             Value::Proc(wild.clone())
         );
+    }
+}
+
+fn unpack_one(fmt: Format, b: &mut Buffer, t: DataType) -> Value {
+    fmt.unpack_value(b, t).unwrap()
+}
+
+#[test]
+fn credentials_go_as_stock_commands_and_come_back_as_ours() {
+    use super::services::{request, response, LinkState, ReplyLayout};
+    use crate::openpmix::Command as Cmd;
+    use crate::wire::{rm, Op};
+    let fmt = Format::DATA_PACK;
+    let mut state = LinkState::default();
+    let (bytes, layout) = request(
+        fmt,
+        &mut state,
+        Op::GET_CREDENTIAL,
+        &rm::put_list(&[]).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(layout, ReplyLayout::Credential);
+    let (c, mut b) = command_of(fmt, bytes);
+    assert_eq!(c, u8::from(Cmd::GetCredential));
+    assert_eq!(unpack_one(fmt, &mut b, DataType::Size), Value::Size(0));
+    assert_eq!(b.remaining(), 0);
+    // The reply: the credential, count, infos.
+    let mut reply = Buffer::new();
+    fmt.pack_value(&mut reply, &Value::ByteObject(b"cred".to_vec()))
+        .unwrap();
+    fmt.pack_value(&mut reply, &Value::Size(0)).unwrap();
+    let r = response(fmt, &mut state, layout.clone(), Status::SUCCESS, &mut reply);
+    assert_eq!(r.status, Status::SUCCESS);
+    assert_eq!(
+        rm::get_credential(&r.body).unwrap(),
+        (b"cred".to_vec(), vec![])
+    );
+    // A refusal is its status alone; a truncated reply an unpack failure.
+    let r = response(
+        fmt,
+        &mut state,
+        layout.clone(),
+        Status::ERR_NOT_SUPPORTED,
+        &mut Buffer::new(),
+    );
+    assert_eq!((r.status, r.body.len()), (Status::ERR_NOT_SUPPORTED, 0));
+    let r = response(fmt, &mut state, layout, Status::SUCCESS, &mut Buffer::new());
+    assert_eq!(r.status, Status::ERR_UNPACK_FAILURE);
+
+    let body = rm::put_credential(b"cred", &[]).unwrap();
+    let (bytes, layout) = request(fmt, &mut state, Op::VALIDATE_CREDENTIAL, &body).unwrap();
+    assert_eq!(layout, ReplyLayout::Infos);
+    let (c, mut b) = command_of(fmt, bytes);
+    assert_eq!(c, u8::from(Cmd::ValidateCred));
+    assert_eq!(
+        unpack_one(fmt, &mut b, DataType::ByteObject),
+        Value::ByteObject(b"cred".to_vec())
+    );
+    assert_eq!(unpack_one(fmt, &mut b, DataType::Size), Value::Size(0));
+    let mut reply = Buffer::new();
+    fmt.pack_value(&mut reply, &Value::Size(0)).unwrap();
+    let r = response(fmt, &mut state, layout, Status::SUCCESS, &mut reply);
+    assert_eq!(r.status, Status::SUCCESS);
+    assert!(rm::get_list(&r.body).unwrap().is_empty());
+}
+
+#[test]
+fn a_group_construct_reads_either_releases_reply_and_a_destruct_has_the_servers_layout() {
+    use super::services::{request, response, LinkState, ReplyLayout};
+    use crate::openpmix::Command as Cmd;
+    use crate::wire::{group, Op};
+    let fmt = Format::DATA_PACK;
+    let ns = Nspace::new("job-1").unwrap();
+    let procs = vec![
+        Proc::new(ns.clone(), crate::Rank(0)),
+        Proc::new(ns, crate::Rank(1)),
+    ];
+    let body = group::encode_construct("grp", &procs, &[]).unwrap();
+    for five in [false, true] {
+        let mut state = LinkState::new(Some(if five { "5.0.11" } else { "4.2.2" }));
+        let (bytes, layout) = request(fmt, &mut state, Op::GROUP_CONSTRUCT, &body).unwrap();
+        let (c, mut b) = command_of(fmt, bytes);
+        assert_eq!(c, u8::from(Cmd::GroupConstruct));
+        assert_eq!(
+            unpack_one(fmt, &mut b, DataType::String),
+            Value::string("grp")
+        );
+        assert_eq!(unpack_one(fmt, &mut b, DataType::Size), Value::Size(2));
+        assert_eq!(
+            fmt.unpack(&mut b, DataType::Proc, 2).unwrap(),
+            procs.iter().cloned().map(Value::Proc).collect::<Vec<_>>()
+        );
+        assert_eq!(unpack_one(fmt, &mut b, DataType::Size), Value::Size(0));
+        assert_eq!(b.remaining(), 0);
+        // 4.x: the context id alone; 5.x: the members (here reordered by
+        // the server) and the context id.
+        let mut reply = Buffer::new();
+        if five {
+            fmt.pack_value(&mut reply, &Value::Size(2)).unwrap();
+            let v: Vec<Value> = procs.iter().rev().cloned().map(Value::Proc).collect();
+            fmt.pack(&mut reply, DataType::Proc, &v).unwrap();
+        }
+        fmt.pack_value(&mut reply, &Value::Size(42)).unwrap();
+        let r = response(fmt, &mut state, layout.clone(), Status::SUCCESS, &mut reply);
+        assert_eq!(r.status, Status::SUCCESS);
+        let g = group::decode_result(&r.body).unwrap();
+        assert_eq!((g.id.as_str(), g.context_id), ("grp", Some(42)));
+        let want: Vec<Proc> = if five {
+            procs.iter().rev().cloned().collect()
+        } else {
+            procs.clone()
+        };
+        assert_eq!(g.members, want);
+        // No context id (5.x: SIZE_MAX; 4.x: nothing after the status).
+        let mut none = Buffer::new();
+        if five {
+            fmt.pack_value(&mut none, &Value::Size(0)).unwrap();
+            fmt.pack_value(&mut none, &Value::Size(usize::MAX)).unwrap();
+        }
+        let r = response(
+            fmt,
+            &mut LinkState::default(),
+            layout,
+            Status::SUCCESS,
+            &mut none,
+        );
+        assert_eq!(group::decode_result(&r.body).unwrap().context_id, None);
+
+        // The destruct: 5.x names the members recorded at construct.
+        let (bytes, layout) = request(
+            fmt,
+            &mut state,
+            Op::GROUP_DESTRUCT,
+            &group::encode_id("grp", &[]).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(layout, ReplyLayout::Status);
+        let (c, mut b) = command_of(fmt, bytes);
+        assert_eq!(c, u8::from(Cmd::GroupDestruct));
+        assert_eq!(
+            unpack_one(fmt, &mut b, DataType::String),
+            Value::string("grp")
+        );
+        if five {
+            assert_eq!(unpack_one(fmt, &mut b, DataType::Size), Value::Size(2));
+            assert_eq!(
+                fmt.unpack(&mut b, DataType::Proc, 2).unwrap(),
+                want.into_iter().map(Value::Proc).collect::<Vec<_>>()
+            );
+        }
+        assert_eq!(unpack_one(fmt, &mut b, DataType::Size), Value::Size(0));
+        assert_eq!(b.remaining(), 0);
+        assert!(state.groups.is_empty());
+    }
+    // A leave: the id, the directives.
+    let (bytes, _) = request(
+        fmt,
+        &mut LinkState::default(),
+        Op::GROUP_LEAVE,
+        &group::encode_id("grp", &[]).unwrap(),
+    )
+    .unwrap();
+    let (c, mut b) = command_of(fmt, bytes);
+    assert_eq!(c, u8::from(Cmd::GroupLeave));
+    assert_eq!(
+        unpack_one(fmt, &mut b, DataType::String),
+        Value::string("grp")
+    );
+    assert_eq!(unpack_one(fmt, &mut b, DataType::Size), Value::Size(0));
+}
+
+/// Reads a count of one, `p`, then a count of no infos.
+fn one_proc_no_infos(fmt: Format, b: &mut Buffer, p: &Proc) {
+    assert_eq!(unpack_one(fmt, b, DataType::Size), Value::Size(1));
+    assert_eq!(unpack_one(fmt, b, DataType::Proc), Value::Proc(p.clone()));
+    assert_eq!(unpack_one(fmt, b, DataType::Size), Value::Size(0));
+}
+
+#[test]
+fn an_iof_pull_learns_the_servers_reference_and_output_reaches_our_id() {
+    use super::services::{iof_delivery, request, response, LinkState, NotSent, ReplyLayout};
+    use crate::openpmix::Command as Cmd;
+    use crate::wire::iof::{channel, Delivery, Deregister, Pull, Push};
+    use crate::wire::{Message, Op};
+    let fmt = Format::DATA_PACK;
+    let src = Proc::new(Nspace::new("job-1").unwrap(), crate::Rank(1));
+    let mut state = LinkState::default();
+    let pull = Pull {
+        id: 7,
+        sources: vec![src.clone()],
+        channels: channel::STDOUT,
+        directives: vec![],
+    };
+    let (bytes, layout) = request(fmt, &mut state, Op::IOF_PULL, &pull.encode().unwrap()).unwrap();
+    assert_eq!(layout, ReplyLayout::IofPull { id: 7 });
+    let (c, mut b) = command_of(fmt, bytes);
+    assert_eq!(c, u8::from(Cmd::IofPull));
+    one_proc_no_infos(fmt, &mut b, &src);
+    assert_eq!(
+        unpack_one(fmt, &mut b, DataType::IofChannel),
+        Value::IofChannel(channel::STDOUT)
+    );
+    assert_eq!(unpack_one(fmt, &mut b, DataType::Size), Value::Size(7));
+    assert_eq!(b.remaining(), 0);
+
+    // A deregistration before the reply names nothing the server knows.
+    let dereg = Deregister {
+        id: 7,
+        directives: vec![],
+    }
+    .encode()
+    .unwrap();
+    assert_eq!(
+        request(fmt, &mut state, Op::IOF_DEREGISTER, &dereg).unwrap_err(),
+        NotSent::Bad(Status::ERR_NOT_FOUND)
+    );
+    let mut reply = Buffer::new();
+    fmt.pack_value(&mut reply, &Value::Size(3)).unwrap();
+    let r = response(fmt, &mut state, layout, Status::SUCCESS, &mut reply);
+    assert_eq!(r.status, Status::SUCCESS);
+
+    // Output for our id 7 becomes our delivery.
+    let mut out = Buffer::new();
+    fmt.pack_value(&mut out, &Value::Proc(src.clone())).unwrap();
+    fmt.pack_value(&mut out, &Value::IofChannel(channel::STDOUT))
+        .unwrap();
+    fmt.pack_value(&mut out, &Value::Size(7)).unwrap();
+    fmt.pack_value(&mut out, &Value::Size(0)).unwrap();
+    fmt.pack_value(&mut out, &Value::ByteObject(b"hi\n".to_vec()))
+        .unwrap();
+    let Some(Message::Iof(body)) = iof_delivery(fmt, out.into_bytes()) else {
+        panic!("no delivery");
+    };
+    let d = Delivery::decode(&body).unwrap();
+    assert_eq!(
+        (d.ids, d.source, d.data),
+        (vec![7], src.clone(), b"hi\n".to_vec())
+    );
+    assert!(iof_delivery(fmt, vec![1, 2, 3]).is_none());
+
+    // The deregistration names the server's reference, once.
+    let (bytes, _) = request(fmt, &mut state, Op::IOF_DEREGISTER, &dereg).unwrap();
+    let (c, mut b) = command_of(fmt, bytes);
+    assert_eq!(c, u8::from(Cmd::IofDereg));
+    assert_eq!(unpack_one(fmt, &mut b, DataType::Size), Value::Size(0));
+    assert_eq!(unpack_one(fmt, &mut b, DataType::Size), Value::Size(3));
+    assert!(state.iof_refs.is_empty());
+
+    // A push: targets, directives, the bytes (none at the end of input).
+    for data in [Some(b"in".to_vec()), None] {
+        let push = Push {
+            targets: vec![src.clone()],
+            directives: vec![],
+            data: data.clone(),
+        };
+        let (bytes, _) = request(fmt, &mut state, Op::IOF_PUSH, &push.encode().unwrap()).unwrap();
+        let (c, mut b) = command_of(fmt, bytes);
+        assert_eq!(c, u8::from(Cmd::IofPush));
+        one_proc_no_infos(fmt, &mut b, &src);
+        match data {
+            Some(d) => assert_eq!(
+                unpack_one(fmt, &mut b, DataType::ByteObject),
+                Value::ByteObject(d)
+            ),
+            None => assert_eq!(b.remaining(), 0),
+        }
     }
 }
