@@ -204,28 +204,35 @@ fn wheel_5_0_11_clients_spawn_control_group_and_get_credentials() {
     );
 }
 
+/// A job of rank 0 on `libs[0]` and rank 1 on `libs[1]` (our library's
+/// directory or Debian's), checked against `x` (whose `libs` it fills).
+fn mixed(libs: impl Fn(&Path, &Path) -> [PathBuf; 2], x: Expect) {
+    let Some((exe, debian)) = program() else {
+        return;
+    };
+    let ours = common::ffi_lib_dir().to_path_buf();
+    let libs = libs(&ours, &debian);
+    let script = format!(
+        "if [ \"$PMIX_RANK\" = 0 ]; then export LD_LIBRARY_PATH={}; \
+         else export LD_LIBRARY_PATH={}; fi; exec {}",
+        libs[0].display(),
+        libs[1].display(),
+        exe.display()
+    );
+    let program = ["/bin/sh", "-c", script.as_str()].map(std::ffi::OsStr::new);
+    let out = run(&program, &debian);
+    check(&out, &Expect { libs, ..x });
+}
+
 /// Rank 0 on our library, rank 1 on Debian's: one group, our rank's
 /// invitation accepted by the stock rank's notification, a signal, the
 /// stock rank's output pulled by ours, credentials and spawn as above.
 #[test]
 fn a_mixed_job_of_our_rank_and_a_stock_rank() {
-    let Some((exe, debian)) = program() else {
-        return;
-    };
-    let ours = common::ffi_lib_dir().to_path_buf();
-    let script = format!(
-        "if [ \"$PMIX_RANK\" = 0 ]; then export LD_LIBRARY_PATH={}; \
-         else export LD_LIBRARY_PATH={}; fi; exec {}",
-        ours.display(),
-        debian.display(),
-        exe.display()
-    );
-    let program = ["/bin/sh", "-c", script.as_str()].map(std::ffi::OsStr::new);
-    let out = run(&program, &debian);
-    check(
-        &out,
-        &Expect {
-            libs: [ours, debian],
+    mixed(
+        |ours, debian| [ours.to_path_buf(), debian.to_path_buf()],
+        Expect {
+            libs: Default::default(),
             members: [2, 0],
             leaves: true,
             invite: true,
@@ -240,23 +247,10 @@ fn a_mixed_job_of_our_rank_and_a_stock_rank() {
 /// into the join's answer.
 #[test]
 fn a_mixed_job_of_a_stock_rank_and_our_rank() {
-    let Some((exe, debian)) = program() else {
-        return;
-    };
-    let ours = common::ffi_lib_dir().to_path_buf();
-    let script = format!(
-        "if [ \"$PMIX_RANK\" = 0 ]; then export LD_LIBRARY_PATH={}; \
-         else export LD_LIBRARY_PATH={}; fi; exec {}",
-        debian.display(),
-        ours.display(),
-        exe.display()
-    );
-    let program = ["/bin/sh", "-c", script.as_str()].map(std::ffi::OsStr::new);
-    let out = run(&program, &debian);
-    check(
-        &out,
-        &Expect {
-            libs: [debian, ours],
+    mixed(
+        |ours, debian| [debian.to_path_buf(), ours.to_path_buf()],
+        Expect {
+            libs: Default::default(),
             members: [0, 2],
             leaves: true,
             invite: true,
