@@ -70,14 +70,7 @@ fn handshake_seeds() -> Vec<Vec<u8>> {
 /// `openpmix_decode`'s selector for `format` whose item type is `ty`, if
 /// one exists (else one for the format alone).
 fn selector(format: Format, ty: DataType) -> u8 {
-    let fits = |sel: u8| {
-        let module = if sel & 1 == 0 {
-            Module::V41
-        } else {
-            Module::V4
-        };
-        module == format.module && (sel & 2 != 0) == format.described
-    };
+    let fits = |sel: u8| Format::from_fuzz_selector(sel) == format;
     let all = DataType::ALL;
     (0..=255u8)
         .find(|&s| fits(s) && all[usize::from(s) % all.len()] == ty)
@@ -239,7 +232,7 @@ fn link_reply_seeds() -> Vec<Vec<u8>> {
     let mut seeds = Vec::new();
     for f in formats() {
         let fmt = f.codec();
-        let sel = u8::from(fmt.module == Module::V4) | if fmt.described { 2 } else { 0 };
+        let sel = fmt.fuzz_selector().unwrap();
         let kval = |k: &str, v: Value| {
             Value::Kval(Box::new(pmix::value::Kval {
                 key: Some(std::ffi::CString::new(k).unwrap()),

@@ -8,7 +8,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use pmix::codec::{Buffer, Format, Module};
+use pmix::codec::{Buffer, Format};
 use pmix::openpmix::header::FrameReader;
 use pmix::openpmix::Command;
 use pmix::DataType;
@@ -17,14 +17,7 @@ fuzz_target!(|data: &[u8]| {
     let Some((&sel, bytes)) = data.split_first() else {
         return;
     };
-    let format = Format {
-        module: if sel & 1 == 0 {
-            Module::V41
-        } else {
-            Module::V4
-        },
-        described: sel & 2 != 0,
-    };
+    let format = Format::from_fuzz_selector(sel);
     let step = 1 + usize::from(sel >> 2);
     let mut reader = FrameReader::server(1 << 16);
     for piece in bytes.chunks(step) {

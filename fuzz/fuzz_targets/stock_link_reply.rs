@@ -10,21 +10,14 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use pmix::codec::{Format, Module};
+use pmix::codec::Format;
 use pmix::openpmix::header::FrameReader;
 
 fuzz_target!(|data: &[u8]| {
     let Some((&sel, bytes)) = data.split_first() else {
         return;
     };
-    let format = Format {
-        module: if sel & 1 == 0 {
-            Module::V41
-        } else {
-            Module::V4
-        },
-        described: sel & 2 != 0,
-    };
+    let format = Format::from_fuzz_selector(sel);
     let nspace = pmix::Nspace::new("seed-ns").expect("a valid namespace");
     // The bytes whole, as one payload.
     let _ = pmix::client::stock_link_decode(format, &nspace, bytes);

@@ -157,6 +157,33 @@ impl Format {
         described: false,
     };
 
+    /// The format a fuzz input's selector byte names: the fuzz targets'
+    /// and their seeds' one convention (bit 0: `v4` rather than `v41`,
+    /// bit 1: fully described; the other bits are each target's own).
+    #[doc(hidden)]
+    pub fn from_fuzz_selector(sel: u8) -> Format {
+        Format {
+            module: if sel & 1 == 0 {
+                Module::V41
+            } else {
+                Module::V4
+            },
+            described: sel & 2 != 0,
+        }
+    }
+
+    /// The two selector bits of [`from_fuzz_selector`](Self::from_fuzz_selector)
+    /// that name this format (`None` for `v3`, which no selector names).
+    #[doc(hidden)]
+    pub fn fuzz_selector(self) -> Option<u8> {
+        let module = match self.module {
+            Module::V41 => 0,
+            Module::V4 => 1,
+            Module::V3 => return None,
+        };
+        Some(module | if self.described { 2 } else { 0 })
+    }
+
     /// Packs `values`, all of type `ty`, as one pack call of this format.
     pub fn pack(self, buf: &mut Buffer, ty: DataType, values: &[Value]) -> Result<(), CodecError> {
         self.module.check_type(ty.raw())?;
