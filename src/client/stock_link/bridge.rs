@@ -121,6 +121,7 @@ impl Bridge {
                         Ok(crate::openpmix::header::ReadState::Open) => {}
                         _ => {
                             let _ = self.server_frames();
+                            let _ = self.finalized_by_close();
                             return Err(Closed);
                         }
                     }
@@ -382,6 +383,27 @@ impl Bridge {
     fn answer(&mut self, id: u32, msg: &Message) -> Result<(), Closed> {
         self.ends.ours.send(id, msg, Vec::new()).map_err(closed)?;
         self.ends.ours.flush().map(drop).map_err(closed)
+    }
+
+    /// The server closed the connection: a finalize still waiting is
+    /// done. A stock server may close before its answer is out (OpenPMIx
+    /// 3.2 under Open MPI 4.1's `mpirun` does, after a connect or a
+    /// spawn), and OpenPMIx's own clients take the close, like the answer,
+    /// as the end of their finalize; every other waiting call fails with
+    /// the lost connection.
+    fn finalized_by_close(&mut self) -> Result<(), Closed> {
+        let ids: Vec<u32> = self
+            .pending
+            .values()
+            .filter_map(|w| match w {
+                Waiting::Finalize(id) => Some(*id),
+                _ => None,
+            })
+            .collect();
+        for id in ids {
+            self.answer(id, &Message::FinalizeReply(Status::SUCCESS))?;
+        }
+        Ok(())
     }
 
     fn server_frames(&mut self) -> Result<(), Closed> {
