@@ -35,6 +35,10 @@
 //! A fence without procs names this process's namespace (a stock server
 //! refuses an empty list).
 //!
+//! The job data a host registers may contradict themselves across nodes
+//! (Open MPI 4.1's orted, Slurm 22.05): [`reconcile`] makes them one node
+//! table before they become our job segment.
+//!
 //! Invariants: every wait is bounded — init's exchanges by [`INIT_BOUND`]
 //! (or `PMIX_TIMEOUT`), later ones by the client's own machinery, which
 //! fails every pending call with `PMIX_ERR_LOST_CONNECTION` when the bridge
@@ -273,6 +277,7 @@ fn job_from_reply(
     hostname: &str,
 ) -> Result<JobDescription, Status> {
     let infos = registration_infos(fmt, nspace, payload)?;
+    let infos = reconcile::consistent_node_ids(infos, hostname);
     let local = local_count(&infos, hostname);
     JobDescription::from_registration(nspace, local, &infos, hostname)
 }
@@ -359,6 +364,7 @@ pub fn decode_server_payload(fmt: Format, nspace: &Nspace, payload: &[u8]) -> us
 
 mod bridge;
 mod kvals;
+mod reconcile;
 mod registration;
 mod services;
 #[cfg(test)]
