@@ -22,6 +22,7 @@
 //! | `Request` of `Op::REGISTER_EVENTS` (a handler's codes) | `PMIX_REGEVENTS_CMD` with the codes no other handler registered → status |
 //! | `Request` of `Op::DEREGISTER_EVENTS` | `PMIX_DEREGEVENTS_CMD` with the codes no handler holds any more (no reply) |
 //! | `Request` of publish, lookup, unpublish, query, log, job control, connect, disconnect, spawn, credentials, group construct/destruct/leave, IOF pull/deregister/push | the stock command ([`services`]) |
+//! | `Request` of `Op::GROUP_INVITE`, `Op::GROUP_JOIN` | events among the processes ([`invite`]): `PMIX_NOTIFY_CMD`s, the answers' codes registered while an invitation waits |
 //! | tag 0 from the server | an `Event` to the client |
 //! | tag 2 (`PMIX_PTL_TAG_IOF`) from the server | an `Iof` to the client |
 //! | anything else | answered `PMIX_ERR_NOT_SUPPORTED` here |
@@ -43,7 +44,8 @@
 //! (or `PMIX_TIMEOUT`), later ones by the client's own machinery, which
 //! fails every pending call with `PMIX_ERR_LOST_CONNECTION` when the bridge
 //! closes its end; the bridge closes it as soon as the server closes, or
-//! sends a frame that does not parse.
+//! sends a frame that does not parse; an invitation ends when every
+//! invitee answered, or at its `PMIX_TIMEOUT`.
 
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
@@ -363,6 +365,7 @@ pub fn decode_server_payload(fmt: Format, nspace: &Nspace, payload: &[u8]) -> us
 }
 
 mod bridge;
+mod invite;
 mod kvals;
 mod reconcile;
 mod registration;
