@@ -432,7 +432,7 @@ fn invite_and_join_of_our_clients_under_the_wheels_prterun() {
 #[test]
 fn key_lines_mask_what_differs_from_run_to_run() {
     let out = "keys 0 job pmix.jobid = PMIX_STRING:4.0\n\
-               keys 0 job pmix.nsdir = PMIX_STRING:/tmp/x/spmix_appdir_0_4.0\n\
+               keys 0 job pmix.nsdir = PMIX_STRING:/tmp/x.14.0/spmix_appdir_0_4.0\n\
                keys 0 job pmix.srv.nspace = PMIX_STRING:[3546,0]\n\
                keys 0 app0 pmix.app.argv = PMIX_STRING:env LD_LIBRARY_PATH=/a/b prog\n\
                keys 0 rank0 pmix.ppid = PMIX_PID:22671\n\
@@ -443,7 +443,7 @@ fn key_lines_mask_what_differs_from_run_to_run() {
     let at = |k: &str| v.get(k).unwrap().as_str();
     assert_eq!(
         at("keys 0 job pmix.nsdir"),
-        "PMIX_STRING:/tmp/x/spmix_appdir_0_JOBID"
+        "PMIX_STRING:/tmp/x.14.0/spmix_appdir_0_JOBID"
     );
     assert_eq!(at("keys 0 job pmix.srv.nspace"), "PMIX_STRING:[J,0]");
     assert_eq!(

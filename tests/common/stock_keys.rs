@@ -33,6 +33,26 @@ fn mask_digits_after(s: &str, prefix: &str, with: &str) -> String {
     out
 }
 
+/// `s` with every occurrence of `word` that no digit or dot borders
+/// replaced by `with` (a job id "4.0" inside "31684.0" stays).
+fn replace_whole(s: &str, word: &str, with: &str) -> String {
+    let joined = |c: Option<char>| c.is_some_and(|c| c.is_ascii_digit() || c == '.');
+    let mut out = String::new();
+    let mut at = 0;
+    while let Some(i) = s[at..].find(word) {
+        let (start, end) = (at + i, at + i + word.len());
+        out.push_str(&s[at..start]);
+        if joined(s[..start].chars().next_back()) || joined(s[end..].chars().next()) {
+            out.push_str(word);
+        } else {
+            out.push_str(with);
+        }
+        at = end;
+    }
+    out.push_str(&s[at..]);
+    out
+}
+
 /// The lines' keys ("keys R LEVEL KEY") and values, comparable across
 /// runs and clients: a missing key's status dropped; an integer without
 /// its type; in a string, the job's `PMIX_JOBID` as `JOBID`, ORTE's job
@@ -65,7 +85,7 @@ pub fn key_values(out: &str) -> BTreeMap<String, String> {
                             v.replace_range(from..end, "LIB");
                         }
                         match &jobid {
-                            Some(j) => v.replace(j.as_str(), "JOBID"),
+                            Some(j) => replace_whole(&v, j, "JOBID"),
                             None => v,
                         }
                     }
