@@ -117,29 +117,41 @@ fn every_reserved_key_on_two_nodes_of_debian_mpirun_reads_as_on_debians_client()
     }
     let prog = orte::pmix_program("tests/c/stock_keys.c");
     let env = ours_env();
-    let run = |args: &[&str]| {
+    // Each rank's output in a file of its own (`--output-filename`):
+    // orted forwards output in chunks, which interleave mid-line between
+    // the ranks of a node.
+    let run = |name: &str, args: &[&str]| {
+        let dir = common::scratch(name);
         let r = Job::new(Lib::Reference, 2, 2, Path::new("/usr/bin/env"))
+            .mpirun_args(&["--output-filename", dir.to_str().unwrap()])
             .args(args)
             .run();
         r.assert_ok();
+        let out = rank_outputs(&dir);
         for rank in 0..4 {
-            r.assert_line(&format!("keys {rank} done"));
+            assert!(
+                out.lines().any(|l| l == format!("keys {rank} done")),
+                "rank {rank} did not finish: {out}\n{}",
+                r.report()
+            );
         }
-        r
+        out
     };
-    let stock = run(&[prog.to_str().unwrap()]);
-    let ours = run(&[env.as_str(), prog.to_str().unwrap()]);
+    let stock = run("stock-hosts-keys-stock", &[prog.to_str().unwrap()]);
+    let ours = run(
+        "stock-hosts-keys-ours",
+        &[env.as_str(), prog.to_str().unwrap()],
+    );
     let lib = ours
-        .lines_with("keys 0 lib ")
-        .next()
-        .map(|l| l["keys 0 lib ".len()..].trim().to_string());
+        .lines()
+        .find_map(|l| l.strip_prefix("keys 0 lib "))
+        .map(|l| l.trim().to_string());
     assert_eq!(
         lib.map(|l| std::fs::canonicalize(l).unwrap()),
         Some(Lib::Ours.path()),
-        "{}",
-        ours.report()
+        "{ours}"
     );
-    let (stock, ours) = (key_values(&stock.stdout), key_values(&ours.stdout));
+    let (stock, ours) = (key_values(&stock), key_values(&ours));
     let differ = stock_values_ours_lacks(&stock, &ours, debian_rule_differs);
     assert!(
         differ.is_empty(),
@@ -156,6 +168,26 @@ fn every_reserved_key_on_two_nodes_of_debian_mpirun_reads_as_on_debians_client()
             );
         }
     }
+}
+
+/// The stdout of every rank that `mpirun --output-filename DIR` wrote
+/// (`DIR/<job>/rank.<N>/stdout`), one after the other.
+fn rank_outputs(dir: &Path) -> String {
+    let mut files = Vec::new();
+    for job in std::fs::read_dir(dir).unwrap().flatten() {
+        for rank in std::fs::read_dir(job.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            files.push(rank.path().join("stdout"));
+        }
+    }
+    files.sort();
+    files
+        .iter()
+        .map(|f| std::fs::read_to_string(f).unwrap_or_default())
+        .collect()
 }
 
 // ---------------------------------------------------------------------------
