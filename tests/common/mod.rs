@@ -18,6 +18,7 @@ pub mod pmixrun_job;
 pub mod raw_client;
 pub mod slurm;
 pub mod stock_door;
+pub mod stock_keys;
 pub mod two_servers;
 
 /// The workspace root.

@@ -16,6 +16,7 @@ use crate::wire::{
 use crate::{DataType, Proc, Status, Value};
 use pmix_shmem::Scope;
 
+use super::invite::{self, Invitation};
 use super::kvals::kvals;
 use super::registration;
 use super::services::{self, pack_infos, LinkState, NotSent, ReplyLayout};
@@ -31,7 +32,14 @@ enum Waiting {
     Response(u32),
     /// A service request's response, read as the layout says.
     Service(u32, ReplyLayout),
+    /// The server's status for an invitation's `PMIX_GROUP_INVITED`
+    /// (the client's request): a failure ends the invitation.
+    Invited(u32),
 }
+
+/// The handler id under which the bridge registers the codes of the
+/// answers its invitations wait for (the client's handlers count from 0).
+const INVITATIONS: u64 = u64::MAX;
 
 /// What the bridge links: the client's connection and the stock server's,
 /// past the handshake and init.
@@ -58,6 +66,8 @@ struct Bridge {
     handlers: HashMap<u64, Vec<Status>>,
     /// How many handlers registered each code with the server.
     codes: HashMap<Status, usize>,
+    /// The invitations this process leads, oldest first.
+    invitations: Vec<Invitation>,
 }
 
 /// The bridge's end: either side closed, or sent what does not parse;
@@ -77,6 +87,7 @@ pub(super) fn spawn(ends: Ends) -> io::Result<()> {
         pending: HashMap::new(),
         handlers: HashMap::new(),
         codes: HashMap::new(),
+        invitations: Vec::new(),
     };
     std::thread::Builder::new()
         .name("pmix-stock-link".into())
@@ -107,11 +118,14 @@ impl Bridge {
         // Frames of the init reply's read may already hold more.
         self.server_frames()?;
         loop {
-            match poll.poll(&mut events, None) {
+            let now = std::time::Instant::now();
+            let wake = self.invitations.iter().filter_map(|i| i.left(now)).min();
+            match poll.poll(&mut events, wake) {
                 Ok(()) => {}
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(_) => return Err(Closed),
             }
+            self.expire_invitations()?;
             for ev in events.iter() {
                 if ev.token() == OURS && (ev.is_readable() || ev.is_read_closed()) {
                     self.client_frames()?;
@@ -220,12 +234,15 @@ impl Bridge {
                     };
                     return self.answer(id, &Message::Response(bad));
                 };
-                self.command(Command::Notify, |b| {
-                    fmt.pack_value(b, &Value::Status(ev.status.0))?;
-                    fmt.pack_value(b, &Value::DataRange(ev.range.0))?;
-                    pack_infos(fmt, b, &ev.infos)
-                })
-                .map(|b| (b, Waiting::Response(id)))
+                self.notify_bytes(&ev).map(|b| (b, Waiting::Response(id)))
+            }
+            Message::Request(r) if r.op == Op::GROUP_INVITE => return self.invite(id, &r.body),
+            Message::Request(r) if r.op == Op::GROUP_JOIN => {
+                let me = self.ends.me.clone();
+                match invite::join_notice(&me, &r.body) {
+                    Ok(ev) => self.notify_bytes(&ev).map(|b| (b, Waiting::Response(id))),
+                    Err(s) => return self.respond(id, s),
+                }
             }
             Message::Request(r) if r.op == Op::REGISTER_EVENTS => {
                 return self.register_codes(id, &r.body)
@@ -298,6 +315,20 @@ impl Bridge {
         let Some((handler, codes)) = registration::read_registration(body) else {
             return self.respond(id, Status::ERR_BAD_PARAM);
         };
+        match self.add_codes(handler, codes) {
+            Ok(None) => self.respond(id, Status::SUCCESS),
+            Ok(Some(bytes)) => self.send(bytes, Waiting::Response(id)),
+            Err(e) => self.respond(id, e.status()),
+        }
+    }
+
+    /// Records `handler`'s `codes`; the registration of those no other
+    /// handler holds yet, for the server (`None`: nothing new).
+    fn add_codes(
+        &mut self,
+        handler: u64,
+        codes: Vec<Status>,
+    ) -> Result<Option<Vec<u8>>, CodecError> {
         let mut fresh = Vec::new();
         for c in &codes {
             let n = self.codes.entry(*c).or_insert(0);
@@ -308,17 +339,15 @@ impl Bridge {
         }
         self.handlers.insert(handler, codes);
         if fresh.is_empty() {
-            return self.respond(id, Status::SUCCESS);
+            return Ok(None);
         }
         let fmt = self.ends.fmt;
-        match self.command(Command::RegEvents, |b| {
+        self.command(Command::RegEvents, |b| {
             fmt.pack_value(b, &Value::Size(fresh.len()))?;
             fmt.pack(b, DataType::Status, &fresh)?;
             fmt.pack_value(b, &Value::Size(0))
-        }) {
-            Ok(bytes) => self.send(bytes, Waiting::Response(id)),
-            Err(e) => self.respond(id, e.status()),
-        }
+        })
+        .map(Some)
     }
 
     /// A handler's deregistration: the codes no handler holds any more
@@ -327,6 +356,13 @@ impl Bridge {
         let Some((handler, _)) = registration::read_registration(body) else {
             return self.respond(id, Status::ERR_BAD_PARAM);
         };
+        self.remove_codes(handler)?;
+        self.respond(id, Status::SUCCESS)
+    }
+
+    /// Forgets `handler`'s codes; those no handler holds any more leave
+    /// the server.
+    fn remove_codes(&mut self, handler: u64) -> Result<(), Closed> {
         let mut gone = Vec::new();
         for c in self.handlers.remove(&handler).unwrap_or_default() {
             if let Some(n) = self.codes.get_mut(&c) {
@@ -346,7 +382,99 @@ impl Bridge {
                 self.send_unanswered(bytes)?;
             }
         }
-        self.respond(id, Status::SUCCESS)
+        Ok(())
+    }
+
+    /// `PMIX_NOTIFY_CMD` of `ev`: status, range, infos.
+    fn notify_bytes(&self, ev: &crate::events::Event) -> Result<Vec<u8>, CodecError> {
+        let fmt = self.ends.fmt;
+        self.command(Command::Notify, |b| {
+            fmt.pack_value(b, &Value::Status(ev.status.0))?;
+            fmt.pack_value(b, &Value::DataRange(ev.range.0))?;
+            pack_infos(fmt, b, &ev.infos)
+        })
+    }
+
+    /// The client's invite (request `id`): the answers' codes registered
+    /// with the server (for the first invitation), the invitation sent.
+    fn invite(&mut self, id: u32, body: &[u8]) -> Result<(), Closed> {
+        let me = self.ends.me.clone();
+        let (inv, invited) = match Invitation::start(&me, id, body) {
+            Ok(x) => x,
+            Err(s) => return self.respond(id, s),
+        };
+        let bytes = match self.notify_bytes(&invited) {
+            Ok(b) => b,
+            Err(e) => return self.respond(id, e.status()),
+        };
+        if self.invitations.is_empty() {
+            match self.add_codes(INVITATIONS, invite::ANSWER_CODES.to_vec()) {
+                Ok(Some(reg)) => self.send(reg, Waiting::Nothing)?,
+                Ok(None) => {}
+                Err(e) => return self.respond(id, e.status()),
+            }
+        }
+        let settled = inv.settled();
+        self.invitations.push(inv);
+        if settled {
+            return self.end_invitation(self.invitations.len() - 1, Ok(()));
+        }
+        self.send(bytes, Waiting::Invited(id))
+    }
+
+    /// Ends invitation `at`: its answer to the client (on success, the
+    /// group, and `PMIX_GROUP_CONSTRUCT_COMPLETE` to its members); the
+    /// answers' codes leave the server with the last invitation.
+    fn end_invitation(&mut self, at: usize, outcome: Result<(), Status>) -> Result<(), Closed> {
+        let inv = self.invitations.remove(at);
+        if self.invitations.is_empty() {
+            self.remove_codes(INVITATIONS)?;
+        }
+        let request = inv.request;
+        if let Err(s) = outcome {
+            return self.respond(request, s);
+        }
+        let me = self.ends.me.clone();
+        let id = inv.id.clone();
+        let (body, members, done) = inv.complete(&me);
+        let body = match body {
+            Ok(b) => b,
+            Err(s) => return self.respond(request, s),
+        };
+        if members.iter().any(|p| *p != me) {
+            if let Ok(bytes) = self.notify_bytes(&done) {
+                self.send(bytes, Waiting::Nothing)?;
+            }
+        }
+        self.ends.state.groups.insert(id, members);
+        self.answer(
+            request,
+            &Message::Response(Response {
+                status: Status::SUCCESS,
+                body,
+            }),
+        )
+    }
+
+    /// An answer to an invitation (if `ev` is one): the oldest invitation
+    /// waiting for its source takes it, and ends if it was the last.
+    fn invite_answer(&mut self, ev: &crate::events::Event) -> Result<(), Closed> {
+        let Some(at) = self.invitations.iter_mut().position(|i| i.answer(ev)) else {
+            return Ok(());
+        };
+        if self.invitations[at].settled() {
+            self.end_invitation(at, Ok(()))?;
+        }
+        Ok(())
+    }
+
+    /// Ends the invitations whose `PMIX_TIMEOUT` passed.
+    fn expire_invitations(&mut self) -> Result<(), Closed> {
+        let now = std::time::Instant::now();
+        while let Some(at) = self.invitations.iter().position(|i| i.expired(now)) {
+            self.end_invitation(at, Err(Status::ERR_TIMEOUT))?;
+        }
+        Ok(())
     }
 
     /// The payload of `cmd` followed by what `rest` packs.
@@ -409,8 +537,11 @@ impl Bridge {
     fn server_frames(&mut self) -> Result<(), Closed> {
         while let Some(f) = self.ends.reader.next_frame() {
             if f.header.tag == TAG_NOTIFY {
-                if let Some(ev) = event(self.ends.fmt, f.payload) {
-                    self.answer(0, &ev)?;
+                if let Some(ev) = notification(self.ends.fmt, f.payload) {
+                    self.invite_answer(&ev)?;
+                    if let Ok(body) = crate::events::encode_event(&ev) {
+                        self.answer(0, &Message::Event(body))?;
+                    }
                 }
                 continue;
             }
@@ -432,6 +563,14 @@ impl Bridge {
             };
             let reply = match waiting {
                 Waiting::Nothing => continue,
+                Waiting::Invited(id) => {
+                    if status != Status::SUCCESS {
+                        if let Some(at) = self.invitations.iter().position(|i| i.request == id) {
+                            self.end_invitation(at, Err(status))?;
+                        }
+                    }
+                    continue;
+                }
                 Waiting::Finalize(id) => (id, Message::FinalizeReply(status)),
                 Waiting::Abort(id) => (id, Message::AbortReply(status)),
                 Waiting::Response(id) => (
@@ -466,9 +605,16 @@ impl Bridge {
     }
 }
 
-/// A notification on tag 0 (command, status, source, info count, infos,
-/// range) as our event message; `None` if it does not decode.
+/// A notification on tag 0 as our event message; `None` if it does not
+/// decode.
 pub(super) fn event(fmt: Format, payload: Vec<u8>) -> Option<Message> {
+    let ev = notification(fmt, payload)?;
+    crate::events::encode_event(&ev).ok().map(Message::Event)
+}
+
+/// A notification on tag 0 (command, status, source, info count, infos,
+/// range); `None` if it does not decode.
+fn notification(fmt: Format, payload: Vec<u8>) -> Option<crate::events::Event> {
     let mut b = Buffer::from_bytes(payload);
     let Value::Command(c) = fmt.unpack_value(&mut b, DataType::Command).ok()? else {
         return None;
@@ -505,13 +651,12 @@ pub(super) fn event(fmt: Format, payload: Vec<u8>) -> Option<Message> {
         Ok(Value::DataRange(r)) if Range(r).is_valid() => Range(r),
         _ => Range::SESSION,
     };
-    let ev = crate::events::Event {
+    Some(crate::events::Event {
         status: Status(status),
         source,
         range,
         infos,
-    };
-    crate::events::encode_event(&ev).ok().map(Message::Event)
+    })
 }
 
 /// A get's reply as a direct-modex reply: each byte object's process and

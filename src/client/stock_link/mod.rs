@@ -22,6 +22,7 @@
 //! | `Request` of `Op::REGISTER_EVENTS` (a handler's codes) | `PMIX_REGEVENTS_CMD` with the codes no other handler registered → status |
 //! | `Request` of `Op::DEREGISTER_EVENTS` | `PMIX_DEREGEVENTS_CMD` with the codes no handler holds any more (no reply) |
 //! | `Request` of publish, lookup, unpublish, query, log, job control, connect, disconnect, spawn, credentials, group construct/destruct/leave, IOF pull/deregister/push | the stock command ([`services`]) |
+//! | `Request` of `Op::GROUP_INVITE`, `Op::GROUP_JOIN` | events among the processes ([`invite`]): `PMIX_NOTIFY_CMD`s, the answers' codes registered while an invitation waits |
 //! | tag 0 from the server | an `Event` to the client |
 //! | tag 2 (`PMIX_PTL_TAG_IOF`) from the server | an `Iof` to the client |
 //! | anything else | answered `PMIX_ERR_NOT_SUPPORTED` here |
@@ -35,11 +36,16 @@
 //! A fence without procs names this process's namespace (a stock server
 //! refuses an empty list).
 //!
+//! The job data a host registers may contradict themselves across nodes
+//! (Open MPI 4.1's orted, Slurm 22.05): [`reconcile`] makes them one node
+//! table before they become our job segment.
+//!
 //! Invariants: every wait is bounded — init's exchanges by [`INIT_BOUND`]
 //! (or `PMIX_TIMEOUT`), later ones by the client's own machinery, which
 //! fails every pending call with `PMIX_ERR_LOST_CONNECTION` when the bridge
 //! closes its end; the bridge closes it as soon as the server closes, or
-//! sends a frame that does not parse.
+//! sends a frame that does not parse; an invitation ends when every
+//! invitee answered, or at its `PMIX_TIMEOUT`.
 
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
@@ -273,6 +279,7 @@ fn job_from_reply(
     hostname: &str,
 ) -> Result<JobDescription, Status> {
     let infos = registration_infos(fmt, nspace, payload)?;
+    let infos = reconcile::consistent_node_ids(infos, hostname);
     let local = local_count(&infos, hostname);
     JobDescription::from_registration(nspace, local, &infos, hostname)
 }
@@ -358,7 +365,9 @@ pub fn decode_server_payload(fmt: Format, nspace: &Nspace, payload: &[u8]) -> us
 }
 
 mod bridge;
+mod invite;
 mod kvals;
+mod reconcile;
 mod registration;
 mod services;
 #[cfg(test)]
