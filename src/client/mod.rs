@@ -69,7 +69,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use parking_lot::{Mutex, RwLock};
+use parking_lot::{MappedRwLockReadGuard, Mutex, RwLock, RwLockReadGuard};
 use pmix_shmem::{Directory, Reader, Segment};
 
 use crate::wire::{self, Abort, FenceRequest, Message, SegmentKind, SegmentRef};
@@ -148,6 +148,10 @@ pub enum Answer<'r> {
     /// the client's identity keys) or data fetched by direct modex: not
     /// to be cached by the caller.
     Local(Value),
+    /// As [`Answer::Local`], but borrowed where the client holds it, under
+    /// the read lock of what it holds for as long as the answer lives (no
+    /// copy; the caller converts it and drops the answer).
+    Held(MappedRwLockReadGuard<'r, Value>),
 }
 
 impl Answer<'_> {
@@ -157,6 +161,7 @@ impl Answer<'_> {
             Answer::Segment { value, .. } => Value::from(value),
             Answer::Own { value, .. } => value.clone(),
             Answer::Local(value) => value,
+            Answer::Held(value) => value.clone(),
         }
     }
 }
@@ -354,13 +359,15 @@ impl Inner {
 
     /// The internal store's value of `key` for `target`, else the newest
     /// that direct modex brought.
-    fn held_here(&self, target: ProcRef<'_>, key: &str) -> Option<Answer<'static>> {
+    fn held_here(&self, target: ProcRef<'_>, key: &str) -> Option<Answer<'_>> {
         let (ns, rank, key) = (target.nspace, target.rank.0, key.as_bytes());
-        let local = self.local.read();
-        local
-            .internal(ns, rank, key)
-            .or_else(|| local.latest_fetched(ns, rank, key))
-            .map(|v| Answer::Local(v.clone()))
+        RwLockReadGuard::try_map(self.local.read(), |local| {
+            local
+                .internal(ns, rank, key)
+                .or_else(|| local.latest_fetched(ns, rank, key))
+        })
+        .ok()
+        .map(Answer::Held)
     }
 
     /// True for this process's namespace.

@@ -142,6 +142,8 @@ pub(super) unsafe fn deliver(
         }
         // SAFETY: the caller's contract.
         Answer::Local(value) => unsafe { put_value(opts.storage, &value, val) },
+        // SAFETY: the caller's contract.
+        Answer::Held(value) => unsafe { put_value(opts.storage, &value, val) },
     }
 }
 
@@ -165,7 +167,12 @@ pub(super) unsafe fn put_value(
             Ok(())
         }
         ValueStorage::Copy => {
-            let p = convert::value_to_c_new(v)?;
+            // A string (the usual posted value) allocated whole, not
+            // zeroed then filled.
+            let p = match v {
+                Value::String(Some(s)) => malloc_string_value(s)?,
+                _ => convert::value_to_c_new(v)?,
+            };
             // SAFETY: val is a writable out-parameter.
             unsafe { *val = p };
             Ok(())
@@ -187,11 +194,6 @@ pub(super) unsafe fn put_own(
     if storage == ValueStorage::Pointer {
         // SAFETY: val is a writable out-parameter.
         unsafe { *val = pointer };
-        return Ok(());
-    }
-    if let (ValueStorage::Copy, Value::String(Some(s))) = (storage, v) {
-        // SAFETY: val is a writable out-parameter.
-        unsafe { *val = malloc_string_value(s)? };
         return Ok(());
     }
     // SAFETY: the caller's contract.
