@@ -97,7 +97,9 @@ fn list(pid: u32, file: &Path) -> Result<(), Status> {
         .and_then(|i| i.value.as_str())
         .unwrap_or_default()
         .to_owned();
-    for ns in names.split(',').filter(|n| !n.is_empty()) {
+    // An OpenPMIx server (PRRTE's) lists its tools' namespaces too.
+    let me = tool.proc().nspace.to_string_lossy();
+    for ns in names.split(',').filter(|n| !n.is_empty() && *n != me) {
         let q = query(
             &[keys::QUERY_PROC_TABLE],
             vec![Info::new(Key::new(keys::NSPACE)?, Value::string(ns))],

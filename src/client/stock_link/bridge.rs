@@ -10,13 +10,12 @@ use crate::events::Range;
 use crate::openpmix::header::{Frame, Order, TAG_DYNAMIC, TAG_IOF, TAG_NOTIFY};
 use crate::openpmix::{Command, FrameReader};
 use crate::value::Kval;
-use crate::wire::{
-    self, Connection, DmodexReply, FenceRelease, Message, NspaceReply, Op, Posted, Response,
-};
-use crate::{DataType, Proc, Status, Value};
+use crate::wire::{self, Connection, DmodexReply, FenceRelease, Message, Op, Posted, Response};
+use crate::{DataType, Nspace, Proc, Status, Value};
 use pmix_shmem::Scope;
 
-use super::kvals::kvals;
+use super::kvals::proc_blobs;
+use super::nspace;
 use super::registration;
 use super::services::{self, pack_infos, LinkState, NotSent, ReplyLayout};
 
@@ -31,6 +30,8 @@ enum Waiting {
     Response(u32),
     /// A service request's response, read as the layout says.
     Service(u32, ReplyLayout),
+    /// Another namespace's job data (see [`nspace`]).
+    Nspace(u32, Nspace),
 }
 
 /// What the bridge links: the client's connection and the stock server's,
@@ -46,6 +47,8 @@ pub(super) struct Ends {
     pub(super) reader: FrameReader,
     /// What the service requests keep (the server's release line first).
     pub(super) state: LinkState,
+    /// This node's name (other jobs' segments count their local ranks).
+    pub(super) hostname: String,
 }
 
 struct Bridge {
@@ -58,6 +61,8 @@ struct Bridge {
     handlers: HashMap<u64, Vec<Status>>,
     /// How many handlers registered each code with the server.
     codes: HashMap<Status, usize>,
+    /// The generation of the next segment made here (see [`nspace`]).
+    next_generation: u64,
 }
 
 /// The bridge's end: either side closed, or sent what does not parse;
@@ -77,6 +82,7 @@ pub(super) fn spawn(ends: Ends) -> io::Result<()> {
         pending: HashMap::new(),
         handlers: HashMap::new(),
         codes: HashMap::new(),
+        next_generation: 2,
     };
     std::thread::Builder::new()
         .name("pmix-stock-link".into())
@@ -198,10 +204,16 @@ impl Bridge {
                     fmt.pack_value(b, &Value::String(ns))?;
                     fmt.pack_value(b, &Value::ProcRank(r.proc.rank.0))?;
                     pack_infos(fmt, b, &r.infos)?;
-                    let k = r.key.as_ref().and_then(|k| CString::new(k.as_bytes()).ok());
-                    fmt.pack_value(b, &Value::String(k))
+                    // No key: none packed (see `nspace::pack_request`).
+                    match r.key.as_ref().and_then(|k| CString::new(k.as_bytes()).ok()) {
+                        Some(k) => fmt.pack_value(b, &Value::String(Some(k))),
+                        None => Ok(()),
+                    }
                 })
                 .map(|b| (b, Waiting::Get(id))),
+            Message::NspaceRequest(ns) => self
+                .command(Command::GetNb, |b| nspace::pack_request(fmt, b, &ns))
+                .map(|b| (b, Waiting::Nspace(id, ns))),
             Message::Abort(a) => self
                 .command(Command::Abort, |b| {
                     fmt.pack_value(b, &Value::Status(a.status.0))?;
@@ -370,10 +382,6 @@ impl Bridge {
                 status: no,
                 body: vec![],
             }),
-            Message::NspaceRequest(_) => Message::NspaceReply(NspaceReply {
-                status: no,
-                segments: vec![],
-            }),
             _ => return Ok(()),
         };
         self.answer(id, &reply)
@@ -427,6 +435,21 @@ impl Bridge {
                     }),
                 ),
                 Waiting::Get(id) => (id, get_reply(self.ends.fmt, status, &mut b)),
+                Waiting::Nspace(id, ns) => {
+                    let generation = self.next_generation;
+                    self.next_generation += 1;
+                    let (msg, fds) = nspace::reply(
+                        self.ends.fmt,
+                        &ns,
+                        status,
+                        &mut b,
+                        &self.ends.hostname,
+                        generation,
+                    );
+                    self.ends.ours.send(id, &msg, fds).map_err(closed)?;
+                    self.ends.ours.flush().map_err(closed)?;
+                    continue;
+                }
                 Waiting::Service(id, layout) => (
                     id,
                     Message::Response(services::response(
@@ -504,22 +527,12 @@ pub(super) fn get_reply(fmt: Format, status: Status, b: &mut Buffer) -> Message 
     if status != Status::SUCCESS {
         return fail(status);
     }
+    let blobs = match proc_blobs(fmt, b) {
+        Ok(blobs) => blobs,
+        Err(s) => return fail(s),
+    };
     let mut data = Vec::new();
-    while b.remaining() > 0 {
-        let Ok(Value::ByteObject(obj)) = fmt.unpack_value(b, DataType::ByteObject) else {
-            return fail(Status::ERR_UNPACK_FAILURE);
-        };
-        let mut inner = Buffer::from_bytes(obj);
-        let proc = match fmt.unpack(&mut inner, DataType::Proc, 1) {
-            Ok(mut v) => match v.pop() {
-                Some(Value::Proc(p)) => p,
-                _ => return fail(Status::ERR_UNPACK_FAILURE),
-            },
-            Err(e) => return fail(e.status()),
-        };
-        let Ok(pairs) = kvals(fmt, &mut inner) else {
-            return fail(Status::ERR_UNPACK_FAILURE);
-        };
+    for (proc, pairs) in blobs {
         let posted: Vec<Posted> = pairs
             .into_iter()
             .map(|(key, value)| Posted {
