@@ -4,20 +4,23 @@
 use std::collections::HashMap;
 use std::ffi::CString;
 use std::io::{self, Write};
+use std::time::{Duration, Instant};
 
 use crate::codec::{Buffer, CodecError, Format, NestedBuffer};
 use crate::events::Range;
 use crate::openpmix::header::{Frame, Order, TAG_DYNAMIC, TAG_IOF, TAG_NOTIFY};
 use crate::openpmix::{Command, FrameReader};
 use crate::value::Kval;
-use crate::wire::{self, Connection, DmodexReply, FenceRelease, Message, Op, Posted, Response};
+use crate::wire::{
+    self, Connection, DmodexReply, FenceRelease, Message, NspaceReply, Op, Posted, Response,
+};
 use crate::{DataType, Nspace, Proc, Status, Value};
 use pmix_shmem::Scope;
 
 use super::kvals::proc_blobs;
-use super::nspace;
 use super::registration;
 use super::services::{self, pack_infos, LinkState, NotSent, ReplyLayout};
+use super::{deadline, nspace};
 
 enum Waiting {
     /// Nothing (a commit).
@@ -56,7 +59,10 @@ struct Bridge {
     /// Bytes for the server not written yet.
     out: Vec<u8>,
     next_tag: u32,
-    pending: HashMap<u32, Waiting>,
+    /// What each tag sent awaits, and until when (see [`deadline`]).
+    pending: HashMap<u32, (Waiting, Option<Instant>)>,
+    /// The wait for the reply to the request being translated.
+    bound: Option<Duration>,
     /// The codes each of the client's handlers registered (by handler).
     handlers: HashMap<u64, Vec<Status>>,
     /// How many handlers registered each code with the server.
@@ -80,6 +86,7 @@ pub(super) fn spawn(ends: Ends) -> io::Result<()> {
         out: Vec::new(),
         next_tag: TAG_DYNAMIC + 1,
         pending: HashMap::new(),
+        bound: None,
         handlers: HashMap::new(),
         codes: HashMap::new(),
         next_generation: 2,
@@ -113,7 +120,7 @@ impl Bridge {
         // Frames of the init reply's read may already hold more.
         self.server_frames()?;
         loop {
-            match poll.poll(&mut events, None) {
+            match poll.poll(&mut events, self.next_expiry()) {
                 Ok(()) => {}
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(_) => return Err(Closed),
@@ -133,9 +140,42 @@ impl Bridge {
                     self.server_frames()?;
                 }
             }
+            self.expire()?;
             self.flush_tcp()?;
             self.ends.ours.flush().map_err(closed)?;
         }
+    }
+
+    /// How long until the first pending reply's wait ends (`None`: no
+    /// wait is bounded).
+    fn next_expiry(&self) -> Option<Duration> {
+        let now = Instant::now();
+        self.pending
+            .values()
+            .filter_map(|(_, d)| *d)
+            .min()
+            .map(|d| d.saturating_duration_since(now))
+    }
+
+    /// Answers `PMIX_ERR_TIMEOUT` to every request whose wait ended (its
+    /// reply, if it comes, is then dropped).
+    fn expire(&mut self) -> Result<(), Closed> {
+        let now = Instant::now();
+        let over: Vec<u32> = self
+            .pending
+            .iter()
+            .filter(|(_, (_, d))| d.is_some_and(|d| d <= now))
+            .map(|(t, _)| *t)
+            .collect();
+        for tag in over {
+            let Some((waiting, _)) = self.pending.remove(&tag) else {
+                continue;
+            };
+            if let Some((id, msg)) = failure(waiting, Status::ERR_TIMEOUT) {
+                self.answer(id, &msg)?;
+            }
+        }
+        Ok(())
     }
 
     fn flush_tcp(&mut self) -> Result<(), Closed> {
@@ -172,6 +212,7 @@ impl Bridge {
     /// answers it here.
     fn request(&mut self, id: u32, msg: Message) -> Result<(), Closed> {
         let fmt = self.ends.fmt;
+        self.bound = deadline::for_message(&msg);
         let packed = match msg {
             Message::Finalize => self
                 .command(Command::Finalize, |_| Ok(()))
@@ -273,7 +314,8 @@ impl Bridge {
     fn send(&mut self, bytes: Vec<u8>, waiting: Waiting) -> Result<(), Closed> {
         let tag = self.next_tag;
         self.next_tag = self.next_tag.checked_add(1).unwrap_or(TAG_DYNAMIC + 1);
-        self.pending.insert(tag, waiting);
+        let until = self.bound.map(|b| Instant::now() + b);
+        self.pending.insert(tag, (waiting, until));
         self.write_frame(tag, bytes)
     }
 
@@ -406,7 +448,7 @@ impl Bridge {
                 }
                 continue;
             }
-            let Some(waiting) = self.pending.remove(&f.header.tag) else {
+            let Some((waiting, _)) = self.pending.remove(&f.header.tag) else {
                 continue;
             };
             let mut b = Buffer::from_bytes(f.payload);
@@ -465,6 +507,47 @@ impl Bridge {
         }
         Ok(())
     }
+}
+
+/// The answer to the client's request that `waiting` stands for when it
+/// fails with `status` without a reply (`None`: nothing is awaited).
+fn failure(waiting: Waiting, status: Status) -> Option<(u32, Message)> {
+    let response = |id| {
+        (
+            id,
+            Message::Response(Response {
+                status,
+                body: vec![],
+            }),
+        )
+    };
+    Some(match waiting {
+        Waiting::Nothing => return None,
+        Waiting::Finalize(id) => (id, Message::FinalizeReply(status)),
+        Waiting::Abort(id) => (id, Message::AbortReply(status)),
+        Waiting::Fence(id) => (
+            id,
+            Message::FenceRelease(FenceRelease {
+                status,
+                segments: vec![],
+            }),
+        ),
+        Waiting::Get(id) => (
+            id,
+            Message::DmodexReply(DmodexReply {
+                status,
+                data: vec![],
+            }),
+        ),
+        Waiting::Nspace(id, _) => (
+            id,
+            Message::NspaceReply(NspaceReply {
+                status,
+                segments: vec![],
+            }),
+        ),
+        Waiting::Response(id) | Waiting::Service(id, _) => response(id),
+    })
 }
 
 /// A notification on tag 0 (command, status, source, info count, infos,

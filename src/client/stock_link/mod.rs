@@ -35,11 +35,21 @@
 //! A fence without procs names this process's namespace (a stock server
 //! refuses an empty list).
 //!
+//! Tools ([`connect_tool`], from `PMIx_tool_init` when it finds an
+//! OpenPMIx server: `prte`, `prterun`, Open MPI 5's `mpirun`) connect the
+//! same way with the tool handshake (an identifier assigned by the server
+//! or given; the tool's pid, ids and command line for the host), then ask
+//! for their job data as a client does. A get of another namespace's data
+//! (a job the DVM runs) maps a job segment made from the server's answer
+//! ([`nspace`]).
+//!
 //! Invariants: every wait is bounded — init's exchanges by [`INIT_BOUND`]
-//! (or `PMIX_TIMEOUT`), later ones by the client's own machinery, which
-//! fails every pending call with `PMIX_ERR_LOST_CONNECTION` when the bridge
-//! closes its end; the bridge closes it as soon as the server closes, or
-//! sends a frame that does not parse.
+//! (or `PMIX_TIMEOUT`), the replies to later requests as [`deadline`]
+//! says (those that wait for other processes, as a fence does, only by
+//! `PMIX_TIMEOUT` or the server's end); every pending and later call fails
+//! with `PMIX_ERR_LOST_CONNECTION` when the bridge closes its end, which
+//! it does as soon as the server closes, or sends a frame that does not
+//! parse.
 
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
@@ -493,6 +503,7 @@ pub fn decode_server_payload(fmt: Format, nspace: &Nspace, payload: &[u8]) -> us
 }
 
 mod bridge;
+mod deadline;
 mod kvals;
 mod nspace;
 mod registration;
