@@ -20,8 +20,10 @@
 
 mod common;
 
+use common::stock_door::{read_connect, read_frame, reply_frame};
+
 use std::ffi::CString;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -30,7 +32,6 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use pmix::client::Client;
-use pmix::openpmix::header::{Frame, Order};
 use pmix::openpmix::ToolReply;
 use pmix::value::Query;
 use pmix::{keys, Info, Nspace, Proc, Rank, Status, Value};
@@ -295,14 +296,7 @@ fn fake_server(fake: Fake) -> (String, std::thread::JoinHandle<()>) {
             return;
         };
         let _ = s.set_read_timeout(Some(LIMIT));
-        // The connect message: host-order header, then its payload.
-        let mut head = [0u8; 16];
-        if s.read_exact(&mut head).is_err() {
-            return;
-        }
-        let n = u32::from_ne_bytes([head[8], head[9], head[10], head[11]]) as usize;
-        let mut payload = vec![0u8; n];
-        if s.read_exact(&mut payload).is_err() {
+        if read_connect(&mut s).is_none() {
             return;
         }
         let ns = |n: &str| Nspace::new(n).unwrap();
@@ -312,32 +306,17 @@ fn fake_server(fake: Fake) -> (String, std::thread::JoinHandle<()>) {
             final_status: 0,
         };
         let _ = s.write_all(&accept.encode());
-        // Network-order frames from now on.
-        let next = |s: &mut std::net::TcpStream| -> Option<u32> {
-            let mut h = [0u8; 16];
-            s.read_exact(&mut h).ok()?;
-            let n = u32::from_be_bytes([h[8], h[9], h[10], h[11]]) as usize;
-            let mut body = vec![0u8; n];
-            s.read_exact(&mut body).ok()?;
-            Some(u32::from_be_bytes([h[4], h[5], h[6], h[7]]))
-        };
         // Init: an empty reply (a tool is then a job of one).
-        let Some(tag) = next(&mut s) else {
+        let Some((tag, _)) = read_frame(&mut s) else {
             return;
         };
-        let _ = s.write_all(&Frame::message(0, tag, Vec::new()).encode(Order::Network));
+        let _ = s.write_all(&reply_frame(tag, 0, &[]));
         match fake {
-            Fake::Silent => while next(&mut s).is_some() {},
+            Fake::Silent => while read_frame(&mut s).is_some() {},
             Fake::ClosesMidReply => {
-                let Some(tag) = next(&mut s) else {
-                    return;
-                };
-                let mut h = 0u32.to_be_bytes().to_vec();
-                h.extend_from_slice(&tag.to_be_bytes());
-                h.extend_from_slice(&1000u32.to_be_bytes());
-                h.extend_from_slice(&[0; 4]);
-                h.extend_from_slice(&[0; 10]);
-                let _ = s.write_all(&h);
+                if let Some((tag, _)) = read_frame(&mut s) {
+                    let _ = s.write_all(&reply_frame(tag, 1000, &[0; 10]));
+                }
             }
         }
     });

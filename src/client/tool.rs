@@ -8,8 +8,8 @@
 //! The server is found, in this order, by:
 //! - `PMIX_SERVER_URI` (its URI, or `file:PATH` naming a file whose first
 //!   line is the URI, as OpenPMIx accepts; `unix://HOST/PATH` and
-//!   `file://HOST/PATH` may name this node as HOST; our servers listen on
-//!   a unix socket: a TCP URI, by address or host name, reaches none);
+//!   `file://HOST/PATH` may name this node as HOST);
+//! - `PMIX_TOOL_ATTACHMENT_FILE` (a rendezvous file);
 //! - `PMIX_SERVER_PIDINFO` (its pid: `pmix.<host>.tool.<pid>`);
 //! - `PMIX_SERVER_NSPACE` (its namespace: `pmix.<host>.tool.<nspace>`);
 //! - `PMIX_CONNECT_TO_SYSTEM` (the system server: `pmix.sys.<host>` in the
@@ -18,7 +18,12 @@
 //!   first with `PMIX_CONNECT_SYSTEM_FIRST`, the system server.
 //!
 //! Rendezvous files (see [`crate::net::tool_files`]) are looked for in
-//! `PMIX_SERVER_TMPDIR` / `PMIX_SYSTEM_TMPDIR`, else `$TMPDIR` or `/tmp`.
+//! `PMIX_SERVER_TMPDIR` / `PMIX_SYSTEM_TMPDIR`, else `$TMPDIR` or `/tmp`;
+//! a server named by pid or namespace also in the directories below them
+//! (an OpenPMIx server's session directory, [`tool_files::SEARCH_DEPTH`]).
+//! A `unix://` URI is one of our servers; a `tcp4://`/`tcp6://` one an
+//! OpenPMIx server (PRRTE's `prte`, `prterun`, Open MPI 5's `mpirun`),
+//! attached to through [`super::stock_link`] ([`ServerAddr`]).
 //! `PMIX_CONNECT_MAX_RETRIES` and `PMIX_CONNECT_RETRY_DELAY` (seconds)
 //! retry a server that is not there yet. `PMIX_TOOL_NSPACE` and
 //! `PMIX_TOOL_RANK` ask for an identity.
@@ -225,7 +230,7 @@ fn file_name(p: &Path) -> String {
 
 /// A server a tool may attach to: one of ours, by its socket, or an
 /// OpenPMIx server, by its TCP URI (and the release its rendezvous file
-/// gave), served through [`super::stock_link`].
+/// gave), served through the stock link (`client::stock_link`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ServerAddr {
     /// Our server's socket.
@@ -518,5 +523,61 @@ mod tests {
         assert!(none.candidates("h").is_empty());
         drop((f, sys));
         let _ = std::fs::remove_dir(&dir);
+    }
+
+    #[test]
+    fn an_openpmix_server_is_found_below_the_tmpdir_by_pid_or_uri() {
+        let dir = std::env::temp_dir().join(format!("tool-stock-{}", std::process::id()));
+        let session = dir.join("prte.77");
+        std::fs::create_dir_all(&session).unwrap();
+        let uri = "prte-h-77@0.0;tcp4://127.0.0.1:5000";
+        // What PRRTE writes: URI, release, pid, uid:gid, start time.
+        let text = format!("{uri}\n5.0.11rc1\n77\n0:0\nnow\n");
+        for name in ["pmix.h.tool.77", "pmix.h.tool.prte-h-77@0"] {
+            std::fs::write(session.join(name), &text).unwrap();
+        }
+        let stock = ServerAddr::Stock {
+            uri: ServerUri::parse(uri).unwrap(),
+            version: Some("5.0.11rc1".into()),
+        };
+        let base = ToolOptions {
+            tmpdir: Some(dir.clone()),
+            system_tmpdir: Some(dir.clone()),
+            ..Default::default()
+        };
+        let by_pid = ToolOptions {
+            pid: Some(77),
+            ..base.clone()
+        };
+        assert_eq!(by_pid.candidates("h"), vec![stock.clone()]);
+        let by_nspace = ToolOptions {
+            nspace: Some("prte-h-77@0".into()),
+            ..base.clone()
+        };
+        assert_eq!(by_nspace.candidates("h"), vec![stock.clone()]);
+        let attachment = ToolOptions {
+            attachment_file: Some(session.join("pmix.h.tool.77")),
+            ..base.clone()
+        };
+        assert_eq!(attachment.candidates("h"), vec![stock]);
+        let by_uri = ToolOptions {
+            uri: Some(uri.into()),
+            ..base.clone()
+        };
+        assert!(matches!(
+            &by_uri.candidates("h")[..],
+            [ServerAddr::Stock { version: None, .. }]
+        ));
+        // Another pid's file is not this one's (no prefix match).
+        let other = ToolOptions {
+            pid: Some(7),
+            ..base
+        };
+        assert!(other.candidates("h").is_empty());
+        assert_eq!(
+            tool_files::pid_files(&dir, "h").unwrap(),
+            vec![(77, session.join("pmix.h.tool.77"))]
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

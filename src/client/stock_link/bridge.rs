@@ -171,7 +171,7 @@ impl Bridge {
             let Some((waiting, _)) = self.pending.remove(&tag) else {
                 continue;
             };
-            if let Some((id, msg)) = failure(waiting, Status::ERR_TIMEOUT) {
+            if let Some((id, msg)) = status_reply(waiting, Status::ERR_TIMEOUT) {
                 self.answer(id, &msg)?;
             }
         }
@@ -459,23 +459,6 @@ impl Bridge {
                 _ => Status::ERR_UNPACK_FAILURE,
             };
             let reply = match waiting {
-                Waiting::Nothing => continue,
-                Waiting::Finalize(id) => (id, Message::FinalizeReply(status)),
-                Waiting::Abort(id) => (id, Message::AbortReply(status)),
-                Waiting::Response(id) => (
-                    id,
-                    Message::Response(Response {
-                        status,
-                        body: vec![],
-                    }),
-                ),
-                Waiting::Fence(id) => (
-                    id,
-                    Message::FenceRelease(FenceRelease {
-                        status,
-                        segments: vec![],
-                    }),
-                ),
                 Waiting::Get(id) => (id, get_reply(self.ends.fmt, status, &mut b)),
                 Waiting::Nspace(id, ns) => {
                     let generation = self.next_generation;
@@ -502,6 +485,11 @@ impl Bridge {
                         &mut b,
                     )),
                 ),
+                // The rest carry the status alone.
+                other => match status_reply(other, status) {
+                    Some(r) => r,
+                    None => continue,
+                },
             };
             self.answer(reply.0, &reply.1)?;
         }
@@ -509,9 +497,11 @@ impl Bridge {
     }
 }
 
-/// The answer to the client's request that `waiting` stands for when it
-/// fails with `status` without a reply (`None`: nothing is awaited).
-fn failure(waiting: Waiting, status: Status) -> Option<(u32, Message)> {
+/// The answer carrying `status` alone to the client's request that
+/// `waiting` stands for: its reply's when the reply is a status, every
+/// kind's when the request fails without a reply (`None`: nothing is
+/// awaited).
+fn status_reply(waiting: Waiting, status: Status) -> Option<(u32, Message)> {
     let response = |id| {
         (
             id,

@@ -101,3 +101,50 @@ fn timeout_in(infos: &[Info]) -> Option<Duration> {
         .timeout
         .map(|t| t + GRACE)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::FenceRequest;
+    use crate::{Key, Value};
+
+    fn timeout(secs: i32) -> Info {
+        Info::new(Key::new(crate::keys::TIMEOUT).unwrap(), Value::Int(secs))
+    }
+
+    #[test]
+    fn replies_the_server_gives_at_once_are_bounded_collectives_only_by_their_timeout() {
+        let push = |directives: Vec<Info>| {
+            Push {
+                targets: vec![crate::Proc::new(
+                    crate::Nspace::new("job").unwrap(),
+                    crate::Rank(0),
+                )],
+                directives,
+                data: Some(b"x".to_vec()),
+            }
+            .encode()
+            .unwrap()
+        };
+        assert_eq!(for_request(Op::IOF_PUSH, &push(vec![])), Some(REPLY_BOUND));
+        assert_eq!(
+            for_request(Op::IOF_PUSH, &push(vec![timeout(1)])),
+            Some(Duration::from_secs(1) + GRACE)
+        );
+        assert_eq!(for_request(Op::QUERY, &[]), Some(REPLY_BOUND));
+        let connect = process_mgmt::encode_collective(&[], &[]).unwrap();
+        assert_eq!(for_request(Op::CONNECT, &connect), None);
+        let fence = |infos| {
+            for_message(&Message::FenceRequest(FenceRequest {
+                procs: vec![],
+                infos,
+            }))
+        };
+        assert_eq!(fence(vec![]), None);
+        assert_eq!(
+            fence(vec![timeout(5)]),
+            Some(Duration::from_secs(5) + GRACE)
+        );
+        assert_eq!(for_message(&Message::Finalize), Some(REPLY_BOUND));
+    }
+}

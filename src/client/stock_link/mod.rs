@@ -217,6 +217,16 @@ fn module_for_version(version: Option<&str>) -> Module {
     }
 }
 
+#[cfg(test)]
+#[test]
+fn a_tool_speaks_the_format_of_its_servers_release() {
+    assert_eq!(module_for_version(Some("5.0.11rc1")), Module::V41);
+    assert_eq!(module_for_version(Some("4.2.2")), Module::V41);
+    assert_eq!(module_for_version(Some("4.1.5")), Module::V4);
+    assert_eq!(module_for_version(Some("v3.2.3")), Module::V3);
+    assert_eq!(module_for_version(None), Module::V41);
+}
+
 /// A connection past its handshake: who is on either end and how they
 /// speak.
 struct Link {
