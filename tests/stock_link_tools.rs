@@ -382,3 +382,38 @@ fn a_stock_server_that_closes_mid_reply_ends_the_tools_call_at_once() {
     drop(t);
     server.join().unwrap();
 }
+
+#[test]
+fn a_tool_the_wheels_mpirun_started_is_a_client_of_its_job() {
+    if !is_root() {
+        eprintln!("SKIPPED: the wheel's launchers run as root here");
+        return;
+    }
+    let Some(mut cmd) = wheel_command("mpirun") else {
+        return;
+    };
+    let tmp = private_tmp("launched");
+    cmd.args(["--oversubscribe", "-np", "2", "env"])
+        .arg(format!(
+            "LD_LIBRARY_PATH={}",
+            common::ffi_lib_dir().display()
+        ))
+        .arg(tool_program())
+        .args(["self", "0"]);
+    let o = run(&mut cmd, &tmp, "our tools under the wheel's mpirun");
+    let r = report(&o);
+    let _ = std::fs::remove_dir_all(&tmp);
+    assert!(o.status.success(), "{r}");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(out.lines().filter(|l| *l == "tool ok").count(), 2, "{r}");
+    assert_eq!(
+        out.lines()
+            .filter(|l| l.starts_with("own job ") && l.ends_with(" size 2"))
+            .count(),
+        2,
+        "{r}"
+    );
+    for l in common::orte::libpmix_lines(&out, "tool") {
+        assert_eq!(std::fs::canonicalize(l).unwrap(), our_lib(), "{r}");
+    }
+}

@@ -62,7 +62,7 @@ impl Client {
     /// Connects to the OpenPMIx server the environment names (see
     /// [`stock_link`]); `infos` may hold `PMIX_TIMEOUT` (seconds, for the
     /// whole init exchange, else [`stock_link::INIT_BOUND`]).
-    fn connect_stock(infos: &[Info]) -> Result<Client, Status> {
+    pub(super) fn connect_stock(infos: &[Info]) -> Result<Client, Status> {
         let d = Directives::parse_for(infos, crate::wire::directives::TIMEOUT_ONLY);
         let bound = d.timeout.unwrap_or(stock_link::INIT_BOUND);
         let l = stock_link::connect(|k| std::env::var(k).ok(), bound)?;

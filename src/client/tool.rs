@@ -49,9 +49,10 @@
 //!
 //! A tool a server started (a debugger daemon `pmixrun` launched: its
 //! environment holds `PMIX_NAMESPACE`, `PMIX_RANK` and the server's URI
-//! from `setup_fork`) connects as that process, a client of its server,
-//! as OpenPMIx does (its "client tool"), unless a directive names a server
-//! or an identity.
+//! from `setup_fork`; or a process an OpenPMIx server launched, whose
+//! environment names that server) connects as that process, a client of
+//! its server, as OpenPMIx does (its "client tool"), unless a directive
+//! names a server or an identity.
 //!
 //! Failures: no server found or reachable → `PMIX_ERR_UNREACH`; the
 //! server refuses (no tool support: `PMIX_ERR_NOT_SUPPORTED`; another
@@ -302,8 +303,15 @@ impl Client {
         let launched = (!names_server && !o.do_not_connect)
             .then(|| super::ConnectInfo::from_env().ok())
             .flatten();
+        // Started by an OpenPMIx server (its environment names it): its
+        // client, through the stock link.
+        let stock_launched = !names_server
+            && !o.do_not_connect
+            && super::stock_link::names_stock_server(|k| std::env::var(k).ok());
         let mut c = if o.do_not_connect {
             Client::unconnected_tool(&o, &host, infos)?
+        } else if stock_launched {
+            Client::connect_stock(infos)?
         } else if let Some(launched) = launched {
             Client::connect(&launched, infos)?
         } else {

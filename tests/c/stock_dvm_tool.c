@@ -14,6 +14,9 @@
  *                                   and status query, pulls its stdout
  *                                   (PMIx_IOF_pull) until 3 lines came,
  *                                   deregisters and finalizes.
+ *   stock_dvm_tool self 0           a tool its launcher started (no
+ *                                   directive: the server its environment
+ *                                   names): its own job's size, finalize.
  *
  * Prints "tool libpmix: PATH" (the library this process mapped), "job NS",
  * "proc R pid P", "pulled LINE" and finally "tool ok". Rendezvous files
@@ -212,6 +215,22 @@ static int attach(const pmix_proc_t *me, const char *given)
     return 0;
 }
 
+/* A tool its launcher started: a client of its job; the job's size. */
+static int own_job(const pmix_proc_t *me)
+{
+    pmix_proc_t wild;
+    pmix_value_t *val = NULL;
+    pmix_status_t rc;
+    PMIX_LOAD_PROCID(&wild, me->nspace, PMIX_RANK_WILDCARD);
+    rc = PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &val);
+    if (PMIX_SUCCESS != rc || NULL == val || PMIX_UINT32 != val->type) {
+        FAIL("own job size: %s", PMIx_Error_string(rc));
+    }
+    printf("own job %s size %u\n", me->nspace, val->data.uint32);
+    PMIX_VALUE_RELEASE(val);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     pmix_proc_t me;
@@ -227,12 +246,14 @@ int main(int argc, char **argv)
     print_libpmix("tool", 0);
     pid = (pid_t) atoi(argv[2]);
     PMIX_INFO_LOAD(&info, PMIX_SERVER_PIDINFO, &pid, PMIX_PID);
-    rc = PMIx_tool_init(&me, &info, 1);
+    rc = PMIx_tool_init(&me, &info, 0 < pid ? 1 : 0);
     if (PMIX_SUCCESS != rc) {
         FAIL("PMIx_tool_init: %s", PMIx_Error_string(rc));
     }
     printf("tool %s.%u connected %d\n", me.nspace, me.rank, (int) PMIx_tool_is_connected());
-    int r = 0 == strcmp(argv[1], "spawn") ? spawn() : attach(&me, argc > 3 ? argv[3] : NULL);
+    int r = 0 == strcmp(argv[1], "spawn")  ? spawn()
+            : 0 == strcmp(argv[1], "self") ? own_job(&me)
+                                           : attach(&me, argc > 3 ? argv[3] : NULL);
     if (0 != r) {
         return r;
     }
