@@ -9,7 +9,9 @@
 //!   (`PMIx_Spawn`, what `prun` does); `pmix-ps` lists that job with its
 //!   ranks; the C tool attaches again by pid, finds the job in the proc
 //!   table query, reads its size (`PMIx_Get` of a job key of another
-//!   namespace) and pulls its output (`PMIx_IOF_pull`).
+//!   namespace) and pulls its output (`PMIx_IOF_pull`); the same through
+//!   `PMIX_CONNECT_TO_SYSTEM` (`prte --system-server`'s `pmix.sys.<host>`).
+//! - A tool the wheel's `mpirun` started: a client of its job.
 //! - A running wheel `mpirun`, by pid: the C tool and `pmix-attach`.
 //! - Fake servers (no wheel needed): one that accepts the tool and then
 //!   never answers — a call ends with `PMIX_ERR_TIMEOUT` (its
@@ -156,12 +158,13 @@ fn report(o: &Output) -> String {
     )
 }
 
-/// The C tool on our library, in `mode` at the server of `pid`.
-fn tool(mode: &str, pid: u32, job: Option<&str>, tmp: &Path) -> (String, String) {
+/// The C tool on our library, in `mode` at the server `server` names (a
+/// pid, or `system`).
+fn tool(mode: &str, server: &str, job: Option<&str>, tmp: &Path) -> (String, String) {
     let mut cmd = Command::new(tool_program());
     cmd.env("LD_LIBRARY_PATH", common::ffi_lib_dir())
         .arg(mode)
-        .arg(pid.to_string())
+        .arg(server)
         .args(job);
     let o = run(&mut cmd, tmp, "our C tool");
     let r = report(&o);
@@ -200,14 +203,20 @@ fn our_tools_list_attach_to_and_pull_output_from_a_prte_dvm_job() {
         return;
     };
     let tmp = private_tmp("dvm");
-    cmd.args(["--allow-run-as-root", "--report-uri", "-"]);
+    // Also the system server: `pmix.sys.<host>` in its TMPDIR.
+    cmd.args([
+        "--allow-run-as-root",
+        "--system-server",
+        "--report-uri",
+        "-",
+    ]);
     let dvm = Running::start(cmd, tmp.clone());
     // Its URI, written once it listens (its rendezvous files come first).
     let uri = dvm.line(Duration::from_secs(60), |l| l.contains(";tcp4://"));
     let pid = dvm.pid();
 
     // A job through the DVM, spawned by our tool (what `prun` does).
-    let (out, r) = tool("spawn", pid, None, &tmp);
+    let (out, r) = tool("spawn", &pid.to_string(), None, &tmp);
     let job = out
         .lines()
         .find_map(|l| l.strip_prefix("spawned "))
@@ -228,8 +237,12 @@ fn our_tools_list_attach_to_and_pull_output_from_a_prte_dvm_job() {
     assert_eq!(ps.matches("exe /bin/sh").count(), 2, "{rp}");
 
     // Attached again by pid: the proc table, a job key, the output.
-    let (out, r) = tool("attach", pid, Some(&job), &tmp);
+    let (out, r) = tool("attach", &pid.to_string(), Some(&job), &tmp);
     assert!(out.lines().any(|l| l == format!("job {job}")), "{r}");
+    assert_attached(&out, &r);
+
+    // And as the system server.
+    let (out, r) = tool("attach", "system", Some(&job), &tmp);
     assert_attached(&out, &r);
     drop(dvm);
 }
@@ -257,7 +270,7 @@ fn our_tools_attach_to_a_running_wheel_mpirun_by_pid() {
     job.line(Duration::from_secs(60), |l| l.starts_with("tick"));
     // `mpirun` execs `prterun`: the same pid.
     let pid = job.pid();
-    let (out, r) = tool("attach", pid, None, &tmp);
+    let (out, r) = tool("attach", &pid.to_string(), None, &tmp);
     assert_attached(&out, &r);
 
     // pmix-attach streams the job's output until the launcher ends.

@@ -14,6 +14,8 @@
  *                                   and status query, pulls its stdout
  *                                   (PMIx_IOF_pull) until 3 lines came,
  *                                   deregisters and finalizes.
+ *   stock_dvm_tool attach system NS the same at the system server
+ *                                   (PMIX_CONNECT_TO_SYSTEM)
  *   stock_dvm_tool self 0           a tool its launcher started (no
  *                                   directive: the server its environment
  *                                   names): its own job's size, finalize.
@@ -244,8 +246,14 @@ int main(int argc, char **argv)
     }
     alarm(90);
     print_libpmix("tool", 0);
+    /* PID "system": the system server (PMIX_CONNECT_TO_SYSTEM). */
     pid = (pid_t) atoi(argv[2]);
-    PMIX_INFO_LOAD(&info, PMIX_SERVER_PIDINFO, &pid, PMIX_PID);
+    if (0 == strcmp(argv[2], "system")) {
+        PMIX_INFO_LOAD(&info, PMIX_CONNECT_TO_SYSTEM, NULL, PMIX_BOOL);
+        pid = 1;
+    } else {
+        PMIX_INFO_LOAD(&info, PMIX_SERVER_PIDINFO, &pid, PMIX_PID);
+    }
     rc = PMIx_tool_init(&me, &info, 0 < pid ? 1 : 0);
     if (PMIX_SUCCESS != rc) {
         FAIL("PMIx_tool_init: %s", PMIx_Error_string(rc));
