@@ -61,8 +61,13 @@ fn our_lib() -> PathBuf {
     std::fs::canonicalize(common::ffi_lib_dir().join("libpmix.so.2")).unwrap()
 }
 
-/// A launcher of the wheel, with the environment it needs as root.
+/// A launcher of the wheel, with the environment it needs as root
+/// (`None`: skipped, no wheel or not root, as the launchers run here).
 fn wheel_command(name: &str) -> Option<Command> {
+    if !is_root() {
+        eprintln!("SKIPPED: the wheel's launchers run as root here");
+        return None;
+    }
     let o5 = common::ompi5()?;
     let mut cmd = Command::new(o5.bin(name));
     cmd.env("PRTE_ALLOW_RUN_AS_ROOT", "1")
@@ -195,10 +200,6 @@ fn assert_attached(out: &str, r: &str) {
 
 #[test]
 fn our_tools_list_attach_to_and_pull_output_from_a_prte_dvm_job() {
-    if !is_root() {
-        eprintln!("SKIPPED: the wheel's launchers run as root here");
-        return;
-    }
     let Some(mut cmd) = wheel_command("prte") else {
         return;
     };
@@ -249,10 +250,6 @@ fn our_tools_list_attach_to_and_pull_output_from_a_prte_dvm_job() {
 
 #[test]
 fn our_tools_attach_to_a_running_wheel_mpirun_by_pid() {
-    if !is_root() {
-        eprintln!("SKIPPED: the wheel's launchers run as root here");
-        return;
-    }
     let Some(mut cmd) = wheel_command("mpirun") else {
         return;
     };
@@ -398,10 +395,6 @@ fn a_stock_server_that_closes_mid_reply_ends_the_tools_call_at_once() {
 
 #[test]
 fn a_tool_the_wheels_mpirun_started_is_a_client_of_its_job() {
-    if !is_root() {
-        eprintln!("SKIPPED: the wheel's launchers run as root here");
-        return;
-    }
     let Some(mut cmd) = wheel_command("mpirun") else {
         return;
     };
