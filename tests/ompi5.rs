@@ -80,18 +80,6 @@ const YIELD: &str = "tests/ompi5/mpi_yield.c";
 type Run = common::orte::MarkedRun;
 
 impl Run {
-    fn report(&self) -> String {
-        format!(
-            "`{}` (exit {:?}, {:?}{})\n--- stdout\n{}\n--- stderr\n{}",
-            self.what,
-            self.code,
-            self.took,
-            if self.timed_out { ", TIMED OUT" } else { "" },
-            self.stdout,
-            self.stderr
-        )
-    }
-
     fn assert_ok(&self) {
         assert!(
             !self.timed_out && self.code == Some(0),

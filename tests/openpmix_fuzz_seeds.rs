@@ -1,5 +1,5 @@
 //! Seeds for the fuzz targets of OpenPMIx's protocol: real connect
-//! messages (every peer kind, v4 and v41, both buffer types, a tool's info
+//! messages (every peer kind, v41, v4 and v3, both buffer types, a tool's info
 //! array) for `openpmix_handshake`, and whole connections — the selector
 //! byte, a connect frame, then requests (a command and infos) — for
 //! `openpmix_decode`, and a server's frames (init reply, notification,
@@ -20,7 +20,7 @@ const KINDS: [u8; 11] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 
 fn formats() -> Vec<PeerFormat> {
     let mut v = Vec::new();
-    for module in [Module::V41, Module::V4] {
+    for module in [Module::V41, Module::V4, Module::V3] {
         for buffer_type in [BufferType::NonDescribed, BufferType::FullyDescribed] {
             v.push(PeerFormat {
                 module,
@@ -188,10 +188,17 @@ fn door_commands(format: PeerFormat) -> Vec<Vec<u8>> {
     ]
 }
 
-/// `stock_door_decode` inputs: for every built connect message, its
-/// peer's well-formed commands, each length-prefixed.
+/// `stock_door_decode` inputs: for every built connect message (v41 and
+/// v4: selectors 0-15; v3: its bit 6 with bits 1-3), its peer's
+/// well-formed commands, each length-prefixed.
 fn door_seeds() -> Vec<(u8, Vec<Vec<u8>>, Vec<u8>)> {
+    let v3 = Format {
+        module: Module::V3,
+        described: false,
+    }
+    .fuzz_selector();
     (0..16u8)
+        .chain((0..16u8).filter(|s| s & 1 == 0).map(|s| s | v3))
         .map(|sel| {
             let connect = ConnectMessage::parse(&pmix::server::door_connect(sel)).unwrap();
             let commands = door_commands(connect.format);
@@ -232,7 +239,7 @@ fn link_reply_seeds() -> Vec<Vec<u8>> {
     let mut seeds = Vec::new();
     for f in formats() {
         let fmt = f.codec();
-        let sel = fmt.fuzz_selector().unwrap();
+        let sel = fmt.fuzz_selector();
         let kval = |k: &str, v: Value| {
             Value::Kval(Box::new(pmix::value::Kval {
                 key: Some(std::ffi::CString::new(k).unwrap()),
@@ -291,14 +298,7 @@ fn link_reply_seeds() -> Vec<Vec<u8>> {
 #[test]
 fn seeds() {
     for s in link_reply_seeds() {
-        let fmt = Format {
-            module: if s[0] & 1 == 0 {
-                Module::V41
-            } else {
-                Module::V4
-            },
-            described: s[0] & 2 != 0,
-        };
+        let fmt = Format::from_fuzz_selector(s[0]);
         let ns = Nspace::new("seed-ns").unwrap();
         let mut r = FrameReader::new(1 << 16);
         r.push(&s[1..]).unwrap();

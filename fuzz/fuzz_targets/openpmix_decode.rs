@@ -2,7 +2,8 @@
 //! `pmix::openpmix::header::FrameReader` (the server's side, connect
 //! message first, split at input-chosen points), then each later frame's
 //! payload unpacked as a request would be — its command, then items of an
-//! input-chosen type — in the v4 or v41 format, non-described or fully
+//! input-chosen type — in the v41, v4 or v3 format (selector bits:
+//! `pmix::codec::Format::from_fuzz_selector`), non-described or fully
 //! described. Nothing may panic or allocate beyond the input; what unpacks
 //! must pack back (same format) to bytes that pack the same once read.
 #![no_main]

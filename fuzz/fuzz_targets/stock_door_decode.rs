@@ -3,8 +3,9 @@
 //! of OpenPMIx commands into our messages).
 //!
 //! Input layout: byte 0 selects the connect message. Bit 7 clear: the
-//! well-formed one `pmix::server::door_connect` builds for it (a format
-//! and a kind: client, tool asking for a name, named tool, singleton), so
+//! well-formed one `pmix::server::door_connect` builds for it (a format —
+//! v41, v4 or v3, non-described or fully described — and a kind: client,
+//! tool asking for a name, named tool, singleton), so
 //! the commands are decoded after an admitted handshake; bit 7 set: the connect payload
 //! comes from the input (the next two bytes its length, little-endian).
 //! Then commands, each a two-byte little-endian length and its payload.

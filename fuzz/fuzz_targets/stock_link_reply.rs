@@ -3,9 +3,11 @@
 //! client's side, split at input-chosen points), then each frame's payload
 //! through every decoder of the link (`pmix::client::stock_link_decode`:
 //! the handshake's reply, the init reply, a notification, a get's reply,
-//! the service replies), in the v4 or v41 format, non-described or fully
-//! described. Input: a selector byte (bit 0: v4, bit 1: described, the
-//! rest: the split step), then the bytes. Nothing may panic or allocate
+//! the service replies), in the v41, v4 or v3 format, non-described or
+//! fully described. Input: a selector byte (its format bits as
+//! `pmix::codec::Format::from_fuzz_selector` reads them — bit 0: v4,
+//! bit 1: described, bit 6: v3 —; the bits above bit 1: the split step),
+//! then the bytes. Nothing may panic or allocate
 //! beyond the input.
 #![no_main]
 

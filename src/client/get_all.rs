@@ -46,17 +46,10 @@ impl Inner {
     /// Everything this process holds about itself.
     fn all_own(&self) -> Vec<Info> {
         let local = self.local.read();
-        let mut internal: Vec<(&Key, &Value)> = local
-            .internal
-            .iter()
-            .filter(|((p, k), _)| {
-                p == &self.proc
-                    && k.as_bytes() != keys::RANK.as_bytes()
-                    && !self.own.contains(k.as_bytes())
-            })
-            .map(|((_, k), v)| (k, v))
-            .collect();
-        internal.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        let mut internal = local.internal_of(&self.proc);
+        internal.retain(|(k, _)| {
+            k.as_bytes() != keys::RANK.as_bytes() && !self.own.contains(k.as_bytes())
+        });
         let guard = crossbeam_epoch::pin();
         let own = self.own.all(&guard);
         internal
@@ -100,20 +93,13 @@ impl Inner {
             }
         }
         let local = self.local.read();
-        if let Some(posted) = local.fetched.get(proc) {
+        if let Some(posted) = local.fetched(proc.nspace.as_bytes(), proc.rank.0) {
             c.posted = true;
             for p in posted.iter().rev() {
                 c.add(&mut seen, p.key.clone(), p.value.clone());
             }
         }
-        let mut internal: Vec<(&Key, &Value)> = local
-            .internal
-            .iter()
-            .filter(|((p, _), _)| p == proc)
-            .map(|((_, k), v)| (k, v))
-            .collect();
-        internal.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-        for (k, v) in internal {
+        for (k, v) in local.internal_of(proc) {
             c.add(&mut seen, k.clone(), v.clone());
         }
         c

@@ -15,7 +15,7 @@ use parking_lot::{Mutex, RwLock};
 use pmix_shmem::Directory;
 
 use crate::wire::{self, Connection, Directives, Handshake, Message, SegmentRef};
-use crate::{keys, Info, Key, Proc, Status};
+use crate::{keys, Info, Proc, Status};
 
 use super::progress::{Progress, Requester};
 use super::singleton;
@@ -116,9 +116,7 @@ impl Client {
         let me = c.inner.proc.clone();
         let mut local = c.inner.local.write();
         for k in [keys::SERVER_NSPACE, keys::SERVER_RANK] {
-            if let Ok(k) = Key::new(k) {
-                local.internal.remove(&(me.clone(), k));
-            }
+            local.forget_internal(&me, k);
         }
         drop(local);
         Ok(c)

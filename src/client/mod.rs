@@ -43,6 +43,7 @@ mod iof;
 pub use group::GroupTarget;
 pub use iof::{IofChunk, IofHandler, IofRegCallback, PushRequest};
 mod launcher;
+mod local_data;
 mod local_launch;
 mod lookup;
 mod own_puts;
@@ -62,7 +63,7 @@ mod tool;
 pub use tool::{ServerAddr, ToolOptions};
 pub mod tool_session;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::os::fd::{AsFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -71,7 +72,7 @@ use std::thread::JoinHandle;
 use parking_lot::{Mutex, RwLock};
 use pmix_shmem::{Directory, Reader, Segment};
 
-use crate::wire::{self, Abort, FenceRequest, Message, Posted, SegmentKind, SegmentRef};
+use crate::wire::{self, Abort, FenceRequest, Message, SegmentKind, SegmentRef};
 use crate::{keys, Info, Key, Nspace, Proc, Rank, Status, Value};
 
 pub use crate::wire::pubsub::PublishedValue;
@@ -84,6 +85,7 @@ pub use pubsub::LookupCallback;
 pub use query::{CredentialCallback, InfosCallback, QueryCallback};
 pub use service::ResponseCallback;
 
+use local_data::LocalData;
 use progress::{Reply, Requester};
 
 /// Callback of a non-blocking operation; runs on the progress thread.
@@ -172,38 +174,6 @@ impl<'a> OwnKey<'a> {
             value: &p.value,
             version: p.version,
         }
-    }
-}
-
-/// What the client keeps outside the segments.
-#[derive(Default)]
-struct LocalData {
-    /// Posted since the last commit (never `PMIX_INTERNAL`).
-    uncommitted: Vec<Posted>,
-    /// `PMIx_Store_internal` values and `PMIX_INTERNAL` puts.
-    internal: HashMap<(Proc, Key), Value>,
-    /// Peers' data fetched by direct modex.
-    fetched: HashMap<Proc, Vec<Posted>>,
-}
-
-impl LocalData {
-    /// The keys about this process that the client itself answers, as
-    /// OpenPMIx's client stores them at init: `PMIX_RANK` (a
-    /// `PMIX_PROC_RANK`), `PMIX_SERVER_NSPACE` and `PMIX_SERVER_RANK`.
-    fn with_identity(me: &Proc, server: &Proc) -> LocalData {
-        let mut d = LocalData::default();
-        let mut add = |k: &str, v: Value| {
-            if let Ok(k) = Key::new(k) {
-                d.internal.insert((me.clone(), k), v);
-            }
-        };
-        add(keys::RANK, Value::ProcRank(me.rank.0));
-        add(
-            keys::SERVER_NSPACE,
-            Value::string(&server.nspace.to_string_lossy()),
-        );
-        add(keys::SERVER_RANK, Value::ProcRank(server.rank.0));
-        d
     }
 }
 
@@ -317,8 +287,7 @@ impl Inner {
         let records = wire::blob::decode(&reply.data).map_err(Status::from)?;
         let mut local = self.local.write();
         for rec in records {
-            let entry = local.fetched.entry(rec.proc).or_default();
-            wire::merge_posted(entry, rec.posted);
+            local.merge_fetched(&rec.proc, rec.posted);
         }
         Ok(())
     }
@@ -327,12 +296,8 @@ impl Inner {
     fn latest_fetched(&self, proc: &Proc, key: &str) -> Option<Value> {
         self.local
             .read()
-            .fetched
-            .get(proc)?
-            .iter()
-            .rev()
-            .find(|p| p.key.as_bytes() == key.as_bytes())
-            .map(|p| p.value.clone())
+            .latest_fetched(proc.nspace.as_bytes(), proc.rank.0, key.as_bytes())
+            .cloned()
     }
 
     /// The answer of the sources a get reads without the server, in
@@ -340,8 +305,12 @@ impl Inner {
     /// keys: a modex segment may hold an older value), the mapped segments
     /// (`view`: the target's namespace, if mapped; see
     /// [`lookup`](lookup) for the realms), the internal store, data
-    /// fetched by direct modex. No allocation and no lock when the
-    /// segments or this process's own puts answer.
+    /// fetched by direct modex. A get of one process without a realm
+    /// qualifier reads that process's realm wherever it is held (the
+    /// segments, the internal store, fetched data) before its node's and
+    /// application's, so that a peer's posted key reads the same whether
+    /// a fence collected it or direct modex fetched it. No allocation and
+    /// no lock when the segments or this process's own puts answer.
     fn resolve<'r>(
         &'r self,
         reader: &'r Reader<'_>,
@@ -357,29 +326,41 @@ impl Inner {
                 return Some(k.answer(reader));
             }
         }
-        if let Some(ns) = view {
-            let found = lookup::in_view(reader, ns, &self.proc, own_nspace, target.rank, key, opts);
-            if let Some(value) = found {
-                return Some(Answer::Segment {
-                    value,
-                    view: ns,
-                    until_put: shadowed_by_puts,
-                });
+        let Some(ns) = view else {
+            return self.held_here(target, key);
+        };
+        let segment = |value| Answer::Segment {
+            value,
+            view: ns,
+            until_put: shadowed_by_puts,
+        };
+        if lookup::reads_rank_then_realms(opts, target.rank) {
+            // The process's own data wherever it is held (segments, then
+            // here: a peer's posted data fetched by direct modex is its
+            // process realm too), then its node's and application's.
+            if let Some(v) = ns.get(target.rank.0, key) {
+                return Some(segment(v));
             }
+            if let Some(a) = self.held_here(target, key) {
+                return Some(a);
+            }
+            let me = &self.proc;
+            return lookup::node_or_app_of(reader, ns, me, own_nspace, target.rank, key)
+                .map(segment);
         }
-        let k = Key::new(key).ok()?;
-        let proc = Proc::new(Nspace::new(target.nspace).ok()?, target.rank);
+        let found = lookup::in_view(reader, ns, &self.proc, own_nspace, target.rank, key, opts);
+        found.map(segment).or_else(|| self.held_here(target, key))
+    }
+
+    /// The internal store's value of `key` for `target`, else the newest
+    /// that direct modex brought.
+    fn held_here(&self, target: ProcRef<'_>, key: &str) -> Option<Answer<'static>> {
+        let (ns, rank, key) = (target.nspace, target.rank.0, key.as_bytes());
         let local = self.local.read();
-        if let Some(v) = local.internal.get(&(proc.clone(), k.clone())) {
-            return Some(Answer::Local(v.clone()));
-        }
         local
-            .fetched
-            .get(&proc)?
-            .iter()
-            .rev()
-            .find(|p| p.key == k)
-            .map(|p| Answer::Local(p.value.clone()))
+            .internal(ns, rank, key)
+            .or_else(|| local.latest_fetched(ns, rank, key))
+            .map(|v| Answer::Local(v.clone()))
     }
 
     /// True for this process's namespace.
@@ -523,7 +504,9 @@ impl Client {
     /// (for its non-reserved keys), the mapped segments (`view`: the
     /// target's namespace in `reader`, e.g. through an [`NsHandle`] or
     /// [`view_of`](Self::view_of), `None` if not mapped), the internal
-    /// store, data fetched by direct modex. `None` if none has it: then
+    /// store, data fetched by direct modex (for one process without a
+    /// realm qualifier, before its node's and application's realms; see
+    /// `Inner::resolve`). `None` if none has it: then
     /// [`get_with`](Self::get_with) asks the server. No allocation, no
     /// lock, no syscall when the segments or this process's own puts
     /// answer (an own put is borrowed under `reader`'s epoch pin).
@@ -602,11 +585,7 @@ impl Client {
     pub fn store_internal(&self, proc: &Proc, key: &str, value: Value) -> Result<(), Status> {
         self.inner.check_active()?;
         let key = Key::new(key)?;
-        self.inner
-            .local
-            .write()
-            .internal
-            .insert((proc.clone(), key), value);
+        self.inner.local.write().store_internal(proc, key, value);
         Ok(())
     }
 

@@ -25,7 +25,7 @@ impl Client {
         let mut local = self.inner.local.write();
         self.inner.own.put(&key, value.clone());
         if scope == Scope::Internal {
-            local.internal.insert((self.inner.proc.clone(), key), value);
+            local.store_internal(&self.inner.proc, key, value);
             return Ok(());
         }
         wire::merge_posted(&mut local.uncommitted, vec![Posted { scope, key, value }]);

@@ -140,6 +140,9 @@ impl Module {
     }
 }
 
+/// The fuzz selector's bit for `v3` (see [`Format::from_fuzz_selector`]).
+const FUZZ_V3: u8 = 0x40;
+
 /// How a peer's buffers are laid out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Format {
@@ -158,12 +161,15 @@ impl Format {
     };
 
     /// The format a fuzz input's selector byte names: the fuzz targets'
-    /// and their seeds' one convention (bit 0: `v4` rather than `v41`,
-    /// bit 1: fully described; the other bits are each target's own).
+    /// and their seeds' one convention (bit 6: `v3`; else bit 0: `v4`
+    /// rather than `v41`; bit 1: fully described; the other bits are each
+    /// target's own).
     #[doc(hidden)]
     pub fn from_fuzz_selector(sel: u8) -> Format {
         Format {
-            module: if sel & 1 == 0 {
+            module: if sel & FUZZ_V3 != 0 {
+                Module::V3
+            } else if sel & 1 == 0 {
                 Module::V41
             } else {
                 Module::V4
@@ -172,16 +178,16 @@ impl Format {
         }
     }
 
-    /// The two selector bits of [`from_fuzz_selector`](Self::from_fuzz_selector)
-    /// that name this format (`None` for `v3`, which no selector names).
+    /// The selector bits of [`from_fuzz_selector`](Self::from_fuzz_selector)
+    /// that name this format (the others clear).
     #[doc(hidden)]
-    pub fn fuzz_selector(self) -> Option<u8> {
+    pub fn fuzz_selector(self) -> u8 {
         let module = match self.module {
             Module::V41 => 0,
             Module::V4 => 1,
-            Module::V3 => return None,
+            Module::V3 => FUZZ_V3,
         };
-        Some(module | if self.described { 2 } else { 0 })
+        module | if self.described { 2 } else { 0 }
     }
 
     /// Packs `values`, all of type `ty`, as one pack call of this format.
@@ -676,5 +682,19 @@ mod tests {
             .pack_value(&mut Buffer::new(), &Value::JobState(1))
             .unwrap_err();
         assert!(matches!(e, CodecError::NotInModule { module: "v3", .. }));
+    }
+
+    /// Every format, v3 included, is a fuzz selector's, and each selector
+    /// names the format its own bits give back.
+    #[test]
+    fn every_format_has_a_fuzz_selector() {
+        for module in [Module::V3, Module::V4, Module::V41] {
+            for described in [false, true] {
+                let f = Format { module, described };
+                assert_eq!(Format::from_fuzz_selector(f.fuzz_selector()), f);
+                // The targets' own bits do not change the format.
+                assert_eq!(Format::from_fuzz_selector(f.fuzz_selector() | 0x8c), f);
+            }
+        }
     }
 }

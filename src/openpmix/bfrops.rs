@@ -85,6 +85,18 @@ impl PeerFormat {
         })
     }
 
+    /// The handshake's statement of the codec format `f`.
+    pub fn from_codec(f: Format) -> PeerFormat {
+        PeerFormat {
+            module: f.module,
+            buffer_type: if f.described {
+                BufferType::FullyDescribed
+            } else {
+                BufferType::NonDescribed
+            },
+        }
+    }
+
     /// The codec format for this peer's buffers.
     pub fn codec(self) -> Format {
         Format {

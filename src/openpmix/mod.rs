@@ -38,6 +38,7 @@ pub mod header;
 pub mod job_info;
 pub mod peer;
 pub mod rendezvous;
+mod sock_diag;
 pub mod uri;
 
 pub use bfrops::{BufferType, PeerFormat};

@@ -2,7 +2,9 @@
 //! rather than from the connect message (OpenPMIx's server believes the
 //! uid a client writes in its credential; we check it).
 //!
-//! Linux lists every TCP socket of the network namespace in
+//! The kernel is asked by the connection's two addresses over
+//! `NETLINK_SOCK_DIAG` ([`super::sock_diag`]); where that is refused, the
+//! tables below are read instead. Linux lists every TCP socket of the network namespace in
 //! `/proc/net/tcp` and `/proc/net/tcp6`, one line each with its local and
 //! remote address, the uid that owns it and its inode. The peer's socket
 //! is the one whose local address is our connection's remote address and
@@ -12,7 +14,7 @@
 //! enough for the check).
 //!
 //! Only files are read here, no C call, so nothing goes through
-//! `src/sys.rs`.
+//! `src/sys.rs` (the netlink socket is `netlink-sys`'s).
 //!
 //! Invariant: a connection is only attributed to a socket whose two
 //! addresses both match exactly; no match is an error, never a guess.
@@ -52,6 +54,16 @@ pub fn of_stream(stream: &TcpStream) -> Result<PeerProcess, WireError> {
 /// remote address is `local` (the other end of our connection
 /// `local`→`remote`).
 pub fn lookup(local: SocketAddr, remote: SocketAddr) -> Result<PeerProcess, WireError> {
+    // The kernel's exact lookup first; the tables where sock_diag is not
+    // there (a kernel without it, a seccomp filter refusing netlink).
+    if let Ok((uid, inode)) = super::sock_diag::owner(remote, local) {
+        return Ok(PeerProcess { uid, inode });
+    }
+    from_tables(local, remote)
+}
+
+/// [`lookup`] by the kernel's socket tables.
+fn from_tables(local: SocketAddr, remote: SocketAddr) -> Result<PeerProcess, WireError> {
     for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
         let text = match fs::read_to_string(table) {
             Ok(t) => t,
@@ -188,9 +200,13 @@ mod tests {
         assert_eq!(p.pid(), Some(std::process::id() as i32));
         // And from the other side, the accepted socket is ours too.
         assert_eq!(of_stream(&c).unwrap().uid, p.uid);
+        // The tables, where sock_diag is refused, name the same socket.
+        let (local, remote) = (s.local_addr().unwrap(), s.peer_addr().unwrap());
+        assert_eq!(from_tables(local, remote).unwrap(), p);
         // A connection that is not there is an error, not a guess.
         let ghost: SocketAddr = "127.0.0.1:1".parse().unwrap();
         assert!(lookup(ghost, ghost).is_err());
+        assert!(from_tables(ghost, ghost).is_err());
     }
 
     #[test]

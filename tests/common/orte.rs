@@ -265,6 +265,21 @@ pub struct MarkedRun {
     pub what: String,
 }
 
+impl MarkedRun {
+    /// The command, how it ended and its output, for a failure's message.
+    pub fn report(&self) -> String {
+        format!(
+            "`{}` (exit {:?}, {:?}{})\n--- stdout\n{}\n--- stderr\n{}",
+            self.what,
+            self.code,
+            self.took,
+            if self.timed_out { ", TIMED OUT" } else { "" },
+            self.stdout,
+            self.stderr
+        )
+    }
+}
+
 /// Runs `cmd` in its own process group with `var=<a fresh mark>` in its
 /// environment and stdin closed, for at most `limit`: at the limit the
 /// group is killed; then every process still carrying the mark (daemons

@@ -1,5 +1,6 @@
 /* MPI hello: MPI_Init, MPI_Allreduce of the ranks, MPI_Finalize. Rank 0
- * prints which libpmix it and its parent (mpirun, or pmixrun) mapped. */
+ * prints which libpmix (and libopen-pal) it and its parent (mpirun, or
+ * pmixrun) mapped. */
 #include <mpi.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -15,6 +16,8 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (0 == rank) {
         print_libpmix("rank", 0);
+        /* Open MPI 4.1's own OpenPMIx lives in its libopen-pal. */
+        print_mapped("rank", 0, "libopen-pal");
         print_libpmix("launcher", getppid());
     }
     hello_allreduce(rank, size);

@@ -17,6 +17,7 @@ use crate::wire::{
 use crate::{DataType, Nspace, Proc, Status, Value};
 use pmix_shmem::Scope;
 
+use super::invite::{self, Invitation};
 use super::kvals::proc_blobs;
 use super::registration;
 use super::services::{self, pack_infos, LinkState, NotSent, ReplyLayout};
@@ -35,7 +36,14 @@ enum Waiting {
     Service(u32, ReplyLayout),
     /// Another namespace's job data (see [`nspace`]).
     Nspace(u32, Nspace),
+    /// The server's status for an invitation's `PMIX_GROUP_INVITED`
+    /// (the client's request): a failure ends the invitation.
+    Invited(u32),
 }
+
+/// The handler id under which the bridge registers the codes of the
+/// answers its invitations wait for (the client's handlers count from 0).
+const INVITATIONS: u64 = u64::MAX;
 
 /// What the bridge links: the client's connection and the stock server's,
 /// past the handshake and init.
@@ -69,6 +77,8 @@ struct Bridge {
     codes: HashMap<Status, usize>,
     /// The generation of the next segment made here (see [`nspace`]).
     next_generation: u64,
+    /// The invitations this process leads, oldest first.
+    invitations: Vec<Invitation>,
 }
 
 /// The bridge's end: either side closed, or sent what does not parse;
@@ -90,6 +100,7 @@ pub(super) fn spawn(ends: Ends) -> io::Result<()> {
         handlers: HashMap::new(),
         codes: HashMap::new(),
         next_generation: 2,
+        invitations: Vec::new(),
     };
     std::thread::Builder::new()
         .name("pmix-stock-link".into())
@@ -120,11 +131,18 @@ impl Bridge {
         // Frames of the init reply's read may already hold more.
         self.server_frames()?;
         loop {
-            match poll.poll(&mut events, self.next_expiry()) {
+            let now = Instant::now();
+            let invitation = self.invitations.iter().filter_map(|i| i.left(now)).min();
+            let wake = match (self.next_expiry(), invitation) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            match poll.poll(&mut events, wake) {
                 Ok(()) => {}
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(_) => return Err(Closed),
             }
+            self.expire_invitations()?;
             for ev in events.iter() {
                 if ev.token() == OURS && (ev.is_readable() || ev.is_read_closed()) {
                     self.client_frames()?;
@@ -134,6 +152,7 @@ impl Bridge {
                         Ok(crate::openpmix::header::ReadState::Open) => {}
                         _ => {
                             let _ = self.server_frames();
+                            let _ = self.finalized_by_close();
                             return Err(Closed);
                         }
                     }
@@ -143,6 +162,15 @@ impl Bridge {
             self.expire()?;
             self.flush_tcp()?;
             self.ends.ours.flush().map_err(closed)?;
+        }
+    }
+
+    /// Ends the invitation of the client's request `id` with `status`
+    /// (the server refused, or did not answer, its notification).
+    fn invitation_failed(&mut self, id: u32, status: Status) -> Result<(), Closed> {
+        match self.invitations.iter().position(|i| i.request == id) {
+            Some(at) => self.end_invitation(at, Err(status)),
+            None => Ok(()),
         }
     }
 
@@ -168,11 +196,16 @@ impl Bridge {
             .map(|(t, _)| *t)
             .collect();
         for tag in over {
-            let Some((waiting, _)) = self.pending.remove(&tag) else {
-                continue;
-            };
-            if let Some((id, msg)) = status_reply(waiting, Status::ERR_TIMEOUT) {
-                self.answer(id, &msg)?;
+            match self.pending.remove(&tag) {
+                Some((Waiting::Invited(id), _)) => {
+                    self.invitation_failed(id, Status::ERR_TIMEOUT)?
+                }
+                Some((waiting, _)) => {
+                    if let Some((id, msg)) = status_reply(waiting, Status::ERR_TIMEOUT) {
+                        self.answer(id, &msg)?;
+                    }
+                }
+                None => {}
             }
         }
         Ok(())
@@ -272,12 +305,15 @@ impl Bridge {
                     };
                     return self.answer(id, &Message::Response(bad));
                 };
-                self.command(Command::Notify, |b| {
-                    fmt.pack_value(b, &Value::Status(ev.status.0))?;
-                    fmt.pack_value(b, &Value::DataRange(ev.range.0))?;
-                    pack_infos(fmt, b, &ev.infos)
-                })
-                .map(|b| (b, Waiting::Response(id)))
+                self.notify_bytes(&ev).map(|b| (b, Waiting::Response(id)))
+            }
+            Message::Request(r) if r.op == Op::GROUP_INVITE => return self.invite(id, &r.body),
+            Message::Request(r) if r.op == Op::GROUP_JOIN => {
+                let me = self.ends.me.clone();
+                match invite::join_notice(&me, &r.body) {
+                    Ok(ev) => self.notify_bytes(&ev).map(|b| (b, Waiting::Response(id))),
+                    Err(s) => return self.respond(id, s),
+                }
             }
             Message::Request(r) if r.op == Op::REGISTER_EVENTS => {
                 return self.register_codes(id, &r.body)
@@ -351,6 +387,20 @@ impl Bridge {
         let Some((handler, codes)) = registration::read_registration(body) else {
             return self.respond(id, Status::ERR_BAD_PARAM);
         };
+        match self.add_codes(handler, codes) {
+            Ok(None) => self.respond(id, Status::SUCCESS),
+            Ok(Some(bytes)) => self.send(bytes, Waiting::Response(id)),
+            Err(e) => self.respond(id, e.status()),
+        }
+    }
+
+    /// Records `handler`'s `codes`; the registration of those no other
+    /// handler holds yet, for the server (`None`: nothing new).
+    fn add_codes(
+        &mut self,
+        handler: u64,
+        codes: Vec<Status>,
+    ) -> Result<Option<Vec<u8>>, CodecError> {
         let mut fresh = Vec::new();
         for c in &codes {
             let n = self.codes.entry(*c).or_insert(0);
@@ -361,17 +411,15 @@ impl Bridge {
         }
         self.handlers.insert(handler, codes);
         if fresh.is_empty() {
-            return self.respond(id, Status::SUCCESS);
+            return Ok(None);
         }
         let fmt = self.ends.fmt;
-        match self.command(Command::RegEvents, |b| {
+        self.command(Command::RegEvents, |b| {
             fmt.pack_value(b, &Value::Size(fresh.len()))?;
             fmt.pack(b, DataType::Status, &fresh)?;
             fmt.pack_value(b, &Value::Size(0))
-        }) {
-            Ok(bytes) => self.send(bytes, Waiting::Response(id)),
-            Err(e) => self.respond(id, e.status()),
-        }
+        })
+        .map(Some)
     }
 
     /// A handler's deregistration: the codes no handler holds any more
@@ -380,6 +428,13 @@ impl Bridge {
         let Some((handler, _)) = registration::read_registration(body) else {
             return self.respond(id, Status::ERR_BAD_PARAM);
         };
+        self.remove_codes(handler)?;
+        self.respond(id, Status::SUCCESS)
+    }
+
+    /// Forgets `handler`'s codes; those no handler holds any more leave
+    /// the server.
+    fn remove_codes(&mut self, handler: u64) -> Result<(), Closed> {
         let mut gone = Vec::new();
         for c in self.handlers.remove(&handler).unwrap_or_default() {
             if let Some(n) = self.codes.get_mut(&c) {
@@ -399,7 +454,99 @@ impl Bridge {
                 self.send_unanswered(bytes)?;
             }
         }
-        self.respond(id, Status::SUCCESS)
+        Ok(())
+    }
+
+    /// `PMIX_NOTIFY_CMD` of `ev`: status, range, infos.
+    fn notify_bytes(&self, ev: &crate::events::Event) -> Result<Vec<u8>, CodecError> {
+        let fmt = self.ends.fmt;
+        self.command(Command::Notify, |b| {
+            fmt.pack_value(b, &Value::Status(ev.status.0))?;
+            fmt.pack_value(b, &Value::DataRange(ev.range.0))?;
+            pack_infos(fmt, b, &ev.infos)
+        })
+    }
+
+    /// The client's invite (request `id`): the answers' codes registered
+    /// with the server (for the first invitation), the invitation sent.
+    fn invite(&mut self, id: u32, body: &[u8]) -> Result<(), Closed> {
+        let me = self.ends.me.clone();
+        let (inv, invited) = match Invitation::start(&me, id, body) {
+            Ok(x) => x,
+            Err(s) => return self.respond(id, s),
+        };
+        let bytes = match self.notify_bytes(&invited) {
+            Ok(b) => b,
+            Err(e) => return self.respond(id, e.status()),
+        };
+        if self.invitations.is_empty() {
+            match self.add_codes(INVITATIONS, invite::ANSWER_CODES.to_vec()) {
+                Ok(Some(reg)) => self.send(reg, Waiting::Nothing)?,
+                Ok(None) => {}
+                Err(e) => return self.respond(id, e.status()),
+            }
+        }
+        let settled = inv.settled();
+        self.invitations.push(inv);
+        if settled {
+            return self.end_invitation(self.invitations.len() - 1, Ok(()));
+        }
+        self.send(bytes, Waiting::Invited(id))
+    }
+
+    /// Ends invitation `at`: its answer to the client (on success, the
+    /// group, and `PMIX_GROUP_CONSTRUCT_COMPLETE` to its members); the
+    /// answers' codes leave the server with the last invitation.
+    fn end_invitation(&mut self, at: usize, outcome: Result<(), Status>) -> Result<(), Closed> {
+        let inv = self.invitations.remove(at);
+        if self.invitations.is_empty() {
+            self.remove_codes(INVITATIONS)?;
+        }
+        let request = inv.request;
+        if let Err(s) = outcome {
+            return self.respond(request, s);
+        }
+        let me = self.ends.me.clone();
+        let id = inv.id.clone();
+        let (body, members, done) = inv.complete(&me);
+        let body = match body {
+            Ok(b) => b,
+            Err(s) => return self.respond(request, s),
+        };
+        if members.iter().any(|p| *p != me) {
+            if let Ok(bytes) = self.notify_bytes(&done) {
+                self.send(bytes, Waiting::Nothing)?;
+            }
+        }
+        self.ends.state.groups.insert(id, members);
+        self.answer(
+            request,
+            &Message::Response(Response {
+                status: Status::SUCCESS,
+                body,
+            }),
+        )
+    }
+
+    /// An answer to an invitation (if `ev` is one): the oldest invitation
+    /// waiting for its source takes it, and ends if it was the last.
+    fn invite_answer(&mut self, ev: &crate::events::Event) -> Result<(), Closed> {
+        let Some(at) = self.invitations.iter_mut().position(|i| i.answer(ev)) else {
+            return Ok(());
+        };
+        if self.invitations[at].settled() {
+            self.end_invitation(at, Ok(()))?;
+        }
+        Ok(())
+    }
+
+    /// Ends the invitations whose `PMIX_TIMEOUT` passed.
+    fn expire_invitations(&mut self) -> Result<(), Closed> {
+        let now = std::time::Instant::now();
+        while let Some(at) = self.invitations.iter().position(|i| i.expired(now)) {
+            self.end_invitation(at, Err(Status::ERR_TIMEOUT))?;
+        }
+        Ok(())
     }
 
     /// The payload of `cmd` followed by what `rest` packs.
@@ -434,11 +581,35 @@ impl Bridge {
         self.ends.ours.flush().map(drop).map_err(closed)
     }
 
+    /// The server closed the connection: a finalize still waiting is
+    /// done. A stock server may close before its answer is out (OpenPMIx
+    /// 3.2 under Open MPI 4.1's `mpirun` does, after a connect or a
+    /// spawn), and OpenPMIx's own clients take the close, like the answer,
+    /// as the end of their finalize; every other waiting call fails with
+    /// the lost connection.
+    fn finalized_by_close(&mut self) -> Result<(), Closed> {
+        let ids: Vec<u32> = self
+            .pending
+            .values()
+            .filter_map(|(w, _)| match w {
+                Waiting::Finalize(id) => Some(*id),
+                _ => None,
+            })
+            .collect();
+        for id in ids {
+            self.answer(id, &Message::FinalizeReply(Status::SUCCESS))?;
+        }
+        Ok(())
+    }
+
     fn server_frames(&mut self) -> Result<(), Closed> {
         while let Some(f) = self.ends.reader.next_frame() {
             if f.header.tag == TAG_NOTIFY {
-                if let Some(ev) = event(self.ends.fmt, f.payload) {
-                    self.answer(0, &ev)?;
+                if let Some(ev) = notification(self.ends.fmt, f.payload) {
+                    self.invite_answer(&ev)?;
+                    if let Ok(body) = crate::events::encode_event(&ev) {
+                        self.answer(0, &Message::Event(body))?;
+                    }
                 }
                 continue;
             }
@@ -459,6 +630,12 @@ impl Bridge {
                 _ => Status::ERR_UNPACK_FAILURE,
             };
             let reply = match waiting {
+                Waiting::Invited(id) => {
+                    if status != Status::SUCCESS {
+                        self.invitation_failed(id, status)?;
+                    }
+                    continue;
+                }
                 Waiting::Get(id) => (id, get_reply(self.ends.fmt, status, &mut b)),
                 Waiting::Nspace(id, ns) => {
                     let generation = self.next_generation;
@@ -500,7 +677,7 @@ impl Bridge {
 /// The answer carrying `status` alone to the client's request that
 /// `waiting` stands for: its reply's when the reply is a status, every
 /// kind's when the request fails without a reply (`None`: nothing is
-/// awaited).
+/// awaited, or an invitation's status, which the bridge handles).
 fn status_reply(waiting: Waiting, status: Status) -> Option<(u32, Message)> {
     let response = |id| {
         (
@@ -512,7 +689,7 @@ fn status_reply(waiting: Waiting, status: Status) -> Option<(u32, Message)> {
         )
     };
     Some(match waiting {
-        Waiting::Nothing => return None,
+        Waiting::Nothing | Waiting::Invited(_) => return None,
         Waiting::Finalize(id) => (id, Message::FinalizeReply(status)),
         Waiting::Abort(id) => (id, Message::AbortReply(status)),
         Waiting::Fence(id) => (
@@ -540,9 +717,16 @@ fn status_reply(waiting: Waiting, status: Status) -> Option<(u32, Message)> {
     })
 }
 
-/// A notification on tag 0 (command, status, source, info count, infos,
-/// range) as our event message; `None` if it does not decode.
+/// A notification on tag 0 as our event message; `None` if it does not
+/// decode.
 pub(super) fn event(fmt: Format, payload: Vec<u8>) -> Option<Message> {
+    let ev = notification(fmt, payload)?;
+    crate::events::encode_event(&ev).ok().map(Message::Event)
+}
+
+/// A notification on tag 0 (command, status, source, info count, infos,
+/// range); `None` if it does not decode.
+fn notification(fmt: Format, payload: Vec<u8>) -> Option<crate::events::Event> {
     let mut b = Buffer::from_bytes(payload);
     let Value::Command(c) = fmt.unpack_value(&mut b, DataType::Command).ok()? else {
         return None;
@@ -579,13 +763,12 @@ pub(super) fn event(fmt: Format, payload: Vec<u8>) -> Option<Message> {
         Ok(Value::DataRange(r)) if Range(r).is_valid() => Range(r),
         _ => Range::SESSION,
     };
-    let ev = crate::events::Event {
+    Some(crate::events::Event {
         status: Status(status),
         source,
         range,
         infos,
-    };
-    crate::events::encode_event(&ev).ok().map(Message::Event)
+    })
 }
 
 /// A get's reply as a direct-modex reply: each byte object's process and

@@ -22,6 +22,7 @@
 //! | `Request` of `Op::REGISTER_EVENTS` (a handler's codes) | `PMIX_REGEVENTS_CMD` with the codes no other handler registered → status |
 //! | `Request` of `Op::DEREGISTER_EVENTS` | `PMIX_DEREGEVENTS_CMD` with the codes no handler holds any more (no reply) |
 //! | `Request` of publish, lookup, unpublish, query, log, job control, connect, disconnect, spawn, credentials, group construct/destruct/leave, IOF pull/deregister/push | the stock command ([`services`]) |
+//! | `Request` of `Op::GROUP_INVITE`, `Op::GROUP_JOIN` | events among the processes ([`invite`]): `PMIX_NOTIFY_CMD`s, the answers' codes registered while an invitation waits |
 //! | tag 0 from the server | an `Event` to the client |
 //! | tag 2 (`PMIX_PTL_TAG_IOF`) from the server | an `Iof` to the client |
 //! | anything else | answered `PMIX_ERR_NOT_SUPPORTED` here |
@@ -43,13 +44,18 @@
 //! (a job the DVM runs) maps a job segment made from the server's answer
 //! ([`nspace`]).
 //!
+//! The job data a host registers may contradict themselves across nodes
+//! (Open MPI 4.1's orted, Slurm 22.05): [`reconcile`] makes them one node
+//! table before they become our job segment.
+//!
 //! Invariants: every wait is bounded — init's exchanges by [`INIT_BOUND`]
 //! (or `PMIX_TIMEOUT`), the replies to later requests as [`deadline`]
 //! says (those that wait for other processes, as a fence does, only by
 //! `PMIX_TIMEOUT` or the server's end); every pending and later call fails
 //! with `PMIX_ERR_LOST_CONNECTION` when the bridge closes its end, which
 //! it does as soon as the server closes, or sends a frame that does not
-//! parse.
+//! parse; an invitation ends when every invitee answered, or at its
+//! `PMIX_TIMEOUT`.
 
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
@@ -419,17 +425,18 @@ fn job_from_reply(
     payload: &[u8],
     hostname: &str,
 ) -> Result<JobDescription, Status> {
-    job_from_infos(nspace, &registration_infos(fmt, nspace, payload)?, hostname)
+    job_from_infos(nspace, registration_infos(fmt, nspace, payload)?, hostname)
 }
 
-/// The job `infos` describe (as a host registers it), its local processes
-/// counted on `hostname`.
+/// The job `infos` describe (as a host registers it; its node table made
+/// consistent), its local processes counted on `hostname`.
 fn job_from_infos(
     nspace: &Nspace,
-    infos: &[Info],
+    infos: Vec<Info>,
     hostname: &str,
 ) -> Result<JobDescription, Status> {
-    JobDescription::from_registration(nspace, local_count(infos, hostname), infos, hostname)
+    let infos = reconcile::consistent_node_ids(infos, hostname);
+    JobDescription::from_registration(nspace, local_count(&infos, hostname), &infos, hostname)
 }
 
 /// How many of the job's processes run on `hostname`: its node array's
@@ -514,8 +521,10 @@ pub fn decode_server_payload(fmt: Format, nspace: &Nspace, payload: &[u8]) -> us
 
 mod bridge;
 mod deadline;
+mod invite;
 mod kvals;
 mod nspace;
+mod reconcile;
 mod registration;
 mod services;
 #[cfg(test)]

@@ -80,7 +80,7 @@ fn segment(
     if infos.is_empty() {
         return Err(Status::ERR_NOT_FOUND);
     }
-    let sealed = super::job_from_infos(ns, &infos, hostname)?
+    let sealed = super::job_from_infos(ns, infos, hostname)?
         .build_segment()?
         .seal()
         .map_err(|_| Status::ERR_OUT_OF_RESOURCE)?;

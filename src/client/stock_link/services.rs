@@ -25,8 +25,9 @@
 //! Output the server forwards arrives on `PMIX_PTL_TAG_IOF` (source
 //! `PROC`, channel, our id `SIZE`, count, infos, the bytes) and reaches
 //! our client as its one-way `Iof` message ([`iof_delivery`]).
-//! `GROUP_INVITE` and `GROUP_JOIN` are not carried: OpenPMIx's clients
-//! invite and join by events among themselves, not through the server.
+//! `GROUP_INVITE` and `GROUP_JOIN` are not service commands: OpenPMIx's
+//! clients invite and join by events among themselves, which the server
+//! only relays; so does the bridge ([`super::invite`]).
 //!
 //! Invariants: a request body that does not decode never reaches the
 //! server (the client hears `PMIX_ERR_BAD_PARAM`); a reply that does not

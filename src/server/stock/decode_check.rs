@@ -14,9 +14,9 @@
 
 use super::inbound::{self, Inbound};
 use super::link::loop_frame;
-use crate::codec::Module;
+use crate::codec::{Format, Module};
 use crate::openpmix::handshake::{Identity, PeerKind};
-use crate::openpmix::{BufferType, ConnectMessage, PeerFormat};
+use crate::openpmix::{ConnectMessage, PeerFormat};
 use crate::{Nspace, Proc, Rank};
 
 /// What decoding one connection's bytes gave.
@@ -61,24 +61,16 @@ pub fn door_decode(connect: &[u8], commands: &[&[u8]]) -> DoorDecode {
     out
 }
 
-/// The connect message payload `sel` selects: bits 0-1 its format
-/// (v41 or v4, then non-described or fully described), bits 2-3 its
-/// kind (a 5.0.11 client, a 5.0.11 tool asking for a name, a 4.2.2 tool
+/// The connect message payload `sel` selects: its format by
+/// [`Format::from_fuzz_selector`] (bits 0, 1 and 6: v41, v4 or v3,
+/// non-described or fully described), bits 2-3 its kind (a 5.0.11
+/// client — 3.2.5 in v3 —, a 5.0.11 tool asking for a name, a 4.2.2 tool
 /// named `fuzz-ns` rank 1, a 4.2.2 singleton of that name).
 pub fn door_connect(sel: u8) -> Vec<u8> {
-    let format = PeerFormat {
-        module: if sel & 1 == 0 {
-            Module::V41
-        } else {
-            Module::V4
-        },
-        buffer_type: if sel & 2 == 0 {
-            BufferType::NonDescribed
-        } else {
-            BufferType::FullyDescribed
-        },
-    };
+    let codec = Format::from_fuzz_selector(sel);
+    let format = PeerFormat::from_codec(codec);
     let (kind, version) = match (sel >> 2) & 3 {
+        0 if codec.module == Module::V3 => (PeerKind::SimpleClient, "3.2.5"),
         0 => (PeerKind::SimpleClient, "5.0.11"),
         1 => (PeerKind::ToolNeedsId, "5.0.11"),
         2 => (PeerKind::ToolGivenId, "4.2.2"),
