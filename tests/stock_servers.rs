@@ -205,14 +205,7 @@ fn against_fake(fake: Fake, extra_env: &[(&str, &str)]) -> (Output, Duration) {
         let Ok((mut s, _)) = l.accept() else {
             return;
         };
-        // The connect message: 16-byte host-order header, then its payload.
-        let mut head = [0u8; 16];
-        if s.read_exact(&mut head).is_err() {
-            return;
-        }
-        let n = u32::from_ne_bytes([head[8], head[9], head[10], head[11]]) as usize;
-        let mut payload = vec![0u8; n];
-        if s.read_exact(&mut payload).is_err() {
+        if common::stock_door::read_connect(&mut s).is_none() {
             return;
         }
         match fake {
@@ -225,24 +218,15 @@ fn against_fake(fake: Fake, extra_env: &[(&str, &str)]) -> (Output, Duration) {
                 let mut accept = 0u32.to_be_bytes().to_vec();
                 accept.extend_from_slice(&7u32.to_be_bytes());
                 let _ = s.write_all(&accept);
-                // The init request's header (network order) and payload.
-                if s.read_exact(&mut head).is_err() {
+                // The init request.
+                let Some((tag, _)) = common::stock_door::read_frame(&mut s) else {
                     return;
-                }
-                let tag = [head[4], head[5], head[6], head[7]];
-                let n = u32::from_be_bytes([head[8], head[9], head[10], head[11]]) as usize;
-                let mut req = vec![0u8; n];
-                let _ = s.read_exact(&mut req);
+                };
                 let (announced, body): (u32, Vec<u8>) = match fake {
                     Fake::ClosesMidReply => (1000, vec![0; 10]),
                     _ => (12, vec![0xff; 12]),
                 };
-                let mut reply = 7u32.to_be_bytes().to_vec();
-                reply.extend_from_slice(&tag);
-                reply.extend_from_slice(&announced.to_be_bytes());
-                reply.extend_from_slice(&[0; 4]);
-                reply.extend_from_slice(&body);
-                let _ = s.write_all(&reply);
+                let _ = s.write_all(&common::stock_door::reply_frame(tag, announced, &body));
                 if matches!(fake, Fake::Garbage) {
                     let mut rest = Vec::new();
                     let _ = s.read_to_end(&mut rest);

@@ -154,11 +154,13 @@ fn hosted_jobs(t: &Client) -> Result<Vec<String>, Status> {
         qualifiers: vec![],
     };
     let (_, answers) = t.query(&[q])?;
+    // An OpenPMIx server (PRRTE's) names its tools' namespaces too.
+    let me = t.proc().nspace.to_string_lossy();
     Ok(answers
         .iter()
         .filter_map(|i| i.value.as_str())
         .flat_map(|s| s.split(','))
-        .filter(|s| !s.is_empty())
+        .filter(|s| !s.is_empty() && *s != me)
         .map(str::to_owned)
         .collect())
 }

@@ -1,8 +1,10 @@
 //! `pmix-ps`: the jobs of this user's PMIx servers on this node.
 //!
-//! Every server that serves tools (`pmixrun` does) leaves a rendezvous
-//! file `pmix.<host>.tool.<pid>` in its temporary directory; `pmix-ps`
-//! finds them there (`$TMPDIR` or `/tmp`, or `--tmpdir DIR`), attaches to
+//! Every server that serves tools (`pmixrun` does, and OpenPMIx's:
+//! PRRTE's `prte`, `mpirun`) leaves a rendezvous file
+//! `pmix.<host>.tool.<pid>` in its temporary directory or its session
+//! directory below it; `pmix-ps` finds them there (`$TMPDIR` or `/tmp`, or
+//! `--tmpdir DIR`, and two levels below), attaches to
 //! each server as a tool, and prints its jobs: namespace, ranks, and for
 //! each rank its pid, state, host and executable (the server's process
 //! table; a rank that has not connected shows pid 0 and state UNDEFINED).
@@ -97,7 +99,9 @@ fn list(pid: u32, file: &Path) -> Result<(), Status> {
         .and_then(|i| i.value.as_str())
         .unwrap_or_default()
         .to_owned();
-    for ns in names.split(',').filter(|n| !n.is_empty()) {
+    // An OpenPMIx server (PRRTE's) lists its tools' namespaces too.
+    let me = tool.proc().nspace.to_string_lossy();
+    for ns in names.split(',').filter(|n| !n.is_empty() && *n != me) {
         let q = query(
             &[keys::QUERY_PROC_TABLE],
             vec![Info::new(Key::new(keys::NSPACE)?, Value::string(ns))],

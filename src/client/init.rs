@@ -62,10 +62,31 @@ impl Client {
     /// Connects to the OpenPMIx server the environment names (see
     /// [`stock_link`]); `infos` may hold `PMIX_TIMEOUT` (seconds, for the
     /// whole init exchange, else [`stock_link::INIT_BOUND`]).
-    fn connect_stock(infos: &[Info]) -> Result<Client, Status> {
+    pub(super) fn connect_stock(infos: &[Info]) -> Result<Client, Status> {
         let d = Directives::parse_for(infos, crate::wire::directives::TIMEOUT_ONLY);
         let bound = d.timeout.unwrap_or(stock_link::INIT_BOUND);
         let l = stock_link::connect(|k| std::env::var(k).ok(), bound)?;
+        Client::from_stock_link(l)
+    }
+
+    /// Connects as a tool to the OpenPMIx server at `uri` (see
+    /// [`stock_link::connect_tool`]); `infos` may hold `PMIX_TIMEOUT`
+    /// (seconds, for the whole exchange, else [`stock_link::INIT_BOUND`])
+    /// and go to the server's host.
+    pub(super) fn connect_stock_tool(
+        uri: &crate::openpmix::ServerUri,
+        version: Option<&str>,
+        requested: Option<Proc>,
+        infos: &[Info],
+    ) -> Result<Client, Status> {
+        let d = Directives::parse_for(infos, crate::wire::directives::TIMEOUT_ONLY);
+        let bound = d.timeout.unwrap_or(stock_link::INIT_BOUND);
+        let l = stock_link::connect_tool(uri, version, requested, infos, bound)?;
+        Client::from_stock_link(l)
+    }
+
+    /// A client over a stock server's link.
+    fn from_stock_link(l: stock_link::Linked) -> Result<Client, Status> {
         let c = Client::assemble(l.progress, &l.me, &l.server, &l.segments, l.fds)?;
         c.inner
             .stock_link

@@ -60,7 +60,7 @@ pub use spawn::normalize_app;
 #[doc(hidden)]
 pub use stock_link::decode_server_payload as stock_link_decode;
 mod tool;
-pub use tool::ToolOptions;
+pub use tool::{ServerAddr, ToolOptions};
 pub mod tool_session;
 
 use std::collections::HashSet;

@@ -8,8 +8,8 @@
 //! The server is found, in this order, by:
 //! - `PMIX_SERVER_URI` (its URI, or `file:PATH` naming a file whose first
 //!   line is the URI, as OpenPMIx accepts; `unix://HOST/PATH` and
-//!   `file://HOST/PATH` may name this node as HOST; our servers listen on
-//!   a unix socket: a TCP URI, by address or host name, reaches none);
+//!   `file://HOST/PATH` may name this node as HOST);
+//! - `PMIX_TOOL_ATTACHMENT_FILE` (a rendezvous file);
 //! - `PMIX_SERVER_PIDINFO` (its pid: `pmix.<host>.tool.<pid>`);
 //! - `PMIX_SERVER_NSPACE` (its namespace: `pmix.<host>.tool.<nspace>`);
 //! - `PMIX_CONNECT_TO_SYSTEM` (the system server: `pmix.sys.<host>` in the
@@ -18,7 +18,12 @@
 //!   first with `PMIX_CONNECT_SYSTEM_FIRST`, the system server.
 //!
 //! Rendezvous files (see [`crate::net::tool_files`]) are looked for in
-//! `PMIX_SERVER_TMPDIR` / `PMIX_SYSTEM_TMPDIR`, else `$TMPDIR` or `/tmp`.
+//! `PMIX_SERVER_TMPDIR` / `PMIX_SYSTEM_TMPDIR`, else `$TMPDIR` or `/tmp`;
+//! a server named by pid or namespace also in the directories below them
+//! (an OpenPMIx server's session directory, [`tool_files::SEARCH_DEPTH`]).
+//! A `unix://` URI is one of our servers; a `tcp4://`/`tcp6://` one an
+//! OpenPMIx server (PRRTE's `prte`, `prterun`, Open MPI 5's `mpirun`),
+//! attached to through [`super::stock_link`] ([`ServerAddr`]).
 //! `PMIX_CONNECT_MAX_RETRIES` and `PMIX_CONNECT_RETRY_DELAY` (seconds)
 //! retry a server that is not there yet. `PMIX_TOOL_NSPACE` and
 //! `PMIX_TOOL_RANK` ask for an identity.
@@ -44,20 +49,22 @@
 //!
 //! A tool a server started (a debugger daemon `pmixrun` launched: its
 //! environment holds `PMIX_NAMESPACE`, `PMIX_RANK` and the server's URI
-//! from `setup_fork`) connects as that process, a client of its server,
-//! as OpenPMIx does (its "client tool"), unless a directive names a server
-//! or an identity.
+//! from `setup_fork`; or a process an OpenPMIx server launched, whose
+//! environment names that server) connects as that process, a client of
+//! its server, as OpenPMIx does (its "client tool"), unless a directive
+//! names a server or an identity.
 //!
 //! Failures: no server found or reachable → `PMIX_ERR_UNREACH`; the
 //! server refuses (no tool support: `PMIX_ERR_NOT_SUPPORTED`; another
 //! user: `PMIX_ERR_NO_PERMISSIONS`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::connect::parse_uri;
 use super::Client;
 use crate::net::tool_files;
+use crate::openpmix::ServerUri;
 use crate::wire::{flag, int};
 use crate::{keys, Info, Nspace, Proc, Rank, Status, Value};
 
@@ -66,6 +73,8 @@ use crate::{keys, Info, Nspace, Proc, Rank, Status, Value};
 pub struct ToolOptions {
     /// `PMIX_SERVER_URI`.
     pub uri: Option<String>,
+    /// `PMIX_TOOL_ATTACHMENT_FILE` (a rendezvous file to read the URI from).
+    pub attachment_file: Option<PathBuf>,
     /// `PMIX_SERVER_PIDINFO`.
     pub pid: Option<u32>,
     /// `PMIX_SERVER_NSPACE` (the server's namespace).
@@ -111,6 +120,8 @@ impl ToolOptions {
             let v = &i.value;
             if is(keys::SERVER_URI) {
                 o.uri = Some(text(v).ok_or(Status::ERR_BAD_PARAM)?);
+            } else if is(keys::TOOL_ATTACHMENT_FILE) {
+                o.attachment_file = Some(PathBuf::from(text(v).ok_or(Status::ERR_BAD_PARAM)?));
             } else if is(keys::SERVER_PIDINFO) {
                 let pid = match v {
                     Value::Pid(p) => Some(i64::from(*p)),
@@ -153,50 +164,103 @@ impl ToolOptions {
         Ok(o)
     }
 
-    /// The sockets to try, in order (see the module documentation).
-    pub fn candidates(&self, host: &str) -> Vec<PathBuf> {
+    /// The servers to try, in order (see the module documentation).
+    pub fn candidates(&self, host: &str) -> Vec<ServerAddr> {
         let tmp = self.tmpdir.clone().unwrap_or_else(default_tmpdir);
         let sys = self.system_tmpdir.clone().unwrap_or_else(default_tmpdir);
-        let from_file = |p: PathBuf| tool_files::read_uri(&p).and_then(|u| parse_uri(&u));
+        let from_file = |p: &Path| ServerAddr::from_file(p);
         if let Some(u) = &self.uri {
             // `file:PATH`: the URI is the first line of that file (a
             // rendezvous file, or one a launcher reported its URI in).
-            let uri = match u.strip_prefix("file:") {
-                Some(path) => file_path(path).and_then(|p| tool_files::read_uri(&p)),
-                None => Some(u.clone()),
-            };
-            return uri.and_then(|u| parse_uri(&u)).into_iter().collect();
+            return match u.strip_prefix("file:") {
+                Some(path) => file_path(path).and_then(|p| from_file(&p)),
+                None => ServerAddr::from_uri(u, None),
+            }
+            .into_iter()
+            .collect();
+        }
+        if let Some(f) = &self.attachment_file {
+            return from_file(f).into_iter().collect();
         }
         if self.launcher {
             // The tool that started this launcher waits for it there.
             if let Some(u) = std::env::var(LAUNCHER_RNDZ_ENV)
                 .ok()
-                .and_then(|u| parse_uri(&u))
+                .and_then(|u| ServerAddr::from_uri(&u, None))
             {
                 return vec![u];
             }
         }
-        if let Some(pid) = self.pid {
-            return from_file(tool_files::by_pid(&tmp, host, pid))
+        // A server named by its pid or namespace: its file in the
+        // server's directory, else below it or below the system's (an
+        // OpenPMIx server's session directory).
+        let named = |name: String| {
+            [&tmp, &sys]
                 .into_iter()
-                .collect();
+                .find_map(|d| tool_files::find(d, &name))
+                .and_then(|p| from_file(&p))
+                .into_iter()
+                .collect()
+        };
+        if let Some(pid) = self.pid {
+            return named(file_name(&tool_files::by_pid(&tmp, host, pid)));
         }
         if let Some(ns) = &self.nspace {
-            return from_file(tool_files::by_nspace(&tmp, host, ns))
-                .into_iter()
-                .collect();
+            return named(file_name(&tool_files::by_nspace(&tmp, host, ns)));
         }
-        let system = || from_file(tool_files::system(&sys, host));
+        let system = || from_file(&tool_files::system(&sys, host));
         if self.to_system {
             return system().into_iter().collect();
         }
-        let session = || from_file(tool_files::session(&tmp, host));
+        let session = || from_file(&tool_files::session(&tmp, host));
         let order = if self.system_first {
             [system(), session()]
         } else {
             [session(), system()]
         };
         order.into_iter().flatten().collect()
+    }
+}
+
+/// The last component of a path the tool files name.
+fn file_name(p: &Path) -> String {
+    p.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// A server a tool may attach to: one of ours, by its socket, or an
+/// OpenPMIx server, by its TCP URI (and the release its rendezvous file
+/// gave), served through the stock link (`client::stock_link`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ServerAddr {
+    /// Our server's socket.
+    Ours(PathBuf),
+    /// An OpenPMIx server.
+    Stock {
+        /// Its URI.
+        uri: ServerUri,
+        /// Its release, if known.
+        version: Option<String>,
+    },
+}
+
+impl ServerAddr {
+    /// The server a URI names (`unix://` ours, `tcp4://`/`tcp6://` an
+    /// OpenPMIx server's); `None` if it names none reachable from here.
+    pub fn from_uri(uri: &str, version: Option<String>) -> Option<ServerAddr> {
+        if let Some(p) = parse_uri(uri) {
+            return Some(ServerAddr::Ours(p));
+        }
+        ServerUri::parse(uri)
+            .ok()
+            .map(|uri| ServerAddr::Stock { uri, version })
+    }
+
+    /// The server a rendezvous file names (see [`tool_files::ServerFile`]).
+    pub fn from_file(path: &Path) -> Option<ServerAddr> {
+        let f = tool_files::ServerFile::read(path)?;
+        ServerAddr::from_uri(&f.uri, f.version)
     }
 }
 
@@ -229,6 +293,7 @@ impl Client {
         let o = ToolOptions::parse(infos)?;
         let host = crate::server::local_hostname();
         let names_server = o.uri.is_some()
+            || o.attachment_file.is_some()
             || o.pid.is_some()
             || o.nspace.is_some()
             || o.to_system
@@ -238,8 +303,15 @@ impl Client {
         let launched = (!names_server && !o.do_not_connect)
             .then(|| super::ConnectInfo::from_env().ok())
             .flatten();
+        // Started by an OpenPMIx server (its environment names it): its
+        // client, through the stock link.
+        let stock_launched = !names_server
+            && !o.do_not_connect
+            && super::stock_link::names_stock_server(|k| std::env::var(k).ok());
         let mut c = if o.do_not_connect {
             Client::unconnected_tool(&o, &host, infos)?
+        } else if stock_launched {
+            Client::connect_stock(infos)?
         } else if let Some(launched) = launched {
             Client::connect(&launched, infos)?
         } else {
@@ -264,8 +336,19 @@ impl Client {
             if attempt > 0 {
                 std::thread::sleep(o.retry_delay);
             }
-            for socket in o.candidates(host) {
-                match Client::connect_tool(&socket, o.identity.clone(), infos) {
+            for server in o.candidates(host) {
+                let r = match &server {
+                    ServerAddr::Ours(socket) => {
+                        Client::connect_tool(socket, o.identity.clone(), infos)
+                    }
+                    ServerAddr::Stock { uri, version } => Client::connect_stock_tool(
+                        uri,
+                        version.as_deref(),
+                        o.identity.clone(),
+                        &for_host(infos),
+                    ),
+                };
+                match r {
                     Ok(c) => {
                         crate::attributes::note_tool();
                         return Ok(c);
@@ -291,6 +374,26 @@ impl Client {
         };
         Client::private(Some(me), infos)
     }
+}
+
+/// What a tool tells an OpenPMIx server's host of itself: its caller's
+/// directives but those that found the server (OpenPMIx's tools keep
+/// those too).
+fn for_host(infos: &[Info]) -> Vec<Info> {
+    let finding = [
+        keys::SERVER_URI,
+        keys::TOOL_ATTACHMENT_FILE,
+        keys::SERVER_PIDINFO,
+        keys::SERVER_NSPACE,
+        keys::CONNECT_TO_SYSTEM,
+        keys::CONNECT_SYSTEM_FIRST,
+        keys::TOOL_CONNECT_OPTIONAL,
+    ];
+    infos
+        .iter()
+        .filter(|i| !finding.iter().any(|k| i.key.as_bytes() == k.as_bytes()))
+        .cloned()
+        .collect()
 }
 
 /// A launcher's listener: a server with tool support under the tool's
@@ -370,12 +473,18 @@ mod tests {
             pid: Some(9),
             ..base.clone()
         };
-        assert_eq!(by_pid.candidates("h"), vec![PathBuf::from("/s/sock")]);
+        assert_eq!(
+            by_pid.candidates("h"),
+            vec![ServerAddr::Ours(PathBuf::from("/s/sock"))]
+        );
         let by_file = ToolOptions {
             uri: Some(format!("file:{}", tool_files::system(&dir, "h").display())),
             ..base.clone()
         };
-        assert_eq!(by_file.candidates("h"), vec![PathBuf::from("/y/sock")]);
+        assert_eq!(
+            by_file.candidates("h"),
+            vec![ServerAddr::Ours(PathBuf::from("/y/sock"))]
+        );
         let no_file = ToolOptions {
             uri: Some(format!("file:{}/none", dir.display())),
             ..base.clone()
@@ -388,7 +497,10 @@ mod tests {
             )),
             ..base.clone()
         };
-        assert_eq!(by_host.candidates("h"), vec![PathBuf::from("/y/sock")]);
+        assert_eq!(
+            by_host.candidates("h"),
+            vec![ServerAddr::Ours(PathBuf::from("/y/sock"))]
+        );
         let elsewhere = ToolOptions {
             uri: Some(format!(
                 "file://surely-not-this-host.example{}",
@@ -399,13 +511,19 @@ mod tests {
         assert!(elsewhere.candidates("h").is_empty());
         assert_eq!(
             base.candidates("h"),
-            vec![PathBuf::from("/s/sock"), PathBuf::from("/y/sock")]
+            vec![
+                ServerAddr::Ours(PathBuf::from("/s/sock")),
+                ServerAddr::Ours(PathBuf::from("/y/sock"))
+            ]
         );
         let first = ToolOptions {
             system_first: true,
             ..base.clone()
         };
-        assert_eq!(first.candidates("h")[0], PathBuf::from("/y/sock"));
+        assert_eq!(
+            first.candidates("h")[0],
+            ServerAddr::Ours(PathBuf::from("/y/sock"))
+        );
         let none = ToolOptions {
             pid: Some(10),
             ..base
@@ -413,5 +531,61 @@ mod tests {
         assert!(none.candidates("h").is_empty());
         drop((f, sys));
         let _ = std::fs::remove_dir(&dir);
+    }
+
+    #[test]
+    fn an_openpmix_server_is_found_below_the_tmpdir_by_pid_or_uri() {
+        let dir = std::env::temp_dir().join(format!("tool-stock-{}", std::process::id()));
+        let session = dir.join("prte.77");
+        std::fs::create_dir_all(&session).unwrap();
+        let uri = "prte-h-77@0.0;tcp4://127.0.0.1:5000";
+        // What PRRTE writes: URI, release, pid, uid:gid, start time.
+        let text = format!("{uri}\n5.0.11rc1\n77\n0:0\nnow\n");
+        for name in ["pmix.h.tool.77", "pmix.h.tool.prte-h-77@0"] {
+            std::fs::write(session.join(name), &text).unwrap();
+        }
+        let stock = ServerAddr::Stock {
+            uri: ServerUri::parse(uri).unwrap(),
+            version: Some("5.0.11rc1".into()),
+        };
+        let base = ToolOptions {
+            tmpdir: Some(dir.clone()),
+            system_tmpdir: Some(dir.clone()),
+            ..Default::default()
+        };
+        let by_pid = ToolOptions {
+            pid: Some(77),
+            ..base.clone()
+        };
+        assert_eq!(by_pid.candidates("h"), vec![stock.clone()]);
+        let by_nspace = ToolOptions {
+            nspace: Some("prte-h-77@0".into()),
+            ..base.clone()
+        };
+        assert_eq!(by_nspace.candidates("h"), vec![stock.clone()]);
+        let attachment = ToolOptions {
+            attachment_file: Some(session.join("pmix.h.tool.77")),
+            ..base.clone()
+        };
+        assert_eq!(attachment.candidates("h"), vec![stock]);
+        let by_uri = ToolOptions {
+            uri: Some(uri.into()),
+            ..base.clone()
+        };
+        assert!(matches!(
+            &by_uri.candidates("h")[..],
+            [ServerAddr::Stock { version: None, .. }]
+        ));
+        // Another pid's file is not this one's (no prefix match).
+        let other = ToolOptions {
+            pid: Some(7),
+            ..base
+        };
+        assert!(other.candidates("h").is_empty());
+        assert_eq!(
+            tool_files::pid_files(&dir, "h").unwrap(),
+            vec![(77, session.join("pmix.h.tool.77"))]
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

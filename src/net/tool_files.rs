@@ -28,24 +28,80 @@ pub fn by_pid(dir: &Path, host: &str, pid: u32) -> PathBuf {
     dir.join(format!("pmix.{host}.tool.{pid}"))
 }
 
-/// The servers that left a `pmix.<host>.tool.<pid>` file in `dir`: each
-/// `(pid, file)`, by pid (the reader of [`by_pid`]'s names).
+/// How deep below a temporary directory rendezvous files are looked for:
+/// PRRTE (`prte`, `prterun`, `mpirun` of Open MPI 5) writes them in its
+/// session directory, `<tmpdir>/prte.<pid>/` or `<tmpdir>/ompi.<pid>/`.
+pub const SEARCH_DEPTH: usize = 2;
+
+/// The servers that left a `pmix.<host>.tool.<pid>` file in `dir` or a
+/// directory below it (at most [`SEARCH_DEPTH`] levels, as OpenPMIx's
+/// tools search their temporary directory's tree): each `(pid, file)`,
+/// by pid, a pid once (its file nearest to `dir`). Only `dir` itself
+/// must be readable.
 pub fn pid_files(dir: &Path, host: &str) -> std::io::Result<Vec<(u32, PathBuf)>> {
     let prefix = format!("pmix.{host}.tool.");
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir)? {
-        let e = e?;
-        let name = e.file_name();
+    let mut out: Vec<(u32, PathBuf)> = Vec::new();
+    std::fs::read_dir(dir)?;
+    walk(dir, SEARCH_DEPTH, &mut |path, name| {
         let pid = name
-            .to_str()
-            .and_then(|n| n.strip_prefix(&prefix))
+            .strip_prefix(&prefix)
             .and_then(|p| p.parse::<u32>().ok());
         if let Some(pid) = pid {
-            out.push((pid, e.path()));
+            if !out.iter().any(|(p, _)| *p == pid) {
+                out.push((pid, path.to_path_buf()));
+            }
         }
-    }
+        false
+    });
     out.sort();
     Ok(out)
+}
+
+/// The file named `name` in `dir`, else in the directories below it (at
+/// most [`SEARCH_DEPTH`] levels, breadth first, each level in name
+/// order): where a tool finds a server by its pid or namespace.
+pub fn find(dir: &Path, name: &str) -> Option<PathBuf> {
+    let mut hit = None;
+    walk(dir, SEARCH_DEPTH, &mut |path, n| {
+        if n == name {
+            hit = Some(path.to_path_buf());
+        }
+        hit.is_some()
+    });
+    hit
+}
+
+/// Calls `visit` with each regular file in `dir` and the directories
+/// below it, `depth` levels at most, breadth first, each level in name
+/// order, without following symbolic links, until `visit` says stop.
+/// Unreadable directories are skipped.
+fn walk(dir: &Path, depth: usize, visit: &mut dyn FnMut(&Path, &str) -> bool) {
+    let mut level = vec![dir.to_path_buf()];
+    for d in 0..=depth {
+        let mut below = Vec::new();
+        for dir in &level {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                continue;
+            };
+            let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
+            entries.sort_by_key(|e| e.file_name());
+            for e in entries {
+                let Ok(t) = e.file_type() else {
+                    continue;
+                };
+                if t.is_dir() && d < depth {
+                    below.push(e.path());
+                } else if t.is_file() {
+                    if let Some(name) = e.file_name().to_str() {
+                        if visit(&e.path(), name) {
+                            return;
+                        }
+                    }
+                }
+            }
+        }
+        level = below;
+    }
 }
 
 /// `pmix.<host>.tool.<nspace>` in `dir`.

@@ -418,6 +418,41 @@ impl ConnectMessage {
     }
 }
 
+impl ConnectMessage {
+    /// The message a self-started tool on this process sends (native
+    /// credential of `uid`/`gid`): asking for an identifier when
+    /// `requested` is `None`, else given that one; `infos` (its pid, ids,
+    /// what its caller passed) packed after the fixed fields.
+    pub fn tool(
+        requested: Option<Proc>,
+        (uid, gid): (u32, u32),
+        version: &str,
+        format: PeerFormat,
+        infos: &[Info],
+    ) -> Result<Self, WireError> {
+        let kind = if requested.is_some() {
+            PeerKind::ToolGivenId
+        } else {
+            PeerKind::ToolNeedsId
+        };
+        let mut m = ConnectMessage {
+            psec: "native".into(),
+            credential: Self::native_credential_bytes(uid, gid),
+            kind,
+            identity: Identity {
+                ids: Some((uid, gid)),
+                proc: requested,
+            },
+            version: version.into(),
+            format,
+            gds: "hash".into(),
+            info_blob: Vec::new(),
+        };
+        m.set_infos(infos)?;
+        Ok(m)
+    }
+}
+
 /// The server's answer to a client or singleton.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ClientReply {

@@ -162,3 +162,37 @@ pub fn bash_as_nobody(script: &str) -> Option<Command> {
     ]);
     Some(c)
 }
+
+/// A fake OpenPMIx server's first read (`stock_servers`,
+/// `stock_link_tools`): a connect message from `s` (host-order header,
+/// then its payload); `None` if the peer closed first.
+pub fn read_connect(s: &mut TcpStream) -> Option<Vec<u8>> {
+    let mut head = [0u8; 16];
+    s.read_exact(&mut head).ok()?;
+    let n = u32::from_ne_bytes([head[8], head[9], head[10], head[11]]) as usize;
+    let mut payload = vec![0u8; n];
+    s.read_exact(&mut payload).ok()?;
+    Some(payload)
+}
+
+/// A fake server's read of a message after the handshake (network-order
+/// header): its tag and payload; `None` if the peer closed first.
+pub fn read_frame(s: &mut TcpStream) -> Option<(u32, Vec<u8>)> {
+    let mut h = [0u8; 16];
+    s.read_exact(&mut h).ok()?;
+    let n = u32::from_be_bytes([h[8], h[9], h[10], h[11]]) as usize;
+    let mut body = vec![0u8; n];
+    s.read_exact(&mut body).ok()?;
+    Some((u32::from_be_bytes([h[4], h[5], h[6], h[7]]), body))
+}
+
+/// A reply frame on `tag` (server index 7) announcing `announced` bytes,
+/// then `body` (a reply cut short when shorter).
+pub fn reply_frame(tag: u32, announced: u32, body: &[u8]) -> Vec<u8> {
+    let mut out = 7u32.to_be_bytes().to_vec();
+    out.extend_from_slice(&tag.to_be_bytes());
+    out.extend_from_slice(&announced.to_be_bytes());
+    out.extend_from_slice(&[0; 4]);
+    out.extend_from_slice(body);
+    out
+}

@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::ffi::CString;
 use std::io::{self, Write};
+use std::time::{Duration, Instant};
 
 use crate::codec::{Buffer, CodecError, Format, NestedBuffer};
 use crate::events::Range;
@@ -13,13 +14,14 @@ use crate::value::Kval;
 use crate::wire::{
     self, Connection, DmodexReply, FenceRelease, Message, NspaceReply, Op, Posted, Response,
 };
-use crate::{DataType, Proc, Status, Value};
+use crate::{DataType, Nspace, Proc, Status, Value};
 use pmix_shmem::Scope;
 
 use super::invite::{self, Invitation};
-use super::kvals::kvals;
+use super::kvals::proc_blobs;
 use super::registration;
 use super::services::{self, pack_infos, LinkState, NotSent, ReplyLayout};
+use super::{deadline, nspace};
 
 enum Waiting {
     /// Nothing (a commit).
@@ -32,6 +34,8 @@ enum Waiting {
     Response(u32),
     /// A service request's response, read as the layout says.
     Service(u32, ReplyLayout),
+    /// Another namespace's job data (see [`nspace`]).
+    Nspace(u32, Nspace),
     /// The server's status for an invitation's `PMIX_GROUP_INVITED`
     /// (the client's request): a failure ends the invitation.
     Invited(u32),
@@ -54,6 +58,8 @@ pub(super) struct Ends {
     pub(super) reader: FrameReader,
     /// What the service requests keep (the server's release line first).
     pub(super) state: LinkState,
+    /// This node's name (other jobs' segments count their local ranks).
+    pub(super) hostname: String,
 }
 
 struct Bridge {
@@ -61,11 +67,16 @@ struct Bridge {
     /// Bytes for the server not written yet.
     out: Vec<u8>,
     next_tag: u32,
-    pending: HashMap<u32, Waiting>,
+    /// What each tag sent awaits, and until when (see [`deadline`]).
+    pending: HashMap<u32, (Waiting, Option<Instant>)>,
+    /// The wait for the reply to the request being translated.
+    bound: Option<Duration>,
     /// The codes each of the client's handlers registered (by handler).
     handlers: HashMap<u64, Vec<Status>>,
     /// How many handlers registered each code with the server.
     codes: HashMap<Status, usize>,
+    /// The generation of the next segment made here (see [`nspace`]).
+    next_generation: u64,
     /// The invitations this process leads, oldest first.
     invitations: Vec<Invitation>,
 }
@@ -85,8 +96,10 @@ pub(super) fn spawn(ends: Ends) -> io::Result<()> {
         out: Vec::new(),
         next_tag: TAG_DYNAMIC + 1,
         pending: HashMap::new(),
+        bound: None,
         handlers: HashMap::new(),
         codes: HashMap::new(),
+        next_generation: 2,
         invitations: Vec::new(),
     };
     std::thread::Builder::new()
@@ -118,8 +131,12 @@ impl Bridge {
         // Frames of the init reply's read may already hold more.
         self.server_frames()?;
         loop {
-            let now = std::time::Instant::now();
-            let wake = self.invitations.iter().filter_map(|i| i.left(now)).min();
+            let now = Instant::now();
+            let invitation = self.invitations.iter().filter_map(|i| i.left(now)).min();
+            let wake = match (self.next_expiry(), invitation) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
             match poll.poll(&mut events, wake) {
                 Ok(()) => {}
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -142,9 +159,56 @@ impl Bridge {
                     self.server_frames()?;
                 }
             }
+            self.expire()?;
             self.flush_tcp()?;
             self.ends.ours.flush().map_err(closed)?;
         }
+    }
+
+    /// Ends the invitation of the client's request `id` with `status`
+    /// (the server refused, or did not answer, its notification).
+    fn invitation_failed(&mut self, id: u32, status: Status) -> Result<(), Closed> {
+        match self.invitations.iter().position(|i| i.request == id) {
+            Some(at) => self.end_invitation(at, Err(status)),
+            None => Ok(()),
+        }
+    }
+
+    /// How long until the first pending reply's wait ends (`None`: no
+    /// wait is bounded).
+    fn next_expiry(&self) -> Option<Duration> {
+        let now = Instant::now();
+        self.pending
+            .values()
+            .filter_map(|(_, d)| *d)
+            .min()
+            .map(|d| d.saturating_duration_since(now))
+    }
+
+    /// Answers `PMIX_ERR_TIMEOUT` to every request whose wait ended (its
+    /// reply, if it comes, is then dropped).
+    fn expire(&mut self) -> Result<(), Closed> {
+        let now = Instant::now();
+        let over: Vec<u32> = self
+            .pending
+            .iter()
+            .filter(|(_, (_, d))| d.is_some_and(|d| d <= now))
+            .map(|(t, _)| *t)
+            .collect();
+        for tag in over {
+            match self.pending.remove(&tag) {
+                Some((Waiting::Invited(id), _)) => {
+                    self.invitation_failed(id, Status::ERR_TIMEOUT)?
+                }
+                Some((waiting, _)) => {
+                    if let Some((id, msg)) = status_reply(waiting, Status::ERR_TIMEOUT) {
+                        self.answer(id, &msg)?;
+                    }
+                }
+                None => {}
+            }
+        }
+        Ok(())
     }
 
     fn flush_tcp(&mut self) -> Result<(), Closed> {
@@ -181,6 +245,7 @@ impl Bridge {
     /// answers it here.
     fn request(&mut self, id: u32, msg: Message) -> Result<(), Closed> {
         let fmt = self.ends.fmt;
+        self.bound = deadline::for_message(&msg);
         let packed = match msg {
             Message::Finalize => self
                 .command(Command::Finalize, |_| Ok(()))
@@ -213,10 +278,16 @@ impl Bridge {
                     fmt.pack_value(b, &Value::String(ns))?;
                     fmt.pack_value(b, &Value::ProcRank(r.proc.rank.0))?;
                     pack_infos(fmt, b, &r.infos)?;
-                    let k = r.key.as_ref().and_then(|k| CString::new(k.as_bytes()).ok());
-                    fmt.pack_value(b, &Value::String(k))
+                    // No key: none packed (see `nspace::pack_request`).
+                    match r.key.as_ref().and_then(|k| CString::new(k.as_bytes()).ok()) {
+                        Some(k) => fmt.pack_value(b, &Value::String(Some(k))),
+                        None => Ok(()),
+                    }
                 })
                 .map(|b| (b, Waiting::Get(id))),
+            Message::NspaceRequest(ns) => self
+                .command(Command::GetNb, |b| nspace::pack_request(fmt, b, &ns))
+                .map(|b| (b, Waiting::Nspace(id, ns))),
             Message::Abort(a) => self
                 .command(Command::Abort, |b| {
                     fmt.pack_value(b, &Value::Status(a.status.0))?;
@@ -279,7 +350,8 @@ impl Bridge {
     fn send(&mut self, bytes: Vec<u8>, waiting: Waiting) -> Result<(), Closed> {
         let tag = self.next_tag;
         self.next_tag = self.next_tag.checked_add(1).unwrap_or(TAG_DYNAMIC + 1);
-        self.pending.insert(tag, waiting);
+        let until = self.bound.map(|b| Instant::now() + b);
+        self.pending.insert(tag, (waiting, until));
         self.write_frame(tag, bytes)
     }
 
@@ -499,10 +571,6 @@ impl Bridge {
                 status: no,
                 body: vec![],
             }),
-            Message::NspaceRequest(_) => Message::NspaceReply(NspaceReply {
-                status: no,
-                segments: vec![],
-            }),
             _ => return Ok(()),
         };
         self.answer(id, &reply)
@@ -523,7 +591,7 @@ impl Bridge {
         let ids: Vec<u32> = self
             .pending
             .values()
-            .filter_map(|w| match w {
+            .filter_map(|(w, _)| match w {
                 Waiting::Finalize(id) => Some(*id),
                 _ => None,
             })
@@ -551,7 +619,7 @@ impl Bridge {
                 }
                 continue;
             }
-            let Some(waiting) = self.pending.remove(&f.header.tag) else {
+            let Some((waiting, _)) = self.pending.remove(&f.header.tag) else {
                 continue;
             };
             let mut b = Buffer::from_bytes(f.payload);
@@ -562,32 +630,28 @@ impl Bridge {
                 _ => Status::ERR_UNPACK_FAILURE,
             };
             let reply = match waiting {
-                Waiting::Nothing => continue,
                 Waiting::Invited(id) => {
                     if status != Status::SUCCESS {
-                        if let Some(at) = self.invitations.iter().position(|i| i.request == id) {
-                            self.end_invitation(at, Err(status))?;
-                        }
+                        self.invitation_failed(id, status)?;
                     }
                     continue;
                 }
-                Waiting::Finalize(id) => (id, Message::FinalizeReply(status)),
-                Waiting::Abort(id) => (id, Message::AbortReply(status)),
-                Waiting::Response(id) => (
-                    id,
-                    Message::Response(Response {
-                        status,
-                        body: vec![],
-                    }),
-                ),
-                Waiting::Fence(id) => (
-                    id,
-                    Message::FenceRelease(FenceRelease {
-                        status,
-                        segments: vec![],
-                    }),
-                ),
                 Waiting::Get(id) => (id, get_reply(self.ends.fmt, status, &mut b)),
+                Waiting::Nspace(id, ns) => {
+                    let generation = self.next_generation;
+                    self.next_generation += 1;
+                    let (msg, fds) = nspace::reply(
+                        self.ends.fmt,
+                        &ns,
+                        status,
+                        &mut b,
+                        &self.ends.hostname,
+                        generation,
+                    );
+                    self.ends.ours.send(id, &msg, fds).map_err(closed)?;
+                    self.ends.ours.flush().map_err(closed)?;
+                    continue;
+                }
                 Waiting::Service(id, layout) => (
                     id,
                     Message::Response(services::response(
@@ -598,11 +662,59 @@ impl Bridge {
                         &mut b,
                     )),
                 ),
+                // The rest carry the status alone.
+                other => match status_reply(other, status) {
+                    Some(r) => r,
+                    None => continue,
+                },
             };
             self.answer(reply.0, &reply.1)?;
         }
         Ok(())
     }
+}
+
+/// The answer carrying `status` alone to the client's request that
+/// `waiting` stands for: its reply's when the reply is a status, every
+/// kind's when the request fails without a reply (`None`: nothing is
+/// awaited, or an invitation's status, which the bridge handles).
+fn status_reply(waiting: Waiting, status: Status) -> Option<(u32, Message)> {
+    let response = |id| {
+        (
+            id,
+            Message::Response(Response {
+                status,
+                body: vec![],
+            }),
+        )
+    };
+    Some(match waiting {
+        Waiting::Nothing | Waiting::Invited(_) => return None,
+        Waiting::Finalize(id) => (id, Message::FinalizeReply(status)),
+        Waiting::Abort(id) => (id, Message::AbortReply(status)),
+        Waiting::Fence(id) => (
+            id,
+            Message::FenceRelease(FenceRelease {
+                status,
+                segments: vec![],
+            }),
+        ),
+        Waiting::Get(id) => (
+            id,
+            Message::DmodexReply(DmodexReply {
+                status,
+                data: vec![],
+            }),
+        ),
+        Waiting::Nspace(id, _) => (
+            id,
+            Message::NspaceReply(NspaceReply {
+                status,
+                segments: vec![],
+            }),
+        ),
+        Waiting::Response(id) | Waiting::Service(id, _) => response(id),
+    })
 }
 
 /// A notification on tag 0 as our event message; `None` if it does not
@@ -671,22 +783,12 @@ pub(super) fn get_reply(fmt: Format, status: Status, b: &mut Buffer) -> Message 
     if status != Status::SUCCESS {
         return fail(status);
     }
+    let blobs = match proc_blobs(fmt, b) {
+        Ok(blobs) => blobs,
+        Err(s) => return fail(s),
+    };
     let mut data = Vec::new();
-    while b.remaining() > 0 {
-        let Ok(Value::ByteObject(obj)) = fmt.unpack_value(b, DataType::ByteObject) else {
-            return fail(Status::ERR_UNPACK_FAILURE);
-        };
-        let mut inner = Buffer::from_bytes(obj);
-        let proc = match fmt.unpack(&mut inner, DataType::Proc, 1) {
-            Ok(mut v) => match v.pop() {
-                Some(Value::Proc(p)) => p,
-                _ => return fail(Status::ERR_UNPACK_FAILURE),
-            },
-            Err(e) => return fail(e.status()),
-        };
-        let Ok(pairs) = kvals(fmt, &mut inner) else {
-            return fail(Status::ERR_UNPACK_FAILURE);
-        };
+    for (proc, pairs) in blobs {
         let posted: Vec<Posted> = pairs
             .into_iter()
             .map(|(key, value)| Posted {

@@ -36,26 +36,38 @@
 //! A fence without procs names this process's namespace (a stock server
 //! refuses an empty list).
 //!
+//! Tools ([`connect_tool`], from `PMIx_tool_init` when it finds an
+//! OpenPMIx server: `prte`, `prterun`, Open MPI 5's `mpirun`) connect the
+//! same way with the tool handshake (an identifier assigned by the server
+//! or given; the tool's pid, ids and command line for the host), then ask
+//! for their job data as a client does. A get of another namespace's data
+//! (a job the DVM runs) maps a job segment made from the server's answer
+//! ([`nspace`]).
+//!
 //! The job data a host registers may contradict themselves across nodes
 //! (Open MPI 4.1's orted, Slurm 22.05): [`reconcile`] makes them one node
 //! table before they become our job segment.
 //!
 //! Invariants: every wait is bounded — init's exchanges by [`INIT_BOUND`]
-//! (or `PMIX_TIMEOUT`), later ones by the client's own machinery, which
-//! fails every pending call with `PMIX_ERR_LOST_CONNECTION` when the bridge
-//! closes its end; the bridge closes it as soon as the server closes, or
-//! sends a frame that does not parse; an invitation ends when every
-//! invitee answered, or at its `PMIX_TIMEOUT`.
+//! (or `PMIX_TIMEOUT`), the replies to later requests as [`deadline`]
+//! says (those that wait for other processes, as a fence does, only by
+//! `PMIX_TIMEOUT` or the server's end); every pending and later call fails
+//! with `PMIX_ERR_LOST_CONNECTION` when the bridge closes its end, which
+//! it does as soon as the server closes, or sends a frame that does not
+//! parse; an invitation ends when every invitee answered, or at its
+//! `PMIX_TIMEOUT`.
 
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
 use std::os::fd::OwnedFd;
 use std::time::{Duration, Instant};
 
-use crate::codec::{Buffer, Format};
+use crate::codec::{Buffer, Format, Module};
 use crate::job::JobDescription;
 use crate::openpmix::header::{Frame, Order, DEFAULT_MAX_MESSAGE, TAG_DYNAMIC};
-use crate::openpmix::{ClientReply, Command, ConnectMessage, FrameReader, PeerFormat, Rendezvous};
+use crate::openpmix::{
+    ClientReply, Command, ConnectMessage, FrameReader, PeerFormat, Rendezvous, ServerUri, ToolReply,
+};
 use crate::wire::{self, Connection, SegmentKind, SegmentRef};
 
 use crate::{keys, DataType, Info, Key, Nspace, Proc, Status, Value};
@@ -106,11 +118,8 @@ pub fn connect(get: impl Fn(&str) -> Option<String>, bound: Duration) -> Result<
         module: rv.module,
         buffer_type: rv.buffer_type,
     };
-    let fmt = format.codec();
     let deadline = Instant::now() + bound;
-    let mut tcp =
-        TcpStream::connect_timeout(&rv.uri.addr, bound).map_err(|_| Status::ERR_UNREACH)?;
-    let _ = tcp.set_nodelay(true);
+    let mut tcp = open(&rv.uri.addr, bound)?;
 
     // Handshake: our connect message, then status and index.
     let (uid, gid) = crate::sys::my_ids();
@@ -128,65 +137,202 @@ pub fn connect(get: impl Fn(&str) -> Option<String>, bound: Duration) -> Result<
             None => read_some(&mut tcp, &mut got, deadline)?,
         }
     };
-    let pindex = reply.pindex as i32;
-
-    // Init: the job data.
-    let mut req = Buffer::new();
-    fmt.pack_value(&mut req, &Value::Command(Command::Req.into()))
-        .map_err(|e| e.status())?;
-    let frame = Frame::message(pindex, TAG_DYNAMIC, req.into_bytes());
-    write_by(&mut tcp, &frame.encode(Order::Network), deadline)?;
-    let mut reader = FrameReader::new(DEFAULT_MAX_MESSAGE);
-    let payload = loop {
-        if let Some(f) = reader.next_frame() {
-            if f.header.tag == TAG_DYNAMIC {
-                break f.payload;
-            }
-            continue;
-        }
-        let mut chunk = Vec::new();
-        read_some(&mut tcp, &mut chunk, deadline)?;
-        reader.push(&chunk).map_err(Status::from)?;
-    };
     let hostname =
         get(crate::openpmix::uri::ENV_HOSTNAME).unwrap_or_else(crate::server::local_hostname);
-    let job = job_from_reply(fmt, &me.nspace, &payload, &hostname)?;
-    let sealed = job
-        .build_segment()?
-        .seal()
-        .map_err(|_| Status::ERR_OUT_OF_RESOURCE)?;
-
-    // The bridge.
-    let (ours, theirs) = crate::net::Stream::pair().map_err(|_| Status::ERR_INIT)?;
-    let conn = Connection::new(
-        ours,
-        wire::DEFAULT_MAX_BODY,
-        wire::frame::MAX_FDS_PER_FRAME,
-        false,
-    );
-    let progress = Progress::new(conn).map_err(|_| Status::ERR_INIT)?;
-    tcp.set_nonblocking(true).map_err(|_| Status::ERR_INIT)?;
-    bridge::spawn(bridge::Ends {
-        me: me.clone(),
-        fmt,
-        pindex,
-        ours: Connection::new(theirs, wire::DEFAULT_MAX_BODY, 0, true),
-        tcp: mio::net::TcpStream::from_std(tcp),
-        reader,
-        state: services::LinkState::new(get(crate::openpmix::uri::ENV_VERSION).as_deref()),
-    })
-    .map_err(|_| Status::ERR_INIT)?;
-    Ok(Linked {
-        progress,
-        me: me.clone(),
+    let link = Link {
+        me,
         server: rv.uri.server,
-        segments: vec![SegmentRef {
-            nspace: me.nspace,
-            kind: SegmentKind::Job,
-            generation: 1,
-        }],
-        fds: vec![sealed.into_fd()],
-    })
+        fmt: format.codec(),
+        pindex: reply.pindex as i32,
+        version: get(crate::openpmix::uri::ENV_VERSION),
+        hostname,
+        tool: false,
+    };
+    link.start(tcp, deadline)
+}
+
+/// Connects as a tool to the OpenPMIx server at `uri` (whose rendezvous
+/// file gave `version`, if known), under the identity `requested` (else
+/// the server assigns one), passing `infos` with the tool's pid and ids to
+/// the server's host; then asks for the tool's job data and starts the
+/// bridge, as for a client.
+pub fn connect_tool(
+    uri: &ServerUri,
+    version: Option<&str>,
+    requested: Option<Proc>,
+    infos: &[Info],
+    bound: Duration,
+) -> Result<Linked, Status> {
+    let format = PeerFormat {
+        module: module_for_version(version),
+        buffer_type: crate::openpmix::handshake::DEFAULT_BUFFER_TYPE,
+    };
+    let deadline = Instant::now() + bound;
+    let mut tcp = open(&uri.addr, bound)?;
+    let ids = crate::sys::my_ids();
+    let mut told = infos.to_vec();
+    // PRRTE's master reads the command line of every tool (it must be
+    // there), as OpenPMIx's tools send it.
+    let cmd_line = std::env::args().collect::<Vec<_>>().join(" ");
+    told.extend([
+        Info::new(key(keys::PROC_PID), Value::Pid(std::process::id() as i32)),
+        Info::new(key(keys::USERID), Value::Uint32(ids.0)),
+        Info::new(key(keys::GRPID), Value::Uint32(ids.1)),
+        Info::new(key(keys::CMD_LINE), Value::string(&cmd_line)),
+    ]);
+    let hello = ConnectMessage::tool(requested.clone(), ids, ANNOUNCED_VERSION, format, &told)
+        .map_err(Status::from)?;
+    write_by(&mut tcp, &hello.encode().map_err(Status::from)?, deadline)?;
+    let needs_id = requested.is_none();
+    let mut got = Vec::new();
+    let reply = loop {
+        match ToolReply::parse(&got, needs_id).map_err(Status::from)? {
+            Some((r, _)) => break r,
+            None => read_some(&mut tcp, &mut got, deadline)?,
+        }
+    };
+    let me = reply
+        .assigned
+        .or(requested)
+        .ok_or(Status::ERR_UNPACK_FAILURE)?;
+    let link = Link {
+        me,
+        server: reply.server,
+        fmt: format.codec(),
+        // A tool has no index at its server: OpenPMIx's send 0.
+        pindex: 0,
+        version: version.map(str::to_owned),
+        hostname: crate::server::local_hostname(),
+        tool: true,
+    };
+    link.start(tcp, deadline)
+}
+
+/// The buffer format a tool speaks to a server of `version` (the second
+/// line of its rendezvous file): 3.x's, 4.0/4.1's, else 4.2 and 5.0's.
+fn module_for_version(version: Option<&str>) -> Module {
+    let mut parts = version
+        .unwrap_or_default()
+        .trim_start_matches('v')
+        .split('.')
+        .map(|p| p.trim().parse::<u32>().ok());
+    match (parts.next().flatten(), parts.next().flatten()) {
+        (Some(3), _) => Module::V3,
+        (Some(4), Some(0 | 1)) => Module::V4,
+        _ => Module::V41,
+    }
+}
+
+#[cfg(test)]
+#[test]
+fn a_tool_speaks_the_format_of_its_servers_release() {
+    assert_eq!(module_for_version(Some("5.0.11rc1")), Module::V41);
+    assert_eq!(module_for_version(Some("4.2.2")), Module::V41);
+    assert_eq!(module_for_version(Some("4.1.5")), Module::V4);
+    assert_eq!(module_for_version(Some("v3.2.3")), Module::V3);
+    assert_eq!(module_for_version(None), Module::V41);
+}
+
+/// A connection past its handshake: who is on either end and how they
+/// speak.
+struct Link {
+    me: Proc,
+    server: Proc,
+    fmt: Format,
+    pindex: i32,
+    /// The server's release, if known.
+    version: Option<String>,
+    hostname: String,
+    /// A tool's link: its job data may be sparse (a tool is a job of one).
+    tool: bool,
+}
+
+impl Link {
+    /// Asks for this process's job data (`PMIX_REQ_CMD`) before
+    /// `deadline`, turns it into a job segment and starts the bridge.
+    fn start(self, mut tcp: TcpStream, deadline: Instant) -> Result<Linked, Status> {
+        let Link {
+            me,
+            server,
+            fmt,
+            pindex,
+            version,
+            hostname,
+            tool,
+        } = self;
+        let mut req = Buffer::new();
+        fmt.pack_value(&mut req, &Value::Command(Command::Req.into()))
+            .map_err(|e| e.status())?;
+        let frame = Frame::message(pindex, TAG_DYNAMIC, req.into_bytes());
+        write_by(&mut tcp, &frame.encode(Order::Network), deadline)?;
+        let mut reader = FrameReader::new(DEFAULT_MAX_MESSAGE);
+        let payload = loop {
+            if let Some(f) = reader.next_frame() {
+                if f.header.tag == TAG_DYNAMIC {
+                    break f.payload;
+                }
+                continue;
+            }
+            let mut chunk = Vec::new();
+            read_some(&mut tcp, &mut chunk, deadline)?;
+            reader.push(&chunk).map_err(Status::from)?;
+        };
+        let job = match job_from_reply(fmt, &me.nspace, &payload, &hostname) {
+            Err(_) if tool => tool_job(&me.nspace, &hostname)?,
+            r => r?,
+        };
+        let sealed = job
+            .build_segment()?
+            .seal()
+            .map_err(|_| Status::ERR_OUT_OF_RESOURCE)?;
+
+        // The bridge.
+        let (ours, theirs) = crate::net::Stream::pair().map_err(|_| Status::ERR_INIT)?;
+        let conn = Connection::new(
+            ours,
+            wire::DEFAULT_MAX_BODY,
+            wire::frame::MAX_FDS_PER_FRAME,
+            false,
+        );
+        let progress = Progress::new(conn).map_err(|_| Status::ERR_INIT)?;
+        tcp.set_nonblocking(true).map_err(|_| Status::ERR_INIT)?;
+        bridge::spawn(bridge::Ends {
+            me: me.clone(),
+            fmt,
+            pindex,
+            ours: Connection::new(theirs, wire::DEFAULT_MAX_BODY, 0, true),
+            tcp: mio::net::TcpStream::from_std(tcp),
+            reader,
+            state: services::LinkState::new(version.as_deref()),
+            hostname,
+        })
+        .map_err(|_| Status::ERR_INIT)?;
+        Ok(Linked {
+            progress,
+            me: me.clone(),
+            server,
+            segments: vec![SegmentRef {
+                nspace: me.nspace.clone(),
+                kind: SegmentKind::Job,
+                generation: 1,
+            }],
+            fds: vec![sealed.into_fd()],
+        })
+    }
+}
+
+/// A tool's job when its server sent none that describes one: a job of
+/// one process on this node, as OpenPMIx's tools take themselves to be.
+fn tool_job(nspace: &Nspace, hostname: &str) -> Result<JobDescription, Status> {
+    let infos = [Info::new(key(keys::JOB_SIZE), Value::Uint32(1))];
+    JobDescription::from_registration(nspace, 1, &infos, hostname)
+}
+
+/// A TCP connection to `addr` within `bound`.
+fn open(addr: &std::net::SocketAddr, bound: Duration) -> Result<TcpStream, Status> {
+    let tcp = TcpStream::connect_timeout(addr, bound).map_err(|_| Status::ERR_UNREACH)?;
+    let _ = tcp.set_nodelay(true);
+    Ok(tcp)
 }
 
 fn left(deadline: Instant) -> Result<Duration, Status> {
@@ -261,15 +407,16 @@ pub fn registration_infos(
             Ok(Value::ProcRank(r)) => r,
             _ => return Err(Status::ERR_UNPACK_FAILURE),
         };
-        let mut items = vec![Info::new(key(keys::RANK), Value::ProcRank(rank))];
-        items.extend(
-            kvals(fmt, &mut inner)?
-                .into_iter()
-                .map(|(k, v)| Info::new(k, v)),
-        );
-        infos.push(Info::new(key(keys::PROC_DATA), Value::info_array(items)));
+        infos.push(proc_data(rank, kvals(fmt, &mut inner)?));
     }
     Ok(infos)
+}
+
+/// A process's pairs as a `PMIX_PROC_DATA` array led by its `PMIX_RANK`.
+fn proc_data(rank: u32, pairs: Vec<(Key, Value)>) -> Info {
+    let mut items = vec![Info::new(key(keys::RANK), Value::ProcRank(rank))];
+    items.extend(pairs.into_iter().map(|(k, v)| Info::new(k, v)));
+    Info::new(key(keys::PROC_DATA), Value::info_array(items))
 }
 
 fn job_from_reply(
@@ -278,10 +425,18 @@ fn job_from_reply(
     payload: &[u8],
     hostname: &str,
 ) -> Result<JobDescription, Status> {
-    let infos = registration_infos(fmt, nspace, payload)?;
+    job_from_infos(nspace, registration_infos(fmt, nspace, payload)?, hostname)
+}
+
+/// The job `infos` describe (as a host registers it; its node table made
+/// consistent), its local processes counted on `hostname`.
+fn job_from_infos(
+    nspace: &Nspace,
+    infos: Vec<Info>,
+    hostname: &str,
+) -> Result<JobDescription, Status> {
     let infos = reconcile::consistent_node_ids(infos, hostname);
-    let local = local_count(&infos, hostname);
-    JobDescription::from_registration(nspace, local, &infos, hostname)
+    JobDescription::from_registration(nspace, local_count(&infos, hostname), &infos, hostname)
 }
 
 /// How many of the job's processes run on `hostname`: its node array's
@@ -365,8 +520,10 @@ pub fn decode_server_payload(fmt: Format, nspace: &Nspace, payload: &[u8]) -> us
 }
 
 mod bridge;
+mod deadline;
 mod invite;
 mod kvals;
+mod nspace;
 mod reconcile;
 mod registration;
 mod services;
