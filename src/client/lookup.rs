@@ -79,6 +79,8 @@ impl GetOptions {
         let mut realm = RealmQualifier::None;
         let mut storage = ValueStorage::Copy;
         let mut refresh = false;
+        // An info none of the get's own qualifiers: maybe a directive.
+        let mut other = false;
         let (mut id, mut host, mut app) = (None, None, None);
         let u32_of = |i: &I| i.view().int().and_then(|v| u32::try_from(v).ok());
         // attrs begin: PMIx_Get PMIx_Get_nb
@@ -114,6 +116,8 @@ impl GetOptions {
                 app = u32_of(i);
             } else if i.key_is(keys::GET_REFRESH_CACHE) {
                 refresh = i.view().flag();
+            } else {
+                other = true;
             }
         }
         // attrs end
@@ -127,7 +131,13 @@ impl GetOptions {
         }
         GetOptions {
             realm,
-            directives: Directives::parse_for(infos, crate::wire::directives::GET),
+            // Only the get's qualifiers (e.g. `PMIX_GET_POINTER_VALUES`
+            // alone, the usual hot get): no directive to look for.
+            directives: if other {
+                Directives::parse_for(infos, crate::wire::directives::GET)
+            } else {
+                Directives::default()
+            },
             storage,
             refresh,
         }
