@@ -31,31 +31,17 @@
 
 #define CHECK_NAME "stock_tool_data"
 #include "check.h"
+#include "numbered_lines.h"
 #include "query_one.h"
-
-#define MAXR 8
-
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
-static int nranks, nlines;
-/* Per rank and channel (0 stdout, 1 stderr): the next line number
- * expected and the partial line. */
-static int next_line[MAXR][2];
-static char partial[MAXR][2][256];
 
 /* One complete line of rank r on channel c. */
 static void line(int r, int c, const char *text)
 {
-    char want[64];
     if (0 == strcmp(text, "ready") || 0 == strncmp(text, "bye ", 4) ||
         0 == strncmp(text, "ns ", 3)) {
         return;
     }
-    snprintf(want, sizeof(want), "%s %d %d", c ? "err" : "out", r, next_line[r][c]);
-    if (0 != strcmp(text, want)) {
-        FAIL("rank %d channel %d: got \"%s\", want \"%s\"", r, c, text, want);
-    }
-    next_line[r][c]++;
+    numbered_line(r, c, text);
 }
 
 static void iofcb(size_t iofhdlr, pmix_iof_channel_t channel, pmix_proc_t *source,
@@ -70,48 +56,8 @@ static void iofcb(size_t iofhdlr, pmix_iof_channel_t channel, pmix_proc_t *sourc
         FAIL("output of rank %d", r);
     }
     pthread_mutex_lock(&mu);
-    for (size_t i = 0; NULL != payload && i < payload->size; i++) {
-        char *p = partial[r][c];
-        size_t n = strlen(p);
-        if ('\n' == payload->bytes[i]) {
-            line(r, c, p);
-            p[0] = '\0';
-        } else if (n + 1 < sizeof(partial[r][c])) {
-            p[n] = payload->bytes[i];
-            p[n + 1] = '\0';
-        }
-    }
+    split_lines(r, c, payload, line);
     pthread_cond_broadcast(&cv);
-    pthread_mutex_unlock(&mu);
-}
-
-static int all_lines(void)
-{
-    for (int r = 0; r < nranks; r++) {
-        if (next_line[r][0] <= nlines || next_line[r][1] <= nlines) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
-/* Waits (30 s at most) for every numbered line. */
-static void wait_for_lines(void)
-{
-    struct timespec dl;
-    clock_gettime(CLOCK_REALTIME, &dl);
-    dl.tv_sec += 30;
-    pthread_mutex_lock(&mu);
-    while (!all_lines()) {
-        if (0 != pthread_cond_timedwait(&cv, &mu, &dl)) {
-            for (int r = 0; r < nranks; r++) {
-                fprintf(stderr, "rank %d: next out %d, next err %d\n", r, next_line[r][0],
-                        next_line[r][1]);
-            }
-            pthread_mutex_unlock(&mu);
-            FAIL("timed out waiting for the numbered lines");
-        }
-    }
     pthread_mutex_unlock(&mu);
 }
 
@@ -246,7 +192,7 @@ static void own_data(const pmix_proc_t *me)
     free(host);
 }
 
-static int ops_done = 0;
+static int ops_done = 0, ops_before = 0;
 static pmix_status_t op_status;
 
 static void opcb(pmix_status_t status, void *cbdata)
@@ -259,30 +205,27 @@ static void opcb(pmix_status_t status, void *cbdata)
     pthread_mutex_unlock(&mu);
 }
 
-/* The count of operations completed so far. */
-static int ops_so_far(void)
+static int op_completed(void)
 {
-    pthread_mutex_lock(&mu);
-    int n = ops_done;
-    pthread_mutex_unlock(&mu);
-    return n;
+    return ops_done > ops_before;
 }
 
-/* Waits (30 s at most) for the operation started after `before`
- * completions to complete, and checks its status. */
-static void wait_op(int before, const char *what)
+/* Before starting an operation that completes through opcb. */
+static void begin_op(void)
 {
-    struct timespec dl;
-    clock_gettime(CLOCK_REALTIME, &dl);
-    dl.tv_sec += 30;
     pthread_mutex_lock(&mu);
-    while (ops_done == before) {
-        if (0 != pthread_cond_timedwait(&cv, &mu, &dl)) {
-            pthread_mutex_unlock(&mu);
-            FAIL("timed out waiting for %s", what);
-        }
-    }
+    ops_before = ops_done;
     pthread_mutex_unlock(&mu);
+}
+
+/* After starting it (rc: what the call returned): waits (bounded) for
+ * opcb and checks the status it brought. */
+static void end_op(pmix_status_t rc, const char *what)
+{
+    if (PMIX_SUCCESS != rc) {
+        FAIL("%s: %s", what, PMIx_Error_string(rc));
+    }
+    wait_for(op_completed, what);
     if (PMIX_SUCCESS != op_status) {
         FAIL("%s: %s", what, PMIx_Error_string(op_status));
     }
@@ -296,12 +239,11 @@ static void wait_op(int before, const char *what)
 static void push(const pmix_proc_t *to, const char *text)
 {
     pmix_byte_object_t bo;
-    int before = ops_so_far();
 
     bo.bytes = (char *) text;
     bo.size = strlen(text);
-    CHECK(PMIx_IOF_push(to, 1, &bo, NULL, 0, opcb, NULL));
-    wait_op(before, "a push");
+    begin_op();
+    end_op(PMIx_IOF_push(to, 1, &bo, NULL, 0, opcb, NULL), "a push");
 }
 
 int main(int argc, char **argv)
@@ -324,9 +266,7 @@ int main(int argc, char **argv)
     if (nranks < 1 || nranks > MAXR) {
         FAIL("NRANKS %d", nranks);
     }
-    for (int r = 0; r < MAXR; r++) {
-        next_line[r][0] = next_line[r][1] = 1;
-    }
+    numbered_init();
     PMIX_INFO_LOAD(&info[0], PMIX_SERVER_PIDINFO, &pid, PMIX_PID);
     if (NULL != tmp) {
         PMIX_INFO_LOAD(&info[1], PMIX_SERVER_TMPDIR, tmp, PMIX_STRING);
@@ -349,11 +289,10 @@ int main(int argc, char **argv)
     }
     size_t id = (size_t) rc;
     push(&all, "go\n");
-    wait_for_lines();
+    wait_for(all_lines, "every numbered line");
     printf("pulled %d lines of %d ranks\n", 2 * nlines * nranks, nranks);
-    int before = ops_so_far();
-    CHECK(PMIx_IOF_deregister(id, NULL, 0, opcb, NULL));
-    wait_op(before, "the deregistration");
+    begin_op();
+    end_op(PMIx_IOF_deregister(id, NULL, 0, opcb, NULL), "the deregistration");
     /* The ranks' second line: they say bye and the job ends, maybe before
      * this tool finalizes. */
     push(&all, "end\n");
