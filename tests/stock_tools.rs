@@ -8,8 +8,8 @@
 //!   gets a `tool.` name from the server, finds the job in the
 //!   namespaces query, reads its size, finalizes.
 //! - python3-pmix's `PMIxTool` on Debian's library (`tests/python/
-//!   stock_tool.py`): the same attach, the namespaces query and the job's
-//!   proc table.
+//!   stock_tool.py`): the same attach, the namespaces query, the job's
+//!   proc table, and its size and rank 1's local rank and node by get.
 //! - A singleton (`tests/c/stock_singleton.c`: no server in its
 //!   environment) on either library finds `pmixrun --system-server` by
 //!   `pmix.sys.<host>` and is answered by it (a 4.2 singleton reads a
@@ -114,6 +114,13 @@ fn python3_pmix_tool_on_debians_library_reads_namespaces_and_proc_table() {
         "python stock tool",
     );
     assert!(out.contains("stockpy tool ok"), "{out}");
+    // The job's data by get: a 4.2 tool asks for rank 1's keys at the
+    // WILDCARD rank, and finds them in the job's whole data.
+    let want = format!(
+        "stockpy tool size 2 lrank 1 host {}",
+        pmix::server::local_hostname()
+    );
+    assert!(out.lines().any(|l| l == want), "{want}:\n{out}");
     let line = out
         .lines()
         .find(|l| l.starts_with("stockpy tool lib "))

@@ -36,17 +36,10 @@
 
 #define CHECK_NAME "iof_tool"
 #include "check.h"
+#include "numbered_lines.h"
 
-#define MAXR 8
-
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static char jobid[PMIX_MAX_NSLEN + 1];
-static int nranks, nlines;
-/* Per rank and channel (0 stdout, 1 stderr): the next line number
- * expected, the partial line, whether "bye" came. */
-static int next_line[MAXR][2];
-static char partial[MAXR][2][256];
+/* Per rank: whether "bye" came. */
 static int bye[MAXR];
 static int complete_seen = 0, host_lines = 0, echoed = 0;
 static int reg_done = 0, op_done = 0;
@@ -81,11 +74,7 @@ static void line(int r, int c, const char *text)
         }
         return;
     }
-    snprintf(want, sizeof(want), "%s %d %d", c ? "err" : "out", r, next_line[r][c]);
-    if (0 != strcmp(text, want)) {
-        FAIL("out of order: got %s, want %s", text, want);
-    }
-    next_line[r][c]++;
+    numbered_line(r, c, text);
 }
 
 static void iofcb(size_t iofhdlr, pmix_iof_channel_t channel, pmix_proc_t *source,
@@ -102,17 +91,7 @@ static void iofcb(size_t iofhdlr, pmix_iof_channel_t channel, pmix_proc_t *sourc
     if (r < 0 || r >= MAXR) {
         FAIL("source rank %d", r);
     }
-    for (size_t i = 0; NULL != payload && i < payload->size; i++) {
-        char *p = partial[r][c];
-        size_t n = strlen(p);
-        if ('\n' == payload->bytes[i]) {
-            line(r, c, p);
-            p[0] = '\0';
-        } else if (n + 1 < sizeof(partial[r][c])) {
-            p[n] = payload->bytes[i];
-            p[n + 1] = '\0';
-        }
-    }
+    split_lines(r, c, payload, line);
     pthread_cond_broadcast(&cv);
     pthread_mutex_unlock(&mu);
 }
@@ -134,16 +113,6 @@ static void opcb(pmix_status_t status, void *cbdata)
     op_done++;
     pthread_cond_broadcast(&cv);
     pthread_mutex_unlock(&mu);
-}
-
-static int all_lines(void)
-{
-    for (int r = 0; r < nranks; r++) {
-        if (next_line[r][0] <= nlines || next_line[r][1] <= nlines) {
-            return 0;
-        }
-    }
-    return 1;
 }
 
 static int all_bye(void)
@@ -174,22 +143,6 @@ static int ops_done_2(void)
 static int ops_done_1(void)
 {
     return op_done >= 1;
-}
-
-/* Waits (30 s at most) until cond() holds. */
-static void wait_for(int (*cond)(void), const char *what)
-{
-    struct timespec dl;
-    clock_gettime(CLOCK_REALTIME, &dl);
-    dl.tv_sec += 30;
-    pthread_mutex_lock(&mu);
-    while (!cond()) {
-        if (0 != pthread_cond_timedwait(&cv, &mu, &dl)) {
-            pthread_mutex_unlock(&mu);
-            FAIL("timed out waiting for %s", what);
-        }
-    }
-    pthread_mutex_unlock(&mu);
 }
 
 static void push(pmix_proc_t *targets, size_t n, const char *text)
@@ -226,9 +179,7 @@ int main(int argc, char **argv)
     if (nranks < 1 || nranks > MAXR) {
         FAIL("NRANKS %d", nranks);
     }
-    for (int r = 0; r < MAXR; r++) {
-        next_line[r][0] = next_line[r][1] = 1;
-    }
+    numbered_init();
     at = strrchr(argv[3], '@');
     snprintf(jobid, sizeof(jobid), "%s", NULL != at ? at + 1 : argv[3]);
 

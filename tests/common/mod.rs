@@ -298,10 +298,18 @@ pub fn compile_c(sources: &[&Path], out: &Path, include: &Path, libdir: &Path, e
 /// against the headers in `include` into `scratch(dir)/name`, passing
 /// `extra` to the compiler (e.g. `-pthread`); returns the executable.
 pub fn build_c(src: &str, dir: &str, name: &str, include: &Path, extra: &[&str]) -> PathBuf {
-    // Built once per test process: a second build over a program another
-    // test of this process is starting fails that start with ETXTBSY
-    // (seen in `tests/load.rs`, whose every test asked for its client).
-    // (`scratch` empties the directory: only for the first build.)
+    build_once(dir, name, |exe| {
+        compile_c(&[&root().join(src)], exe, include, ffi_lib_dir(), extra)
+    })
+}
+
+/// `scratch(dir)/name`, made by `build` the first time this test process
+/// asks for it: a second build over a program another test of this
+/// process is starting fails that start with ETXTBSY or EACCES (seen in
+/// `tests/load.rs`, whose every test asked for its client, and in
+/// `tests/stock_tools.rs`). (`scratch` empties the directory: only for
+/// the first build.)
+pub fn build_once(dir: &str, name: &str, build: impl FnOnce(&Path)) -> PathBuf {
     static BUILT: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
     let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
         .join(dir)
@@ -309,7 +317,7 @@ pub fn build_c(src: &str, dir: &str, name: &str, include: &Path, extra: &[&str])
     let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
     if !built.contains(&exe) {
         let exe = scratch(dir).join(name);
-        compile_c(&[&root().join(src)], &exe, include, ffi_lib_dir(), extra);
+        build(&exe);
         built.push(exe);
     }
     exe

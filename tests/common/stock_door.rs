@@ -137,10 +137,17 @@ pub fn admitted(uri: &ServerUri, proc: Proc) -> (TcpStream, u32) {
 /// `scratch(dir)`; with Debian's library directory. `None` (skipped) if
 /// that OpenPMIx is not installed.
 pub fn stock_program(name: &str, dir: &str) -> Option<(PathBuf, PathBuf)> {
+    stock_program_with(name, dir, &[])
+}
+
+/// [`stock_program`] passing `extra` to the compiler (e.g. `-pthread`);
+/// built once per test process (see [`super::build_once`]).
+pub fn stock_program_with(name: &str, dir: &str, extra: &[&str]) -> Option<(PathBuf, PathBuf)> {
     let (inc, lib) = super::reference_pmix()?;
-    let exe = super::scratch(dir).join(name);
     let src = super::root().join(format!("tests/c/{name}.c"));
-    super::compile_c(&[&src], &exe, &inc, &lib, &[]);
+    let exe = super::build_once(dir, name, |exe| {
+        super::compile_c(&[&src], exe, &inc, &lib, extra)
+    });
     Some((exe, lib))
 }
 

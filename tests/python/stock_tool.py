@@ -2,8 +2,10 @@
 pmixrun through its stock door (tests/stock_tools.rs): stock_tool.py PID
 NSPACE TMPDIR attaches to the server of pid PID, checks that the
 namespaces query names NSPACE and that the proc table of NSPACE lists
-its two ranks, says which libpmix it runs on ("stockpy tool lib PATH",
-from /proc/self/maps), finalizes and prints "stockpy tool ok"."""
+its two ranks, reads NSPACE's size and its rank 1's local rank and node
+by get ("stockpy tool size 2 lrank 1 host HOST"), says which libpmix it
+runs on ("stockpy tool lib PATH", from /proc/self/maps), finalizes and
+prints "stockpy tool ok"."""
 import sys
 
 import pmix
@@ -17,6 +19,11 @@ def libpmix():
             if '/libpmix.so' in path:
                 return path
     return '-'
+
+
+def value(v):
+    """A get's value, which python3-pmix hands back as {'value', 'val_type'}."""
+    return v['value'] if isinstance(v, dict) else v
 
 
 def main():
@@ -39,6 +46,20 @@ def main():
     ranks = sorted(p['proc']['rank'] for p in tables[0]['array'])
     if ranks != [0, 1]:
         sys.exit("proc table ranks %r" % ranks)
+    rc, size = tool.get({'nspace': nspace, 'rank': pmix.PMIX_RANK_WILDCARD}, pmix.PMIX_JOB_SIZE, [])
+    size = value(size)
+    if rc != pmix.PMIX_SUCCESS or size != 2:
+        sys.exit("job size: %d %r" % (rc, size))
+    rank1 = {'nspace': nspace, 'rank': 1}
+    rc, lrank = tool.get(rank1, pmix.PMIX_LOCAL_RANK, [])
+    lrank = value(lrank)
+    if rc != pmix.PMIX_SUCCESS or lrank != 1:
+        sys.exit("local rank of rank 1: %d %r" % (rc, lrank))
+    rc, host = tool.get(rank1, pmix.PMIX_HOSTNAME, [])
+    host = value(host)
+    if rc != pmix.PMIX_SUCCESS or not host:
+        sys.exit("node of rank 1: %d %r" % (rc, host))
+    print("stockpy tool size %d lrank %d host %s" % (size, lrank, text(host)), flush=True)
     rc = tool.finalize()
     if rc != pmix.PMIX_SUCCESS:
         sys.exit("finalize: %d" % rc)

@@ -9,7 +9,7 @@
 //! | `PMIX_REQ_CMD` | `NspaceRequest(own nspace)` | the job segment (init reply) |
 //! | `PMIX_COMMIT_CMD` | `Commit` | a status here (our commit has no reply) |
 //! | `PMIX_FENCENB_CMD` | `FenceRequest` | `FenceRelease` -> status |
-//! | `PMIX_GETNB_CMD`, WILDCARD or reserved key | `NspaceRequest(its nspace)` | the job segment |
+//! | `PMIX_GETNB_CMD`, WILDCARD or reserved key | `NspaceRequest(its nspace)` | the job segment (the job's whole data if the namespace is not the peer's — a tool's question about the job it watches — or no key is named) |
 //! | `PMIX_GETNB_CMD`, other key | `DmodexRequest` | `DmodexReply` -> status + blobs |
 //! | `PMIX_ABORT_CMD` | `Abort` | `AbortReply` -> status |
 //! | `PMIX_FINALIZE_CMD` | `Finalize` | `FinalizeReply` -> status |
@@ -163,7 +163,7 @@ pub(in crate::server) fn command(peer: &Peer, payload: &[u8]) -> Inbound {
             Command::Commit => commit(fmt, &mut buf)
                 .map(|items| Inbound::ForwardAndAnswer(Message::Commit(items), Status::SUCCESS)),
             Command::FenceNb => fence(fmt, &mut buf),
-            Command::GetNb => get(fmt, &mut buf),
+            Command::GetNb => get(peer, fmt, &mut buf),
             Command::Abort => abort(fmt, &mut buf),
             Command::Finalize => Ok(Inbound::Forward(Message::Finalize, Pending::Status)),
             // Every event in range reaches the peer, whose library filters by
@@ -253,7 +253,12 @@ fn fence(fmt: Format, buf: &mut Buffer) -> Result<Inbound, CodecError> {
     ))
 }
 
-fn get(fmt: Format, buf: &mut Buffer) -> Result<Inbound, CodecError> {
+/// `PMIx_Get`: the namespace, the rank, the directives, the key (absent:
+/// every key). Job data (a WILDCARD rank or a reserved key) comes from
+/// the job segment, whole when the peer asks about a namespace not its
+/// own — a tool about the job it watches — or for every key, as
+/// OpenPMIx's server answers; other keys from direct modex.
+fn get(peer: &Peer, fmt: Format, buf: &mut Buffer) -> Result<Inbound, CodecError> {
     let nspace = match one(fmt, buf, DataType::String)? {
         Value::String(Some(s)) => {
             crate::Nspace::new(s.as_bytes()).map_err(|_| CodecError::BadParam("nspace"))?
@@ -275,9 +280,10 @@ fn get(fmt: Format, buf: &mut Buffer) -> Result<Inbound, CodecError> {
     };
     let proc = Proc::new(nspace, rank);
     if rank == Rank::WILDCARD || key.as_deref().is_some_and(keys::is_reserved) {
+        let whole = key.is_none() || proc.nspace != peer.proc.nspace;
         return Ok(Inbound::Forward(
             Message::NspaceRequest(proc.nspace.clone()),
-            Pending::GetJob { proc, key },
+            Pending::GetJob { proc, key, whole },
         ));
     }
     let key = match key {
@@ -533,6 +539,36 @@ mod tests {
             get("stock.k", Rank::WILDCARD.0),
             Inbound::Forward(Message::NspaceRequest(_), Pending::GetJob { .. })
         ));
+    }
+
+    #[test]
+    fn a_get_about_another_namespace_or_every_key_asks_for_the_whole_job() {
+        let get = |ns: &str, rank: u32, key: Option<&str>| {
+            let mut b = Buffer::new();
+            pack(&mut b, Value::Command(Command::GetNb.into()));
+            pack(&mut b, Value::String(Some(CString::new(ns).unwrap())));
+            pack(&mut b, Value::ProcRank(rank));
+            pack(&mut b, Value::Size(0));
+            if let Some(k) = key {
+                pack(&mut b, Value::String(Some(CString::new(k).unwrap())));
+            }
+            match command(&peer(), b.as_bytes()) {
+                Inbound::Forward(Message::NspaceRequest(n), Pending::GetJob { whole, .. }) => {
+                    assert_eq!(n.to_string_lossy(), ns);
+                    whole
+                }
+                _ => panic!("not a job get"),
+            }
+        };
+        // Its own job: the key alone.
+        assert!(!get("stock-ns", 1, Some(keys::LOCAL_RANK)));
+        assert!(!get("stock-ns", Rank::WILDCARD.0, Some(keys::JOB_SIZE)));
+        // Every key, or another job (a 4.2 tool asks for a rank's key at
+        // the WILDCARD rank, a 5.0 one at the rank or UNDEF).
+        assert!(get("stock-ns", Rank::WILDCARD.0, None));
+        assert!(get("other-ns", Rank::WILDCARD.0, Some(keys::LOCAL_RANK)));
+        assert!(get("other-ns", 1, Some(keys::LOCAL_RANK)));
+        assert!(get("other-ns", Rank::UNDEF.0, Some(keys::LOCAL_PEERS)));
     }
 
     #[test]

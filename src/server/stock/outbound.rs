@@ -7,7 +7,10 @@
 //!   whose byte object holds `PMIX_PROC_RANK` then its kvals. No status.
 //! - get: `PMIX_STATUS`, then on success `PMIX_BYTE_OBJECT`s, each holding
 //!   a `PMIX_PROC` and its `PMIX_KVAL`s (from the job segment, or one per
-//!   process record of a direct-modex reply).
+//!   process record of a direct-modex reply). The job's whole data (asked
+//!   about another namespace, or for every key) is one byte object under
+//!   the WILDCARD rank: the init reply's pairs, each rank's in a
+//!   `PMIX_PROC_DATA` array led by `PMIX_RANK`.
 //! - query: `PMIX_STATUS`, `PMIX_SIZE` count, the infos (if any); lookup
 //!   the same with `PMIX_PDATA`s.
 //! - spawn, job control, monitor, allocation, credentials: see
@@ -58,12 +61,23 @@ pub(in crate::server) fn reply(
             init_reply(fmt, peer, &entries)
                 .unwrap_or_else(|_| init_reply(fmt, peer, &[]).unwrap_or_default())
         }
-        (Pending::GetJob { proc, key }, Message::NspaceReply(r)) if r.status == Status::SUCCESS => {
-            let found = job_entries(peer, hostname, &r.segments, fds)
-                .and_then(|e| job_get(&e, proc, key.as_deref()));
+        (Pending::GetJob { proc, key, whole }, Message::NspaceReply(r))
+            if r.status == Status::SUCCESS =>
+        {
+            let entries = job_entries(peer, hostname, &r.segments, fds);
+            let found = match (key.as_deref(), *whole) {
+                (Some(key), false) => entries
+                    .and_then(|e| job_get(&e, proc, key))
+                    .map(|pairs| vec![(proc.clone(), pairs)]),
+                _ => entries.map(|e| {
+                    let job = Proc::new(proc.nspace.clone(), Rank::WILDCARD);
+                    vec![(job, whole_job(e))]
+                }),
+            };
             match found {
-                Some(pairs) => get_reply(fmt, &[(proc.clone(), pairs)])
-                    .unwrap_or_else(|e| status_only(fmt, e.status())),
+                Some(recs) => {
+                    get_reply(fmt, &recs).unwrap_or_else(|e| status_only(fmt, e.status()))
+                }
                 None => status_only(fmt, Status::ERR_NOT_FOUND),
             }
         }
@@ -239,24 +253,47 @@ fn init_reply(fmt: Format, peer: &Peer, entries: &[Entry]) -> Result<Vec<u8>, Co
     Ok(b.into_bytes())
 }
 
-/// What a get of `key` (or of everything, `None`) for `proc` finds in
-/// the job data: its job-level pairs for WILDCARD, else the proc's pair
-/// (or the job's) of that key.
-fn job_get(entries: &[Entry], proc: &Proc, key: Option<&str>) -> Option<Vec<Pair>> {
+/// The job data `entries` as the pairs of one get answer, as OpenPMIx's
+/// server assembles a job's whole data: a rank's pairs go in a
+/// `PMIX_PROC_DATA` array led by its `PMIX_RANK` (the one form a
+/// client's `gds/hash` stores under that rank on a get; a
+/// `PMIX_PROC_BLOB` it knows only in its init reply).
+fn whole_job(entries: Vec<Entry>) -> Vec<Pair> {
+    entries
+        .into_iter()
+        .filter_map(|e| match e {
+            Entry::Pair(p) => Some(p),
+            Entry::ProcBlob { rank, pairs } => {
+                let lead = crate::Info::keyed(keys::RANK, Value::ProcRank(rank))?;
+                let infos = std::iter::once(lead)
+                    .chain(pairs.into_iter().map(|p| crate::Info::new(p.key, p.value)))
+                    .collect();
+                Some(Pair {
+                    key: crate::Key::new(keys::PROC_DATA).ok()?,
+                    value: Value::info_array(infos),
+                })
+            }
+        })
+        .collect()
+}
+
+/// What a get of `key` for `proc` finds in the job data: its job-level
+/// pair for WILDCARD, else the proc's pair (or the job's) of that key.
+fn job_get(entries: &[Entry], proc: &Proc, key: &str) -> Option<Vec<Pair>> {
     let plain = entries.iter().filter_map(|e| match e {
         Entry::Pair(p) => Some(p),
         Entry::ProcBlob { .. } => None,
     });
-    let matches = |p: &&Pair| key.map_or(true, |k| p.key.as_bytes() == k.as_bytes());
-    if proc.rank == Rank::WILDCARD {
-        let pairs: Vec<Pair> = plain.filter(matches).cloned().collect();
-        return (!pairs.is_empty() || key.is_none()).then_some(pairs);
-    }
+    let matches = |p: &&Pair| p.key.as_bytes() == key.as_bytes();
     let own = entries.iter().find_map(|e| match e {
         Entry::ProcBlob { rank, pairs } if *rank == proc.rank.0 => Some(pairs),
         _ => None,
     });
-    let found: Vec<Pair> = own.into_iter().flatten().filter(matches).cloned().collect();
+    let found: Vec<Pair> = if proc.rank == Rank::WILDCARD {
+        Vec::new()
+    } else {
+        own.into_iter().flatten().filter(matches).cloned().collect()
+    };
     if !found.is_empty() {
         return Some(found);
     }
@@ -294,4 +331,75 @@ fn get_reply(fmt: Format, recs: &[(Proc, Vec<Pair>)]) -> Result<Vec<u8>, CodecEr
         fmt.pack_value(&mut b, &Value::ByteObject(inner.into_bytes()))?;
     }
     Ok(b.into_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Key;
+
+    fn pair(key: &str, value: Value) -> Pair {
+        Pair {
+            key: Key::new(key).unwrap(),
+            value,
+        }
+    }
+
+    fn one(fmt: Format, b: &mut Buffer, t: DataType) -> Value {
+        super::super::fields::one(fmt, b, t).unwrap()
+    }
+
+    #[test]
+    fn a_jobs_whole_data_carries_each_ranks_pairs_in_a_proc_data_array() {
+        let fmt = Format::DATA_PACK;
+        let entries = vec![
+            Entry::Pair(pair(keys::JOB_SIZE, Value::Uint32(2))),
+            Entry::ProcBlob {
+                rank: 1,
+                pairs: vec![pair(keys::LOCAL_RANK, Value::Uint16(1))],
+            },
+        ];
+        let job = Proc::new(crate::Nspace::new("job").unwrap(), Rank::WILDCARD);
+        let bytes = get_reply(fmt, &[(job.clone(), whole_job(entries))]).unwrap();
+        let mut b = Buffer::from_bytes(bytes);
+        assert_eq!(one(fmt, &mut b, DataType::Status), Value::Status(0));
+        let Value::ByteObject(blob) = one(fmt, &mut b, DataType::ByteObject) else {
+            panic!("no byte object");
+        };
+        assert_eq!(b.remaining(), 0, "one byte object");
+        let mut blob = Buffer::from_bytes(blob);
+        assert_eq!(one(fmt, &mut blob, DataType::Proc), Value::Proc(job));
+        let kval = |b: &mut Buffer| match one(fmt, b, DataType::Kval) {
+            Value::Kval(kv) => (kv.key.unwrap().into_string().unwrap(), *kv.value.unwrap()),
+            v => panic!("not a kval: {v:?}"),
+        };
+        assert_eq!(
+            kval(&mut blob),
+            (keys::JOB_SIZE.to_owned(), Value::Uint32(2))
+        );
+        let (key, value) = kval(&mut blob);
+        assert_eq!(key, keys::PROC_DATA);
+        let Value::DataArray(arr) = value else {
+            panic!("not an array: {value:?}");
+        };
+        let infos: Vec<(String, Value)> = arr
+            .items
+            .iter()
+            .map(|v| match v {
+                Value::Info(i) => (
+                    String::from_utf8_lossy(i.key.as_bytes()).into_owned(),
+                    i.value.clone(),
+                ),
+                v => panic!("not an info: {v:?}"),
+            })
+            .collect();
+        assert_eq!(
+            infos,
+            vec![
+                (keys::RANK.to_owned(), Value::ProcRank(1)),
+                (keys::LOCAL_RANK.to_owned(), Value::Uint16(1)),
+            ]
+        );
+        assert_eq!(blob.remaining(), 0);
+    }
 }

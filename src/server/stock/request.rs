@@ -13,9 +13,15 @@ pub(in crate::server) enum Pending {
     Connect(ConnectAnswer),
     /// `PMIX_REQ_CMD`: the namespace's job segment.
     Init,
-    /// A get answered from the job segment (`proc` WILDCARD: its job
-    /// data; else `key` from the proc's data).
-    GetJob { proc: Proc, key: Option<String> },
+    /// A get answered from the job segment: with `whole`, the job's
+    /// whole data (what OpenPMIx's server sends a peer asking about
+    /// another namespace, or for every key); else (`proc` WILDCARD) its
+    /// job-level pairs of `key`, or `key` from the proc's data.
+    GetJob {
+        proc: Proc,
+        key: Option<String>,
+        whole: bool,
+    },
     /// A get answered by our direct-modex path.
     GetModex,
     /// `PMIX_QUERY_CMD`: a status, the count and the infos answered.
