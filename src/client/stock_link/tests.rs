@@ -844,3 +844,17 @@ fn job_control_monitor_allocation_and_session_control_carry_their_results_back()
     );
     assert_eq!(r.status, Status::ERR_UNPACK_FAILURE);
 }
+
+#[test]
+fn only_a_monitor_of_send_heartbeat_is_a_heartbeat() {
+    use super::services::is_heartbeat;
+    use crate::wire::{rm, Op};
+    let beat = Info::new(key(keys::SEND_HEARTBEAT), Value::Bool(true));
+    let body = rm::put_monitor(&beat, Status(-109), &[]).unwrap();
+    assert!(is_heartbeat(Op::MONITOR, &body));
+    assert!(!is_heartbeat(Op::ALLOCATE, &body));
+    let cancel = Info::new(key(keys::MONITOR_CANCEL), Value::string("m"));
+    let body = rm::put_monitor(&cancel, Status(-109), &[]).unwrap();
+    assert!(!is_heartbeat(Op::MONITOR, &body));
+    assert!(!is_heartbeat(Op::MONITOR, &[1, 2, 3]));
+}
