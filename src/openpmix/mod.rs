@@ -7,6 +7,9 @@
 //!   size limits, and [`header::FrameReader`], which reassembles frames
 //!   from a non-blocking byte stream.
 //! - [`command`]: `pmix_cmd_t`, the first item of every request.
+//! - [`fields`]: a command's values and counted lists, for both ends.
+//! - [`control`]: job control, monitoring, allocation and session
+//!   control requests and their replies, for both ends.
 //! - [`bfrops`]: the buffer format a peer announces (module name and
 //!   buffer type) mapped onto [`crate::codec::Format`].
 //! - [`handshake`]: the client's connect message and the server's replies,
@@ -32,7 +35,9 @@
 
 pub mod bfrops;
 pub mod command;
+pub mod control;
 pub mod error;
+pub mod fields;
 pub mod handshake;
 pub mod header;
 pub mod job_info;

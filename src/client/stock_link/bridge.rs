@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use crate::codec::{Buffer, CodecError, Format, NestedBuffer};
 use crate::events::Range;
-use crate::openpmix::header::{Frame, Order, TAG_DYNAMIC, TAG_IOF, TAG_NOTIFY};
+use crate::openpmix::header::{Frame, Order, TAG_DYNAMIC, TAG_HEARTBEAT, TAG_IOF, TAG_NOTIFY};
 use crate::openpmix::{Command, FrameReader};
 use crate::value::Kval;
 use crate::wire::{
@@ -314,6 +314,15 @@ impl Bridge {
                     Ok(ev) => self.notify_bytes(&ev).map(|b| (b, Waiting::Response(id))),
                     Err(s) => return self.respond(id, s),
                 }
+            }
+            Message::Request(r) if services::is_heartbeat(r.op, &r.body) => {
+                self.write_frame(TAG_HEARTBEAT, Vec::new())?;
+                // Done, with no results.
+                let done = Response {
+                    status: Status::SUCCESS,
+                    body: crate::wire::rm::put_list(&[]).unwrap_or_default(),
+                };
+                return self.answer(id, &Message::Response(done));
             }
             Message::Request(r) if r.op == Op::REGISTER_EVENTS => {
                 return self.register_codes(id, &r.body)

@@ -8,7 +8,8 @@
 //! - else a request the server answers without waiting for other
 //!   processes (finalize, another namespace's data, event notification and
 //!   registration, publish, unpublish, query, log, job control,
-//!   credentials, IOF pull, push and deregistration): [`REPLY_BOUND`];
+//!   monitoring, allocation, session control, credentials, IOF pull, push
+//!   and deregistration): [`REPLY_BOUND`];
 //! - else (fence, get of a peer's posted data, lookup, connect, disconnect,
 //!   spawn, group construct, destruct and leave, abort): until the server
 //!   answers or closes, as with OpenPMIx's own client and with our server.
@@ -60,6 +61,18 @@ pub(super) fn for_request(op: Op, body: &[u8]) -> Option<Duration> {
         ),
         Op::JOB_CONTROL => (
             directives(rm::get_job_control(body).ok().map(|(_, d)| d)),
+            false,
+        ),
+        Op::MONITOR => (
+            directives(rm::get_monitor(body).ok().map(|(_, _, d)| d)),
+            false,
+        ),
+        Op::ALLOCATE => (
+            directives(rm::get_allocate(body).ok().map(|(_, i)| i)),
+            false,
+        ),
+        Op::SESSION_CONTROL => (
+            directives(rm::get_session_control(body).ok().map(|(_, d)| d)),
             false,
         ),
         Op::CONNECT | Op::DISCONNECT => (

@@ -502,7 +502,7 @@ pub fn decode_server_payload(fmt: Format, nspace: &Nspace, payload: &[u8]) -> us
         ReplyLayout::Status,
         ReplyLayout::Lookup,
         ReplyLayout::Query,
-        ReplyLayout::NoResults,
+        ReplyLayout::Results,
         ReplyLayout::Spawn,
         ReplyLayout::Credential,
         ReplyLayout::Infos,

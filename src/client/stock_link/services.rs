@@ -10,7 +10,7 @@
 //! | `UNPUBLISH` | uid, count, keys, count, infos (no key: every key) | status |
 //! | `QUERY` | count, `QUERY`s | status, count, infos |
 //! | `LOG` | timestamp `TIME` (0: not taken), count, data, count, directives | status |
-//! | `JOB_CONTROL` | count, targets `PROC`s, count, directives | status (then results, dropped) |
+//! | `JOB_CONTROL`, `MONITOR`, `ALLOCATE`, `SESSION_CONTROL` (6.0 server on) | see [`crate::openpmix::control`] | status, (success) count, results |
 //! | `CONNECT`, `DISCONNECT` | count, `PROC`s, count, infos | status (then the other jobs' data, dropped) |
 //! | `SPAWN` | count, job infos, count, `APP`s | status, the new namespace `STRING` |
 //! | `GET_CREDENTIAL` | count, directives | status, (success) the credential `BYTE_OBJECT`, count, infos |
@@ -25,6 +25,11 @@
 //! Output the server forwards arrives on `PMIX_PTL_TAG_IOF` (source
 //! `PROC`, channel, our id `SIZE`, count, infos, the bytes) and reaches
 //! our client as its one-way `Iof` message ([`iof_delivery`]).
+//! A monitor of `PMIX_SEND_HEARTBEAT` is a beat: an empty message on
+//! `PMIX_PTL_TAG_HEARTBEAT`, unanswered ([`is_heartbeat`]).
+//! OpenPMIx before 6.0 has no session control command (its client
+//! answers `PMIX_ERR_NOT_SUPPORTED` itself): neither has the link to such
+//! a server.
 //! `GROUP_INVITE` and `GROUP_JOIN` are not service commands: OpenPMIx's
 //! clients invite and join by events among themselves, which the server
 //! only relays; so does the bridge ([`super::invite`]).
@@ -41,6 +46,8 @@ use std::ffi::CString;
 
 use crate::codec::{Buffer, CodecError, Format};
 use crate::group::GroupResult;
+use crate::openpmix::control::{self, Control};
+pub(super) use crate::openpmix::fields::{pack_infos, pack_procs};
 use crate::openpmix::Command;
 use crate::wire::iof::{Delivery, Deregister, Pull, Push};
 use crate::wire::{group, process_mgmt, pubsub, rm, Message, Op, Response};
@@ -52,6 +59,8 @@ pub(super) struct LinkState {
     /// The server reads OpenPMIx 5's group layouts (a destruct names the
     /// members).
     pub(super) five: bool,
+    /// The server reads OpenPMIx 6's `PMIX_SESSION_CTRL_CMD`.
+    pub(super) session_control: bool,
     /// Our IOF pull id → the server's reference id for it.
     pub(super) iof_refs: HashMap<u64, usize>,
     /// Each group this process constructed → its members.
@@ -68,6 +77,7 @@ impl LinkState {
             .unwrap_or(4);
         LinkState {
             five: major >= 5,
+            session_control: major >= 6,
             ..LinkState::default()
         }
     }
@@ -82,9 +92,9 @@ pub(super) enum ReplyLayout {
     Lookup,
     /// A query's status, count and infos.
     Query,
-    /// A status, answered to our client as that status and no results
-    /// (what the server adds is dropped).
-    NoResults,
+    /// A control request's status and results (see
+    /// [`crate::openpmix::control`]).
+    Results,
     /// A spawn's status and namespace.
     Spawn,
     /// A credential's status, the credential, count and infos.
@@ -168,12 +178,12 @@ pub(super) fn request(
             pack_infos(fmt, &mut b, &directives).map_err(packing)?;
             ReplyLayout::Status
         }
-        Op::JOB_CONTROL => {
-            let (targets, directives) = rm::get_job_control(body).map_err(bad)?;
-            cmd(&mut b, Command::JobControl)?;
-            pack_procs(fmt, &mut b, &targets).map_err(packing)?;
-            pack_infos(fmt, &mut b, &directives).map_err(packing)?;
-            ReplyLayout::NoResults
+        Op::JOB_CONTROL | Op::MONITOR | Op::ALLOCATE | Op::SESSION_CONTROL => {
+            let c = control(state, op, body)?;
+            return c
+                .pack(fmt)
+                .map(|bytes| (bytes, ReplyLayout::Results))
+                .map_err(packing);
         }
         Op::CONNECT | Op::DISCONNECT => {
             let (procs, infos) = process_mgmt::decode_collective(body).map_err(bad)?;
@@ -291,8 +301,8 @@ pub(super) fn response(
     // Whether the reply carries more than its status for our client.
     let carries = match layout {
         ReplyLayout::Status => false,
-        ReplyLayout::NoResults
-        | ReplyLayout::Spawn
+        ReplyLayout::Results => control::carries_results(status),
+        ReplyLayout::Spawn
         | ReplyLayout::Credential
         | ReplyLayout::Infos
         | ReplyLayout::GroupConstruct { .. }
@@ -303,9 +313,17 @@ pub(super) fn response(
     if !carries {
         return only(status);
     }
+    // A control request's partial success keeps its status.
+    let answered = if layout == ReplyLayout::Results {
+        status
+    } else {
+        Status::SUCCESS
+    };
     let body = match layout {
         ReplyLayout::Status => return only(status),
-        ReplyLayout::NoResults => rm::put_list(&[]).map_err(|e| e.status()),
+        ReplyLayout::Results => control::unpack_results(fmt, status, b)
+            .and_then(|l| rm::put_list(&l))
+            .map_err(|e| e.status()),
         ReplyLayout::Lookup => lookup_body(fmt, status, b),
         ReplyLayout::Query => query_body(fmt, status, b),
         ReplyLayout::Spawn => match fmt.unpack_value(b, DataType::String) {
@@ -327,11 +345,55 @@ pub(super) fn response(
     };
     match body {
         Ok(body) => Response {
-            status: Status::SUCCESS,
+            status: answered,
             body,
         },
         Err(_) => only(Status::ERR_UNPACK_FAILURE),
     }
+}
+
+/// True if our request `op` with `body` is a monitor of
+/// `PMIX_SEND_HEARTBEAT`: OpenPMIx's client sends that as an empty
+/// message on `PMIX_PTL_TAG_HEARTBEAT`, which the server does not answer,
+/// and so does the link (the call then succeeds at once).
+pub(super) fn is_heartbeat(op: Op, body: &[u8]) -> bool {
+    op == Op::MONITOR
+        && rm::get_monitor(body)
+            .is_ok_and(|(what, _, _)| what.key.as_bytes() == crate::keys::SEND_HEARTBEAT.as_bytes())
+}
+
+/// Our control request `op` with `body` as the stock one; session
+/// control is not carried to a server before OpenPMIx 6.
+fn control(state: &LinkState, op: Op, body: &[u8]) -> Result<Control, NotSent> {
+    Ok(match op {
+        Op::JOB_CONTROL => {
+            let (targets, directives) = rm::get_job_control(body).map_err(bad)?;
+            Control::JobControl {
+                targets,
+                directives,
+            }
+        }
+        Op::MONITOR => {
+            let (what, error, directives) = rm::get_monitor(body).map_err(bad)?;
+            Control::Monitor {
+                what,
+                error,
+                directives,
+            }
+        }
+        Op::ALLOCATE => {
+            let (directive, infos) = rm::get_allocate(body).map_err(bad)?;
+            Control::Allocate { directive, infos }
+        }
+        _ if !state.session_control => return Err(NotSent::NotCarried),
+        _ => {
+            let (session, directives) = rm::get_session_control(body).map_err(bad)?;
+            Control::SessionControl {
+                session,
+                directives,
+            }
+        }
+    })
 }
 
 fn lookup_body(fmt: Format, status: Status, b: &mut Buffer) -> Result<Vec<u8>, Status> {
@@ -486,28 +548,4 @@ fn pack_keys(fmt: Format, b: &mut Buffer, keys: &[Key], infos: &[Info]) -> Resul
         fmt.pack_value(b, &Value::String(CString::new(k.as_bytes()).ok()))?;
     }
     pack_infos(fmt, b, infos)
-}
-
-/// A `SIZE` count, then the procs.
-pub(super) fn pack_procs(fmt: Format, b: &mut Buffer, procs: &[Proc]) -> Result<(), CodecError> {
-    fmt.pack_value(b, &Value::Size(procs.len()))?;
-    if !procs.is_empty() {
-        let v: Vec<Value> = procs.iter().cloned().map(Value::Proc).collect();
-        fmt.pack(b, DataType::Proc, &v)?;
-    }
-    Ok(())
-}
-
-/// A `SIZE` count, then the infos.
-pub(super) fn pack_infos(fmt: Format, b: &mut Buffer, infos: &[Info]) -> Result<(), CodecError> {
-    fmt.pack_value(b, &Value::Size(infos.len()))?;
-    if !infos.is_empty() {
-        let v: Vec<Value> = infos
-            .iter()
-            .cloned()
-            .map(|i| Value::Info(Box::new(i)))
-            .collect();
-        fmt.pack(b, DataType::Info, &v)?;
-    }
-    Ok(())
 }

@@ -685,3 +685,176 @@ fn an_iof_pull_learns_the_servers_reference_and_output_reaches_our_id() {
         }
     }
 }
+
+/// OpenPMIx's default buffer format.
+const V41: Format = Format {
+    module: Module::V41,
+    described: false,
+};
+
+/// Our control request `op` with `body` sent to a server of `version`:
+/// the stock command's fields as the door reads them, and the response
+/// our client gets for each of `replies` (status, results).
+fn control_round_trip(
+    version: &str,
+    op: crate::wire::Op,
+    body: &[u8],
+    replies: &[(Status, Vec<Info>)],
+) -> (
+    crate::openpmix::control::Control,
+    Vec<crate::wire::Response>,
+) {
+    use super::services::{request, response, LinkState, ReplyLayout};
+    use crate::openpmix::control::{pack_results, Control};
+    let fmt = V41;
+    let mut state = LinkState::new(Some(version));
+    let (bytes, layout) = request(fmt, &mut state, op, body).unwrap();
+    assert_eq!(layout, ReplyLayout::Results);
+    let (c, mut b) = command_of(fmt, bytes);
+    let cmd = crate::openpmix::Command::try_from(c).unwrap();
+    let sent = Control::unpack(cmd, fmt, &mut b).unwrap().unwrap();
+    assert_eq!(sent.command(), cmd);
+    assert_eq!(b.remaining(), 0);
+    let answers = replies
+        .iter()
+        .map(|(status, results)| {
+            let mut reply =
+                Buffer::from_bytes(pack_results(fmt, *status, results.clone()).unwrap());
+            let Value::Status(s) = unpack_one(fmt, &mut reply, DataType::Status) else {
+                panic!("no status");
+            };
+            response(fmt, &mut state, layout.clone(), Status(s), &mut reply)
+        })
+        .collect();
+    (sent, answers)
+}
+
+#[test]
+fn job_control_monitor_allocation_and_session_control_carry_their_results_back() {
+    use super::services::{request, response, LinkState, NotSent, ReplyLayout};
+    use crate::openpmix::control::Control;
+    use crate::wire::{rm, Op};
+    let me = Proc::new(Nspace::new("job").unwrap(), crate::Rank(1));
+    let directive = Info::new(key(keys::JOB_CTRL_SIGNAL), Value::Int(18));
+    let result = Info::new(key(keys::JOB_CTRL_ID), Value::string("ctl"));
+    let replies = [
+        (Status::SUCCESS, vec![result.clone()]),
+        (Status::ERR_PARTIAL_SUCCESS, vec![result.clone()]),
+        (Status::ERR_NOT_SUPPORTED, vec![]),
+    ];
+    let check = |answers: Vec<crate::wire::Response>| {
+        assert_eq!(answers[0].status, Status::SUCCESS);
+        assert_eq!(
+            rm::get_list(&answers[0].body).unwrap(),
+            vec![result.clone()]
+        );
+        assert_eq!(answers[1].status, Status::ERR_PARTIAL_SUCCESS);
+        assert_eq!(
+            rm::get_list(&answers[1].body).unwrap(),
+            vec![result.clone()]
+        );
+        assert_eq!(answers[2].status, Status::ERR_NOT_SUPPORTED);
+        assert!(answers[2].body.is_empty());
+    };
+
+    let body =
+        rm::put_job_control(std::slice::from_ref(&me), std::slice::from_ref(&directive)).unwrap();
+    let (sent, answers) = control_round_trip("4.2.2", Op::JOB_CONTROL, &body, &replies);
+    assert_eq!(
+        sent,
+        Control::JobControl {
+            targets: vec![me.clone()],
+            directives: vec![directive.clone()],
+        }
+    );
+    check(answers);
+
+    let what = Info::new(key(keys::MONITOR_CANCEL), Value::string("m"));
+    let body = rm::put_monitor(&what, Status(-99), std::slice::from_ref(&directive)).unwrap();
+    let (sent, answers) = control_round_trip("5.0.11", Op::MONITOR, &body, &replies);
+    assert_eq!(
+        sent,
+        Control::Monitor {
+            what,
+            error: Status(-99),
+            directives: vec![directive.clone()],
+        }
+    );
+    check(answers);
+
+    let cpus = Info::new(key(keys::ALLOC_NUM_CPUS), Value::Uint64(1));
+    let body = rm::put_allocate(2, std::slice::from_ref(&cpus)).unwrap();
+    let (sent, answers) = control_round_trip("5.0.11", Op::ALLOCATE, &body, &replies);
+    assert_eq!(
+        sent,
+        Control::Allocate {
+            directive: 2,
+            infos: vec![cpus],
+        }
+    );
+    check(answers);
+
+    let body = rm::put_session_control(7, std::slice::from_ref(&directive)).unwrap();
+    let (sent, answers) = control_round_trip("6.0.0", Op::SESSION_CONTROL, &body, &replies);
+    assert_eq!(
+        sent,
+        Control::SessionControl {
+            session: 7,
+            directives: vec![directive],
+        }
+    );
+    check(answers);
+    // Before 6.0 there is no such command: not carried (the bridge answers
+    // PMIX_ERR_NOT_SUPPORTED at once, as OpenPMIx's own client does).
+    for version in ["4.2.2", "5.0.11"] {
+        assert_eq!(
+            request(
+                V41,
+                &mut LinkState::new(Some(version)),
+                Op::SESSION_CONTROL,
+                &body
+            )
+            .unwrap_err(),
+            NotSent::NotCarried
+        );
+    }
+
+    // A success that ends after its status has no results; a reply whose
+    // count lies does not decode.
+    let fmt = V41;
+    let r = response(
+        fmt,
+        &mut LinkState::default(),
+        ReplyLayout::Results,
+        Status::SUCCESS,
+        &mut Buffer::new(),
+    );
+    assert_eq!(
+        (r.status, rm::get_list(&r.body).unwrap()),
+        (Status::SUCCESS, vec![])
+    );
+    let mut lying = Buffer::new();
+    fmt.pack_value(&mut lying, &Value::Size(1000)).unwrap();
+    let r = response(
+        fmt,
+        &mut LinkState::default(),
+        ReplyLayout::Results,
+        Status::SUCCESS,
+        &mut lying,
+    );
+    assert_eq!(r.status, Status::ERR_UNPACK_FAILURE);
+}
+
+#[test]
+fn only_a_monitor_of_send_heartbeat_is_a_heartbeat() {
+    use super::services::is_heartbeat;
+    use crate::wire::{rm, Op};
+    let beat = Info::new(key(keys::SEND_HEARTBEAT), Value::Bool(true));
+    let body = rm::put_monitor(&beat, Status(-109), &[]).unwrap();
+    assert!(is_heartbeat(Op::MONITOR, &body));
+    assert!(!is_heartbeat(Op::ALLOCATE, &body));
+    let cancel = Info::new(key(keys::MONITOR_CANCEL), Value::string("m"));
+    let body = rm::put_monitor(&cancel, Status(-109), &[]).unwrap();
+    assert!(!is_heartbeat(Op::MONITOR, &body));
+    assert!(!is_heartbeat(Op::MONITOR, &[1, 2, 3]));
+}

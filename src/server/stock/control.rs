@@ -5,9 +5,7 @@
 //! | command | fields (after the command) | our request | reply |
 //! |---|---|---|---|
 //! | `PMIX_SPAWNNB_CMD` | job infos, apps | `SPAWN` | status, the new namespace (`PMIX_STRING`) |
-//! | `PMIX_JOB_CONTROL_CMD` | targets, directives | `JOB_CONTROL` | status, count, infos |
-//! | `PMIX_MONITOR_CMD` | one info, an error status, directives | `MONITOR` | status, count, infos |
-//! | `PMIX_ALLOC_CMD` | a `PMIX_ALLOC_DIRECTIVE`, infos | `ALLOCATE` | status, count, infos |
+//! | `PMIX_JOB_CONTROL_CMD`, `PMIX_MONITOR_CMD`, `PMIX_ALLOC_CMD` | see [`crate::openpmix::control`] | `JOB_CONTROL`, `MONITOR`, `ALLOCATE` | status, count, infos |
 //! | `PMIX_GET_CREDENTIAL_CMD` | directives | `GET_CREDENTIAL` | status, the credential (`PMIX_BYTE_OBJECT`), count, infos |
 //! | `PMIX_VALIDATE_CRED_CMD` | the credential, directives | `VALIDATE_CREDENTIAL` | status, count, infos |
 //!
@@ -20,9 +18,11 @@
 //! itself), one without `argv` its command; the rest is the host's, as
 //! for an app of ours.
 
-use super::fields::{infos, one, pack_infos, procs, size, Forward};
+use super::fields::{infos, one, pack_infos, size, Forward};
 use super::request::Pending;
 use crate::codec::{Buffer, CodecError, Format};
+use crate::openpmix::control::{self, Control};
+use crate::openpmix::Command;
 use crate::wire::{process_mgmt, rm, Op, Response};
 use crate::{DataType, Status, Value};
 
@@ -64,36 +64,27 @@ fn complete_app(mut app: crate::value::App) -> Result<crate::value::App, CodecEr
     Ok(app)
 }
 
-/// `PMIx_Job_control`: the targets, the directives.
-pub(super) fn job_control(fmt: Format, buf: &mut Buffer) -> Result<Forward, CodecError> {
-    let targets = procs(fmt, buf)?;
-    let directives = infos(fmt, buf)?;
-    let body = rm::put_job_control(&targets, &directives)?;
-    Ok((Op::JOB_CONTROL, body, Pending::Infos))
-}
-
-/// `PMIx_Process_monitor`: what to monitor, the error to raise, the
-/// directives.
-pub(super) fn monitor(fmt: Format, buf: &mut Buffer) -> Result<Forward, CodecError> {
-    let Value::Info(what) = one(fmt, buf, DataType::Info)? else {
-        return Err(CodecError::BadParam("monitor"));
+/// `PMIx_Job_control`, `PMIx_Process_monitor` and
+/// `PMIx_Allocation_request` (`cmd`), in the layout of
+/// [`crate::openpmix::control`].
+pub(super) fn control(cmd: Command, fmt: Format, buf: &mut Buffer) -> Result<Forward, CodecError> {
+    let (op, body) = match Control::unpack(cmd, fmt, buf) {
+        Some(Ok(Control::JobControl {
+            targets,
+            directives,
+        })) => (Op::JOB_CONTROL, rm::put_job_control(&targets, &directives)?),
+        Some(Ok(Control::Monitor {
+            what,
+            error,
+            directives,
+        })) => (Op::MONITOR, rm::put_monitor(&what, error, &directives)?),
+        Some(Ok(Control::Allocate { directive, infos })) => {
+            (Op::ALLOCATE, rm::put_allocate(directive, &infos)?)
+        }
+        Some(Err(e)) => return Err(e),
+        _ => return Err(CodecError::BadParam("command")),
     };
-    let Value::Status(error) = one(fmt, buf, DataType::Status)? else {
-        return Err(CodecError::BadParam("error"));
-    };
-    let directives = infos(fmt, buf)?;
-    let body = rm::put_monitor(&what, Status(error), &directives)?;
-    Ok((Op::MONITOR, body, Pending::Infos))
-}
-
-/// `PMIx_Allocation_request`: the directive, the infos.
-pub(super) fn allocate(fmt: Format, buf: &mut Buffer) -> Result<Forward, CodecError> {
-    let Value::AllocDirective(directive) = one(fmt, buf, DataType::AllocDirective)? else {
-        return Err(CodecError::BadParam("directive"));
-    };
-    let list = infos(fmt, buf)?;
-    let body = rm::put_allocate(directive, &list)?;
-    Ok((Op::ALLOCATE, body, Pending::Infos))
+    Ok((op, body, Pending::Infos))
 }
 
 /// `PMIx_Get_credential`: the directives.
@@ -113,11 +104,6 @@ pub(super) fn validate_credential(fmt: Format, buf: &mut Buffer) -> Result<Forwa
     Ok((Op::VALIDATE_CREDENTIAL, body, Pending::Infos))
 }
 
-/// True if the peer's library reads on after `status`.
-fn reads_on(status: Status) -> bool {
-    status == Status::SUCCESS || status == Status::ERR_PARTIAL_SUCCESS
-}
-
 /// A spawn's answer: its status, then the new namespace.
 pub(super) fn spawn_reply(fmt: Format, r: &Response) -> Result<Vec<u8>, CodecError> {
     let mut b = Buffer::new();
@@ -130,19 +116,15 @@ pub(super) fn spawn_reply(fmt: Format, r: &Response) -> Result<Vec<u8>, CodecErr
     Ok(b.into_bytes())
 }
 
-/// An answer holding a list of infos: its status, the count, the infos.
+/// An answer holding a list of infos: its status, the count, the infos
+/// (see [`crate::openpmix::control`]).
 pub(super) fn infos_reply(fmt: Format, r: &Response) -> Result<Vec<u8>, CodecError> {
-    let mut b = Buffer::new();
-    fmt.pack_value(&mut b, &Value::Status(r.status.0))?;
-    if reads_on(r.status) {
-        let list = if r.body.is_empty() {
-            Vec::new()
-        } else {
-            rm::get_list(&r.body)?
-        };
-        pack_infos(fmt, &mut b, list)?;
-    }
-    Ok(b.into_bytes())
+    let list = if !control::carries_results(r.status) || r.body.is_empty() {
+        Vec::new()
+    } else {
+        rm::get_list(&r.body)?
+    };
+    control::pack_results(fmt, r.status, list)
 }
 
 /// A credential: its status, the credential, the count, the infos.
@@ -152,7 +134,7 @@ pub(super) fn credential_reply(fmt: Format, r: &Response) -> Result<Vec<u8>, Cod
     if r.status == Status::SUCCESS {
         let (cred, list) = rm::get_credential(&r.body)?;
         fmt.pack_value(&mut b, &Value::ByteObject(cred))?;
-        pack_infos(fmt, &mut b, list)?;
+        pack_infos(fmt, &mut b, &list)?;
     }
     Ok(b.into_bytes())
 }

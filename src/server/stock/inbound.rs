@@ -179,9 +179,9 @@ pub(in crate::server) fn command(peer: &Peer, payload: &[u8]) -> Inbound {
             Command::UnpublishNb => lookup(fmt, &mut buf, true),
             Command::DeregEvents => Ok(Inbound::Ignore),
             Command::SpawnNb => forward(control::spawn(fmt, &mut buf)),
-            Command::JobControl => forward(control::job_control(fmt, &mut buf)),
-            Command::Monitor => forward(control::monitor(fmt, &mut buf)),
-            Command::Alloc => forward(control::allocate(fmt, &mut buf)),
+            Command::JobControl | Command::Monitor | Command::Alloc => {
+                forward(control::control(cmd, fmt, &mut buf))
+            }
             Command::GetCredential => forward(control::get_credential(fmt, &mut buf)),
             Command::ValidateCred => forward(control::validate_credential(fmt, &mut buf)),
             Command::GroupConstruct => forward(groups::construct(peer.release, fmt, &mut buf)),

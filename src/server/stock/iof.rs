@@ -108,7 +108,7 @@ fn one_delivery(fmt: Format, d: &Delivery, id: u64) -> Result<Vec<u8>, CodecErro
     fmt.pack(&mut b, DataType::Proc, &[Value::Proc(d.source.clone())])?;
     fmt.pack_value(&mut b, &Value::IofChannel(d.channel))?;
     fmt.pack_value(&mut b, &Value::Size(id))?;
-    pack_infos(fmt, &mut b, d.infos.clone())?;
+    pack_infos(fmt, &mut b, &d.infos)?;
     fmt.pack_value(&mut b, &Value::ByteObject(d.data.clone()))?;
     Ok(b.into_bytes())
 }

@@ -155,7 +155,7 @@ fn query_reply(fmt: Format, r: &crate::wire::Response) -> Result<Vec<u8>, CodecE
     };
     let mut b = Buffer::new();
     fmt.pack_value(&mut b, &Value::Status(status.0))?;
-    super::fields::pack_infos(fmt, &mut b, infos)?;
+    super::fields::pack_infos(fmt, &mut b, &infos)?;
     Ok(b.into_bytes())
 }
 
