@@ -372,7 +372,10 @@ impl Link {
         }
     }
 
-    /// Queues `msg` as the answer to `id`.
+    /// Sends `msg` as the answer to `id`: written at once as far as the
+    /// socket takes it (the rest waits for writability), on both kinds
+    /// of link, so that a reply costs no round of the poll and no change
+    /// of the socket's interest.
     pub(in crate::server) fn send(
         &mut self,
         id: u32,
@@ -383,7 +386,7 @@ impl Link {
             Link::Ours(c) => c.send(id, msg, fds),
             Link::Stock(s) => {
                 s.send(id, msg, fds);
-                Ok(())
+                s.flush().map(|_| ())
             }
         }
     }
