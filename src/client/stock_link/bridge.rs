@@ -111,6 +111,15 @@ pub(super) fn spawn(ends: Ends) -> io::Result<()> {
 const OURS: mio::Token = mio::Token(0);
 const TCP: mio::Token = mio::Token(1);
 
+/// Readability, and writability while output waits.
+fn interest(output_waits: bool) -> mio::Interest {
+    if output_waits {
+        mio::Interest::READABLE | mio::Interest::WRITABLE
+    } else {
+        mio::Interest::READABLE
+    }
+}
+
 impl Bridge {
     fn run(mut self) {
         let _ = self.serve();
@@ -120,13 +129,17 @@ impl Bridge {
 
     fn serve(&mut self) -> Result<(), Closed> {
         let mut poll = mio::Poll::new().map_err(closed)?;
-        let rw = mio::Interest::READABLE | mio::Interest::WRITABLE;
+        // Writability only while output waits: an interest in it would
+        // wake this thread at every drained buffer (each reply the
+        // client reads), on the fence's critical path.
+        let r = mio::Interest::READABLE;
         poll.registry()
-            .register(self.ends.ours.stream_mut(), OURS, rw)
+            .register(self.ends.ours.stream_mut(), OURS, r)
             .map_err(closed)?;
         poll.registry()
-            .register(&mut self.ends.tcp, TCP, rw)
+            .register(&mut self.ends.tcp, TCP, r)
             .map_err(closed)?;
+        let (mut ours_waits, mut tcp_waits) = (false, false);
         let mut events = mio::Events::with_capacity(8);
         // Frames of the init reply's read may already hold more.
         self.server_frames()?;
@@ -161,7 +174,21 @@ impl Bridge {
             }
             self.expire()?;
             self.flush_tcp()?;
-            self.ends.ours.flush().map_err(closed)?;
+            let ours_out = self.ends.ours.flush().map_err(closed)?;
+            let registry = poll.registry();
+            if ours_waits == ours_out {
+                ours_waits = !ours_out;
+                let stream = self.ends.ours.stream_mut();
+                registry
+                    .reregister(stream, OURS, interest(ours_waits))
+                    .map_err(closed)?;
+            }
+            if tcp_waits == self.out.is_empty() {
+                tcp_waits = !self.out.is_empty();
+                registry
+                    .reregister(&mut self.ends.tcp, TCP, interest(tcp_waits))
+                    .map_err(closed)?;
+            }
         }
     }
 
