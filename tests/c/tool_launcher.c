@@ -33,12 +33,8 @@
 #include <pmix_server.h>
 #include <pmix_tool.h>
 
-#define FAIL(...)                                                              \
-    do {                                                                       \
-        fprintf(stderr, "tool_launcher: " __VA_ARGS__);                        \
-        fprintf(stderr, "\n");                                                 \
-        return 1;                                                              \
-    } while (0)
+#define TOOL_NAME "tool_launcher"
+#include "tool_fail.h"
 
 /* A one-shot completion with a bounded wait. */
 typedef struct {
