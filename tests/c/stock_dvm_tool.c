@@ -36,7 +36,7 @@
 #include "query_one.h"
 
 #define TOOL_NAME "stock_dvm_tool"
-#include "tool_fail.h"
+#include "tool_common.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
@@ -93,13 +93,9 @@ static int spawn(void)
     pmix_app_t app;
     pmix_nspace_t ns;
     pmix_status_t rc;
-    PMIX_APP_CONSTRUCT(&app);
-    app.cmd = strdup("/bin/sh");
-    PMIX_ARGV_APPEND(rc, app.argv, "/bin/sh");
-    PMIX_ARGV_APPEND(rc, app.argv, "-c");
-    PMIX_ARGV_APPEND(rc, app.argv,
-                     "i=0; while [ $i -lt 240 ]; do echo tick $PMIX_RANK $i; i=$((i+1)); "
-                     "sleep 0.25; done");
+    sh_app(&app, "/bin/sh",
+           "i=0; while [ $i -lt 240 ]; do echo tick $PMIX_RANK $i; i=$((i+1)); "
+           "sleep 0.25; done");
     app.maxprocs = 2;
     rc = PMIx_Spawn(NULL, 0, &app, 1, ns);
     PMIX_APP_DESTRUCT(&app);

@@ -34,7 +34,7 @@
 #include <pmix_tool.h>
 
 #define TOOL_NAME "tool_launcher"
-#include "tool_fail.h"
+#include "tool_common.h"
 
 /* A one-shot completion with a bounded wait. */
 typedef struct {
@@ -249,12 +249,7 @@ static int fork_exec(const char *dir)
     }
 
     pmix_app_t app;
-    PMIX_APP_CONSTRUCT(&app);
-    app.cmd = strdup("/bin/sh");
-    PMIX_ARGV_APPEND(rc, app.argv, "sh");
-    PMIX_ARGV_APPEND(rc, app.argv, "-c");
-    PMIX_ARGV_APPEND(rc, app.argv,
-                     "echo \"$PMIX_NAMESPACE $PMIX_RANK $(pwd) $TL_GIVEN\" > out.$PMIX_RANK");
+    sh_app(&app, "sh", "echo \"$PMIX_NAMESPACE $PMIX_RANK $(pwd) $TL_GIVEN\" > out.$PMIX_RANK");
     PMIX_ARGV_APPEND(rc, app.env, "TL_GIVEN=given");
     app.cwd = strdup(dir);
     app.maxprocs = 2;

@@ -43,7 +43,7 @@
 #include "query_one.h"
 
 #define TOOL_NAME "tool_modes"
-#include "tool_fail.h"
+#include "tool_common.h"
 
 static size_t nservers(void)
 {

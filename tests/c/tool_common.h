@@ -1,20 +1,24 @@
-/* How the C tool programs give up and how they end:
+/* What the C tool programs share: how they give up, what they start,
+ * how they end:
  *
  *   FAIL(fmt, ...)  says "<TOOL_NAME>: <message>" on stderr and returns 1
  *                   from the calling function (which returns int);
+ *   sh_app(app, argv0, script)
+ *                   makes app run /bin/sh -c script (argv[0] argv0);
  *   tool_end()      PMIx_tool_finalize, then "tool ok" on stdout: 0, or
  *                   1 after a FAIL if finalize fails.
  *
  * Define TOOL_NAME (a string literal) before including it. */
-#ifndef TESTS_C_TOOL_FAIL_H
-#define TESTS_C_TOOL_FAIL_H
+#ifndef TESTS_C_TOOL_COMMON_H
+#define TESTS_C_TOOL_COMMON_H
 
 #include <stdio.h>
+#include <string.h>
 
 #include <pmix_tool.h>
 
 #ifndef TOOL_NAME
-#error "define TOOL_NAME before including tool_fail.h"
+#error "define TOOL_NAME before including tool_common.h"
 #endif
 
 #define FAIL(...)                                     \
@@ -23,6 +27,19 @@
         fprintf(stderr, "\n");                        \
         return 1;                                     \
     } while (0)
+
+/* Constructs app as a /bin/sh (argv[0] argv0) running script; the
+ * caller destructs it. */
+static inline void sh_app(pmix_app_t *app, const char *argv0, const char *script)
+{
+    pmix_status_t rc;
+    PMIX_APP_CONSTRUCT(app);
+    app->cmd = strdup("/bin/sh");
+    PMIX_ARGV_APPEND(rc, app->argv, argv0);
+    PMIX_ARGV_APPEND(rc, app->argv, "-c");
+    PMIX_ARGV_APPEND(rc, app->argv, script);
+    (void) rc;
+}
 
 /* Finalizes the tool and says "tool ok": 0, or 1 if finalize fails. */
 static inline int tool_end(void)
