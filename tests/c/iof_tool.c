@@ -80,18 +80,13 @@ static void line(int r, int c, const char *text)
 static void iofcb(size_t iofhdlr, pmix_iof_channel_t channel, pmix_proc_t *source,
                   pmix_byte_object_t *payload, pmix_info_t info[], size_t ninfo)
 {
-    int c = (PMIX_FWD_STDERR_CHANNEL == channel) ? 1 : 0;
-    int r = (int) source->rank;
     pthread_mutex_lock(&mu);
     for (size_t i = 0; i < ninfo; i++) {
         if (PMIX_CHECK_KEY(&info[i], PMIX_IOF_COMPLETE)) {
             complete_seen++;
         }
     }
-    if (r < 0 || r >= MAXR) {
-        FAIL("source rank %d", r);
-    }
-    split_lines(r, c, payload, line);
+    feed_output(source, channel, payload, MAXR, line);
     pthread_cond_broadcast(&cv);
     pthread_mutex_unlock(&mu);
 }

@@ -64,6 +64,22 @@ static void split_lines(int r, int c, const pmix_byte_object_t *payload,
     }
 }
 
+/* Output of source on channel, which must be of a rank below bound
+ * (FAILs otherwise): its payload fed to line (see split_lines). Call it
+ * under mu. */
+static void feed_output(const pmix_proc_t *source, pmix_iof_channel_t channel,
+                        const pmix_byte_object_t *payload, int bound,
+                        void (*line)(int, int, const char *))
+{
+    int c = (PMIX_FWD_STDERR_CHANNEL == channel) ? 1 : 0;
+    int r = (int) source->rank;
+    if (r < 0 || r >= bound) {
+        FAIL("output of rank %d", r);
+        return;
+    }
+    split_lines(r, c, payload, line);
+}
+
 /* True once every numbered line of every rank came. */
 static int all_lines(void)
 {

@@ -33,13 +33,10 @@
 #include <pmix_tool.h>
 
 #include "../interop/maps.h"
+#include "query_one.h"
 
-#define FAIL(...)                                                              \
-    do {                                                                       \
-        fprintf(stderr, "stock_dvm_tool: " __VA_ARGS__);                       \
-        fprintf(stderr, "\n");                                                 \
-        return 1;                                                              \
-    } while (0)
+#define TOOL_NAME "stock_dvm_tool"
+#include "tool_common.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
@@ -76,21 +73,18 @@ static void registered(pmix_status_t status, size_t ref, void *cbdata)
     (void) cbdata;
 }
 
-/* The string answer of a one-key query (qualified by nspace ns if given). */
+/* A one-key query (qualified by nspace ns if given). */
 static pmix_status_t query(const char *key, const char *ns, pmix_info_t **results,
                            size_t *nresults)
 {
-    pmix_query_t q;
+    pmix_info_t qual;
     pmix_status_t rc;
-    PMIX_QUERY_CONSTRUCT(&q);
-    PMIX_ARGV_APPEND(rc, q.keys, key);
+    PMIX_INFO_CONSTRUCT(&qual);
     if (NULL != ns) {
-        PMIX_INFO_CREATE(q.qualifiers, 1);
-        q.nqual = 1;
-        PMIX_INFO_LOAD(&q.qualifiers[0], PMIX_NSPACE, ns, PMIX_STRING);
+        PMIX_INFO_LOAD(&qual, PMIX_NSPACE, ns, PMIX_STRING);
     }
-    rc = PMIx_Query_info(&q, 1, results, nresults);
-    PMIX_QUERY_DESTRUCT(&q);
+    rc = query_one(key, &qual, NULL != ns ? 1 : 0, results, nresults);
+    PMIX_INFO_DESTRUCT(&qual);
     return rc;
 }
 
@@ -99,13 +93,9 @@ static int spawn(void)
     pmix_app_t app;
     pmix_nspace_t ns;
     pmix_status_t rc;
-    PMIX_APP_CONSTRUCT(&app);
-    app.cmd = strdup("/bin/sh");
-    PMIX_ARGV_APPEND(rc, app.argv, "/bin/sh");
-    PMIX_ARGV_APPEND(rc, app.argv, "-c");
-    PMIX_ARGV_APPEND(rc, app.argv,
-                     "i=0; while [ $i -lt 240 ]; do echo tick $PMIX_RANK $i; i=$((i+1)); "
-                     "sleep 0.25; done");
+    sh_app(&app, "/bin/sh",
+           "i=0; while [ $i -lt 240 ]; do echo tick $PMIX_RANK $i; i=$((i+1)); "
+           "sleep 0.25; done");
     app.maxprocs = 2;
     rc = PMIx_Spawn(NULL, 0, &app, 1, ns);
     PMIX_APP_DESTRUCT(&app);
@@ -265,9 +255,5 @@ int main(int argc, char **argv)
     if (0 != r) {
         return r;
     }
-    if (PMIX_SUCCESS != (rc = PMIx_tool_finalize())) {
-        FAIL("PMIx_tool_finalize: %s", PMIx_Error_string(rc));
-    }
-    printf("tool ok\n");
-    return 0;
+    return tool_end();
 }

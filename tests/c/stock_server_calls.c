@@ -22,18 +22,9 @@
 #include <unistd.h>
 
 #include "maps.h"
+#include "must.h"
 
 #define CODE (PMIX_EXTERNAL_ERR_BASE - 77)
-
-#define CHECK(rc, what)                                                       \
-    do {                                                                      \
-        pmix_status_t rc_ = (rc);                                             \
-        if (PMIX_SUCCESS != rc_) {                                            \
-            printf("FAIL %s: %s\n", what, PMIx_Error_string(rc_));            \
-            fflush(stdout);                                                   \
-            exit(1);                                                          \
-        }                                                                     \
-    } while (0)
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
@@ -112,19 +103,19 @@ static int wanted(int argc, char **argv, const char *step)
 static void events(const pmix_proc_t *me, const pmix_proc_t *wild, uint32_t size)
 {
     pmix_status_t code = CODE;
-    CHECK(PMIx_Register_event_handler(&code, 1, NULL, 0, handler, reg_done, NULL),
+    MUST(PMIx_Register_event_handler(&code, 1, NULL, 0, handler, reg_done, NULL),
           "register");
     if (!wait_for(&registered, 20)) {
         printf("FAIL register: no callback\n");
         exit(1);
     }
-    CHECK(reg_status, "register status");
-    CHECK(PMIx_Fence(wild, 1, NULL, 0), "fence after register");
+    MUST(reg_status, "register status");
+    MUST(PMIx_Fence(wild, 1, NULL, 0), "fence after register");
     if (0 == me->rank) {
         pmix_info_t info;
         int v = 4242;
         PMIX_INFO_LOAD(&info, "stock.calls.event", &v, PMIX_INT);
-        CHECK(PMIx_Notify_event(CODE, me, PMIX_RANGE_NAMESPACE, &info, 1, NULL, NULL),
+        MUST(PMIx_Notify_event(CODE, me, PMIX_RANGE_NAMESPACE, &info, 1, NULL, NULL),
               "notify");
     } else if (size > 1) {
         if (!wait_for(&events_seen, 20)) {
@@ -142,7 +133,7 @@ static void events(const pmix_proc_t *me, const pmix_proc_t *wild, uint32_t size
         }
         printf("rank %u event from rank 0\n", me->rank);
     }
-    CHECK(PMIx_Fence(wild, 1, NULL, 0), "fence after event");
+    MUST(PMIx_Fence(wild, 1, NULL, 0), "fence after event");
 }
 
 static void pubsub(const pmix_proc_t *me, const pmix_proc_t *wild)
@@ -150,14 +141,14 @@ static void pubsub(const pmix_proc_t *me, const pmix_proc_t *wild)
     if (0 == me->rank) {
         pmix_info_t info;
         PMIX_INFO_LOAD(&info, "stock.calls.name", "hello", PMIX_STRING);
-        CHECK(PMIx_Publish(&info, 1), "publish");
+        MUST(PMIx_Publish(&info, 1), "publish");
     }
-    CHECK(PMIx_Fence(wild, 1, NULL, 0), "fence after publish");
+    MUST(PMIx_Fence(wild, 1, NULL, 0), "fence after publish");
     if (0 != me->rank) {
         pmix_pdata_t pd;
         PMIX_PDATA_CONSTRUCT(&pd);
         PMIX_LOAD_KEY(pd.key, "stock.calls.name");
-        CHECK(PMIx_Lookup(&pd, 1, NULL, 0), "lookup");
+        MUST(PMIx_Lookup(&pd, 1, NULL, 0), "lookup");
         if (PMIX_STRING != pd.value.type || 0 != strcmp(pd.value.data.string, "hello")
             || 0 != pd.proc.rank) {
             printf("FAIL lookup value type %d\n", pd.value.type);
@@ -166,10 +157,10 @@ static void pubsub(const pmix_proc_t *me, const pmix_proc_t *wild)
         printf("rank %u looked up hello\n", me->rank);
         PMIX_PDATA_DESTRUCT(&pd);
     }
-    CHECK(PMIx_Fence(wild, 1, NULL, 0), "fence after lookup");
+    MUST(PMIx_Fence(wild, 1, NULL, 0), "fence after lookup");
     if (0 == me->rank) {
         char *keys[] = {"stock.calls.name", NULL};
-        CHECK(PMIx_Unpublish(keys, NULL, 0), "unpublish");
+        MUST(PMIx_Unpublish(keys, NULL, 0), "unpublish");
     }
 }
 
@@ -179,7 +170,7 @@ static void log_line(const pmix_proc_t *me)
     char line[128];
     snprintf(line, sizeof(line), "stock calls log from rank %u\n", me->rank);
     PMIX_INFO_LOAD(&info, PMIX_LOG_STDOUT, line, PMIX_STRING);
-    CHECK(PMIx_Log(&info, 1, NULL, 0), "log");
+    MUST(PMIx_Log(&info, 1, NULL, 0), "log");
 }
 
 static void query(const pmix_proc_t *me)
@@ -190,7 +181,7 @@ static void query(const pmix_proc_t *me)
     PMIX_QUERY_CONSTRUCT(&q);
     q.keys = (char **) calloc(2, sizeof(char *));
     q.keys[0] = strdup(PMIX_QUERY_NAMESPACES);
-    CHECK(PMIx_Query_info(&q, 1, &results, &nresults), "query");
+    MUST(PMIx_Query_info(&q, 1, &results, &nresults), "query");
     int found = 0;
     for (size_t i = 0; i < nresults; i++) {
         if (PMIX_STRING == results[i].value.type && NULL != results[i].value.data.string
@@ -207,8 +198,8 @@ static void query(const pmix_proc_t *me)
 
 static void connect_own(const pmix_proc_t *me, const pmix_proc_t *wild)
 {
-    CHECK(PMIx_Connect(wild, 1, NULL, 0), "connect");
-    CHECK(PMIx_Disconnect(wild, 1, NULL, 0), "disconnect");
+    MUST(PMIx_Connect(wild, 1, NULL, 0), "connect");
+    MUST(PMIx_Disconnect(wild, 1, NULL, 0), "disconnect");
     printf("rank %u connected and disconnected\n", me->rank);
 }
 
@@ -225,7 +216,7 @@ static void spawn_true(const pmix_proc_t *me)
     app.argv[0] = strdup("true");
     app.maxprocs = 1;
     memset(nspace, 0, sizeof(nspace));
-    CHECK(PMIx_Spawn(NULL, 0, &app, 1, nspace), "spawn");
+    MUST(PMIx_Spawn(NULL, 0, &app, 1, nspace), "spawn");
     if ('\0' == nspace[0] || PMIX_CHECK_NSPACE(nspace, me->nspace)) {
         printf("FAIL spawn: namespace '%s'\n", nspace);
         exit(1);
@@ -240,11 +231,11 @@ int main(int argc, char **argv)
     pmix_value_t *val = NULL;
     uint32_t size;
 
-    CHECK(PMIx_Init(&me, NULL, 0), "init");
+    MUST(PMIx_Init(&me, NULL, 0), "init");
     print_libpmix("rank", 0);
     print_libpmix("launcher", getppid());
     PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
-    CHECK(PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &val), "get job size");
+    MUST(PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &val), "get job size");
     size = val->data.uint32;
     PMIX_VALUE_RELEASE(val);
 
@@ -266,8 +257,8 @@ int main(int argc, char **argv)
     if (wanted(argc, argv, "spawn")) {
         spawn_true(&me);
     }
-    CHECK(PMIx_Fence(&wild, 1, NULL, 0), "last fence");
-    CHECK(PMIx_Finalize(NULL, 0), "finalize");
+    MUST(PMIx_Fence(&wild, 1, NULL, 0), "last fence");
+    MUST(PMIx_Finalize(NULL, 0), "finalize");
     printf("ok rank %u size %u\n", me.rank, size);
     return 0;
 }

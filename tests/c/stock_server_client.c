@@ -10,37 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-static void print_libpmix(const char *who, pid_t pid)
-{
-    char path[64];
-    snprintf(path, sizeof(path), "/proc/%d/maps", (int) pid);
-    FILE *f = fopen(path, "r");
-    char line[4096];
-    const char *found = "none";
-    static char keep[4096];
-    while (NULL != f && NULL != fgets(line, sizeof(line), f)) {
-        char *p = strchr(line, '/');
-        if (NULL != p && NULL != strstr(p, "libpmix.so")) {
-            p[strcspn(p, "\n")] = '\0';
-            snprintf(keep, sizeof(keep), "%s", p);
-            found = keep;
-            break;
-        }
-    }
-    if (NULL != f) {
-        fclose(f);
-    }
-    printf("%s libpmix: %s\n", who, found);
-}
-
-#define CHECK(rc, what)                                                       \
-    do {                                                                      \
-        if (PMIX_SUCCESS != (rc)) {                                           \
-            printf("FAIL %s: %s\n", what, PMIx_Error_string(rc));             \
-            fflush(stdout);                                                   \
-            exit(1);                                                          \
-        }                                                                     \
-    } while (0)
+#include "../interop/maps.h"
+#include "must.h"
 
 int main(void)
 {
@@ -54,26 +25,26 @@ int main(void)
     char key[64];
 
     rc = PMIx_Init(&me, NULL, 0);
-    CHECK(rc, "init");
+    MUST(rc, "init");
     print_libpmix("rank", getpid());
     print_libpmix("launcher", getppid());
     PMIX_PROC_CONSTRUCT(&wild);
     PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
 
-    CHECK(PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &val), "get job size");
+    MUST(PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &val), "get job size");
     if (PMIX_UINT32 != val->type) {
         printf("FAIL job size type %d\n", val->type);
         return 1;
     }
     size = val->data.uint32;
     PMIX_VALUE_RELEASE(val);
-    CHECK(PMIx_Get(&me, PMIX_LOCAL_RANK, NULL, 0, &val), "get local rank");
+    MUST(PMIx_Get(&me, PMIX_LOCAL_RANK, NULL, 0, &val), "get local rank");
     if (PMIX_UINT16 != val->type || val->data.uint16 != me.rank) {
         printf("FAIL local rank type %d\n", val->type);
         return 1;
     }
     PMIX_VALUE_RELEASE(val);
-    CHECK(PMIx_Get(&me, PMIX_HOSTNAME, NULL, 0, &val), "get hostname");
+    MUST(PMIx_Get(&me, PMIX_HOSTNAME, NULL, 0, &val), "get hostname");
     if (PMIX_STRING != val->type || NULL == val->data.string) {
         printf("FAIL hostname type %d\n", val->type);
         return 1;
@@ -85,22 +56,22 @@ int main(void)
     PMIX_VALUE_CONSTRUCT(&v);
     v.type = PMIX_UINT32;
     v.data.uint32 = 1000 + me.rank;
-    CHECK(PMIx_Put(PMIX_GLOBAL, key, &v), "put");
-    CHECK(PMIx_Commit(), "commit");
+    MUST(PMIx_Put(PMIX_GLOBAL, key, &v), "put");
+    MUST(PMIx_Commit(), "commit");
     PMIX_INFO_LOAD(&collect, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
-    CHECK(PMIx_Fence(&wild, 1, &collect, 1), "fence");
+    MUST(PMIx_Fence(&wild, 1, &collect, 1), "fence");
 
     if (size > 1) {
         PMIX_LOAD_PROCID(&peer, me.nspace, (me.rank + 1) % size);
         snprintf(key, sizeof(key), "stock.key.%u", peer.rank);
-        CHECK(PMIx_Get(&peer, key, NULL, 0, &val), "get peer key");
+        MUST(PMIx_Get(&peer, key, NULL, 0, &val), "get peer key");
         if (PMIX_UINT32 != val->type || val->data.uint32 != 1000 + peer.rank) {
             printf("FAIL peer key type %d\n", val->type);
             return 1;
         }
         PMIX_VALUE_RELEASE(val);
     }
-    CHECK(PMIx_Finalize(NULL, 0), "finalize");
+    MUST(PMIx_Finalize(NULL, 0), "finalize");
     printf("ok rank %u size %u\n", me.rank, size);
     return 0;
 }

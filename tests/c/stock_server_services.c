@@ -18,15 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MUST(rc, what)                                                        \
-    do {                                                                      \
-        pmix_status_t rc_ = (rc);                                             \
-        if (PMIX_SUCCESS != rc_) {                                            \
-            printf("FAIL %s: %s\n", what, PMIx_Error_string(rc_));            \
-            fflush(stdout);                                                   \
-            exit(1);                                                          \
-        }                                                                     \
-    } while (0)
+#include "must.h"
 
 static pmix_proc_t me;
 
@@ -115,14 +107,8 @@ static void iof(const pmix_proc_t *wild)
 int main(void)
 {
     pmix_proc_t wild;
-    pmix_value_t *val = NULL;
-    uint32_t size;
+    uint32_t size = must_init(&me, &wild);
 
-    MUST(PMIx_Init(&me, NULL, 0), "init");
-    PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
-    MUST(PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &val), "get job size");
-    size = val->data.uint32;
-    PMIX_VALUE_RELEASE(val);
     credentials();
     groups(&wild);
     iof(&wild);

@@ -47,16 +47,11 @@ static void line(int r, int c, const char *text)
 static void iofcb(size_t iofhdlr, pmix_iof_channel_t channel, pmix_proc_t *source,
                   pmix_byte_object_t *payload, pmix_info_t info[], size_t ninfo)
 {
-    int c = (PMIX_FWD_STDERR_CHANNEL == channel) ? 1 : 0;
-    int r = (int) source->rank;
     (void) iofhdlr;
     (void) info;
     (void) ninfo;
-    if (r < 0 || r >= nranks) {
-        FAIL("output of rank %d", r);
-    }
     pthread_mutex_lock(&mu);
-    split_lines(r, c, payload, line);
+    feed_output(source, channel, payload, nranks, line);
     pthread_cond_broadcast(&cv);
     pthread_mutex_unlock(&mu);
 }

@@ -33,12 +33,8 @@
 #include <pmix_server.h>
 #include <pmix_tool.h>
 
-#define FAIL(...)                                                              \
-    do {                                                                       \
-        fprintf(stderr, "tool_launcher: " __VA_ARGS__);                        \
-        fprintf(stderr, "\n");                                                 \
-        return 1;                                                              \
-    } while (0)
+#define TOOL_NAME "tool_launcher"
+#include "tool_common.h"
 
 /* A one-shot completion with a bounded wait. */
 typedef struct {
@@ -253,12 +249,7 @@ static int fork_exec(const char *dir)
     }
 
     pmix_app_t app;
-    PMIX_APP_CONSTRUCT(&app);
-    app.cmd = strdup("/bin/sh");
-    PMIX_ARGV_APPEND(rc, app.argv, "sh");
-    PMIX_ARGV_APPEND(rc, app.argv, "-c");
-    PMIX_ARGV_APPEND(rc, app.argv,
-                     "echo \"$PMIX_NAMESPACE $PMIX_RANK $(pwd) $TL_GIVEN\" > out.$PMIX_RANK");
+    sh_app(&app, "sh", "echo \"$PMIX_NAMESPACE $PMIX_RANK $(pwd) $TL_GIVEN\" > out.$PMIX_RANK");
     PMIX_ARGV_APPEND(rc, app.env, "TL_GIVEN=given");
     app.cwd = strdup(dir);
     app.maxprocs = 2;

@@ -42,12 +42,8 @@
 
 #include "query_one.h"
 
-#define FAIL(...)                                                              \
-    do {                                                                       \
-        fprintf(stderr, "tool_modes: " __VA_ARGS__);                           \
-        fprintf(stderr, "\n");                                                 \
-        return 1;                                                              \
-    } while (0)
+#define TOOL_NAME "tool_modes"
+#include "tool_common.h"
 
 static size_t nservers(void)
 {
@@ -246,7 +242,6 @@ static int launcher(bool hosted)
 int main(int argc, char **argv)
 {
     int r;
-    pmix_status_t rc;
 
     alarm(45);
     if (argc >= 3 && 0 == strcmp(argv[1], "optional")) {
@@ -268,9 +263,5 @@ int main(int argc, char **argv)
     if (0 != r) {
         return r;
     }
-    if (PMIX_SUCCESS != (rc = PMIx_tool_finalize())) {
-        FAIL("PMIx_tool_finalize: %s", PMIx_Error_string(rc));
-    }
-    printf("tool ok\n");
-    return 0;
+    return tool_end();
 }
