@@ -526,6 +526,8 @@ mod kvals;
 mod nspace;
 mod reconcile;
 mod registration;
+#[cfg(test)]
+mod service_tests;
 mod services;
 #[cfg(test)]
 mod tests;
