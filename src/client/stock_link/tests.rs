@@ -1,4 +1,4 @@
-use super::bridge::pack_commit;
+use super::payloads::pack_commit;
 use super::*;
 use crate::codec::Module;
 use crate::openpmix::job_info::{self, Entry, Pair, Release};
