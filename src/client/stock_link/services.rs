@@ -222,7 +222,7 @@ pub(super) fn request(
             group_request(fmt, state, op, body, &mut b)?
         }
         Op::IOF_PULL | Op::IOF_DEREGISTER | Op::IOF_PUSH => {
-            iof_request(fmt, state, op, body, &mut b)?
+            iof_request(fmt, &mut state.iof_refs, op, body, &mut b)?
         }
         _ => return Err(NotSent::NotCarried),
     };
@@ -274,16 +274,17 @@ fn group_request(
     Ok(layout)
 }
 
-/// The IOF commands of [`request`], packed into `b`.
+/// The IOF commands of [`request`], packed into `b`; `iof_refs` maps our
+/// pull ids to the server's references.
 fn iof_request(
     fmt: Format,
-    state: &mut LinkState,
+    iof_refs: &mut HashMap<u64, usize>,
     op: Op,
     body: &[u8],
     b: &mut Buffer,
 ) -> Result<ReplyLayout, NotSent> {
     let cmd = |b: &mut Buffer, c: Command| pack_command(fmt, b, c);
-    let layout = match op {
+    Ok(match op {
         Op::IOF_PULL => {
             let p = Pull::decode(body).map_err(bad)?;
             let id = usize::try_from(p.id).map_err(bad)?;
@@ -297,7 +298,7 @@ fn iof_request(
         }
         Op::IOF_DEREGISTER => {
             let d = Deregister::decode(body).map_err(bad)?;
-            let Some(reference) = state.iof_refs.remove(&d.id) else {
+            let Some(reference) = iof_refs.remove(&d.id) else {
                 return Err(NotSent::Bad(Status::ERR_NOT_FOUND));
             };
             cmd(b, Command::IofDereg)?;
@@ -318,8 +319,7 @@ fn iof_request(
             ReplyLayout::Status
         }
         _ => return Err(NotSent::NotCarried),
-    };
-    Ok(layout)
+    })
 }
 
 /// Our response from the rest of the server's reply `b` (its status
