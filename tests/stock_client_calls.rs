@@ -61,12 +61,7 @@ fn run(program: &[&std::ffi::OsStr], libdir: &Path) -> String {
         LIMIT,
         "pmixrun",
     );
-    let (o, e) = (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    );
-    assert!(out.status.success(), "stdout:\n{o}\nstderr:\n{e}");
-    o
+    common::succeeded(&out).0
 }
 
 /// A pipe: its read end, its write end.

@@ -75,12 +75,7 @@ fn pmixrun_with(
         LIMIT,
         "pmixrun",
     );
-    let (o, e) = (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    );
-    assert!(out.status.success(), "stdout:\n{o}\nstderr:\n{e}");
-    (o, e)
+    common::succeeded(&out)
 }
 
 /// Asserts that each of the `n` ranks finished and ran on the libpmix

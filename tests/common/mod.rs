@@ -639,3 +639,35 @@ pub fn python_with_bindings() -> Option<&'static str> {
     eprintln!("SKIPPED: python3-pmix is not installed");
     None
 }
+
+/// `o`'s exit status, stdout and stderr, for a failed assertion's message.
+pub fn report(o: &Output) -> String {
+    format!(
+        "status {:?}\nstdout:\n{}\nstderr:\n{}",
+        o.status,
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// Fails the test (showing both) unless `o` exited 0; returns its stdout
+/// and stderr.
+pub fn succeeded(o: &Output) -> (String, String) {
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    );
+    assert!(o.status.success(), "stdout:\n{out}\nstderr:\n{err}");
+    (out, err)
+}
+
+/// The lines `tests/c/stock_server_calls.c` prints when its pubsub, log,
+/// connect and spawn steps pass on two ranks.
+pub const PUBSUB_LOG_CONNECT_SPAWN_LINES: [&str; 6] = [
+    "rank 1 looked up hello",
+    "stock calls log from rank 0",
+    "stock calls log from rank 1",
+    "rank 0 connected and disconnected",
+    "rank 1 connected and disconnected",
+    "rank 0 spawned a job",
+];

@@ -484,7 +484,7 @@ pub fn decode_server_payload(fmt: Format, nspace: &Nspace, payload: &[u8]) -> us
     let mut ok = 0;
     ok += usize::from(matches!(ClientReply::parse(payload), Ok(Some(_))));
     ok += usize::from(registration_infos(fmt, nspace, payload).is_ok());
-    ok += usize::from(bridge::event(fmt, payload.to_vec()).is_some());
+    ok += usize::from(payloads::event(fmt, payload.to_vec()).is_some());
     ok += usize::from(services::iof_delivery(fmt, payload.to_vec()).is_some());
     // A reply: its status, then what the awaited layout reads.
     let mut b = Buffer::from_bytes(payload.to_vec());
@@ -497,7 +497,7 @@ pub fn decode_server_payload(fmt: Format, nspace: &Nspace, payload: &[u8]) -> us
         wire::Message::Response(r) => r.status != Status::ERR_UNPACK_FAILURE,
         _ => false,
     };
-    ok += usize::from(good(&bridge::get_reply(fmt, status, &mut b.clone())));
+    ok += usize::from(good(&payloads::get_reply(fmt, status, &mut b.clone())));
     for layout in [
         ReplyLayout::Status,
         ReplyLayout::Lookup,
@@ -524,8 +524,11 @@ mod deadline;
 mod invite;
 mod kvals;
 mod nspace;
+mod payloads;
 mod reconcile;
 mod registration;
+#[cfg(test)]
+mod service_tests;
 mod services;
 #[cfg(test)]
 mod tests;

@@ -133,10 +133,7 @@ pub(super) fn request(
     body: &[u8],
 ) -> Result<(Vec<u8>, ReplyLayout), NotSent> {
     let mut b = Buffer::new();
-    let cmd = |b: &mut Buffer, c: Command| {
-        fmt.pack_value(b, &Value::Command(c.into()))
-            .map_err(packing)
-    };
+    let cmd = |b: &mut Buffer, c: Command| pack_command(fmt, b, c);
     let layout = match op {
         Op::PUBLISH => {
             let infos = pubsub::decode_publish(body).map_err(bad)?;
@@ -221,66 +218,108 @@ pub(super) fn request(
             pack_infos(fmt, &mut b, &directives).map_err(packing)?;
             ReplyLayout::Infos
         }
+        Op::GROUP_CONSTRUCT | Op::GROUP_DESTRUCT | Op::GROUP_LEAVE => {
+            group_request(fmt, state, op, body, &mut b)?
+        }
+        Op::IOF_PULL | Op::IOF_DEREGISTER | Op::IOF_PUSH => {
+            iof_request(fmt, &mut state.iof_refs, op, body, &mut b)?
+        }
+        _ => return Err(NotSent::NotCarried),
+    };
+    Ok((b.into_bytes(), layout))
+}
+
+/// Packs the stock command `c` into `b`.
+fn pack_command(fmt: Format, b: &mut Buffer, c: Command) -> Result<(), NotSent> {
+    fmt.pack_value(b, &Value::Command(c.into()))
+        .map_err(packing)
+}
+
+/// The group commands of [`request`], packed into `b`.
+fn group_request(
+    fmt: Format,
+    state: &mut LinkState,
+    op: Op,
+    body: &[u8],
+    b: &mut Buffer,
+) -> Result<ReplyLayout, NotSent> {
+    let cmd = |b: &mut Buffer, c: Command| pack_command(fmt, b, c);
+    let layout = match op {
         Op::GROUP_CONSTRUCT => {
             let (id, procs, directives) = group::decode_construct(body).map_err(bad)?;
-            cmd(&mut b, Command::GroupConstruct)?;
-            pack_id(fmt, &mut b, &id).map_err(packing)?;
-            pack_procs(fmt, &mut b, &procs).map_err(packing)?;
-            pack_infos(fmt, &mut b, &directives).map_err(packing)?;
+            cmd(b, Command::GroupConstruct)?;
+            pack_id(fmt, b, &id).map_err(packing)?;
+            pack_procs(fmt, b, &procs).map_err(packing)?;
+            pack_infos(fmt, b, &directives).map_err(packing)?;
             ReplyLayout::GroupConstruct { id, procs }
         }
         Op::GROUP_DESTRUCT | Op::GROUP_LEAVE => {
             let (id, directives) = group::decode_id(body).map_err(bad)?;
             if op == Op::GROUP_DESTRUCT {
-                cmd(&mut b, Command::GroupDestruct)?;
-                pack_id(fmt, &mut b, &id).map_err(packing)?;
+                cmd(b, Command::GroupDestruct)?;
+                pack_id(fmt, b, &id).map_err(packing)?;
                 let members = state.groups.remove(&id).unwrap_or_default();
                 if state.five {
-                    pack_procs(fmt, &mut b, &members).map_err(packing)?;
+                    pack_procs(fmt, b, &members).map_err(packing)?;
                 }
             } else {
-                cmd(&mut b, Command::GroupLeave)?;
-                pack_id(fmt, &mut b, &id).map_err(packing)?;
+                cmd(b, Command::GroupLeave)?;
+                pack_id(fmt, b, &id).map_err(packing)?;
             }
-            pack_infos(fmt, &mut b, &directives).map_err(packing)?;
+            pack_infos(fmt, b, &directives).map_err(packing)?;
             ReplyLayout::Status
         }
+        _ => return Err(NotSent::NotCarried),
+    };
+    Ok(layout)
+}
+
+/// The IOF commands of [`request`], packed into `b`; `iof_refs` maps our
+/// pull ids to the server's references.
+fn iof_request(
+    fmt: Format,
+    iof_refs: &mut HashMap<u64, usize>,
+    op: Op,
+    body: &[u8],
+    b: &mut Buffer,
+) -> Result<ReplyLayout, NotSent> {
+    let cmd = |b: &mut Buffer, c: Command| pack_command(fmt, b, c);
+    Ok(match op {
         Op::IOF_PULL => {
             let p = Pull::decode(body).map_err(bad)?;
             let id = usize::try_from(p.id).map_err(bad)?;
-            cmd(&mut b, Command::IofPull)?;
-            pack_procs(fmt, &mut b, &p.sources).map_err(packing)?;
-            pack_infos(fmt, &mut b, &p.directives).map_err(packing)?;
-            fmt.pack_value(&mut b, &Value::IofChannel(p.channels))
+            cmd(b, Command::IofPull)?;
+            pack_procs(fmt, b, &p.sources).map_err(packing)?;
+            pack_infos(fmt, b, &p.directives).map_err(packing)?;
+            fmt.pack_value(b, &Value::IofChannel(p.channels))
                 .map_err(packing)?;
-            fmt.pack_value(&mut b, &Value::Size(id)).map_err(packing)?;
+            fmt.pack_value(b, &Value::Size(id)).map_err(packing)?;
             ReplyLayout::IofPull { id: p.id }
         }
         Op::IOF_DEREGISTER => {
             let d = Deregister::decode(body).map_err(bad)?;
-            let Some(reference) = state.iof_refs.remove(&d.id) else {
+            let Some(reference) = iof_refs.remove(&d.id) else {
                 return Err(NotSent::Bad(Status::ERR_NOT_FOUND));
             };
-            cmd(&mut b, Command::IofDereg)?;
-            pack_infos(fmt, &mut b, &d.directives).map_err(packing)?;
-            fmt.pack_value(&mut b, &Value::Size(reference))
+            cmd(b, Command::IofDereg)?;
+            pack_infos(fmt, b, &d.directives).map_err(packing)?;
+            fmt.pack_value(b, &Value::Size(reference))
                 .map_err(packing)?;
             ReplyLayout::Status
         }
         Op::IOF_PUSH => {
             let p = Push::decode(body).map_err(bad)?;
-            cmd(&mut b, Command::IofPush)?;
-            pack_procs(fmt, &mut b, &p.targets).map_err(packing)?;
-            pack_infos(fmt, &mut b, &p.directives).map_err(packing)?;
+            cmd(b, Command::IofPush)?;
+            pack_procs(fmt, b, &p.targets).map_err(packing)?;
+            pack_infos(fmt, b, &p.directives).map_err(packing)?;
             if let Some(data) = p.data {
-                fmt.pack_value(&mut b, &Value::ByteObject(data))
+                fmt.pack_value(b, &Value::ByteObject(data))
                     .map_err(packing)?;
             }
             ReplyLayout::Status
         }
         _ => return Err(NotSent::NotCarried),
-    };
-    Ok((b.into_bytes(), layout))
+    })
 }
 
 /// Our response from the rest of the server's reply `b` (its status
