@@ -248,30 +248,17 @@ pub(crate) fn in_view<'r>(
                 return None;
             }
             ns.get(rank.0, key)
-                .or_else(|| node_or_app_of(reader, ns, me, own_nspace, rank, key))
+                .or_else(|| ns.node(node_of(reader, &ns, me, rank)?, key))
+                .or_else(|| ns.app(app_of(&ns, me, own_nspace, rank)?, key))
         }
     }
 }
 
-/// True if a get of `rank` with `opts` reads the process realm first and
-/// then [`node_or_app_of`] (no realm qualifier, one process).
+/// True if a get of `rank` with `opts` reads the process realm first,
+/// then the process's node's and application's realms (no realm
+/// qualifier, one process).
 pub(crate) fn reads_rank_then_realms(opts: &GetOptions, rank: Rank) -> bool {
     opts.realm == RealmQualifier::None && is_single(rank)
-}
-
-/// `key` of process `rank` of `ns` where its process realm lacks it: its
-/// node's, then its application's (the get's next sources after the
-/// process realm and what this process holds of the process itself).
-pub(crate) fn node_or_app_of<'r>(
-    reader: &'r Reader<'_>,
-    ns: NsView<'r>,
-    me: &Proc,
-    own_nspace: bool,
-    rank: Rank,
-    key: &str,
-) -> Option<ValueRef<'r>> {
-    ns.node(node_of(reader, &ns, me, rank)?, key)
-        .or_else(|| ns.app(app_of(&ns, me, own_nspace, rank)?, key))
 }
 
 /// Comma-separated ranks (`PMIX_LOCAL_PEERS`) to processes of `ns`.

@@ -349,8 +349,20 @@ impl Inner {
             if let Some(a) = self.held_here(target, key) {
                 return Some(a);
             }
-            let me = &self.proc;
-            return lookup::node_or_app_of(reader, ns, me, own_nspace, target.rank, key)
+            // Then its node's, then its application's.
+            let in_realm = |realm| {
+                let opts = GetOptions {
+                    realm,
+                    ..GetOptions::default()
+                };
+                lookup::in_view(reader, ns, &self.proc, own_nspace, target.rank, key, &opts)
+            };
+            let node = RealmQualifier::Node {
+                id: None,
+                hostname: None,
+            };
+            return in_realm(node)
+                .or_else(|| in_realm(RealmQualifier::App(None)))
                 .map(segment);
         }
         let found = lookup::in_view(reader, ns, &self.proc, own_nspace, target.rank, key, opts);
