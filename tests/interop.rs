@@ -21,22 +21,16 @@
 
 mod common;
 
+use common::serial;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 /// The interop programs' sources.
 fn src_dir() -> PathBuf {
     common::root().join("tests/interop")
-}
-
-/// One MPI or Python job at a time: 16-rank jobs on 2 cores must not
-/// compete with each other.
-static SERIAL: Mutex<()> = Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 // ---------------------------------------------------------------------------

@@ -34,23 +34,10 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use common::Ompi5;
-
-/// One job at a time: 16-rank jobs on 2 cores must not compete.
-static SERIAL: Mutex<()> = Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// The wheel, or `None` (the test skips, said by `common::ompi5`).
-fn wheel() -> Option<&'static Ompi5> {
-    static W: OnceLock<Option<Ompi5>> = OnceLock::new();
-    W.get_or_init(common::ompi5).as_ref()
-}
+use common::{serial, wheel};
 
 /// Our library, resolved (what `/proc/<pid>/maps` shows).
 fn our_lib() -> PathBuf {

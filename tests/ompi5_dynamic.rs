@@ -29,18 +29,12 @@
 
 mod common;
 
+use common::serial;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
-
-/// One job at a time: the machine's cores are few, and the spawn test's
-/// jobs grow while they run.
-static SERIAL: Mutex<()> = Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// pmixrun's own `--timeout`; the watchdog's limit is 20 s above it.
 const TIMEOUT_SECS: u64 = 60;

@@ -38,18 +38,12 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use common::orte::MarkedRun;
+use common::serial;
 use common::Ompi5;
-
-/// One job at a time (2 shared cores).
-static SERIAL: Mutex<()> = Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// The 4.1.8 wheel, or `None` (the test skips, said by `common::ompi41`).
 fn wheel() -> Option<&'static Ompi5> {

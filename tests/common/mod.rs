@@ -84,6 +84,20 @@ pub fn reference_pmix() -> Option<(PathBuf, PathBuf)> {
     None
 }
 
+/// One job at a time within a test binary: jobs of many ranks on 2 cores
+/// must not compete (a panicking holder does not poison the others).
+pub fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The 5.0.11 wheel, looked for once per test binary, or `None` (the
+/// test skips, said by [`ompi5`]).
+pub fn wheel() -> Option<&'static Ompi5> {
+    static W: std::sync::OnceLock<Option<Ompi5>> = std::sync::OnceLock::new();
+    W.get_or_init(ompi5).as_ref()
+}
+
 /// The environments under which Open MPI takes its modex by direct gets:
 /// nothing collected at the fence of `MPI_Init` (each rank fetches its
 /// peers' endpoints from their servers), then without waiting for that
