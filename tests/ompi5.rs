@@ -36,6 +36,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use common::mpi_src::{EARLY, HELLO, RING, SPLIT, WORLD, YIELD};
 use common::Ompi5;
 use common::{serial, wheel};
 
@@ -52,13 +53,6 @@ fn our_lib() -> PathBuf {
 fn mpi_program(w: &Ompi5, src: &str) -> PathBuf {
     w.program("ompi5-build", src, false)
 }
-
-const HELLO: &str = "tests/interop/mpi_hello.c";
-const RING: &str = "tests/interop/mpi_ring.c";
-const SPLIT: &str = "tests/interop/mpi_split.c";
-const WORLD: &str = "tests/ompi5/mpi_world.c";
-const EARLY: &str = "tests/ompi5/mpi_early_exit.c";
-const YIELD: &str = "tests/ompi5/mpi_yield.c";
 
 // ---------------------------------------------------------------------------
 // Running with a hard limit

@@ -28,6 +28,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
+use common::mpi_src::{EARLY, GROUPS, HELLO, PUBSUB, RING, SESSIONS, SPAWN, SPLIT, WORLD};
 use common::Ompi5;
 use common::{serial, wheel};
 
@@ -41,16 +42,6 @@ fn wheel_lib(w: &Ompi5) -> PathBuf {
 fn mpi_program(w: &Ompi5, src: &str, pmix: bool) -> PathBuf {
     w.program("stock-mpi-build", src, pmix)
 }
-
-const HELLO: &str = "tests/interop/mpi_hello.c";
-const RING: &str = "tests/interop/mpi_ring.c";
-const SPLIT: &str = "tests/interop/mpi_split.c";
-const WORLD: &str = "tests/ompi5/mpi_world.c";
-const EARLY: &str = "tests/ompi5/mpi_early_exit.c";
-const PUBSUB: &str = "tests/ompi5/mpi5_pubsub.c";
-const GROUPS: &str = "tests/ompi5/mpi5_groups.c";
-const SESSIONS: &str = "tests/ompi5/mpi5_sessions.c";
-const SPAWN: &str = "tests/ompi5/mpi5_spawn.c";
 
 /// The variable that marks every process of one run.
 const MARK: &str = "PMIX_STOCK_MPI_RUN";

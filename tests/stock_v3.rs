@@ -41,6 +41,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 use std::time::Duration;
 
+use common::mpi_src::{EARLY, HELLO, RING, SPLIT, WORLD};
 use common::orte::MarkedRun;
 use common::serial;
 use common::Ompi5;
@@ -50,12 +51,6 @@ fn wheel() -> Option<&'static Ompi5> {
     static W: OnceLock<Option<Ompi5>> = OnceLock::new();
     W.get_or_init(common::ompi41).as_ref()
 }
-
-const HELLO: &str = "tests/interop/mpi_hello.c";
-const RING: &str = "tests/interop/mpi_ring.c";
-const SPLIT: &str = "tests/interop/mpi_split.c";
-const WORLD: &str = "tests/ompi5/mpi_world.c";
-const EARLY: &str = "tests/ompi5/mpi_early_exit.c";
 
 /// The variable that marks every process of one run.
 const MARK: &str = "PMIX_STOCK_V3_RUN";

@@ -84,6 +84,21 @@ pub fn reference_pmix() -> Option<(PathBuf, PathBuf)> {
     None
 }
 
+/// The MPI test programs the Open MPI tests build, relative to the
+/// workspace root.
+pub mod mpi_src {
+    pub const HELLO: &str = "tests/interop/mpi_hello.c";
+    pub const RING: &str = "tests/interop/mpi_ring.c";
+    pub const SPLIT: &str = "tests/interop/mpi_split.c";
+    pub const WORLD: &str = "tests/ompi5/mpi_world.c";
+    pub const EARLY: &str = "tests/ompi5/mpi_early_exit.c";
+    pub const YIELD: &str = "tests/ompi5/mpi_yield.c";
+    pub const PUBSUB: &str = "tests/ompi5/mpi5_pubsub.c";
+    pub const GROUPS: &str = "tests/ompi5/mpi5_groups.c";
+    pub const SESSIONS: &str = "tests/ompi5/mpi5_sessions.c";
+    pub const SPAWN: &str = "tests/ompi5/mpi5_spawn.c";
+}
+
 /// One job at a time within a test binary: jobs of many ranks on 2 cores
 /// must not compete (a panicking holder does not poison the others).
 pub fn serial() -> std::sync::MutexGuard<'static, ()> {
