@@ -189,19 +189,37 @@ pub(crate) fn insert(
     pins: Option<Box<dyn std::any::Any>>,
 ) -> *mut pmix_value_t {
     let hash = hash_of(nspace, generation, rank, key);
-    insert_hashed(hash, nspace, generation, rank, key, value, pins)
+    let name = Name {
+        nspace,
+        generation,
+        rank,
+        key,
+    };
+    insert_hashed(hash, name, value, pins)
+}
+
+/// What an entry is found by (see [`Entry`]).
+#[derive(Clone, Copy)]
+struct Name<'a> {
+    nspace: &'a [u8],
+    generation: u64,
+    rank: u32,
+    key: &'a [u8],
 }
 
 /// [`insert`] with the entry's hash already made.
 fn insert_hashed(
     hash: u64,
-    nspace: &[u8],
-    generation: u64,
-    rank: u32,
-    key: &[u8],
+    name: Name<'_>,
     value: *mut pmix_value_t,
     pins: Option<Box<dyn std::any::Any>>,
 ) -> *mut pmix_value_t {
+    let Name {
+        nspace,
+        generation,
+        rank,
+        key,
+    } = name;
     let bucket = &TABLE[(hash as usize) % BUCKETS];
     let entry = Box::into_raw(Box::new(Entry {
         next: null_mut(),
@@ -252,7 +270,13 @@ pub(crate) fn lookup_own(version: u64) -> Option<*mut pmix_value_t> {
 /// Caches `value` as this process's put of `version` (as [`insert`]).
 pub(crate) fn insert_own(version: u64, value: *mut pmix_value_t) -> *mut pmix_value_t {
     let generation = OWN | version;
-    insert_hashed(own_hash(generation), b"", generation, 0, b"", value, None)
+    let name = Name {
+        nspace: b"",
+        generation,
+        rank: 0,
+        key: b"",
+    };
+    insert_hashed(own_hash(generation), name, value, None)
 }
 
 /// Keeps `value` alive until finalize.
