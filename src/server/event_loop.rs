@@ -36,7 +36,7 @@ use super::host::{HostModule, OpResult};
 use super::modex::{dmodex, fence};
 use super::ops::PendingOp;
 use super::registry::Registry;
-use super::state::State;
+use super::state::{State, Wiring};
 use super::timers::TimerKey;
 use super::{collective, connect, departures, groups, services};
 use crate::net::Listener;
@@ -79,7 +79,15 @@ impl EventLoop {
         }
         let conns = Connections::new(poll.registry().try_clone()?, max_body);
         let sink = Arc::new(notifier.clone());
-        let st = State::new(conns, registry, host, sink, server, events, tools);
+        let wiring = Wiring {
+            registry,
+            host,
+            sink,
+            server,
+            events,
+            tools,
+        };
+        let st = State::new(conns, wiring);
         Ok(EventLoop {
             poll,
             listener,

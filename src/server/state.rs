@@ -50,25 +50,23 @@ pub(crate) struct State {
     psets: ProcessSets,
     groups: Groups,
     iof: Iof,
-    registry: Arc<Registry>,
-    host: Arc<dyn HostModule>,
-    sink: Arc<dyn OpSink>,
-    server: Proc,
-    events: Arc<EventHandlers>,
+    wiring: Wiring,
+}
+
+/// What the state is wired to, given by the loop when it starts and never
+/// replaced: the server's shared parts and the host.
+pub(super) struct Wiring {
+    pub(super) registry: Arc<Registry>,
+    pub(super) host: Arc<dyn HostModule>,
+    pub(super) sink: Arc<dyn OpSink>,
+    pub(super) server: Proc,
+    pub(super) events: Arc<EventHandlers>,
     /// Tools may connect (`PMIX_SERVER_TOOL_SUPPORT`/`_SYSTEM_SUPPORT`).
-    tools: bool,
+    pub(super) tools: bool,
 }
 
 impl State {
-    pub(super) fn new(
-        conns: Connections,
-        registry: Arc<Registry>,
-        host: Arc<dyn HostModule>,
-        sink: Arc<dyn OpSink>,
-        server: Proc,
-        events: Arc<EventHandlers>,
-        tools: bool,
-    ) -> State {
+    pub(super) fn new(conns: Connections, wiring: Wiring) -> State {
         State {
             conns,
             modex: ModexStore::default(),
@@ -79,12 +77,7 @@ impl State {
             psets: ProcessSets::default(),
             groups: Groups::default(),
             iof: Iof::default(),
-            registry,
-            host,
-            sink,
-            server,
-            events,
-            tools,
+            wiring,
         }
     }
 
@@ -217,42 +210,42 @@ impl State {
 
     /// True if tools may connect to this server.
     pub(super) fn tools_allowed(&self) -> bool {
-        self.tools
+        self.wiring.tools
     }
 
     /// The registered namespaces and clients.
     pub(crate) fn registry(&self) -> &Arc<Registry> {
-        &self.registry
+        &self.wiring.registry
     }
 
     /// The host module (a clone: a handler calls it while it changes the
     /// state).
     pub(crate) fn host(&self) -> Arc<dyn HostModule> {
-        self.host.clone()
+        self.wiring.host.clone()
     }
 
     /// Makes `host` the module every later upcall goes to (a launcher
     /// tool given its host's functions: `PMIx_tool_set_server_module`);
     /// upcalls under way complete through the module they went to.
     pub(crate) fn set_host(&mut self, host: Arc<dyn HostModule>) {
-        self.host = host;
+        self.wiring.host = host;
     }
 
     /// The server's own identity.
     pub(crate) fn server_proc(&self) -> &Proc {
-        &self.server
+        &self.wiring.server
     }
 
     /// The server process's own event handlers.
     pub(crate) fn events(&self) -> &Arc<EventHandlers> {
-        &self.events
+        &self.wiring.events
     }
 
     /// Records `op` as pending at the host; returns its number and the
     /// completion to give the host.
     pub(super) fn start_op<T: OpOutput>(&mut self, op: PendingOp) -> (u64, Completion<T>) {
         let id = self.ops.start(op);
-        (id, Completion::new(id, self.sink.clone()))
+        (id, Completion::new(id, self.wiring.sink.clone()))
     }
 
     /// Hands operation `pending` to the host through `call`, given the
@@ -265,7 +258,7 @@ impl State {
         call: impl FnOnce(&dyn HostModule, Completion<T>) -> Result<(), Status>,
     ) -> (u64, Result<(), Status>) {
         let (op, done) = self.start_op(pending);
-        let host = self.host.clone();
+        let host = self.wiring.host.clone();
         let r = call(&*host, done);
         if r.is_err() {
             self.forget_op(op);
@@ -326,7 +319,11 @@ impl State {
         ns: &Nspace,
         own: bool,
     ) -> Result<(Vec<SegmentRef>, Vec<OwnedFd>), Status> {
-        let rec = self.registry.nspace(ns).ok_or(Status::ERR_NOT_FOUND)?;
+        let rec = self
+            .wiring
+            .registry
+            .nspace(ns)
+            .ok_or(Status::ERR_NOT_FOUND)?;
         let fd = rec
             .job_segment()
             .fd()
@@ -402,6 +399,7 @@ impl State {
     pub(super) fn departed(&mut self, proc: &Proc, finalized: bool) {
         // Fences over its job through the barrier page cannot complete.
         if let Some((page, _)) = self
+            .wiring
             .registry
             .nspace(&proc.nspace)
             .and_then(|r| r.barrier().cloned())
@@ -410,8 +408,8 @@ impl State {
         }
         self.release_local_waiters(proc);
         if !finalized {
-            self.host.client_lost(proc);
-            self.events.deliver(Event {
+            self.wiring.host.client_lost(proc);
+            self.wiring.events.deliver(Event {
                 status: Status::ERR_LOST_CONNECTION,
                 source: proc.clone(),
                 range: Range::PROC_LOCAL,
@@ -424,8 +422,8 @@ impl State {
     /// registered namespace, or a connected tool.
     pub(super) fn all_local(&self, procs: &[Proc]) -> bool {
         procs.iter().all(|p| {
-            self.registry.all_local(std::slice::from_ref(p))
-                || is_tool(&self.registry, &self.conns, p)
+            self.wiring.registry.all_local(std::slice::from_ref(p))
+                || is_tool(&self.wiring.registry, &self.conns, p)
         })
     }
 
@@ -436,7 +434,7 @@ impl State {
         &self,
         procs: Vec<Proc>,
     ) -> Result<(Vec<Proc>, Vec<String>), Status> {
-        let registry = &self.registry;
+        let registry = &self.wiring.registry;
         let is_nspace = |p: &Proc| registry.nspace(&p.nspace).is_some();
         match self.groups.expand(&procs, is_nspace) {
             None => Ok((procs, Vec::new())),
@@ -467,8 +465,8 @@ impl State {
         self.psets.count(&mut c);
         self.groups.count(&mut c);
         self.iof.count(&mut c);
-        self.registry.count(&mut c);
-        c.add("events.handlers", self.events.registered());
+        self.wiring.registry.count(&mut c);
+        c.add("events.handlers", self.wiring.events.registered());
         c
     }
 
