@@ -263,16 +263,14 @@ fn app_(r: &mut Reader<'_>, depth: usize) -> Result<Value, CodecError> {
     let argv = strings_(r, argc)?;
     let envc = wire::get_count(r)?;
     let env = strings_(r, envc)?;
-    let cwd = wire::get_str(r)?;
-    let maxprocs = wire::get_int(r)?;
-    let info = infos_(r, depth)?;
+    // The rest in the order the fields are written (and read).
     Ok(Value::App(Box::new(App {
         cmd,
         argv,
         env,
-        cwd,
-        maxprocs,
-        info,
+        cwd: wire::get_str(r)?,
+        maxprocs: wire::get_int(r)?,
+        info: infos_(r, depth)?,
     })))
 }
 
