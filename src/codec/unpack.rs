@@ -482,35 +482,24 @@ fn geometry_(r: &mut Reader<'_>) -> Result<Value, CodecError> {
 
 /// A process's statistics (the fields that travel).
 fn proc_stats_(r: &mut Reader<'_>) -> Result<Value, CodecError> {
-    let node = wire::get_str(r)?;
-    let proc = proc_(r)?;
-    let pid = pid_(r)?;
-    let cmd = wire::get_str(r)?;
-    let state = r.byte()?;
-    let time = timeval_(r)?;
-    let priority = wire::get_i32(r)?;
-    let num_threads = wire::get_i16(r)? as u16;
-    let pss = wire::get_f32(r)?;
-    let vsize = wire::get_f32(r)?;
-    let rss = wire::get_f32(r)?;
-    let processor = wire::get_i16(r)? as u16;
-    let sample_time = timeval_(r)?;
+    // Read in the order the fields are written (a struct expression's
+    // fields are evaluated as written); the two that do not travel are 0.
     Ok(Value::ProcStats(Box::new(ProcStats {
-        node,
-        proc,
-        pid,
-        cmd,
-        state,
-        time,
+        node: wire::get_str(r)?,
+        proc: proc_(r)?,
+        pid: pid_(r)?,
+        cmd: wire::get_str(r)?,
+        state: r.byte()?,
+        time: timeval_(r)?,
         percent_cpu: 0.0,
-        priority,
-        num_threads,
-        pss,
-        vsize,
-        rss,
+        priority: wire::get_i32(r)?,
+        num_threads: wire::get_i16(r)? as u16,
+        pss: wire::get_f32(r)?,
+        vsize: wire::get_f32(r)?,
+        rss: wire::get_f32(r)?,
         peak_vsize: 0.0,
-        processor,
-        sample_time,
+        processor: wire::get_i16(r)? as u16,
+        sample_time: timeval_(r)?,
     })))
 }
 
