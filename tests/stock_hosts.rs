@@ -369,9 +369,23 @@ fn every_reserved_key_under_the_wheels_prterun_reads_as_on_its_own_client() {
         let out = assert_lines(&o, &["keys 0 done".into(), "keys 1 done".into()]);
         Some(key_values(&out))
     };
-    let (Some(stock), Some(ours)) = (run(false), run(true)) else {
+    let (Some(mut stock), Some(mut ours)) = (run(false), run(true)) else {
         return;
     };
+    // PRRTE 3.0 at times sends `PMIX_NODE_SIZE` uninitialised (seen in
+    // CI: 477691906 and 1161232386 in two runs of the same 2-rank job),
+    // and both clients read it as sent: a value no node of this machine
+    // can hold is not compared.
+    let implausible = |v: &String| v.parse::<u64>().is_ok_and(|n| n > 1 << 20);
+    let unset: Vec<String> = stock
+        .iter()
+        .filter(|(k, v)| k.ends_with(" pmix.node.size") && implausible(v))
+        .map(|(k, _)| k.clone())
+        .collect();
+    for k in &unset {
+        stock.remove(k);
+        ours.remove(k);
+    }
     let differ = stock_values_ours_lacks(&stock, &ours, wheel_rule_differs);
     assert!(
         differ.is_empty(),
