@@ -100,11 +100,7 @@ pub fn find_socket(table: &str, local: SocketAddr, remote: SocketAddr) -> Option
 
 /// Equal, counting an IPv4 address and its IPv4-mapped IPv6 form as one.
 fn same(a: SocketAddr, b: SocketAddr) -> bool {
-    let canon = |ip: IpAddr| match ip {
-        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(IpAddr::V6(v6), IpAddr::V4),
-        v4 => v4,
-    };
-    a.port() == b.port() && canon(a.ip()) == canon(b.ip())
+    super::sock_diag::canonical(a) == super::sock_diag::canonical(b)
 }
 
 /// `HEX:PORT` as the kernel prints it: the address as 32-bit words in the

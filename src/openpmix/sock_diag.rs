@@ -97,7 +97,7 @@ pub fn owner(local: SocketAddr, remote: SocketAddr) -> io::Result<(u32, u64)> {
 
 /// An IPv4-mapped IPv6 address as the IPv4 address it maps (a dual-stack
 /// listener sees an IPv4 client that way; the client's socket is IPv4).
-fn canonical(a: SocketAddr) -> SocketAddr {
+pub(super) fn canonical(a: SocketAddr) -> SocketAddr {
     match a.ip() {
         IpAddr::V6(v6) => v6
             .to_ipv4_mapped()
