@@ -14,7 +14,15 @@
 //! generation in the futex word, then wakes everyone with one call. On
 //! "released" the fence is done (no data moved, none was asked for, and
 //! everyone's commits had reached the server before); on "server" every
-//! participant makes the same fence through the server. A process that
+//! participant makes the same fence through the server.
+//!
+//! A collecting fence completes on the page too when every participant
+//! already holds the data it would collect: each arrival that asks to
+//! collect votes, before it counts itself, for the newest modex generation
+//! of the job it holds (or was offered, see `wire::ModexOffer`); the first
+//! vote of a barrier is kept, and a vote for another generation means
+//! "needs the server". On "released" every voter holds the same newest
+//! generation, and with it everyone's committed data. A process that
 //! needs the server knows the verdict: it does not wait for the others at
 //! the page but goes on to the server at once (a first collecting fence,
 //! where everyone committed, costs each process one atomic add).
@@ -37,13 +45,13 @@
 //! checked (an impossible count fails the page).
 
 use std::os::fd::{AsFd, OwnedFd};
-use std::sync::atomic::{AtomicI32, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::{sys, Status};
 
 const MAGIC: u32 = 0x504d_4252; // "PMBR"
-/// The page's size (one page; the fields use the first 32 bytes).
+/// The page's size (one page; the fields use the first 40 bytes).
 pub const PAGE_LEN: usize = 4096;
 /// Most participants a page serves.
 pub const MAX_PARTICIPANTS: u32 = 1 << 24;
@@ -71,6 +79,8 @@ struct Fields {
     /// With the failed bit: the status, and the generation that failed.
     fail_status: AtomicI32,
     fail_generation: AtomicU32,
+    /// The current barrier's first vote plus one (0: no vote yet).
+    vote: AtomicU64,
 }
 
 /// One process's mapping of a job's barrier page.
@@ -172,14 +182,16 @@ impl BarrierPage {
         sys::futex_wake_all(&self.fields().word);
     }
 
-    /// This process arrives at the barrier, needing the server or not, and
+    /// This process arrives at the barrier, needing the server or not
+    /// (and, collecting, voting for the newest generation it holds), and
     /// waits for the others until `deadline` (then fails the page with
     /// `PMIX_ERR_TIMEOUT`) or while `connected()` holds. `seen_failure`
     /// is this process's memory of the page's failure (set once it got
     /// it, see the module documentation).
     pub fn arrive(
         &self,
-        to_server: bool,
+        mut to_server: bool,
+        vote: Option<u64>,
         deadline: Option<Instant>,
         seen_failure: &mut bool,
         connected: impl Fn() -> bool,
@@ -191,6 +203,16 @@ impl BarrierPage {
         }
         let generation = w >> 1;
         let size = f.size.load(Ordering::Relaxed);
+        if let Some(v) = vote.filter(|_| !to_server) {
+            let mine = v.wrapping_add(1).max(1);
+            match f
+                .vote
+                .compare_exchange(0, mine, Ordering::AcqRel, Ordering::Acquire)
+            {
+                Ok(_) => {}
+                Err(first) => to_server = first != mine,
+            }
+        }
         if to_server {
             f.to_server.fetch_or(1, Ordering::AcqRel);
         }
@@ -202,6 +224,7 @@ impl BarrierPage {
         }
         if arrived == size {
             f.count.store(0, Ordering::Relaxed);
+            f.vote.store(0, Ordering::Relaxed);
             let verdict = if f.to_server.swap(0, Ordering::AcqRel) != 0 {
                 TO_SERVER
             } else {
@@ -305,6 +328,7 @@ mod tests {
                     let mut seen = false;
                     p.arrive(
                         s,
+                        None,
                         Some(Instant::now() + Duration::from_secs(20)),
                         &mut seen,
                         || true,
@@ -337,7 +361,7 @@ mod tests {
         let p = pages(3);
         // Alone at the page, and yet sent on at once.
         assert_eq!(
-            p[1].arrive(true, None, &mut false, || true),
+            p[1].arrive(true, None, None, &mut false, || true),
             Outcome::ToServer
         );
         // The others then meet it there.
@@ -353,8 +377,8 @@ mod tests {
             let p = p[0].clone();
             std::thread::spawn(move || {
                 let mut seen = false;
-                let o = p.arrive(false, None, &mut seen, || true);
-                (o, p.arrive(false, None, &mut seen, || true))
+                let o = p.arrive(false, None, None, &mut seen, || true);
+                (o, p.arrive(false, None, None, &mut seen, || true))
             })
         };
         // The server fails the page while rank 0 waits (rank 1 left).
@@ -367,12 +391,12 @@ mod tests {
         assert_eq!(second, Outcome::Unusable);
         let mut seen = false;
         assert_eq!(
-            p[2].arrive(false, None, &mut seen, || true),
+            p[2].arrive(false, None, None, &mut seen, || true),
             Outcome::Failed(Status::ERR_LOST_CONNECTION),
             "a late arrival gets the failure"
         );
         assert_eq!(
-            p[2].arrive(false, None, &mut seen, || true),
+            p[2].arrive(false, None, None, &mut seen, || true),
             Outcome::Unusable
         );
     }
@@ -382,19 +406,58 @@ mod tests {
         let p = pages(3);
         let other = {
             let p = p[1].clone();
-            std::thread::spawn(move || p.arrive(false, None, &mut false, || true))
+            std::thread::spawn(move || p.arrive(false, None, None, &mut false, || true))
         };
         let mut seen = false;
         let soon = Some(Instant::now() + Duration::from_millis(50));
         assert_eq!(
-            p[0].arrive(false, soon, &mut seen, || true),
+            p[0].arrive(false, None, soon, &mut seen, || true),
             Outcome::Failed(Status::ERR_TIMEOUT)
         );
         assert_eq!(other.join().unwrap(), Outcome::Failed(Status::ERR_TIMEOUT));
         let p = pages(2);
         assert_eq!(
-            p[0].arrive(false, None, &mut false, || false),
+            p[0].arrive(false, None, None, &mut false, || false),
             Outcome::Failed(Status::ERR_LOST_CONNECTION)
+        );
+    }
+
+    fn run_votes(pages: &[Arc<BarrierPage>], votes: &[Option<u64>]) -> Vec<Outcome> {
+        let handles: Vec<_> = pages
+            .iter()
+            .zip(votes)
+            .map(|(p, &v)| {
+                let p = p.clone();
+                std::thread::spawn(move || {
+                    let soon = Some(Instant::now() + Duration::from_secs(20));
+                    p.arrive(false, v, soon, &mut false, || true)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    }
+
+    #[test]
+    fn collecting_arrivals_are_released_only_when_their_votes_agree() {
+        let p = pages(3);
+        let all = |out: Vec<Outcome>, want: Outcome| {
+            assert!(out.iter().all(|o| *o == want), "{out:?}");
+        };
+        all(
+            run_votes(&p, &[Some(7), Some(7), Some(7)]),
+            Outcome::Released,
+        );
+        all(
+            run_votes(&p, &[Some(7), Some(8), Some(7)]),
+            Outcome::ToServer,
+        );
+        // Generation 0 is a vote like any other; not voting agrees.
+        all(run_votes(&p, &[Some(0), None, Some(0)]), Outcome::Released);
+        all(run_votes(&p, &[Some(0), Some(1), None]), Outcome::ToServer);
+        // Every barrier starts with no vote.
+        all(
+            run_votes(&p, &[Some(9), Some(9), Some(9)]),
+            Outcome::Released,
         );
     }
 

@@ -68,6 +68,26 @@ fn child_process() {
     std::process::exit(code);
 }
 
+fn offer_then_collect(c: &Client, all: &[Proc], mut infos: Vec<Info>) -> Result<(), Status> {
+    let me = c.proc().rank.0;
+    c.put(
+        pmix::client::Scope::Global,
+        "offer.k",
+        Value::Uint32(me * 10),
+    )?;
+    c.commit()?;
+    c.fence(all, &infos)?;
+    infos.push(common::info(keys::COLLECT_DATA, Value::Bool(true)));
+    c.fence(all, &infos)?;
+    for r in 0..SIZE {
+        let p = Proc::new(c.proc().nspace.clone(), Rank(r));
+        if c.get(&p, "offer.k", &[])? != Value::Uint32(r * 10) {
+            return Err(Status::ERR_NOT_FOUND);
+        }
+    }
+    Ok(())
+}
+
 /// Roles: `exit`, `idle` (waits for its stdin to close, then finalizes),
 /// and `KIND:STATUS[:timeout]` (waits for a line on stdin, announces, calls
 /// KIND over its namespace, checks it fails with STATUS).
@@ -107,6 +127,11 @@ fn run_child(role: &str) -> Result<(), String> {
             infos.push(common::info(keys::COLLECT_DATA, Value::Bool(true)));
             c.fence(&all, &infos)
         }
+        // Commits, fences without data (the server then has every commit
+        // and, with a barrier page, has offered the generation holding
+        // them before it released the fence), then collects: each reads
+        // every rank's value.
+        "offer" => offer_then_collect(&c, &all, infos),
         "connect" => c.connect_procs(&all, &infos),
         "disconnect" => c.disconnect_procs(&all, &infos),
         // Without a context id: a server completes an all-local group
@@ -513,10 +538,17 @@ fn a_host_that_never_answers_is_timed_out() {
 
 #[test]
 fn a_job_with_a_barrier_page_fences_without_the_host_unless_data_is_collected() {
+    // A collecting fence completes on the page too when every process
+    // holds all there is to collect: here, nobody committed; in `offer`,
+    // after the fence without data that the commits send to the server
+    // (one host call), the generation the server offered.
     for (kind, local, calls) in [
         ("fence", true, 0),
-        ("fence_collect", true, 1),
+        ("fence_collect", true, 0),
         ("fence", false, 1),
+        ("fence_collect", false, 1),
+        ("offer", true, 1),
+        ("offer", false, 2),
     ] {
         let host = Host::new(HostDoes::Nothing, local);
         case_on(kind, Victim::Joins, host.clone(), false, Status::SUCCESS);
@@ -528,10 +560,12 @@ fn a_job_with_a_barrier_page_fences_without_the_host_unless_data_is_collected() 
 #[test]
 fn processes_that_differ_in_directives_still_meet_at_the_barrier_page() {
     // Rank 0 collects, the others do not (and the other way round): every
-    // one ends in the same fence through the server.
+    // one ends in the same fence, here on the page, as there is nothing
+    // to collect (`a_job_with_a_barrier_page_...`'s `offer` case has the
+    // processes meet through the server).
     for (victim, others, calls) in [
-        ("fence_collect:0", "fence", 1),
-        ("fence:0", "fence_collect", 1),
+        ("fence_collect:0", "fence", 0),
+        ("fence:0", "fence_collect", 0),
     ] {
         let host = Host::new(HostDoes::Nothing, true);
         case_on(

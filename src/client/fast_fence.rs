@@ -4,10 +4,12 @@
 //! Every fence over the caller's namespace (no processes named, or only
 //! its wildcard) of a process that holds the page arrives at the page, so
 //! that the processes of the job decide alike; it goes on to the server
-//! when any participant needs the server: it asked to collect data, gave
-//! directives other than `PMIX_TIMEOUT`, or committed since its last fence
-//! through the server (a fence must not complete before the server has
-//! every commit made before it: direct-modex gets after it read them).
+//! when any participant needs the server: it gave directives other than
+//! `PMIX_TIMEOUT` and `PMIX_COLLECT_DATA`, committed since the server last
+//! confirmed its commits (a fence must not complete before the server has
+//! every commit made before it: direct-modex gets after it read them), or
+//! asks to collect data it does not hold yet, or holds another newest
+//! generation than the others (see `collected` below).
 //!
 //! Invariants:
 //! - A process whose connection to the server is closed does not arrive:
@@ -20,17 +22,32 @@
 //!   another of this process is at it is refused (`PMIX_ERR_BAD_PARAM`),
 //!   as the server refuses a second arrival.
 //! - `commits` counts this process's commits, `synced` the count a fence
-//!   through the server covered; they differ exactly while a commit may
-//!   not have reached the server before a fence.
+//!   through the server or a modex offer covered; they differ exactly
+//!   while a commit may not have reached the server before a fence.
+//! - `collected` is the count of commits whose data is in a generation of
+//!   the job this process holds or was offered (a collecting fence through
+//!   the server, or an offer); `newest` the newest such generation. A
+//!   collecting fence whose participants all hold all their own commits'
+//!   data and the same newest generation completes on the page: everyone
+//!   then holds everyone's data (see `crate::barrier`).
+//! - `offered` holds the offered generations, mapped and checked, until a
+//!   fence publishes them (on the page or with a server's release, which
+//!   the server sends after its offers): data committed before a fence is
+//!   readable after it, as ever, and the mapping is not in the fence's
+//!   time.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use parking_lot::Mutex;
 
+use std::os::fd::{AsFd, OwnedFd};
+
+use pmix_shmem::Segment;
+
 use super::Inner;
 use crate::barrier::{BarrierPage, Outcome};
-use crate::wire::Directives;
+use crate::wire::{Directives, ModexOffer, SegmentKind, SegmentRef};
 use crate::{keys, Info, Proc, Rank, Status};
 
 /// This process's side of the job barrier.
@@ -42,7 +59,14 @@ pub(super) struct FastFence {
     turn: Mutex<bool>,
     commits: AtomicU64,
     synced: AtomicU64,
+    collected: AtomicU64,
+    newest: AtomicU64,
+    offered: Mutex<Vec<(SegmentRef, Offered)>>,
 }
+
+/// An offered generation: mapped, or its descriptor when mapping failed
+/// on the progress thread (tried again, and reported, when published).
+pub(super) type Offered = Result<Segment, OwnedFd>;
 
 /// What to do with a fence.
 pub(super) enum Route {
@@ -78,6 +102,50 @@ impl FastFence {
         self.commits.load(Ordering::Acquire)
     }
 
+    /// A collecting fence through the server, begun when the commit count
+    /// was `commits`, succeeded: this process holds their data.
+    pub(super) fn collected(&self, commits: u64) {
+        self.collected.fetch_max(commits, Ordering::AcqRel);
+    }
+
+    /// A modex generation of this process's job is held now.
+    pub(super) fn holds(&self, generation: u64) {
+        self.newest.fetch_max(generation, Ordering::AcqRel);
+    }
+
+    /// The server offered `offer` (on the progress thread): maps and
+    /// checks its segments and keeps them for the next fence. An offer
+    /// whose descriptors do not match its list is dropped (the server
+    /// never sends one).
+    pub(super) fn offered(&self, offer: ModexOffer, fds: Vec<OwnedFd>) {
+        if offer.segments.len() != fds.len()
+            || offer
+                .segments
+                .iter()
+                .any(|r| !matches!(r.kind, SegmentKind::Modex | SegmentKind::ModexReplace))
+        {
+            return;
+        }
+        let mapped: Vec<(SegmentRef, Offered)> = offer
+            .segments
+            .into_iter()
+            .zip(fds)
+            .map(|(r, fd)| (r, Segment::from_fd(fd.as_fd()).map_err(|_| fd)))
+            .collect();
+        let newest = mapped.iter().map(|(r, _)| r.generation).max();
+        self.offered.lock().extend(mapped);
+        if let Some(g) = newest {
+            self.holds(g);
+        }
+        self.synced.fetch_max(offer.commits, Ordering::AcqRel);
+        self.collected.fetch_max(offer.commits, Ordering::AcqRel);
+    }
+
+    /// The offered generations not published yet, oldest first.
+    pub(super) fn take_offered(&self) -> Vec<(SegmentRef, Offered)> {
+        std::mem::take(&mut *self.offered.lock())
+    }
+
     /// True if a fence of `me` over `procs` goes to the page first.
     pub(super) fn applies(&self, me: &Proc, procs: &[Proc]) -> bool {
         self.page.get().is_some() && whole_namespace(me, procs)
@@ -102,8 +170,12 @@ impl FastFence {
             let k = i.key.as_bytes();
             k != keys::TIMEOUT.as_bytes() && k != keys::COLLECT_DATA.as_bytes()
         });
+        // Read before the newest generation: an offer arriving in between
+        // can only make this process vote for a newer one than it needs.
+        let uncollected = d.collect && self.collected.load(Ordering::Acquire) < commits;
         let to_server =
-            d.collect || other_directives || commits != self.synced.load(Ordering::Acquire);
+            uncollected || other_directives || commits != self.synced.load(Ordering::Acquire);
+        let vote = d.collect.then(|| self.newest.load(Ordering::Acquire));
         let deadline = d.timeout.map(|t| Instant::now() + t);
         let connected = || inner.requester.server_alive();
         // A process that lost its server neither arrives (its arrival
@@ -112,7 +184,7 @@ impl FastFence {
         if !connected() {
             return Route::Done(Err(Status::ERR_LOST_CONNECTION));
         }
-        match page.arrive(to_server, deadline, &mut seen_failure, connected) {
+        match page.arrive(to_server, vote, deadline, &mut seen_failure, connected) {
             Outcome::Released if !connected() => Route::Done(Err(Status::ERR_LOST_CONNECTION)),
             Outcome::Released => Route::Done(Ok(())),
             Outcome::Failed(s) => Route::Done(Err(s)),

@@ -190,6 +190,12 @@ impl Client {
         for (refs, early) in progress.take_early_segments() {
             inner.map_segments(&refs, early)?;
         }
+        let weak = Arc::downgrade(&inner);
+        inner.requester.set_offer_sink(Arc::new(move |offer, fds| {
+            if let Some(inner) = weak.upgrade() {
+                inner.fast.offered(offer, fds);
+            }
+        }));
         inner.map_segments(segments, fds)?;
         let client = Client {
             inner,

@@ -234,26 +234,58 @@ impl Inner {
                 continue;
             }
             let seg = Segment::from_fd(fd.as_fd()).map_err(|_| Status::ERR_COMM_FAILURE)?;
-            let ns = r.nspace.to_string_lossy();
-            match r.kind {
-                SegmentKind::Job => self.directory.publish_job(&ns, Arc::new(seg)),
-                SegmentKind::Modex => self.directory.publish_modex(&ns, Arc::new(seg)),
-                SegmentKind::ModexReplace => self.directory.replace_modex(&ns, vec![Arc::new(seg)]),
-                SegmentKind::Barrier => {}
-            }
-            if !mapped.0.contains(&r.nspace) {
-                mapped.0.push(r.nspace.clone());
-            }
+            self.publish(&mut mapped.0, r, seg);
         }
         Ok(())
     }
 
-    /// A fence's reply: maps the segments it brought; the fence's status.
+    /// Publishes the generations the server offered ahead of a fence (see
+    /// [`fast_fence`]) that are not published yet.
+    fn publish_offered(&self) -> Result<(), Status> {
+        let offered = self.fast.take_offered();
+        if offered.is_empty() {
+            return Ok(());
+        }
+        let mut mapped = self.mapped.lock();
+        for (r, seg) in offered {
+            if !mapped.1.insert(r.generation) {
+                continue;
+            }
+            let seg = match seg {
+                Ok(seg) => seg,
+                Err(fd) => Segment::from_fd(fd.as_fd()).map_err(|_| Status::ERR_COMM_FAILURE)?,
+            };
+            self.publish(&mut mapped.0, &r, seg);
+        }
+        Ok(())
+    }
+
+    /// Publishes the mapped segment `r` in the directory; `nspaces` are
+    /// the namespaces with a segment there.
+    fn publish(&self, nspaces: &mut Vec<Nspace>, r: &SegmentRef, seg: Segment) {
+        let ns = r.nspace.to_string_lossy();
+        match r.kind {
+            SegmentKind::Job => self.directory.publish_job(&ns, Arc::new(seg)),
+            SegmentKind::Modex => self.directory.publish_modex(&ns, Arc::new(seg)),
+            SegmentKind::ModexReplace => self.directory.replace_modex(&ns, vec![Arc::new(seg)]),
+            SegmentKind::Barrier => return,
+        }
+        if r.kind != SegmentKind::Job && r.nspace == self.proc.nspace {
+            self.fast.holds(r.generation);
+        }
+        if !nspaces.contains(&r.nspace) {
+            nspaces.push(r.nspace.clone());
+        }
+    }
+
+    /// A fence's reply: publishes what the server offered before it, maps
+    /// the segments it brought; the fence's status.
     fn fence_released(&self, r: Reply) -> Status {
         match r {
             Ok((Message::FenceRelease(rel), fds)) => rel
                 .status
                 .into_result()
+                .and_then(|_| self.publish_offered())
                 .and_then(|_| self.map_segments(&rel.segments, fds))
                 .err()
                 .unwrap_or(Status::SUCCESS),
@@ -266,9 +298,11 @@ impl Inner {
     /// it applies, else (or when the page sends it on) through the server.
     fn fence(inner: &Arc<Inner>, procs: &[Proc], infos: &[Info]) -> Result<(), Status> {
         let commits = match inner.fast.route(inner, procs, infos) {
-            fast_fence::Route::Done(r) => return r,
+            fast_fence::Route::Done(r) => return r.and_then(|_| inner.publish_offered()),
             fast_fence::Route::Server(commits) => commits,
         };
+        let collect =
+            crate::wire::Directives::parse_for(infos, crate::wire::directives::FENCE).collect;
         let i = inner.clone();
         let req = Message::FenceRequest(FenceRequest {
             procs: procs.to_vec(),
@@ -280,6 +314,9 @@ impl Inner {
             .unwrap_or(Status::ERR_LOST_CONNECTION)
             .into_result()?;
         inner.fast.synced(commits);
+        if collect {
+            inner.fast.collected(commits);
+        }
         Ok(())
     }
 

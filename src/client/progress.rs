@@ -66,6 +66,11 @@ pub(crate) type ReplyHandler = Box<dyn FnOnce(Reply) + Send + 'static>;
 /// the server sends.
 pub type EventSink = Arc<dyn Fn(Vec<u8>) + Send + Sync + 'static>;
 
+/// Receives the server's modex offers (see [`crate::wire::ModexOffer`])
+/// with their descriptors, on the progress thread.
+pub(crate) type OfferSink =
+    Arc<dyn Fn(crate::wire::ModexOffer, Vec<OwnedFd>) + Send + Sync + 'static>;
+
 enum Request {
     /// Run a closure on the progress thread (callbacks of `_nb` calls
     /// answered without the server).
@@ -157,6 +162,8 @@ struct Shared {
     early_events: Mutex<Option<Vec<Vec<u8>>>>,
     /// Receives forwarded output (`Iof` messages; none: dropped).
     iof: Mutex<Option<EventSink>>,
+    /// Receives modex offers (none: dropped, their descriptors closed).
+    offers: Mutex<Option<OfferSink>>,
     /// The read role: whoever holds it (the progress thread, or a caller
     /// waiting for its reply) is the one reading the socket.
     reading: Mutex<()>,
@@ -270,6 +277,12 @@ impl Shared {
                     let sink = self.iof.lock().clone();
                     if let Some(sink) = sink {
                         sink(body);
+                    }
+                }
+                Ok(Message::ModexOffer(offer)) if id == 0 => {
+                    let sink = self.offers.lock().clone();
+                    if let Some(sink) = sink {
+                        sink(offer, f.fds);
                     }
                 }
                 Ok(msg) => {
@@ -565,6 +578,11 @@ impl Requester {
         *self.shared.iof.lock() = sink;
     }
 
+    /// Sets the receiver of modex offers.
+    pub(crate) fn set_offer_sink(&self, sink: OfferSink) {
+        *self.shared.offers.lock() = Some(sink);
+    }
+
     /// Sets what runs (once, on the progress thread) if the server closes
     /// the connection or it fails; not run on [`Self::shutdown`].
     pub(crate) fn set_lost_hook(&self, hook: Option<LostHook>) {
@@ -615,6 +633,7 @@ impl Progress {
             events: Mutex::new(None),
             early_events: Mutex::new(Some(Vec::new())),
             iof: Mutex::new(None),
+            offers: Mutex::new(None),
             reading: Mutex::new(()),
             forwarded: Mutex::new(VecDeque::new()),
             early_segments: Mutex::new(Some(Vec::new())),

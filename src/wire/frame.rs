@@ -111,6 +111,10 @@ kinds! {
     /// Server -> client, unsolicited (id 0): forwarded output for the
     /// client's IOF registrations (see [`super::iof`]).
     Iof = 33, false;
+    /// Server -> client, unsolicited (id 0): a modex generation built
+    /// before its fence, for the next collecting fence (see
+    /// [`super::ModexOffer`]).
+    ModexOffer = 34, false;
 }
 
 /// A decoded, validated frame header.

@@ -121,6 +121,20 @@ pub struct FenceRelease {
     pub segments: Vec<SegmentRef>,
 }
 
+/// `ModexOffer`: the modex generations a server built and kept when the
+/// last local process of a job wholly on its node committed, before any
+/// fence asked for them: the next collecting fence over the job may then
+/// complete on the barrier page (see `crate::barrier`). The client maps
+/// them at once and publishes them when such a fence completes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModexOffer {
+    /// How many commits of the receiving process the server had when it
+    /// built them (all of them are in the generations).
+    pub commits: u64,
+    /// The generations (one descriptor each).
+    pub segments: Vec<SegmentRef>,
+}
+
 /// `DmodexRequest`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DmodexRequest {
@@ -276,6 +290,8 @@ pub enum Message {
     /// Forwarded output, in the IOF service's encoding
     /// ([`super::iof::Delivery`]).
     Iof(Vec<u8>),
+    /// See [`ModexOffer`].
+    ModexOffer(ModexOffer),
     /// Segments sent ahead of a `HandshakeReply` (with its request id)
     /// because one frame carries at most
     /// [`MAX_FDS_PER_FRAME`](super::frame::MAX_FDS_PER_FRAME) descriptors;
@@ -427,6 +443,7 @@ impl Message {
             Message::Response(_) => Kind::Response,
             Message::Event(_) => Kind::Event,
             Message::Iof(_) => Kind::Iof,
+            Message::ModexOffer(_) => Kind::ModexOffer,
             Message::Segments(_) => Kind::Segments,
             Message::NspaceRequest(_) => Kind::NspaceRequest,
             Message::NspaceReply(_) => Kind::NspaceReply,
@@ -440,6 +457,7 @@ impl Message {
         match self {
             Message::HandshakeReply(r) => r.segments.len(),
             Message::FenceRelease(r) => r.segments.len(),
+            Message::ModexOffer(o) => o.segments.len(),
             Message::Segments(s) => s.len(),
             Message::NspaceReply(r) => r.segments.len(),
             _ => 0,
@@ -467,6 +485,10 @@ impl Message {
             Message::FenceRelease(f) => {
                 put_status(out, f.status);
                 put_segments(out, &f.segments)?;
+            }
+            Message::ModexOffer(o) => {
+                put_u64(out, o.commits);
+                put_segments(out, &o.segments)?;
             }
             Message::DmodexRequest(d) => {
                 put_proc(out, &d.proc)?;
@@ -567,6 +589,11 @@ impl Message {
                 let status = get_status(r).map_err(b)?;
                 let segments = get_segments(r, name)?;
                 Message::FenceRelease(FenceRelease { status, segments })
+            }
+            Kind::ModexOffer => {
+                let commits = get_u64(r).map_err(b)?;
+                let segments = get_segments(r, name)?;
+                Message::ModexOffer(ModexOffer { commits, segments })
             }
             Kind::DmodexRequest => {
                 let proc = get_proc(r).map_err(b)?;

@@ -19,6 +19,7 @@
 //! | `Request` (operation number, body in the service's encoding) | `Response` (status, body) |
 //! | | `Event` (id 0, unsolicited: an event notification) |
 //! | | `Iof` (id 0, unsolicited: forwarded output, see [`iof`]) |
+//! | | `ModexOffer` (id 0, unsolicited: commits covered, modex segments built before their fence, as fds) |
 //!
 //! A reply carries its request's id. Every inbound frame is validated
 //! before use: the header first (known kind for this direction, length
@@ -47,8 +48,8 @@ pub use error::WireError;
 pub use frame::{Header, Kind, HEADER_LEN, PROTOCOL_VERSION};
 pub use message::{
     get_posted, merge_posted, put_posted, Abort, DmodexReply, DmodexRequest, FenceRelease,
-    FenceRequest, Handshake, HandshakeReply, Message, NspaceReply, Op, Posted, Request, Response,
-    SegmentKind, SegmentRef, ToolHandshake, ToolHandshakeReply, MAX_SECRET_LEN,
+    FenceRequest, Handshake, HandshakeReply, Message, ModexOffer, NspaceReply, Op, Posted, Request,
+    Response, SegmentKind, SegmentRef, ToolHandshake, ToolHandshakeReply, MAX_SECRET_LEN,
 };
 
 /// Default limit of a frame body once a client is authenticated.
@@ -122,6 +123,10 @@ mod tests {
             }),
             Message::Event(vec![7; 5]),
             Message::Iof(vec![8; 3]),
+            Message::ModexOffer(ModexOffer {
+                commits: 3,
+                segments: vec![],
+            }),
             Message::Segments(vec![]),
             Message::NspaceRequest(Nspace::new("other-ns").unwrap()),
             Message::NspaceReply(NspaceReply {

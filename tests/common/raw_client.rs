@@ -227,14 +227,21 @@ impl Raw {
         self.expect_closed().map(|_| ())
     }
 
-    /// The next frame decoded (`Err` if none came or it does not decode).
+    /// The next frame decoded (`Err` if none came or it does not decode),
+    /// past the modex offers a server sends unasked when the job's ranks
+    /// have all committed.
     pub fn answer(&mut self) -> Result<(u32, Message, Vec<OwnedFd>), String> {
-        match self.recv(ANSWER_LIMIT) {
-            Next::Frame(f) => {
-                let m = f.message().map_err(|e| format!("answer: {e}"))?;
-                Ok((f.header.id, m, f.fds))
+        loop {
+            match self.recv(ANSWER_LIMIT) {
+                Next::Frame(f) => {
+                    let m = f.message().map_err(|e| format!("answer: {e}"))?;
+                    if f.header.id == 0 && matches!(m, Message::ModexOffer(_)) {
+                        continue;
+                    }
+                    return Ok((f.header.id, m, f.fds));
+                }
+                other => return Err(format!("no answer: {other:?}")),
             }
-            other => Err(format!("no answer: {other:?}")),
         }
     }
 }

@@ -9,20 +9,28 @@
 //! see (`PMIX_LOCAL`, `PMIX_GLOBAL`), the host what other nodes may see.
 //! A waiter's `PMIX_TIMEOUT` ends its wait with `PMIX_ERR_TIMEOUT`.
 //!
+//! A commit may complete the job's next modex generation: it is then
+//! built at once, and offered to the job's processes when it has a
+//! barrier page (see `modex::store`).
+//!
 //! Invariant: every request is answered exactly once (data,
 //! `PMIX_ERR_NOT_FOUND`, `PMIX_ERR_TIMEOUT`, or the host's error), and a
 //! host's `direct_modex` is asked at most once per remote process at a
 //! time.
 
+use std::collections::BTreeSet;
+use std::os::fd::OwnedFd;
+
 use pmix_shmem::Scopes;
 
+use super::store::NewGenerations;
 use super::waiters::WaiterTo;
 use crate::server::clients::connections::Caller;
 use crate::server::host::{take_result, DmodexCallback, OpResult};
 use crate::server::ops::PendingOp;
 use crate::server::state::State;
 use crate::server::timers::TimerKey;
-use crate::wire::{Directives, DmodexRequest, Posted};
+use crate::wire::{Directives, DmodexRequest, Message, ModexOffer, Posted};
 use crate::{Proc, Rank, Status};
 
 /// `proc` committed `items`.
@@ -30,16 +38,52 @@ pub(in crate::server) fn commit(st: &mut State, proc: &Proc, items: Vec<Posted>)
     st.modex_mut().commit(proc, items);
     st.release_local_waiters(proc);
     // The next collecting fence's generation, built while the processes
-    // still compute (see `modex::store`).
+    // still compute (see `modex::store`); offered to them at once when
+    // their job has a barrier page.
     let registry = st.registry().clone();
-    let all_local = registry.nspace(&proc.nspace).is_some_and(|r| r.all_local());
+    let Some(rec) = registry.nspace(&proc.nspace) else {
+        return;
+    };
     let wildcard = [Proc::new(proc.nspace.clone(), Rank::WILDCARD)];
-    st.modex_mut().speculate(
+    let offered = st.modex_mut().speculate(
         &proc.nspace,
-        all_local,
+        rec.all_local(),
+        rec.barrier().is_some(),
         || registry.local_participants(&wildcard),
         || registry.next_generation(),
     );
+    if let Some((local, gens)) = offered {
+        offer(st, &local, &gens);
+    }
+}
+
+/// Offers the generations `gens`, kept ahead of their fence, to `local`,
+/// each told how many of its commits they cover. OpenPMIx clients at the
+/// door get none (their gets ask the server).
+fn offer(st: &mut State, local: &BTreeSet<Proc>, gens: &NewGenerations) {
+    for p in local {
+        let Some(token) = st.conns().token_of(p) else {
+            continue;
+        };
+        if st.conns().is_stock(token) {
+            continue;
+        }
+        let fds: Result<Vec<OwnedFd>, _> = gens
+            .sealed
+            .iter()
+            .map(|s| s.fd().try_clone_to_owned())
+            .collect();
+        // Without its descriptors the process's fence goes through the
+        // server, whose release then publishes the kept generations.
+        let Ok(fds) = fds else {
+            continue;
+        };
+        let m = Message::ModexOffer(ModexOffer {
+            commits: st.modex().commit_count(p),
+            segments: gens.refs.clone(),
+        });
+        st.conns_mut().send(token, 0, &m, fds);
+    }
 }
 
 /// A local client's request for `req.proc`'s data.

@@ -24,6 +24,15 @@
 //!   since their last new generation: at most one is built per fence, so
 //!   that processes committing several times before it do not make the
 //!   server rebuild at each commit.
+//! - With `offer` (the job has a barrier page, see `crate::barrier`), the
+//!   generation built when the last local process committed is kept at
+//!   once, as a fence's would be, and offered to the processes
+//!   (`wire::ModexOffer`): a collecting fence over them that they all
+//!   hold it for completes on the page, and one through the server that
+//!   finds nothing new builds nothing (the processes publish the offered
+//!   generation when its release comes).
+//! - `commits[p]` counts `p`'s commit messages, empty ones too (what the
+//!   process counts; an offer tells each process how many it covers).
 //! - `remote[p]` is the direct-modex record of remote process `p` that a
 //!   group construct's endpoint data brought; direct modex answers from it
 //!   without asking the host.
@@ -53,6 +62,7 @@ pub(in crate::server) struct ModexStore {
     generations: HashMap<Nspace, Vec<ModexSegment>>,
     speculative: HashMap<Nspace, Speculation>,
     speculated: HashSet<Nspace>,
+    commits: HashMap<Proc, u64>,
     remote: HashMap<Proc, Vec<u8>>,
 }
 
@@ -76,12 +86,14 @@ impl ModexStore {
         );
         c.add("modex.speculative", self.speculative.len());
         c.add("modex.speculated", self.speculated.len());
+        c.add("modex.commits", self.commits.len());
         c.add("modex.remote", self.remote.len());
     }
 
     /// Adds `proc`'s commit (`PMIX_INTERNAL` values are dropped: they stay
     /// in the process that put them).
     pub(in crate::server) fn commit(&mut self, proc: &Proc, items: Vec<Posted>) {
+        *self.commits.entry(proc.clone()).or_default() += 1;
         let items: Vec<Posted> = items
             .into_iter()
             .filter(|p| p.scope != Scope::Internal)
@@ -101,6 +113,11 @@ impl ModexStore {
                 f.overwritten = true;
             }
         }
+    }
+
+    /// How many commit messages `proc` sent.
+    pub(in crate::server) fn commit_count(&self, proc: &Proc) -> u64 {
+        self.commits.get(proc).copied().unwrap_or(0)
     }
 
     /// `proc`'s committed data as a modex record of what `scopes` lets
@@ -148,6 +165,15 @@ impl ModexStore {
             let ns = ready.segment_ns.clone();
             return Ok(self.keep(local, vec![(ns, ready.segment)], ready.delta));
         }
+        if all_local && self.delta_allowed(local) && !local.iter().any(|p| self.fresh(p)) {
+            // Every participant holds the kept generations (offered, or
+            // from earlier fences over exactly them) and committed nothing
+            // since: an empty delta would add nothing.
+            return Ok(NewGenerations {
+                refs: Vec::new(),
+                sealed: Vec::new(),
+            });
+        }
         for p in local {
             self.speculative.remove(&p.nspace);
         }
@@ -178,36 +204,32 @@ impl ModexStore {
     /// are `local` (`all_local`: the job runs wholly on this node): when
     /// each of them committed data the kept generations do not hold yet,
     /// builds the generation the next collecting fence over them would
-    /// (see the module documentation). A failed build is no error: the
-    /// fence builds its own.
+    /// (see the module documentation). With `offer` it is kept at once and
+    /// returned, to be offered to them; otherwise it waits for its fence.
+    /// A failed build is no error: the fence builds its own.
     pub(in crate::server) fn speculate(
         &mut self,
         ns: &Nspace,
         all_local: bool,
+        offer: bool,
         local: impl FnOnce() -> BTreeSet<Proc>,
         generation: impl FnMut() -> u64,
-    ) {
-        if !all_local || self.speculated.contains(ns) {
-            return;
+    ) -> Option<(BTreeSet<Proc>, NewGenerations)> {
+        if !all_local || (!offer && self.speculated.contains(ns)) {
+            return None;
         }
         let local = local();
         if local.is_empty() || local.iter().any(|p| p.nspace != *ns) {
-            return;
+            return None;
         }
-        let fresh = |p: &Proc| {
-            self.committed
-                .get(p)
-                .is_some_and(|c| match self.fenced.get(p) {
-                    None => !c.is_empty(),
-                    Some(f) => f.overwritten || c.len() > f.len,
-                })
-        };
-        if !local.iter().all(fresh) {
-            return;
+        if !local.iter().all(|p| self.fresh(p)) {
+            return None;
         }
-        let Ok((mut segs, delta)) = self.build(&local, true, &[], |_| true, generation) else {
-            return;
-        };
+        let (mut segs, delta) = self.build(&local, true, &[], |_| true, generation).ok()?;
+        if offer {
+            let gens = self.keep(&local, segs, delta);
+            return Some((local, gens));
+        }
         self.speculated.insert(ns.clone());
         if let (Some((_, segment)), true) = (segs.pop(), segs.is_empty()) {
             self.speculative.insert(
@@ -219,6 +241,17 @@ impl ModexStore {
                 },
             );
         }
+        None
+    }
+
+    /// True if `p` committed data the kept generations do not hold.
+    fn fresh(&self, p: &Proc) -> bool {
+        self.committed
+            .get(p)
+            .is_some_and(|c| match self.fenced.get(p) {
+                None => !c.is_empty(),
+                Some(f) => f.overwritten || c.len() > f.len,
+            })
     }
 
     /// Builds the generations of a collecting fence (see
@@ -375,6 +408,7 @@ impl ModexStore {
     /// The host deregistered `proc`.
     pub(in crate::server) fn forget(&mut self, proc: &Proc) {
         self.speculative.remove(&proc.nspace);
+        self.commits.remove(proc);
         self.committed.remove(proc);
         self.fenced.remove(proc);
     }
@@ -386,6 +420,7 @@ impl ModexStore {
         self.generations.remove(ns);
         self.fenced.retain(|p, _| p.nspace != *ns);
         self.committed.retain(|p, _| &p.nspace != ns);
+        self.commits.retain(|p, _| &p.nspace != ns);
         self.remote.retain(|p, _| &p.nspace != ns);
     }
 }
@@ -496,10 +531,10 @@ mod tests {
         let mut m = ModexStore::default();
         let p: Vec<&Proc> = procs.iter().collect();
         m.commit(p[0], put("a", 1));
-        m.speculate(&ns, true, all, &mut gen);
+        m.speculate(&ns, true, false, all, &mut gen);
         assert!(m.speculative.is_empty(), "rank 1 has not committed");
         m.commit(p[1], put("b", 2));
-        m.speculate(&ns, true, all, &mut gen);
+        m.speculate(&ns, true, false, all, &mut gen);
         assert!(m.speculative.contains_key(&ns));
         // An empty commit changes nothing.
         m.commit(p[1], Vec::new());
@@ -513,9 +548,9 @@ mod tests {
         // A commit after the speculation: the fence builds its own.
         m.commit(p[0], put("c", 3));
         m.commit(p[1], put("d", 4));
-        m.speculate(&ns, true, all, &mut gen);
+        m.speculate(&ns, true, false, all, &mut gen);
         m.commit(p[1], put("d", 5));
-        m.speculate(&ns, true, all, &mut gen);
+        m.speculate(&ns, true, false, all, &mut gen);
         assert!(m.speculative.is_empty(), "one speculation per fence");
         let g = m
             .fence_generations(&procs, true, &[], |_| true, &mut gen)
@@ -527,7 +562,7 @@ mod tests {
         // A fence over other participants discards it.
         m.commit(p[0], put("e", 6));
         m.commit(p[1], put("f", 7));
-        m.speculate(&ns, true, all, &mut gen);
+        m.speculate(&ns, true, false, all, &mut gen);
         let one: BTreeSet<Proc> = [p[0].clone()].into();
         let g = m
             .fence_generations(&one, true, &[], |_| true, &mut gen)

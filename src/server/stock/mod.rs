@@ -121,6 +121,6 @@ pub(in crate::server) fn fence_arrival(
     if let Some((page, _)) = rec.barrier() {
         let mut seen = false;
         // With "needs server" the page never waits: it returns at once.
-        let _ = page.arrive(true, None, &mut seen, || true);
+        let _ = page.arrive(true, None, None, &mut seen, || true);
     }
 }
