@@ -34,7 +34,8 @@
 //!   thread must then be able to take the role), and wakes the thread if
 //!   it forwarded anything.
 //! - Handlers of `_nb` calls and event sinks run on the progress thread
-//!   only; a caller's thread runs its own blocking call's handler at most.
+//!   only; a caller's thread runs its own blocking call's handler at most,
+//!   and takes the modex offers it reads (see `fast_fence`) itself.
 //! - The connection's lock is never held while a handler runs.
 
 use std::collections::{HashMap, VecDeque};
@@ -48,7 +49,7 @@ use mio::{Events, Interest, Poll, Token};
 use parking_lot::{Condvar, Mutex};
 
 use crate::sys;
-use crate::wire::{Connection, Frame, Message, ReadState};
+use crate::wire::{Connection, Frame, Kind, Message, ReadState};
 use crate::Status;
 
 const SOCKET: Token = Token(0);
@@ -519,14 +520,28 @@ impl Requester {
                 // hang-up) is reported again.
                 .flush_and_read(&self.shared.registry, &mut frames, true);
             let mut mine = None;
+            let mut offers = Vec::new();
             {
                 let mut fwd = self.shared.forwarded.lock();
                 for f in frames {
                     if f.header.id == id && fwd.is_empty() && mine.is_none() {
                         mine = Some(f);
+                    } else if f.header.id == 0 && f.header.kind == Kind::ModexOffer {
+                        offers.push(f);
                     } else {
                         fwd.push_back(f);
                     }
+                }
+            }
+            // Offers are taken here, before the reply: a fence's release
+            // publishes what came before it (see `fast_fence`), and the
+            // progress thread's wake-up is saved.
+            for f in offers {
+                if !self.shared.dispatch(vec![f]) {
+                    if self.notify(Request::Close).is_err() {
+                        self.shared.close();
+                    }
+                    return;
                 }
             }
             if let Some(f) = mine {
