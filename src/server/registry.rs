@@ -156,11 +156,15 @@ impl Registry {
         infos: &[Info],
         hostname: &str,
         locality: Option<fn(&str) -> Option<String>>,
+        device_distances: Option<fn(&str) -> Option<crate::Value>>,
     ) -> Result<Vec<(String, Vec<Proc>)>, Status> {
         let mut job = JobDescription::from_registration(nspace, nlocalprocs, infos, hostname)?;
         let psets = registered_sets(nspace, &job);
         if let Some(f) = locality {
             job.derive_localities(f);
+        }
+        if let Some(f) = device_distances {
+            job.derive_device_distances(f);
         }
         let generation = self.next_generation();
         let image = job.build_segment()?;

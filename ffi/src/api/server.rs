@@ -88,6 +88,7 @@ pub unsafe extern "C" fn PMIx_server_init(
         let host = Arc::new(unsafe { CHost::new(module, objects.clone()) });
         let mut config = ServerConfig {
             locality: Some(super::locality::locality_of_list),
+            device_distances: Some(super::distances::distances_of_list),
             stock_door: true,
             ..ServerConfig::from_infos(&infos)?
         };

@@ -33,6 +33,7 @@ impl Server {
             &infos,
             &self.config.hostname,
             self.config.locality,
+            self.config.device_distances,
         )?;
         if !psets.is_empty() {
             self.run_on_loop(move |st| {
