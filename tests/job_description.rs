@@ -1419,3 +1419,37 @@ fn device_distances_from_cpusets() {
     assert_eq!(d.proc_value(0, k::DEVICE_DISTANCES), Some(dist("0-1")));
     check_segment(&d);
 }
+
+/// Issue 26: a delivered inventory's node keys join the node they name,
+/// under the keys the registration gave for it; a node the job does not
+/// have gets nothing.
+#[test]
+fn node_values_from_an_inventory() {
+    let mut v = maps(&["n1", "n2"], "0;1");
+    v.push(info(
+        k::NODE_INFO_ARRAY,
+        arr(vec![
+            info(k::HOSTNAME, s("n2")),
+            info(k::AVAIL_PHYS_MEMORY, Value::Uint64(7)),
+        ]),
+    ));
+    let mut d = describe(1, &v, "n1");
+    let inventory = [
+        info(k::AVAIL_PHYS_MEMORY, Value::Uint64(1 << 30)),
+        info(
+            k::FABRIC_DEVICES,
+            arr(vec![info(k::FABRIC_DEVICE_NAME, s("eth0"))]),
+        ),
+    ];
+    assert_eq!(d.add_node_values("n1", &inventory), 2);
+    assert_eq!(d.add_node_values("n2", &inventory), 1);
+    assert_eq!(d.add_node_values("elsewhere", &inventory), 0);
+    let n1 = d.node_by_name("n1").unwrap();
+    assert_eq!(n1.info(k::AVAIL_PHYS_MEMORY), Some(&Value::Uint64(1 << 30)));
+    assert!(n1.info(k::FABRIC_DEVICES).is_some());
+    // The registration's own value wins.
+    let n2 = d.node_by_name("n2").unwrap();
+    assert_eq!(n2.info(k::AVAIL_PHYS_MEMORY), Some(&Value::Uint64(7)));
+    assert!(d.node_by_name("elsewhere").is_none());
+    check_segment(&d);
+}

@@ -147,6 +147,24 @@ impl JobDescription {
         self.derive_from_cpusets(k::DEVICE_DISTANCES, distances)
     }
 
+    /// Adds `infos` to the node-level data of node `host` (hostname or
+    /// alias), each key the registration did not give for it; nothing
+    /// if the job has no such node. Returns the number of keys added.
+    pub fn add_node_values(&mut self, host: &str, infos: &[Info]) -> usize {
+        let Some(node) = self.nodes.iter_mut().find(|n| n.is_named(host)) else {
+            return 0;
+        };
+        let mut added = 0;
+        for i in infos {
+            let key = String::from_utf8_lossy(i.key.as_bytes()).into_owned();
+            if node.infos.get(&key).is_none() {
+                node.infos.set(&key, i.value.clone());
+                added += 1;
+            }
+        }
+        added
+    }
+
     /// Sets `key` of each local rank whose cpuset is known and whose
     /// `key` the host left out (or NULL) to what `derive` makes of the
     /// cpuset's hwloc list, when it makes something.

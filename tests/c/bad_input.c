@@ -880,7 +880,7 @@ static void table(void)
     ROW("PMIx_server_IOF_deliver", "NULL source", rt(BAD), PMIx_server_IOF_deliver(NULL, PMIX_FWD_STDOUT_CHANNEL, &bo_empty, NULL, 0, opcb, NULL));
     ROW("PMIx_server_IOF_deliver", "NULL payload", rt(BAD), PMIx_server_IOF_deliver(&proc_ok, PMIX_FWD_STDOUT_CHANNEL, NULL, NULL, 0, opcb, NULL));
     ROW("PMIx_server_IOF_deliver", "NULL info, ninfo 2", rt(BAD), PMIx_server_IOF_deliver(&proc_ok, PMIX_FWD_STDOUT_CHANNEL, &bo_empty, NULL, 2, opcb, NULL));
-    ROW("PMIx_server_collect_inventory", "NULL callback", rt(PMIX_ERR_NOT_SUPPORTED), PMIx_server_collect_inventory(NULL, 0, NULL, NULL));
+    ROW("PMIx_server_collect_inventory", "NULL callback", rt(BAD), PMIx_server_collect_inventory(NULL, 0, NULL, NULL));
     ROW("PMIx_server_collect_inventory", "NULL directives, ndirs 2", rt(BAD), PMIx_server_collect_inventory(NULL, 2, infocb, NULL));
     ROW("PMIx_server_deliver_inventory", "NULL info, ninfo 2", rt(BAD), PMIx_server_deliver_inventory(NULL, 2, NULL, 0, opcb, NULL));
     ROW("PMIx_server_deliver_inventory", "NULL directives, ndirs 2", rt(BAD), PMIx_server_deliver_inventory(NULL, 0, NULL, 2, opcb, NULL));

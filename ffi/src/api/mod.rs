@@ -39,6 +39,7 @@ pub mod ids;
 pub mod info;
 pub mod info_flags;
 pub mod info_list;
+pub mod inventory;
 pub mod iof;
 pub mod locality;
 pub(crate) mod module_level;

@@ -384,7 +384,7 @@ unsafe fn resources_call(
 
 /// A call done at once: reported to the callback (from another thread),
 /// else `PMIX_OPERATION_SUCCEEDED`.
-fn answer_done(cbfunc: OpCbFunc, cbdata: *mut c_void) -> Result<(), Status> {
+pub(crate) fn answer_done(cbfunc: OpCbFunc, cbdata: *mut c_void) -> Result<(), Status> {
     if cbfunc.is_none() {
         return Err(Status::OPERATION_SUCCEEDED);
     }

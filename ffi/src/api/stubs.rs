@@ -1,5 +1,4 @@
-//! The exported functions not implemented yet: fabric and the server's
-//! inventory.
+//! The exported functions not implemented yet: fabric.
 //!
 //! Invariant: a stub checks what OpenPMIx 4.2.2 checks, in its order, and
 //! then returns `PMIX_ERR_NOT_SUPPORTED`: before any init `PMIX_ERR_INIT`
@@ -89,30 +88,5 @@ stubs! {
     /// `PMIx_Fabric_deregister_nb`.
     fn PMIx_Fabric_deregister_nb(fabric: *mut c_void, cbfunc: *const c_void, cbdata: *mut c_void) {
         nonnull!(fabric);
-    }
-
-    // Server (`pmix_server.h`)
-
-    /// `PMIx_server_collect_inventory`.
-    fn PMIx_server_collect_inventory(
-        directives: *mut c_void,
-        ndirs: usize,
-        cbfunc: *const c_void,
-        cbdata: *mut c_void,
-    ) {
-        check_array(directives, ndirs)?;
-    }
-
-    /// `PMIx_server_deliver_inventory`.
-    fn PMIx_server_deliver_inventory(
-        info: *mut c_void,
-        ninfo: usize,
-        directives: *mut c_void,
-        ndirs: usize,
-        cbfunc: *const c_void,
-        cbdata: *mut c_void,
-    ) {
-        check_array(info, ninfo)?;
-        check_array(directives, ndirs)?;
     }
 }
