@@ -172,3 +172,48 @@ fn distances_side_by_side_with_openpmix_4_2_2() {
     assert_eq!(ours, reference, "ours differs from OpenPMIx 4.2.2");
     assert_eq!(ours, format!("{}done\n", compat_lines(&host())));
 }
+
+/// The server derives `PMIX_DEVICE_DISTANCES` for a rank registered with
+/// a `PMIX_CPUSET` (PU 0 of the XML topology: the default types' distances
+/// above), and the rank reads it (tests/c/distances_host.c).
+#[test]
+fn a_bound_rank_reads_its_device_distances() {
+    let exe = common::build_once("distances-host", "distances_host", |exe| {
+        common::compile_c(
+            &[&common::root().join("tests/c/distances_host.c")],
+            exe,
+            &common::include_dir(),
+            common::ffi_lib_dir(),
+            &["-pthread"],
+        )
+    });
+    let tmp = common::scratch("distances-host-run");
+    let out = common::run_with_watchdog(
+        Command::new(&exe)
+            .env("HWLOC_XMLFILE", data("topo_gpus_nics.xml"))
+            .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
+            .env("TMPDIR", &tmp)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+        LIMIT,
+        "distances_host",
+    );
+    let got = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}\n{got}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        got,
+        "rank 0: n=6\n\
+         \x20 renderD128 type=0x2 min=11 max=11\n\
+         \x20 eth0 type=0x4 min=3 max=3\n\
+         \x20 ib0 type=0x4 min=5 max=5\n\
+         \x20 eth1 type=0x4 min=11 max=11\n\
+         \x20 mlx5_0 type=0x8 min=5 max=5\n\
+         \x20 cuda0 type=0x20 min=11 max=11\n"
+    );
+}
