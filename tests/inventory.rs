@@ -2,7 +2,9 @@
 //! (issue 26): `tests/c/inventory_host.c`, a server with no host module,
 //! on the hand-written topology `tests/data/topo_gpus_nics.xml` (given to
 //! hwloc with `HWLOC_XMLFILE`): the inventory's keys and what they hold,
-//! the deliveries and the bad input. (OpenPMIx 4.2.2 and 5.0.11 collect
+//! the deliveries and the bad input; then a rank of a job registered
+//! afterwards reads the delivered node's memory and fabric devices as
+//! that node's data (`PMIX_NODE_INFO` with `PMIX_HOSTNAME`). (OpenPMIx 4.2.2 and 5.0.11 collect
 //! an empty inventory: their only inventory plugin reports nothing, so
 //! there is no key list to compare with.)
 
@@ -12,7 +14,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 #[test]
-fn inventory_of_a_node_with_gpus_and_nics() {
+fn inventory_of_a_node_with_gpus_and_nics_reaches_a_later_job() {
     let exe = common::build_c(
         "tests/c/inventory_host.c",
         "inventory-host",
@@ -60,6 +62,9 @@ fn inventory_of_a_node_with_gpus_and_nics() {
         deliver without hostname -> BAD-PARAM\n\
         collect NULL callback -> BAD-PARAM\n\
         collect NULL directives, ndirs 1 -> BAD-PARAM\n\
+        register job -> SUCCESS\n\
+        othernode memory=1024 fabric devices=4\n\
+        client exit -> 0\n\
         done\n";
     assert_eq!(got, want);
 }

@@ -3,6 +3,11 @@
  * HWLOC_XMLFILE naming tests/data/topo_gpus_nics.xml, so the node's
  * topology is that one).
  *
+ * After the deliveries it registers a job on this node and "othernode"
+ * and runs this same program as its rank 0 (the client role, when
+ * PMIX_NAMESPACE is set), which prints what it reads of othernode's
+ * node data: "othernode memory=<n> fabric devices=<n>".
+ *
  * Prints the collected inventory: "key <name>" per info, in order, with
  * a summary of its value (the hostname compared with gethostname's, the
  * XML's PUs and OS devices once loaded back into hwloc, the memory, each
@@ -10,9 +15,11 @@
  * of the bad input. Exits 0 once every step has run. */
 #include <hwloc.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <pmix.h>
@@ -125,12 +132,106 @@ static void summarize(const pmix_info_t *i)
     printf("\n");
 }
 
-int main(void)
+/* The client: othernode's memory and fabric devices, as node data. */
+static int client(void)
+{
+    pmix_proc_t me, wild;
+    pmix_info_t q[2];
+    bool yes = true;
+    pmix_value_t *mem = NULL, *devs = NULL;
+    pmix_status_t rc = PMIx_Init(&me, NULL, 0), rc2;
+    if (PMIX_SUCCESS != rc) {
+        fprintf(stderr, "client: init: %s\n", PMIx_Error_string(rc));
+        return 1;
+    }
+    PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
+    PMIX_INFO_LOAD(&q[0], PMIX_NODE_INFO, &yes, PMIX_BOOL);
+    PMIX_INFO_LOAD(&q[1], PMIX_HOSTNAME, "othernode", PMIX_STRING);
+    rc = PMIx_Get(&wild, PMIX_AVAIL_PHYS_MEMORY, q, 2, &mem);
+    rc2 = PMIx_Get(&wild, PMIX_FABRIC_DEVICES, q, 2, &devs);
+    printf("othernode memory=%s fabric devices=%s\n",
+           PMIX_SUCCESS == rc && PMIX_UINT64 == mem->type && 1024 == mem->data.uint64
+               ? "1024"
+               : PMIx_Error_string(rc),
+           PMIX_SUCCESS == rc2 && PMIX_DATA_ARRAY == devs->type && 4 == devs->data.darray->size
+               ? "4"
+               : PMIx_Error_string(rc2));
+    if (NULL != mem) {
+        PMIX_VALUE_RELEASE(mem);
+    }
+    if (NULL != devs) {
+        PMIX_VALUE_RELEASE(devs);
+    }
+    PMIX_INFO_DESTRUCT(&q[0]);
+    PMIX_INFO_DESTRUCT(&q[1]);
+    fflush(stdout);
+    PMIx_Finalize(NULL, 0);
+    return 0;
+}
+
+/* Registers job "invjob": rank 0 here, rank 1 on othernode; runs rank 0. */
+static void run_job(const char *self)
+{
+    char host[256], nodes[300], **env = NULL;
+    char *argv[] = {(char *) self, NULL};
+    pmix_info_t info[3];
+    pmix_nspace_t ns;
+    uint32_t size = 2;
+    pmix_proc_t proc;
+    pid_t pid;
+    int status = 0;
+    pmix_status_t rc;
+
+    gethostname(host, sizeof(host) - 1);
+    host[sizeof(host) - 1] = '\0';
+    snprintf(nodes, sizeof(nodes), "%s,othernode", host);
+    PMIX_INFO_LOAD(&info[0], PMIX_JOB_SIZE, &size, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[1], PMIX_NODE_MAP, nodes, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[2], PMIX_PROC_MAP, "0;1", PMIX_STRING);
+    PMIX_LOAD_NSPACE(ns, "invjob");
+    rc = PMIx_server_register_nspace(ns, 1, info, 3, NULL, NULL);
+    printf("register job -> %s\n", PMIx_Error_string(rc));
+    PMIX_LOAD_PROCID(&proc, "invjob", 0);
+    if (PMIX_SUCCESS == rc) {
+        rc = PMIx_server_register_client(&proc, getuid(), getgid(), NULL, NULL, NULL);
+    }
+    if (PMIX_SUCCESS == rc) {
+        rc = PMIx_server_setup_fork(&proc, &env);
+    }
+    if (PMIX_SUCCESS != rc) {
+        printf("client setup -> %s\n", PMIx_Error_string(rc));
+        return;
+    }
+    fflush(stdout);
+    pid = fork();
+    if (0 == pid) {
+        for (char **e = env; e && *e; e++) {
+            putenv(*e);
+        }
+        execv(self, argv);
+        _exit(127);
+    }
+    while (pid > 0 && waitpid(pid, &status, 0) < 0) {
+    }
+    printf("client exit -> %d\n", pid > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    PMIX_ARGV_FREE(env);
+    PMIx_server_deregister_client(&proc, NULL, NULL);
+    PMIx_server_deregister_nspace(ns, NULL, NULL);
+    for (size_t i = 0; i < 3; i++) {
+        PMIX_INFO_DESTRUCT(&info[i]);
+    }
+}
+
+int main(int argc, char **argv)
 {
     pmix_info_t *inv, other[2];
     size_t ninv, n;
     pmix_status_t rc;
 
+    (void) argc;
+    if (NULL != getenv("PMIX_NAMESPACE")) {
+        return client();
+    }
     if (PMIX_SUCCESS != PMIx_server_init(NULL, NULL, 0)) {
         fprintf(stderr, "inventory_host: server init failed\n");
         return 2;
@@ -162,7 +263,7 @@ int main(void)
         wait_done("deliver");
         printf("delivered -> %s\n", PMIx_Error_string(cb.status));
     }
-    PMIX_INFO_LOAD(&other[0], PMIX_HOSTNAME, "thirdnode", PMIX_STRING);
+    PMIX_INFO_LOAD(&other[0], PMIX_HOSTNAME, "othernode", PMIX_STRING);
     {
         uint64_t mem = 1024;
         PMIX_INFO_LOAD(&other[1], PMIX_AVAIL_PHYS_MEMORY, &mem, PMIX_UINT64);
@@ -178,6 +279,7 @@ int main(void)
     PMIX_INFO_DESTRUCT(&other[0]);
     PMIX_INFO_DESTRUCT(&other[1]);
     PMIX_INFO_FREE(inv, ninv);
+    run_job(argv[0]);
     PMIx_server_finalize();
     printf("done\n");
     return 0;
