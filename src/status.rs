@@ -43,6 +43,7 @@ impl Status {
     pub const ERR_PARAM_VALUE_NOT_SUPPORTED: Status = Status(-59);
     pub const ERR_EMPTY: Status = Status(-60);
     pub const ERR_LOST_CONNECTION: Status = Status(-61);
+    pub const ERR_NOT_AVAILABLE: Status = Status(-64);
     /// `PMIX_EVENT_JOB_END`: a job's processes have all ended.
     pub const EVENT_JOB_END: Status = Status(-145);
     /// `PMIX_MODEL_DECLARED`: a programming model declared itself at

@@ -1386,3 +1386,70 @@ fn single_node_builder_says_when_the_node_is_oversubscribed() {
     assert_eq!(over(1, Some(2)), None);
     assert_eq!(over(16, None), None);
 }
+
+/// Issue 26: `PMIX_DEVICE_DISTANCES` derived from each bound rank's
+/// cpuset (what the derivation returns, stored as given), none for an
+/// unbound rank or where the host gave its own.
+#[test]
+fn device_distances_from_cpusets() {
+    use pmix::value::DeviceDistance;
+    let dist = |list: &str| {
+        Value::DataArray(Box::new(DataArray {
+            elem_type: DataType::DeviceDist,
+            items: vec![Value::DeviceDist(Box::new(DeviceDistance {
+                uuid: Some(std::ffi::CString::new(format!("gpu://h::{list}")).unwrap()),
+                osname: Some(c"gpu0".to_owned()),
+                dev_type: 0x2,
+                mindist: 3,
+                maxdist: 4,
+            }))],
+        }))
+    };
+    let job = SingleNodeJob::new(&ns("job"), "h")
+        .app(AppContext::new(3))
+        .cpusets(vec!["0-1".into(), "hwloc:2-3".into(), "UNBOUND".into()]);
+    let mut d = job.describe().unwrap();
+    let added = d.derive_device_distances(|cs| Some(dist(cs)));
+    assert_eq!(added, 2);
+    assert_eq!(d.proc_value(0, k::DEVICE_DISTANCES), Some(dist("0-1")));
+    assert_eq!(d.proc_value(1, k::DEVICE_DISTANCES), Some(dist("2-3")));
+    assert_eq!(d.proc_value(2, k::DEVICE_DISTANCES), None);
+    // Derived again (a rank's own already there): nothing replaced.
+    assert_eq!(d.derive_device_distances(|_| Some(dist("x"))), 0);
+    assert_eq!(d.proc_value(0, k::DEVICE_DISTANCES), Some(dist("0-1")));
+    check_segment(&d);
+}
+
+/// Issue 26: a delivered inventory's node keys join the node they name,
+/// under the keys the registration gave for it; a node the job does not
+/// have gets nothing.
+#[test]
+fn node_values_from_an_inventory() {
+    let mut v = maps(&["n1", "n2"], "0;1");
+    v.push(info(
+        k::NODE_INFO_ARRAY,
+        arr(vec![
+            info(k::HOSTNAME, s("n2")),
+            info(k::AVAIL_PHYS_MEMORY, Value::Uint64(7)),
+        ]),
+    ));
+    let mut d = describe(1, &v, "n1");
+    let inventory = [
+        info(k::AVAIL_PHYS_MEMORY, Value::Uint64(1 << 30)),
+        info(
+            k::FABRIC_DEVICES,
+            arr(vec![info(k::FABRIC_DEVICE_NAME, s("eth0"))]),
+        ),
+    ];
+    assert_eq!(d.add_node_values("n1", &inventory), 2);
+    assert_eq!(d.add_node_values("n2", &inventory), 1);
+    assert_eq!(d.add_node_values("elsewhere", &inventory), 0);
+    let n1 = d.node_by_name("n1").unwrap();
+    assert_eq!(n1.info(k::AVAIL_PHYS_MEMORY), Some(&Value::Uint64(1 << 30)));
+    assert!(n1.info(k::FABRIC_DEVICES).is_some());
+    // The registration's own value wins.
+    let n2 = d.node_by_name("n2").unwrap();
+    assert_eq!(n2.info(k::AVAIL_PHYS_MEMORY), Some(&Value::Uint64(7)));
+    assert!(d.node_by_name("elsewhere").is_none());
+    check_segment(&d);
+}

@@ -147,17 +147,32 @@ pub(crate) fn op_callback(
 pub(crate) fn report_later(cbfunc: pmix_op_cbfunc_t, status: Status, cbdata: *mut c_void) {
     let Some(f) = cbfunc else { return };
     let data = SendPtr(cbdata);
-    let run = move || {
+    run_later(move || {
         let data = data;
         // SAFETY: the host's callback with its own cbdata.
         guard_or((), || unsafe { f(status.0, data.0) });
-    };
-    if std::thread::Builder::new()
+    });
+}
+
+/// Runs `run` (a caller's callback, already guarded) on a thread of its
+/// own, after the exported function that asked returns, as the standard
+/// wants of non-blocking calls; with no thread to be had, here rather
+/// than never.
+pub(crate) fn run_later(run: impl FnOnce() + Send + 'static) {
+    let slot = std::sync::Arc::new(std::sync::Mutex::new(Some(run)));
+    let theirs = std::sync::Arc::clone(&slot);
+    let spawned = std::thread::Builder::new()
         .name("pmix-server-cb".into())
-        .spawn(run)
-        .is_err()
-    {
-        // SAFETY: as above; no thread: call it here rather than never.
-        guard_or((), || unsafe { f(status.0, cbdata) });
+        .spawn(move || {
+            let run = theirs.lock().ok().and_then(|mut r| r.take());
+            if let Some(run) = run {
+                run();
+            }
+        });
+    if spawned.is_err() {
+        let run = slot.lock().ok().and_then(|mut r| r.take());
+        if let Some(run) = run {
+            run();
+        }
     }
 }

@@ -62,6 +62,7 @@
 //! | proc (local) | `PMIX_PROCDIR` | string | `PMIX_NSDIR/RANK` |
 //! | proc (local) | `PMIX_CPUSET` | string | `hwloc:LIST`, from `PMIX_LOCAL_CPUSETS` |
 //! | proc (local) | `PMIX_LOCALITY_STRING` | string | see [`JobDescription::derive_localities`] |
+//! | proc (local) | `PMIX_DEVICE_DISTANCES` | data array | see [`JobDescription::derive_device_distances`] |
 //!
 //! The job realm of the segment also holds what a wildcard get without
 //! qualifier finds there in OpenPMIx (see [`segment`]). Reserved keys the
@@ -131,12 +132,49 @@ impl JobDescription {
     /// topology (`PMIx_server_generate_locality_string`), `None` for an
     /// unbound process. Returns the number of strings added.
     pub fn derive_localities(&mut self, locality: impl Fn(&str) -> Option<String>) -> usize {
+        self.derive_from_cpusets(k::LOCALITY_STRING, |list| {
+            locality(list).map(|loc| Value::string(&loc))
+        })
+    }
+
+    /// Computes `PMIX_DEVICE_DISTANCES` for each local rank whose cpuset
+    /// is known and which the host gave none (as PRRTE gives them):
+    /// `distances` maps a cpuset in hwloc list syntax to the distances
+    /// from those PUs to this node's GPUs and NICs (a data array of
+    /// `PMIX_DEVICE_DIST`), `None` when there are none. Returns the
+    /// number of arrays added.
+    pub fn derive_device_distances(&mut self, distances: impl Fn(&str) -> Option<Value>) -> usize {
+        self.derive_from_cpusets(k::DEVICE_DISTANCES, distances)
+    }
+
+    /// Adds `infos` to the node-level data of node `host` (hostname or
+    /// alias), each key the registration did not give for it; nothing
+    /// if the job has no such node. Returns the number of keys added.
+    pub fn add_node_values(&mut self, host: &str, infos: &[Info]) -> usize {
+        let Some(node) = self.nodes.iter_mut().find(|n| n.is_named(host)) else {
+            return 0;
+        };
+        let mut added = 0;
+        for i in infos {
+            let key = String::from_utf8_lossy(i.key.as_bytes()).into_owned();
+            if node.infos.get(&key).is_none() {
+                node.infos.set(&key, i.value.clone());
+                added += 1;
+            }
+        }
+        added
+    }
+
+    /// Sets `key` of each local rank whose cpuset is known and whose
+    /// `key` the host left out (or NULL) to what `derive` makes of the
+    /// cpuset's hwloc list, when it makes something.
+    fn derive_from_cpusets(&mut self, key: &str, derive: impl Fn(&str) -> Option<Value>) -> usize {
         let mut added = 0;
         for &r in self.local_ranks().to_vec().iter() {
             let Some(e) = self.procs.extra.get_mut(&r) else {
                 continue;
             };
-            if matches!(e.get(k::LOCALITY_STRING), Some(v) if *v != Value::String(None)) {
+            if matches!(e.get(key), Some(v) if *v != Value::String(None)) {
                 continue;
             }
             let cpuset = match e.get(k::CPUSET) {
@@ -146,8 +184,8 @@ impl JobDescription {
             let Some(list) = derived_keys::cpuset_list(&cpuset) else {
                 continue;
             };
-            if let Some(loc) = locality(list) {
-                e.set(k::LOCALITY_STRING, Value::string(&loc));
+            if let Some(v) = derive(list) {
+                e.set(key, v);
                 added += 1;
             }
         }

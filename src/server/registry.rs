@@ -119,6 +119,16 @@ fn secrets_equal(a: &[u8], b: &[u8]) -> bool {
     a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
+/// What the server adds to a registration's description of a job.
+pub(crate) struct Derivations {
+    /// See [`crate::server::ServerConfig::locality`].
+    pub locality: Option<fn(&str) -> Option<String>>,
+    /// See [`crate::server::ServerConfig::device_distances`].
+    pub device_distances: Option<fn(&str) -> Option<crate::Value>>,
+    /// Delivered inventories' node-realm keys, by hostname.
+    pub node_inventories: Vec<(String, Vec<Info>)>,
+}
+
 impl Registry {
     /// Counts this room's entries (see [`Census`](super::census::Census)).
     pub(super) fn count(&self, c: &mut super::census::Census) {
@@ -155,12 +165,18 @@ impl Registry {
         nlocalprocs: u32,
         infos: &[Info],
         hostname: &str,
-        locality: Option<fn(&str) -> Option<String>>,
+        derive: &Derivations,
     ) -> Result<Vec<(String, Vec<Proc>)>, Status> {
         let mut job = JobDescription::from_registration(nspace, nlocalprocs, infos, hostname)?;
         let psets = registered_sets(nspace, &job);
-        if let Some(f) = locality {
+        if let Some(f) = derive.locality {
             job.derive_localities(f);
+        }
+        if let Some(f) = derive.device_distances {
+            job.derive_device_distances(f);
+        }
+        for (host, infos) in &derive.node_inventories {
+            job.add_node_values(host, infos);
         }
         let generation = self.next_generation();
         let image = job.build_segment()?;

@@ -607,10 +607,10 @@ static void table(void)
 
     /* ---- topology, cpusets, locality ---- */
     ROW("PMIx_Compute_distances", "NULL distances", rt(BAD), PMIx_Compute_distances(&topo_empty, &cpuset_empty, NULL, 0, NULL, &ndist));
-    ROW("PMIx_Compute_distances", "NULL cpuset", rt(PMIX_ERR_NOT_SUPPORTED), PMIx_Compute_distances(&topo_empty, NULL, NULL, 0, &dist, &ndist));
+    ROW("PMIx_Compute_distances", "NULL cpuset, topology without source", rt(BAD), PMIx_Compute_distances(&topo_empty, NULL, NULL, 0, &dist, &ndist));
     ROW("PMIx_Compute_distances", "NULL info, ninfo 2", rt(BAD), PMIx_Compute_distances(&topo_empty, &cpuset_empty, NULL, 2, &dist, &ndist));
     ROW("PMIx_Compute_distances_nb", "NULL callback", rt(BAD), PMIx_Compute_distances_nb(&topo_empty, &cpuset_empty, NULL, 0, NULL, NULL));
-    ROW("PMIx_Compute_distances_nb", "NULL cpuset", rt(PMIX_ERR_NOT_SUPPORTED), PMIx_Compute_distances_nb(&topo_empty, NULL, NULL, 0, distcb, NULL));
+    ROW("PMIx_Compute_distances_nb", "NULL cpuset, topology without source", rt(BAD), PMIx_Compute_distances_nb(&topo_empty, NULL, NULL, 0, distcb, NULL));
     ROW("PMIx_Load_topology", "NULL topology", all(BAD), PMIx_Load_topology(NULL));
     VROW("PMIx_Topology_destruct", "NULL topology", PMIx_Topology_destruct(NULL));
     VROW("PMIx_Topology_destruct", "empty topology", PMIx_Topology_destruct(&topo_empty));
@@ -880,7 +880,7 @@ static void table(void)
     ROW("PMIx_server_IOF_deliver", "NULL source", rt(BAD), PMIx_server_IOF_deliver(NULL, PMIX_FWD_STDOUT_CHANNEL, &bo_empty, NULL, 0, opcb, NULL));
     ROW("PMIx_server_IOF_deliver", "NULL payload", rt(BAD), PMIx_server_IOF_deliver(&proc_ok, PMIX_FWD_STDOUT_CHANNEL, NULL, NULL, 0, opcb, NULL));
     ROW("PMIx_server_IOF_deliver", "NULL info, ninfo 2", rt(BAD), PMIx_server_IOF_deliver(&proc_ok, PMIX_FWD_STDOUT_CHANNEL, &bo_empty, NULL, 2, opcb, NULL));
-    ROW("PMIx_server_collect_inventory", "NULL callback", rt(PMIX_ERR_NOT_SUPPORTED), PMIx_server_collect_inventory(NULL, 0, NULL, NULL));
+    ROW("PMIx_server_collect_inventory", "NULL callback", rt(BAD), PMIx_server_collect_inventory(NULL, 0, NULL, NULL));
     ROW("PMIx_server_collect_inventory", "NULL directives, ndirs 2", rt(BAD), PMIx_server_collect_inventory(NULL, 2, infocb, NULL));
     ROW("PMIx_server_deliver_inventory", "NULL info, ninfo 2", rt(BAD), PMIx_server_deliver_inventory(NULL, 2, NULL, 0, opcb, NULL));
     ROW("PMIx_server_deliver_inventory", "NULL directives, ndirs 2", rt(BAD), PMIx_server_deliver_inventory(NULL, 0, NULL, 2, opcb, NULL));

@@ -33,86 +33,12 @@ use pmix_core::Status;
 use crate::boundary::{guard, malloc_cstr, opt_cstr};
 use crate::nonnull;
 use crate::sys::hwloc::{
-    hwloc_bitmap_alloc, hwloc_bitmap_free, hwloc_bitmap_list_asprintf, hwloc_bitmap_list_sscanf,
-    hwloc_bitmap_t, hwloc_topology_destroy, hwloc_topology_dup, hwloc_topology_init,
-    hwloc_topology_load, hwloc_topology_set_flags, hwloc_topology_set_io_types_filter,
-    hwloc_topology_t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT,
+    self as hw, hwloc_bitmap_alloc, hwloc_bitmap_free, hwloc_bitmap_list_asprintf,
+    hwloc_bitmap_list_sscanf, hwloc_bitmap_t, hwloc_topology_destroy, hwloc_topology_dup,
+    hwloc_topology_init, hwloc_topology_load, hwloc_topology_set_flags,
+    hwloc_topology_set_io_types_filter, hwloc_topology_t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT,
 };
 use crate::sys::{pmix_cpuset_t, pmix_topology_t, PMIX_CPUBIND_PROCESS, PMIX_CPUBIND_THREAD};
-
-/// The parts of hwloc 2.x's API used here beyond what `sys::hwloc`
-/// declares. hwloc 2's ABI (`libhwloc.so.15`) is stable across 2.x.
-#[allow(non_camel_case_types)]
-mod hw {
-    use std::ffi::{c_char, c_int, c_uint, c_void};
-
-    use crate::sys::hwloc::{hwloc_bitmap_t, hwloc_topology_t};
-
-    /// `hwloc_obj_type_t` values (hwloc 2.x).
-    pub const HWLOC_OBJ_PACKAGE: c_int = 1;
-    pub const HWLOC_OBJ_CORE: c_int = 2;
-    pub const HWLOC_OBJ_PU: c_int = 3;
-    pub const HWLOC_OBJ_L1CACHE: c_int = 4;
-    pub const HWLOC_OBJ_L2CACHE: c_int = 5;
-    pub const HWLOC_OBJ_L3CACHE: c_int = 6;
-    pub const HWLOC_OBJ_NUMANODE: c_int = 13;
-    /// `HWLOC_TYPE_DEPTH_NUMANODE`: the virtual depth of NUMA nodes.
-    pub const HWLOC_TYPE_DEPTH_NUMANODE: c_int = -3;
-    /// `hwloc_cpubind_flags_t`.
-    pub const HWLOC_CPUBIND_PROCESS: c_int = 1 << 0;
-    pub const HWLOC_CPUBIND_THREAD: c_int = 1 << 1;
-
-    /// The leading fields of `struct hwloc_obj` (hwloc 2.x), up to and
-    /// including `cpuset`; only ever read through a pointer hwloc returns.
-    #[repr(C)]
-    pub struct hwloc_obj {
-        pub type_: c_int,
-        pub subtype: *mut c_char,
-        pub os_index: c_uint,
-        pub name: *mut c_char,
-        pub total_memory: u64,
-        pub attr: *mut c_void,
-        pub depth: c_int,
-        pub logical_index: c_uint,
-        pub next_cousin: *mut hwloc_obj,
-        pub prev_cousin: *mut hwloc_obj,
-        pub parent: *mut hwloc_obj,
-        pub sibling_rank: c_uint,
-        pub next_sibling: *mut hwloc_obj,
-        pub prev_sibling: *mut hwloc_obj,
-        pub arity: c_uint,
-        pub children: *mut *mut hwloc_obj,
-        pub first_child: *mut hwloc_obj,
-        pub last_child: *mut hwloc_obj,
-        pub symmetric_subtree: c_int,
-        pub memory_arity: c_uint,
-        pub memory_first_child: *mut hwloc_obj,
-        pub io_arity: c_uint,
-        pub io_first_child: *mut hwloc_obj,
-        pub misc_arity: c_uint,
-        pub misc_first_child: *mut hwloc_obj,
-        pub cpuset: hwloc_bitmap_t,
-    }
-
-    #[link(name = "hwloc")]
-    extern "C" {
-        pub fn hwloc_topology_get_depth(topology: hwloc_topology_t) -> c_int;
-        pub fn hwloc_get_depth_type(topology: hwloc_topology_t, depth: c_int) -> c_int;
-        pub fn hwloc_get_nbobjs_by_depth(topology: hwloc_topology_t, depth: c_int) -> c_uint;
-        pub fn hwloc_get_obj_by_depth(
-            topology: hwloc_topology_t,
-            depth: c_int,
-            idx: c_uint,
-        ) -> *mut hwloc_obj;
-        pub fn hwloc_get_cpubind(
-            topology: hwloc_topology_t,
-            set: hwloc_bitmap_t,
-            flags: c_int,
-        ) -> c_int;
-        pub fn hwloc_bitmap_intersects(a: hwloc_bitmap_t, b: hwloc_bitmap_t) -> c_int;
-        pub fn hwloc_bitmap_isfull(bitmap: hwloc_bitmap_t) -> c_int;
-    }
-}
 
 /// The node's topology, discovered once and never destroyed (callers of
 /// `PMIx_Load_topology` get their own copy).
@@ -126,7 +52,7 @@ unsafe impl Send for NodeTopology {}
 unsafe impl Sync for NodeTopology {}
 
 /// The node topology, discovering it on first use.
-fn node_topology() -> Result<hwloc_topology_t, Status> {
+pub(crate) fn node_topology() -> Result<hwloc_topology_t, Status> {
     static TOPO: OnceLock<Result<NodeTopology, Status>> = OnceLock::new();
     TOPO.get_or_init(|| {
         let mut t: hwloc_topology_t = std::ptr::null_mut();
@@ -428,6 +354,24 @@ pub unsafe extern "C" fn PMIx_Load_topology(topo: *mut pmix_topology_t) -> c_int
     })
 }
 
+/// A new bitmap (the caller's to free) of the PUs this process (or, with
+/// `HWLOC_CPUBIND_THREAD`, the calling thread) is bound to.
+pub(crate) fn bound_pus(flags: c_int) -> Result<hwloc_bitmap_t, Status> {
+    let topo = node_topology()?;
+    // SAFETY: no preconditions; checked for NULL.
+    let bitmap = unsafe { hwloc_bitmap_alloc() };
+    if bitmap.is_null() {
+        return Err(Status::ERR_NOMEM);
+    }
+    // SAFETY: topo is loaded, bitmap valid.
+    if unsafe { hw::hwloc_get_cpubind(topo, bitmap, flags) } != 0 {
+        // SAFETY: allocated above, not handed out.
+        unsafe { hwloc_bitmap_free(bitmap) };
+        return Err(Status::ERR_NOT_SUPPORTED);
+    }
+    Ok(bitmap)
+}
+
 /// `PMIx_Get_cpuset`: the PUs the process (or calling thread) is bound to.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Get_cpuset(cpuset: *mut pmix_cpuset_t, ref_: u8) -> c_int {
@@ -446,18 +390,7 @@ pub unsafe extern "C" fn PMIx_Get_cpuset(cpuset: *mut pmix_cpuset_t, ref_: u8) -
             PMIX_CPUBIND_THREAD => hw::HWLOC_CPUBIND_THREAD,
             _ => return Err(Status::ERR_BAD_PARAM),
         };
-        let topo = node_topology()?;
-        // SAFETY: no preconditions; checked for NULL.
-        let bitmap = unsafe { hwloc_bitmap_alloc() };
-        if bitmap.is_null() {
-            return Err(Status::ERR_NOMEM);
-        }
-        // SAFETY: topo is loaded, bitmap valid.
-        if unsafe { hw::hwloc_get_cpubind(topo, bitmap, flags) } != 0 {
-            // SAFETY: allocated above, not handed out.
-            unsafe { hwloc_bitmap_free(bitmap) };
-            return Err(Status::ERR_NOT_SUPPORTED);
-        }
+        let bitmap = bound_pus(flags)?;
         if cpuset.source.is_null() {
             cpuset.source = match malloc_cstr(c"hwloc") {
                 Ok(p) => p,
@@ -475,7 +408,7 @@ pub unsafe extern "C" fn PMIx_Get_cpuset(cpuset: *mut pmix_cpuset_t, ref_: u8) -
 
 #[cfg(test)]
 mod tests {
-    use super::hw;
+    use crate::sys::hwloc as hw;
 
     /// The server's generator for registered cpusets: a bound process gets
     /// the locality of its PUs, an unbound one (the full set, `0-`) none,
@@ -508,6 +441,13 @@ mod tests {
                (int) HWLOC_OBJ_L1CACHE, (int) HWLOC_OBJ_L2CACHE, (int) HWLOC_OBJ_L3CACHE,\n\
                (int) HWLOC_OBJ_NUMANODE, (int) HWLOC_TYPE_DEPTH_NUMANODE,\n\
                (int) HWLOC_CPUBIND_PROCESS, (int) HWLOC_CPUBIND_THREAD);\n\
+             printf(\"%zu %zu %zu %zu %d %d %d %d %d %d %d\\n\",\n\
+               offsetof(struct hwloc_obj, infos), offsetof(struct hwloc_obj, infos_count),\n\
+               offsetof(struct hwloc_obj, gp_index), sizeof(struct hwloc_obj),\n\
+               (int) HWLOC_OBJ_OSDEV_BLOCK, (int) HWLOC_OBJ_OSDEV_GPU,\n\
+               (int) HWLOC_OBJ_OSDEV_NETWORK, (int) HWLOC_OBJ_OSDEV_OPENFABRICS,\n\
+               (int) HWLOC_OBJ_OSDEV_DMA, (int) HWLOC_OBJ_OSDEV_COPROC,\n\
+               (int) HWLOC_TYPE_DEPTH_OS_DEVICE);\n\
              return 0; }\n",
         ) {
             Ok(got) => got,
@@ -531,6 +471,19 @@ mod tests {
             hw::HWLOC_TYPE_DEPTH_NUMANODE,
             hw::HWLOC_CPUBIND_PROCESS,
             hw::HWLOC_CPUBIND_THREAD,
+        ) + &format!(
+            "{} {} {} {} {} {} {} {} {} {} {}\n",
+            std::mem::offset_of!(hw::hwloc_obj, infos),
+            std::mem::offset_of!(hw::hwloc_obj, infos_count),
+            std::mem::offset_of!(hw::hwloc_obj, gp_index),
+            std::mem::size_of::<hw::hwloc_obj>(),
+            hw::HWLOC_OBJ_OSDEV_BLOCK,
+            hw::HWLOC_OBJ_OSDEV_GPU,
+            hw::HWLOC_OBJ_OSDEV_NETWORK,
+            hw::HWLOC_OBJ_OSDEV_OPENFABRICS,
+            hw::HWLOC_OBJ_OSDEV_DMA,
+            hw::HWLOC_OBJ_OSDEV_COPROC,
+            hw::HWLOC_TYPE_DEPTH_OS_DEVICE,
         );
         assert_eq!(got, want);
     }

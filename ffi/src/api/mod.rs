@@ -12,7 +12,8 @@
 //! (`host_rm`, `server_pubsub`, `spawn_host`) use only `state` and
 //! `upcall` (the one upcall protocol);
 //! `server_module` uses those bridges; every other module uses only the
-//! layers below it (`server` also `server_module`, `app_setup` and
+//! layers below it (`server` also `server_module`, `app_setup`,
+//! `locality` and `distances`; `distances` uses `os_devices` and
 //! `locality`).
 
 pub mod app_setup;
@@ -23,6 +24,7 @@ pub mod attributes;
 pub mod buffer;
 pub mod client;
 pub mod data_array;
+pub mod distances;
 pub mod error_code;
 pub mod events;
 pub mod families;
@@ -37,9 +39,11 @@ pub mod ids;
 pub mod info;
 pub mod info_flags;
 pub mod info_list;
+pub mod inventory;
 pub mod iof;
 pub mod locality;
 pub(crate) mod module_level;
+pub(crate) mod os_devices;
 pub(crate) mod pointer_cache;
 pub mod pubsub;
 pub mod query;

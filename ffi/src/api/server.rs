@@ -88,6 +88,7 @@ pub unsafe extern "C" fn PMIx_server_init(
         let host = Arc::new(unsafe { CHost::new(module, objects.clone()) });
         let mut config = ServerConfig {
             locality: Some(super::locality::locality_of_list),
+            device_distances: Some(super::distances::distances_of_list),
             stock_door: true,
             ..ServerConfig::from_infos(&infos)?
         };
@@ -383,7 +384,7 @@ unsafe fn resources_call(
 
 /// A call done at once: reported to the callback (from another thread),
 /// else `PMIX_OPERATION_SUCCEEDED`.
-fn answer_done(cbfunc: OpCbFunc, cbdata: *mut c_void) -> Result<(), Status> {
+pub(crate) fn answer_done(cbfunc: OpCbFunc, cbdata: *mut c_void) -> Result<(), Status> {
     if cbfunc.is_none() {
         return Err(Status::OPERATION_SUCCEEDED);
     }

@@ -1,5 +1,4 @@
-//! The exported functions not implemented yet: fabric,
-//! `PMIx_Compute_distances`, and the server's inventory.
+//! The exported functions not implemented yet: fabric.
 //!
 //! Invariant: a stub checks what OpenPMIx 4.2.2 checks, in its order, and
 //! then returns `PMIX_ERR_NOT_SUPPORTED`: before any init `PMIX_ERR_INIT`
@@ -89,58 +88,5 @@ stubs! {
     /// `PMIx_Fabric_deregister_nb`.
     fn PMIx_Fabric_deregister_nb(fabric: *mut c_void, cbfunc: *const c_void, cbdata: *mut c_void) {
         nonnull!(fabric);
-    }
-
-    // Topology
-
-    /// `PMIx_Compute_distances`.
-    fn PMIx_Compute_distances(
-        topo: *mut c_void,
-        cpuset: *mut c_void,
-        info: *mut c_void,
-        ninfo: usize,
-        distances: *mut *mut c_void,
-        ndist: *mut usize,
-    ) {
-        check_array(info, ninfo)?;
-        nonnull!(distances, ndist);
-    }
-
-    /// `PMIx_Compute_distances_nb`.
-    fn PMIx_Compute_distances_nb(
-        topo: *mut c_void,
-        cpuset: *mut c_void,
-        info: *mut c_void,
-        ninfo: usize,
-        cbfunc: *const c_void,
-        cbdata: *mut c_void,
-    ) {
-        check_array(info, ninfo)?;
-        nonnull!(cbfunc);
-    }
-
-    // Server (`pmix_server.h`)
-
-    /// `PMIx_server_collect_inventory`.
-    fn PMIx_server_collect_inventory(
-        directives: *mut c_void,
-        ndirs: usize,
-        cbfunc: *const c_void,
-        cbdata: *mut c_void,
-    ) {
-        check_array(directives, ndirs)?;
-    }
-
-    /// `PMIx_server_deliver_inventory`.
-    fn PMIx_server_deliver_inventory(
-        info: *mut c_void,
-        ninfo: usize,
-        directives: *mut c_void,
-        ndirs: usize,
-        cbfunc: *const c_void,
-        cbdata: *mut c_void,
-    ) {
-        check_array(info, ninfo)?;
-        check_array(directives, ndirs)?;
     }
 }

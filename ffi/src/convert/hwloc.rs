@@ -154,22 +154,31 @@ pub(super) unsafe fn topology_from_c(t: *const pmix_topology_t) -> Res<Topology>
     if !unsafe { is_hwloc(t.source) } {
         return Err(Status::ERR_NOT_SUPPORTED);
     }
+    Ok(Topology {
+        source,
+        // SAFETY: an hwloc source means a loaded hwloc topology.
+        xml: Some(unsafe { topology_xml(t.topology) }?),
+    })
+}
+
+/// The XML export (hwloc's v2 format) of a topology.
+///
+/// # Safety
+/// `topo` is a loaded hwloc topology.
+pub unsafe fn topology_xml(topo: hwloc::hwloc_topology_t) -> Res<CString> {
     let mut buf: *mut c_char = null_mut();
     let mut len: c_int = 0;
-    // SAFETY: topology is a loaded hwloc topology; buf receives hwloc's
+    // SAFETY: topo is a loaded hwloc topology; buf receives hwloc's
     // buffer, released with hwloc_free_xmlbuffer below.
-    let rc = unsafe { hwloc::hwloc_topology_export_xmlbuffer(t.topology, &mut buf, &mut len, 0) };
+    let rc = unsafe { hwloc::hwloc_topology_export_xmlbuffer(topo, &mut buf, &mut len, 0) };
     if rc != 0 || buf.is_null() {
         return Err(Status::ERROR);
     }
     // SAFETY: buf is a NUL-terminated XML string owned by hwloc.
     let xml = unsafe { CStr::from_ptr(buf) }.to_owned();
     // SAFETY: releases hwloc's buffer once.
-    unsafe { hwloc::hwloc_free_xmlbuffer(t.topology, buf) };
-    Ok(Topology {
-        source,
-        xml: Some(xml),
-    })
+    unsafe { hwloc::hwloc_free_xmlbuffer(topo, buf) };
+    Ok(xml)
 }
 
 /// Builds a loaded hwloc topology from its XML export.

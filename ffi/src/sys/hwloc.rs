@@ -14,8 +14,8 @@ pub const HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED: c_ulong = 1 << 0;
 pub const HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM: c_ulong = 1 << 1;
 pub const HWLOC_TYPE_FILTER_KEEP_IMPORTANT: c_int = 3;
 
-/// The leading fields of `struct hwloc_obj` (hwloc 2.x ABI), up to the
-/// cpuset; only ever read through pointers hwloc hands out.
+/// `struct hwloc_obj` (hwloc 2.x ABI); only ever read through pointers
+/// hwloc hands out.
 #[repr(C)]
 pub struct hwloc_obj {
     pub type_: c_int,
@@ -44,7 +44,45 @@ pub struct hwloc_obj {
     pub misc_arity: std::ffi::c_uint,
     pub misc_first_child: *mut hwloc_obj,
     pub cpuset: hwloc_bitmap_t,
+    pub complete_cpuset: hwloc_bitmap_t,
+    pub nodeset: hwloc_bitmap_t,
+    pub complete_nodeset: hwloc_bitmap_t,
+    pub infos: *mut hwloc_info_s,
+    pub infos_count: std::ffi::c_uint,
+    pub userdata: *mut c_void,
+    pub gp_index: u64,
 }
+
+/// `struct hwloc_info_s`: one `name=value` info of an object.
+#[repr(C)]
+pub struct hwloc_info_s {
+    pub name: *mut c_char,
+    pub value: *mut c_char,
+}
+
+/// `hwloc_obj_type_t` values (hwloc 2.x).
+pub const HWLOC_OBJ_PACKAGE: c_int = 1;
+pub const HWLOC_OBJ_CORE: c_int = 2;
+pub const HWLOC_OBJ_PU: c_int = 3;
+pub const HWLOC_OBJ_L1CACHE: c_int = 4;
+pub const HWLOC_OBJ_L2CACHE: c_int = 5;
+pub const HWLOC_OBJ_L3CACHE: c_int = 6;
+pub const HWLOC_OBJ_NUMANODE: c_int = 13;
+/// `HWLOC_TYPE_DEPTH_NUMANODE`: the virtual depth of NUMA nodes.
+pub const HWLOC_TYPE_DEPTH_NUMANODE: c_int = -3;
+/// `hwloc_cpubind_flags_t`.
+pub const HWLOC_CPUBIND_PROCESS: c_int = 1 << 0;
+pub const HWLOC_CPUBIND_THREAD: c_int = 1 << 1;
+/// `HWLOC_TYPE_DEPTH_OS_DEVICE`: the virtual depth of OS devices.
+pub const HWLOC_TYPE_DEPTH_OS_DEVICE: c_int = -6;
+/// `hwloc_obj_osdev_type_t` (hwloc 2.x): the first field of an OS
+/// device's `attr` union (`attr->osdev.type`).
+pub const HWLOC_OBJ_OSDEV_BLOCK: c_int = 0;
+pub const HWLOC_OBJ_OSDEV_GPU: c_int = 1;
+pub const HWLOC_OBJ_OSDEV_NETWORK: c_int = 2;
+pub const HWLOC_OBJ_OSDEV_OPENFABRICS: c_int = 3;
+pub const HWLOC_OBJ_OSDEV_DMA: c_int = 4;
+pub const HWLOC_OBJ_OSDEV_COPROC: c_int = 5;
 
 /// `struct hwloc_topology_support`: pointers to arrays of flag bytes.
 #[repr(C)]
@@ -69,6 +107,19 @@ extern "C" {
         depth: c_int,
         idx: std::ffi::c_uint,
     ) -> *mut hwloc_obj;
+    pub fn hwloc_topology_get_depth(topology: hwloc_topology_t) -> c_int;
+    pub fn hwloc_get_type_depth(topology: hwloc_topology_t, type_: c_int) -> c_int;
+    pub fn hwloc_get_nbobjs_by_depth(topology: hwloc_topology_t, depth: c_int) -> std::ffi::c_uint;
+    pub fn hwloc_get_depth_type(topology: hwloc_topology_t, depth: c_int) -> c_int;
+    pub fn hwloc_get_cpubind(
+        topology: hwloc_topology_t,
+        set: hwloc_bitmap_t,
+        flags: c_int,
+    ) -> c_int;
+    pub fn hwloc_bitmap_isfull(bitmap: hwloc_bitmap_t) -> c_int;
+    pub fn hwloc_bitmap_intersects(a: hwloc_bitmap_t, b: hwloc_bitmap_t) -> c_int;
+    pub fn hwloc_bitmap_isincluded(sub: hwloc_bitmap_t, sup: hwloc_bitmap_t) -> c_int;
+    pub fn hwloc_bitmap_iszero(bitmap: hwloc_bitmap_t) -> c_int;
     pub fn hwloc_obj_type_snprintf(
         string: *mut c_char,
         size: usize,

@@ -57,6 +57,12 @@ pub struct ServerConfig {
     /// whose `PMIX_LOCALITY_STRING` it does not (the C library sets it to
     /// its hwloc generator); `None`: such ranks keep a NULL string.
     pub locality: Option<fn(&str) -> Option<String>>,
+    /// The `PMIX_DEVICE_DISTANCES` of a cpuset (hwloc list syntax): the
+    /// distances from those PUs to this node's GPUs and NICs, for the
+    /// local ranks whose cpuset a registration gives but whose distances
+    /// it does not (the C library sets it to its hwloc computation);
+    /// `None`: such ranks have none.
+    pub device_distances: Option<fn(&str) -> Option<crate::Value>>,
     /// `PMIX_SERVER_TOOL_SUPPORT`: tools may connect; the server writes
     /// its rendezvous files for them in `tmpdir`, named after its pid and
     /// its namespace (see [`crate::net::tool_files`]).
@@ -103,6 +109,7 @@ impl Default for ServerConfig {
             max_message: crate::wire::DEFAULT_MAX_BODY,
             rendezvous_owner: None,
             locality: None,
+            device_distances: None,
             tool_support: false,
             session_support: false,
             system_support: false,

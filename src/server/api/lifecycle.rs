@@ -113,6 +113,7 @@ impl Server {
             local_support: Default::default(),
             events,
             resources: Default::default(),
+            inventory: Default::default(),
             _tool_files: tool_files,
         })
     }

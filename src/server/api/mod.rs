@@ -16,6 +16,7 @@
 mod config;
 mod control;
 mod events;
+mod inventory;
 mod iof;
 mod lifecycle;
 mod progress;
@@ -53,6 +54,8 @@ pub struct Server {
     events: Arc<crate::events::EventHandlers>,
     /// What `register_resources` gave (see [`resources`]).
     resources: parking_lot::Mutex<Vec<Info>>,
+    /// Other nodes' inventories, by hostname (see [`inventory`]).
+    inventory: parking_lot::Mutex<std::collections::BTreeMap<String, Vec<Info>>>,
     /// The rendezvous files tools find this server by (tool or system
     /// support); removed with the server.
     _tool_files: Option<crate::net::tool_files::ToolFiles>,

@@ -32,7 +32,11 @@ impl Server {
             nlocalprocs,
             &infos,
             &self.config.hostname,
-            self.config.locality,
+            &crate::server::registry::Derivations {
+                locality: self.config.locality,
+                device_distances: self.config.device_distances,
+                node_inventories: self.node_inventories(),
+            },
         )?;
         if !psets.is_empty() {
             self.run_on_loop(move |st| {
