@@ -9,7 +9,11 @@
 //!   cancelled monitor stays quiet;
 //! - a file that grows then stops raises the file alert, naming it; a
 //!   monitor cancelled by its `PMIX_MONITOR_ID` does not;
-//! - bad requests get a clear status.
+//! - bad requests get a clear status;
+//! - the heartbeat run again with the client built against the reference
+//!   headers and running on a stock OpenPMIx (Debian's 4.2.2, the
+//!   wheel's 5.0.11), whose beats come through the stock door on
+//!   OpenPMIx's heartbeat tag.
 //!
 //! Every run is bounded (`pmixrun --timeout` and a watchdog); the client's
 //! waits for alerts are bounded too.
@@ -36,15 +40,36 @@ fn client() -> &'static PathBuf {
     })
 }
 
+/// The client built against Debian's OpenPMIx 4.2.2 headers (linked
+/// with its library), if installed: (executable, Debian's lib dir).
+fn stock_client() -> Option<(PathBuf, PathBuf)> {
+    static EXE: OnceLock<Option<(PathBuf, PathBuf)>> = OnceLock::new();
+    EXE.get_or_init(|| {
+        let (inc, lib) = common::reference_pmix()?;
+        let exe = common::build_once("monitor_stock_client", "monitor_client", |exe| {
+            let src = common::root().join("tests/c/monitor_client.c");
+            common::compile_c(&[&src], exe, &inc, &lib, &["-pthread"]);
+        });
+        Some((exe, lib))
+    })
+    .clone()
+}
+
 /// Runs the client in `mode` as 2 ranks; fails unless both say ok.
 fn run(mode: &str) {
-    let dir = common::scratch(&format!("monitor_{mode}"));
+    run_on(client(), common::ffi_lib_dir(), mode, mode);
+}
+
+/// Runs `exe` in `mode` as 2 ranks on the libpmix of `libdir` (`tag`
+/// naming its scratch directory); fails unless both say ok.
+fn run_on(exe: &std::path::Path, libdir: &std::path::Path, mode: &str, tag: &str) {
+    let dir = common::scratch(&format!("monitor_{tag}"));
     let o = common::run_with_watchdog(
         Command::new(env!("CARGO_BIN_EXE_pmixrun"))
             .args(["--timeout", "60", "-n", "2"])
-            .arg(client())
+            .arg(exe)
             .arg(mode)
-            .env("LD_LIBRARY_PATH", common::ffi_lib_dir())
+            .env("LD_LIBRARY_PATH", libdir)
             .env("MONITOR_TEST_DIR", &dir)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -78,4 +103,23 @@ fn a_file_that_stops_growing_is_reported_and_a_cancelled_monitor_is_not() {
 #[test]
 fn bad_monitor_requests_get_a_clear_status() {
     run("bad");
+}
+
+#[test]
+fn debian_4_2_2_clients_beat_through_the_stock_door() {
+    let Some((exe, lib)) = stock_client() else {
+        return;
+    };
+    run_on(&exe, &lib, "heartbeat", "heartbeat_debian");
+}
+
+#[test]
+fn wheel_5_0_11_clients_beat_through_the_stock_door() {
+    let Some((exe, _)) = stock_client() else {
+        return;
+    };
+    let Some(w) = common::ompi5() else {
+        return;
+    };
+    run_on(&exe, &w.pmix_lib_dir(), "heartbeat", "heartbeat_wheel");
 }
