@@ -15,6 +15,11 @@
 //!   wheel's 5.0.11), whose beats come through the stock door on
 //!   OpenPMIx's heartbeat tag.
 //!
+//! And the server's side, with a process speaking the protocol by hand
+//! and the server's census: a finalized rank's monitors are gone; a host
+//! that answers `PMIX_ERR_NOT_SUPPORTED` after returning leaves the
+//! monitor to the library; a host that monitors wins.
+//!
 //! Every run is bounded (`pmixrun --timeout` and a watchdog); the client's
 //! waits for alerts are bounded too.
 
@@ -22,8 +27,13 @@ mod common;
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
+
+use common::raw_client::Raw;
+use pmix::server::{Completion, HostModule, NoHost, Server, ServerConfig};
+use pmix::wire::{rm, Message, Op, Request};
+use pmix::{keys, Info, Nspace, Proc, Rank, Status, Value};
 
 const LIMIT: Duration = Duration::from_secs(90);
 
@@ -122,4 +132,121 @@ fn wheel_5_0_11_clients_beat_through_the_stock_door() {
         return;
     };
     run_on(&exe, &w.pmix_lib_dir(), "heartbeat", "heartbeat_wheel");
+}
+
+// ----------------------------------------------------------------------
+// The server's side, seen by a process speaking the protocol by hand
+// (`common::raw_client`) and the server's census of its rooms.
+
+/// A host whose `monitor` answers, after returning, with `answer`.
+struct LateHost {
+    answer: Result<Vec<Info>, Status>,
+}
+
+impl HostModule for LateHost {
+    fn monitor(
+        &self,
+        _proc: &Proc,
+        _monitor: &Info,
+        _error: Status,
+        _directives: &[Info],
+        done: Completion<Vec<Info>>,
+    ) -> Result<(), Status> {
+        let answer = self.answer.clone();
+        std::thread::spawn(move || done.complete(answer));
+        Ok(())
+    }
+}
+
+/// A server with `host` and one connected rank of a job of 1.
+fn server_and_rank(host: Arc<dyn HostModule>, ns: &str) -> (Server, Raw) {
+    let server = Server::start(ServerConfig::default(), host).expect("server starts");
+    let ns = Nspace::new(ns).unwrap();
+    common::register_local_job(&server, &ns, 1, Vec::new());
+    let info = common::connect_info(&server, &Proc::new(ns, Rank(0)));
+    let raw = Raw::join(&info).expect("joins").0;
+    (server, raw)
+}
+
+/// Sends request `id` and returns its answer's status and infos.
+fn ask(raw: &mut Raw, id: u32, monitor: Info, directives: &[Info]) -> (Status, Vec<Info>) {
+    let body = rm::put_monitor(&monitor, Status::SUCCESS, directives).unwrap();
+    let m = Message::Request(Request {
+        op: Op::MONITOR,
+        body,
+    });
+    raw.send(id, &m).expect("sent");
+    loop {
+        match raw.answer().expect("an answer") {
+            (got, Message::Response(r), _) if got == id => {
+                let infos = if r.body.is_empty() {
+                    Vec::new()
+                } else {
+                    rm::get_list(&r.body).expect("infos")
+                };
+                return (r.status, infos);
+            }
+            _ => continue,
+        }
+    }
+}
+
+fn heartbeat_request() -> (Info, Vec<Info>) {
+    (
+        common::info(keys::MONITOR_HEARTBEAT, Value::Undef),
+        vec![common::info(keys::MONITOR_HEARTBEAT_TIME, Value::Uint32(5))],
+    )
+}
+
+fn trackers(server: &Server) -> (usize, usize) {
+    let c = server.census().expect("server running");
+    (
+        c.get("monitors.trackers").unwrap_or(0),
+        c.get("timers.monitors").unwrap_or(0),
+    )
+}
+
+#[test]
+fn a_finalized_rank_leaves_no_monitor_behind() {
+    let (server, mut raw) = server_and_rank(Arc::new(NoHost), "mon-depart");
+    let (monitor, dirs) = heartbeat_request();
+    assert_eq!(ask(&mut raw, 1, monitor, &dirs).0, Status::SUCCESS);
+    assert_eq!(trackers(&server), (1, 1));
+    raw.send(2, &Message::Finalize).expect("finalize sent");
+    loop {
+        if let (2, Message::FinalizeReply(s), _) = raw.answer().expect("an answer") {
+            assert_eq!(s, Status::SUCCESS);
+            break;
+        }
+    }
+    assert_eq!(trackers(&server), (0, 0));
+}
+
+#[test]
+fn a_host_that_later_refuses_leaves_the_monitor_to_the_library() {
+    let host = LateHost {
+        answer: Err(Status::ERR_NOT_SUPPORTED),
+    };
+    let (server, mut raw) = server_and_rank(Arc::new(host), "mon-late");
+    let (monitor, dirs) = heartbeat_request();
+    assert_eq!(ask(&mut raw, 1, monitor, &dirs).0, Status::SUCCESS);
+    assert_eq!(trackers(&server), (1, 1));
+    // A bad one is refused by the library then.
+    let (monitor, _) = heartbeat_request();
+    assert_eq!(ask(&mut raw, 2, monitor, &[]).0, Status::ERR_BAD_PARAM);
+}
+
+#[test]
+fn a_host_that_monitors_wins_and_the_library_runs_nothing() {
+    let done = common::info("test.monitored", Value::Bool(true));
+    let host = LateHost {
+        answer: Ok(vec![done.clone()]),
+    };
+    let (server, mut raw) = server_and_rank(Arc::new(host), "mon-host");
+    let (monitor, dirs) = heartbeat_request();
+    assert_eq!(
+        ask(&mut raw, 1, monitor, &dirs),
+        (Status::SUCCESS, vec![done])
+    );
+    assert_eq!(trackers(&server), (0, 0));
 }
