@@ -12,6 +12,8 @@
 //!   miss, one where any moved clears them; the miss past `drops` raises
 //!   the alert and ends the monitor (one alert per request, as OpenPMIx).
 //!   A file that cannot be read (not there yet, removed) counts nothing.
+//!   Access times move only as the file system records them (`relatime`,
+//!   `noatime`): size and modification are the reliable signs.
 //!
 //! Invariants:
 //! - A tracker's next look is armed in the loop's timers exactly while the
