@@ -6,7 +6,8 @@
  *       id "hb1") and beats (PMIx_Heartbeat) every 100 ms for 1.5 s, then
  *       stops: both ranks' handlers get PMIX_MONITOR_HEARTBEAT_ALERT
  *       from rank 1, naming it and the id, not before it stopped and at
- *       most 3 s after. Rank 0 is watched too (id "hb0") and beats until
+ *       most 4 s after (two windows, and slack for a loaded machine).
+ *       Rank 0 is watched too (2 s windows, id "hb0") and beats until
  *       it saw rank 1's alert and 1.5 s more: no alert of its own; it
  *       then cancels "hb0", stops beating and still gets none in 2.5 s.
  *       Prints "monitor heartbeat R ok".
@@ -214,13 +215,13 @@ static void heartbeat(void)
         double stopped = now();
         if (!wait_alert(PMIX_MONITOR_HEARTBEAT_ALERT, 1, stopped + 10, &s)) {
             FAIL("no alert of my own silence");
-        } else if (s.at - stopped > 3.0) {
+        } else if (s.at - stopped > 4.0) {
             FAIL("alert %.2f s after the last beat", s.at - stopped);
         }
         return;
     }
     /* rank 0: watched, beating, until rank 1's alert and 1.5 s more */
-    CHECK(heartbeat_monitor(1, "hb0"));
+    CHECK(heartbeat_monitor(2, "hb0"));
     double deadline = now() + 15;
     bool got = false;
     while (!got && now() < deadline) {
