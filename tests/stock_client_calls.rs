@@ -4,8 +4,9 @@
 //! (rank 0 on our library, rank 1 on Debian's): credentials (get,
 //! validate), groups (construct with a context id, destruct, leave;
 //! invite and join, which OpenPMIx libraries do by events), job control
-//! (a signal to a rank), allocation and monitoring (which `pmixrun` does
-//! not serve: a status, no hang), resolving peers and nodes (5.x asks the
+//! (a signal to a rank), allocation (which `pmixrun` does not serve) and
+//! monitoring (refused by the server's own monitors: a heartbeat without
+//! its period): a status, no hang, resolving peers and nodes (5.x asks the
 //! server), IOF (a rank pulls another's stdout, and pushes to its
 //! stdin) and spawn (a child that
 //! connects with its parent, whose posted value the parent reads). Every
@@ -101,10 +102,12 @@ fn check(out: &str, x: &Expect) {
         has(&format!("calls {r} ok"));
         let cred = format!("cred {r} ok ");
         assert!(out.contains(&cred), "missing {cred:?}:\n{out}");
-        // pmixrun serves neither: an answer, not a hang.
+        // pmixrun serves no allocation; the server's own monitoring
+        // refuses a heartbeat monitor without its period: an answer, not
+        // a hang.
         let unserved = pmix::Status::ERR_NOT_SUPPORTED.0;
         has(&format!("alloc {r} {unserved}"));
-        has(&format!("monitor {r} {unserved}"));
+        has(&format!("monitor {r} {}", pmix::Status::ERR_BAD_PARAM.0));
         // Both ranks on this node, which is the job's one node.
         has(&format!("resolve {r} peers 2"));
         let nodes = format!("resolve {r} nodes ");

@@ -57,6 +57,10 @@ pub mod codes {
     pub const PROCESS_SET_DEFINE: Status = Status(-55);
     /// `PMIX_PROCESS_SET_DELETE`.
     pub const PROCESS_SET_DELETE: Status = Status(-56);
+    /// `PMIX_MONITOR_HEARTBEAT_ALERT`: a monitored process stopped beating.
+    pub const MONITOR_HEARTBEAT_ALERT: Status = Status(-109);
+    /// `PMIX_MONITOR_FILE_ALERT`: a monitored file stopped changing.
+    pub const MONITOR_FILE_ALERT: Status = Status(-110);
 }
 
 /// One event: its code, who raised it, how far it goes and what it says.

@@ -7,8 +7,9 @@
 //! the host does not handle (no callback, or `PMIX_ERR_NOT_SUPPORTED`) is
 //! logged by the server itself with [`log_locally`]: `PMIX_LOG_STDERR`,
 //! `PMIX_LOG_STDOUT` and the syslog channels. Credentials fall back on the
-//! server's native ones ([`super::credential`]). Job control, monitoring
-//! and allocation have no server default: without the host they fail with
+//! server's native ones ([`super::credential`]). Monitoring the host does
+//! not serve is the library's ([`super::monitor`]). Job control and
+//! allocation have no server default: without the host they fail with
 //! `PMIX_ERR_NOT_SUPPORTED`.
 //!
 //! The server's own process reaches the host the same way for log,
@@ -144,19 +145,10 @@ fn host_list_call(
     }
 }
 
-/// Handles `Op::MONITOR` from `proc`.
+/// Handles `Op::MONITOR` from `proc`: the host's, else the library's
+/// own monitors (see [`super::monitor`]).
 pub(super) fn monitor(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) {
-    let (monitor, error, directives) = match rm::get_monitor(body) {
-        Ok(v) => v,
-        Err(e) => return st.respond(caller, Err(e.status())),
-    };
-    let (op, done) = st.host_op(caller, |r: Vec<Info>| {
-        rm::put_list(&r).map_err(Status::from)
-    });
-    let host = st.host();
-    if let Err(s) = host.monitor(proc, &monitor, error, &directives, done) {
-        st.finish_service(op, Err(s));
-    }
+    super::monitor::service::serve(st, caller, proc, body);
 }
 
 /// Handles `Op::ALLOCATE` from `proc`.

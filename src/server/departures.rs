@@ -3,14 +3,15 @@
 //! the groups it belongs to and the group collectives it leads or whose
 //! verdict they wait for (see `groups::collective::departed`), then every
 //! collective that expects it, whatever its kind (the collective engine's
-//! `departed`), and the invitations it leads or was sent.
+//! `departed`), the invitations it leads or was sent, and the monitors
+//! it asked for.
 //!
 //! Processes also depart when the host deregisters them (alone, or with
 //! their namespace): whatever still expects them ends first, then the
 //! rooms forget them (see [`deregistered`], [`nspace_deregistered`]).
 
 use super::state::State;
-use super::{collective, groups};
+use super::{collective, groups, monitor};
 use crate::{Nspace, Proc};
 
 /// `proc` departed (`finalized`, or its connection was lost).
@@ -21,6 +22,7 @@ pub(super) fn departed(st: &mut State, proc: &Proc, finalized: bool) {
         collective::start_any(st, cid);
     }
     groups::members::departed(st, proc);
+    monitor::service::departed(st, proc);
 }
 
 /// Fans out the departures of connections closed since the last call.

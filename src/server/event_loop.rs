@@ -38,7 +38,7 @@ use super::ops::PendingOp;
 use super::registry::Registry;
 use super::state::{State, Wiring};
 use super::timers::TimerKey;
-use super::{collective, connect, departures, groups, services};
+use super::{collective, connect, departures, groups, monitor, services};
 use crate::net::Listener;
 use crate::wire::{Frame, Message, WireError};
 use crate::{Proc, Status};
@@ -376,6 +376,7 @@ impl EventLoop {
                 st.respond(caller, r);
             }
             PendingOp::GroupInvite(n) => groups::members::host_done(st, n, result),
+            PendingOp::Monitor(asked) => monitor::service::host_done(st, *asked, result),
             PendingOp::Ignored => {}
             p @ (PendingOp::Connect(_)
             | PendingOp::ToolConnect(_)
@@ -394,6 +395,7 @@ impl EventLoop {
                 TimerKey::Waiter(id) => dmodex::timed_out(&mut self.st, id),
                 TimerKey::Invite(n) => groups::members::timed_out(&mut self.st, n),
                 TimerKey::Handshake(t) => self.handshake_overdue(t),
+                TimerKey::Monitor(n) => monitor::service::tick(&mut self.st, n),
             }
             self.departures();
         }

@@ -211,6 +211,21 @@ pub(super) fn raise(
     }
 }
 
+/// An event the server raises about local process `event.source` (a
+/// monitor's alert): as from the host (see [`deliver_from_host`]), and to
+/// the source itself when its range reaches it, since the source did not
+/// raise it. Nothing goes to the host's `notify_event`: as OpenPMIx's
+/// sensors, the alert stays on this node (the host's handlers in the
+/// server process hear it).
+pub(super) fn raise_about(st: &mut State, event: Event) {
+    if event.reaches(&event.source) {
+        if let Ok(body) = encode_event(&event) {
+            st.conns_mut().send_event(&event.source, body);
+        }
+    }
+    deliver_from_host(st, event);
+}
+
 /// As [`raise`], with the server as the event's source.
 pub(super) fn raise_from_server(st: &mut State, code: Status, targets: &[Proc], infos: Vec<Info>) {
     let me = st.server_proc().clone();

@@ -383,7 +383,10 @@ pub trait HostModule: Send + Sync + 'static {
     }
 
     /// `monitor`: `proc` asks to be monitored as `monitor` says, `error`
-    /// being the status to raise on a failure.
+    /// being the status to raise on a failure. Without this callback (or
+    /// when it answers `PMIX_ERR_NOT_SUPPORTED`, at once or by `done`) the
+    /// server library runs heartbeat and file monitors itself (see
+    /// `server::monitor`).
     fn monitor(
         &self,
         proc: &Proc,

@@ -71,6 +71,7 @@ mod host;
 mod host_side;
 mod iof;
 mod modex;
+mod monitor;
 mod ops;
 mod psets;
 mod pubsub;

@@ -36,6 +36,9 @@ pub(crate) enum PendingOp {
     Ignored,
     /// A service request (see `services`).
     Service { caller: Caller, encoder: Encoder },
+    /// A monitoring request at the host, which the library serves if the
+    /// host does not (see `monitor::service`).
+    Monitor(Box<super::monitor::request::Asked>),
 }
 
 /// The table of pending operations.

@@ -11,7 +11,8 @@
 //!   ([`ModexStore`]), direct-modex waiters ([`Waiters`]), operations at
 //!   the host ([`PendingOps`]), deadlines ([`Timers`]), collectives
 //!   ([`Collectives`]), process sets ([`ProcessSets`]), groups
-//!   ([`Groups`]), I/O forwarding ([`Iof`]). Handlers use their methods, never their fields.
+//!   ([`Groups`]), I/O forwarding ([`Iof`]), monitors ([`Monitors`]).
+//!   Handlers use their methods, never their fields.
 //! - The rooms are private fields of `State`: a handler reaches a room
 //!   through its accessor (`st.groups()`, `st.groups_mut()`, ...), and
 //!   two rooms at once only through the methods that name why
@@ -31,6 +32,8 @@ use super::host::{take_result, Completion, HostModule, OpOutput, OpResult, OpSin
 use super::iof::room::Iof;
 use super::modex::store::ModexStore;
 use super::modex::waiters::{Waiter, WaiterTo, Waiters};
+use super::monitor::request::Spec;
+use super::monitor::room::Monitors;
 use super::ops::{Encoder, PendingOp, PendingOps};
 use super::psets::ProcessSets;
 use super::registry::Registry;
@@ -50,6 +53,7 @@ pub(crate) struct State {
     psets: ProcessSets,
     groups: Groups,
     iof: Iof,
+    monitors: Monitors,
     wiring: Wiring,
 }
 
@@ -77,6 +81,7 @@ impl State {
             psets: ProcessSets::default(),
             groups: Groups::default(),
             iof: Iof::default(),
+            monitors: Monitors::default(),
             wiring,
         }
     }
@@ -162,6 +167,34 @@ impl State {
     /// The room of I/O forwarding, to change.
     pub(super) fn iof_mut(&mut self) -> &mut Iof {
         &mut self.iof
+    }
+
+    /// The room of the library's monitors.
+    pub(super) fn monitors(&self) -> &Monitors {
+        &self.monitors
+    }
+
+    /// The room of the library's monitors, to change.
+    pub(super) fn monitors_mut(&mut self) -> &mut Monitors {
+        &mut self.monitors
+    }
+
+    /// Starts monitor `spec` of `owner`, arming its first look (see
+    /// [`Monitors::start`]).
+    pub(super) fn start_monitor(&mut self, owner: Proc, spec: Spec, now: std::time::Instant) {
+        self.monitors.start(owner, spec, now, &mut self.timers);
+    }
+
+    /// Monitor `n`'s look at `now`, re-armed unless it ended; its alert,
+    /// if any (see [`Monitors::tick`]).
+    pub(super) fn tick_monitor(&mut self, n: u64, now: std::time::Instant) -> Option<Event> {
+        self.monitors.tick(n, now, &mut self.timers)
+    }
+
+    /// Ends `owner`'s monitors named `name` (all if `None`), disarming
+    /// their looks (see [`Monitors::cancel`]).
+    pub(super) fn cancel_monitors(&mut self, owner: &Proc, name: Option<&str>) -> usize {
+        self.monitors.cancel(owner, name, &mut self.timers)
     }
 
     /// Ends collective `cid` (see [`Collectives::finish`]), disarming its
@@ -465,6 +498,7 @@ impl State {
         self.psets.count(&mut c);
         self.groups.count(&mut c);
         self.iof.count(&mut c);
+        self.monitors.count(&mut c);
         self.wiring.registry.count(&mut c);
         c.add("events.handlers", self.wiring.events.registered());
         c

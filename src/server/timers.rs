@@ -1,6 +1,6 @@
 //! The deadlines of the server's operations that carry a `PMIX_TIMEOUT`:
-//! collectives and direct-modex waiters; and each accepted connection's
-//! handshake deadline.
+//! collectives and direct-modex waiters; each accepted connection's
+//! handshake deadline; and the monitors' next looks.
 //!
 //! Invariant: an operation's deadline is in the set exactly while its
 //! operation waits; whoever ends the operation first (its completion, a
@@ -8,7 +8,8 @@
 //! that is over, and the loop's poll timeout is always the earliest live
 //! deadline. A handshake deadline is the exception: it stays armed and,
 //! when it fires, ends only a connection still waiting for its handshake
-//! (tokens are never reused).
+//! (tokens are never reused). A monitor's look is re-armed by the monitor
+//! itself, one period on, for as long as the monitor lives.
 
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
@@ -24,6 +25,8 @@ pub(super) enum TimerKey {
     Invite(u64),
     /// An accepted connection's handshake deadline.
     Handshake(mio::Token),
+    /// A monitor's next look (see `monitor::room`), by its number.
+    Monitor(u64),
 }
 
 /// The pending deadlines, earliest first.
@@ -35,13 +38,12 @@ pub(super) struct Timers {
 impl Timers {
     /// Counts this room's entries (see [`Census`](super::census::Census)).
     pub(super) fn count(&self, c: &mut super::census::Census) {
-        let handshakes = self
-            .set
-            .iter()
-            .filter(|(_, k)| matches!(k, TimerKey::Handshake(_)))
-            .count();
-        c.add("timers.operations", self.set.len() - handshakes);
+        let of = |f: fn(&TimerKey) -> bool| self.set.iter().filter(|(_, k)| f(k)).count();
+        let handshakes = of(|k| matches!(k, TimerKey::Handshake(_)));
+        let monitors = of(|k| matches!(k, TimerKey::Monitor(_)));
+        c.add("timers.operations", self.set.len() - handshakes - monitors);
         c.add("timers.handshakes", handshakes);
+        c.add("timers.monitors", monitors);
     }
 
     /// Arms `key` for `at`.

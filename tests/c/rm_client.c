@@ -4,7 +4,8 @@
  *                         partial, not found, non-blocking), logging to
  *                         stderr/stdout, job control of rank 1 by rank 0
  *                         (pause, resume, SIGUSR1), the calls pmixrun
- *                         refuses (monitor, allocation) and the server's
+ *                         refuses (allocation; a heartbeat monitor
+ *                         without a period) and the server's
  *                         native credentials.
  *   rm_client kill      - run by pmixrun -n 2: rank 0 kills rank 1.
  *   rm_client host      - forked by tests/c/rm_host.c: every call reaches
@@ -358,8 +359,10 @@ static void validcb(pmix_status_t status, pmix_info_t info[], size_t ninfo, void
     wake(&c->w);
 }
 
-/* Monitor and allocation refused; credentials are the server's native
- * ones (pmixrun has no credential upcalls). */
+/* A heartbeat monitor without its period refused by the server's own
+ * monitoring (pmixrun has no monitor upcall), allocation refused;
+ * credentials are the server's native ones (pmixrun has no credential
+ * upcalls). */
 static void pmixrun_services(void)
 {
     pmix_info_t mon, *res = NULL;
@@ -368,7 +371,7 @@ static void pmixrun_services(void)
     pmix_status_t rc;
     PMIX_INFO_LOAD(&mon, PMIX_MONITOR_HEARTBEAT, &t, PMIX_BOOL);
     CHECK_RC(PMIx_Process_monitor(&mon, PMIX_MONITOR_HEARTBEAT_ALERT, NULL, 0, &res, &nres),
-             PMIX_ERR_NOT_SUPPORTED, "monitor");
+             PMIX_ERR_BAD_PARAM, "monitor");
     CHECK_RC(PMIx_Allocation_request(PMIX_ALLOC_NEW, NULL, 0, &res, &nres),
              PMIX_ERR_NOT_SUPPORTED, "allocation");
     PMIX_INFO_DESTRUCT(&mon);

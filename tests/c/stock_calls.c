@@ -20,8 +20,9 @@
  *   for SIGUSR2 to be sent to it (PMIX_JOB_CTRL_SIGNAL) and fences again;
  *   the last rank prints "signal <rank> got" if the signal came before
  *   that fence ended;
- * - allocation and monitoring, which pmixrun does not serve: the status
- *   they end with ("alloc <rank> <status>", "monitor <rank> <status>");
+ * - allocation (which pmixrun does not serve) and a heartbeat monitor
+ *   without its period (which the server refuses): the status they end
+ *   with ("alloc <rank> <status>", "monitor <rank> <status>");
  * - resolve: PMIx_Resolve_peers (this node) and PMIx_Resolve_nodes of its
  *   namespace ("resolve <rank> peers <n>", "resolve <rank> nodes <list>");
  * - IOF: rank 0 pulls the last rank's stdout (PMIx_IOF_pull); after a

@@ -27,6 +27,10 @@
 //! | `PMIX_RESOLVE_PEERS_CMD`, `PMIX_RESOLVE_NODE_CMD` (5.x) | `NspaceRequest(the namespace)` | the job segment's node arrays, see [`super::resolve`] |
 //! | anything else | — | `PMIX_ERR_NOT_SUPPORTED` here |
 //!
+//! A message on `PMIX_PTL_TAG_HEARTBEAT` (`PMIx_Heartbeat`: no command,
+//! no payload) is a `Request(MONITOR)` of `PMIX_SEND_HEARTBEAT`
+//! ([`heartbeat`]), answered by nobody.
+//!
 //! Invariant: every byte comes from the peer: each field is decoded with
 //! its length checked by the codec, and a command that does not decode is
 //! answered with `PMIX_ERR_BAD_PARAM` rather than dropped or trusted.
@@ -376,6 +380,16 @@ fn forward(r: Result<Forward, CodecError>) -> Result<Inbound, CodecError> {
 }
 
 /// Our request `op` with `body`, waiting for `pending`.
+/// A beat of the peer (`PMIx_Heartbeat`), as our client asks for it.
+pub(in crate::server) fn heartbeat() -> Message {
+    let beat = Info::keyed(keys::SEND_HEARTBEAT, Value::Undef).unwrap_or_default();
+    let body = wire::rm::put_monitor(&beat, Status::SUCCESS, &[]).unwrap_or_default();
+    Message::Request(wire::Request {
+        op: wire::Op::MONITOR,
+        body,
+    })
+}
+
 fn request(op: wire::Op, body: Vec<u8>, pending: Pending) -> Inbound {
     Inbound::Forward(Message::Request(wire::Request { op, body }), pending)
 }

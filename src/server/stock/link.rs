@@ -134,6 +134,12 @@ impl StockLink {
     }
 
     fn translate(&mut self, f: StockFrame, frames: &mut Vec<wire::Frame>) -> Result<(), WireError> {
+        if f.header.tag == header::TAG_HEARTBEAT && self.peer.is_some() {
+            // Request 0: the loop's answer finds nothing pending and is
+            // dropped, as OpenPMIx's server answers no beat.
+            frames.extend(loop_frame(0, &inbound::heartbeat()));
+            return Ok(());
+        }
         let step = match &self.peer {
             None => inbound::connect(&f.payload).map_err(|e| self.refused(e))?,
             Some(p) => inbound::command(p, &f.payload),
