@@ -7,6 +7,12 @@
 //! reads `/dev/null`; with `--stdin`, the ranks it names read a pipe the
 //! launcher feeds ([`crate::iof::StdinRouter`]).
 //!
+//! Many ranks start at once ([`start_many`]): `Command::spawn` returns
+//! only once its child has exec'd, and on a busy node the child may wait
+//! long for a cpu before it gets that far, so a few threads spawn ranks
+//! side by side ([`STARTERS`]); the results come back in the ranks'
+//! order, and after a rank that could not start no further one is tried.
+//!
 //! Stop on exec (`--stop-on-exec`, `PMIX_DEBUG_STOP_ON_EXEC`), as PRRTE
 //! does it: the child asks to be traced (`PTRACE_TRACEME`) before its
 //! exec, so the kernel stops it with `SIGTRAP` at the new program's first
@@ -14,14 +20,19 @@
 //! `SIGSTOP`, which leaves the rank stopped, untraced, for a debugger to
 //! attach to, until someone sends it `SIGCONT`. Where ptrace is not
 //! permitted the child's exec fails with that error, and the rank with it.
+//! Only the thread that started a traced child may detach it: a batch
+//! with a rank to stop on exec is started on the calling thread, one by
+//! one.
 
 use std::io;
 use std::os::fd::OwnedFd;
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 use crate::cli::Context;
-use crate::sys;
+use crate::{signals, sys};
 
 /// What Open MPI 4.1 needs to take a direct launch by a PMIx server that
 /// is neither its own runtime nor a resource manager it knows: its
@@ -147,4 +158,77 @@ pub fn start(
         held,
         ended,
     })
+}
+
+/// How many threads spawn the ranks of a batch ([`start_many`]): enough
+/// that a child waiting for a cpu before its exec holds up few others.
+pub const STARTERS: usize = 4;
+
+/// One rank to start: [`start`]'s arguments.
+pub struct StartRequest<'a> {
+    pub ctx: &'a Context,
+    pub env: &'a [(String, String)],
+    pub stdin: Stdin,
+    pub stop_on_exec: bool,
+}
+
+/// Starts the ranks `reqs` asks for, up to [`STARTERS`] at a time (on
+/// the calling thread alone if one of them is to stop on exec): each
+/// rank's outcome in the order of `reqs`, `None` for those not tried
+/// because one before them could not start. A rank after the first one
+/// that could not start may have started all the same (it was under way):
+/// the caller [`abandons`](Started::abandon) it.
+pub fn start_many(reqs: &[StartRequest<'_>]) -> Vec<Option<io::Result<Started>>> {
+    let one = |r: &StartRequest| start(r.ctx, r.env, r.stdin, r.stop_on_exec);
+    if reqs.len() <= 1 || reqs.iter().any(|r| r.stop_on_exec) {
+        let mut out: Vec<Option<io::Result<Started>>> = Vec::with_capacity(reqs.len());
+        for r in reqs {
+            let failed = matches!(out.last(), Some(Some(Err(_))) | Some(None));
+            out.push((!failed).then(|| one(r)));
+        }
+        return out;
+    }
+    let failed = AtomicBool::new(false);
+    let next = AtomicUsize::new(0);
+    let out: Vec<Mutex<Option<io::Result<Started>>>> =
+        reqs.iter().map(|_| Mutex::new(None)).collect();
+    let starter = || {
+        // Checked before a rank is claimed: every rank before the first
+        // failure was claimed before it, so it is tried.
+        while !failed.load(Ordering::Acquire) {
+            let i = next.fetch_add(1, Ordering::AcqRel);
+            let Some(r) = reqs.get(i) else { return };
+            let result = one(r);
+            if result.is_err() {
+                failed.store(true, Ordering::Release);
+            }
+            *out[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
+        }
+    };
+    std::thread::scope(|s| {
+        for _ in 0..STARTERS.min(reqs.len()) {
+            s.spawn(starter);
+        }
+    });
+    out.into_iter()
+        .map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()))
+        .collect()
+}
+
+impl Started {
+    /// Undoes the start of a rank that is not to run after all (one
+    /// before it could not start): kills it (and its process group) and
+    /// reaps it.
+    pub fn abandon(self) {
+        signals::send_group(self.pid, libc::SIGKILL);
+        let _ = sys::kill(self.pid, libc::SIGKILL);
+        if self.ended.is_some() {
+            return;
+        }
+        while let Ok(status) = sys::wait_pid(self.pid, 0) {
+            if sys::stopped_by(status).is_none() {
+                break;
+            }
+        }
+    }
 }

@@ -1,10 +1,13 @@
 //! Starting ranks ([`Launcher`]): registering a namespace and its ranks
-//! with the server, starting one rank with `setup_fork`'s environment
-//! and its pipes, and serving a rank's `PMIx_Spawn` as a new job.
+//! with the server, starting a job's ranks (several at a time, see
+//! [`launch::start_many`]) with `setup_fork`'s environment and their
+//! pipes, and serving a rank's `PMIx_Spawn` as a new job.
 //!
 //! Invariants: every namespace registered is listed in `namespaces`
-//! (deregistered at the end); a spawn that cannot start every rank kills
-//! those that did and fails alone.
+//! (deregistered at the end); ranks are recorded in the job in rank
+//! order, and none after the first that could not start (those already
+//! under way are killed unrecorded); a spawn that cannot start every rank
+//! kills those that did and fails alone.
 
 use std::path::PathBuf;
 
@@ -16,6 +19,35 @@ use crate::host::{RunHost, SpawnRequest};
 use crate::iof::{Kind, Stream};
 use crate::job::{Job, Origin, RankState};
 use crate::{cli, debug, launch};
+
+/// One rank to start: which, running what, with what added to its
+/// environment, for whom.
+pub(crate) struct RankStart<'c> {
+    pub(crate) proc: Proc,
+    pub(crate) context: &'c cli::Context,
+    pub(crate) app_env: &'c [(String, String)],
+    pub(crate) origin: Origin,
+}
+
+impl<'c> RankStart<'c> {
+    /// The ranks of `nspace`, numbered from 0 through `apps` in order
+    /// (each its context's `np` ranks).
+    pub(crate) fn each(
+        nspace: &Nspace,
+        apps: impl IntoIterator<Item = (&'c cli::Context, &'c [(String, String)], Origin)>,
+    ) -> impl Iterator<Item = RankStart<'c>> {
+        let nspace = nspace.clone();
+        apps.into_iter()
+            .flat_map(|(c, env, o)| std::iter::repeat((c, env, o)).take(c.np as usize))
+            .zip(0u32..)
+            .map(move |((context, app_env, origin), r)| RankStart {
+                proc: Proc::new(nspace.clone(), Rank(r)),
+                context,
+                app_env,
+                origin,
+            })
+    }
+}
 
 /// What starting a rank needs besides the rank itself.
 pub(crate) struct Launcher<'a> {
@@ -59,91 +91,143 @@ impl Launcher<'_> {
         Ok(())
     }
 
-    /// Starts `proc` running `c` with `app_env` added; when it cannot be
-    /// started, fails the job (a command-line rank) or says so on stderr
-    /// (a spawned rank: its spawn fails), and returns false.
-    pub(crate) fn start(
+    /// Starts `ranks` in order, several at a time
+    /// ([`launch::start_many`]), until one cannot start: that one fails
+    /// the job (a command-line rank) or is reported on stderr (a spawned
+    /// rank: its spawn fails), and those after it that started all the
+    /// same are killed unseen, as if never started. Whether every rank
+    /// started.
+    pub(crate) fn start_all<'c>(
         &self,
         job: &mut Job,
         streams: &mut Vec<Stream>,
-        proc: &Proc,
-        c: &cli::Context,
-        app_env: &[(String, String)],
-        origin: Origin,
+        ranks: impl IntoIterator<Item = RankStart<'c>>,
     ) -> Result<bool, String> {
-        let spawned = origin.spawned;
-        let rank = proc.rank.0;
-        let mut env: Vec<(String, String)> = app_env.to_vec();
-        env.extend(
-            self.server
-                .setup_fork(proc)
-                .map_err(|s| format!("setup_fork for rank {rank}: {s}"))?,
-        );
-        env.extend(self.extra_env.iter().cloned());
-        let stdin = match &self.stdin {
-            _ if spawned => launch::Stdin::Null,
-            None if rank == 0 => launch::Stdin::Inherit,
-            Some(r) if r.has(rank) => launch::Stdin::Pipe,
-            _ => launch::Stdin::Null,
-        };
-        match launch::start(c, &env, stdin, origin.stop_on_exec) {
-            Ok(s) => {
-                if let Some(fd) = s.stdin {
-                    job.stdin
-                        .add(proc, fd)
-                        .map_err(|e| format!("stdin pipe of rank {rank}: {e}"))?;
+        let ranks: Vec<RankStart> = ranks.into_iter().collect();
+        let envs = ranks
+            .iter()
+            .map(|r| self.environment(r))
+            .collect::<Result<Vec<_>, String>>()?;
+        let reqs: Vec<launch::StartRequest> = ranks
+            .iter()
+            .zip(&envs)
+            .map(|(r, env)| launch::StartRequest {
+                ctx: r.context,
+                env,
+                stdin: self.stdin_of(r),
+                stop_on_exec: r.origin.stop_on_exec,
+            })
+            .collect();
+        let mut outcome = Ok(true);
+        for (r, result) in ranks.iter().zip(launch::start_many(&reqs)) {
+            match (result, &outcome) {
+                (Some(Ok(s)), Ok(true)) => {
+                    if let Err(e) = self.record(job, streams, r, s) {
+                        outcome = Err(e);
+                    }
                 }
-                let idx = job.ranks.len();
-                job.by_pid.insert(s.pid, idx);
-                job.ranks.push(RankState {
-                    proc: proc.clone(),
-                    pid: s.pid,
-                    program: c.argv[0].clone(),
-                    running: true,
-                    spawned,
-                    daemon: origin.daemon,
-                });
-                job.running += 1;
-                job.ends.started(&proc.nspace, 2);
-                if origin.daemon {
-                    job.daemons_running += 1;
-                }
-                let exe = debug::resolve_program(&c.argv[0], c.wdir.as_deref());
-                self.host.record_start(proc, s.pid, exe);
-                if s.held == Some(true) {
-                    job.debugger.held(self.server, proc, s.pid);
-                }
-                if let Some(status) = s.ended {
-                    job.exited(idx, status);
-                }
-                for (fd, kind) in [(s.stdout, Kind::Stdout), (s.stderr, Kind::Stderr)] {
-                    let st = Stream::new(fd, kind, proc, self.tag_output)
-                        .map_err(|e| format!("output pipe of rank {rank}: {e}"))?;
-                    streams.push(st);
-                }
-                Ok(true)
-            }
-            Err(e) if spawned => {
-                // The spawn fails, not the job (as under PRRTE, where
-                // MPI_Comm_spawn returns an error and the job goes on).
-                eprintln!(
-                    "pmixrun: cannot start spawned rank {rank} of {} ({}): {e}; the spawn fails",
-                    proc.nspace, c.argv[0]
-                );
-                Ok(false)
-            }
-            Err(e) => {
-                job.fail(
-                    format!("cannot start rank {rank} ({}): {e}", c.argv[0]),
-                    if e.kind() == std::io::ErrorKind::NotFound {
-                        127
-                    } else {
-                        126
-                    },
-                );
-                Ok(false)
+                (Some(Ok(s)), _) => s.abandon(),
+                (Some(Err(e)), Ok(true)) => outcome = self.not_started(job, r, e),
+                _ => {}
             }
         }
+        outcome
+    }
+
+    /// What `r`'s environment gets: its application's, `setup_fork`'s,
+    /// then the launcher's (Open MPI's, `-x`).
+    fn environment(&self, r: &RankStart) -> Result<Vec<(String, String)>, String> {
+        let mut env: Vec<(String, String)> = r.app_env.to_vec();
+        env.extend(
+            self.server
+                .setup_fork(&r.proc)
+                .map_err(|s| format!("setup_fork for rank {}: {s}", r.proc.rank.0))?,
+        );
+        env.extend(self.extra_env.iter().cloned());
+        Ok(env)
+    }
+
+    /// What `r` reads as stdin.
+    fn stdin_of(&self, r: &RankStart) -> launch::Stdin {
+        let rank = r.proc.rank.0;
+        match &self.stdin {
+            _ if r.origin.spawned => launch::Stdin::Null,
+            None if rank == 0 => launch::Stdin::Inherit,
+            Some(s) if s.has(rank) => launch::Stdin::Pipe,
+            _ => launch::Stdin::Null,
+        }
+    }
+
+    /// Records the started rank `s` (`r`) in `job`, its output in
+    /// `streams`.
+    fn record(
+        &self,
+        job: &mut Job,
+        streams: &mut Vec<Stream>,
+        r: &RankStart,
+        s: launch::Started,
+    ) -> Result<(), String> {
+        let proc = &r.proc;
+        let rank = proc.rank.0;
+        if let Some(fd) = s.stdin {
+            job.stdin
+                .add(proc, fd)
+                .map_err(|e| format!("stdin pipe of rank {rank}: {e}"))?;
+        }
+        let idx = job.ranks.len();
+        job.by_pid.insert(s.pid, idx);
+        job.ranks.push(RankState {
+            proc: proc.clone(),
+            pid: s.pid,
+            program: r.context.argv[0].clone(),
+            running: true,
+            spawned: r.origin.spawned,
+            daemon: r.origin.daemon,
+        });
+        job.running += 1;
+        job.ends.started(&proc.nspace, 2);
+        if r.origin.daemon {
+            job.daemons_running += 1;
+        }
+        let exe = debug::resolve_program(&r.context.argv[0], r.context.wdir.as_deref());
+        self.host.record_start(proc, s.pid, exe);
+        if s.held == Some(true) {
+            job.debugger.held(self.server, proc, s.pid);
+        }
+        if let Some(status) = s.ended {
+            job.exited(idx, status);
+        }
+        for (fd, kind) in [(s.stdout, Kind::Stdout), (s.stderr, Kind::Stderr)] {
+            let st = Stream::new(fd, kind, proc, self.tag_output)
+                .map_err(|e| format!("output pipe of rank {rank}: {e}"))?;
+            streams.push(st);
+        }
+        Ok(())
+    }
+
+    /// `r` could not start (`e`): fails the job (a command-line rank) or
+    /// says so on stderr (a spawned rank: its spawn fails). False.
+    fn not_started(&self, job: &mut Job, r: &RankStart, e: std::io::Error) -> Result<bool, String> {
+        let rank = r.proc.rank.0;
+        let program = &r.context.argv[0];
+        if r.origin.spawned {
+            // The spawn fails, not the job (as under PRRTE, where
+            // MPI_Comm_spawn returns an error and the job goes on).
+            eprintln!(
+                "pmixrun: cannot start spawned rank {rank} of {} ({program}): {e}; the spawn fails",
+                r.proc.nspace
+            );
+        } else {
+            job.fail(
+                format!("cannot start rank {rank} ({program}): {e}"),
+                if e.kind() == std::io::ErrorKind::NotFound {
+                    127
+                } else {
+                    126
+                },
+            );
+        }
+        Ok(false)
     }
 
     /// Carries out a `PMIx_Spawn`: registers the new namespace, starts
@@ -225,30 +309,29 @@ impl Launcher<'_> {
         let apps: Vec<&cli::Context> = contexts.iter().map(|(c, _)| c).collect();
         job.debugger
             .watch(&nspace, &dbg, Some(req.requestor.clone()), &apps);
-        let mut rank = 0u32;
-        for (app, (c, env)) in contexts.iter().enumerate() {
-            let origin = Origin {
-                spawned: true,
-                daemon: dbg.is_daemon_app(app),
-                stop_on_exec: dbg.stop_on_exec.get(app).copied().unwrap_or(false),
-            };
-            for _ in 0..c.np {
-                let p = Proc::new(nspace.clone(), Rank(rank));
-                match self.start(job, streams, &p, c, env, origin) {
-                    Ok(true) => {}
-                    Ok(false) => {
-                        job.abandon_spawn(&nspace);
-                        return Err(Status::ERR_JOB_FAILED_TO_LAUNCH);
-                    }
-                    Err(e) => {
-                        job.fail(e, 1);
-                        return Err(Status::ERROR);
-                    }
-                }
-                rank += 1;
+        let origins = (0..contexts.len()).map(|app| Origin {
+            spawned: true,
+            daemon: dbg.is_daemon_app(app),
+            stop_on_exec: dbg.stop_on_exec.get(app).copied().unwrap_or(false),
+        });
+        let ranks = RankStart::each(
+            &nspace,
+            contexts
+                .iter()
+                .zip(origins)
+                .map(|((c, env), o)| (c, &env[..], o)),
+        );
+        match self.start_all(job, streams, ranks) {
+            Ok(true) => Ok(nspace),
+            Ok(false) => {
+                job.abandon_spawn(&nspace);
+                Err(Status::ERR_JOB_FAILED_TO_LAUNCH)
+            }
+            Err(e) => {
+                job.fail(e, 1);
+                Err(Status::ERROR)
             }
         }
-        Ok(nspace)
     }
 }
 

@@ -369,16 +369,8 @@ fn start_ranks(
     contexts: &[cli::Context],
     origin: Origin,
 ) -> Result<(), String> {
-    let mut rank = 0u32;
-    'start: for c in contexts {
-        for _ in 0..c.np {
-            let p = Proc::new(nspace.clone(), Rank(rank));
-            if !launcher.start(job, streams, &p, c, &[], origin)? {
-                break 'start;
-            }
-            rank += 1;
-        }
-    }
+    let apps = contexts.iter().map(|c| (c, &[][..], origin));
+    launcher.start_all(job, streams, launcher::RankStart::each(nspace, apps))?;
     Ok(())
 }
 
