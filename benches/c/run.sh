@@ -8,7 +8,8 @@
 # PMIX_BENCH_MODEX, PMIX_BENCH_GROUPS (iteration counts, the bench's
 # defaults otherwise), GROUPS_NP (the rank counts of the --groups job,
 # default "4 16"; empty: no --groups job), ONLY (ONLY=groups runs only
-# the --groups job and its table), OUT (directory for the builds and raw
+# the --groups job and its table; ONLY=first only the --first and
+# --first-commit jobs, with GROUPS_NP empty), OUT (directory for the builds and raw
 # outputs, default target/pmix-bench).
 #
 # Every value in the table is the median over the repetitions of the
@@ -35,7 +36,8 @@ ONLY="${ONLY:-}"
 case "$ONLY" in
 "") MODES=("" first first-commit) ;;
 groups) MODES=() ;;
-*) echo "ONLY=$ONLY: only ONLY=groups is known" >&2; exit 1 ;;
+first) MODES=(first first-commit) ;;
+*) echo "ONLY=$ONLY: only ONLY=groups and ONLY=first are known" >&2; exit 1 ;;
 esac
 
 # --- prerequisites -----------------------------------------------------
@@ -127,6 +129,10 @@ for f in "$OUT"/raw/ours.1.txt "$OUT"/raw/ref.1.txt "$OUT"/raw/ours_groups*.1.tx
     head -n1 "$f" | sed "s/^pmix_bench /# $side /"
 done
 # The medians of the runs' figures, per metric (MED_AWK: common.sh).
+main_files=()
+for f in "$OUT"/raw/ours.*.txt "$OUT"/raw/ours_first*.txt "$OUT"/raw/ref.*.txt "$OUT"/raw/ref_first*.txt; do
+    [ -e "$f" ] && main_files+=("$f")
+done
 if [ "${#MODES[@]}" -gt 0 ]; then
 awk "$MED_AWK"'
 /^pmix_bench result=/ {
@@ -151,7 +157,7 @@ END {
         ratio = M["ours"] > 0 ? sprintf("%.1fx", M["ref"] / M["ours"]) : "-"
         printf "| %-14s | %-4s | %12.1f | %12.1f | %12.1f | %12.1f | %9s |\n", m, unit[m], M["ours"], B["ours"], M["ref"], B["ref"], ratio
     }
-}' "$OUT"/raw/ours.*.txt "$OUT"/raw/ours_first*.txt "$OUT"/raw/ref.*.txt "$OUT"/raw/ref_first*.txt
+}' "${main_files[@]}"
 fi
 
 # --- groups table --------------------------------------------------------

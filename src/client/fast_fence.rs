@@ -30,20 +30,22 @@
 //!   collecting fence whose participants all hold all their own commits'
 //!   data and the same newest generation completes on the page: everyone
 //!   then holds everyone's data (see `crate::barrier`).
-//! - `offered` holds the offered generations, mapped and checked, until a
-//!   fence publishes them (on the page or with a server's release, which
-//!   the server sends after its offers): data committed before a fence is
-//!   readable after it, as ever, and the mapping is not in the fence's
-//!   time.
+//! - An offered generation is mapped, checked and published by the thread
+//!   that reads it (the progress thread, or a caller reading its reply),
+//!   before `collected` and `newest` count it: what a fence on the page
+//!   releases is readable when it returns, and the mapping is not in the
+//!   fence's time. Its data is readable from then on, before the fence
+//!   too, as direct modex would have answered a get of it then.
+//!   `offered` holds those that did not map, for the next fence to map
+//!   (on the page or with a server's release, which the server sends
+//!   after its offers) or fail with.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use parking_lot::Mutex;
 
-use std::os::fd::{AsFd, OwnedFd};
-
-use pmix_shmem::Segment;
+use std::os::fd::OwnedFd;
 
 use super::Inner;
 use crate::barrier::{BarrierPage, Outcome};
@@ -61,12 +63,8 @@ pub(super) struct FastFence {
     synced: AtomicU64,
     collected: AtomicU64,
     newest: AtomicU64,
-    offered: Mutex<Vec<(SegmentRef, Offered)>>,
+    offered: Mutex<Vec<(SegmentRef, OwnedFd)>>,
 }
-
-/// An offered generation: mapped, or its descriptor when mapping failed
-/// on the progress thread (tried again, and reported, when published).
-pub(super) type Offered = Result<Segment, OwnedFd>;
 
 /// What to do with a fence.
 pub(super) enum Route {
@@ -113,36 +111,32 @@ impl FastFence {
         self.newest.fetch_max(generation, Ordering::AcqRel);
     }
 
-    /// The server offered `offer` (on the progress thread): maps and
-    /// checks its segments and keeps them for the next fence. An offer
-    /// whose descriptors do not match its list is dropped (the server
-    /// never sends one).
-    pub(super) fn offered(&self, offer: ModexOffer, fds: Vec<OwnedFd>) {
-        if offer.segments.len() != fds.len()
-            || offer
+    /// True if `offer`, with `nfds` descriptors, lists one descriptor per
+    /// segment and only modex generations (the server sends no other).
+    pub(super) fn offer_fits(offer: &ModexOffer, nfds: usize) -> bool {
+        offer.segments.len() == nfds
+            && offer
                 .segments
                 .iter()
-                .any(|r| !matches!(r.kind, SegmentKind::Modex | SegmentKind::ModexReplace))
-        {
-            return;
-        }
-        let mapped: Vec<(SegmentRef, Offered)> = offer
-            .segments
-            .into_iter()
-            .zip(fds)
-            .map(|(r, fd)| (r, Segment::from_fd(fd.as_fd()).map_err(|_| fd)))
-            .collect();
-        let newest = mapped.iter().map(|(r, _)| r.generation).max();
-        self.offered.lock().extend(mapped);
-        if let Some(g) = newest {
-            self.holds(g);
-        }
-        self.synced.fetch_max(offer.commits, Ordering::AcqRel);
-        self.collected.fetch_max(offer.commits, Ordering::AcqRel);
+                .all(|r| matches!(r.kind, SegmentKind::Modex | SegmentKind::ModexReplace))
     }
 
-    /// The offered generations not published yet, oldest first.
-    pub(super) fn take_offered(&self) -> Vec<(SegmentRef, Offered)> {
+    /// An offered generation that did not map: kept for the next fence to
+    /// map (and fail with, if it still does not).
+    pub(super) fn keep_unmapped(&self, r: SegmentRef, fd: OwnedFd) {
+        let g = r.generation;
+        self.offered.lock().push((r, fd));
+        self.holds(g);
+    }
+
+    /// An offer covering this process's first `commits` commits is held.
+    pub(super) fn covered(&self, commits: u64) {
+        self.synced.fetch_max(commits, Ordering::AcqRel);
+        self.collected.fetch_max(commits, Ordering::AcqRel);
+    }
+
+    /// The offered generations that did not map, oldest first.
+    pub(super) fn take_unmapped(&self) -> Vec<(SegmentRef, OwnedFd)> {
         std::mem::take(&mut *self.offered.lock())
     }
 

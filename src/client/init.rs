@@ -193,7 +193,7 @@ impl Client {
         let weak = Arc::downgrade(&inner);
         inner.requester.set_offer_sink(Arc::new(move |offer, fds| {
             if let Some(inner) = weak.upgrade() {
-                inner.fast.offered(offer, fds);
+                inner.take_offer(offer, fds);
             }
         }));
         inner.map_segments(segments, fds)?;

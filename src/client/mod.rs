@@ -72,7 +72,7 @@ use std::thread::JoinHandle;
 use parking_lot::{MappedRwLockReadGuard, Mutex, RwLock, RwLockReadGuard};
 use pmix_shmem::{Directory, Reader, Segment};
 
-use crate::wire::{self, Abort, FenceRequest, Message, SegmentKind, SegmentRef};
+use crate::wire::{self, Abort, FenceRequest, Message, ModexOffer, SegmentKind, SegmentRef};
 use crate::{keys, Info, Key, Nspace, Proc, Rank, Status, Value};
 
 pub use crate::wire::pubsub::PublishedValue;
@@ -239,22 +239,43 @@ impl Inner {
         Ok(())
     }
 
-    /// Publishes the generations the server offered ahead of a fence (see
-    /// [`fast_fence`]) that are not published yet.
+    /// The server offered `offer` (see [`fast_fence`]): maps and publishes
+    /// its generations, then counts the commits it covers.
+    fn take_offer(&self, offer: ModexOffer, fds: Vec<OwnedFd>) {
+        if !fast_fence::FastFence::offer_fits(&offer, fds.len()) {
+            return;
+        }
+        {
+            let mut mapped = self.mapped.lock();
+            for (r, fd) in offer.segments.into_iter().zip(fds) {
+                if mapped.1.contains(&r.generation) {
+                    continue;
+                }
+                match Segment::from_fd(fd.as_fd()) {
+                    Ok(seg) => {
+                        mapped.1.insert(r.generation);
+                        self.publish(&mut mapped.0, &r, seg);
+                    }
+                    Err(_) => self.fast.keep_unmapped(r, fd),
+                }
+            }
+        }
+        self.fast.covered(offer.commits);
+    }
+
+    /// Maps and publishes the offered generations that did not map when
+    /// they came (see [`fast_fence`]).
     fn publish_offered(&self) -> Result<(), Status> {
-        let offered = self.fast.take_offered();
-        if offered.is_empty() {
+        let unmapped = self.fast.take_unmapped();
+        if unmapped.is_empty() {
             return Ok(());
         }
         let mut mapped = self.mapped.lock();
-        for (r, seg) in offered {
+        for (r, fd) in unmapped {
             if !mapped.1.insert(r.generation) {
                 continue;
             }
-            let seg = match seg {
-                Ok(seg) => seg,
-                Err(fd) => Segment::from_fd(fd.as_fd()).map_err(|_| Status::ERR_COMM_FAILURE)?,
-            };
+            let seg = Segment::from_fd(fd.as_fd()).map_err(|_| Status::ERR_COMM_FAILURE)?;
             self.publish(&mut mapped.0, &r, seg);
         }
         Ok(())
