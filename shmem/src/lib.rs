@@ -34,6 +34,7 @@
 #[macro_use]
 mod stats;
 pub mod checksum;
+mod columns;
 mod dict;
 mod directory;
 mod error;
@@ -45,6 +46,7 @@ pub mod types;
 mod value;
 mod writer;
 
+pub use columns::{ProcColumns, RowIndex, Scalar, NO_CHOICE};
 pub use dict::LookupKey;
 pub use directory::{Directory, NsHandle, NsView, Reader};
 pub use error::{BuildError, Corrupt, CorruptKind, Region, SegmentError};
