@@ -21,8 +21,7 @@
 //! names an existing, present choice.
 
 use crate::schema::StoredValue;
-use crate::types::tag;
-use crate::writer::KeyId;
+use crate::types::{tag, KeyId};
 
 /// A row index's entry for a row with no choice (no value in the columns
 /// that use the index).

@@ -16,7 +16,7 @@ use crate::error::{BuildError, SegmentError};
 use crate::header::{padded, Header, ALIGN, HEADER_LEN};
 use crate::reader::Segment;
 use crate::schema::*;
-use crate::types::{tag, Scope};
+use crate::types::{tag, KeyId, Scope};
 use crate::{dict, sys};
 
 type FastMap<K, V> = HashMap<K, V, ahash::RandomState>;
@@ -32,10 +32,6 @@ pub const DEFAULT_RANK_SHIFT: u32 = 8;
 pub const MAX_RANKS: u32 = 1 << 30;
 /// Rows per block of the node and application realms (64).
 const SMALL_SHIFT: u32 = 6;
-
-/// A key interned in one builder (see [`SegmentBuilder::key`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct KeyId(u32);
 
 /// Collects the data of one namespace (job data, or one modex) and builds a
 /// segment from it. Keys are strings; values are owned [`StoredValue`]s.
