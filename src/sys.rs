@@ -298,6 +298,25 @@ pub fn syslog(pri: libc::c_int, msg: &CStr) {
     unsafe { libc::syslog(pri, c"%s".as_ptr(), msg.as_ptr()) };
 }
 
+/// Fixes the C library's `malloc` threshold above which a block gets a
+/// mapping of its own (`mallopt(M_MMAP_THRESHOLD)`), unless the user set
+/// it (`MALLOC_MMAP_THRESHOLD_`, or any `GLIBC_TUNABLES`). Fixed, it no
+/// longer rises to the size of the largest mapped block freed (glibc's
+/// dynamic threshold), which would leave every block up to that size, and
+/// the memory freed around them up to twice that, in the heap for good.
+pub fn fix_mmap_threshold(bytes: libc::c_int) {
+    if std::env::var_os("MALLOC_MMAP_THRESHOLD_").is_some()
+        || std::env::var_os("GLIBC_TUNABLES").is_some()
+    {
+        return;
+    }
+    // SAFETY: mallopt takes two integers and touches only the allocator's
+    // own parameters; it returns 0 for a value it refuses (then the
+    // dynamic threshold stays, which is harmless), so the result needs no
+    // check.
+    unsafe { libc::mallopt(libc::M_MMAP_THRESHOLD, bytes) };
+}
+
 /// A new anonymous shared-memory file of `len` zero bytes (a memfd,
 /// close-on-exec, made by the shared-memory crate, the workspace's one
 /// `memfd_create`), for the job barrier page.

@@ -11,10 +11,14 @@ CFLAGS=(-std=gnu11 -O2 -Wall -Wextra -Werror)
 
 # Builds our library and pmixrun (release) and links "$OUT/lib/libpmix.so"
 # and ".so.2" to the library, whose path is then in OURS_LIB; makes
-# "$OUT/raw" for the runs' outputs.
+# "$OUT/raw" for the runs' outputs. build_ours_lib: the same without
+# pmixrun.
 build_ours() {
-    cargo build --release -p pmix-ffi >&2
     cargo build --release --bin pmixrun >&2
+    build_ours_lib
+}
+build_ours_lib() {
+    cargo build --release -p pmix-ffi >&2
     OURS_LIB="$(realpath "$ROOT/target/release/libpmix.so")"
     mkdir -p "$OUT/lib" "$OUT/raw"
     ln -sf "$OURS_LIB" "$OUT/lib/libpmix.so.2"

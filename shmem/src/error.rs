@@ -147,6 +147,10 @@ pub enum BuildError {
     /// A table larger than 32-bit offsets allow.
     #[error("a block of the segment exceeds 4 GiB")]
     TooLarge,
+    /// A column of a [`ProcColumns`](crate::ProcColumns) names a row
+    /// index another `ProcColumns` made.
+    #[error("a process column names a row index of another set of columns")]
+    BadColumn,
     /// rkyv refused to serialize.
     #[error("serialization failed: {0}")]
     Serialize(#[from] rkyv::rancor::Error),

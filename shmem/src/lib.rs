@@ -34,6 +34,7 @@
 #[macro_use]
 mod stats;
 pub mod checksum;
+mod columns;
 mod dict;
 mod directory;
 mod error;
@@ -45,15 +46,16 @@ pub mod types;
 mod value;
 mod writer;
 
+pub use columns::{ProcColumns, RowIndex, Scalar, NO_CHOICE};
 pub use dict::LookupKey;
 pub use directory::{Directory, NsHandle, NsView, Reader};
 pub use error::{BuildError, Corrupt, CorruptKind, Region, SegmentError};
 pub use reader::{NodeSel, Realm, RowEntries, Segment};
 pub use schema::*;
-pub use types::{tag, Scope, Scopes, RANK_UNDEF, RANK_WILDCARD};
+pub use types::{tag, KeyId, Scope, Scopes, RANK_UNDEF, RANK_WILDCARD};
 pub use value::{packed_width, ArrayRef, InteriorNul, ProcRef, ValueRef};
 pub use writer::{
-    KeyId, SealedSegment, SegmentBuilder, SegmentImage, DEFAULT_RANK_SHIFT, MAX_KEYLEN, MAX_NSLEN,
+    SealedSegment, SegmentBuilder, SegmentImage, DEFAULT_RANK_SHIFT, MAX_KEYLEN, MAX_NSLEN,
 };
 
 /// A new empty close-on-exec memfd that cannot be sealed, for shared

@@ -1,6 +1,12 @@
 //! The PMIx constants this crate needs, mirrored from the standard (the core
 //! crate depends on this one, not the other way round): data type tags,
-//! reserved ranks and the scopes of posted data.
+//! reserved ranks and the scopes of posted data; and the id of an interned
+//! key, which the builder and its process columns share.
+
+/// A key interned in one builder (see
+/// [`SegmentBuilder::key`](crate::SegmentBuilder::key)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct KeyId(pub(crate) u32);
 
 /// `pmix_data_type_t` tags (values of the PMIx standard / OpenPMIx 4.2).
 #[allow(missing_docs)]

@@ -11,11 +11,12 @@ use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use rkyv::util::AlignedVec;
 
 use crate::checksum::xxh64;
+use crate::columns::{Column, ColumnValues, ProcColumns, Scalar, NO_CHOICE};
 use crate::error::{BuildError, SegmentError};
 use crate::header::{padded, Header, ALIGN, HEADER_LEN};
 use crate::reader::Segment;
 use crate::schema::*;
-use crate::types::{tag, Scope};
+use crate::types::{tag, KeyId, Scope};
 use crate::{dict, sys};
 
 type FastMap<K, V> = HashMap<K, V, ahash::RandomState>;
@@ -31,10 +32,6 @@ pub const DEFAULT_RANK_SHIFT: u32 = 8;
 pub const MAX_RANKS: u32 = 1 << 30;
 /// Rows per block of the node and application realms (64).
 const SMALL_SHIFT: u32 = 6;
-
-/// A key interned in one builder (see [`SegmentBuilder::key`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct KeyId(u32);
 
 /// Collects the data of one namespace (job data, or one modex) and builds a
 /// segment from it. Keys are strings; values are owned [`StoredValue`]s.
@@ -52,7 +49,69 @@ pub struct SegmentBuilder {
     apps: BTreeMap<u32, Vec<Cell>>,
     nodes: BTreeMap<u32, (Option<StrZ>, Vec<Cell>)>,
     procs: RowStore,
+    columns: Columns,
     posted: RowStore,
+}
+
+/// The process realm's columns ([`SegmentBuilder::proc_columns`]), their
+/// choices turned into cells: at most one column per key, by increasing
+/// key id, so that the cells a row takes from them come sorted.
+#[derive(Default)]
+struct Columns {
+    rows: usize,
+    indexes: Vec<Vec<u32>>,
+    cols: Vec<ColumnCells>,
+}
+
+enum ColumnCells {
+    /// Row `r`'s cell is `cells[indexes[index][r]]`.
+    Choice {
+        index: usize,
+        cells: Vec<Option<Cell>>,
+    },
+    /// Row `r`'s cell is `key_tag` with data `values[r] & mask`, in the
+    /// rows `indexes[only_where]` gives a choice if that is set.
+    Scalar {
+        key_tag: u32,
+        mask: u32,
+        values: ColumnValues,
+        only_where: Option<usize>,
+    },
+}
+
+impl Columns {
+    /// Appends row `r`'s cells, by increasing key id.
+    #[inline]
+    fn row_cells(&self, r: usize, out: &mut Vec<Cell>) {
+        for col in &self.cols {
+            match col {
+                ColumnCells::Choice { index, cells } => {
+                    if let Some(&i) = self.indexes[*index].get(r) {
+                        if let Some(Some(c)) = cells.get(i as usize) {
+                            out.push(*c);
+                        }
+                    }
+                }
+                ColumnCells::Scalar {
+                    key_tag,
+                    mask,
+                    values,
+                    only_where,
+                } => {
+                    let placed = match only_where {
+                        Some(i) => self.indexes[*i].get(r).is_some_and(|&c| c != NO_CHOICE),
+                        None => true,
+                    };
+                    if let (true, Some(v)) = (placed, values.get(r)) {
+                        out.push(Cell {
+                            key_tag: *key_tag,
+                            data: v & mask,
+                        });
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// Cells of many rows, appended in any order (one allocation for all, not
@@ -182,6 +241,7 @@ impl SegmentBuilder {
             apps: BTreeMap::new(),
             nodes: BTreeMap::new(),
             procs: RowStore::default(),
+            columns: Columns::default(),
             posted: RowStore::default(),
         })
     }
@@ -323,6 +383,66 @@ impl SegmentBuilder {
         Ok(self)
     }
 
+    /// Lays the process realm out from `cols` (see
+    /// [`ProcColumns`]), replacing columns given before; where a column
+    /// has the same key as another, the later one counts. Values set with
+    /// [`proc`](Self::proc)/[`proc_kv`](Self::proc_kv) go into the same
+    /// rows and win over a column's value for the same key.
+    pub fn proc_columns(&mut self, cols: ProcColumns) -> Result<&mut Self, BuildError> {
+        let rows = cols.rows();
+        if rows > MAX_RANKS as usize {
+            return Err(BuildError::BadRank(MAX_RANKS));
+        }
+        let ProcColumns { indexes, columns } = cols;
+        let known = |i: usize| {
+            if i < indexes.len() {
+                Ok(i)
+            } else {
+                Err(BuildError::BadColumn)
+            }
+        };
+        let mut cols = Vec::with_capacity(columns.len());
+        for col in columns {
+            let key = col.key();
+            let cells = match col {
+                Column::Choice {
+                    key,
+                    index,
+                    choices,
+                } => ColumnCells::Choice {
+                    index: known(index)?,
+                    cells: choices
+                        .into_iter()
+                        .map(|v| v.map(|v| self.cell(key, v)).transpose())
+                        .collect::<Result<_, _>>()?,
+                },
+                Column::Scalar {
+                    key,
+                    ty,
+                    values,
+                    only_where,
+                } => ColumnCells::Scalar {
+                    key_tag: key.0 << 8 | u32::from(ty.tag()),
+                    mask: if ty == Scalar::Uint16 { 0xFFFF } else { !0 },
+                    values,
+                    only_where: only_where.map(known).transpose()?,
+                },
+            };
+            cols.push((key.0, cells));
+        }
+        // The later of two columns of one key counts: reversed, sorted
+        // stably, the first of each key is kept.
+        cols.reverse();
+        cols.sort_by_key(|(k, _)| *k);
+        cols.dedup_by_key(|(k, _)| *k);
+        self.columns = Columns {
+            rows,
+            indexes,
+            cols: cols.into_iter().map(|(_, c)| c).collect(),
+        };
+        Ok(self)
+    }
+
     /// Records a value `rank` posted (`PMIx_Put` + `PMIx_Commit`) with
     /// `scope`.
     pub fn posted(
@@ -362,11 +482,12 @@ impl SegmentBuilder {
             apps,
             nodes,
             procs,
+            columns,
             posted,
             ..
         } = self;
-        let ncells = procs.cells.len() + posted.cells.len();
-        let nrows = procs.nrows + posted.nrows;
+        let ncells = procs.cells.len() + posted.cells.len() + columns.rows * columns.cols.len();
+        let nrows = procs.nrows.max(columns.rows) + posted.nrows;
         // Every value once, plus room for the archives' own structure: a
         // value used by several blocks is copied in each, which may still
         // grow the buffer.
@@ -389,11 +510,13 @@ impl SegmentBuilder {
         } else {
             Some(e.emit(&dict::build(key_names))?)
         };
-        let session = e.rows(Grouped::from_rows(vec![session]), 0)?;
-        let job = e.rows(Grouped::from_rows(vec![job]), 0)?;
+        let no_columns = Columns::default();
+        let session = e.rows(&no_columns, Grouped::from_rows(vec![session]), 0)?;
+        let job = e.rows(&no_columns, Grouped::from_rows(vec![job]), 0)?;
 
         let app_nums: Vec<u32> = apps.keys().copied().collect();
         let apps = e.rows(
+            &no_columns,
             Grouped::from_rows(apps.into_values().collect()),
             SMALL_SHIFT,
         )?;
@@ -410,9 +533,10 @@ impl SegmentBuilder {
         } else {
             None
         };
-        let nodes = e.rows(Grouped::from_rows(node_rows), SMALL_SHIFT)?;
-        let procs_set = e.rows(procs.group(), rank_shift)?;
-        let posted_set = e.rows(posted.group(), rank_shift + 2)?;
+        let nodes = e.rows(&no_columns, Grouped::from_rows(node_rows), SMALL_SHIFT)?;
+        let procs_set = e.rows(&columns, procs.group(), rank_shift)?;
+        drop(columns);
+        let posted_set = e.rows(&no_columns, posted.group(), rank_shift + 2)?;
 
         e.seal_blocks();
         let index = Index {
@@ -524,79 +648,104 @@ impl Emitter {
         self.buf.extend_from_slice(&[0u8; ALIGN][..pad]);
     }
 
-    /// Emits `rows` as blocks of `1 << shift` rows each.
-    fn rows(&mut self, g: Grouped, shift: u32) -> Result<RowSet, BuildError> {
-        let Grouped { starts, mut cells } = g;
+    /// The cell of a block for `c`: as it is, or, for a pooled value, its
+    /// place in this block (`blk`), which the value's first use in the
+    /// block gives it: in `heap` if it fits there, else in `pool`.
+    #[inline]
+    fn place(
+        &mut self,
+        mut c: Cell,
+        blk: u32,
+        heap: &mut Vec<u8>,
+        pool: &mut Vec<StoredValue>,
+    ) -> Cell {
+        if c.key_tag & 0xFF != u32::from(TAG_POOL) {
+            return c;
+        }
+        let g = c.data as usize;
+        if self.stamp[g] != blk {
+            self.stamp[g] = blk;
+            self.local[g] = match heap_cell(&self.pool[g], heap) {
+                Some(cell) => cell,
+                None => {
+                    pool.push(self.pool[g].clone());
+                    (TAG_POOL, (pool.len() - 1) as u32)
+                }
+            };
+        }
+        let (tag, data) = self.local[g];
+        c.key_tag = c.key_tag & !0xFF | u32::from(tag);
+        c.data = data;
+        c
+    }
+
+    /// Emits rows as blocks of `1 << shift` rows each: row `r` holds the
+    /// cells `cols` gives it and its cells of `g`, by key id, the last set
+    /// of a key kept (a cell of `g` after the columns').
+    fn rows(&mut self, cols: &Columns, g: Grouped, shift: u32) -> Result<RowSet, BuildError> {
+        let Grouped { starts, cells } = g;
+        let given = |r: usize| match (starts.get(r), starts.get(r + 1)) {
+            (Some(&a), Some(&b)) => &cells[a..b],
+            _ => &[],
+        };
+        let mut row = Vec::with_capacity(cols.cols.len() + 8);
         // Trailing empty rows carry nothing.
-        let n = (1..starts.len())
-            .rev()
-            .find(|&i| starts[i] > starts[i - 1])
-            .unwrap_or(0);
+        let mut n = cols.rows.max(starts.len().saturating_sub(1));
+        while n > 0 {
+            row.clear();
+            cols.row_cells(n - 1, &mut row);
+            if !row.is_empty() || !given(n - 1).is_empty() {
+                break;
+            }
+            n -= 1;
+        }
         let set = RowSet {
             rows: u32::try_from(n).map_err(|_| BuildError::TooLarge)?,
             shift,
             first_block: self.blocks.len() as u32,
         };
         let per_block = 1usize << shift;
+        // One table serves every block: its vectors keep their capacity.
+        let mut t = Table::default();
         for first in (0..n).step_by(per_block) {
             let last = (first + per_block).min(n);
             self.nblocks_emitted += 1;
             let blk = self.nblocks_emitted;
-            let mut row_starts = Vec::with_capacity(last - first + 1);
-            let mut out = Vec::with_capacity(starts[last] - starts[first]);
-            let mut pool = Vec::new();
-            // What the heap may hold, reserved at once (a value shared by
-            // rows of this block counts for each: an over-estimate).
-            let heap_len: usize = cells[starts[first]..starts[last]]
-                .iter()
-                .filter(|c| c.key_tag & 0xFF == u32::from(TAG_POOL))
-                .map(|c| match &self.pool[c.data as usize] {
-                    StoredValue::String(Some(s)) => s.as_bytes().len() + 1,
-                    StoredValue::ByteObject(b) => b.len(),
-                    _ => 0,
-                })
-                .filter(|&l| l <= HEAP_MAX_LEN + 1)
-                .sum();
-            let mut heap = Vec::with_capacity(heap_len.min(HEAP_MAX_OFFSET + HEAP_MAX_LEN + 1));
+            t.row_starts.clear();
+            t.cells.clear();
+            t.heap.clear();
+            t.pool.clear();
             for r in first..last {
-                row_starts.push(u32::try_from(out.len()).map_err(|_| BuildError::TooLarge)?);
-                let row = &mut cells[starts[r]..starts[r + 1]];
+                t.row_starts
+                    .push(u32::try_from(t.cells.len()).map_err(|_| BuildError::TooLarge)?);
+                row.clear();
+                cols.row_cells(r, &mut row);
+                let extra = given(r);
+                if extra.is_empty() {
+                    // The columns' cells: sorted, one per key.
+                    for &c in &row {
+                        let c = self.place(c, blk, &mut t.heap, &mut t.pool);
+                        t.cells.push(c);
+                    }
+                    continue;
+                }
+                row.extend_from_slice(extra);
                 // Sort by key id (stable); of equal keys keep the last set.
                 row.sort_by_key(|c| c.key_tag >> 8);
-                for (i, c) in row.iter().enumerate() {
+                for (i, &c) in row.iter().enumerate() {
                     if row
                         .get(i + 1)
                         .is_some_and(|n| n.key_tag >> 8 == c.key_tag >> 8)
                     {
                         continue;
                     }
-                    let mut c = *c;
-                    if c.key_tag & 0xFF == u32::from(TAG_POOL) {
-                        let g = c.data as usize;
-                        if self.stamp[g] != blk {
-                            self.stamp[g] = blk;
-                            self.local[g] = match heap_cell(&self.pool[g], &mut heap) {
-                                Some(cell) => cell,
-                                None => {
-                                    pool.push(self.pool[g].clone());
-                                    (TAG_POOL, (pool.len() - 1) as u32)
-                                }
-                            };
-                        }
-                        let (tag, data) = self.local[g];
-                        c.key_tag = c.key_tag & !0xFF | u32::from(tag);
-                        c.data = data;
-                    }
-                    out.push(c);
+                    let c = self.place(c, blk, &mut t.heap, &mut t.pool);
+                    t.cells.push(c);
                 }
             }
-            row_starts.push(u32::try_from(out.len()).map_err(|_| BuildError::TooLarge)?);
-            self.emit(&Table {
-                row_starts,
-                cells: out,
-                heap,
-                pool,
-            })?;
+            t.row_starts
+                .push(u32::try_from(t.cells.len()).map_err(|_| BuildError::TooLarge)?);
+            self.emit(&t)?;
         }
         Ok(set)
     }

@@ -13,7 +13,9 @@
 //! - node realm: each node's keys, by `PMIX_NODEID` (and hostname);
 //! - process realm: each rank's keys.
 
-use pmix_shmem::{BuildError, SegmentBuilder, SegmentImage, StoredValue, StrZ};
+use pmix_shmem::{
+    BuildError, ProcColumns, Scalar, SegmentBuilder, SegmentImage, StoredValue, StrZ,
+};
 
 use super::description::{JobDescription, KeyValues, NONE};
 use super::stored::to_stored;
@@ -30,6 +32,17 @@ pub(crate) fn build_status(e: &BuildError) -> Status {
         BuildError::TooManyKeys | BuildError::TooLarge => Status::ERR_OUT_OF_RESOURCE,
         _ => Status::ERROR,
     }
+}
+
+/// The per-rank numbers the process realm is laid from (the columns of
+/// the description's process table).
+struct RankColumns {
+    node: Vec<u32>,
+    app: Vec<u32>,
+    local_rank: Vec<u16>,
+    node_rank: Vec<u16>,
+    app_rank: Vec<u32>,
+    global_rank: Vec<u32>,
 }
 
 impl JobDescription {
@@ -100,7 +113,8 @@ impl JobDescription {
     /// caller may add its own keys before building (a later set of the same
     /// key in the same row wins).
     pub fn write_segment(&self, b: &mut SegmentBuilder) -> Result<(), Status> {
-        self.write(b).map_err(|e| build_status(&e))
+        self.write(b, self.rank_columns())
+            .map_err(|e| build_status(&e))
     }
 
     /// Builds the namespace's job segment: every realm, in an image of
@@ -122,7 +136,39 @@ impl JobDescription {
         b.build().map_err(|e| build_status(&e))
     }
 
-    fn write(&self, b: &mut SegmentBuilder) -> Result<(), BuildError> {
+    /// [`build_segment`](Self::build_segment) from a description that is
+    /// no longer needed: the per-rank table moves into the segment's
+    /// columns instead of being copied.
+    pub fn into_segment(mut self) -> Result<SegmentImage, Status> {
+        let ns = self.nspace.to_string_lossy();
+        let mut b = SegmentBuilder::new(&ns).map_err(|e| build_status(&e))?;
+        let t = &mut self.procs;
+        let cols = RankColumns {
+            node: std::mem::take(&mut t.node),
+            app: std::mem::take(&mut t.app),
+            local_rank: std::mem::take(&mut t.local_rank),
+            node_rank: std::mem::take(&mut t.node_rank),
+            app_rank: std::mem::take(&mut t.app_rank),
+            global_rank: std::mem::take(&mut t.global_rank),
+        };
+        self.write(&mut b, cols).map_err(|e| build_status(&e))?;
+        b.build().map_err(|e| build_status(&e))
+    }
+
+    /// A copy of the per-rank table's columns.
+    fn rank_columns(&self) -> RankColumns {
+        let t = &self.procs;
+        RankColumns {
+            node: t.node.clone(),
+            app: t.app.clone(),
+            local_rank: t.local_rank.clone(),
+            node_rank: t.node_rank.clone(),
+            app_rank: t.app_rank.clone(),
+            global_rank: t.global_rank.clone(),
+        }
+    }
+
+    fn write(&self, b: &mut SegmentBuilder, ranks: RankColumns) -> Result<(), BuildError> {
         for (key, v) in self.session.iter() {
             b.session(key, to_stored(v))?;
         }
@@ -143,13 +189,15 @@ impl JobDescription {
                 b.node(node.id, key, to_stored(v))?;
             }
         }
-        self.write_procs(b)
+        self.write_procs(b, ranks)
     }
 
-    /// The process realm, with interned keys: the one part whose size is
-    /// the job's.
-    fn write_procs(&self, b: &mut SegmentBuilder) -> Result<(), BuildError> {
-        let t = &self.procs;
+    /// The process realm, laid out column by column from the per-rank
+    /// table (the one part whose size is the job's): the node's hostname
+    /// and id chosen per rank through its node, the application number
+    /// through its application, the numbers copied; what a rank has
+    /// besides (`extra`) set rank by rank, winning over the columns.
+    fn write_procs(&self, b: &mut SegmentBuilder, t: RankColumns) -> Result<(), BuildError> {
         let kh = b.key(k::HOSTNAME)?;
         let kid = b.key(k::NODEID)?;
         let klr = b.key(k::LOCAL_RANK)?;
@@ -157,32 +205,43 @@ impl JobDescription {
         let kapp = b.key(k::APPNUM)?;
         let kar = b.key(k::APP_RANK)?;
         let kgr = b.key(k::GLOBAL_RANK)?;
-        let hosts: Vec<Option<StoredValue>> = self
-            .nodes
-            .iter()
-            .map(|n| {
-                n.hostname
-                    .as_deref()
-                    .map(|h| StoredValue::String(Some(StrZ::new(h).unwrap_or_default())))
-            })
-            .collect();
-        let appnums: Vec<u32> = self.apps.iter().map(|a| a.appnum).collect();
-        for r in 0..t.app.len() {
-            let rank = r as u32;
-            let n = t.node[r];
-            if n != NONE {
-                if let Some(h) = &hosts[n as usize] {
-                    b.proc_kv(rank, kh, h.clone())?;
-                }
-                b.proc_kv(rank, kid, StoredValue::Uint32(self.nodes[n as usize].id))?;
-                b.proc_kv(rank, klr, StoredValue::Uint16(t.local_rank[r]))?;
-                b.proc_kv(rank, knr, StoredValue::Uint16(t.node_rank[r]))?;
-            }
-            b.proc_kv(rank, kapp, StoredValue::Uint32(appnums[t.app[r] as usize]))?;
-            b.proc_kv(rank, kar, StoredValue::ProcRank(t.app_rank[r]))?;
-            b.proc_kv(rank, kgr, StoredValue::ProcRank(t.global_rank[r]))?;
-        }
-        for (&rank, e) in &t.extra {
+        let mut cols = ProcColumns::new();
+        let node = cols.index(t.node);
+        let app = cols.index(t.app);
+        cols.choice(
+            kh,
+            node,
+            self.nodes
+                .iter()
+                .map(|n| {
+                    n.hostname
+                        .as_deref()
+                        .map(|h| StoredValue::String(Some(StrZ::new(h).unwrap_or_default())))
+                })
+                .collect(),
+        );
+        cols.choice(
+            kid,
+            node,
+            self.nodes
+                .iter()
+                .map(|n| Some(StoredValue::Uint32(n.id)))
+                .collect(),
+        );
+        cols.scalar16(klr, t.local_rank, Some(node));
+        cols.scalar16(knr, t.node_rank, Some(node));
+        cols.choice(
+            kapp,
+            app,
+            self.apps
+                .iter()
+                .map(|a| Some(StoredValue::Uint32(a.appnum)))
+                .collect(),
+        );
+        cols.scalar(kar, Scalar::ProcRank, t.app_rank, None);
+        cols.scalar(kgr, Scalar::ProcRank, t.global_rank, None);
+        b.proc_columns(cols)?;
+        for (&rank, e) in &self.procs.extra {
             for (key, v) in e.iter() {
                 b.proc(rank, key, to_stored(v))?;
             }

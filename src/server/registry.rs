@@ -179,12 +179,13 @@ impl Registry {
             job.add_node_values(host, infos);
         }
         let generation = self.next_generation();
-        let image = job.build_segment()?;
-        let job_segment = image.seal().map_err(|_| Status::ERR_OUT_OF_RESOURCE)?;
         let mut local_ranks: Vec<u32> = job.local_ranks().to_vec();
         local_ranks.sort_unstable();
         local_ranks.dedup();
         let size = job.size();
+        let image = job.into_segment()?;
+        let job_segment = image.seal().map_err(|_| Status::ERR_OUT_OF_RESOURCE)?;
+        drop(image);
         let all_local = size > 0 && local_ranks.len() as u64 == u64::from(size);
         let mut g = self.inner.lock();
         // A namespace registered again keeps its page while its size
