@@ -183,6 +183,17 @@ pub fn get_allocate(body: &[u8]) -> Result<(u8, Vec<Info>), CodecError> {
     finish(&r, (d, i))
 }
 
+/// Encodes a fabric request: the `pmix_fabric_operation_t` and the
+/// directives (the layout of an allocation request).
+pub fn put_fabric(op: u8, directives: &[Info]) -> Result<Vec<u8>, CodecError> {
+    put_allocate(op, directives)
+}
+
+/// Decodes a fabric request.
+pub fn get_fabric(body: &[u8]) -> Result<(u8, Vec<Info>), CodecError> {
+    get_allocate(body)
+}
+
 /// Encodes a credential and infos (a credential answer, or a validation
 /// request).
 pub fn put_credential(cred: &[u8], infos: &[Info]) -> Result<Vec<u8>, CodecError> {
