@@ -257,6 +257,9 @@ mod tests {
         );
         let b = put_allocate(3, std::slice::from_ref(&i)).unwrap();
         assert_eq!(get_allocate(&b).unwrap(), (3, vec![i.clone()]));
+        let b = put_fabric(1, std::slice::from_ref(&i)).unwrap();
+        assert_eq!(get_fabric(&b).unwrap(), (1, vec![i.clone()]));
+        assert!(get_fabric(&b[..b.len() - 1]).is_err());
         let b = put_credential(b"abc", &[]).unwrap();
         assert_eq!(get_credential(&b).unwrap(), (b"abc".to_vec(), vec![]));
         let b = put_query_answer(Status::ERR_PARTIAL_SUCCESS, std::slice::from_ref(&i)).unwrap();

@@ -108,3 +108,20 @@ fn indexed(devices: Value) -> Vec<Value> {
     }
     items
 }
+
+#[cfg(test)]
+mod tests {
+    use super::CostMatrix;
+
+    /// The uniform matrix: 0 on the diagonal, 1 elsewhere, row-major.
+    #[test]
+    fn uniform_cost_matrix_is_zero_on_the_diagonal_only() {
+        let m = CostMatrix::uniform(3).unwrap();
+        // SAFETY: 3 x 3 cells.
+        let cells = unsafe { std::slice::from_raw_parts(m.0, 9) };
+        assert_eq!(cells, &[0, 1, 1, 1, 0, 1, 1, 1, 0]);
+        let one = CostMatrix::uniform(1).unwrap();
+        // SAFETY: one cell.
+        assert_eq!(unsafe { *one.0 }, 0);
+    }
+}
