@@ -174,6 +174,11 @@ static int fabric_checks(int host)
         FAIL("the name changed");
     }
 
+    /* Registering again replaces the registration (the old one is freed:
+     * valgrind would see a leak otherwise). */
+    CHECK(PMIx_Fabric_register(&fabric, NULL, 0));
+    check_view(&fabric, host, 3);
+
     CHECK(PMIx_Fabric_update(&fabric));
     if (host) {
         check_view(&fabric, host, 4);

@@ -105,8 +105,8 @@ int main(int argc, char **argv)
             FAIL("own deregister: %s", PMIx_Error_string(rc));
         }
     }
-    if (atomic_load(&upcalls) != (with_fabric ? 4 : 0)) {
-        FAIL("%d fabric upcalls, want %d", atomic_load(&upcalls), with_fabric ? 4 : 0);
+    if (atomic_load(&upcalls) != (with_fabric ? 5 : 0)) {
+        FAIL("%d fabric upcalls, want %d", atomic_load(&upcalls), with_fabric ? 5 : 0);
     }
     host_teardown(nspace, 0);
     if (0 == failures) {

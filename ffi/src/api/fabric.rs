@@ -14,7 +14,8 @@
 //! `PMIX_FABRIC_INDEX` when the host gives one, else a number of the
 //! library's, unique in the process) and `module` (the library's record of
 //! the registration: where the answer came from, the cost matrix it
-//! owns). `name` is the caller's and never touched.
+//! owns). `name` is the caller's and never touched. Registering a fabric
+//! that holds a live registration ends that one first.
 //!
 //! Update asks again where the registration's answer came from: the host
 //! with `PMIX_FABRIC_UPDATE_INFO` and the fabric's `PMIX_FABRIC_INDEX`, or
@@ -149,6 +150,10 @@ fn index_in(infos: &[Info]) -> Option<usize> {
 /// `fabric` is a valid `pmix_fabric_t` the caller does not touch meanwhile.
 unsafe fn install(fabric: *mut pmix_fabric_t, view: View) -> Result<(), Status> {
     let info = convert::infos_to_c(&view.infos)?;
+    // A fabric registered again first lets its old registration go; any
+    // other `module` is not ours and is only overwritten.
+    // SAFETY: per the contract.
+    let _ = unsafe { deregister(fabric) };
     let index = index_in(&view.infos).unwrap_or_else(|| NEXT_INDEX.fetch_add(1, Ordering::Relaxed));
     let record = Box::into_raw(Box::new(Registration {
         index,
