@@ -463,6 +463,20 @@ impl Client {
         self.infos_call_nb(Op::ALLOCATE, body, cb)
     }
 
+    /// `PMIx_Fabric_register`/`_update`: asks the server's host for a
+    /// fabric's information (`op`: `PMIX_FABRIC_REQUEST_INFO` or
+    /// `PMIX_FABRIC_UPDATE_INFO`).
+    pub fn fabric(&self, op: u8, directives: &[Info]) -> Result<Vec<Info>, Status> {
+        let body = rm::put_fabric(op, directives)?;
+        self.infos_call(Op::FABRIC, body)
+    }
+
+    /// [`Client::fabric`] with a callback.
+    pub fn fabric_nb(&self, op: u8, directives: &[Info], cb: InfosCallback) -> Result<(), Status> {
+        let body = rm::put_fabric(op, directives)?;
+        self.infos_call_nb(Op::FABRIC, body, cb)
+    }
+
     /// `PMIx_Get_credential`.
     pub fn get_credential(&self, directives: &[Info]) -> Result<(Vec<u8>, Vec<Info>), Status> {
         self.inner.check_active()?;

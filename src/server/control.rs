@@ -1,15 +1,16 @@
 //! The server's side of `PMIx_Log` (`Op::LOG`), `PMIx_Job_control`
 //! (`Op::JOB_CONTROL`), `PMIx_Process_monitor` (`Op::MONITOR`),
-//! `PMIx_Allocation_request` (`Op::ALLOCATE`) and the credential calls
-//! (`Op::GET_CREDENTIAL`, `Op::VALIDATE_CREDENTIAL`).
+//! `PMIx_Allocation_request` (`Op::ALLOCATE`), the credential calls
+//! (`Op::GET_CREDENTIAL`, `Op::VALIDATE_CREDENTIAL`) and the fabric
+//! requests of `PMIx_Fabric_register`/`_update` (`Op::FABRIC`).
 //!
 //! Each is handed to the host's callback of the same name. A log request
 //! the host does not handle (no callback, or `PMIX_ERR_NOT_SUPPORTED`) is
 //! logged by the server itself with [`log_locally`]: `PMIX_LOG_STDERR`,
 //! `PMIX_LOG_STDOUT` and the syslog channels. Credentials fall back on the
 //! server's native ones ([`super::credential`]). Monitoring the host does
-//! not serve is the library's ([`super::monitor`]). Job control and
-//! allocation have no server default: without the host they fail with
+//! not serve is the library's ([`super::monitor`]). Job control,
+//! allocation and fabric requests have no server default: without the host they fail with
 //! `PMIX_ERR_NOT_SUPPORTED`.
 //!
 //! The server's own process reaches the host the same way for log,
@@ -120,6 +121,31 @@ pub(super) fn session_control_for(
 ) {
     host_list_call(st, caller, tap, |host, done| {
         host.session_control(proc, session, &directives, done)
+    });
+}
+
+/// Handles `Op::FABRIC` from `proc`.
+pub(super) fn fabric(st: &mut State, caller: Caller, proc: &Proc, body: &[u8]) {
+    match rm::get_fabric(body) {
+        Ok((op, directives)) => fabric_for(st, caller, proc, op, directives, None),
+        Err(e) => st.respond(caller, Err(e.status())),
+    }
+}
+
+/// Hands `proc`'s fabric request to the host, answering `caller` and
+/// `tap` (see [`super::query`]). No server default: a host without
+/// `fabric` answers `PMIX_ERR_NOT_SUPPORTED`, and the calling library
+/// then describes its node itself.
+pub(super) fn fabric_for(
+    st: &mut State,
+    caller: Caller,
+    proc: &Proc,
+    op: u8,
+    directives: Vec<Info>,
+    tap: Option<Tap>,
+) {
+    host_list_call(st, caller, tap, |host, done| {
+        host.fabric(proc, op, &directives, done)
     });
 }
 

@@ -382,6 +382,24 @@ pub trait HostModule: Send + Sync + 'static {
         Err(Status::ERR_NOT_SUPPORTED)
     }
 
+    /// `fabric`: `proc` asks for information on a fabric (`op`
+    /// `PMIX_FABRIC_REQUEST_INFO`, 0, with the caller's directives) or to
+    /// refresh one it registered (`PMIX_FABRIC_UPDATE_INFO`, 1, the
+    /// directives naming it by `PMIX_FABRIC_INDEX`). Complete with the
+    /// fabric's infos (`PMIX_FABRIC_VENDOR`, `PMIX_FABRIC_IDENTIFIER`,
+    /// `PMIX_FABRIC_NUM_DEVICES`, ...). Without it the calling library
+    /// describes its own node's NICs (see the C library's `fabric_view`).
+    fn fabric(
+        &self,
+        proc: &Proc,
+        op: u8,
+        directives: &[Info],
+        done: Completion<Vec<Info>>,
+    ) -> Result<(), Status> {
+        let _ = (proc, op, directives, done);
+        Err(Status::ERR_NOT_SUPPORTED)
+    }
+
     /// `monitor`: `proc` asks to be monitored as `monitor` says, `error`
     /// being the status to raise on a failure. Without this callback (or
     /// when it answers `PMIX_ERR_NOT_SUPPORTED`, at once or by `done`) the

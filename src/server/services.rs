@@ -30,6 +30,7 @@ pub(super) fn dispatch(st: &mut State, caller: Caller, proc: &Proc, req: Request
         Op::SESSION_CONTROL => control::session_control(st, caller, proc, body),
         Op::MONITOR => control::monitor(st, caller, proc, body),
         Op::ALLOCATE => control::allocate(st, caller, proc, body),
+        Op::FABRIC => control::fabric(st, caller, proc, body),
         Op::GET_CREDENTIAL => control::get_credential(st, caller, proc, body),
         Op::VALIDATE_CREDENTIAL => control::validate_credential(st, caller, proc, body),
         Op::SPAWN => spawn::serve(st, caller, proc, body),

@@ -236,6 +236,8 @@ impl Op {
     pub const GROUP_VERDICT: Op = Op(25);
     /// `PMIx_Session_control`.
     pub const SESSION_CONTROL: Op = Op(26);
+    /// `PMIx_Fabric_register` and `PMIx_Fabric_update`.
+    pub const FABRIC: Op = Op(27);
 }
 
 /// `Request`: a service operation and its body.

@@ -183,6 +183,17 @@ pub fn get_allocate(body: &[u8]) -> Result<(u8, Vec<Info>), CodecError> {
     finish(&r, (d, i))
 }
 
+/// Encodes a fabric request: the `pmix_fabric_operation_t` and the
+/// directives (the layout of an allocation request).
+pub fn put_fabric(op: u8, directives: &[Info]) -> Result<Vec<u8>, CodecError> {
+    put_allocate(op, directives)
+}
+
+/// Decodes a fabric request.
+pub fn get_fabric(body: &[u8]) -> Result<(u8, Vec<Info>), CodecError> {
+    get_allocate(body)
+}
+
 /// Encodes a credential and infos (a credential answer, or a validation
 /// request).
 pub fn put_credential(cred: &[u8], infos: &[Info]) -> Result<Vec<u8>, CodecError> {
@@ -246,6 +257,9 @@ mod tests {
         );
         let b = put_allocate(3, std::slice::from_ref(&i)).unwrap();
         assert_eq!(get_allocate(&b).unwrap(), (3, vec![i.clone()]));
+        let b = put_fabric(1, std::slice::from_ref(&i)).unwrap();
+        assert_eq!(get_fabric(&b).unwrap(), (1, vec![i.clone()]));
+        assert!(get_fabric(&b[..b.len() - 1]).is_err());
         let b = put_credential(b"abc", &[]).unwrap();
         assert_eq!(get_credential(&b).unwrap(), (b"abc".to_vec(), vec![]));
         let b = put_query_answer(Status::ERR_PARTIAL_SUCCESS, std::slice::from_ref(&i)).unwrap();

@@ -1,6 +1,6 @@
 //! The C bridge of the host's resource-manager upcalls in
 //! `pmix_server_module_t`: `query`, `log`, `allocate`, `job_control`,
-//! `monitor`, `get_credential` and `validate_credential`, of `group`,
+//! `monitor`, `fabric`, `get_credential` and `validate_credential`, of `group`,
 //! which answers through the same `pmix_info_cbfunc_t`, and of the I/O
 //! forwarding upcalls `iof_pull` and `push_stdin`.
 //!
@@ -32,8 +32,8 @@ use crate::sys::{
     pmix_status_t,
 };
 use crate::sys::{
-    AllocFn, GetCredFn, GroupFn, IofPullFn, JobControlFn, LogFn, MonitorFn, PushStdinFn, QueryFn,
-    SessionControlFn, ToolConnectedFn, ValidateCredFn,
+    AllocFn, FabricFn, GetCredFn, GroupFn, IofPullFn, JobControlFn, LogFn, MonitorFn, PushStdinFn,
+    QueryFn, SessionControlFn, ToolConnectedFn, ValidateCredFn,
 };
 
 /// The C arguments of one upcall, freed on drop.
@@ -341,6 +341,21 @@ pub(crate) fn session_control(
     call(done, proc, directives, no_more, |by, (), cb| {
         // SAFETY: the host's function; arguments live in the operation.
         unsafe { f(by.proc_, session, by.info, by.n, Some(info_done), cb) }
+    })
+}
+
+/// `fabric` through the C module.
+pub(crate) fn fabric(
+    f: FabricFn,
+    proc: &Proc,
+    op: u8,
+    directives: &[Info],
+    done: Completion<Vec<Info>>,
+) -> Result<(), Status> {
+    let f = f.ok_or(Status::ERR_NOT_SUPPORTED)?;
+    call(done, proc, directives, no_more, |by, (), cb| {
+        // SAFETY: the host's function; arguments live in the operation.
+        unsafe { f(by.proc_, op.into(), by.info, by.n, Some(info_done), cb) }
     })
 }
 

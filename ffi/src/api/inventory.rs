@@ -48,7 +48,7 @@ use crate::sys::{
 };
 
 /// An info of a key the library knows.
-fn info(key: &str, value: Value) -> Result<Info, Status> {
+pub(crate) fn info(key: &str, value: Value) -> Result<Info, Status> {
     Info::keyed(key, value).ok_or(Status::ERROR)
 }
 
@@ -56,7 +56,10 @@ fn info(key: &str, value: Value) -> Result<Info, Status> {
 ///
 /// # Safety
 /// `topo` is a loaded topology.
-unsafe fn fabric_devices(topo: hwloc_topology_t, host: &str) -> Result<Option<Value>, Status> {
+pub(crate) unsafe fn fabric_devices(
+    topo: hwloc_topology_t,
+    host: &str,
+) -> Result<Option<Value>, Status> {
     let nics = DeviceFilter {
         types: PMIX_DEVTYPE_NETWORK | PMIX_DEVTYPE_OPENFABRICS,
         ids: Vec::new(),

@@ -14,7 +14,7 @@
 //! `server_module` uses those bridges; every other module uses only the
 //! layers below it (`server` also `server_module`, `app_setup`,
 //! `locality` and `distances`; `distances` uses `os_devices` and
-//! `locality`).
+//! `locality`; `fabric_view` uses `inventory` and `locality`).
 
 pub mod app_setup;
 pub mod app_string;
@@ -27,6 +27,8 @@ pub mod data_array;
 pub mod distances;
 pub mod error_code;
 pub mod events;
+pub mod fabric;
+pub(crate) mod fabric_view;
 pub mod families;
 pub mod family_loads;
 pub mod framework_names;
@@ -59,7 +61,6 @@ pub mod spawn;
 pub(crate) mod spawn_host;
 pub(crate) mod state;
 pub mod strings;
-pub mod stubs;
 pub mod tool;
 pub mod truth;
 pub(crate) mod upcall;

@@ -336,6 +336,16 @@ impl HostModule for CHost {
         crate::api::host_rm::session_control(self.session_control, proc, session, directives, done)
     }
 
+    fn fabric(
+        &self,
+        proc: &Proc,
+        op: u8,
+        directives: &[Info],
+        done: Completion<Vec<Info>>,
+    ) -> Result<(), Status> {
+        crate::api::host_rm::fabric(self.module.fabric, proc, op, directives, done)
+    }
+
     fn monitor(
         &self,
         proc: &Proc,

@@ -10,9 +10,9 @@
 use std::ffi::{c_char, c_int, c_void};
 
 use super::{
-    pmix_app_t, pmix_byte_object_t, pmix_credential_cbfunc_t, pmix_info_cbfunc_t, pmix_info_t,
-    pmix_lookup_cbfunc_t, pmix_modex_cbfunc_t, pmix_op_cbfunc_t, pmix_proc_t, pmix_query_t,
-    pmix_spawn_cbfunc_t, pmix_status_t, pmix_validation_cbfunc_t,
+    pmix_app_t, pmix_byte_object_t, pmix_credential_cbfunc_t, pmix_fabric_operation_t,
+    pmix_info_cbfunc_t, pmix_info_t, pmix_lookup_cbfunc_t, pmix_modex_cbfunc_t, pmix_op_cbfunc_t,
+    pmix_proc_t, pmix_query_t, pmix_spawn_cbfunc_t, pmix_status_t, pmix_validation_cbfunc_t,
 };
 
 /// A module function this library never calls (only its size matters).
@@ -125,9 +125,21 @@ pub struct pmix_server_module_t {
     pub iof_pull: IofPullFn,
     pub push_stdin: PushStdinFn,
     pub group: GroupFn,
-    pub fabric: UnusedFn,
+    pub fabric: FabricFn,
     pub client_connected2: ClientConnected2Fn,
 }
+
+/// `pmix_server_fabric_fn_t`.
+pub type FabricFn = Option<
+    unsafe extern "C" fn(
+        requestor: *const pmix_proc_t,
+        op: pmix_fabric_operation_t,
+        directives: *const pmix_info_t,
+        ndirs: usize,
+        cbfunc: pmix_info_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t,
+>;
 
 /// `pmix_server_session_control_fn_t` (OpenPMIx 5.0's slot after
 /// `client_connected2`).

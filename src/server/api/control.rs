@@ -1,10 +1,11 @@
-//! Log, job control and session control asked by the host for its own
-//! process (`PMIx_Log_nb`, `PMIx_Job_control_nb`,
-//! `PMIx_Session_control` in the server process): the same path as a
+//! Log, job control, session control and fabric requests asked by the
+//! host for its own process (`PMIx_Log_nb`, `PMIx_Job_control_nb`,
+//! `PMIx_Session_control`, `PMIx_Fabric_register`/`_update` in the server
+//! process): the same path as a
 //! client's request, with no connection to answer.
 
 use super::Server;
-use crate::server::control::{job_control_for, log_for, session_control_for};
+use crate::server::control::{fabric_for, job_control_for, log_for, session_control_for};
 use crate::server::query::{Tap, NOBODY};
 use crate::wire::rm;
 use crate::{Info, Proc, Status};
@@ -70,6 +71,27 @@ impl Server {
         if self.run_on_loop(move |el| {
             session_control_for(el, NOBODY, &me, session, directives, Some(tap))
         }) {
+            Ok(())
+        } else {
+            Err(Status::ERR_INIT)
+        }
+    }
+}
+
+impl Server {
+    /// A fabric request (`PMIx_Fabric_register`/`_update`) in the server's
+    /// own process: the host's `fabric` gets `op` and `directives` as from
+    /// this server's process; `cb` gets its answer, on the server's
+    /// progress thread.
+    pub fn fabric_nb(
+        &self,
+        op: u8,
+        directives: Vec<Info>,
+        cb: Box<dyn FnOnce(Result<Vec<Info>, Status>) + Send + 'static>,
+    ) -> Result<(), Status> {
+        let me = self.proc();
+        let tap = decoded_list(cb);
+        if self.run_on_loop(move |el| fabric_for(el, NOBODY, &me, op, directives, Some(tap))) {
             Ok(())
         } else {
             Err(Status::ERR_INIT)
