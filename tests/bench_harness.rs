@@ -16,6 +16,7 @@ const METRICS: &[&str] = &[
     "get_post_ptr",
     "get_post_copy",
     "fence",
+    "fence_collect",
     "modex100",
     "modex100_first",
     "maxrss",

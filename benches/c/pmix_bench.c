@@ -17,6 +17,9 @@
  *                 freed, _ptr) and without (PMIX_VALUE_RELEASE each, _copy)
  *   fence         PMIx_Fence of the whole namespace without data, the
  *                 median over the iterations (each timed separately)
+ *   fence_collect PMIx_Fence(PMIX_COLLECT_DATA) of the whole namespace
+ *                 when nobody committed since the last collecting fence
+ *                 (nothing new to collect), as fence
  *   modex100      PMIx_Commit + PMIx_Fence(PMIX_COLLECT_DATA) after putting
  *                 100 fresh keys of 32-byte strings, the median over rounds
  *                 (every round's fence carries all the keys posted so far,
@@ -248,6 +251,7 @@ enum {
     M_GET_OWN_PTR,
     M_GET_OWN_COPY,
     M_FENCE,
+    M_FENCE_COLLECT,
     M_MODEX100,
     M_MODEX100_FIRST,
     M_MAXRSS,
@@ -256,10 +260,10 @@ enum {
 static const char *const names[M_COUNT] = {
     "init",          "get_job_ptr",    "get_job_copy", "get_peer_ptr", "get_peer_copy",
     "get_post_ptr", "get_post_copy", "get_own_ptr",   "get_own_copy", "fence",
-    "modex100",     "modex100_first", "maxrss",
+    "fence_collect", "modex100",     "modex100_first", "maxrss",
 };
 static const char *const units[M_COUNT] = {
-    "us", "ns", "ns", "ns", "ns", "ns", "ns", "ns", "ns", "us", "us", "us", "KiB",
+    "us", "ns", "ns", "ns", "ns", "ns", "ns", "ns", "ns", "us", "us", "us", "us", "KiB",
 };
 
 #define FIRST_KEYS 32
@@ -889,6 +893,14 @@ int main(int argc, char **argv)
         samples[i] = (now_ns() - a) / 1e3;
     }
     res[M_FENCE] = median(samples, (size_t) fence_iters);
+
+    /* Collecting fence with nothing new (the last one collected all). */
+    for (long i = 0; i < fence_iters; i++) {
+        double a = now_ns();
+        fence_collect();
+        samples[i] = (now_ns() - a) / 1e3;
+    }
+    res[M_FENCE_COLLECT] = median(samples, (size_t) fence_iters);
     free(samples);
 
     /* 100-key modex, fresh keys each round. */
