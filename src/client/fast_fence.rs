@@ -145,9 +145,16 @@ impl FastFence {
         self.page.get().is_some() && whole_namespace(me, procs)
     }
 
-    /// Decides the route of a fence of `me` over `procs` with `infos`,
-    /// arriving at the page (and waiting there) when it applies.
-    pub(super) fn route(&self, inner: &Inner, procs: &[Proc], infos: &[Info]) -> Route {
+    /// Decides the route of a fence of `me` over `procs` with `infos`
+    /// (`d`, parsed), arriving at the page (and waiting there) when it
+    /// applies.
+    pub(super) fn route(
+        &self,
+        inner: &Inner,
+        procs: &[Proc],
+        infos: &[Info],
+        d: &Directives,
+    ) -> Route {
         let commits = self.commits.load(Ordering::Acquire);
         let Some(page) = self
             .page
@@ -159,7 +166,6 @@ impl FastFence {
         let Some(mut seen_failure) = self.turn.try_lock() else {
             return Route::Done(Err(Status::ERR_BAD_PARAM));
         };
-        let d = Directives::parse_for(infos, crate::wire::directives::FENCE);
         let other_directives = infos.iter().any(|i| {
             let k = i.key.as_bytes();
             k != keys::TIMEOUT.as_bytes() && k != keys::COLLECT_DATA.as_bytes()

@@ -270,15 +270,8 @@ impl Inner {
         if unmapped.is_empty() {
             return Ok(());
         }
-        let mut mapped = self.mapped.lock();
-        for (r, fd) in unmapped {
-            if !mapped.1.insert(r.generation) {
-                continue;
-            }
-            let seg = Segment::from_fd(fd.as_fd()).map_err(|_| Status::ERR_COMM_FAILURE)?;
-            self.publish(&mut mapped.0, &r, seg);
-        }
-        Ok(())
+        let (refs, fds): (Vec<SegmentRef>, Vec<OwnedFd>) = unmapped.into_iter().unzip();
+        self.map_segments(&refs, fds)
     }
 
     /// Publishes the mapped segment `r` in the directory; `nspaces` are
@@ -318,12 +311,11 @@ impl Inner {
     /// A fence (see [`Client::fence`]): through the job barrier page when
     /// it applies, else (or when the page sends it on) through the server.
     fn fence(inner: &Arc<Inner>, procs: &[Proc], infos: &[Info]) -> Result<(), Status> {
-        let commits = match inner.fast.route(inner, procs, infos) {
+        let d = crate::wire::Directives::parse_for(infos, crate::wire::directives::FENCE);
+        let commits = match inner.fast.route(inner, procs, infos, &d) {
             fast_fence::Route::Done(r) => return r.and_then(|_| inner.publish_offered()),
             fast_fence::Route::Server(commits) => commits,
         };
-        let collect =
-            crate::wire::Directives::parse_for(infos, crate::wire::directives::FENCE).collect;
         let i = inner.clone();
         let req = Message::FenceRequest(FenceRequest {
             procs: procs.to_vec(),
@@ -335,7 +327,7 @@ impl Inner {
             .unwrap_or(Status::ERR_LOST_CONNECTION)
             .into_result()?;
         inner.fast.synced(commits);
-        if collect {
+        if d.collect {
             inner.fast.collected(commits);
         }
         Ok(())

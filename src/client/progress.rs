@@ -536,13 +536,11 @@ impl Requester {
             // Offers are taken here, before the reply: a fence's release
             // publishes what came before it (see `fast_fence`), and the
             // progress thread's wake-up is saved.
-            for f in offers {
-                if !self.shared.dispatch(vec![f]) {
-                    if self.notify(Request::Close).is_err() {
-                        self.shared.close();
-                    }
-                    return;
+            if !offers.is_empty() && !self.shared.dispatch(offers) {
+                if self.notify(Request::Close).is_err() {
+                    self.shared.close();
                 }
+                return;
             }
             if let Some(f) = mine {
                 match f.message() {
